@@ -1,0 +1,163 @@
+# memphis - plain make. `make demo` and `make check` do everything on a fresh Debian 12.
+#   make            build library, launcher, memphis-report, examples, test programs
+#   make demo       install missing packages, build, profile examples/cg, print the report
+#   make check      the test suite (TAP, ends with "N passed, N failed")
+#   make bench      overhead and throughput figures (prints, asserts nothing)
+#   make install / uninstall   PREFIX=/usr/local DESTDIR=
+# V=1 shows the commands. User CFLAGS/LDFLAGS are appended to ours.
+
+PREFIX ?= /usr/local
+LIBDIR ?= $(PREFIX)/lib
+BINDIR ?= $(PREFIX)/bin
+INCDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+CC ?= cc
+B := build
+
+VERSION := $(shell sed -n 's/^\#define MEMPHIS_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)/\2/p' include/memphis.h | paste -sd.)
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
+BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) -Iinclude -MMD -MP
+LIB_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden -pthread $(CFLAGS)
+POST_CFLAGS := $(BASE_CFLAGS) -I/usr/include/libdwarf $(CFLAGS)
+LIB_LIBS := -lZydis -lelf -lnuma -ldl -lpthread
+POST_LIBS := -ldwarf -lelf -lz -lm
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+LIB_SRCS := $(filter-out lib/launcher.c,$(wildcard lib/*.c))
+LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
+POST_SRCS := $(wildcard post/*.c)
+POST_OBJS := $(POST_SRCS:%.c=$(B)/%.o)
+UNIT_SRCS := $(wildcard tests/unit_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/%.c=$(B)/tests/%)
+PROG_SRCS := $(wildcard tests/prog_*.c)
+PROG_BINS := $(PROG_SRCS:tests/%.c=$(B)/tests/%)
+TOOL_SRCS := $(wildcard tests/tool_*.c)
+TOOL_BINS := $(TOOL_SRCS:tests/%.c=$(B)/tests/%)
+EXAMPLE_SRCS := $(wildcard examples/*/*.c)
+EXAMPLE_BINS := $(patsubst examples/%.c,$(B)/examples/%,$(EXAMPLE_SRCS))
+
+PROGRAMS := $(B)/libmemphis.so $(B)/libmemphis.a $(B)/memphis $(B)/memphis-report $(B)/memphis.pc
+
+.PHONY: all deps demo check check-unit check-vm bench install uninstall clean
+all: $(PROGRAMS) $(UNIT_BINS) $(PROG_BINS) $(TOOL_BINS) $(EXAMPLE_BINS)
+
+# Debian packages the build, the tests and the demo need. As root they are installed;
+# otherwise the exact command is printed and make stops.
+DEB_PKGS := gcc make pkg-config libzydis-dev libdwarf-dev libelf-dev zlib1g-dev libnuma-dev \
+	libpfm4-dev libpapi-dev numactl gfortran linux-perf
+deps:
+	@missing=""; for p in $(DEB_PKGS); do \
+	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "memphis: installing$$missing"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing) >/dev/null || exit 1; \
+	  else \
+	    echo "memphis: missing packages; run:  sudo apt-get install -y$$missing"; exit 1; \
+	  fi; \
+	fi
+
+$(B)/lib/%.o: lib/%.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(LIB_CFLAGS) -c $< -o $@
+
+$(B)/post/%.o: post/%.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(POST_CFLAGS) -c $< -o $@
+
+$(B)/libmemphis.so: $(LIB_OBJS) lib/libmemphis.map
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) -shared -Wl,--version-script=lib/libmemphis.map -Wl,-soname,libmemphis.so.$(firstword $(subst ., ,$(VERSION))) -o $@ $(LIB_OBJS) $(LIB_LIBS) $(LDFLAGS)
+
+$(B)/libmemphis.a: $(LIB_OBJS)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $(LIB_OBJS)
+
+$(B)/memphis: lib/launcher.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) -DMEMPHIS_LIBDIR='"$(LIBDIR)"' $< -o $@ $(LDFLAGS)
+
+$(B)/memphis-report: $(POST_OBJS)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) -o $@ $(POST_OBJS) $(POST_LIBS) $(LDFLAGS)
+
+$(B)/memphis.pc: Makefile
+	@mkdir -p $(@D)
+	@printf 'prefix=%s\nlibdir=%s\nincludedir=%s\n\nName: memphis\nDescription: data-centric NUMA memory profiler\nVersion: %s\nLibs: -L$${libdir} -lmemphis\nLibs.private: %s\nCflags: -I$${includedir}\n' \
+	  '$(PREFIX)' '$(LIBDIR)' '$(INCDIR)' '$(VERSION)' '$(LIB_LIBS)' > $@
+
+# Unit tests link the library's objects directly (they test internal functions).
+$(B)/tests/unit_%: tests/unit_%.c $(B)/libmemphis.a
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(BASE_CFLAGS) -Ilib -I/usr/include/libdwarf -pthread $(CFLAGS) $< -o $@ $(B)/libmemphis.a $(LIB_LIBS) $(LDFLAGS)
+
+# Workloads run under memphis: OpenMP, linked to the shared library like a user would.
+PROG_CFLAGS := -std=gnu11 -g -O2 -fopenmp -pthread -Iinclude -Wall -Wextra -Werror -Wno-unused-parameter
+PROG_LDFLAGS := -L$(B) -Wl,-rpath,'$$ORIGIN/..' -lmemphis -lnuma
+$(B)/tests/prog_%: tests/prog_%.c $(B)/libmemphis.so
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(PROG_CFLAGS) $< -o $@ $(PROG_LDFLAGS) $(LDFLAGS)
+
+$(B)/tests/tool_%: tests/tool_%.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) -lm
+
+$(B)/examples/%: examples/%.c $(B)/libmemphis.so
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(PROG_CFLAGS) $< -o $@ -L$(B) -Wl,-rpath,'$$ORIGIN/../..' -lmemphis $(LDFLAGS)
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)sh examples/cg/demo.sh $(B)
+
+check: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)sh tests/run.sh $(B)
+
+check-vm: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)sh tests/vm/run.sh $(B)
+
+bench: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)sh tests/bench.sh $(B)
+
+install: $(PROGRAMS)
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(BINDIR) $(DESTDIR)$(INCDIR)/memphis
+	install -m 0644 $(B)/libmemphis.a $(DESTDIR)$(LIBDIR)/
+	install -m 0755 $(B)/libmemphis.so $(DESTDIR)$(LIBDIR)/libmemphis.so.$(VERSION)
+	ln -sf libmemphis.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libmemphis.so.$(firstword $(subst ., ,$(VERSION)))
+	ln -sf libmemphis.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libmemphis.so
+	install -m 0644 $(B)/memphis.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
+	install -m 0644 include/memphis.h $(DESTDIR)$(INCDIR)/
+	install -m 0644 include/memphis/format.h include/memphis/crc32c.h $(DESTDIR)$(INCDIR)/memphis/
+	install -m 0755 $(B)/memphis $(B)/memphis-report $(DESTDIR)$(BINDIR)/
+	for m in docs/*.1 docs/*.3; do [ -f "$$m" ] || continue; s=$${m##*.}; \
+	  install -d $(DESTDIR)$(MANDIR)/man$$s && install -m 0644 $$m $(DESTDIR)$(MANDIR)/man$$s/; done
+
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/libmemphis.a $(DESTDIR)$(LIBDIR)/libmemphis.so* \
+	  $(DESTDIR)$(LIBDIR)/pkgconfig/memphis.pc $(DESTDIR)$(INCDIR)/memphis.h \
+	  $(DESTDIR)$(BINDIR)/memphis $(DESTDIR)$(BINDIR)/memphis-report
+	rm -rf $(DESTDIR)$(INCDIR)/memphis
+	for m in docs/*.1 docs/*.3; do [ -f "$$m" ] || continue; s=$${m##*.}; \
+	  rm -f $(DESTDIR)$(MANDIR)/man$$s/$${m##*/}; done
+
+clean:
+	rm -rf $(B)
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,0 +1,211 @@
+/* memphis/format.h - the on-disk format of a memphis run directory.
+ *
+ * The one definition shared by the writer (lib/) and every reader (post/). docs/format.md
+ * explains it for people; this header is authoritative. All integers are little-endian
+ * (x86-64 native). Changes are append-only: new block types and new fields at the end of a
+ * record, announced by a larger MEMPHIS_FORMAT_VERSION; readers skip unknown block types.
+ *
+ * A run directory holds:
+ *   meta.mph      run information, topology, maps, threads, heap objects, first touches,
+ *                 regions, loss counts and page homes (written by the library);
+ *   cpuNNN.mph    the samples taken on CPU NNN (one file per core that took samples).
+ * Every file is a sequence of framed blocks: a struct memphis_block header, then `length`
+ * payload bytes whose CRC-32C is `crc`. The first block of each file is MPH_BLK_FILE. A run
+ * killed at any point leaves a valid prefix of complete blocks; a reader stops at the first
+ * bad header, short payload or wrong checksum and reports the file and offset.
+ */
+#ifndef MEMPHIS_FORMAT_H
+#define MEMPHIS_FORMAT_H
+
+#include <stdint.h>
+
+#define MEMPHIS_FORMAT_VERSION 1u
+#define MEMPHIS_BLOCK_MAGIC    0x4b4c424du /* "MBLK" */
+#define MEMPHIS_MAX_PAYLOAD    (64u << 20) /* readers reject larger blocks as damage */
+#define MEMPHIS_META_FILE      "meta.mph"
+#define MEMPHIS_CPU_FILE_FMT   "cpu%03u.mph"
+#define MEMPHIS_NAME_MAX       64          /* region names, NUL included */
+#define MEMPHIS_MAX_FRAMES     8           /* allocation call-site frames kept */
+
+struct memphis_block {
+	uint32_t magic;   /* MEMPHIS_BLOCK_MAGIC */
+	uint16_t type;    /* enum memphis_block_type */
+	uint16_t version; /* layout version of this block type, 1 for all today */
+	uint32_t length;  /* payload bytes that follow */
+	uint32_t crc;     /* CRC-32C of the payload (memphis/crc32c.h) */
+};
+
+enum memphis_block_type {
+	MPH_BLK_FILE = 1,        /* struct memphis_rec_file, first in every file */
+	MPH_BLK_RUN = 2,         /* text, "key=value\n" lines (see MPH_RUN_KEYS below) */
+	MPH_BLK_TOPOLOGY = 3,    /* struct memphis_rec_topology + int32 cpu_node[ncpus]
+	                          * + uint32 distance[nnodes * nnodes] */
+	MPH_BLK_MAPS = 4,        /* uint64 time, then the text of /proc/self/maps */
+	MPH_BLK_THREADS = 5,     /* struct memphis_rec_thread[] */
+	MPH_BLK_ALLOCS = 6,      /* struct memphis_rec_alloc[] */
+	MPH_BLK_FREES = 7,       /* struct memphis_rec_free[] */
+	MPH_BLK_FIRST_TOUCH = 8, /* struct memphis_rec_touch[] */
+	MPH_BLK_REGION = 9,      /* struct memphis_rec_region (one region, written at print) */
+	MPH_BLK_LOSS = 10,       /* struct memphis_rec_loss[] (per thread, per region) */
+	MPH_BLK_PAGES = 11,      /* struct memphis_rec_pages_hdr + struct memphis_rec_page[] */
+	MPH_BLK_NOTE = 12,       /* uint64 time, then one line of text (warnings, events) */
+	MPH_BLK_SAMPLES = 13,    /* struct memphis_rec_sample[] (cpuNNN.mph only) */
+	MPH_BLK_END = 14,        /* struct memphis_rec_end: the file was closed cleanly */
+};
+
+enum memphis_file_kind { MPH_FILE_META = 0, MPH_FILE_SAMPLES = 1 };
+
+struct memphis_rec_file {
+	uint32_t format_version; /* MEMPHIS_FORMAT_VERSION of the writer */
+	uint32_t kind;           /* enum memphis_file_kind */
+	int32_t cpu;             /* samples: the CPU; meta: -1 */
+	uint32_t pid;
+	uint64_t start_time;     /* CLOCK_MONOTONIC ns when the library started */
+};
+
+/* MPH_BLK_RUN keys written by the library (readers ignore unknown keys; a key may repeat,
+ * the last value wins except for backend_skip, which accumulates):
+ *   memphis_version, pid, exe (absolute path), build_id (hex, may be empty), cmdline
+ *   (arguments joined by spaces), hostname, start_realtime (ns since the epoch),
+ *   backend (the one that ran: soft, ibs, pebs, kmod or none), backend_why (why it was
+ *   chosen), backend_skip ("name: reason" for each backend not usable), period_ns,
+ *   weight ("stall" for soft samples, "latency" or "count" for hardware),
+ *   first_touch (0/1), callsite_depth, page_size, sampling_error (the one line printed
+ *   when sampling was impossible). */
+
+struct memphis_rec_topology {
+	uint32_t ncpus;  /* entries in cpu_node[] (configured CPUs) */
+	uint32_t nnodes; /* rows and columns of distance[] (highest node id + 1) */
+};
+
+enum memphis_thread_event { MPH_THREAD_START = 0, MPH_THREAD_EXIT = 1 };
+
+struct memphis_rec_thread {
+	uint64_t time;     /* CLOCK_MONOTONIC ns */
+	uint32_t tid;
+	uint32_t event;    /* enum memphis_thread_event */
+	uint64_t fs_base;  /* TLS base of the thread, 0 if unknown */
+	uint64_t stack_lo; /* [stack_lo, stack_hi) of its stack, 0/0 if unknown */
+	uint64_t stack_hi;
+	uint32_t index;    /* 0 for the main thread, then in order of attachment */
+	uint32_t reserved;
+};
+
+enum memphis_alloc_kind {
+	MPH_ALLOC_MALLOC = 0, MPH_ALLOC_CALLOC = 1, MPH_ALLOC_REALLOC = 2,
+	MPH_ALLOC_MEMALIGN = 3, MPH_ALLOC_POSIX_MEMALIGN = 4, MPH_ALLOC_ALIGNED_ALLOC = 5,
+	MPH_ALLOC_VALLOC = 6,
+};
+
+struct memphis_rec_alloc {
+	uint64_t time;
+	uint64_t addr;
+	uint64_t size;
+	uint32_t tid;
+	uint16_t kind;    /* enum memphis_alloc_kind */
+	uint16_t nframes; /* valid entries of frames[] */
+	uint64_t frames[MEMPHIS_MAX_FRAMES]; /* return addresses, innermost (the call site) first */
+};
+
+struct memphis_rec_free {
+	uint64_t time;
+	uint64_t addr;
+	uint32_t tid;
+	uint32_t reserved;
+};
+
+enum memphis_touch_flags {
+	MPH_TOUCH_HUGE = 1, /* the fault mapped a whole huge page: it covers 1 << page_shift bytes */
+};
+
+struct memphis_rec_touch {
+	uint64_t time;
+	uint64_t addr;       /* exact faulting data address */
+	uint64_t ip;         /* faulting instruction */
+	uint32_t tid;
+	uint16_t cpu;
+	uint16_t flags;      /* enum memphis_touch_flags */
+	uint32_t page_shift; /* 12, or 21 for a huge-page fault */
+	uint32_t reserved;
+};
+
+struct memphis_rec_region {
+	uint32_t seq;       /* 1, 2, ... in order of memphis_mark(); samples carry it */
+	uint32_t reserved;
+	uint64_t t_start;   /* CLOCK_MONOTONIC ns */
+	uint64_t t_end;
+	uint64_t samples;   /* samples written for this region */
+	uint64_t lost;      /* samples the kernel reported lost (PERF_RECORD_LOST) */
+	uint64_t throttled; /* throttle events */
+	uint64_t dropped;   /* samples memphis itself dropped (write failure) */
+	char name[MEMPHIS_NAME_MAX];
+};
+
+struct memphis_rec_loss {
+	uint32_t region;    /* region seq */
+	uint32_t tid;
+	uint64_t samples;
+	uint64_t lost;
+	uint64_t throttled;
+};
+
+struct memphis_rec_pages_hdr {
+	uint64_t time;    /* when move_pages(2) was asked */
+	uint32_t region;  /* region seq; 0 for pages known from first touches */
+	uint32_t count;   /* struct memphis_rec_page entries that follow */
+};
+
+struct memphis_rec_page {
+	uint64_t page;    /* page address (aligned down to the base page size) */
+	int32_t node;     /* home node, or -errno from move_pages (e.g. -ENOENT: not present) */
+	uint32_t reserved;
+};
+
+enum memphis_sample_flags {
+	/* exactly one of these four */
+	MPH_S_EXACT = 1 << 0,  /* addr is the exact data address of the access */
+	MPH_S_APPROX = 1 << 1, /* addr is a proxy (pointer chasing: base register + disp) */
+	MPH_S_NOADDR = 1 << 2, /* a memory access whose address could not be rebuilt */
+	MPH_S_NONMEM = 1 << 3, /* the attributed instruction does not access memory */
+	/* direction, when known */
+	MPH_S_LOAD = 1 << 4,
+	MPH_S_STORE = 1 << 5,
+	/* provenance */
+	MPH_S_TLS = 1 << 6,    /* address built from an %fs/%gs operand */
+	MPH_S_KERNEL = 1 << 7, /* the timer interrupted kernel code; ip is the user ip at entry */
+	MPH_S_HWADDR = 1 << 8, /* address reported by hardware (IBS/PEBS) */
+	MPH_S_NOPRED = 1 << 9, /* no execution predecessor (after call/ret/jmp, unknown code) */
+	MPH_S_REMOTE_HW = 1 << 10, /* hardware data source says remote */
+};
+
+struct memphis_rec_sample {
+	uint64_t time;       /* CLOCK_MONOTONIC ns */
+	uint64_t ip;         /* instruction the sample is attributed to */
+	uint64_t addr;       /* data address (0 when the flags say there is none) */
+	uint64_t sampled_ip; /* ip the backend reported (soft: one instruction after ip) */
+	uint64_t data_src;   /* hardware data source (union perf_mem_data_src), 0 for soft */
+	uint32_t tid;
+	uint32_t region;     /* region seq */
+	uint32_t weight;     /* 1 for soft samples, latency in cycles for hardware */
+	uint16_t cpu;
+	uint16_t flags;      /* enum memphis_sample_flags */
+};
+
+struct memphis_rec_end {
+	uint64_t time;
+	uint64_t blocks; /* blocks in this file before this one */
+};
+
+_Static_assert(sizeof(struct memphis_block) == 16, "block header layout");
+_Static_assert(sizeof(struct memphis_rec_file) == 24, "file record layout");
+_Static_assert(sizeof(struct memphis_rec_thread) == 48, "thread record layout");
+_Static_assert(sizeof(struct memphis_rec_alloc) == 96, "alloc record layout");
+_Static_assert(sizeof(struct memphis_rec_free) == 24, "free record layout");
+_Static_assert(sizeof(struct memphis_rec_touch) == 40, "touch record layout");
+_Static_assert(sizeof(struct memphis_rec_region) == 120, "region record layout");
+_Static_assert(sizeof(struct memphis_rec_loss) == 32, "loss record layout");
+_Static_assert(sizeof(struct memphis_rec_pages_hdr) == 16, "pages header layout");
+_Static_assert(sizeof(struct memphis_rec_page) == 16, "page record layout");
+_Static_assert(sizeof(struct memphis_rec_sample) == 56, "sample record layout");
+
+#endif /* MEMPHIS_FORMAT_H */

@@ -1,0 +1,94 @@
+/* lib/insn.h - from a software (task-clock) sample to the memory access it stands for.
+ *
+ * The timer sample's IP is the instruction *after* the one that held up retirement, so a
+ * sample is attributed to the execution predecessor of the sampled IP, and that
+ * instruction's data address is rebuilt from the sampled user registers (DESIGN §3.1).
+ * decode.c holds the pure part (bytes + registers -> access), code.c finds function bytes
+ * in the running process and caches results per IP.
+ */
+#ifndef MEMPHIS_INSN_H
+#define MEMPHIS_INSN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Registers in the order perf_event delivers them for sample_regs_user = MEMPHIS__REGS_MASK
+ * (PERF_REG_X86_AX..IP, then R8..R15), plus the thread's fs_base and gs_base recorded by
+ * the library (0 when unknown). */
+enum memphis__reg {
+	MPH_AX, MPH_BX, MPH_CX, MPH_DX, MPH_SI, MPH_DI, MPH_BP, MPH_SP, MPH_IP,
+	MPH_R8, MPH_R9, MPH_R10, MPH_R11, MPH_R12, MPH_R13, MPH_R14, MPH_R15,
+	MPH_NREGS
+};
+#define MEMPHIS__REGS_MASK 0xff01ffull
+
+struct memphis__regs {
+	uint64_t r[MPH_NREGS];
+	uint64_t fs_base;
+	uint64_t gs_base;
+};
+
+/* What one instruction does to memory, independent of register values. */
+struct memphis__insn {
+	uint8_t length;      /* bytes, 0 if undecodable */
+	uint8_t is_mem;      /* has an explicit memory operand that is accessed (not LEA/NOP) */
+	uint8_t is_load, is_store;
+	uint8_t is_branch;   /* call, jmp, jcc, ret, loop, syscall...: control leaves linearly */
+	uint8_t is_vsib;     /* gather/scatter: address not rebuildable */
+	uint8_t base, index; /* enum memphis__reg, or 0xff for none / RIP / unsupported */
+	uint8_t scale;       /* 1, 2, 4, 8 */
+	uint8_t rip_rel;
+	uint8_t addr32;      /* 32-bit address size: mask the sum to 32 bits */
+	uint8_t segment;     /* 0 none/ds/ss/es/cs, 1 fs, 2 gs */
+	uint8_t clobbers;    /* the instruction writes its own base or index register */
+	int64_t disp;
+	uint64_t branch_target; /* for direct jmp/jcc/call: absolute target, else 0 */
+};
+
+/* Decode the instruction at `bytes` (at most `len` bytes available), located at address
+ * `addr`. Returns 0 and fills *out, or -EINVAL if the bytes are not a valid instruction. */
+int memphis__insn_decode(const uint8_t *bytes, size_t len, uint64_t addr,
+			 struct memphis__insn *out);
+
+/* Rebuild the data address of a decoded memory instruction at `addr` from `regs`.
+ * Returns MPH_S_EXACT, MPH_S_APPROX (self-clobbering load: base + disp, one hop off) or
+ * MPH_S_NOADDR (VSIB, unknown fs/gs base, unsupported register), OR'd with MPH_S_TLS for
+ * fs/gs operands; MPH_S_NONMEM if `insn` has no memory operand. *data_addr is set for
+ * EXACT and APPROX, else 0. Flags are enum memphis_sample_flags (memphis/format.h). */
+unsigned memphis__insn_address(const struct memphis__insn *insn, uint64_t addr,
+			       const struct memphis__regs *regs, uint64_t *data_addr);
+
+/* Find the execution predecessor of `ip` inside the function whose code is
+ * `code[0..len)` starting at address `start`: decode linearly from `start`; if `ip` is
+ * the target of a branch in the function, the predecessor is the branch source with the
+ * highest address (the loop back-edge); else the instruction that ends at `ip`, unless it
+ * is a call/jmp/ret (no predecessor). Returns the predecessor's address, or 0. */
+uint64_t memphis__insn_predecessor(const uint8_t *code, size_t len, uint64_t start,
+				   uint64_t ip);
+
+/* Fallback when no symbol covers `ip`: decode forward from each of the `len` bytes
+ * before ip (code[len] is the byte at ip) and let the start offsets whose instruction
+ * chain lands exactly on ip vote for the instruction that ends at ip. Returns its
+ * address, or 0 when no start lands on ip. */
+uint64_t memphis__insn_predecessor_vote(const uint8_t *code, size_t len, uint64_t ip);
+
+/* Per-process cache: sampled IP -> (predecessor ip, its decoded instruction). */
+struct memphis__code;
+
+/* Create / destroy the cache. Returns NULL on allocation failure. */
+struct memphis__code *memphis__code_new(void);
+void memphis__code_free(struct memphis__code *c);
+
+/* Forget cached functions and symbol tables (call after dlopen/dlclose changed maps). */
+void memphis__code_invalidate(struct memphis__code *c);
+
+/* Attribute a software sample of this process taken at `sampled_ip` with `regs`:
+ * *ip = the predecessor (or sampled_ip when there is none), *data_addr = rebuilt address.
+ * Returns enum memphis_sample_flags (one of EXACT/APPROX/NOADDR/NONMEM, plus LOAD/STORE,
+ * TLS, NOPRED). Reads code bytes of this process safely (process_vm_readv: an unmapped ip
+ * gives NOPRED|NOADDR, never a fault). Not thread-safe: one caller (the drain thread). */
+unsigned memphis__code_attribute(struct memphis__code *c, uint64_t sampled_ip,
+				 const struct memphis__regs *regs, uint64_t *ip,
+				 uint64_t *data_addr);
+
+#endif /* MEMPHIS_INSN_H */

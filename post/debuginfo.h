@@ -1,0 +1,74 @@
+/* post/debuginfo.h - what one ELF object (executable or shared library) says about its
+ * code and data, from DWARF (libdwarf) and the ELF symbol tables (libelf).
+ *
+ * All addresses here are the object's own ELF virtual addresses: the caller subtracts the
+ * load bias (runtime address - vaddr, from the maps snapshot) before asking. Everything
+ * returned is owned by the struct mr_debuginfo and lives until mr_debuginfo_close().
+ */
+#ifndef MR_DEBUGINFO_H
+#define MR_DEBUGINFO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct mr_debuginfo;
+
+enum mr_var_kind {
+	MR_VAR_GLOBAL = 0,      /* external linkage */
+	MR_VAR_STATIC = 1,      /* file-scope static */
+	MR_VAR_FUNC_STATIC = 2, /* static inside a function (name is "func::var") */
+	MR_VAR_TLS = 3,         /* __thread / threadprivate: addr is the offset in the TLS block */
+	MR_VAR_SYMBOL = 4,      /* no DWARF: an ELF STT_OBJECT/STT_TLS symbol */
+};
+
+struct mr_var {
+	const char *name;  /* as the user wrote it; func::var for function statics */
+	const char *file;  /* declaring file, may be NULL */
+	unsigned line;     /* declaring line, 0 if unknown */
+	unsigned kind;     /* enum mr_var_kind */
+	uint64_t addr;     /* vaddr, or for MR_VAR_TLS the offset inside the module's TLS block */
+	uint64_t size;     /* bytes, from the type (arrays: elements * element size) */
+};
+
+struct mr_line {
+	const char *function; /* function containing the instruction (innermost inlined one) */
+	const char *file;     /* source file of the line the user wrote, NULL if unknown */
+	unsigned line;        /* 0 if unknown */
+	const char *caller;   /* for inlined code: the function it was inlined into, else NULL */
+};
+
+/* Open `path` and read its symbol tables and DWARF (lazily where that pays). Returns 0, or
+ * -errno with a message naming the file (and offset, where one is known) in err. */
+int mr_debuginfo_open(const char *path, struct mr_debuginfo **out, char *err, size_t errlen);
+void mr_debuginfo_close(struct mr_debuginfo *d);
+
+/* GNU build-id of the object as lowercase hex ("" if it has none). */
+const char *mr_debuginfo_build_id(const struct mr_debuginfo *d);
+
+/* 1 if the object is position independent (ET_DYN), 0 if it is a fixed-address ET_EXEC. */
+int mr_debuginfo_is_pic(const struct mr_debuginfo *d);
+
+/* Lowest p_vaddr of the PT_LOAD segments and the file offset it maps (to compute the load
+ * bias from a maps line: bias = map_start - map_offset + offset0 - vaddr0 rounded as the
+ * loader does). */
+void mr_debuginfo_load_base(const struct mr_debuginfo *d, uint64_t *vaddr0, uint64_t *offset0);
+
+/* The object's TLS segment (PT_TLS): memsz and alignment; 0/0 if it has none. */
+void mr_debuginfo_tls(const struct mr_debuginfo *d, uint64_t *memsz, uint64_t *align);
+
+/* Source position of the instruction at vaddr. Returns 0, or -ENOENT if nothing covers it
+ * (then *out has at least the ELF symbol's function name when there is one). */
+int mr_debuginfo_line(struct mr_debuginfo *d, uint64_t vaddr, struct mr_line *out);
+
+/* The variable whose [addr, addr+size) holds vaddr: DWARF globals, statics and function
+ * statics first; ELF data symbols (MR_VAR_SYMBOL) when DWARF has none. When a parameter and
+ * a global share a name, only entries with a location are variables. NULL if none. */
+const struct mr_var *mr_debuginfo_var_at(struct mr_debuginfo *d, uint64_t vaddr);
+
+/* The TLS variable whose [addr, addr+size) holds `offset` inside this module's TLS block. */
+const struct mr_var *mr_debuginfo_tls_var_at(struct mr_debuginfo *d, uint64_t offset);
+
+/* All variables (TLS included), sorted by (kind == TLS, addr). Returns the count. */
+size_t mr_debuginfo_vars(struct mr_debuginfo *d, const struct mr_var **vars);
+
+#endif /* MR_DEBUGINFO_H */
