@@ -33,6 +33,8 @@ LIB_SRCS := $(filter-out lib/launcher.c,$(wildcard lib/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
 POST_SRCS := $(wildcard post/*.c)
 POST_OBJS := $(POST_SRCS:%.c=$(B)/%.o)
+# post/main.c holds main(); everything else also goes into libpost.a for the unit tests.
+POST_LIB_OBJS := $(filter-out $(B)/post/main.o,$(POST_OBJS))
 UNIT_SRCS := $(wildcard tests/unit_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/%.c=$(B)/tests/%)
 PROG_SRCS := $(wildcard tests/prog_*.c)
@@ -96,11 +98,15 @@ $(B)/memphis.pc: Makefile
 	@printf 'prefix=%s\nlibdir=%s\nincludedir=%s\n\nName: memphis\nDescription: data-centric NUMA memory profiler\nVersion: %s\nLibs: -L$${libdir} -lmemphis\nLibs.private: %s\nCflags: -I$${includedir}\n' \
 	  '$(PREFIX)' '$(LIBDIR)' '$(INCDIR)' '$(VERSION)' '$(LIB_LIBS)' > $@
 
-# Unit tests link the library's objects directly (they test internal functions).
-$(B)/tests/unit_%: tests/unit_%.c $(B)/libmemphis.a
+$(B)/libpost.a: $(POST_LIB_OBJS)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $(POST_LIB_OBJS)
+
+# Unit tests link the objects of lib/ and post/ directly (they test internal functions).
+$(B)/tests/unit_%: tests/unit_%.c $(B)/libmemphis.a $(B)/libpost.a
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(BASE_CFLAGS) -Ilib -I/usr/include/libdwarf -pthread $(CFLAGS) $< -o $@ $(B)/libmemphis.a $(LIB_LIBS) $(LDFLAGS)
+	$(Q)$(CC) $(BASE_CFLAGS) -Ilib -Ipost -I/usr/include/libdwarf -pthread $(CFLAGS) $< -o $@ $(B)/libpost.a $(B)/libmemphis.a $(POST_LIBS) $(LIB_LIBS) $(LDFLAGS)
 
 # Workloads run under memphis: OpenMP, linked to the shared library like a user would.
 PROG_CFLAGS := -std=gnu11 -g -O2 -fopenmp -pthread -Iinclude -Wall -Wextra -Werror -Wno-unused-parameter
