@@ -1,0 +1,48 @@
+#!/bin/sh
+# tests/run.sh BUILD - run every unit test binary (BUILD/tests/unit_*) and every test
+# script (tests/t_*.sh), each in its own process with a timeout. Each prints TAP lines
+# ("ok N - what", "not ok N - what", "... # SKIP why"); a file that exits 77 is skipped
+# whole, one that exits non-zero without a "not ok" counts as one failure.
+# Ends with the line "N passed, N failed, N skipped".
+B=${1:-build}
+export MEMPHIS_BUILD="$(cd "$B" && pwd)"
+export MEMPHIS_SRC="$(pwd)"
+TIMEOUT=${MEMPHIS_TEST_TIMEOUT:-600}
+pass=0; fail=0; skip=0
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+run_one() {
+	name=$1; shift
+	log="$out/log"
+	(cd "$out" && timeout -k 10 "$TIMEOUT" "$@") >"$log" 2>"$out/err"
+	rc=$?
+	echo "# --- $name"
+	sed 's/^/    /' "$log"
+	p=$(grep -c '^ok ' "$log" | tr -d ' ')
+	s=$(grep -c '^ok .*# *SKIP' "$log" | tr -d ' ')
+	f=$(grep -c '^not ok ' "$log" | tr -d ' ')
+	p=$((p - s))
+	if [ "$rc" = 77 ]; then
+		skip=$((skip + 1)); echo "    # SKIP $name: $(tail -n 1 "$out/err")"; return
+	fi
+	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+		f=1; echo "    not ok - $name exited with status $rc"
+		tail -n 20 "$out/err" | sed 's/^/    # /'
+	elif [ "$f" != 0 ]; then
+		tail -n 20 "$out/err" | sed 's/^/    # /'
+	fi
+	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
+}
+
+for t in "$MEMPHIS_BUILD"/tests/unit_*; do
+	[ -x "$t" ] || continue
+	run_one "$(basename "$t")" "$t"
+done
+for t in "$MEMPHIS_SRC"/tests/t_*.sh; do
+	[ -f "$t" ] || continue
+	[ -n "$MEMPHIS_TESTS" ] && ! echo "$t" | grep -qE "$MEMPHIS_TESTS" && continue
+	run_one "$(basename "$t")" sh "$t"
+done
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" = 0 ]
