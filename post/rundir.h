@@ -1,0 +1,138 @@
+/* post/rundir.h - reading a memphis run directory (format: include/memphis/format.h).
+ *
+ * mr_run_open() reads meta.mph whole (metadata is small next to the samples) and checks the
+ * first block of every cpuNNN.mph; samples are then streamed block by block with
+ * mr_samples_next(), so memory stays flat in the number of samples.
+ *
+ * Damage (bad magic, short header or payload, oversized block, checksum mismatch, a record
+ * array of the wrong length) stops the reading of that file at the last complete block; a
+ * message naming the file and byte offset is appended to run->damage and everything read
+ * before it is kept. Unknown block types are skipped. A file written by a newer format
+ * version is refused by mr_run_open().
+ */
+#ifndef MR_RUNDIR_H
+#define MR_RUNDIR_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <memphis/format.h>
+
+struct mr_kv {
+	char *key;
+	char *value;
+};
+
+struct mr_maps_snap {
+	uint64_t time;
+	char *text; /* NUL-terminated text of /proc/self/maps */
+	size_t len;
+};
+
+struct mr_pages {
+	struct memphis_rec_pages_hdr hdr;
+	struct memphis_rec_page *page; /* hdr.count entries, as written */
+};
+
+struct mr_note {
+	uint64_t time;
+	char *text;
+};
+
+struct mr_cpufile {
+	char *name;           /* "cpu001.mph" */
+	char *path;
+	int cpu;              /* from the file name */
+	uint64_t size;        /* bytes on disk */
+	uint64_t samples;     /* samples read so far by the sample iterator */
+	int damaged;          /* a damage message was recorded for this file */
+	int clean_end;        /* an END block was seen */
+};
+
+struct mr_run {
+	char *dir;
+	struct memphis_rec_file meta_file;
+	int have_meta_file;
+	int meta_clean_end;           /* meta.mph ended with an END block */
+	uint64_t meta_blocks;         /* complete blocks read from meta.mph */
+	uint64_t unknown_blocks;      /* blocks of unknown type or layout version, skipped */
+
+	struct mr_kv *kv;             /* RUN keys in file order (repeats kept) */
+	size_t nkv;
+
+	int have_topology;
+	uint32_t ncpus, nnodes;
+	int32_t *cpu_node;            /* [ncpus] */
+	uint32_t *distance;           /* [nnodes * nnodes] */
+
+	struct mr_maps_snap *maps;    /* in file order (time ascending as written) */
+	size_t nmaps;
+	struct memphis_rec_thread *threads;
+	size_t nthreads;
+	struct memphis_rec_alloc *allocs;
+	size_t nallocs;
+	struct memphis_rec_free *frees;
+	size_t nfrees;
+	struct memphis_rec_touch *touches;
+	size_t ntouches;
+	struct memphis_rec_region *regions;
+	size_t nregions;
+	struct memphis_rec_loss *losses;
+	size_t nlosses;
+	struct mr_pages *pages;
+	size_t npages;
+	struct mr_note *notes;
+	size_t nnotes;
+
+	struct mr_cpufile *cpus;      /* sorted by cpu */
+	size_t ncpufiles;
+
+	char **damage;                /* messages "FILE: offset N: what; what was kept" */
+	size_t ndamage;
+	char **warnings;              /* non-fatal remarks (file not closed cleanly, ...) */
+	size_t nwarnings;
+};
+
+/* Open the run directory `dir`: read meta.mph and check every cpuNNN.mph. Returns 0 with
+ * *out owned by the caller (mr_run_close), possibly with damage recorded; or -errno with a
+ * one-line message in err when nothing useful can be read: not a directory, no meta.mph,
+ * meta.mph unreadable from its first byte, or a file of a newer format version. */
+int mr_run_open(const char *dir, struct mr_run **out, char *err, size_t errlen);
+void mr_run_close(struct mr_run *run);
+
+/* Last value of RUN key `key` (NULL if absent). */
+const char *mr_run_get(const struct mr_run *run, const char *key);
+/* RUN key as an unsigned number, `dflt` if absent or not a number. */
+uint64_t mr_run_get_u64(const struct mr_run *run, const char *key, uint64_t dflt);
+
+/* Node of `cpu` from the topology, -1 if unknown. */
+int mr_run_cpu_node(const struct mr_run *run, unsigned cpu);
+
+/* The region record with sequence number seq, NULL if none was written. */
+const struct memphis_rec_region *mr_run_region(const struct mr_run *run, uint32_t seq);
+
+/* Append a formatted message to run->damage (or run->warnings). Returns 0 or -ENOMEM. */
+int mr_run_add_damage(struct mr_run *run, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int mr_run_add_warning(struct mr_run *run, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Streaming of samples over every cpu file in CPU order, one block at a time. */
+struct mr_sample_iter;
+
+/* Start a pass over the samples. Returns 0 or -ENOMEM. Damage found while streaming is
+ * appended to run->damage (once per file, however many passes are made). */
+int mr_samples_begin(struct mr_run *run, struct mr_sample_iter **out);
+/* The next block of samples: returns their count (> 0) with *recs pointing into a buffer
+ * owned by the iterator and valid until the next call, 0 at the end. */
+size_t mr_samples_next(struct mr_sample_iter *it, const struct memphis_rec_sample **recs);
+void mr_samples_end(struct mr_sample_iter *it);
+
+/* Name of a block type ("SAMPLES"), "type N" for unknown ones (static or per-thread buf). */
+const char *mr_block_name(unsigned type);
+
+/* Format v with thousands separators ("1,234,567") into buf (at least 27 bytes). */
+char *mr_fmt_count(char *buf, uint64_t v);
+
+#endif /* MR_RUNDIR_H */
