@@ -21,6 +21,8 @@ enum memphis__reg {
 	MPH_NREGS
 };
 #define MEMPHIS__REGS_MASK 0xff01ffull
+#define MEMPHIS__REG_NONE 0xff /* struct memphis__insn base/index: none (or RIP, see rip_rel) */
+#define MEMPHIS__REG_BAD  0xfe /* ... a register the sample does not carry: no address */
 
 struct memphis__regs {
 	uint64_t r[MPH_NREGS];
@@ -40,10 +42,31 @@ struct memphis__insn {
 	uint8_t rip_rel;
 	uint8_t addr32;      /* 32-bit address size: mask the sum to 32 bits */
 	uint8_t segment;     /* 0 none/ds/ss/es/cs, 1 fs, 2 gs */
-	uint8_t clobbers;    /* the instruction writes its own base or index register */
+	uint8_t clobbers;    /* the instruction writes its own base or index register:
+	                      * MEMPHIS__CLOBBER_BASE | MEMPHIS__CLOBBER_INDEX, 0 if neither */
+	uint8_t is_prefetch; /* prefetch hint: address exact, but neither load nor store */
+	uint8_t is_stack;    /* implicit stack access of push/pop/leave: base is SP and disp is
+	                      * already relative to SP *after* the instruction (the sampled SP) */
+	uint8_t breaks_flow; /* call, jmp, ret, iret: the next instruction in memory does not
+	                      * execute right after this one (it has no execution successor) */
 	int64_t disp;
 	uint64_t branch_target; /* for direct jmp/jcc/call: absolute target, else 0 */
 };
+
+#define MEMPHIS__CLOBBER_BASE  1
+#define MEMPHIS__CLOBBER_INDEX 2
+
+/* Notes on memphis__insn_decode's choices:
+ * - the memory operand described is the first explicit one that is accessed; without one,
+ *   an implicit one (string instructions, stack), preferring one that is read. LEA, NOP
+ *   and other address-generation-only operands are no access (is_mem = 0). A prefetch is
+ *   an access (is_mem = 1, is_prefetch = 1): it moves the line and names the right object,
+ *   but is neither a load nor a store and never holds up retirement.
+ * - push/pop/leave: the stack slot is rebuilt from the sampled SP (is_stack); their
+ *   documented SP update is not counted as a clobber. For `push d(%rsp)` (address taken
+ *   before the decrement) disp is corrected by the operand size. call/ret/enter keep the
+ *   generic rule (base SP written: clobbers); call/ret are never predecessors anyway.
+ * - is_load / is_store describe the chosen operand (both for read-modify-write). */
 
 /* Decode the instruction at `bytes` (at most `len` bytes available), located at address
  * `addr`. Returns 0 and fills *out, or -EINVAL if the bytes are not a valid instruction. */
@@ -62,14 +85,59 @@ unsigned memphis__insn_address(const struct memphis__insn *insn, uint64_t addr,
  * `code[0..len)` starting at address `start`: decode linearly from `start`; if `ip` is
  * the target of a branch in the function, the predecessor is the branch source with the
  * highest address (the loop back-edge); else the instruction that ends at `ip`, unless it
- * is a call/jmp/ret (no predecessor). Returns the predecessor's address, or 0. */
+ * is a call/jmp/ret (no predecessor). Returns the predecessor's address, or 0. When the
+ * sweep does not land on `ip` (undecodable bytes, data in code) or cannot allocate, the
+ * answer is memphis__insn_predecessor_vote over up to 64 bytes before ip. */
 uint64_t memphis__insn_predecessor(const uint8_t *code, size_t len, uint64_t start,
 				   uint64_t ip);
+
+/* One linear sweep of a function, kept by code.c so that a function is decoded once. */
+struct memphis__edge {
+	uint32_t src, dst; /* offsets from the function start of a direct jmp/jcc/loop and its
+	                    * target inside the function (calls are not edges) */
+};
+struct memphis__sweep {
+	uint64_t start;     /* address of the first byte */
+	uint32_t len;       /* bytes swept (at most MEMPHIS__SWEEP_MAX) */
+	uint32_t n_insns;   /* entries of insns[] */
+	uint32_t *insns;    /* instruction start offsets, ascending; bit 31 set when the
+	                     * instruction breaks the flow (call/jmp/ret); bit 30 marks the
+	                     * start of a run of undecodable bytes instead */
+	uint32_t n_edges;   /* entries of edges[] */
+	struct memphis__edge *edges; /* sorted by dst, then src */
+	uint32_t skipped;   /* undecodable bytes stepped over one by one to resynchronise */
+	uint32_t skipped_last; /* offset of the last skipped byte (internal to the sweep) */
+};
+#define MEMPHIS__SWEEP_MAX (1u << 20)
+#define MEMPHIS__SWEEP_FLOW (1u << 31)
+#define MEMPHIS__SWEEP_BAD  (1u << 30)
+#define MEMPHIS__SWEEP_MASK (MEMPHIS__SWEEP_FLOW | MEMPHIS__SWEEP_BAD)
+
+/* Decode `code[0..len)` (a function at `start`) linearly into *out. An undecodable byte is
+ * skipped (resynchronise at the next byte), counted in out->skipped. Returns 0, -E2BIG if
+ * len > MEMPHIS__SWEEP_MAX, -ENOMEM (nothing to release then). Release with
+ * memphis__sweep_release(). */
+int memphis__insn_sweep(const uint8_t *code, size_t len, uint64_t start,
+			struct memphis__sweep *out);
+
+/* Free the arrays of a sweep filled by memphis__insn_sweep (NULL and zeroed are fine). */
+void memphis__sweep_release(struct memphis__sweep *s);
+
+/* Heap bytes a sweep holds (for cache budgets). */
+size_t memphis__sweep_bytes(const struct memphis__sweep *s);
+
+/* The predecessor rule of memphis__insn_predecessor over a finished sweep. Returns 1 and
+ * sets *pred, 0 when ip has no predecessor (function entry, after call/jmp/ret), or -1
+ * when ip is not an instruction start of the sweep (data in code, misaligned sweep, ip
+ * outside): the caller then falls back to the vote. */
+int memphis__sweep_predecessor(const struct memphis__sweep *s, uint64_t ip, uint64_t *pred);
 
 /* Fallback when no symbol covers `ip`: decode forward from each of the `len` bytes
  * before ip (code[len] is the byte at ip) and let the start offsets whose instruction
  * chain lands exactly on ip vote for the instruction that ends at ip. Returns its
- * address, or 0 when no start lands on ip. */
+ * address, or 0 when no start lands on ip. Ties go to the candidate of the longest chain.
+ * Only the last 256 bytes are used when len is larger. The winner may be a call/jmp/ret:
+ * the caller applies the no-predecessor rule (struct memphis__insn.breaks_flow). */
 uint64_t memphis__insn_predecessor_vote(const uint8_t *code, size_t len, uint64_t ip);
 
 /* Per-process cache: sampled IP -> (predecessor ip, its decoded instruction). */
