@@ -1,0 +1,134 @@
+/* post/heap.c - interval index of heap objects over time (see heap.h). */
+#include "heap.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_obj(const void *a, const void *b)
+{
+	const struct mr_heap_obj *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->t0 != y->t0)
+		return x->t0 < y->t0 ? -1 : 1;
+	return (x->rec > y->rec) - (x->rec < y->rec);
+}
+
+struct fr {
+	uint64_t addr, time;
+};
+
+static int cmp_free(const void *a, const void *b)
+{
+	const struct fr *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return (x->time > y->time) - (x->time < y->time);
+}
+
+int mr_heap_build(struct mr_heap *h, const struct memphis_rec_alloc *allocs, size_t nallocs,
+		  const struct memphis_rec_free *frees, size_t nfrees)
+{
+	struct fr *f = NULL;
+	size_t n = 0, fi = 0;
+
+	memset(h, 0, sizeof(*h));
+	h->obj = malloc((nallocs ? nallocs : 1) * sizeof(*h->obj));
+	f = malloc((nfrees ? nfrees : 1) * sizeof(*f));
+	if (!h->obj || !f) {
+		free(h->obj);
+		free(f);
+		h->obj = NULL;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nallocs; i++) {
+		if (allocs[i].addr == 0 || i > UINT32_MAX)
+			continue;
+		h->obj[n] = (struct mr_heap_obj){
+			.addr = allocs[i].addr,
+			.end = allocs[i].addr + (allocs[i].size ? allocs[i].size : 1),
+			.t0 = allocs[i].time, .t1 = UINT64_MAX, .rec = (uint32_t)i,
+		};
+		n++;
+	}
+	h->n = n;
+	for (size_t i = 0; i < nfrees; i++)
+		f[i] = (struct fr){ frees[i].addr, frees[i].time };
+	qsort(h->obj, n, sizeof(*h->obj), cmp_obj);
+	qsort(f, nfrees, sizeof(*f), cmp_free);
+
+	/* Pair each allocation with the first free of its address at or after its time and
+	 * before the next allocation at the same address; a reuse without a recorded free
+	 * ends the older object where the newer one starts. */
+	for (size_t i = 0; i < n; i++) {
+		struct mr_heap_obj *o = &h->obj[i];
+		int last = i + 1 == n || h->obj[i + 1].addr != o->addr;
+		uint64_t next_t0 = last ? UINT64_MAX : h->obj[i + 1].t0;
+
+		while (fi < nfrees && (f[fi].addr < o->addr ||
+				       (f[fi].addr == o->addr && f[fi].time < o->t0))) {
+			h->unmatched_frees++;
+			fi++;
+		}
+		if (fi < nfrees && f[fi].addr == o->addr && f[fi].time <= next_t0) {
+			o->t1 = f[fi].time;
+			fi++;
+		} else {
+			o->t1 = next_t0;
+		}
+		o->group = (i > 0 && h->obj[i - 1].addr == o->addr) ? h->obj[i - 1].group
+								     : (uint32_t)i;
+		o->maxend = (i > 0 && h->obj[i - 1].maxend > o->end) ? h->obj[i - 1].maxend : o->end;
+	}
+	h->unmatched_frees += nfrees - fi;
+	free(f);
+	return 0;
+}
+
+void mr_heap_free(struct mr_heap *h)
+{
+	if (!h)
+		return;
+	free(h->obj);
+	h->obj = NULL;
+	h->n = 0;
+}
+
+const struct mr_heap_obj *mr_heap_find(const struct mr_heap *h, uint64_t addr, uint64_t t)
+{
+	size_t lo = 0, hi = h->n;
+
+	/* first entry with obj.addr > addr */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (h->obj[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0;) {
+		const struct mr_heap_obj *o = &h->obj[i];
+		size_t g = o->group, a = g, b = i + 1;
+
+		if (o->maxend <= addr)
+			return NULL;
+		/* among entries [g, i] (same addr, t0 ascending) the last with t0 <= t */
+		while (a < b) {
+			size_t mid = (a + b) / 2;
+			if (h->obj[mid].t0 <= t)
+				a = mid + 1;
+			else
+				b = mid;
+		}
+		if (a > g) {
+			const struct mr_heap_obj *c = &h->obj[a - 1];
+			if (t < c->t1 && addr < c->end)
+				return c;
+		}
+		i = g;
+	}
+	return NULL;
+}

@@ -1,0 +1,38 @@
+/* post/heap.h - heap objects over time: which allocation was live at address A at time T.
+ *
+ * Built once from the ALLOCS and FREES records. Entries are sorted by (address, allocation
+ * time) with a running maximum of end addresses, so a lookup is a binary search plus a
+ * short backward walk; an address reused after free() is resolved by the allocation and
+ * free times. Scales to millions of allocations (O(n log n) build, 48 bytes per object).
+ */
+#ifndef MR_HEAP_H
+#define MR_HEAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <memphis/format.h>
+
+struct mr_heap_obj {
+	uint64_t addr, end;  /* [addr, end) */
+	uint64_t t0, t1;     /* live in [t0, t1); t1 = UINT64_MAX if never freed */
+	uint32_t rec;        /* index of the ALLOCS record */
+	uint32_t group;      /* index of the first entry with the same addr */
+	uint64_t maxend;     /* max end over entries 0..this one */
+};
+
+struct mr_heap {
+	struct mr_heap_obj *obj; /* sorted by (addr, t0) */
+	size_t n;
+	size_t unmatched_frees;  /* FREES records with no allocation live at that address */
+};
+
+/* Build the index. Returns 0 or -ENOMEM. */
+int mr_heap_build(struct mr_heap *h, const struct memphis_rec_alloc *allocs, size_t nallocs,
+		  const struct memphis_rec_free *frees, size_t nfrees);
+void mr_heap_free(struct mr_heap *h);
+
+/* The object live at time t that contains addr, or NULL. */
+const struct mr_heap_obj *mr_heap_find(const struct mr_heap *h, uint64_t addr, uint64_t t);
+
+#endif /* MR_HEAP_H */

@@ -1,0 +1,111 @@
+/* post/hmap.c - open-addressing uint64 -> uint64 hash map with linear probing. */
+#include "hmap.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Allocate the slot arrays for `cap` slots (a power of two), all empty. */
+static int alloc_slots(struct mr_hmap *m, size_t cap)
+{
+	m->keys = malloc(cap * sizeof(*m->keys));
+	m->vals = malloc(cap * sizeof(*m->vals));
+	if (!m->keys || !m->vals) {
+		free(m->keys);
+		free(m->vals);
+		m->keys = m->vals = NULL;
+		return -ENOMEM;
+	}
+	memset(m->keys, 0xff, cap * sizeof(*m->keys));
+	m->mask = cap - 1;
+	m->count = 0;
+	return 0;
+}
+
+int mr_hmap_init(struct mr_hmap *m, size_t hint)
+{
+	size_t cap = 16;
+
+	while (cap < hint * 2)
+		cap *= 2;
+	return alloc_slots(m, cap);
+}
+
+void mr_hmap_free(struct mr_hmap *m)
+{
+	if (!m)
+		return;
+	free(m->keys);
+	free(m->vals);
+	m->keys = m->vals = NULL;
+	m->count = 0;
+}
+
+uint64_t *mr_hmap_get(const struct mr_hmap *m, uint64_t key)
+{
+	size_t i = mr_hash64(key) & m->mask;
+
+	for (;;) {
+		uint64_t k = m->keys[i];
+		if (k == key)
+			return &m->vals[i];
+		if (k == MR_HMAP_EMPTY)
+			return NULL;
+		i = (i + 1) & m->mask;
+	}
+}
+
+/* Double the capacity and reinsert every key. Returns 0 or -ENOMEM (map unchanged). */
+static int grow(struct mr_hmap *m)
+{
+	struct mr_hmap n;
+	size_t old = m->mask + 1;
+
+	if (alloc_slots(&n, old * 2))
+		return -ENOMEM;
+	for (size_t i = 0; i < old; i++) {
+		if (m->keys[i] == MR_HMAP_EMPTY)
+			continue;
+		size_t j = mr_hash64(m->keys[i]) & n.mask;
+		while (n.keys[j] != MR_HMAP_EMPTY)
+			j = (j + 1) & n.mask;
+		n.keys[j] = m->keys[i];
+		n.vals[j] = m->vals[i];
+	}
+	n.count = m->count;
+	mr_hmap_free(m);
+	*m = n;
+	return 0;
+}
+
+uint64_t *mr_hmap_put(struct mr_hmap *m, uint64_t key, uint64_t init)
+{
+	size_t i;
+
+	if ((m->count + 1) * 4 > (m->mask + 1) * 3 && grow(m))
+		return NULL;
+	i = mr_hash64(key) & m->mask;
+	for (;;) {
+		uint64_t k = m->keys[i];
+		if (k == key)
+			return &m->vals[i];
+		if (k == MR_HMAP_EMPTY) {
+			m->keys[i] = key;
+			m->vals[i] = init;
+			m->count++;
+			return &m->vals[i];
+		}
+		i = (i + 1) & m->mask;
+	}
+}
+
+uint64_t mr_hash_str(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ull;
+	}
+	return h == UINT64_MAX ? 0 : h;
+}
