@@ -1,0 +1,791 @@
+/* lib/code.c - struct memphis__code: from a sampled IP of this process to the execution
+ * predecessor and its decoded memory access (lib/insn.h, DESIGN §3.1).
+ *
+ * Runs in the drain thread of the profiled process: never prints, never exits, never
+ * dereferences a code pointer (bytes come through process_vm_readv, so an unmapped IP
+ * only costs a failed read), and reports every failure as NOPRED|NOADDR.
+ *
+ * Caches, each bounded (CODE_* below); when one is full it is emptied and refilled:
+ *   maps      executable lines of /proc/self/maps, re-read when an IP is in none of them;
+ *   modules   per mapped ELF file and load bias: FUNC symbols sorted by address;
+ *   funcs     per function: one linear sweep (struct memphis__sweep);
+ *   ips       per sampled IP: (predecessor, decoded predecessor), open addressing.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <gelf.h>
+#include <libelf.h>
+
+#include "memphis/format.h"
+#include "insn.h"
+
+#define CODE_IPS_MIN     4096u          /* initial slots of the IP table */
+#define CODE_IPS_MAX     (1u << 16)     /* slots at most (48 B each: 3 MiB) */
+#define CODE_FUNCS_SLOTS 2048u          /* function table slots */
+#define CODE_FUNCS_MAX   1024u          /* functions kept at most */
+#define CODE_SWEEP_BYTES (16u << 20)    /* sweep arrays kept at most */
+#define CODE_MODULES_MAX 256u           /* ELF files with symbols */
+#define CODE_SYM_BYTES   (32u << 20)    /* symbol arrays kept at most */
+#define CODE_MAPS_MAX    4096u          /* executable mappings */
+#define CODE_FUNC_MAX    MEMPHIS__SWEEP_MAX /* larger functions use the vote */
+#define CODE_VOTE_BYTES  64u
+
+enum { MOD_UNKNOWN = -1, MOD_NONE = -2 }; /* struct map.module when not an index */
+
+struct map {
+	uint64_t start, end, offset, inode;
+	unsigned dev_major, dev_minor;
+	int module;  /* index in modules[], MOD_UNKNOWN (not looked at yet), MOD_NONE */
+	char *path;  /* NULL for anonymous and [special] mappings */
+};
+
+struct sym {
+	uint64_t addr, size; /* link-time virtual address and extent */
+};
+
+struct seg {
+	uint64_t off, filesz, vaddr; /* a PT_LOAD segment */
+};
+
+#define CODE_SEGS_MAX 16
+
+struct module {
+	char *path;
+	uint64_t inode, bias;
+	struct seg segs[CODE_SEGS_MAX];
+	unsigned nsegs;
+	struct sym *syms;
+	size_t nsyms;
+};
+
+struct func {
+	uint64_t start;        /* 0: empty slot */
+	struct memphis__sweep sweep;
+};
+
+struct ipent {
+	uint64_t ip;           /* sampled IP, 0: empty slot */
+	uint64_t pred;         /* its predecessor, 0: none (flags NOPRED|NOADDR) */
+	struct memphis__insn insn;
+};
+
+struct memphis__code {
+	struct ipent *ips;
+	uint32_t ips_cap, ips_used;
+	struct func *funcs;
+	uint32_t funcs_used;
+	size_t sweep_bytes;
+	struct map *maps;
+	uint32_t nmaps;
+	struct module *modules;
+	uint32_t nmodules;
+	size_t sym_bytes;
+	uint8_t *scratch;      /* function bytes while sweeping */
+	size_t scratch_cap;
+	int elf_ok;            /* elf_version() accepted */
+};
+
+/* ---- reading code bytes ------------------------------------------------------------- */
+
+/* Copy up to n bytes at address `addr` of this process into buf without touching them
+ * directly. Returns the number of bytes copied (less than n at an unmapped page), 0 on
+ * failure. */
+static size_t read_code(uint64_t addr, void *buf, size_t n)
+{
+	struct iovec local = { buf, n }, remote = { (void *)(uintptr_t)addr, n };
+	ssize_t r;
+
+	if (!n)
+		return 0;
+	r = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+	return r > 0 ? (size_t)r : 0;
+}
+
+/* ---- /proc/self/maps ---------------------------------------------------------------- */
+
+/* Free the map list. */
+static void maps_clear(struct memphis__code *c)
+{
+	for (uint32_t i = 0; i < c->nmaps; i++)
+		free(c->maps[i].path);
+	free(c->maps);
+	c->maps = NULL;
+	c->nmaps = 0;
+}
+
+/* Read a whole small file into a NUL-terminated malloc'd buffer. Returns it or NULL. */
+static char *slurp(const char *path)
+{
+	size_t cap = 16384, n = 0;
+	char *buf = malloc(cap), *p;
+	int fd;
+
+	if (!buf)
+		return NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		goto out_free;
+	for (;;) {
+		ssize_t r;
+
+		if (cap - n < 4096) {
+			if (cap >= (64u << 20))
+				goto out_close;
+			p = realloc(buf, cap * 2);
+			if (!p)
+				goto out_close;
+			buf = p;
+			cap *= 2;
+		}
+		r = read(fd, buf + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			goto out_close;
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	return buf;
+
+out_close:
+	close(fd);
+out_free:
+	free(buf);
+	return NULL;
+}
+
+/* Parse one hex number at *s, advance past it. */
+static uint64_t hexnum(const char **s)
+{
+	uint64_t v = 0;
+	const char *p = *s;
+
+	for (;; p++) {
+		unsigned d;
+
+		if (*p >= '0' && *p <= '9')
+			d = (unsigned)(*p - '0');
+		else if (*p >= 'a' && *p <= 'f')
+			d = (unsigned)(*p - 'a' + 10);
+		else if (*p >= 'A' && *p <= 'F')
+			d = (unsigned)(*p - 'A' + 10);
+		else
+			break;
+		v = v * 16 + d;
+	}
+	*s = p;
+	return v;
+}
+
+/* Parse one line of /proc/self/maps ("start-end perms offset maj:min inode path") into
+ * *m if it is executable. Returns 1 (kept), 0 (skipped) or -ENOMEM. */
+static int parse_map_line(const char *line, const char *eol, struct map *m)
+{
+	const char *p = line, *path;
+	uint64_t inode = 0;
+
+	memset(m, 0, sizeof(*m));
+	m->module = MOD_UNKNOWN;
+	m->start = hexnum(&p);
+	if (*p++ != '-')
+		return 0;
+	m->end = hexnum(&p);
+	if (*p++ != ' ' || eol - p < 5 || p[2] != 'x')
+		return 0;
+	p += 5;
+	if (*p++ != ' ')
+		return 0;
+	m->offset = hexnum(&p);
+	if (*p++ != ' ')
+		return 0;
+	m->dev_major = (unsigned)hexnum(&p);
+	if (*p++ != ':')
+		return 0;
+	m->dev_minor = (unsigned)hexnum(&p);
+	while (*p == ' ')
+		p++;
+	while (*p >= '0' && *p <= '9')
+		inode = inode * 10 + (uint64_t)(*p++ - '0');
+	m->inode = inode;
+	while (p < eol && *p == ' ')
+		p++;
+	path = p;
+	if (path < eol && *path == '/' && inode) {
+		size_t n = (size_t)(eol - path);
+
+		m->path = malloc(n + 1);
+		if (!m->path)
+			return -ENOMEM;
+		memcpy(m->path, path, n);
+		m->path[n] = '\0';
+	}
+	return m->start < m->end;
+}
+
+/* Re-read the executable mappings. Module links are rebuilt lazily. Returns 0 or -errno
+ * (the old list is gone either way). */
+static int maps_refresh(struct memphis__code *c)
+{
+	char *text = slurp("/proc/self/maps"), *line;
+	uint32_t cap = 0;
+	int err = 0;
+
+	maps_clear(c);
+	if (!text)
+		return -EIO;
+	for (line = text; *line && c->nmaps < CODE_MAPS_MAX;) {
+		char *eol = strchr(line, '\n');
+		struct map m;
+		int r;
+
+		if (!eol)
+			eol = line + strlen(line);
+		r = parse_map_line(line, eol, &m);
+		if (r < 0) {
+			err = r;
+			break;
+		}
+		if (r > 0) {
+			if (c->nmaps == cap) {
+				uint32_t ncap = cap ? cap * 2 : 64;
+				struct map *p = realloc(c->maps, ncap * sizeof(*p));
+
+				if (!p) {
+					free(m.path);
+					err = -ENOMEM;
+					break;
+				}
+				c->maps = p;
+				cap = ncap;
+			}
+			c->maps[c->nmaps++] = m;
+		}
+		line = *eol ? eol + 1 : eol;
+	}
+	free(text);
+	return err;
+}
+
+/* The cached executable mapping holding ip, refreshing the list once on a miss. */
+static struct map *maps_find(struct memphis__code *c, uint64_t ip)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t i = 0; i < c->nmaps; i++)
+			if (ip >= c->maps[i].start && ip < c->maps[i].end)
+				return &c->maps[i];
+		if (pass == 0 && maps_refresh(c) < 0 && !c->nmaps)
+			return NULL;
+	}
+	return NULL;
+}
+
+/* ---- ELF symbols -------------------------------------------------------------------- */
+
+static void module_release(struct module *m)
+{
+	free(m->path);
+	free(m->syms);
+}
+
+static void modules_clear(struct memphis__code *c)
+{
+	for (uint32_t i = 0; i < c->nmodules; i++)
+		module_release(&c->modules[i]);
+	free(c->modules);
+	c->modules = NULL;
+	c->nmodules = 0;
+	c->sym_bytes = 0;
+	for (uint32_t i = 0; i < c->nmaps; i++)
+		c->maps[i].module = MOD_UNKNOWN;
+}
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return (x->size < y->size) - (x->size > y->size); /* larger first */
+}
+
+/* Collect the FUNC symbols of section `scn` (a SHT_SYMTAB or SHT_DYNSYM) into a sorted,
+ * deduplicated malloc'd array. Size-0 symbols extend to the next symbol. Returns the
+ * count (0: none, *out NULL) or -ENOMEM / -E2BIG (over the budget left). */
+static long read_syms(Elf_Scn *scn, const GElf_Shdr *sh, size_t budget, struct sym **out)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t n, k = 0, w = 0;
+	struct sym *s;
+
+	*out = NULL;
+	if (!data || !sh->sh_entsize)
+		return 0;
+	n = sh->sh_size / sh->sh_entsize;
+	if (n * sizeof(*s) > budget)
+		return -E2BIG;
+	s = malloc((n ? n : 1) * sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Sym gs;
+		int t;
+
+		if (!gelf_getsym(data, (int)i, &gs))
+			continue;
+		t = GELF_ST_TYPE(gs.st_info);
+		if ((t != STT_FUNC && t != STT_GNU_IFUNC) || gs.st_shndx == SHN_UNDEF ||
+		    !gs.st_value)
+			continue;
+		s[k].addr = gs.st_value;
+		s[k].size = gs.st_size;
+		k++;
+	}
+	if (!k) {
+		free(s);
+		return 0;
+	}
+	qsort(s, k, sizeof(*s), sym_cmp);
+	for (size_t i = 0; i < k; i++) {
+		if (w && s[w - 1].addr == s[i].addr)
+			continue; /* alias: the larger extent came first */
+		s[w++] = s[i];
+	}
+	for (size_t i = 0; i < w; i++)
+		if (!s[i].size && i + 1 < w)
+			s[i].size = s[i + 1].addr - s[i].addr;
+	*out = s;
+	return (long)w;
+}
+
+/* Load bias of mapping m of a file whose PT_LOAD segments are segs[0..n): the segment
+ * holding file offset m->offset maps it at m->start. Returns 0 and sets *bias, or -ENOENT. */
+static int seg_bias(const struct seg *segs, unsigned n, const struct map *m, uint64_t *bias)
+{
+	long psz = sysconf(_SC_PAGESIZE);
+
+	if (psz <= 0)
+		psz = 4096;
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t lo = segs[i].off & ~((uint64_t)psz - 1);
+
+		if (m->offset >= lo && m->offset < segs[i].off + segs[i].filesz) {
+			*bias = m->start - m->offset - (segs[i].vaddr - segs[i].off);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* Open the ELF file behind mapping m, compute the load bias from the PT_LOAD holding
+ * m->offset and read its FUNC symbols (.symtab, else .dynsym) into *mod. Returns 0, or
+ * -errno when the file cannot be used (then the vote is the fallback). */
+static int module_load(struct memphis__code *c, const struct map *m, struct module *mod)
+{
+	size_t phnum, budget;
+	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
+	GElf_Shdr sh_symtab, sh_dynsym;
+	struct stat st;
+	int fd, err = -ENOENT;
+	Elf *elf;
+	long n = 0;
+
+	memset(mod, 0, sizeof(*mod));
+	fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || (m->inode && st.st_ino != m->inode) ||
+	    major(st.st_dev) != m->dev_major || minor(st.st_dev) != m->dev_minor) {
+		err = -ESTALE; /* replaced on disk since it was mapped */
+		goto out_close;
+	}
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf) {
+		err = -EINVAL;
+		goto out_close;
+	}
+	if (elf_kind(elf) != ELF_K_ELF || gelf_getclass(elf) != ELFCLASS64 ||
+	    elf_getphdrnum(elf, &phnum) != 0) {
+		err = -EINVAL;
+		goto out_end;
+	}
+	for (size_t i = 0; i < phnum && mod->nsegs < CODE_SEGS_MAX; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		mod->segs[mod->nsegs].off = ph.p_offset;
+		mod->segs[mod->nsegs].filesz = ph.p_filesz;
+		mod->segs[mod->nsegs].vaddr = ph.p_vaddr;
+		mod->nsegs++;
+	}
+	if (seg_bias(mod->segs, mod->nsegs, m, &mod->bias) < 0) {
+		err = -ENOENT;
+		goto out_end;
+	}
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB && !symtab) {
+			symtab = scn;
+			sh_symtab = sh;
+		} else if (sh.sh_type == SHT_DYNSYM && !dynsym) {
+			dynsym = scn;
+			sh_dynsym = sh;
+		}
+	}
+	budget = CODE_SYM_BYTES - c->sym_bytes;
+	if (symtab)
+		n = read_syms(symtab, &sh_symtab, budget, &mod->syms);
+	if (n <= 0 && n != -ENOMEM && dynsym)
+		n = read_syms(dynsym, &sh_dynsym, budget, &mod->syms);
+	if (n <= 0) {
+		err = n < 0 ? (int)n : -ENOENT;
+		goto out_end;
+	}
+	mod->nsyms = (size_t)n;
+	mod->inode = m->inode;
+	mod->path = strdup(m->path);
+	if (!mod->path) {
+		free(mod->syms);
+		mod->syms = NULL;
+		err = -ENOMEM;
+		goto out_end;
+	}
+	c->sym_bytes += mod->nsyms * sizeof(*mod->syms);
+	err = 0;
+out_end:
+	elf_end(elf);
+out_close:
+	close(fd);
+	return err;
+}
+
+/* The module (symbols) for mapping m, loading it on first use. NULL when the mapping
+ * has no usable symbols (anonymous, [vdso], stripped, deleted, budget spent). */
+static struct module *map_module(struct memphis__code *c, struct map *m)
+{
+	struct module mod, *p;
+
+	if (m->module >= 0)
+		return &c->modules[m->module];
+	if (m->module == MOD_NONE || !m->path || !c->elf_ok)
+		return NULL;
+	m->module = MOD_NONE;
+	/* Another mapping of the same file at the same bias (text and its other segments,
+	 * or the same text after a maps refresh) shares the symbols. */
+	for (uint32_t i = 0; i < c->nmodules; i++) {
+		struct module *o = &c->modules[i];
+		uint64_t bias;
+
+		if (o->inode == m->inode && !strcmp(o->path, m->path) &&
+		    seg_bias(o->segs, o->nsegs, m, &bias) == 0 && bias == o->bias) {
+			m->module = (int)i;
+			return o;
+		}
+	}
+	if (c->nmodules >= CODE_MODULES_MAX || module_load(c, m, &mod) < 0)
+		return NULL;
+	p = realloc(c->modules, (c->nmodules + 1) * sizeof(*p));
+	if (!p) {
+		c->sym_bytes -= mod.nsyms * sizeof(*mod.syms);
+		module_release(&mod);
+		return NULL;
+	}
+	c->modules = p;
+	c->modules[c->nmodules] = mod;
+	m->module = (int)c->nmodules++;
+	return &c->modules[m->module];
+}
+
+/* Find the function containing ip in mod: sets [*start, *start + *size) (run-time
+ * addresses). Returns 1 if found, else 0. */
+static int module_func(const struct module *mod, uint64_t ip, uint64_t *start, uint64_t *size)
+{
+	uint64_t v = ip - mod->bias;
+	size_t lo = 0, hi = mod->nsyms;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (mod->syms[mid].addr <= v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* lo - 1 is the last symbol at or below v; a few earlier ones may still enclose v
+	 * (nested or overlapping symbols). */
+	for (size_t i = lo, k = 0; i > 0 && k < 4; i--, k++) {
+		const struct sym *s = &mod->syms[i - 1];
+
+		if (v - s->addr < s->size) {
+			*start = s->addr + mod->bias;
+			*size = s->size;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* ---- per-function sweeps ------------------------------------------------------------ */
+
+static uint32_t hash64(uint64_t x, uint32_t mask)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	return (uint32_t)x & mask;
+}
+
+static void funcs_clear(struct memphis__code *c)
+{
+	if (!c->funcs)
+		return;
+	for (uint32_t i = 0; i < CODE_FUNCS_SLOTS; i++) {
+		if (c->funcs[i].start)
+			memphis__sweep_release(&c->funcs[i].sweep);
+		c->funcs[i].start = 0;
+	}
+	c->funcs_used = 0;
+	c->sweep_bytes = 0;
+}
+
+/* The sweep of the function [start, start + size), decoding it on first use. Returns
+ * NULL when its bytes cannot be read or memory is short (the caller votes). */
+static const struct memphis__sweep *func_sweep(struct memphis__code *c, uint64_t start,
+					       uint64_t size)
+{
+	uint32_t mask = CODE_FUNCS_SLOTS - 1, h;
+	struct memphis__sweep s;
+	size_t got;
+
+	if (!c->funcs) {
+		c->funcs = calloc(CODE_FUNCS_SLOTS, sizeof(*c->funcs));
+		if (!c->funcs)
+			return NULL;
+	}
+	for (h = hash64(start, mask); c->funcs[h].start; h = (h + 1) & mask)
+		if (c->funcs[h].start == start)
+			return &c->funcs[h].sweep;
+
+	if (size > c->scratch_cap) {
+		size_t cap = c->scratch_cap ? c->scratch_cap : 4096;
+		uint8_t *p;
+
+		while (cap < size)
+			cap *= 2;
+		p = realloc(c->scratch, cap);
+		if (!p)
+			return NULL;
+		c->scratch = p;
+		c->scratch_cap = cap;
+	}
+	got = read_code(start, c->scratch, size);
+	if (!got || memphis__insn_sweep(c->scratch, got, start, &s) < 0)
+		return NULL;
+	if (c->funcs_used >= CODE_FUNCS_MAX ||
+	    c->sweep_bytes + memphis__sweep_bytes(&s) > CODE_SWEEP_BYTES) {
+		funcs_clear(c);
+		for (h = hash64(start, mask); c->funcs[h].start; h = (h + 1) & mask)
+			;
+	}
+	c->funcs[h].start = start;
+	c->funcs[h].sweep = s;
+	c->funcs_used++;
+	c->sweep_bytes += memphis__sweep_bytes(&s);
+	return &c->funcs[h].sweep;
+}
+
+/* ---- resolving one sampled IP ------------------------------------------------------- */
+
+/* Vote for the predecessor of ip over the CODE_VOTE_BYTES before it, not reaching below
+ * `floor` (the start of its mapping or function). Returns it or 0. */
+static uint64_t vote(uint64_t ip, uint64_t floor)
+{
+	uint8_t buf[CODE_VOTE_BYTES];
+	uint64_t from = ip - floor < CODE_VOTE_BYTES ? floor : ip - CODE_VOTE_BYTES;
+	size_t n = (size_t)(ip - from);
+
+	if (!n || read_code(from, buf, n) != n)
+		return 0;
+	return memphis__insn_predecessor_vote(buf, n, ip);
+}
+
+/* Work out the predecessor of e->ip and decode it into e (pred 0: none). */
+static void resolve(struct memphis__code *c, struct ipent *e)
+{
+	uint64_t ip = e->ip, start, size, pred = 0;
+	uint8_t buf[16];
+	struct module *mod;
+	struct map *m;
+	int have = 0;
+
+	e->pred = 0;
+	m = maps_find(c, ip);
+	if (!m)
+		return; /* unmapped: NOPRED|NOADDR */
+	mod = map_module(c, m);
+	if (mod && module_func(mod, ip, &start, &size) && size <= CODE_FUNC_MAX) {
+		const struct memphis__sweep *s = func_sweep(c, start, size);
+
+		if (s) {
+			int r = memphis__sweep_predecessor(s, ip, &pred);
+
+			if (r == 0)
+				return; /* function entry, or after call/jmp/ret */
+			have = r > 0;
+		}
+		if (!have)
+			pred = vote(ip, start > m->start ? start : m->start);
+	} else {
+		pred = vote(ip, m->start);
+	}
+	if (!pred || ip - pred > 15 || read_code(pred, buf, (size_t)(ip - pred)) != ip - pred)
+		return;
+	if (memphis__insn_decode(buf, (size_t)(ip - pred), pred, &e->insn) < 0 ||
+	    e->insn.length != ip - pred || e->insn.breaks_flow)
+		return;
+	e->pred = pred;
+}
+
+/* ---- the IP table ------------------------------------------------------------------- */
+
+static void ips_clear(struct memphis__code *c)
+{
+	if (c->ips)
+		memset(c->ips, 0, c->ips_cap * sizeof(*c->ips));
+	c->ips_used = 0;
+}
+
+/* Double the IP table (rehashing) up to CODE_IPS_MAX; at the cap, empty it instead.
+ * Returns 0 or -ENOMEM (the table is then as before). */
+static int ips_grow(struct memphis__code *c)
+{
+	uint32_t ncap = c->ips ? c->ips_cap * 2 : CODE_IPS_MIN;
+	struct ipent *n;
+
+	if (c->ips && ncap > CODE_IPS_MAX) {
+		ips_clear(c);
+		return 0;
+	}
+	n = calloc(ncap, sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	for (uint32_t i = 0; c->ips && i < c->ips_cap; i++) {
+		uint32_t h;
+
+		if (!c->ips[i].ip)
+			continue;
+		for (h = hash64(c->ips[i].ip, ncap - 1); n[h].ip; h = (h + 1) & (ncap - 1))
+			;
+		n[h] = c->ips[i];
+	}
+	free(c->ips);
+	c->ips = n;
+	c->ips_cap = ncap;
+	return 0;
+}
+
+/* ---- public (internal) API ---------------------------------------------------------- */
+
+/* Contract in insn.h. */
+struct memphis__code *memphis__code_new(void)
+{
+	struct memphis__code *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->elf_ok = elf_version(EV_CURRENT) != EV_NONE;
+	if (ips_grow(c) < 0) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+/* Contract in insn.h. */
+void memphis__code_invalidate(struct memphis__code *c)
+{
+	if (!c)
+		return;
+	ips_clear(c);
+	funcs_clear(c);
+	modules_clear(c);
+	maps_clear(c);
+}
+
+/* Contract in insn.h. */
+void memphis__code_free(struct memphis__code *c)
+{
+	if (!c)
+		return;
+	memphis__code_invalidate(c);
+	free(c->funcs);
+	free(c->ips);
+	free(c->scratch);
+	free(c);
+}
+
+/* Contract in insn.h. */
+unsigned memphis__code_attribute(struct memphis__code *c, uint64_t sampled_ip,
+				 const struct memphis__regs *regs, uint64_t *ip,
+				 uint64_t *data_addr)
+{
+	struct ipent local, *e = NULL;
+	unsigned f;
+
+	*ip = sampled_ip;
+	*data_addr = 0;
+	if (!c || !regs || !sampled_ip)
+		return MPH_S_NOPRED | MPH_S_NOADDR;
+	if (c->ips) {
+		uint32_t mask = c->ips_cap - 1, h;
+
+		for (h = hash64(sampled_ip, mask); c->ips[h].ip; h = (h + 1) & mask)
+			if (c->ips[h].ip == sampled_ip) {
+				e = &c->ips[h];
+				break;
+			}
+		if (!e) {
+			if ((c->ips_used + 1) * 2 > c->ips_cap && ips_grow(c) == 0)
+				mask = c->ips_cap - 1;
+			if ((c->ips_used + 1) * 4 <= c->ips_cap * 3) {
+				for (h = hash64(sampled_ip, mask); c->ips[h].ip; h = (h + 1) & mask)
+					;
+				e = &c->ips[h];
+			}
+			if (!e)
+				e = &local; /* no room and no memory: answer without caching */
+			memset(e, 0, sizeof(*e));
+			e->ip = sampled_ip;
+			resolve(c, e);
+			if (e != &local)
+				c->ips_used++;
+		}
+	} else {
+		e = &local;
+		memset(e, 0, sizeof(*e));
+		e->ip = sampled_ip;
+		resolve(c, e);
+	}
+	if (!e->pred)
+		return MPH_S_NOPRED | MPH_S_NOADDR;
+	*ip = e->pred;
+	f = memphis__insn_address(&e->insn, e->pred, regs, data_addr);
+	if (e->insn.is_load)
+		f |= MPH_S_LOAD;
+	if (e->insn.is_store)
+		f |= MPH_S_STORE;
+	return f;
+}
