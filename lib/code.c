@@ -202,7 +202,7 @@ static int parse_map_line(const char *line, const char *eol, struct map *m)
 	m->end = hexnum(&p);
 	if (*p++ != ' ' || eol - p < 5 || p[2] != 'x')
 		return 0;
-	p += 5;
+	p += 4;
 	if (*p++ != ' ')
 		return 0;
 	m->offset = hexnum(&p);

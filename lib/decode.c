@@ -360,14 +360,16 @@ size_t memphis__sweep_bytes(const struct memphis__sweep *s)
 /* Contract in insn.h. */
 int memphis__sweep_predecessor(const struct memphis__sweep *s, uint64_t ip, uint64_t *pred)
 {
-	uint32_t off, lo, hi;
+	uint32_t off, lo, hi, jsrc = UINT32_MAX;
 
 	*pred = 0;
 	if (ip < s->start || ip - s->start > s->len)
 		return -1;
 	off = (uint32_t)(ip - s->start);
 
-	/* A branch target: the last edge with dst == off has the highest source. */
+	/* A branch target: the last edge with dst == off has the highest source. A back-edge
+	 * (source at or after ip) wins outright; a forward-only target (if/else merge, the
+	 * jump into a bottom-tested loop) keeps the fall-through below when there is one. */
 	lo = 0;
 	hi = s->n_edges;
 	while (lo < hi) {
@@ -379,8 +381,11 @@ int memphis__sweep_predecessor(const struct memphis__sweep *s, uint64_t ip, uint
 			hi = mid;
 	}
 	if (lo > 0 && s->edges[lo - 1].dst == off) {
-		*pred = s->start + s->edges[lo - 1].src;
-		return 1;
+		jsrc = s->edges[lo - 1].src;
+		if (jsrc >= off) {
+			*pred = s->start + jsrc;
+			return 1;
+		}
 	}
 
 	/* Else the instruction that ends at off: find the first start >= off. */
@@ -397,17 +402,22 @@ int memphis__sweep_predecessor(const struct memphis__sweep *s, uint64_t ip, uint
 	if (off == s->len) {
 		if (lo != s->n_insns)
 			return -1;
-	} else if (lo == s->n_insns || (s->insns[lo] & ~MEMPHIS__SWEEP_MASK) != off) {
-		return -1; /* ip is inside an instruction of this sweep */
+	} else if (lo == s->n_insns || (s->insns[lo] & ~MEMPHIS__SWEEP_MASK) != off ||
+		   (s->insns[lo] & MEMPHIS__SWEEP_BAD)) {
+		return -1; /* ip is inside an instruction, or on undecodable bytes */
 	}
-	if (lo == 0)
-		return off == 0 ? 0 : -1; /* function entry: the caller's call came before */
-	if (lo < s->n_insns && (s->insns[lo] & MEMPHIS__SWEEP_BAD))
-		return -1; /* ip sits on undecodable bytes */
-	if (s->insns[lo - 1] & MEMPHIS__SWEEP_BAD)
-		return -1; /* undecodable bytes end at ip: no trustworthy predecessor */
-	if (s->insns[lo - 1] & MEMPHIS__SWEEP_FLOW)
-		return 0;
+	if (lo == 0 || (s->insns[lo - 1] & MEMPHIS__SWEEP_MASK)) {
+		/* No fall-through into ip: a forward jump, the function entry, or nothing. */
+		if (jsrc != UINT32_MAX) {
+			*pred = s->start + jsrc;
+			return 1;
+		}
+		if (lo == 0)
+			return off == 0 ? 0 : -1; /* function entry: the caller's call came first */
+		if (s->insns[lo - 1] & MEMPHIS__SWEEP_BAD)
+			return -1; /* undecodable bytes end at ip: no trustworthy predecessor */
+		return 0; /* after call/jmp/ret */
+	}
 	*pred = s->start + (s->insns[lo - 1] & ~MEMPHIS__SWEEP_MASK);
 	return 1;
 }

@@ -85,7 +85,11 @@ unsigned memphis__insn_address(const struct memphis__insn *insn, uint64_t addr,
  * `code[0..len)` starting at address `start`: decode linearly from `start`; if `ip` is
  * the target of a branch in the function, the predecessor is the branch source with the
  * highest address (the loop back-edge); else the instruction that ends at `ip`, unless it
- * is a call/jmp/ret (no predecessor). Returns the predecessor's address, or 0. When the
+ * is a call/jmp/ret (no predecessor). Refinement: when every branch to `ip` is a forward
+ * one (source before ip: an if/else merge, the jump into a bottom-tested loop) and the
+ * instruction ending at ip falls through, that fall-through is taken (it runs once per
+ * iteration, the forward jump once per entry); only without a fall-through does the
+ * highest forward source answer. Calls are never branch sources here. Returns the predecessor's address, or 0. When the
  * sweep does not land on `ip` (undecodable bytes, data in code) or cannot allocate, the
  * answer is memphis__insn_predecessor_vote over up to 64 bytes before ip. */
 uint64_t memphis__insn_predecessor(const uint8_t *code, size_t len, uint64_t start,
