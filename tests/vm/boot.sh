@@ -1,0 +1,175 @@
+#!/bin/sh
+# tests/vm/boot.sh TOPOLOGY [OPTIONS] - boot the test guest once under QEMU TCG and report.
+#   TOPOLOGY   NxC: N NUMA nodes (one socket each) with C CPUs each, e.g. 2x2 or 4x1;
+#              2048 MiB split evenly over the nodes.
+#   --initrd F           the initramfs (default: cache/initramfs.cpio.gz)
+#   --work D             work directory (default: cache/work-TOPOLOGY), emptied first; it
+#                        keeps console.log, monitor.log, and out/ (the guest's /out)
+#   --singlestep-boot    run the whole guest single-stepped (-singlestep) instead of
+#                        switching it on through the monitor when the guest asks
+#   --thp, --autonuma    leave transparent huge pages / AutoNUMA at Debian's defaults
+#   --timeout S          QEMU's wall-clock limit (default $VM_TIMEOUT or 240)
+# Prints the guest's "@@VM" lines (escape codes and CRs stripped) and one
+# "@@VM-HOST ..." line with timings. Exit 0 only when the guest printed its final marker,
+# no result line was lost and the results it sent arrived intact; QEMU's own exit status
+# says nothing (it is 0 after a kernel panic too).
+#
+# Channels: ttyS0 = console (file), ttyS1 = host -> guest acknowledgements (FIFO pair
+# ack.in/ack.out), ttyS2 = guest -> host results (file), HMP monitor on the FIFO pair
+# mon.in/mon.out. FIFOs need no socat and never block: we hold them open read-write.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${VM_CACHE:-$here/cache}
+[ $# -ge 1 ] || { sed -n '2,14s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+topo=$1
+shift
+nodes=${topo%x*}
+cpn=${topo#*x}
+case $nodes$cpn in
+*[!0-9]* | "") echo "vm: bad topology '$topo' (want NxC, e.g. 2x2)" >&2; exit 2 ;;
+esac
+[ "$nodes" -ge 1 ] && [ "$nodes" -le 8 ] && [ "$cpn" -ge 1 ] && [ "$cpn" -le 8 ] ||
+	{ echo "vm: topology '$topo' out of range (1..8 x 1..8)" >&2; exit 2; }
+
+initrd=$cache/initramfs.cpio.gz
+work=$cache/work-$topo
+ssboot=0
+cmdline_extra="transparent_hugepage=never numa_balancing=disable"
+thp=never
+autonuma=disable
+limit=${VM_TIMEOUT:-240}
+while [ $# -gt 0 ]; do
+	case $1 in
+	--initrd) initrd=$2; shift ;;
+	--work) work=$2; shift ;;
+	--singlestep-boot) ssboot=1 ;;
+	--thp) thp= ;;
+	--autonuma) autonuma= ;;
+	--timeout) limit=$2; shift ;;
+	*) echo "vm: unknown option $1" >&2; exit 2 ;;
+	esac
+	shift
+done
+cmdline_extra=${thp:+transparent_hugepage=$thp}${autonuma:+ numa_balancing=$autonuma}
+kernel=$cache/vmlinux
+[ -s "$kernel" ] || { echo "vm: no $kernel (run tests/vm/setup.sh)" >&2; exit 2; }
+[ -s "$initrd" ] || { echo "vm: no $initrd (run tests/vm/mkinitramfs.sh)" >&2; exit 2; }
+
+rm -rf "$work"
+mkdir -p "$work/out"
+cd "$work"
+mkfifo mon.in mon.out ack.in ack.out
+
+numa=""
+mem=$((2048 / nodes))
+for n in $(seq 0 $((nodes - 1))); do
+	numa="$numa -object memory-backend-ram,id=m$n,size=${mem}M"
+	numa="$numa -numa node,nodeid=$n,cpus=$((n * cpn))-$((n * cpn + cpn - 1)),memdev=m$n"
+done
+ss=""
+[ "$ssboot" = 1 ] && ss=-singlestep
+
+now() { date +%s.%N; }
+t_start=$(now)
+# shellcheck disable=SC2086 # $numa and $ss are word lists
+timeout -k 5 "$limit" qemu-system-x86_64 -accel tcg -cpu max -nodefaults -display none \
+	-no-reboot -kernel "$kernel" -initrd "$initrd" \
+	-append "console=ttyS0 panic=-1 quiet $cmdline_extra vmtest.topo=$topo" \
+	-smp $((nodes * cpn)),sockets=$nodes,cores=$cpn,threads=1 -m $((mem * nodes))M $numa \
+	-serial file:console.log -serial pipe:ack -serial file:results.b64 \
+	-monitor pipe:mon $ss > qemu.log 2>&1 &
+qpid=$!
+exec 4<> mon.in 5<> ack.in
+cat mon.out > monitor.log &
+catpid=$!
+trap 'kill "$qpid" "$catpid" 2>/dev/null || true' EXIT
+
+# monitor CMD WANT: run an HMP command followed by "info status", wait (10 s at most) for
+# a status line matching the extended regex WANT.
+monitor() {
+	_n=$(grep -c 'VM status' monitor.log || true)
+	printf '%s\ninfo status\n' "$1" >&4
+	_i=0
+	while [ $_i -lt 200 ]; do
+		if [ "$(grep -c 'VM status' monitor.log || true)" -gt "$_n" ]; then
+			grep 'VM status' monitor.log | tail -n 1 | tr -d '\r' | grep -qE "$2"
+			return
+		fi
+		sleep 0.05
+		_i=$((_i + 1))
+	done
+	return 1
+}
+
+# Follow the console, answer the guest's requests, note when things happened.
+: > events
+touch console.log
+tail -n +1 -F --pid="$qpid" console.log 2>/dev/null |
+	sed -u 's/\x1b\[[0-9;?]*[A-Za-z]//g; s/\x1bc//g; s/\r//g' |
+	while IFS= read -r line; do
+		case $line in
+		*@@VM-BOOT*) echo "first $(now)" >> events ;;
+		*"@@VM-REQ singlestep "*)
+			want=${line##*singlestep }
+			echo "req_$want $(now)" >> events
+			if [ "$ssboot" = 1 ]; then
+				: # single-stepped from boot: nothing to switch
+			elif [ "$want" = on ]; then
+				monitor "singlestep on" 'single step mode' || echo "monitor_failed $(now)" >> events
+			else
+				monitor "singlestep off" 'running$' || echo "monitor_failed $(now)" >> events
+			fi
+			printf 'ack singlestep %s\n' "$want" >&5
+			echo "ack_$want $(now)" >> events
+			;;
+		*@@VM-DONE*) echo "done $(now)" >> events ;;
+		esac
+	done
+rc=0
+wait "$qpid" || rc=$?
+t_end=$(now)
+kill "$catpid" 2>/dev/null || true
+
+sed 's/\x1b\[[0-9;?]*[A-Za-z]//g; s/\x1bc//g; s/\r//g' console.log > console.txt
+grep -o '@@VM.*' console.txt || true
+
+ev() { sed -n "s/^$1 //p" events | head -n 1; }
+since() { [ -n "$1" ] && echo "$1 $t_start" | awk '{printf "%.1f", $1 - $2}' || echo "-"; }
+status=ok
+done_line=$(grep -o '@@VM-DONE.*' console.txt | tail -n 1 || true)
+if [ -z "$done_line" ]; then
+	status="no final marker (qemu exit $rc$([ "$rc" = 124 ] && echo ": timed out after ${limit} s"))"
+else
+	want=$(echo "$done_line" | sed -n 's/.*results=\([0-9]*\).*/\1/p')
+	got=$(grep -cE '@@VM (ok|not ok) ' console.txt || true)
+	[ "$want" = "$got" ] || status="guest reported $want results, $got arrived"
+fi
+grep -q monitor_failed events && status="monitor did not confirm a singlestep switch"
+
+# Results: base64 between the frame lines, size and sha256 checked.
+if [ -s results.b64 ]; then
+	tr -d '\r' < results.b64 > results.txt
+	hdr=$(grep -o '@@VM-RESULTS-BEGIN.*' results.txt | head -n 1 || true)
+	if [ -z "$hdr" ] || ! grep -q '@@VM-RESULTS-END' results.txt; then
+		status="results incomplete on the serial port"
+	else
+		sed -n '/@@VM-RESULTS-BEGIN/,/@@VM-RESULTS-END/p' results.txt | sed '1d;$d' |
+			base64 -d > out.tgz 2>/dev/null || true
+		set -- $hdr
+		if [ "$(wc -c < out.tgz)" != "$2" ] || [ "$(sha256sum < out.tgz | cut -d' ' -f1)" != "$3" ]; then
+			status="results corrupted on the serial port"
+		else
+			tar -C out -xzf out.tgz
+		fi
+	fi
+fi
+
+echo "@@VM-HOST topo=$topo status=$status first_line_s=$(since "$(ev first)")" \
+	"singlestep_req_s=$(since "$(ev req_on)") singlestep_ack_s=$(since "$(ev ack_on)")" \
+	"done_s=$(since "$(ev done)") exit_s=$(since "$t_end") mode=$([ "$ssboot" = 1 ] && echo singlestep-boot || echo singlestep-on-request)"
+if [ "$status" != ok ]; then
+	echo "vm: $topo: $status; last console lines:" >&2
+	tail -n 25 console.txt >&2
+	tail -n 5 qemu.log >&2
+	exit 1
+fi

@@ -1,0 +1,60 @@
+#!/bin/sh
+# tests/vm/guest-run.sh - the checks that run inside the guest, started by /init.
+# Phase 1 runs at full TCG speed (placement needs no sampling); phase 2 asks the host for
+# single-stepping and runs the sampling checks and every guest-tests.d/*.guest.sh script.
+# Environment from /init: VM_TOPO (e.g. 2x2), VM_NODES, VM_CPUS_PER_NODE, VM_RESULTS.
+. /vm/guest-lib.sh
+
+vm_note "$VM_TOPO guest: kernel $(uname -r), $(nproc) cpus," \
+	"thp=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled)," \
+	"numa_balancing=$(cat /proc/sys/kernel/numa_balancing), uptime $(cut -d' ' -f1 /proc/uptime) s"
+
+# --- phase 1: placement (no sampling, full speed) ---
+vm_check "topology is $VM_NODES nodes x $VM_CPUS_PER_NODE cpus, distances 10/20" \
+	vmnuma topo "$VM_NODES" "$VM_CPUS_PER_NODE"
+vm_check "kernel not tainted (no topology_sane warning)" \
+	sh -c 't=$(cat /proc/sys/kernel/tainted); echo "tainted=$t"; [ "$t" = 0 ]'
+vm_check "first touch by a thread pinned to a CPU of node N lands on node N, every N" \
+	vmnuma firsttouch
+vm_check "numactl --membind=1 --cpunodebind=0 places pages on node 1, runs on node 0" \
+	numactl --membind=1 --cpunodebind=0 vmnuma place node 1 --cpunode 0
+vm_check "numactl --interleave=all spreads pages evenly over the $VM_NODES nodes" \
+	numactl --interleave=all vmnuma place interleave
+
+# --- unprivileged perf_event_open at Debian's default paranoid level ---
+echo 3 > /proc/sys/kernel/perf_event_paranoid
+vm_check "perf_event_paranoid=3: an unprivileged user gets EACCES" vmrunas 1000 1000 vmsample eacces
+vm_check "perf_event_paranoid=3: root can still open a sampling event" vmsample open
+echo -1 > /proc/sys/kernel/perf_event_paranoid
+
+# Without single-stepping every sample lands on a translation block's first instruction;
+# shown for comparison, not judged.
+vm_note "sampling without single-stepping: $(vmsample spread 200 2>&1)"
+
+# --- phase 2: single-stepping on, sampling ---
+t0=$(cut -d' ' -f1 /proc/uptime)
+if vm_singlestep on; then
+	vm_result ok "host switched single-stepping on (requested at ${t0} s uptime)"
+else
+	vm_result fail "host switched single-stepping on"
+fi
+vm_check "task-clock sampling as root with REGS_USER: samples spread over the gather loop" \
+	vmsample spread 500
+
+# Tests of memphis itself: each script NAME.guest.sh runs in its own /out/NAME, which the
+# host gets back (NAME.host.sh then checks it there). See tests/vm/README.md.
+for t in /vm/guest-tests.d/*.guest.sh; do
+	[ -f "$t" ] || continue
+	name=$(basename "$t" .guest.sh)
+	before=$(wc -l < "$VM_RESULTS")
+	mkdir -p "/out/$name"
+	(cd "/out/$name" && VM_TEST_NAME=$name VM_OUT=/out/$name \
+		timeout "${VM_TEST_TIMEOUT:-180}" sh "$t")
+	rc=$?
+	if [ "$rc" != 0 ] || [ "$(wc -l < "$VM_RESULTS")" = "$before" ]; then
+		vm_result fail "$name.guest.sh ran and reported (exit status $rc)"
+	fi
+done
+
+vm_singlestep off
+vm_note "guest checks done at $(cut -d' ' -f1 /proc/uptime) s uptime (single-stepping from ${t0} s)"
