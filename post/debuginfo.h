@@ -27,7 +27,9 @@ struct mr_var {
 	unsigned line;     /* declaring line, 0 if unknown */
 	unsigned kind;     /* enum mr_var_kind */
 	uint64_t addr;     /* vaddr, or for MR_VAR_TLS the offset inside the module's TLS block */
-	uint64_t size;     /* bytes, from the type (arrays: elements * element size) */
+	uint64_t size;     /* bytes, from the type (arrays: elements * element size); 0 if unknown */
+	unsigned tls;      /* 1 if addr is an offset in the TLS block (MR_VAR_TLS, or an
+			    * MR_VAR_SYMBOL from an STT_TLS symbol), 0 if it is a vaddr */
 };
 
 struct mr_line {
@@ -53,6 +55,13 @@ int mr_debuginfo_is_pic(const struct mr_debuginfo *d);
  * loader does). */
 void mr_debuginfo_load_base(const struct mr_debuginfo *d, uint64_t *vaddr0, uint64_t *offset0);
 
+/* The load bias (runtime address - vaddr) from one line of /proc/PID/maps for this file:
+ * map_start and map_offset of the mapping whose offset is the first PT_LOAD's offset
+ * rounded down to page_size (normally the offset-0 mapping). bias = map_start - map_offset
+ * + offset0 - vaddr0. 0, or -EINVAL for another mapping or a bad page size. */
+int mr_debuginfo_bias(const struct mr_debuginfo *d, uint64_t map_start, uint64_t map_offset,
+		      uint64_t page_size, uint64_t *bias);
+
 /* The object's TLS segment (PT_TLS): memsz and alignment; 0/0 if it has none. */
 void mr_debuginfo_tls(const struct mr_debuginfo *d, uint64_t *memsz, uint64_t *align);
 
@@ -68,7 +77,8 @@ const struct mr_var *mr_debuginfo_var_at(struct mr_debuginfo *d, uint64_t vaddr)
 /* The TLS variable whose [addr, addr+size) holds `offset` inside this module's TLS block. */
 const struct mr_var *mr_debuginfo_tls_var_at(struct mr_debuginfo *d, uint64_t offset);
 
-/* All variables (TLS included), sorted by (kind == TLS, addr). Returns the count. */
+/* All variables (TLS included), sorted by (tls, addr): every DWARF variable plus the ELF
+ * data symbols that no DWARF variable covers. Returns the count. */
 size_t mr_debuginfo_vars(struct mr_debuginfo *d, const struct mr_var **vars);
 
 #endif /* MR_DEBUGINFO_H */

@@ -1,0 +1,1611 @@
+/* post/debuginfo.c - what one ELF object says about its code and data (see debuginfo.h).
+ *
+ * mr_debuginfo_open() reads everything once and keeps only flat, sorted arrays; lookups are
+ * binary searches and nothing of libelf or libdwarf stays open afterwards:
+ *   - ELF (libelf): build-id note, ET_DYN/ET_EXEC, PT_LOAD and PT_TLS, and the FUNC and
+ *     OBJECT/TLS symbols of .symtab and .dynsym (fallbacks when DWARF says nothing);
+ *   - DWARF (libdwarf, opened on the same fd with its own reader): the line programs of all
+ *     CUs as one array of [lo, hi) -> file:line; DW_TAG_subprogram and
+ *     DW_TAG_inlined_subroutine address ranges as "scopes" (innermost wins); and
+ *     DW_TAG_variable DIEs whose location is a static address or a TLS offset.
+ * Strings are interned into one arena owned by the struct, so every pointer handed out
+ * lives until mr_debuginfo_close().
+ */
+#include "debuginfo.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <dwarf.h>
+#include <libdwarf.h>
+
+#define NONE ((uint32_t)-1)
+#define MAX_CHASE 8 /* DW_AT_specification/abstract_origin hops, type chain is 4x this */
+
+struct chunk {
+	struct chunk *next;
+	size_t used, cap;
+	char data[];
+};
+
+struct line_ent {
+	uint64_t lo, hi;
+	const char *file;
+	unsigned line;
+};
+
+struct scope_ent {
+	uint64_t lo, hi;
+	const char *name;   /* function (inlined one for inlined_subroutine) */
+	const char *caller; /* function the inlined code sits in, NULL for a subprogram */
+	uint32_t depth;     /* 0 for a subprogram, nesting depth for inlined code */
+	uint32_t parent;    /* index of the smallest scope containing this one, NONE */
+};
+
+struct func_sym {
+	uint64_t addr, size;
+	const char *name;
+	int rank; /* which of several symbols at one address names it: higher wins */
+};
+
+/* Variables of one address space, sorted by addr; maxend[i] = max end of v[0..i]. */
+struct var_tab {
+	struct mr_var *v;
+	uint64_t *maxend;
+	size_t n, cap;
+};
+
+struct seg {
+	uint64_t lo, hi;
+	int exec;
+};
+
+struct mr_debuginfo {
+	char *path;
+	char build_id[129];
+	int pic;
+	uint64_t vaddr0, offset0, tls_memsz, tls_align;
+	struct seg *segs;
+	size_t nsegs;
+
+	struct line_ent *lines;
+	size_t nlines, caplines;
+	struct scope_ent *scopes;
+	size_t nscopes, capscopes;
+	struct func_sym *funcs;
+	size_t nfuncs, capfuncs;
+
+	struct var_tab dvars, dtls, svars, stls; /* DWARF data/TLS, ELF symbols data/TLS */
+	struct mr_var *all;                        /* what mr_debuginfo_vars() returns */
+	size_t nall;
+
+	struct chunk *arena;
+	const char **strs; /* intern hash table (open addressing) */
+	size_t nstrs, capstrs;
+};
+
+/* State of one open: the object, libdwarf's handle, where we are, where errors go. */
+struct ctx {
+	struct mr_debuginfo *d;
+	Dwarf_Debug dbg;
+	char *err;
+	size_t errlen;
+	Dwarf_Off cu_off;    /* .debug_info offset of the current CU header */
+	Dwarf_Half cu_ver;   /* its DWARF version */
+	Dwarf_Addr cu_base;  /* its base address (DW_AT_low_pc), for DWARF 4 ranges */
+	int lower_default;   /* default array lower bound of the CU's language */
+	char **srcfiles;     /* dwarf_srcfiles() of the current CU, loaded when needed */
+	Dwarf_Signed nsrcfiles;
+	const char **linefiles; /* per-CU cache: line-table file number -> interned name */
+	size_t nlinefiles;
+};
+
+/* Format "path: message" into c->err. Returns rc (a -errno) for `return fail(...)`. */
+static int fail(struct ctx *c, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int fail(struct ctx *c, int rc, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!c->err || !c->errlen)
+		return rc;
+	n = snprintf(c->err, c->errlen, "%s: ", c->d->path ? c->d->path : "?");
+	if (n < 0 || (size_t)n >= c->errlen)
+		return rc;
+	va_start(ap, fmt);
+	vsnprintf(c->err + n, c->errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* Report a libdwarf error (what we were doing, where, and libdwarf's message), free it. */
+static int dwfail(struct ctx *c, Dwarf_Error e, const char *what, Dwarf_Off off)
+{
+	const char *msg = e ? dwarf_errmsg(e) : "malformed DWARF";
+	int rc = fail(c, -EINVAL, "%s at .debug_info offset 0x%llx (CU 0x%llx): %s", what,
+		      (unsigned long long)off, (unsigned long long)c->cu_off, msg ? msg : "?");
+
+	if (e)
+		dwarf_dealloc_error(c->dbg, e);
+	return rc;
+}
+
+/* ---- memory: growable arrays, a string arena, an interner ---- */
+
+/* Make room for one more element in *p (n used, *cap allocated). 0 or -ENOMEM. */
+static int grow(void **p, size_t *cap, size_t n, size_t elsz)
+{
+	size_t ncap;
+	void *q;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 64;
+	q = realloc(*p, ncap * elsz);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = ncap;
+	return 0;
+}
+
+/* Copy s[0..len) NUL-terminated into the arena. NULL on ENOMEM. */
+static const char *arena_strdup(struct mr_debuginfo *d, const char *s, size_t len)
+{
+	struct chunk *ch = d->arena;
+	char *r;
+
+	if (!ch || ch->cap - ch->used < len + 1) {
+		size_t cap = len + 1 > 65536 ? len + 1 : 65536;
+
+		ch = malloc(sizeof(*ch) + cap);
+		if (!ch)
+			return NULL;
+		ch->used = 0;
+		ch->cap = cap;
+		ch->next = d->arena;
+		d->arena = ch;
+	}
+	r = ch->data + ch->used;
+	memcpy(r, s, len);
+	r[len] = '\0';
+	ch->used += len + 1;
+	return r;
+}
+
+static uint64_t hash_str(const char *s, size_t len)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
+}
+
+/* The one arena copy of s[0..len) (equal strings share a pointer). NULL on ENOMEM. */
+static const char *intern_n(struct mr_debuginfo *d, const char *s, size_t len)
+{
+	size_t i;
+
+	if (d->nstrs * 2 >= d->capstrs) {
+		size_t ncap = d->capstrs ? d->capstrs * 2 : 1024;
+		const char **t = calloc(ncap, sizeof(*t));
+
+		if (!t)
+			return NULL;
+		for (size_t k = 0; k < d->capstrs; k++) {
+			if (!d->strs[k])
+				continue;
+			i = hash_str(d->strs[k], strlen(d->strs[k])) & (ncap - 1);
+			while (t[i])
+				i = (i + 1) & (ncap - 1);
+			t[i] = d->strs[k];
+		}
+		free(d->strs);
+		d->strs = t;
+		d->capstrs = ncap;
+	}
+	i = hash_str(s, len) & (d->capstrs - 1);
+	while (d->strs[i]) {
+		if (!strncmp(d->strs[i], s, len) && d->strs[i][len] == '\0')
+			return d->strs[i];
+		i = (i + 1) & (d->capstrs - 1);
+	}
+	d->strs[i] = arena_strdup(d, s, len);
+	if (d->strs[i])
+		d->nstrs++;
+	return d->strs[i];
+}
+
+static const char *intern(struct mr_debuginfo *d, const char *s)
+{
+	return intern_n(d, s, strlen(s));
+}
+
+/* 1 if address lo lies in a PT_LOAD segment (an executable one if exec): drops code and
+ * data the linker discarded (their DWARF addresses were resolved to 0 or a tombstone). */
+static int in_segment(const struct mr_debuginfo *d, uint64_t lo, int exec)
+{
+	if (!lo)
+		return 0;
+	for (size_t i = 0; i < d->nsegs; i++)
+		if (lo >= d->segs[i].lo && lo < d->segs[i].hi && (!exec || d->segs[i].exec))
+			return 1;
+	return 0;
+}
+
+/* ---- ELF ---- */
+
+/* Parse the NT_GNU_BUILD_ID note of one PT_NOTE segment into d->build_id, if it has one. */
+static void read_build_id(struct mr_debuginfo *d, Elf *elf, const GElf_Phdr *ph)
+{
+	Elf_Data *data = elf_getdata_rawchunk(elf, (int64_t)ph->p_offset, ph->p_filesz,
+					      ELF_T_NHDR);
+	size_t off = 0, noff, doff;
+	GElf_Nhdr nh;
+
+	if (!data)
+		return;
+	while ((off = gelf_getnote(data, off, &nh, &noff, &doff)) > 0) {
+		const unsigned char *desc = (const unsigned char *)data->d_buf + doff;
+
+		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+		    memcmp((const char *)data->d_buf + noff, "GNU", 4) || !nh.n_descsz ||
+		    nh.n_descsz > 64)
+			continue;
+		for (size_t i = 0; i < nh.n_descsz; i++)
+			snprintf(d->build_id + 2 * i, 3, "%02x", desc[i]);
+		return;
+	}
+}
+
+/* Program headers: PIC-ness, PT_LOAD segments and the lowest one, PT_TLS, build-id. */
+static int read_phdrs(struct ctx *c, Elf *elf)
+{
+	struct mr_debuginfo *d = c->d;
+	GElf_Ehdr eh;
+	size_t phnum;
+	int have_load = 0;
+
+	if (!gelf_getehdr(elf, &eh))
+		return fail(c, -EINVAL, "bad ELF header: %s", elf_errmsg(-1));
+	if (eh.e_type != ET_DYN && eh.e_type != ET_EXEC)
+		return fail(c, -ENOEXEC, "not an executable or shared object (e_type %u)",
+			    (unsigned)eh.e_type);
+	d->pic = eh.e_type == ET_DYN;
+	if (elf_getphdrnum(elf, &phnum))
+		return fail(c, -EINVAL, "bad program headers: %s", elf_errmsg(-1));
+	d->segs = calloc(phnum ? phnum : 1, sizeof(*d->segs));
+	if (!d->segs)
+		return fail(c, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			return fail(c, -EINVAL, "bad program header %zu at offset 0x%llx: %s", i,
+				    (unsigned long long)eh.e_phoff, elf_errmsg(-1));
+		if (ph.p_type == PT_LOAD) {
+			if (!have_load || ph.p_vaddr < d->vaddr0) {
+				d->vaddr0 = ph.p_vaddr;
+				d->offset0 = ph.p_offset;
+				have_load = 1;
+			}
+			d->segs[d->nsegs].lo = ph.p_vaddr;
+			d->segs[d->nsegs].hi = ph.p_vaddr + ph.p_memsz;
+			d->segs[d->nsegs].exec = !!(ph.p_flags & PF_X);
+			d->nsegs++;
+		} else if (ph.p_type == PT_TLS) {
+			d->tls_memsz = ph.p_memsz;
+			d->tls_align = ph.p_align;
+		} else if (ph.p_type == PT_NOTE && !d->build_id[0]) {
+			read_build_id(d, elf, &ph);
+		}
+	}
+	if (!have_load)
+		return fail(c, -ENOEXEC, "no PT_LOAD segment");
+	return 0;
+}
+
+/* Record one symbol: functions into d->funcs, data into the symbol variable tables. */
+static int add_symbol(struct mr_debuginfo *d, const GElf_Sym *s, const char *name, int dynsym)
+{
+	int type = GELF_ST_TYPE(s->st_info), bind = GELF_ST_BIND(s->st_info);
+
+	if (s->st_shndx == SHN_UNDEF || s->st_shndx == SHN_ABS || s->st_shndx == SHN_COMMON ||
+	    !name || !name[0])
+		return 0;
+	if (type == STT_FUNC || type == STT_GNU_IFUNC) {
+		struct func_sym *f;
+
+		if (!in_segment(d, s->st_value, 1))
+			return 0;
+		if (grow((void **)&d->funcs, &d->capfuncs, d->nfuncs, sizeof(*d->funcs)))
+			return -ENOMEM;
+		f = &d->funcs[d->nfuncs];
+		f->addr = s->st_value;
+		f->size = s->st_size;
+		f->name = intern(d, name);
+		/* at one address prefer a sized, global, .symtab name over aliases */
+		f->rank = (s->st_size ? 8 : 0) + (bind == STB_GLOBAL ? 4 : bind == STB_WEAK ? 2 : 0) +
+			  !dynsym;
+		if (!f->name)
+			return -ENOMEM;
+		d->nfuncs++;
+	} else if (type == STT_OBJECT || type == STT_TLS) {
+		struct var_tab *t = type == STT_TLS ? &d->stls : &d->svars;
+		struct mr_var *v;
+
+		if (type == STT_OBJECT && !in_segment(d, s->st_value, 0))
+			return 0;
+		if (grow((void **)&t->v, &t->cap, t->n, sizeof(*t->v)))
+			return -ENOMEM;
+		v = &t->v[t->n];
+		memset(v, 0, sizeof(*v));
+		v->name = intern(d, name);
+		v->kind = MR_VAR_SYMBOL;
+		v->addr = s->st_value;
+		v->size = s->st_size;
+		v->tls = type == STT_TLS;
+		if (!v->name)
+			return -ENOMEM;
+		t->n++;
+	}
+	return 0;
+}
+
+/* Read .symtab and .dynsym. Symbols whose names are out of range are skipped. */
+static int read_symbols(struct ctx *c, Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	size_t shnum;
+
+	if (elf_getshdrnum(elf, &shnum))
+		return fail(c, -EINVAL, "bad section headers: %s", elf_errmsg(-1));
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		size_t n;
+
+		if (!gelf_getshdr(scn, &sh))
+			return fail(c, -EINVAL, "bad section header %zu: %s", elf_ndxscn(scn),
+				    elf_errmsg(-1));
+		if (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM)
+			continue;
+		if (!sh.sh_entsize || sh.sh_link >= shnum)
+			return fail(c, -EINVAL, "bad symbol table header at offset 0x%llx",
+				    (unsigned long long)sh.sh_offset);
+		data = elf_getdata(scn, NULL);
+		if (!data)
+			return fail(c, -EINVAL, "cannot read symbol table at offset 0x%llx: %s",
+				    (unsigned long long)sh.sh_offset, elf_errmsg(-1));
+		n = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 1; i < n; i++) {
+			GElf_Sym s;
+			const char *name;
+
+			if (!gelf_getsym(data, (int)i, &s))
+				return fail(c, -EINVAL, "bad symbol %zu in table at offset 0x%llx", i,
+					    (unsigned long long)sh.sh_offset);
+			name = elf_strptr(elf, sh.sh_link, s.st_name);
+			if (add_symbol(c->d, &s, name, sh.sh_type == SHT_DYNSYM))
+				return fail(c, -ENOMEM, "out of memory");
+		}
+	}
+	return 0;
+}
+
+static int cmp_func(const void *a, const void *b)
+{
+	const struct func_sym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return y->rank - x->rank; /* best first */
+}
+
+/* Sort function symbols and keep the best name per address. */
+static void finish_funcs(struct mr_debuginfo *d)
+{
+	size_t j = 0;
+
+	if (!d->nfuncs)
+		return;
+	qsort(d->funcs, d->nfuncs, sizeof(*d->funcs), cmp_func);
+	for (size_t i = 0; i < d->nfuncs; i++)
+		if (!j || d->funcs[j - 1].addr != d->funcs[i].addr)
+			d->funcs[j++] = d->funcs[i];
+	d->nfuncs = j;
+}
+
+/* ---- DWARF helpers ---- */
+
+/* The attribute `at` of die, or of the DIE its DW_AT_specification/DW_AT_abstract_origin
+ * (chained) points to. *owner receives the DIE that has it (die itself or one the caller
+ * must dwarf_dealloc_die() when != die). DW_DLV_OK, DW_DLV_NO_ENTRY, or DW_DLV_ERROR. */
+static int chase_attr(struct ctx *c, Dwarf_Die die, Dwarf_Half at, Dwarf_Attribute *out,
+		      Dwarf_Die *owner, Dwarf_Error *e)
+{
+	Dwarf_Die cur = die;
+	int rc = DW_DLV_NO_ENTRY;
+
+	*owner = NULL;
+	for (int hop = 0; hop < MAX_CHASE; hop++) {
+		Dwarf_Attribute ref;
+		Dwarf_Off off;
+		Dwarf_Die next;
+		int r;
+
+		rc = dwarf_attr(cur, at, out, e);
+		if (rc != DW_DLV_NO_ENTRY)
+			break;
+		r = dwarf_attr(cur, DW_AT_specification, &ref, e);
+		if (r == DW_DLV_NO_ENTRY)
+			r = dwarf_attr(cur, DW_AT_abstract_origin, &ref, e);
+		if (r != DW_DLV_OK) {
+			rc = r;
+			break;
+		}
+		r = dwarf_global_formref(ref, &off, e);
+		dwarf_dealloc_attribute(ref);
+		if (r == DW_DLV_OK)
+			r = dwarf_offdie_b(c->dbg, off, 1, &next, e);
+		if (r != DW_DLV_OK) {
+			rc = r;
+			break;
+		}
+		if (cur != die)
+			dwarf_dealloc_die(cur);
+		cur = next;
+	}
+	if (rc == DW_DLV_OK)
+		*owner = cur;
+	else if (cur != die)
+		dwarf_dealloc_die(cur);
+	return rc;
+}
+
+/* Name of die (following specification/abstract_origin), interned; NULL if none.
+ * DW_DLV_ERROR only for a libdwarf error (in *e). */
+static int die_name(struct ctx *c, Dwarf_Die die, const char **name, Dwarf_Error *e)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die owner;
+	char *s = NULL;
+	int rc;
+
+	*name = NULL;
+	rc = chase_attr(c, die, DW_AT_name, &a, &owner, e);
+	if (rc != DW_DLV_OK)
+		return rc == DW_DLV_NO_ENTRY ? DW_DLV_OK : rc;
+	rc = dwarf_formstring(a, &s, e);
+	dwarf_dealloc_attribute(a);
+	if (owner != die)
+		dwarf_dealloc_die(owner);
+	if (rc != DW_DLV_OK)
+		return rc;
+	*name = intern(c->d, s);
+	return DW_DLV_OK;
+}
+
+/* Unsigned (or non-negative signed) constant value of an attribute: DW_DLV_OK, or
+ * DW_DLV_NO_ENTRY when it is not a constant (an expression, a reference). */
+static int attr_const(Dwarf_Attribute a, int64_t *val, Dwarf_Error *e)
+{
+	Dwarf_Half form;
+	Dwarf_Unsigned u;
+	Dwarf_Signed s;
+
+	if (dwarf_whatform(a, &form, e) != DW_DLV_OK)
+		return DW_DLV_ERROR;
+	switch (form) {
+	case DW_FORM_sdata:
+	case DW_FORM_implicit_const:
+		if (dwarf_formsdata(a, &s, e) != DW_DLV_OK)
+			return DW_DLV_ERROR;
+		*val = s;
+		return DW_DLV_OK;
+	case DW_FORM_data1:
+	case DW_FORM_data2:
+	case DW_FORM_data4:
+	case DW_FORM_data8:
+	case DW_FORM_udata:
+		if (dwarf_formudata(a, &u, e) != DW_DLV_OK)
+			return DW_DLV_ERROR;
+		*val = (int64_t)u;
+		return DW_DLV_OK;
+	default:
+		return DW_DLV_NO_ENTRY;
+	}
+}
+
+/* Constant attribute `at` of die itself: 1 and *val if present and constant, else 0. */
+static int die_const(struct ctx *c, Dwarf_Die die, Dwarf_Half at, int64_t *val)
+{
+	Dwarf_Attribute a;
+	Dwarf_Error e = NULL;
+	int rc;
+
+	if (dwarf_attr(die, at, &a, &e) != DW_DLV_OK) {
+		if (e)
+			dwarf_dealloc_error(c->dbg, e);
+		return 0;
+	}
+	rc = attr_const(a, val, &e);
+	dwarf_dealloc_attribute(a);
+	if (e)
+		dwarf_dealloc_error(c->dbg, e);
+	return rc == DW_DLV_OK;
+}
+
+/* The DIE die's DW_AT_type refers to, or NULL (void, or unreadable). */
+static Dwarf_Die type_of(struct ctx *c, Dwarf_Die die)
+{
+	Dwarf_Attribute a;
+	Dwarf_Error e = NULL;
+	Dwarf_Off off;
+	Dwarf_Die t = NULL;
+	int rc;
+
+	if (dwarf_attr(die, DW_AT_type, &a, &e) != DW_DLV_OK)
+		goto out;
+	rc = dwarf_global_formref(a, &off, &e);
+	dwarf_dealloc_attribute(a);
+	if (rc != DW_DLV_OK || dwarf_offdie_b(c->dbg, off, 1, &t, &e) != DW_DLV_OK)
+		t = NULL;
+out:
+	if (e)
+		dwarf_dealloc_error(c->dbg, e);
+	return t;
+}
+
+/* Size in bytes of an object of type t (consumed: deallocated here); 0 when unknown
+ * (incomplete or variable-length types, type units). depth bounds malicious cycles. */
+static uint64_t type_size(struct ctx *c, Dwarf_Die t, int depth)
+{
+	Dwarf_Half tag;
+	Dwarf_Error e = NULL;
+	int64_t v;
+	uint64_t size = 0;
+
+	if (!t)
+		return 0;
+	if (depth > 4 * MAX_CHASE || dwarf_tag(t, &tag, &e) != DW_DLV_OK)
+		goto out;
+	if (die_const(c, t, DW_AT_byte_size, &v) && v >= 0) {
+		size = (uint64_t)v;
+		goto out;
+	}
+	switch (tag) {
+	case DW_TAG_pointer_type:
+	case DW_TAG_reference_type:
+	case DW_TAG_rvalue_reference_type:
+	case DW_TAG_ptr_to_member_type:
+		size = 8;
+		break;
+	case DW_TAG_typedef:
+	case DW_TAG_const_type:
+	case DW_TAG_volatile_type:
+	case DW_TAG_restrict_type:
+	case DW_TAG_atomic_type:
+	case DW_TAG_immutable_type:
+	case DW_TAG_packed_type:
+	case DW_TAG_shared_type:
+		size = type_size(c, type_of(c, t), depth + 1);
+		break;
+	case DW_TAG_array_type: {
+		Dwarf_Die sub = NULL, next;
+		uint64_t n = 1;
+		int dims = 0;
+
+		size = type_size(c, type_of(c, t), depth + 1);
+		if (dwarf_child(t, &sub, &e) != DW_DLV_OK)
+			sub = NULL;
+		while (sub && size) {
+			Dwarf_Half st;
+			int64_t lo = c->lower_default, hi, cnt;
+
+			if (dwarf_tag(sub, &st, &e) == DW_DLV_OK && st == DW_TAG_subrange_type) {
+				dims++;
+				die_const(c, sub, DW_AT_lower_bound, &lo);
+				if (die_const(c, sub, DW_AT_count, &cnt))
+					n = cnt > 0 ? n * (uint64_t)cnt : 0;
+				else if (die_const(c, sub, DW_AT_upper_bound, &hi))
+					n = hi >= lo ? n * (uint64_t)(hi - lo + 1) : 0;
+				else
+					n = 0; /* unknown or run-time bound */
+				if (!n)
+					size = 0;
+			}
+			if (dwarf_siblingof_b(c->dbg, sub, 1, &next, &e) != DW_DLV_OK)
+				next = NULL;
+			dwarf_dealloc_die(sub);
+			sub = next;
+		}
+		if (sub)
+			dwarf_dealloc_die(sub);
+		size = dims ? size * n : 0;
+		break;
+	}
+	default:
+		break;
+	}
+out:
+	if (e)
+		dwarf_dealloc_error(c->dbg, e);
+	dwarf_dealloc_die(t);
+	return size;
+}
+
+/* Interned source file for a DW_AT_decl_file index of the current CU, or NULL. */
+static const char *decl_file(struct ctx *c, int64_t idx)
+{
+	/* DWARF 5 numbers files from 0 (0 = the primary file), DWARF 2-4 from 1 */
+	if (c->cu_ver < 5)
+		idx--;
+	if (!c->srcfiles || idx < 0 || idx >= c->nsrcfiles)
+		return NULL;
+	return intern(c->d, c->srcfiles[idx]);
+}
+
+/* ---- DWARF: scopes (functions and inlined code) ---- */
+
+static int add_scope(struct ctx *c, uint64_t lo, uint64_t hi, const char *name,
+		     const char *caller, uint32_t depth)
+{
+	struct mr_debuginfo *d = c->d;
+	struct scope_ent *s;
+
+	if (hi <= lo || !in_segment(d, lo, 1))
+		return 0;
+	if (grow((void **)&d->scopes, &d->capscopes, d->nscopes, sizeof(*d->scopes)))
+		return fail(c, -ENOMEM, "out of memory");
+	s = &d->scopes[d->nscopes++];
+	s->lo = lo;
+	s->hi = hi;
+	s->name = name;
+	s->caller = caller;
+	s->depth = depth;
+	s->parent = NONE;
+	return 0;
+}
+
+/* Add the address ranges of a subprogram/inlined_subroutine DIE (low_pc/high_pc or
+ * DW_AT_ranges, DWARF 4 .debug_ranges or DWARF 5 .debug_rnglists) as scopes. */
+static int die_ranges(struct ctx *c, Dwarf_Die die, const char *name, const char *caller,
+		      uint32_t depth)
+{
+	Dwarf_Error e = NULL;
+	Dwarf_Addr lo, hi;
+	Dwarf_Half form;
+	enum Dwarf_Form_Class cls;
+	Dwarf_Attribute a;
+	Dwarf_Off doff = 0;
+	int rc;
+
+	dwarf_dieoffset(die, &doff, &e);
+	rc = dwarf_lowpc(die, &lo, &e);
+	if (rc == DW_DLV_OK) {
+		rc = dwarf_highpc_b(die, &hi, &form, &cls, &e);
+		if (rc == DW_DLV_NO_ENTRY)
+			return add_scope(c, lo, lo + 1, name, caller, depth);
+		if (rc != DW_DLV_OK)
+			return dwfail(c, e, "reading DW_AT_high_pc", doff);
+		if (cls == DW_FORM_CLASS_CONSTANT)
+			hi += lo;
+		return add_scope(c, lo, hi, name, caller, depth);
+	}
+	if (rc == DW_DLV_ERROR)
+		return dwfail(c, e, "reading DW_AT_low_pc", doff);
+
+	rc = dwarf_attr(die, DW_AT_ranges, &a, &e);
+	if (rc == DW_DLV_NO_ENTRY)
+		return 0;
+	if (rc != DW_DLV_OK || dwarf_whatform(a, &form, &e) != DW_DLV_OK)
+		return dwfail(c, e, "reading DW_AT_ranges", doff);
+
+	if (c->cu_ver >= 5 || form == DW_FORM_rnglistx) {
+		Dwarf_Rnglists_Head head;
+		Dwarf_Unsigned val, count = 0, goff;
+
+		rc = form == DW_FORM_rnglistx ? dwarf_formudata(a, &val, &e)
+					      : dwarf_global_formref(a, &val, &e);
+		if (rc == DW_DLV_OK)
+			rc = dwarf_rnglists_get_rle_head(a, form, val, &head, &count, &goff, &e);
+		dwarf_dealloc_attribute(a);
+		if (rc != DW_DLV_OK)
+			return dwfail(c, e, "reading .debug_rnglists for DW_AT_ranges", doff);
+		for (Dwarf_Unsigned i = 0; i < count; i++) {
+			unsigned len, code;
+			Dwarf_Unsigned r1, r2, c1, c2;
+			Dwarf_Bool noaddr = 0;
+
+			rc = dwarf_get_rnglists_entry_fields_a(head, i, &len, &code, &r1, &r2,
+							       &noaddr, &c1, &c2, &e);
+			if (rc != DW_DLV_OK) {
+				dwarf_dealloc_rnglists_head(head);
+				return dwfail(c, e, "reading a .debug_rnglists entry", doff);
+			}
+			if (noaddr || code == DW_RLE_end_of_list || code == DW_RLE_base_address ||
+			    code == DW_RLE_base_addressx)
+				continue;
+			if (add_scope(c, c1, c2, name, caller, depth)) {
+				dwarf_dealloc_rnglists_head(head);
+				return -ENOMEM;
+			}
+		}
+		dwarf_dealloc_rnglists_head(head);
+		return 0;
+	} else {
+		Dwarf_Off off, real;
+		Dwarf_Ranges *r;
+		Dwarf_Signed n;
+		Dwarf_Unsigned bytes;
+		Dwarf_Addr base = c->cu_base;
+
+		rc = dwarf_global_formref(a, &off, &e);
+		dwarf_dealloc_attribute(a);
+		if (rc == DW_DLV_OK)
+			rc = dwarf_get_ranges_b(c->dbg, off, die, &real, &r, &n, &bytes, &e);
+		if (rc == DW_DLV_NO_ENTRY)
+			return 0;
+		if (rc != DW_DLV_OK)
+			return dwfail(c, e, "reading .debug_ranges for DW_AT_ranges", doff);
+		for (Dwarf_Signed i = 0; i < n; i++) {
+			if (r[i].dwr_type == DW_RANGES_END)
+				break;
+			if (r[i].dwr_type == DW_RANGES_ADDRESS_SELECTION) {
+				base = r[i].dwr_addr2;
+				continue;
+			}
+			if (add_scope(c, base + r[i].dwr_addr1, base + r[i].dwr_addr2, name,
+				      caller, depth)) {
+				dwarf_ranges_dealloc(c->dbg, r, n);
+				return -ENOMEM;
+			}
+		}
+		dwarf_ranges_dealloc(c->dbg, r, n);
+		return 0;
+	}
+}
+
+/* ---- DWARF: variables ---- */
+
+/* Decode a location that names static storage: [DW_OP_addr a (DW_OP_plus_uconst k)] or
+ * [DW_OP_const*u o (DW_OP_plus_uconst k)?... DW_OP_GNU_push_tls_address/form_tls_address].
+ * 1 with *addr and *tls set, 0 if the location is anything else (registers, frame, lists).
+ * DW_DLV_ERROR is returned as -1 with *e set. */
+static int static_location(Dwarf_Attribute a, uint64_t *addr, int *tls, Dwarf_Error *e)
+{
+	Dwarf_Loc_Head_c head;
+	Dwarf_Unsigned count, nops, op1, op2, op3, boff, rawlo, rawhi, eoff, loff;
+	Dwarf_Small lle, src, atom;
+	Dwarf_Bool noaddr;
+	Dwarf_Addr lo, hi;
+	Dwarf_Locdesc_c desc;
+	unsigned kind;
+	uint64_t val = 0;
+	int have = 0, ok = 0;
+
+	if (dwarf_get_loclist_c(a, &head, &count, e) != DW_DLV_OK)
+		return -1;
+	if (dwarf_get_loclist_head_kind(head, &kind, e) != DW_DLV_OK)
+		goto out_err;
+	if (kind != DW_LKIND_expression || count != 1)
+		goto out;
+	if (dwarf_get_locdesc_entry_d(head, 0, &lle, &rawlo, &rawhi, &noaddr, &lo, &hi, &nops,
+				      &desc, &src, &eoff, &loff, e) != DW_DLV_OK)
+		goto out_err;
+	*tls = 0;
+	for (Dwarf_Unsigned i = 0; i < nops; i++) {
+		if (dwarf_get_location_op_value_c(desc, i, &atom, &op1, &op2, &op3, &boff, e) !=
+		    DW_DLV_OK)
+			goto out_err;
+		switch (atom) {
+		case DW_OP_addr:
+			if (have)
+				goto out;
+			val = op1;
+			have = 1;
+			break;
+		case DW_OP_const1u:
+		case DW_OP_const2u:
+		case DW_OP_const4u:
+		case DW_OP_const8u:
+		case DW_OP_constu:
+			if (have)
+				goto out;
+			val = op1;
+			have = 2; /* only valid as a TLS offset */
+			break;
+		case DW_OP_plus_uconst:
+			if (!have)
+				goto out;
+			val += op1;
+			break;
+		case DW_OP_GNU_push_tls_address:
+		case DW_OP_form_tls_address:
+			if (have != 2 || *tls)
+				goto out;
+			*tls = 1;
+			break;
+		default:
+			goto out;
+		}
+	}
+	ok = have == 1 || (have == 2 && *tls);
+	*addr = val;
+out:
+	dwarf_loc_head_c_dealloc(head);
+	return ok;
+out_err:
+	dwarf_loc_head_c_dealloc(head);
+	return -1;
+}
+
+/* Record a DW_TAG_variable with a static location. func: enclosing function (for
+ * "func::var" and MR_VAR_FUNC_STATIC) or NULL; in_common: a Fortran COMMON member. */
+static int do_variable(struct ctx *c, Dwarf_Die die, const char *func, int in_common)
+{
+	struct mr_debuginfo *d = c->d;
+	Dwarf_Error e = NULL;
+	Dwarf_Attribute a;
+	Dwarf_Die owner;
+	Dwarf_Off doff = 0;
+	const char *name;
+	struct var_tab *t;
+	struct mr_var *v;
+	uint64_t addr = 0, size = 0;
+	int tls = 0, rc, external = 0;
+	int64_t file = -1, line = 0;
+
+	dwarf_dieoffset(die, &doff, &e);
+	rc = dwarf_attr(die, DW_AT_location, &a, &e);
+	if (rc == DW_DLV_NO_ENTRY)
+		return 0; /* a declaration, optimised out, or a constant */
+	if (rc != DW_DLV_OK)
+		return dwfail(c, e, "reading DW_AT_location", doff);
+	rc = static_location(a, &addr, &tls, &e);
+	dwarf_dealloc_attribute(a);
+	if (rc < 0)
+		return dwfail(c, e, "reading the location of a variable", doff);
+	if (!rc || (!tls && !in_segment(d, addr, 0)))
+		return 0;
+	if (die_name(c, die, &name, &e) != DW_DLV_OK)
+		return dwfail(c, e, "reading the name of a variable", doff);
+	if (!name)
+		return 0;
+
+	/* the type: the definition's own (a completed array) first, else the declaration's */
+	rc = chase_attr(c, die, DW_AT_type, &a, &owner, &e);
+	if (rc == DW_DLV_ERROR)
+		return dwfail(c, e, "reading the type of a variable", doff);
+	if (rc == DW_DLV_OK) {
+		dwarf_dealloc_attribute(a);
+		size = type_size(c, type_of(c, owner), 0);
+		if (owner != die)
+			dwarf_dealloc_die(owner);
+	}
+	if (chase_attr(c, die, DW_AT_external, &a, &owner, &e) == DW_DLV_OK) {
+		Dwarf_Bool b = 0;
+
+		if (dwarf_formflag(a, &b, &e) == DW_DLV_OK)
+			external = !!b;
+		dwarf_dealloc_attribute(a);
+		if (owner != die)
+			dwarf_dealloc_die(owner);
+	}
+	if (chase_attr(c, die, DW_AT_decl_file, &a, &owner, &e) == DW_DLV_OK) {
+		Dwarf_Off cu_off = 0, cu_len = 0;
+		int same_cu = owner == die ||
+			      (dwarf_die_CU_offset_range(owner, &cu_off, &cu_len, &e) == DW_DLV_OK &&
+			       cu_off == c->cu_off);
+
+		if (!same_cu || attr_const(a, &file, &e) != DW_DLV_OK)
+			file = -1;
+		dwarf_dealloc_attribute(a);
+		die_const(c, owner, DW_AT_decl_line, &line);
+		if (owner != die)
+			dwarf_dealloc_die(owner);
+	}
+	if (e)
+		dwarf_dealloc_error(c->dbg, e);
+
+	if (func && !in_common && !external) {
+		size_t fl = strlen(func), nl = strlen(name);
+		char *buf = malloc(fl + 2 + nl + 1);
+
+		if (!buf)
+			return fail(c, -ENOMEM, "out of memory");
+		memcpy(buf, func, fl);
+		memcpy(buf + fl, "::", 2);
+		memcpy(buf + fl + 2, name, nl + 1);
+		name = intern(d, buf);
+		free(buf);
+		if (!name)
+			return fail(c, -ENOMEM, "out of memory");
+	}
+
+	t = tls ? &d->dtls : &d->dvars;
+	if (grow((void **)&t->v, &t->cap, t->n, sizeof(*t->v)))
+		return fail(c, -ENOMEM, "out of memory");
+	v = &t->v[t->n++];
+	memset(v, 0, sizeof(*v));
+	v->name = name;
+	v->file = file >= 0 ? decl_file(c, file) : NULL;
+	v->line = line > 0 && line < (int64_t)1 << 31 ? (unsigned)line : 0;
+	v->addr = addr;
+	v->size = size;
+	v->tls = tls;
+	if (tls)
+		v->kind = MR_VAR_TLS;
+	else if (func && !in_common && !external)
+		v->kind = MR_VAR_FUNC_STATIC;
+	else
+		v->kind = external || in_common ? MR_VAR_GLOBAL : MR_VAR_STATIC;
+	return 0;
+}
+
+/* Walk the children of die. func: the innermost enclosing (possibly inlined) function,
+ * depth: inline nesting depth of that function, in_common: inside a COMMON block. */
+static int walk(struct ctx *c, Dwarf_Die die, const char *func, uint32_t depth, int in_common,
+		int level)
+{
+	Dwarf_Error e = NULL;
+	Dwarf_Die child, next;
+	Dwarf_Off doff = 0;
+	int rc;
+
+	if (level > 64)
+		return 0; /* absurd nesting: a corrupt file; don't recurse further */
+	rc = dwarf_child(die, &child, &e);
+	if (rc == DW_DLV_NO_ENTRY)
+		return 0;
+	dwarf_dieoffset(die, &doff, NULL);
+	if (rc != DW_DLV_OK)
+		return dwfail(c, e, "reading the children of a DIE", doff);
+	while (child) {
+		Dwarf_Half tag;
+		const char *name;
+
+		if (dwarf_tag(child, &tag, &e) != DW_DLV_OK) {
+			dwarf_dieoffset(child, &doff, NULL);
+			dwarf_dealloc_die(child);
+			return dwfail(c, e, "reading a DIE tag", doff);
+		}
+		rc = 0;
+		switch (tag) {
+		case DW_TAG_subprogram:
+		case DW_TAG_inlined_subroutine:
+			dwarf_dieoffset(child, &doff, NULL);
+			if (die_name(c, child, &name, &e) != DW_DLV_OK) {
+				rc = dwfail(c, e, "reading a function name", doff);
+				break;
+			}
+			if (tag == DW_TAG_subprogram) {
+				rc = die_ranges(c, child, name, NULL, 0);
+				if (!rc)
+					rc = walk(c, child, name, 0, 0, level + 1);
+			} else {
+				rc = die_ranges(c, child, name, func, depth + 1);
+				if (!rc)
+					rc = walk(c, child, name ? name : func, depth + 1, 0,
+						  level + 1);
+			}
+			break;
+		case DW_TAG_variable:
+			rc = do_variable(c, child, func, in_common);
+			break;
+		case DW_TAG_common_block:
+			rc = walk(c, child, func, depth, 1, level + 1);
+			break;
+		case DW_TAG_lexical_block:
+		case DW_TAG_try_block:
+		case DW_TAG_catch_block:
+		case DW_TAG_namespace:
+		case DW_TAG_module:
+		case DW_TAG_with_stmt:
+			rc = walk(c, child, func, depth, in_common, level + 1);
+			break;
+		default:
+			break;
+		}
+		if (rc) {
+			dwarf_dealloc_die(child);
+			return rc;
+		}
+		rc = dwarf_siblingof_b(c->dbg, child, 1, &next, &e);
+		dwarf_dieoffset(child, &doff, NULL);
+		dwarf_dealloc_die(child);
+		if (rc == DW_DLV_ERROR)
+			return dwfail(c, e, "reading the sibling of a DIE", doff);
+		child = rc == DW_DLV_OK ? next : NULL;
+	}
+	return 0;
+}
+
+/* ---- DWARF: line tables ---- */
+
+/* Interned name of line-table file number `no` of the current CU (cached per CU). */
+static const char *line_file(struct ctx *c, Dwarf_Line ln, Dwarf_Unsigned no, Dwarf_Error *e)
+{
+	char *s = NULL;
+	const char *r;
+
+	if (no < 4096 && no >= c->nlinefiles) {
+		size_t n = (size_t)no + 16;
+		const char **p = realloc(c->linefiles, n * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		memset(p + c->nlinefiles, 0, (n - c->nlinefiles) * sizeof(*p));
+		c->linefiles = p;
+		c->nlinefiles = n;
+	}
+	if (no < c->nlinefiles && c->linefiles[no])
+		return c->linefiles[no];
+	if (dwarf_linesrc(ln, &s, e) != DW_DLV_OK)
+		return NULL;
+	r = intern(c->d, s);
+	dwarf_dealloc(c->dbg, s, DW_DLA_STRING);
+	if (no < c->nlinefiles)
+		c->linefiles[no] = r;
+	return r;
+}
+
+/* Append the rows of the current CU's line program to d->lines as [addr, next addr). */
+static int read_lines(struct ctx *c, Dwarf_Die cu)
+{
+	struct mr_debuginfo *d = c->d;
+	Dwarf_Error e = NULL;
+	Dwarf_Unsigned ver;
+	Dwarf_Small tables;
+	Dwarf_Line_Context lc;
+	Dwarf_Line *rows;
+	Dwarf_Signed n;
+	int rc;
+
+	rc = dwarf_srclines_b(cu, &ver, &tables, &lc, &e);
+	if (rc == DW_DLV_NO_ENTRY)
+		return 0;
+	if (rc != DW_DLV_OK)
+		return dwfail(c, e, "reading the line table", c->cu_off);
+	if (dwarf_srclines_from_linecontext(lc, &rows, &n, &e) != DW_DLV_OK) {
+		dwarf_srclines_dealloc_b(lc);
+		return dwfail(c, e, "reading the line table rows", c->cu_off);
+	}
+	c->nlinefiles = 0;
+	for (Dwarf_Signed i = 0; i < n; i++) {
+		Dwarf_Addr addr, next;
+		Dwarf_Unsigned lineno, fileno;
+		Dwarf_Bool end;
+		struct line_ent *le;
+		const char *file;
+
+		if (dwarf_lineendsequence(rows[i], &end, &e) != DW_DLV_OK ||
+		    dwarf_lineaddr(rows[i], &addr, &e) != DW_DLV_OK ||
+		    dwarf_lineno(rows[i], &lineno, &e) != DW_DLV_OK ||
+		    dwarf_line_srcfileno(rows[i], &fileno, &e) != DW_DLV_OK)
+			goto out_err;
+		if (end)
+			continue;
+		if (i + 1 < n) {
+			if (dwarf_lineaddr(rows[i + 1], &next, &e) != DW_DLV_OK)
+				goto out_err;
+		} else {
+			next = addr + 1;
+		}
+		if (next <= addr || !in_segment(d, addr, 1))
+			continue;
+		file = line_file(c, rows[i], fileno, &e);
+		if (!file && e)
+			goto out_err;
+		if (grow((void **)&d->lines, &d->caplines, d->nlines, sizeof(*d->lines))) {
+			dwarf_srclines_dealloc_b(lc);
+			return fail(c, -ENOMEM, "out of memory");
+		}
+		le = &d->lines[d->nlines++];
+		le->lo = addr;
+		le->hi = next;
+		le->file = file;
+		le->line = lineno < (1u << 31) ? (unsigned)lineno : 0;
+	}
+	dwarf_srclines_dealloc_b(lc);
+	return 0;
+out_err:
+	dwarf_srclines_dealloc_b(lc);
+	return dwfail(c, e, "reading a line table row", c->cu_off);
+}
+
+/* ---- DWARF: the CU loop ---- */
+
+static int read_cu(struct ctx *c, Dwarf_Die cu)
+{
+	Dwarf_Error e = NULL;
+	Dwarf_Half offsz;
+	Dwarf_Addr base;
+	Dwarf_Signed cnt;
+	int64_t lang = 0;
+	int rc;
+
+	dwarf_get_version_of_die(cu, &c->cu_ver, &offsz);
+	c->cu_base = dwarf_lowpc(cu, &base, &e) == DW_DLV_OK ? base : 0;
+	if (e) {
+		dwarf_dealloc_error(c->dbg, e);
+		e = NULL;
+	}
+	die_const(c, cu, DW_AT_language, &lang);
+	c->lower_default = lang == DW_LANG_Fortran77 || lang == DW_LANG_Fortran90 ||
+				   lang == DW_LANG_Fortran95 || lang == DW_LANG_Fortran03 ||
+				   lang == DW_LANG_Fortran08 || lang == DW_LANG_Ada83 ||
+				   lang == DW_LANG_Ada95 ? 1 : 0;
+	c->srcfiles = NULL;
+	c->nsrcfiles = 0;
+	rc = dwarf_srcfiles(cu, &c->srcfiles, &cnt, &e);
+	if (rc == DW_DLV_OK) {
+		c->nsrcfiles = cnt;
+	} else {
+		c->srcfiles = NULL;
+		if (e) {
+			dwarf_dealloc_error(c->dbg, e);
+			e = NULL;
+		}
+	}
+	rc = read_lines(c, cu);
+	if (!rc)
+		rc = walk(c, cu, NULL, 0, 0, 0);
+	if (c->srcfiles) {
+		for (Dwarf_Signed i = 0; i < c->nsrcfiles; i++)
+			dwarf_dealloc(c->dbg, c->srcfiles[i], DW_DLA_STRING);
+		dwarf_dealloc(c->dbg, c->srcfiles, DW_DLA_LIST);
+		c->srcfiles = NULL;
+	}
+	return rc;
+}
+
+/* Read all CUs of .debug_info. 0 (also when there is no DWARF) or -errno. */
+static int read_dwarf(struct ctx *c, int fd)
+{
+	Dwarf_Error e = NULL;
+	int rc;
+
+	rc = dwarf_init_b(fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, &c->dbg, &e);
+	if (rc == DW_DLV_NO_ENTRY)
+		return 0;
+	if (rc != DW_DLV_OK) {
+		const char *msg = e ? dwarf_errmsg(e) : "?";
+
+		rc = fail(c, -EINVAL, "cannot read DWARF: %s", msg ? msg : "?");
+		if (e)
+			dwarf_dealloc_error(NULL, e);
+		c->dbg = NULL;
+		return rc;
+	}
+	for (;;) {
+		Dwarf_Unsigned hlen, toff, next;
+		Dwarf_Half ver, asz, lsz, esz, ut;
+		Dwarf_Off abbr;
+		Dwarf_Sig8 sig;
+		Dwarf_Die cu;
+
+		rc = dwarf_next_cu_header_d(c->dbg, 1, &hlen, &ver, &abbr, &asz, &lsz, &esz, &sig,
+					    &toff, &next, &ut, &e);
+		if (rc == DW_DLV_NO_ENTRY)
+			break;
+		if (rc != DW_DLV_OK)
+			return dwfail(c, e, "reading a CU header", c->cu_off);
+		rc = dwarf_siblingof_b(c->dbg, NULL, 1, &cu, &e);
+		if (rc == DW_DLV_ERROR)
+			return dwfail(c, e, "reading a CU DIE", c->cu_off);
+		if (rc == DW_DLV_OK) {
+			Dwarf_Off cuoff = 0, culen = 0;
+
+			if (dwarf_die_CU_offset_range(cu, &cuoff, &culen, &e) == DW_DLV_OK)
+				c->cu_off = cuoff;
+			if (ut != DW_UT_type && ut != DW_UT_split_type)
+				rc = read_cu(c, cu);
+			else
+				rc = 0;
+			dwarf_dealloc_die(cu);
+			if (rc)
+				return rc;
+		}
+		c->cu_off = next;
+	}
+	return 0;
+}
+
+/* ---- building the lookup arrays ---- */
+
+static int cmp_line(const void *a, const void *b)
+{
+	const struct line_ent *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->hi < y->hi ? -1 : x->hi > y->hi;
+}
+
+/* Sort line ranges; where two overlap, the earlier one ends where the next starts. */
+static void finish_lines(struct mr_debuginfo *d)
+{
+	size_t j = 0;
+
+	if (!d->nlines)
+		return;
+	qsort(d->lines, d->nlines, sizeof(*d->lines), cmp_line);
+	for (size_t i = 0; i < d->nlines; i++) {
+		if (i + 1 < d->nlines && d->lines[i].hi > d->lines[i + 1].lo)
+			d->lines[i].hi = d->lines[i + 1].lo;
+		if (d->lines[i].hi > d->lines[i].lo)
+			d->lines[j++] = d->lines[i];
+	}
+	d->nlines = j;
+}
+
+static int cmp_scope(const void *a, const void *b)
+{
+	const struct scope_ent *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	if (x->hi != y->hi)
+		return x->hi > y->hi ? -1 : 1; /* outer first */
+	return x->depth < y->depth ? -1 : x->depth > y->depth;
+}
+
+/* Sort scopes (lo ascending, outer first) and link each to the smallest scope that
+ * contains it, so a lookup can walk outwards from the last scope starting at or below. */
+static int finish_scopes(struct mr_debuginfo *d)
+{
+	uint32_t *stack;
+	size_t top = 0;
+
+	if (!d->nscopes)
+		return 0;
+	qsort(d->scopes, d->nscopes, sizeof(*d->scopes), cmp_scope);
+	stack = malloc(d->nscopes * sizeof(*stack));
+	if (!stack)
+		return -ENOMEM;
+	for (size_t i = 0; i < d->nscopes; i++) {
+		struct scope_ent *s = &d->scopes[i];
+
+		while (top && d->scopes[stack[top - 1]].hi < s->hi)
+			top--;
+		s->parent = top ? stack[top - 1] : NONE;
+		stack[top++] = (uint32_t)i;
+	}
+	free(stack);
+	return 0;
+}
+
+static int cmp_var(const void *a, const void *b)
+{
+	const struct mr_var *x = a, *y = b;
+	int r;
+
+	if (x->tls != y->tls)
+		return x->tls < y->tls ? -1 : 1;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1; /* larger (more informative) first */
+	r = strcmp(x->name, y->name);
+	if (r)
+		return r;
+	return (y->file != NULL) - (x->file != NULL); /* with a file first */
+}
+
+static uint64_t var_end(const struct mr_var *v)
+{
+	return v->addr + (v->size ? v->size : 1);
+}
+
+/* Sort a variable table, drop repeats of one variable (same address and name: seen in
+ * several CUs or DIEs), and compute the running maximum of the ends. */
+static int finish_vars(struct var_tab *t)
+{
+	size_t j = 0;
+
+	if (!t->n)
+		return 0;
+	qsort(t->v, t->n, sizeof(*t->v), cmp_var);
+	for (size_t i = 0; i < t->n; i++) {
+		int dup = 0;
+
+		/* same address and name already kept (the kept one has the larger size) */
+		for (size_t k = j; k > 0 && t->v[k - 1].addr == t->v[i].addr; k--)
+			if (t->v[k - 1].name == t->v[i].name) {
+				dup = 1;
+				break;
+			}
+		if (!dup)
+			t->v[j++] = t->v[i];
+	}
+	t->n = j;
+	t->maxend = malloc(t->n * sizeof(*t->maxend));
+	if (!t->maxend)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->n; i++) {
+		uint64_t end = var_end(&t->v[i]);
+
+		t->maxend[i] = i && t->maxend[i - 1] > end ? t->maxend[i - 1] : end;
+	}
+	return 0;
+}
+
+/* Smallest variable of t containing addr, or NULL. O(log n + overlapping variables). */
+static const struct mr_var *tab_lookup(const struct var_tab *t, uint64_t addr)
+{
+	const struct mr_var *best = NULL;
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) { /* first index with v.addr > addr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->v[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i > 0 && t->maxend[i - 1] > addr; i--) {
+		const struct mr_var *v = &t->v[i - 1];
+
+		if (addr < var_end(v) && (!best || v->size < best->size))
+			best = v;
+	}
+	return best;
+}
+
+/* The array behind mr_debuginfo_vars(): every DWARF variable, plus ELF symbols that no
+ * DWARF variable covers; sorted by (tls, addr). */
+static int build_all(struct mr_debuginfo *d)
+{
+	size_t n = 0;
+
+	d->all = malloc((d->dvars.n + d->dtls.n + d->svars.n + d->stls.n + 1) * sizeof(*d->all));
+	if (!d->all)
+		return -ENOMEM;
+	for (size_t i = 0; i < d->dvars.n; i++)
+		d->all[n++] = d->dvars.v[i];
+	for (size_t i = 0; i < d->dtls.n; i++)
+		d->all[n++] = d->dtls.v[i];
+	for (size_t i = 0; i < d->svars.n; i++)
+		if (!tab_lookup(&d->dvars, d->svars.v[i].addr))
+			d->all[n++] = d->svars.v[i];
+	for (size_t i = 0; i < d->stls.n; i++)
+		if (!tab_lookup(&d->dtls, d->stls.v[i].addr))
+			d->all[n++] = d->stls.v[i];
+	qsort(d->all, n, sizeof(*d->all), cmp_var);
+	d->nall = n;
+	return 0;
+}
+
+/* ---- public ---- */
+
+int mr_debuginfo_open(const char *path, struct mr_debuginfo **out, char *err, size_t errlen)
+{
+	struct mr_debuginfo *d;
+	struct ctx c = { .err = err, .errlen = errlen };
+	Elf *elf;
+	int fd, rc;
+
+	*out = NULL;
+	if (err && errlen)
+		err[0] = '\0';
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	c.d = d;
+	d->path = strdup(path ? path : "");
+	if (!d->path) {
+		free(d);
+		return fail(&c, -ENOMEM, "out of memory");
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		rc = fail(&c, -errno, "cannot open: %s", strerror(errno));
+		goto out_free;
+	}
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		rc = fail(&c, -ENOSYS, "libelf too old");
+		goto out_close;
+	}
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf) {
+		rc = fail(&c, -EINVAL, "cannot read: %s", elf_errmsg(-1));
+		goto out_close;
+	}
+	if (elf_kind(elf) != ELF_K_ELF) {
+		rc = fail(&c, -ENOEXEC, "not an ELF file");
+		goto out_elf;
+	}
+	rc = read_phdrs(&c, elf);
+	if (!rc)
+		rc = read_symbols(&c, elf);
+	if (rc)
+		goto out_elf;
+	finish_funcs(d);
+	rc = read_dwarf(&c, fd);
+	if (c.dbg)
+		dwarf_finish(c.dbg, NULL);
+	free(c.linefiles);
+	if (rc)
+		goto out_elf;
+	finish_lines(d);
+	if (finish_scopes(d) || finish_vars(&d->dvars) || finish_vars(&d->dtls) ||
+	    finish_vars(&d->svars) || finish_vars(&d->stls) || build_all(d)) {
+		rc = fail(&c, -ENOMEM, "out of memory");
+		goto out_elf;
+	}
+	elf_end(elf);
+	close(fd);
+	*out = d;
+	return 0;
+
+out_elf:
+	elf_end(elf);
+out_close:
+	close(fd);
+out_free:
+	mr_debuginfo_close(d);
+	return rc;
+}
+
+void mr_debuginfo_close(struct mr_debuginfo *d)
+{
+	struct var_tab *tabs[4];
+
+	if (!d)
+		return;
+	tabs[0] = &d->dvars;
+	tabs[1] = &d->dtls;
+	tabs[2] = &d->svars;
+	tabs[3] = &d->stls;
+	for (int i = 0; i < 4; i++) {
+		free(tabs[i]->v);
+		free(tabs[i]->maxend);
+	}
+	while (d->arena) {
+		struct chunk *next = d->arena->next;
+
+		free(d->arena);
+		d->arena = next;
+	}
+	free(d->strs);
+	free(d->all);
+	free(d->lines);
+	free(d->scopes);
+	free(d->funcs);
+	free(d->segs);
+	free(d->path);
+	free(d);
+}
+
+const char *mr_debuginfo_build_id(const struct mr_debuginfo *d)
+{
+	return d->build_id;
+}
+
+int mr_debuginfo_is_pic(const struct mr_debuginfo *d)
+{
+	return d->pic;
+}
+
+void mr_debuginfo_load_base(const struct mr_debuginfo *d, uint64_t *vaddr0, uint64_t *offset0)
+{
+	*vaddr0 = d->vaddr0;
+	*offset0 = d->offset0;
+}
+
+int mr_debuginfo_bias(const struct mr_debuginfo *d, uint64_t map_start, uint64_t map_offset,
+		      uint64_t page_size, uint64_t *bias)
+{
+	if (!page_size || (page_size & (page_size - 1)) ||
+	    map_offset != (d->offset0 & ~(page_size - 1)))
+		return -EINVAL;
+	*bias = map_start - map_offset + d->offset0 - d->vaddr0;
+	return 0;
+}
+
+void mr_debuginfo_tls(const struct mr_debuginfo *d, uint64_t *memsz, uint64_t *align)
+{
+	*memsz = d->tls_memsz;
+	*align = d->tls_align;
+}
+
+/* Innermost scope containing vaddr, or NULL. */
+static const struct scope_ent *scope_at(const struct mr_debuginfo *d, uint64_t vaddr)
+{
+	size_t lo = 0, hi = d->nscopes;
+	uint32_t i;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->scopes[mid].lo <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	for (i = (uint32_t)(lo - 1); i != NONE; i = d->scopes[i].parent)
+		if (vaddr < d->scopes[i].hi && vaddr >= d->scopes[i].lo)
+			return &d->scopes[i];
+	return NULL;
+}
+
+/* Name of the ELF function symbol containing vaddr (unsized symbols: up to the next). */
+static const char *func_sym_at(const struct mr_debuginfo *d, uint64_t vaddr)
+{
+	size_t lo = 0, hi = d->nfuncs;
+	const struct func_sym *f;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->funcs[mid].addr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	f = &d->funcs[lo - 1];
+	return !f->size || vaddr < f->addr + f->size ? f->name : NULL;
+}
+
+int mr_debuginfo_line(struct mr_debuginfo *d, uint64_t vaddr, struct mr_line *out)
+{
+	const struct scope_ent *s = scope_at(d, vaddr);
+	size_t lo = 0, hi = d->nlines;
+
+	memset(out, 0, sizeof(*out));
+	if (s && s->name) {
+		out->function = s->name;
+		out->caller = s->caller;
+	} else {
+		out->function = func_sym_at(d, vaddr);
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->lines[mid].lo <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || vaddr >= d->lines[lo - 1].hi)
+		return -ENOENT;
+	out->file = d->lines[lo - 1].file;
+	out->line = d->lines[lo - 1].line;
+	return 0;
+}
+
+const struct mr_var *mr_debuginfo_var_at(struct mr_debuginfo *d, uint64_t vaddr)
+{
+	const struct mr_var *v = tab_lookup(&d->dvars, vaddr);
+
+	return v ? v : tab_lookup(&d->svars, vaddr);
+}
+
+const struct mr_var *mr_debuginfo_tls_var_at(struct mr_debuginfo *d, uint64_t offset)
+{
+	const struct mr_var *v = tab_lookup(&d->dtls, offset);
+
+	return v ? v : tab_lookup(&d->stls, offset);
+}
+
+size_t mr_debuginfo_vars(struct mr_debuginfo *d, const struct mr_var **vars)
+{
+	*vars = d->all;
+	return d->nall;
+}

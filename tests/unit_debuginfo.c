@@ -1,0 +1,649 @@
+/* tests/unit_debuginfo.c - post/debuginfo.c against programs built here and now.
+ *
+ * Builds tests/fixtures/dbg_{vars,vars2,lib}.c with the system cc in several ways (-O2 and
+ * -O0, DWARF 5 and -gdwarf-4, PIE and -no-pie, without -g), runs each program, which prints
+ * the true offsets and sizes of its variables and functions (from dl_iterate_phdr), and
+ * checks what mr_debuginfo_* finds in the binary against that. Also the shared library,
+ * libgomp.so.1 (no DWARF) when installed, and broken files (missing, not ELF, truncated,
+ * corrupted) which must give an error naming the file and never crash.
+ * TAP output; exit 1 on any failure, 77 when no C compiler is there.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "debuginfo.h"
+
+static int n_tests, n_failed;
+static char fixtures[4096], tmpdir[4096];
+
+/* One TAP line: "ok N - what" or "not ok N - what". Returns cond. */
+static int ok(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int ok(int cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	n_tests++;
+	if (!cond)
+		n_failed++;
+	printf("%sok %d - ", cond ? "" : "not ", n_tests);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	return cond;
+}
+
+/* Run a shell command (in tmpdir); 0 on success. Its output goes to stderr. */
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+	char cmd[8192];
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+	rc = system(cmd);
+	if (rc)
+		fprintf(stderr, "command failed (%d): %s\n", rc, cmd);
+	return rc;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Line number of the marker comment "@L:tag" in a fixture file, 0 if missing. */
+static unsigned marker_line(const char *file, const char *tag)
+{
+	char path[8192], buf[1024], want[128];
+	unsigned n = 0, found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", fixtures, file);
+	snprintf(want, sizeof(want), "@L:%s */", tag);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(buf, sizeof(buf), f)) {
+		n++;
+		if (strstr(buf, want)) {
+			found = n;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t a = s ? strlen(s) : 0, b = strlen(suffix);
+
+	return s && a >= b && !strcmp(s + a - b, suffix);
+}
+
+/* What a fixture run printed about one object. */
+struct fact {
+	char what[8]; /* var, tls, func, ra */
+	char module[8];
+	char name[64];
+	uint64_t off, size;
+};
+
+struct facts {
+	struct fact f[64];
+	int n;
+};
+
+static int read_facts(const char *path, struct facts *fs)
+{
+	FILE *f = fopen(path, "r");
+	char line[512];
+
+	fs->n = 0;
+	if (!f)
+		return -1;
+	while (fs->n < 64 && fgets(line, sizeof(line), f)) {
+		struct fact *x = &fs->f[fs->n];
+		unsigned long long off = 0, size = 0;
+		int k = sscanf(line, "%7s %7s %63s %llx %llu", x->what, x->module, x->name, &off,
+			       &size);
+
+		if (k < 4)
+			continue;
+		x->off = off;
+		x->size = k == 5 ? size : 0;
+		fs->n++;
+	}
+	fclose(f);
+	return 0;
+}
+
+static const struct fact *fact(const struct facts *fs, const char *what, const char *name)
+{
+	for (int i = 0; i < fs->n; i++)
+		if (!strcmp(fs->f[i].what, what) && !strcmp(fs->f[i].name, name))
+			return &fs->f[i];
+	return NULL;
+}
+
+/* The variable called name in d's list, and how many there are. */
+static const struct mr_var *var_named(struct mr_debuginfo *d, const char *name, int *count)
+{
+	const struct mr_var *vars, *r = NULL;
+	size_t n = mr_debuginfo_vars(d, &vars);
+
+	*count = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(vars[i].name, name)) {
+			r = &vars[i];
+			(*count)++;
+		}
+	return r;
+}
+
+struct expect {
+	const char *module, *name;
+	unsigned kind;
+	const char *file;
+};
+
+static const struct expect expected[] = {
+	{ "exe", "g_int", MR_VAR_GLOBAL, "dbg_vars.c" },
+	{ "exe", "g_matrix", MR_VAR_GLOBAL, "dbg_vars.c" },
+	{ "exe", "s_counter", MR_VAR_STATIC, "dbg_vars.c" },
+	{ "exe", "g_point", MR_VAR_GLOBAL, "dbg_vars.c" },
+	{ "exe", "g_cvpoint", MR_VAR_GLOBAL, "dbg_vars.c" },
+	{ "exe", "shared_name", MR_VAR_GLOBAL, "dbg_vars.c" },
+	{ "exe", "g_ptr", MR_VAR_GLOBAL, "dbg_vars.c" },
+	{ "exe", "g_union", MR_VAR_GLOBAL, "dbg_vars.c" },
+	{ "exe", "s_ptrs", MR_VAR_STATIC, "dbg_vars.c" },
+	{ "exe", "other_global", MR_VAR_GLOBAL, "dbg_vars2.c" },
+	{ "exe", "s_two", MR_VAR_STATIC, "dbg_vars2.c" },
+	{ "exe", "other_calls::calls", MR_VAR_FUNC_STATIC, "dbg_vars2.c" },
+	{ "exe", "counter::calls", MR_VAR_FUNC_STATIC, "dbg_vars.c" },
+	{ "exe", "t_buf", MR_VAR_TLS, "dbg_vars.c" },
+	{ "exe", "t_scalar", MR_VAR_TLS, "dbg_vars.c" },
+	{ "exe", "t_other", MR_VAR_TLS, "dbg_vars2.c" },
+	{ "lib", "lib_global", MR_VAR_GLOBAL, "dbg_lib.c" },
+	{ "lib", "lib_static", MR_VAR_STATIC, "dbg_lib.c" },
+	{ "lib", "lib_tls", MR_VAR_TLS, "dbg_lib.c" },
+};
+
+/* Every expected variable of `module`: found once by name with kind, size, address and
+ * declaring file right, and found again by address from its middle and its last byte. */
+static void check_vars(const char *cfg, const char *module, struct mr_debuginfo *d,
+		       const struct facts *fs, int dwarf)
+{
+	uint64_t tls_end = 0, memsz, align;
+
+	for (size_t i = 0; i < sizeof(expected) / sizeof(expected[0]); i++) {
+		const struct expect *e = &expected[i];
+		const struct fact *f;
+		const struct mr_var *v, *mid, *last;
+		int tls = e->kind == MR_VAR_TLS, count;
+		unsigned kind = dwarf ? e->kind : MR_VAR_SYMBOL;
+
+		if (strcmp(e->module, module))
+			continue;
+		f = fact(fs, tls ? "tls" : "var", e->name);
+		if (!ok(f != NULL, "%s: the fixture printed %s", cfg, e->name))
+			continue;
+		if (!dwarf && strstr(e->name, "::"))
+			continue; /* ELF names function statics "calls.0" */
+		v = var_named(d, e->name, &count);
+		if (!ok(v && count == 1, "%s: %s found once by name (%d)", cfg, e->name, count))
+			continue;
+		if (!ok(v->kind == kind && v->size == f->size && v->addr == f->off &&
+				v->tls == (unsigned)tls,
+			"%s: %s kind %u size %llu addr 0x%llx tls %u (want %u %llu 0x%llx %d)", cfg,
+			e->name, v->kind, (unsigned long long)v->size,
+			(unsigned long long)v->addr, v->tls, kind,
+			(unsigned long long)f->size, (unsigned long long)f->off, tls))
+			continue;
+		if (dwarf)
+			ok(ends_with(v->file, e->file) && v->line > 0, "%s: %s declared in %s (%s:%u)",
+			   cfg, e->name, e->file, v->file ? v->file : "NULL", v->line);
+		mid = tls ? mr_debuginfo_tls_var_at(d, f->off + f->size / 2)
+			  : mr_debuginfo_var_at(d, f->off + f->size / 2);
+		last = tls ? mr_debuginfo_tls_var_at(d, f->off + f->size - 1)
+			   : mr_debuginfo_var_at(d, f->off + f->size - 1);
+		ok(mid && last && !strcmp(mid->name, e->name) && !strcmp(last->name, e->name),
+		   "%s: %s found by address (middle: %s, last byte: %s)", cfg, e->name,
+		   mid ? mid->name : "NULL", last ? last->name : "NULL");
+		if (tls && f->off + f->size > tls_end)
+			tls_end = f->off + f->size;
+	}
+	mr_debuginfo_tls(d, &memsz, &align);
+	if (tls_end)
+		ok(memsz >= tls_end && align && !(align & (align - 1)),
+		   "%s: %s PT_TLS memsz %llu >= %llu, align %llu", cfg, module, (unsigned long long)memsz, (unsigned long long)tls_end,
+		   (unsigned long long)align);
+}
+
+/* Source position of code: function name, caller, file and line (line in [lo, hi]). */
+static void check_line(const char *cfg, struct mr_debuginfo *d, uint64_t addr,
+		       const char *func, const char *caller, const char *file, unsigned lo,
+		       unsigned hi)
+{
+	struct mr_line l;
+	int rc = mr_debuginfo_line(d, addr, &l);
+
+	ok(rc == 0 && l.function && !strcmp(l.function, func) &&
+		   (caller ? l.caller && !strcmp(l.caller, caller) : !l.caller) &&
+		   ends_with(l.file, file) && l.line >= lo && l.line <= hi && lo > 0,
+	   "%s: 0x%llx is %s%s%s at %s:%u (want %s%s%s %s:%u-%u, rc %d)", cfg,
+	   (unsigned long long)addr, l.function ? l.function : "NULL", l.caller ? " in " : "",
+	   l.caller ? l.caller : "", l.file ? l.file : "NULL", l.line, func, caller ? " in " : "",
+	   caller ? caller : "", file, lo, hi, rc);
+}
+
+/* Open path; on failure report it and return NULL. */
+static struct mr_debuginfo *open_ok(const char *cfg, const char *path, double *ms)
+{
+	struct mr_debuginfo *d = NULL;
+	char err[512] = "";
+	double t0 = now_ms();
+	int rc = mr_debuginfo_open(path, &d, err, sizeof(err));
+
+	if (ms)
+		*ms = now_ms() - t0;
+	if (!ok(rc == 0 && d, "%s: open %s (%s)", cfg, path, rc ? err : "ok"))
+		return NULL;
+	return d;
+}
+
+/* Build and run one configuration of the fixture, check variables, lines, ELF facts. */
+static void check_config(const char *cfg, const char *cflags, int pie)
+{
+	char exe[4200], out[4200];
+	struct facts fs;
+	struct mr_debuginfo *d;
+	const struct fact *f;
+	const struct mr_var *v;
+	uint64_t vaddr0, offset0, bias;
+	double ms;
+	int count;
+
+	snprintf(exe, sizeof(exe), "%s/vars-%s", tmpdir, cfg);
+	snprintf(out, sizeof(out), "%s/vars-%s.out", tmpdir, cfg);
+	if (!ok(!sh("cd '%s' && cc -g %s -I'%s' -o '%s' '%s/dbg_vars.c' '%s/dbg_vars2.c' -L. "
+		    "-ldbglib -Wl,-rpath,'$ORIGIN' && '%s' > '%s'",
+		    tmpdir, cflags, fixtures, exe, fixtures, fixtures, exe, out),
+		"%s: build and run the fixture (cc -g %s)", cfg, cflags))
+		return;
+	if (!ok(!read_facts(out, &fs) && fs.n >= 20, "%s: fixture printed %d facts", cfg, fs.n))
+		return;
+	d = open_ok(cfg, exe, &ms);
+	if (!d)
+		return;
+	printf("# %s: opening %s took %.2f ms\n", cfg, exe, ms);
+	ok(mr_debuginfo_is_pic(d) == pie, "%s: is_pic %d", cfg, mr_debuginfo_is_pic(d));
+	mr_debuginfo_load_base(d, &vaddr0, &offset0);
+	ok(vaddr0 == (pie ? 0 : 0x400000) && offset0 == 0, "%s: load base vaddr 0x%llx offset 0x%llx",
+	   cfg, (unsigned long long)vaddr0, (unsigned long long)offset0);
+	ok(!mr_debuginfo_bias(d, 0x555555554000ull, 0, 4096, &bias) &&
+		   bias == 0x555555554000ull - vaddr0 &&
+		   mr_debuginfo_bias(d, 0x555555556000ull, 0x2000, 4096, &bias) == -EINVAL,
+	   "%s: bias from the offset-0 mapping, other mappings refused", cfg);
+	ok(strlen(mr_debuginfo_build_id(d)) == 40 &&
+		   !sh("readelf -n '%s' | grep -q 'Build ID: %s'", exe, mr_debuginfo_build_id(d)),
+	   "%s: build-id %s matches readelf", cfg, mr_debuginfo_build_id(d));
+
+	check_vars(cfg, "exe", d, &fs, 1);
+	v = var_named(d, "shared_name", &count);
+	ok(v && count == 1 && v->kind == MR_VAR_GLOBAL,
+	   "%s: the parameter named like the global is not a variable (%d)", cfg, count);
+	v = var_named(d, "g_matrix", &count);
+	ok(v && v->line == marker_line("dbg_vars.c", "g_matrix"), "%s: g_matrix declared at line %u",
+	   cfg, v ? v->line : 0);
+	v = var_named(d, "other_global", &count);
+	ok(v && v->line == marker_line("dbg_vars2.c", "other_global"),
+	   "%s: other_global declared at line %u", cfg, v ? v->line : 0);
+	f = fact(&fs, "var", "g_int");
+	v = f ? mr_debuginfo_var_at(d, f->off + 4096 * 16) : NULL;
+	ok(!v, "%s: no variable 64 KiB past g_int (%s)", cfg, v ? v->name : "none");
+
+	if ((f = fact(&fs, "func", "use_param"))) {
+		unsigned l = marker_line("dbg_vars.c", "use_param");
+		check_line(cfg, d, f->off, "use_param", NULL, "dbg_vars.c", l, l + 1);
+	}
+	if ((f = fact(&fs, "func", "main")))
+		check_line(cfg, d, f->off, "main", NULL, "dbg_vars.c", 1, 1000);
+	if ((f = fact(&fs, "ra", "inl"))) {
+		unsigned l = marker_line("dbg_vars.c", "inl_call");
+		check_line(cfg, d, f->off - 1, "helper_inl", "main", "dbg_vars.c", l, l);
+	}
+	if ((f = fact(&fs, "ra", "direct"))) {
+		unsigned l = marker_line("dbg_vars.c", "direct_call");
+		check_line(cfg, d, f->off - 1, "main", NULL, "dbg_vars.c", l, l);
+	}
+	mr_debuginfo_close(d);
+	if (strcmp(cfg, "O2"))
+		return;
+
+	/* the shared library, as loaded by this run */
+	snprintf(exe, sizeof(exe), "%s/libdbglib.so", tmpdir);
+	d = open_ok(cfg, exe, NULL);
+	if (!d)
+		return;
+	ok(mr_debuginfo_is_pic(d) == 1, "lib: is_pic");
+	check_vars("lib", "lib", d, &fs, 1);
+	if ((f = fact(&fs, "func", "lib_touch"))) {
+		unsigned l = marker_line("dbg_lib.c", "lib_touch");
+		check_line("lib", d, f->off, "lib_touch", NULL, "dbg_lib.c", l, l + 1);
+	}
+	mr_debuginfo_close(d);
+}
+
+/* The same program without -g: lines fail with -ENOENT but name the function, variables
+ * come from the ELF symbol table as MR_VAR_SYMBOL. */
+static void check_nodebug(void)
+{
+	char exe[4200], out[4200];
+	struct facts fs;
+	struct mr_debuginfo *d;
+	const struct fact *f;
+	struct mr_line l;
+	int rc;
+
+	snprintf(exe, sizeof(exe), "%s/vars-nodebug", tmpdir);
+	snprintf(out, sizeof(out), "%s/vars-nodebug.out", tmpdir);
+	if (!ok(!sh("cd '%s' && cc -O2 -I'%s' -o '%s' '%s/dbg_vars.c' '%s/dbg_vars2.c' -L. -ldbglib "
+		    "-Wl,-rpath,'$ORIGIN' && '%s' > '%s'",
+		    tmpdir, fixtures, exe, fixtures, fixtures, exe, out) &&
+		    !read_facts(out, &fs),
+		"nodebug: build and run the fixture without -g"))
+		return;
+	d = open_ok("nodebug", exe, NULL);
+	if (!d)
+		return;
+	if ((f = fact(&fs, "func", "use_param"))) {
+		rc = mr_debuginfo_line(d, f->off + 1, &l);
+		ok(rc == -ENOENT && l.function && !strcmp(l.function, "use_param") && !l.file,
+		   "nodebug: line() is -ENOENT (%d) but names use_param (%s)", rc,
+		   l.function ? l.function : "NULL");
+	}
+	check_vars("nodebug", "exe", d, &fs, 0);
+	mr_debuginfo_close(d);
+}
+
+/* A real library without DWARF: libgomp.so.1 (skipped when absent). */
+static void check_libgomp(void)
+{
+	const char *path = "/usr/lib/x86_64-linux-gnu/libgomp.so.1";
+	struct mr_debuginfo *d;
+	struct mr_line l;
+	unsigned long long addr = 0;
+	double ms;
+	FILE *p;
+
+	if (access(path, R_OK)) {
+		ok(1, "libgomp # SKIP %s not installed", path);
+		return;
+	}
+	d = open_ok("libgomp", path, &ms);
+	if (!d)
+		return;
+	printf("# libgomp: opening took %.2f ms\n", ms);
+	ok(mr_debuginfo_is_pic(d) && strlen(mr_debuginfo_build_id(d)) == 40,
+	   "libgomp: PIC, build-id %s", mr_debuginfo_build_id(d));
+	p = popen("nm -D --defined-only /usr/lib/x86_64-linux-gnu/libgomp.so.1 | "
+		  "awk '$3 == \"omp_get_num_threads\" { print $1 }'", "r");
+	if (p) {
+		if (fscanf(p, "%llx", &addr) != 1)
+			addr = 0;
+		pclose(p);
+	}
+	if (addr) {
+		int rc = mr_debuginfo_line(d, addr + 2, &l);
+
+		ok(rc == -ENOENT && l.function && !strcmp(l.function, "omp_get_num_threads"),
+		   "libgomp: 0x%llx is in %s (rc %d)", addr + 2, l.function ? l.function : "NULL",
+		   rc);
+	}
+	mr_debuginfo_close(d);
+}
+
+/* Open a broken file in a child process: must fail with -errno and name the file. A
+ * crash or a success is a failure. corrupt: it may also open (rc 0), just not crash. */
+static void check_broken(const char *what, const char *path, int corrupt)
+{
+	pid_t pid;
+	int st = 0, fds[2];
+	char msg[600] = "";
+	ssize_t n;
+
+	if (pipe(fds))
+		return;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		struct mr_debuginfo *d = NULL;
+		char err[512] = "";
+		int rc = mr_debuginfo_open(path, &d, err, sizeof(err));
+
+		if (rc == 0) {
+			struct mr_line l;
+			const struct mr_var *v;
+
+			for (uint64_t a = 0; a < 0x10000; a += 7) {
+				mr_debuginfo_line(d, a, &l);
+				mr_debuginfo_var_at(d, a);
+				mr_debuginfo_tls_var_at(d, a & 0xff);
+			}
+			mr_debuginfo_vars(d, &v);
+			mr_debuginfo_close(d);
+		}
+		n = snprintf(msg, sizeof(msg), "%d %s", rc, err);
+		if (write(fds[1], msg, (size_t)n) < 0)
+			_exit(3);
+		_exit(rc == 0 ? (corrupt ? 0 : 2) : (strstr(err, path) ? 0 : 4));
+	}
+	close(fds[1]);
+	n = read(fds[0], msg, sizeof(msg) - 1);
+	msg[n > 0 ? n : 0] = '\0';
+	close(fds[0]);
+	waitpid(pid, &st, 0);
+	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: %s (%s)", what,
+	   WIFSIGNALED(st) ? "crashed" : WEXITSTATUS(st) == 2 ? "opened" : "error names the file",
+	   msg);
+}
+
+static int copy_file(const char *from, const char *to, long len)
+{
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+	char buf[65536];
+	size_t n;
+	long done = 0;
+
+	if (!in || !out) {
+		if (in)
+			fclose(in);
+		if (out)
+			fclose(out);
+		return -1;
+	}
+	while ((len < 0 || done < len) && (n = fread(buf, 1, sizeof(buf), in)) > 0) {
+		if (len >= 0 && done + (long)n > len)
+			n = (size_t)(len - done);
+		fwrite(buf, 1, n, out);
+		done += (long)n;
+	}
+	fclose(in);
+	return fclose(out);
+}
+
+/* Write copies of exe to bad with 8 random bytes overwritten in one random .debug_*
+ * section, 40 times, and open each (in a child). */
+static void corrupt_dwarf(const char *exe, const char *bad, long size)
+{
+	struct { uint64_t off, size; } secs[64];
+	int nsecs = 0, fd;
+	unsigned char *img;
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	size_t shstrndx;
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+	FILE *in;
+
+	elf_version(EV_CURRENT);
+	fd = open(exe, O_RDONLY);
+	elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+	if (elf && !elf_getshdrstrndx(elf, &shstrndx)) {
+		while ((scn = elf_nextscn(elf, scn)) && nsecs < 64) {
+			GElf_Shdr sh;
+			const char *name;
+
+			if (!gelf_getshdr(scn, &sh))
+				continue;
+			name = elf_strptr(elf, shstrndx, sh.sh_name);
+			if (name && !strncmp(name, ".debug_", 7) && sh.sh_size &&
+			    sh.sh_offset + sh.sh_size <= (uint64_t)size) {
+				secs[nsecs].off = sh.sh_offset;
+				secs[nsecs].size = sh.sh_size;
+				nsecs++;
+			}
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	img = malloc((size_t)size);
+	in = fopen(exe, "rb");
+	if (!ok(nsecs > 3 && img && in && fread(img, 1, (size_t)size, in) == (size_t)size,
+		"corrupted: %d .debug_* sections to corrupt", nsecs)) {
+		if (in)
+			fclose(in);
+		free(img);
+		return;
+	}
+	fclose(in);
+	for (int round = 1; round <= 40; round++) {
+		unsigned char *copy = malloc((size_t)size);
+		char what[64];
+		FILE *out;
+		int k;
+
+		if (!copy)
+			break;
+		memcpy(copy, img, (size_t)size);
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		k = (int)(x % (uint64_t)nsecs);
+		for (int i = 0; i < 8; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			copy[secs[k].off + x % secs[k].size] = (unsigned char)(x >> 56);
+		}
+		out = fopen(bad, "wb");
+		if (out) {
+			fwrite(copy, 1, (size_t)size, out);
+			fclose(out);
+		}
+		free(copy);
+		snprintf(what, sizeof(what), "corrupted DWARF, round %d", round);
+		check_broken(what, bad, 1);
+	}
+	free(img);
+}
+
+/* Missing, not ELF, truncated at many lengths, bytes overwritten in DWARF sections. */
+static void check_errors(void)
+{
+	char exe[4200], bad[4200], path[4200];
+	struct mr_debuginfo *d = NULL;
+	char err[512] = "";
+	struct stat sb;
+	int rc;
+	static const long cuts[] = { 0, 3, 40, 64, 200, 4096, 10000 };
+
+	snprintf(path, sizeof(path), "%s/no-such-file", tmpdir);
+	rc = mr_debuginfo_open(path, &d, err, sizeof(err));
+	ok(rc == -ENOENT && !d && strstr(err, path), "missing file: -ENOENT, %s", err);
+	snprintf(path, sizeof(path), "%s/dbg_vars.c", fixtures);
+	check_broken("not ELF", path, 0);
+
+	snprintf(exe, sizeof(exe), "%s/vars-O2", tmpdir);
+	snprintf(bad, sizeof(bad), "%s/vars-broken", tmpdir);
+	if (stat(exe, &sb) || sb.st_size < 20000) {
+		ok(0, "truncated: no fixture binary to truncate");
+		return;
+	}
+	for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+		char what[64];
+
+		copy_file(exe, bad, cuts[i]);
+		snprintf(what, sizeof(what), "truncated to %ld bytes", cuts[i]);
+		check_broken(what, bad, 0);
+	}
+	for (long back = 4096; back >= 1; back /= 8) {
+		char what[64];
+
+		copy_file(exe, bad, (long)sb.st_size - back);
+		snprintf(what, sizeof(what), "truncated by %ld bytes", back);
+		check_broken(what, bad, 0);
+	}
+	/* overwrite bytes inside .debug_* sections (any result but a crash is fine) */
+	corrupt_dwarf(exe, bad, sb.st_size);
+}
+
+int main(void)
+{
+	const char *src = getenv("MEMPHIS_SRC");
+	char tmpl[] = "/tmp/memphis-debuginfo.XXXXXX";
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	snprintf(fixtures, sizeof(fixtures), "%s/tests/fixtures", src ? src : ".");
+	if (access(fixtures, R_OK)) {
+		fprintf(stderr, "fixtures not found at %s (set MEMPHIS_SRC)\n", fixtures);
+		return 77;
+	}
+	if (system("cc --version >/dev/null 2>&1")) {
+		fprintf(stderr, "no C compiler (cc) to build the fixtures\n");
+		return 77;
+	}
+	if (!mkdtemp(tmpl)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	snprintf(tmpdir, sizeof(tmpdir), "%s", tmpl);
+
+	if (ok(!sh("cd '%s' && cc -g -O2 -shared -fPIC -I'%s' -o libdbglib.so '%s/dbg_lib.c'",
+		   tmpdir, fixtures, fixtures),
+	       "build the shared library fixture")) {
+		check_config("O2", "-O2", 1);
+		check_config("O0", "-O0", 1);
+		check_config("O2-dwarf4", "-O2 -gdwarf-4", 1);
+		check_config("O0-dwarf4-nopie", "-O0 -gdwarf-4 -no-pie", 0);
+		check_config("O2-nopie", "-O2 -no-pie", 0);
+		check_nodebug();
+		check_errors();
+	}
+	check_libgomp();
+
+	sh("rm -rf '%s'", tmpdir);
+	printf("1..%d\n", n_tests);
+	return n_failed ? 1 : 0;
+}
