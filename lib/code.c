@@ -36,6 +36,7 @@
 #define CODE_MAPS_MAX    4096u          /* executable mappings */
 #define CODE_FUNC_MAX    MEMPHIS__SWEEP_MAX /* larger functions use the vote */
 #define CODE_VOTE_BYTES  64u
+#define CODE_USER_END    (1ull << 47)   /* user space ends here (4-level paging) */
 
 enum { MOD_UNKNOWN = -1, MOD_NONE = -2 }; /* struct map.module when not an index */
 
@@ -90,22 +91,64 @@ struct memphis__code {
 	uint8_t *scratch;      /* function bytes while sweeping */
 	size_t scratch_cap;
 	int elf_ok;            /* elf_version() accepted */
+	int vm_readv_refused;  /* process_vm_readv said EPERM/ENOSYS: read through a pipe */
+	int pipefd[2];         /* that pipe, -1 until needed */
 };
 
 /* ---- reading code bytes ------------------------------------------------------------- */
 
+/* Copy up to n bytes at address `addr` of this process into buf through a pipe: write(2)
+ * from an unmapped address fails with EFAULT instead of faulting. Used only where
+ * process_vm_readv is refused (seccomp, old kernels). Returns the bytes copied. */
+static size_t read_code_pipe(struct memphis__code *c, uint64_t addr, uint8_t *buf, size_t n)
+{
+	size_t done = 0;
+
+	if (c->pipefd[0] < 0 && pipe2(c->pipefd, O_CLOEXEC | O_NONBLOCK) < 0) {
+		c->pipefd[0] = c->pipefd[1] = -1;
+		return 0;
+	}
+	while (done < n) {
+		size_t chunk = n - done < 4096 ? n - done : 4096;
+		ssize_t w = write(c->pipefd[1], (const void *)(uintptr_t)(addr + done), chunk);
+		ssize_t r;
+
+		if (w <= 0)
+			break;
+		r = read(c->pipefd[0], buf + done, (size_t)w);
+		if (r != w) {
+			/* should not happen; start over with a fresh pipe next time */
+			close(c->pipefd[0]);
+			close(c->pipefd[1]);
+			c->pipefd[0] = c->pipefd[1] = -1;
+			return 0;
+		}
+		done += (size_t)w;
+		if ((size_t)w < chunk)
+			break;
+	}
+	return done;
+}
+
 /* Copy up to n bytes at address `addr` of this process into buf without touching them
  * directly. Returns the number of bytes copied (less than n at an unmapped page), 0 on
  * failure. */
-static size_t read_code(uint64_t addr, void *buf, size_t n)
+static size_t read_code(struct memphis__code *c, uint64_t addr, void *buf, size_t n)
 {
 	struct iovec local = { buf, n }, remote = { (void *)(uintptr_t)addr, n };
 	ssize_t r;
 
 	if (!n)
 		return 0;
-	r = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
-	return r > 0 ? (size_t)r : 0;
+	if (!c->vm_readv_refused) {
+		r = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+		if (r > 0)
+			return (size_t)r;
+		if (r == 0 || (errno != ENOSYS && errno != EPERM))
+			return 0;
+		c->vm_readv_refused = 1;
+	}
+	return read_code_pipe(c, addr, buf, n);
 }
 
 /* ---- /proc/self/maps ---------------------------------------------------------------- */
@@ -591,7 +634,7 @@ static const struct memphis__sweep *func_sweep(struct memphis__code *c, uint64_t
 		c->scratch = p;
 		c->scratch_cap = cap;
 	}
-	got = read_code(start, c->scratch, size);
+	got = read_code(c, start, c->scratch, size);
 	if (!got || memphis__insn_sweep(c->scratch, got, start, &s) < 0)
 		return NULL;
 	if (c->funcs_used >= CODE_FUNCS_MAX ||
@@ -611,13 +654,13 @@ static const struct memphis__sweep *func_sweep(struct memphis__code *c, uint64_t
 
 /* Vote for the predecessor of ip over the CODE_VOTE_BYTES before it, not reaching below
  * `floor` (the start of its mapping or function). Returns it or 0. */
-static uint64_t vote(uint64_t ip, uint64_t floor)
+static uint64_t vote(struct memphis__code *c, uint64_t ip, uint64_t floor)
 {
 	uint8_t buf[CODE_VOTE_BYTES];
 	uint64_t from = ip - floor < CODE_VOTE_BYTES ? floor : ip - CODE_VOTE_BYTES;
 	size_t n = (size_t)(ip - from);
 
-	if (!n || read_code(from, buf, n) != n)
+	if (!n || read_code(c, from, buf, n) != n)
 		return 0;
 	return memphis__insn_predecessor_vote(buf, n, ip);
 }
@@ -632,6 +675,8 @@ static void resolve(struct memphis__code *c, struct ipent *e)
 	int have = 0;
 
 	e->pred = 0;
+	if (ip >= CODE_USER_END)
+		return; /* not a user-space address: do not re-read maps for it */
 	m = maps_find(c, ip);
 	if (!m)
 		return; /* unmapped: NOPRED|NOADDR */
@@ -647,11 +692,11 @@ static void resolve(struct memphis__code *c, struct ipent *e)
 			have = r > 0;
 		}
 		if (!have)
-			pred = vote(ip, start > m->start ? start : m->start);
+			pred = vote(c, ip, start > m->start ? start : m->start);
 	} else {
-		pred = vote(ip, m->start);
+		pred = vote(c, ip, m->start);
 	}
-	if (!pred || ip - pred > 15 || read_code(pred, buf, (size_t)(ip - pred)) != ip - pred)
+	if (!pred || ip - pred > 15 || read_code(c, pred, buf, (size_t)(ip - pred)) != ip - pred)
 		return;
 	if (memphis__insn_decode(buf, (size_t)(ip - pred), pred, &e->insn) < 0 ||
 	    e->insn.length != ip - pred || e->insn.breaks_flow)
@@ -707,6 +752,7 @@ struct memphis__code *memphis__code_new(void)
 	if (!c)
 		return NULL;
 	c->elf_ok = elf_version(EV_CURRENT) != EV_NONE;
+	c->pipefd[0] = c->pipefd[1] = -1;
 	if (ips_grow(c) < 0) {
 		free(c);
 		return NULL;
@@ -734,6 +780,10 @@ void memphis__code_free(struct memphis__code *c)
 	free(c->funcs);
 	free(c->ips);
 	free(c->scratch);
+	if (c->pipefd[0] >= 0) {
+		close(c->pipefd[0]);
+		close(c->pipefd[1]);
+	}
 	free(c);
 }
 
