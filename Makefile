@@ -79,6 +79,7 @@ $(B)/post/%.o: post/%.c
 $(B)/libmemphis.so: $(LIB_OBJS) lib/libmemphis.map
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) -shared -Wl,--version-script=lib/libmemphis.map -Wl,-soname,libmemphis.so.$(firstword $(subst ., ,$(VERSION))) -o $@ $(LIB_OBJS) $(LIB_LIBS) $(LDFLAGS)
+	$(Q)ln -sf libmemphis.so $(B)/libmemphis.so.$(firstword $(subst ., ,$(VERSION)))
 
 $(B)/libmemphis.a: $(LIB_OBJS)
 	@$(if $(Q),echo "  AR      $@")

@@ -1,0 +1,177 @@
+/* lib/backend_soft.c - the software sampler: a per-thread task-clock event with the user
+ * registers; each sample is attributed to the execution predecessor of the sampled IP and
+ * its data address rebuilt from the registers (lib/insn.h). Works without a PMU, in VMs
+ * and containers, at perf_event_paranoid <= 2 for the own process. Samples are
+ * stall-weighted: they land where retirement waited, not once per access (DESIGN §3.1).
+ */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "insn.h"
+#include "internal.h"
+
+static struct memphis__code *code; /* used under g.drain_lock only */
+
+static void soft_attr(struct perf_event_attr *a, uint64_t period_ns)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_TASK_CLOCK;
+	a->sample_period = period_ns;
+	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+			 PERF_SAMPLE_REGS_USER;
+	a->sample_regs_user = MEMPHIS__REGS_MASK;
+	a->exclude_kernel = 1;
+	a->exclude_hv = 1;
+	a->disabled = 1;
+	a->watermark = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+}
+
+static int soft_probe(char *why, size_t n)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	soft_attr(&a, 1000000);
+	fd = memphis__perf_open(&a, 0);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (fd == -EACCES || fd == -EPERM) {
+		FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+		int paranoid = -100;
+		if (f) {
+			if (fscanf(f, "%d", &paranoid) != 1)
+				paranoid = -100;
+			fclose(f);
+		}
+		if (paranoid > 2)
+			snprintf(why, n, "perf_event_open refused (%s): kernel.perf_event_paranoid=%d; "
+				 "run 'sysctl kernel.perf_event_paranoid=2' as root, or use the kmod backend",
+				 strerror(-fd), paranoid);
+		else
+			snprintf(why, n, "perf_event_open refused (%s) although perf_event_paranoid=%d: "
+				 "a seccomp filter (container runtime?) or an LSM forbids it; allow the "
+				 "perf_event_open syscall (e.g. docker --security-opt seccomp=unconfined)",
+				 strerror(-fd), paranoid);
+	} else if (fd == -ENOSYS || fd == -ENOENT || fd == -EOPNOTSUPP) {
+		snprintf(why, n, "perf_event_open not available (%s): kernel without "
+			 "CONFIG_PERF_EVENTS or syscall filtered", strerror(-fd));
+	} else {
+		snprintf(why, n, "perf_event_open failed: %s", strerror(-fd));
+	}
+	return fd;
+}
+
+/* Data pages for >= 100 ms of 184-byte samples at the period, a power of two >= 8. */
+static unsigned ring_pages(uint64_t period_ns)
+{
+	uint64_t bytes = 184ull * (100000000ull / period_ns + 1);
+	unsigned pages = 8;
+
+	while ((uint64_t)pages * 4096 < bytes && pages < 1024)
+		pages *= 2;
+	return pages;
+}
+
+static int soft_open(struct memphis__thread *t)
+{
+	struct perf_event_attr a;
+
+	soft_attr(&a, memphis__g.cfg.period_ns);
+	return memphis__ring_open(&t->sample, &a, t->tid, ring_pages(memphis__g.cfg.period_ns), 2);
+}
+
+static int soft_enable(struct memphis__thread *t, int on)
+{
+	if (t->sample.fd < 0)
+		return -EBADF;
+	if (memphis__perf_enable(t->sample.fd, on) < 0)
+		return -errno;
+	return 0;
+}
+
+struct sample_layout {
+	struct perf_event_header h;
+	uint64_t ip;
+	uint32_t pid, tid;
+	uint64_t time;
+	uint32_t cpu, res;
+	uint64_t abi;
+	uint64_t regs[MPH_NREGS];
+};
+
+static void on_record(const void *rec, size_t len, void *ctx)
+{
+	struct memphis__thread *t = ctx;
+	const struct perf_event_header *h = rec;
+
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE: {
+		const struct sample_layout *r = rec;
+		struct memphis_rec_sample s = { 0 };
+		if (len < offsetof(struct sample_layout, regs))
+			return;
+		s.time = r->time;
+		s.sampled_ip = r->ip;
+		s.ip = r->ip;
+		s.tid = r->tid;
+		s.cpu = (uint16_t)r->cpu;
+		s.weight = 1;
+		if (r->abi != PERF_SAMPLE_REGS_ABI_NONE && len >= sizeof(*r) && code) {
+			struct memphis__regs regs;
+			memcpy(regs.r, r->regs, sizeof(regs.r));
+			regs.fs_base = t->fs_base;
+			regs.gs_base = 0;
+			s.flags = (uint16_t)memphis__code_attribute(code, r->ip, &regs, &s.ip, &s.addr);
+		} else {
+			s.flags = MPH_S_NOADDR | MPH_S_NOPRED;
+		}
+		memphis__emit_sample(t, &s);
+		break;
+	}
+	case PERF_RECORD_LOST: {
+		const struct { struct perf_event_header h; uint64_t id, lost; } *r = rec;
+		if (len >= sizeof(*r))
+			t->r_lost += r->lost;
+		break;
+	}
+	case PERF_RECORD_THROTTLE:
+		t->r_throttled++;
+		break;
+	default:
+		break;
+	}
+}
+
+static void soft_drain(struct memphis__thread *t)
+{
+	if (!code) {
+		memphis__internal++;
+		code = memphis__code_new();
+		memphis__internal--;
+	}
+	memphis__ring_drain(&t->sample, on_record, t);
+}
+
+static void soft_close(struct memphis__thread *t)
+{
+	memphis__ring_close(&t->sample);
+}
+
+const struct memphis__backend memphis__backend_soft = {
+	.name = "soft",
+	.weight = "stall",
+	.probe = soft_probe,
+	.open = soft_open,
+	.enable = soft_enable,
+	.drain = soft_drain,
+	.close = soft_close,
+};

@@ -1,0 +1,210 @@
+/* lib/firsttouch.c - who first touched each page: a page-fault software event per thread
+ * (sample_period 1, exact data address) running from library start, because first touch
+ * usually happens in initialisation, before any region (DESIGN §3.1).
+ *
+ * A fault that maps a transparent huge page places 512 base pages at once. We detect it
+ * when the records are written: the first fault seen in a 2 MiB range, alone in its batch,
+ * after which /proc/self/pagemap shows the whole range present, is flagged MPH_TOUCH_HUGE.
+ * Every fault is recorded (not only the first of a page): the report takes the earliest.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define BATCH 8192
+#define HUGE_SHIFT 21
+
+static struct memphis_rec_touch batch[BATCH];
+static size_t nbatch;
+static int thp = -1;        /* transparent huge pages possible at all */
+static uint64_t *seen;      /* open-addressing set of 2 MiB ranges already judged */
+static size_t seen_cap, seen_n;
+
+static void touch_attr(struct perf_event_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_PAGE_FAULTS;
+	a->sample_period = 1;
+	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
+			 PERF_SAMPLE_CPU;
+	a->exclude_kernel = 1;
+	a->exclude_hv = 1;
+	a->watermark = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+}
+
+int memphis__touch_open(struct memphis__thread *t)
+{
+	struct perf_event_attr a;
+
+	touch_attr(&a);
+	return memphis__ring_open(&t->fault, &a, t->tid, 64, 4);
+}
+
+struct fault_layout {
+	struct perf_event_header h;
+	uint64_t ip;
+	uint32_t pid, tid;
+	uint64_t time;
+	uint64_t addr;
+	uint32_t cpu, res;
+};
+
+static void on_fault(const void *rec, size_t len, void *ctx)
+{
+	const struct fault_layout *r = rec;
+
+	if (r->h.type != PERF_RECORD_SAMPLE || len < sizeof(*r))
+		return;
+	if (nbatch == BATCH)
+		memphis__touch_flush();
+	batch[nbatch++] = (struct memphis_rec_touch){
+		.time = r->time,
+		.addr = r->addr,
+		.ip = r->ip,
+		.tid = r->tid,
+		.cpu = (uint16_t)r->cpu,
+		.page_shift = 12,
+	};
+}
+
+void memphis__touch_drain(struct memphis__thread *t)
+{
+	memphis__ring_drain(&t->fault, on_fault, NULL);
+}
+
+/* Insert a 2 MiB range number into the set; returns 1 if it was new. */
+static int seen_insert(uint64_t range)
+{
+	uint64_t key = range + 1;
+
+	if (seen_n * 2 >= seen_cap) {
+		size_t ncap = seen_cap ? seen_cap * 2 : 4096;
+		uint64_t *n = calloc(ncap, sizeof(*n));
+		if (!n)
+			return 0;
+		for (size_t i = 0; i < seen_cap; i++) {
+			if (!seen[i])
+				continue;
+			size_t j = (size_t)(seen[i] * 0x9e3779b97f4a7c15ull) & (ncap - 1);
+			while (n[j])
+				j = (j + 1) & (ncap - 1);
+			n[j] = seen[i];
+		}
+		free(seen);
+		seen = n;
+		seen_cap = ncap;
+	}
+	size_t j = (size_t)(key * 0x9e3779b97f4a7c15ull) & (seen_cap - 1);
+	while (seen[j]) {
+		if (seen[j] == key)
+			return 0;
+		j = (j + 1) & (seen_cap - 1);
+	}
+	seen[j] = key;
+	seen_n++;
+	return 1;
+}
+
+static int thp_possible(void)
+{
+	char buf[128] = "";
+	int fd = open("/sys/kernel/mm/transparent_hugepage/enabled", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	return strstr(buf, "[never]") == NULL;
+}
+
+/* 1 if every base page of the 2 MiB range holding `addr` is present (pagemap bit 63).
+ * The record is written at fault entry, so the faulting page itself may not be mapped
+ * yet (a huge page is being zeroed): wait for it a little before judging. */
+static int range_present(int pagemap, uint64_t addr)
+{
+	uint64_t e[512];
+	uint64_t range = addr >> HUGE_SHIFT;
+	unsigned self = (unsigned)((addr >> 12) & 511);
+	off_t off = (off_t)((range << HUGE_SHIFT) >> 12) * 8;
+
+	for (int tries = 0; tries < 40; tries++) {
+		if (pread(pagemap, e, sizeof(e), off) != (ssize_t)sizeof(e))
+			return 0;
+		if (e[self] >> 63)
+			break;
+		usleep(250);
+	}
+	for (int i = 0; i < 512; i++)
+		if (!(e[i] >> 63))
+			return 0;
+	return 1;
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	uint64_t x = ((const struct memphis_rec_touch *)a)->addr >> HUGE_SHIFT;
+	uint64_t y = ((const struct memphis_rec_touch *)b)->addr >> HUGE_SHIFT;
+	return x < y ? -1 : x > y;
+}
+
+static void mark_huge(void)
+{
+	int pagemap;
+
+	if (thp < 0)
+		thp = thp_possible();
+	if (!thp || nbatch == 0)
+		return;
+	pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (pagemap < 0)
+		return;
+	qsort(batch, nbatch, sizeof(batch[0]), cmp_range);
+	for (size_t i = 0; i < nbatch;) {
+		uint64_t range = batch[i].addr >> HUGE_SHIFT;
+		size_t j = i;
+		while (j < nbatch && batch[j].addr >> HUGE_SHIFT == range)
+			j++;
+		if (seen_insert(range) && j - i == 1 && range_present(pagemap, batch[i].addr)) {
+			batch[i].flags |= MPH_TOUCH_HUGE;
+			batch[i].page_shift = HUGE_SHIFT;
+		}
+		i = j;
+	}
+	close(pagemap);
+}
+
+void memphis__touch_flush(void)
+{
+	uint64_t *pages;
+	size_t n = 0;
+
+	if (nbatch == 0)
+		return;
+	memphis__internal++;
+	mark_huge();
+	memphis__writer_block(-1, MPH_BLK_FIRST_TOUCH, batch, nbatch * sizeof(batch[0]));
+	pages = malloc(nbatch * sizeof(*pages));
+	if (pages) {
+		for (size_t i = 0; i < nbatch; i++)
+			if (!(batch[i].flags & MPH_TOUCH_HUGE))
+				pages[n++] = batch[i].addr & ~4095ull;
+			else
+				pages[n++] = batch[i].addr & ~((1ull << HUGE_SHIFT) - 1);
+		memphis__pages_write(0, pages, n);
+		free(pages);
+	}
+	nbatch = 0;
+	memphis__internal--;
+}

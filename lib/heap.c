@@ -1,0 +1,417 @@
+/* lib/heap.c - heap objects: the interposed allocator records every allocation with its
+ * call site and time, and every free, so the report can name a sampled address by the
+ * allocation that was live at the sample's time.
+ *
+ * Contract with the program: the real allocator (the next one in symbol order, normally
+ * glibc's) does all allocation; we only observe. Re-entrancy: dlsym() allocates while we
+ * resolve the real functions, so those first requests come from a small static arena;
+ * backtrace() and the library's own allocations run with memphis__internal set and are
+ * not recorded. Records are kept in mmap'ed chunks (never our own malloc) and written
+ * by the drain thread; when the writer falls far behind, records are dropped and counted.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <execinfo.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define CHUNK_RECS 4096
+#define MAX_PENDING_CHUNKS 64
+
+__thread int memphis__internal __attribute__((tls_model("initial-exec")));
+
+static void *(*real_malloc)(size_t);
+static void *(*real_calloc)(size_t, size_t);
+static void *(*real_realloc)(void *, size_t);
+static void (*real_free)(void *);
+static int (*real_posix_memalign)(void **, size_t, size_t);
+static void *(*real_aligned_alloc)(size_t, size_t);
+static void *(*real_memalign)(size_t, size_t);
+static void *(*real_valloc)(size_t);
+
+/* Static arena for allocations made while dlsym() resolves the real functions. */
+static _Alignas(16) unsigned char arena[65536];
+static size_t arena_used;
+static int resolving;
+
+struct alloc_chunk {
+	struct alloc_chunk *next;
+	size_t n;
+	struct memphis_rec_alloc rec[CHUNK_RECS];
+};
+struct free_chunk {
+	struct free_chunk *next;
+	size_t n;
+	struct memphis_rec_free rec[CHUNK_RECS];
+};
+
+static pthread_mutex_t heap_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct alloc_chunk *allocs, *allocs_full;
+static struct free_chunk *frees, *frees_full;
+static unsigned pending;
+static uint64_t dropped;
+static int recording; /* 1 once the run directory exists, 0 after the last flush / in a fork child */
+static int depth = 1;
+static uint64_t heap_min;
+
+static void *arena_alloc(size_t size, size_t align)
+{
+	size_t start = (arena_used + align - 1) & ~(align - 1);
+
+	if (start + size > sizeof(arena))
+		return NULL;
+	arena_used = start + size;
+	return arena + start;
+}
+
+static int in_arena(const void *p)
+{
+	return (const unsigned char *)p >= arena && (const unsigned char *)p < arena + sizeof(arena);
+}
+
+static void resolve(void)
+{
+	if (real_malloc || resolving)
+		return;
+	resolving = 1;
+	real_calloc = dlsym(RTLD_NEXT, "calloc");
+	real_realloc = dlsym(RTLD_NEXT, "realloc");
+	real_free = dlsym(RTLD_NEXT, "free");
+	real_posix_memalign = dlsym(RTLD_NEXT, "posix_memalign");
+	real_aligned_alloc = dlsym(RTLD_NEXT, "aligned_alloc");
+	real_memalign = dlsym(RTLD_NEXT, "memalign");
+	real_valloc = dlsym(RTLD_NEXT, "valloc");
+	__atomic_store_n(&real_malloc, (void *(*)(size_t))dlsym(RTLD_NEXT, "malloc"), __ATOMIC_RELEASE);
+	resolving = 0;
+}
+
+static void *chunk_new(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* Record an allocation of `size` bytes at p, called from `site`. */
+static void record_alloc(void *p, size_t size, int kind, void *site)
+{
+	struct memphis_rec_alloc r;
+
+	if (!p || memphis__internal || !__atomic_load_n(&recording, __ATOMIC_RELAXED) ||
+	    size < heap_min)
+		return;
+	memphis__internal++;
+	memset(&r, 0, sizeof(r));
+	r.time = memphis__now();
+	r.addr = (uint64_t)(uintptr_t)p;
+	r.size = size;
+	r.tid = (uint32_t)memphis__gettid();
+	r.kind = (uint16_t)kind;
+	r.frames[0] = (uint64_t)(uintptr_t)site;
+	r.nframes = 1;
+	if (depth > 1) {
+		void *bt[MEMPHIS_MAX_FRAMES + 4];
+		int n = backtrace(bt, depth + 4);
+		int i = 0;
+		while (i < n && bt[i] != site)
+			i++;
+		for (i++; i < n && r.nframes < depth; i++)
+			r.frames[r.nframes++] = (uint64_t)(uintptr_t)bt[i];
+	}
+	pthread_mutex_lock(&heap_lock);
+	if (!allocs || allocs->n == CHUNK_RECS) {
+		struct alloc_chunk *c = NULL;
+		if (pending < MAX_PENDING_CHUNKS)
+			c = chunk_new(sizeof(*c));
+		if (!c) {
+			dropped++;
+			goto out;
+		}
+		if (allocs) {
+			allocs->next = allocs_full;
+			allocs_full = allocs;
+			pending++;
+		}
+		c->n = 0;
+		c->next = NULL;
+		allocs = c;
+	}
+	allocs->rec[allocs->n++] = r;
+out:
+	pthread_mutex_unlock(&heap_lock);
+	memphis__internal--;
+}
+
+static void record_free(void *p)
+{
+	struct memphis_rec_free r = { 0 };
+
+	if (!p || memphis__internal || !__atomic_load_n(&recording, __ATOMIC_RELAXED))
+		return;
+	memphis__internal++;
+	r.time = memphis__now();
+	r.addr = (uint64_t)(uintptr_t)p;
+	r.tid = (uint32_t)memphis__gettid();
+	pthread_mutex_lock(&heap_lock);
+	if (!frees || frees->n == CHUNK_RECS) {
+		struct free_chunk *c = NULL;
+		if (pending < MAX_PENDING_CHUNKS)
+			c = chunk_new(sizeof(*c));
+		if (!c) {
+			dropped++;
+			goto out;
+		}
+		if (frees) {
+			frees->next = frees_full;
+			frees_full = frees;
+			pending++;
+		}
+		c->n = 0;
+		c->next = NULL;
+		frees = c;
+	}
+	frees->rec[frees->n++] = r;
+out:
+	pthread_mutex_unlock(&heap_lock);
+	memphis__internal--;
+}
+
+EXPORT void *malloc(size_t size)
+{
+	void *p;
+
+	if (!__atomic_load_n(&real_malloc, __ATOMIC_ACQUIRE)) {
+		resolve();
+		if (!real_malloc)
+			return arena_alloc(size, 16);
+	}
+	p = real_malloc(size);
+	record_alloc(p, size, MPH_ALLOC_MALLOC, __builtin_return_address(0));
+	return p;
+}
+
+EXPORT void *calloc(size_t n, size_t size)
+{
+	void *p;
+
+	if (!__atomic_load_n(&real_malloc, __ATOMIC_ACQUIRE)) {
+		resolve();
+		if (!real_malloc) {
+			if (size && n > SIZE_MAX / size)
+				return NULL;
+			return arena_alloc(n * size, 16); /* static storage: already zero */
+		}
+	}
+	p = real_calloc(n, size);
+	record_alloc(p, n * size, MPH_ALLOC_CALLOC, __builtin_return_address(0));
+	return p;
+}
+
+EXPORT void free(void *p)
+{
+	if (!p || in_arena(p))
+		return;
+	if (!real_free)
+		resolve();
+	record_free(p);
+	real_free(p);
+}
+
+EXPORT void *realloc(void *old, size_t size)
+{
+	void *p;
+
+	if (old && in_arena(old)) {
+		/* Moving out of the bootstrap arena: the old size is unknown, copy what fits. */
+		p = malloc(size);
+		if (p)
+			memcpy(p, old, size < (size_t)(arena + sizeof(arena) - (unsigned char *)old)
+					       ? size
+					       : (size_t)(arena + sizeof(arena) - (unsigned char *)old));
+		return p;
+	}
+	if (!__atomic_load_n(&real_malloc, __ATOMIC_ACQUIRE)) {
+		resolve();
+		if (!real_malloc)
+			return arena_alloc(size, 16);
+	}
+	p = real_realloc(old, size);
+	if (old && (p || size == 0))
+		record_free(old);
+	record_alloc(p, size, MPH_ALLOC_REALLOC, __builtin_return_address(0));
+	return p;
+}
+
+EXPORT int posix_memalign(void **out, size_t align, size_t size)
+{
+	int rc;
+
+	if (!real_malloc)
+		resolve();
+	if (!real_posix_memalign)
+		return ENOMEM;
+	rc = real_posix_memalign(out, align, size);
+	if (rc == 0)
+		record_alloc(*out, size, MPH_ALLOC_POSIX_MEMALIGN, __builtin_return_address(0));
+	return rc;
+}
+
+EXPORT void *aligned_alloc(size_t align, size_t size)
+{
+	void *p;
+
+	if (!real_malloc)
+		resolve();
+	if (!real_aligned_alloc)
+		return NULL;
+	p = real_aligned_alloc(align, size);
+	record_alloc(p, size, MPH_ALLOC_ALIGNED_ALLOC, __builtin_return_address(0));
+	return p;
+}
+
+EXPORT void *memalign(size_t align, size_t size)
+{
+	void *p;
+
+	if (!real_malloc)
+		resolve();
+	if (!real_memalign)
+		return NULL;
+	p = real_memalign(align, size);
+	record_alloc(p, size, MPH_ALLOC_MEMALIGN, __builtin_return_address(0));
+	return p;
+}
+
+EXPORT void *valloc(size_t size)
+{
+	void *p;
+
+	if (!real_malloc)
+		resolve();
+	if (!real_valloc)
+		return NULL;
+	p = real_valloc(size);
+	record_alloc(p, size, MPH_ALLOC_VALLOC, __builtin_return_address(0));
+	return p;
+}
+
+static void atfork_prepare(void)
+{
+	pthread_mutex_lock(&heap_lock);
+}
+
+static void atfork_parent(void)
+{
+	pthread_mutex_unlock(&heap_lock);
+}
+
+static void atfork_child(void)
+{
+	/* The child is not profiled: its records would belong to the parent's run. */
+	recording = 0;
+	pthread_mutex_unlock(&heap_lock);
+}
+
+void memphis__heap_init(void)
+{
+	void *bt[4];
+
+	resolve();
+	depth = memphis__g.cfg.callsite_depth;
+	heap_min = memphis__g.cfg.heap_min;
+	/* backtrace() loads libgcc_s on first use, which allocates: do it now, unrecorded. */
+	memphis__internal++;
+	if (depth > 1)
+		backtrace(bt, 4);
+	memphis__internal--;
+	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+	__atomic_store_n(&recording, 1, __ATOMIC_RELEASE);
+}
+
+/* Write the full chunks (and with `all`, the current ones too), then unmap them. */
+static void flush(int all)
+{
+	struct alloc_chunk *a, *ac = NULL;
+	struct free_chunk *f, *fc = NULL;
+	uint64_t drop;
+
+	pthread_mutex_lock(&heap_lock);
+	a = allocs_full;
+	f = frees_full;
+	allocs_full = NULL;
+	frees_full = NULL;
+	pending = 0;
+	if (all) {
+		ac = allocs;
+		fc = frees;
+		allocs = NULL;
+		frees = NULL;
+	}
+	drop = dropped;
+	dropped = 0;
+	pthread_mutex_unlock(&heap_lock);
+
+	/* The full lists are newest first: write oldest first so records stay in time order
+	 * within the file (readers must not rely on it, but it helps people reading dumps). */
+	struct alloc_chunk *ra = NULL;
+	while (a) {
+		struct alloc_chunk *next = a->next;
+		a->next = ra;
+		ra = a;
+		a = next;
+	}
+	if (ac) {
+		ac->next = NULL;
+		struct alloc_chunk **tail = &ra;
+		while (*tail)
+			tail = &(*tail)->next;
+		*tail = ac;
+	}
+	struct free_chunk *rf = NULL;
+	while (f) {
+		struct free_chunk *next = f->next;
+		f->next = rf;
+		rf = f;
+		f = next;
+	}
+	if (fc) {
+		fc->next = NULL;
+		struct free_chunk **tail = &rf;
+		while (*tail)
+			tail = &(*tail)->next;
+		*tail = fc;
+	}
+	while (ra) {
+		struct alloc_chunk *next = ra->next;
+		if (ra->n)
+			memphis__writer_block(-1, MPH_BLK_ALLOCS, ra->rec, ra->n * sizeof(ra->rec[0]));
+		munmap(ra, sizeof(*ra));
+		ra = next;
+	}
+	while (rf) {
+		struct free_chunk *next = rf->next;
+		if (rf->n)
+			memphis__writer_block(-1, MPH_BLK_FREES, rf->rec, rf->n * sizeof(rf->rec[0]));
+		munmap(rf, sizeof(*rf));
+		rf = next;
+	}
+	if (drop)
+		memphis__note("heap: %llu allocation/free records dropped (writer too slow)",
+			      (unsigned long long)drop);
+}
+
+void memphis__heap_flush(void)
+{
+	flush(1);
+}
+
+/* Stop recording (library shutdown); later allocations are not tracked. */
+void memphis__heap_stop(void)
+{
+	__atomic_store_n(&recording, 0, __ATOMIC_RELEASE);
+	flush(1);
+}

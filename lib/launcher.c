@@ -1,0 +1,115 @@
+/* memphis - run an unmodified program under libmemphis, sampling the whole run as one
+ * region:  memphis run [options] -- ./app args...
+ * It only sets MEMPHIS_* and LD_PRELOAD and execs the program, so the program's exit
+ * status, output and signals are its own. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef MEMPHIS_LIBDIR
+#define MEMPHIS_LIBDIR "/usr/local/lib"
+#endif
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: memphis run [options] [--] PROGRAM [ARGS...]\n"
+		"Run PROGRAM with libmemphis preloaded; the whole run is one region.\n"
+		"  -b, --backend NAME    auto (default), soft or none      (MEMPHIS_BACKEND)\n"
+		"  -p, --period TIME     sampling period, e.g. 1ms, 250us  (MEMPHIS_PERIOD)\n"
+		"  -o, --output DIR      run directory                     (MEMPHIS_OUTPUT)\n"
+		"  -r, --region NAME     name of the whole-run region, default \"run\"\n"
+		"      --no-first-touch  do not record page faults         (MEMPHIS_FIRST_TOUCH=0)\n"
+		"  -d, --depth N         allocation call-site frames, 1-8  (MEMPHIS_CALLSITE_DEPTH)\n"
+		"  -v, --verbose         library messages on stderr        (MEMPHIS_VERBOSE=2)\n"
+		"  -h, --help            this text\n"
+		"Then: memphis-report memphis-PROGRAM-PID/\n");
+}
+
+/* The library next to this launcher (build tree), in ../lib (installed), or LIBDIR. */
+static int find_library(char *out, size_t n)
+{
+	char self[PATH_MAX];
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	const char *rel[] = { "/libmemphis.so", "/../lib/libmemphis.so" };
+
+	if (len > 0) {
+		self[len] = 0;
+		char *slash = strrchr(self, '/');
+		if (slash) {
+			*slash = 0;
+			for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+				snprintf(out, n, "%s%s", self, rel[i]);
+				if (access(out, R_OK) == 0) {
+					char real[PATH_MAX];
+					if (realpath(out, real))
+						snprintf(out, n, "%s", real);
+					return 0;
+				}
+			}
+		}
+	}
+	snprintf(out, n, "%s/libmemphis.so", MEMPHIS_LIBDIR);
+	return access(out, R_OK) == 0 ? 0 : -ENOENT;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "backend", required_argument, 0, 'b' }, { "period", required_argument, 0, 'p' },
+		{ "output", required_argument, 0, 'o' },  { "region", required_argument, 0, 'r' },
+		{ "no-first-touch", no_argument, 0, 'F' }, { "depth", required_argument, 0, 'd' },
+		{ "verbose", no_argument, 0, 'v' },       { "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	char lib[PATH_MAX + 64], preload[2 * PATH_MAX + 128];
+	const char *region = "run";
+	int c;
+
+	if (argc < 2 || strcmp(argv[1], "run")) {
+		if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+			usage(stdout);
+			return 0;
+		}
+		usage(stderr);
+		return 1;
+	}
+	argc--;
+	argv++;
+	while ((c = getopt_long(argc, argv, "+b:p:o:r:d:vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'b': setenv("MEMPHIS_BACKEND", optarg, 1); break;
+		case 'p': setenv("MEMPHIS_PERIOD", optarg, 1); break;
+		case 'o': setenv("MEMPHIS_OUTPUT", optarg, 1); break;
+		case 'r': region = optarg; break;
+		case 'F': setenv("MEMPHIS_FIRST_TOUCH", "0", 1); break;
+		case 'd': setenv("MEMPHIS_CALLSITE_DEPTH", optarg, 1); break;
+		case 'v': setenv("MEMPHIS_VERBOSE", "2", 1); break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 1;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return 1;
+	}
+	if (find_library(lib, sizeof(lib)) < 0) {
+		fprintf(stderr, "memphis: cannot find libmemphis.so (looked next to this program, "
+				"in ../lib and in %s)\n", MEMPHIS_LIBDIR);
+		return 127;
+	}
+	const char *old = getenv("LD_PRELOAD");
+	if (old && *old)
+		snprintf(preload, sizeof(preload), "%s:%s", lib, old);
+	else
+		snprintf(preload, sizeof(preload), "%s", lib);
+	setenv("LD_PRELOAD", preload, 1);
+	setenv("MEMPHIS_REGION", region, 1);
+	execvp(argv[optind], argv + optind);
+	fprintf(stderr, "memphis: cannot run %s: %s\n", argv[optind], strerror(errno));
+	return errno == ENOENT ? 127 : 126;
+}

@@ -1,0 +1,60 @@
+/* lib/log.c - the library's only writer to stderr: silent unless MEMPHIS_VERBOSE asks,
+ * except for the one warning a user must see. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static int log_level = -1;
+static int warned;
+
+static int level(void)
+{
+	if (log_level < 0) {
+		const char *v = getenv("MEMPHIS_VERBOSE");
+		log_level = v ? atoi(v) : 0;
+	}
+	return log_level;
+}
+
+/* Format and write one line with a single write(2) so lines from threads do not mix;
+ * never allocates (the allocator may be the caller). */
+static void emit(const char *prefix, const char *fmt, va_list ap)
+{
+	char buf[1024];
+	int n = snprintf(buf, sizeof(buf), "memphis%s: ", prefix);
+
+	if (n < 0)
+		return;
+	int m = vsnprintf(buf + n, sizeof(buf) - (size_t)n - 1, fmt, ap);
+	if (m < 0)
+		return;
+	size_t len = strlen(buf);
+	buf[len++] = '\n';
+	ssize_t w = write(STDERR_FILENO, buf, len);
+	(void)w;
+}
+
+void memphis__log(int lvl, const char *fmt, ...)
+{
+	static const char *const names[] = { " error", " warning", "", " debug" };
+	va_list ap;
+
+	if (lvl > level())
+		return;
+	va_start(ap, fmt);
+	emit(names[lvl < 0 ? 0 : lvl > 3 ? 3 : lvl], fmt, ap);
+	va_end(ap);
+}
+
+void memphis__warn_once(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (!__atomic_exchange_n(&warned, 1, __ATOMIC_SEQ_CST) || level() >= MPH_LOG_WARN)
+		emit("", fmt, ap);
+	va_end(ap);
+}

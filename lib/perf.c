@@ -1,0 +1,125 @@
+/* lib/perf.c - perf_event_open(2) and reading its ring buffers. */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+int memphis__perf_open(struct perf_event_attr *attr, pid_t tid)
+{
+	long fd = syscall(SYS_perf_event_open, attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+
+	return fd < 0 ? -errno : (int)fd;
+}
+
+int memphis__ring_map(struct memphis__ring *r, int fd, unsigned data_pages)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t len = (1 + (size_t)data_pages) * page;
+	void *p;
+
+	memset(r, 0, sizeof(*r));
+	r->fd = -1;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	r->base = p;
+	r->data_size = (size_t)data_pages * page;
+	r->fd = fd;
+	return 0;
+}
+
+int memphis__ring_open(struct memphis__ring *r, struct perf_event_attr *attr, pid_t tid,
+		       unsigned data_pages, unsigned watermark_div)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	int fd, err = -ENOMEM;
+
+	for (; data_pages >= 1; data_pages /= 2) {
+		attr->wakeup_watermark = (uint32_t)(data_pages * page / watermark_div);
+		fd = memphis__perf_open(attr, tid);
+		if (fd < 0)
+			return fd;
+		err = memphis__ring_map(r, fd, data_pages);
+		if (err == 0)
+			return 0;
+		close(fd);
+		if (err != -EPERM && err != -ENOMEM)
+			break;
+	}
+	r->fd = -1;
+	return err;
+}
+
+size_t memphis__ring_drain(struct memphis__ring *r, memphis__record_fn fn, void *ctx)
+{
+	struct perf_event_mmap_page *mp = r->base;
+	const unsigned char *data;
+	uint64_t head, tail;
+	size_t n = 0;
+
+	if (!mp)
+		return 0;
+	data = (const unsigned char *)r->base + mp->data_offset;
+	head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
+	tail = mp->data_tail;
+	while (tail + sizeof(struct perf_event_header) <= head) {
+		struct perf_event_header h;
+		size_t off = (size_t)(tail & (r->data_size - 1));
+
+		if (off + sizeof(h) <= r->data_size) {
+			memcpy(&h, data + off, sizeof(h));
+		} else {
+			size_t first = r->data_size - off;
+			memcpy(&h, data + off, first);
+			memcpy((unsigned char *)&h + first, data, sizeof(h) - first);
+		}
+		if (h.size < sizeof(h) || tail + h.size > head)
+			break;
+		if (off + h.size <= r->data_size) {
+			fn(data + off, h.size, ctx);
+		} else {
+			if (r->scratch_size < h.size) {
+				memphis__internal++;
+				unsigned char *s = realloc(r->scratch, 65536);
+				memphis__internal--;
+				if (!s)
+					goto skip;
+				r->scratch = s;
+				r->scratch_size = 65536;
+			}
+			size_t first = r->data_size - off;
+			memcpy(r->scratch, data + off, first);
+			memcpy(r->scratch + first, data, h.size - first);
+			fn(r->scratch, h.size, ctx);
+		}
+skip:
+		tail += h.size;
+		n++;
+	}
+	__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
+	return n;
+}
+
+void memphis__ring_close(struct memphis__ring *r)
+{
+	if (r->base)
+		munmap(r->base, r->data_size + (size_t)sysconf(_SC_PAGESIZE));
+	if (r->fd >= 0)
+		close(r->fd);
+	memphis__internal++;
+	free(r->scratch);
+	memphis__internal--;
+	memset(r, 0, sizeof(*r));
+	r->fd = -1;
+}
+
+int memphis__perf_enable(int fd, int on)
+{
+	return ioctl(fd, on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+}

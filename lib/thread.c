@@ -1,0 +1,286 @@
+/* lib/thread.c - the registry of the process's threads and how threads join it.
+ *
+ * Threads made with pthread_create attach themselves (the interposed pthread_create runs
+ * a trampoline that registers the new thread before the user's function): they record
+ * their own fs_base (for %fs: operands) and stack. Threads that already existed or were
+ * made by a raw clone() are found by scanning /proc/self/task (at start and periodically
+ * from the drain thread); their fs_base is unknown.
+ */
+#include <asm/prctl.h>
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct memphis__thread **threads;
+static size_t nthreads, cap;
+static unsigned generation;
+static uint32_t next_index;
+static pid_t drain_tid;
+
+pid_t memphis__gettid(void)
+{
+	static __thread pid_t cached __attribute__((tls_model("initial-exec")));
+
+	if (!cached)
+		cached = (pid_t)syscall(SYS_gettid);
+	return cached;
+}
+
+void memphis__thread_set_drain(pid_t tid)
+{
+	drain_tid = tid;
+}
+
+static struct memphis__thread *find(pid_t tid)
+{
+	for (size_t i = 0; i < nthreads; i++)
+		if (threads[i]->tid == tid && !threads[i]->gone)
+			return threads[i];
+	return NULL;
+}
+
+static void write_thread_record(const struct memphis__thread *t, uint32_t event)
+{
+	struct memphis_rec_thread r = {
+		.time = memphis__now(),
+		.tid = (uint32_t)t->tid,
+		.event = event,
+		.fs_base = t->fs_base,
+		.stack_lo = t->stack_lo,
+		.stack_hi = t->stack_hi,
+		.index = t->index,
+	};
+	memphis__writer_block(-1, MPH_BLK_THREADS, &r, sizeof(r));
+}
+
+/* Register `tid` (caller holds threads_lock) and open its streams. */
+static struct memphis__thread *add(pid_t tid, uint64_t fs_base, uint64_t lo, uint64_t hi)
+{
+	struct memphis__thread *t;
+
+	if (nthreads == cap) {
+		size_t ncap = cap ? cap * 2 : 64;
+		struct memphis__thread **n = realloc(threads, ncap * sizeof(*n));
+		if (!n)
+			return NULL;
+		threads = n;
+		cap = ncap;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->tid = tid;
+	t->index = next_index++;
+	t->fs_base = fs_base;
+	t->stack_lo = lo;
+	t->stack_hi = hi;
+	t->sample.fd = -1;
+	t->fault.fd = -1;
+	if (memphis__g.sampling_ok && memphis__g.backend->open(t) == 0 &&
+	    memphis__g.region.open)
+		memphis__g.backend->enable(t, 1);
+	if (memphis__g.cfg.first_touch)
+		memphis__touch_open(t);
+	threads[nthreads++] = t;
+	generation++;
+	write_thread_record(t, MPH_THREAD_START);
+	return t;
+}
+
+void memphis__thread_attach_self(void)
+{
+	pid_t tid = memphis__gettid();
+	unsigned long fs = 0;
+	uint64_t lo = 0, hi = 0;
+	pthread_attr_t attr;
+	struct memphis__thread *t;
+
+	if (memphis__g.state != 1 || tid == drain_tid)
+		return;
+	memphis__internal++;
+	syscall(SYS_arch_prctl, ARCH_GET_FS, &fs);
+	if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+		void *addr;
+		size_t size;
+		if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+			lo = (uint64_t)(uintptr_t)addr;
+			hi = lo + size;
+		}
+		pthread_attr_destroy(&attr);
+	}
+	pthread_mutex_lock(&threads_lock);
+	t = find(tid);
+	if (t) {
+		/* found by a scan first: fill in what only the thread itself can know */
+		t->fs_base = fs;
+		t->stack_lo = lo;
+		t->stack_hi = hi;
+		write_thread_record(t, MPH_THREAD_START);
+	} else {
+		add(tid, fs, lo, hi);
+	}
+	pthread_mutex_unlock(&threads_lock);
+	memphis__internal--;
+	memphis__drain_kick();
+}
+
+void memphis__thread_scan(void)
+{
+	DIR *d;
+	struct dirent *e;
+	int added = 0;
+
+	if (memphis__g.state != 1)
+		return;
+	memphis__internal++;
+	d = opendir("/proc/self/task");
+	if (!d)
+		goto out;
+	pthread_mutex_lock(&threads_lock);
+	while ((e = readdir(d))) {
+		pid_t tid = (pid_t)atoi(e->d_name);
+		if (tid <= 0 || tid == drain_tid || find(tid))
+			continue;
+		if (add(tid, 0, 0, 0))
+			added = 1;
+	}
+	/* threads that vanished without a hang-up (no stream open) */
+	for (size_t i = 0; i < nthreads; i++) {
+		struct memphis__thread *t = threads[i];
+		if (!t->gone && syscall(SYS_tgkill, memphis__g.pid, t->tid, 0) < 0 && errno == ESRCH)
+			memphis__thread_mark_gone(t);
+	}
+	pthread_mutex_unlock(&threads_lock);
+	closedir(d);
+out:
+	memphis__internal--;
+	if (added)
+		memphis__drain_kick();
+}
+
+void memphis__thread_mark_gone(struct memphis__thread *t)
+{
+	if (t->gone)
+		return;
+	t->gone = 1;
+	write_thread_record(t, MPH_THREAD_EXIT);
+}
+
+void memphis__thread_foreach(void (*fn)(struct memphis__thread *t, void *ctx), void *ctx)
+{
+	pthread_mutex_lock(&threads_lock);
+	for (size_t i = 0; i < nthreads; i++)
+		fn(threads[i], ctx);
+	pthread_mutex_unlock(&threads_lock);
+}
+
+void memphis__thread_lock(void)
+{
+	pthread_mutex_lock(&threads_lock);
+}
+
+void memphis__thread_unlock(void)
+{
+	pthread_mutex_unlock(&threads_lock);
+}
+
+void memphis__thread_reap(void)
+{
+	size_t j = 0;
+
+	memphis__internal++;
+	pthread_mutex_lock(&threads_lock);
+	for (size_t i = 0; i < nthreads; i++) {
+		struct memphis__thread *t = threads[i];
+		if (t->gone) {
+			if (memphis__g.backend)
+				memphis__g.backend->close(t);
+			memphis__ring_close(&t->fault);
+			free(t);
+			generation++;
+		} else {
+			threads[j++] = t;
+		}
+	}
+	nthreads = j;
+	pthread_mutex_unlock(&threads_lock);
+	memphis__internal--;
+}
+
+uint64_t memphis__thread_fs_base(pid_t tid)
+{
+	uint64_t fs = 0;
+
+	pthread_mutex_lock(&threads_lock);
+	for (size_t i = 0; i < nthreads; i++)
+		if (threads[i]->tid == tid) {
+			fs = threads[i]->fs_base;
+			break;
+		}
+	pthread_mutex_unlock(&threads_lock);
+	return fs;
+}
+
+unsigned memphis__thread_generation(void)
+{
+	return __atomic_load_n(&generation, __ATOMIC_RELAXED);
+}
+
+/* ---- pthread_create interposition ---- */
+
+struct start {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+static void *trampoline(void *p)
+{
+	struct start s = *(struct start *)p;
+
+	memphis__internal++;
+	free(p);
+	memphis__internal--;
+	memphis__thread_attach_self();
+	return s.fn(s.arg);
+}
+
+__attribute__((visibility("default"))) int
+pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+	static int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+	struct start *s;
+	int rc;
+
+	if (!real) {
+		memphis__internal++;
+		real = (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *))
+			dlsym(RTLD_NEXT, "pthread_create");
+		memphis__internal--;
+		if (!real)
+			return EAGAIN;
+	}
+	if (memphis__g.state != 1)
+		return real(th, attr, fn, arg);
+	memphis__internal++;
+	s = malloc(sizeof(*s));
+	memphis__internal--;
+	if (!s)
+		return real(th, attr, fn, arg);
+	s->fn = fn;
+	s->arg = arg;
+	rc = real(th, attr, trampoline, s);
+	if (rc != 0) {
+		memphis__internal++;
+		free(s);
+		memphis__internal--;
+	}
+	return rc;
+}
