@@ -1,0 +1,92 @@
+#!/bin/sh
+# tests/vm/run.sh [BUILD] - the NUMA guest tests, as TAP on stdout.
+# setup.sh (packages, kernel) -> mkinitramfs.sh (BUILD's memphis goes in when built) ->
+# boot.sh for each topology in $VM_TOPOLOGIES (default "2x2 4x1") -> one TAP line per
+# in-guest check, then each guest-tests.d/NAME.host.sh on the run directories brought back.
+# Exit 0 when everything passed, 1 on any failure, 77 (reason on stderr, last line) when
+# this host cannot run the guests: not root and packages missing, no kernel download,
+# or MEMPHIS_VM=0.
+# Logs and the guests' /out stay in tests/vm/cache/work-TOPOLOGY/.
+here=$(cd "$(dirname "$0")" && pwd)
+build=${1:-build}
+cache=${VM_CACHE:-$here/cache}
+export VM_CACHE=$cache
+
+skip() {
+	echo "1..0 # SKIP $*"
+	echo "vm: $*" >&2
+	exit 77
+}
+[ "${MEMPHIS_VM:-1}" = 0 ] && skip "VM tests disabled by MEMPHIS_VM=0"
+[ "$(uname -m)" = x86_64 ] || skip "the guests are x86_64 only"
+[ -d "$build" ] && build=$(cd "$build" && pwd)
+t0=$(date +%s)
+
+kver=$(timeout 900 sh "$here/setup.sh" "$cache" 2> "$cache.setup.log")
+rc=$?
+if [ "$rc" != 0 ]; then
+	cat "$cache.setup.log" >&2
+	[ "$rc" = 77 ] && skip "$(tail -n 1 "$cache.setup.log")"
+	echo "not ok 1 - vm: setup.sh failed (exit $rc)"
+	exit 1
+fi
+rm -f "$cache.setup.log"
+if ! out=$(timeout 300 sh "$here/mkinitramfs.sh" "$cache/initramfs.cpio.gz" "$build" 2>&1); then
+	echo "not ok 1 - vm: mkinitramfs.sh failed"
+	printf '%s\n' "$out" | sed 's/^/# /'
+	exit 1
+fi
+memphis=no
+[ -f "$build/libmemphis.so" ] && memphis=yes
+echo "# vm: kernel $kver, initramfs $(($(wc -c < "$cache/initramfs.cpio.gz") / 1024)) KiB, memphis build packed: $memphis"
+
+n=0
+failed=0
+# tap FILE TOPOLOGY: turn "@@VM" lines into numbered TAP lines.
+tap() {
+	while IFS= read -r line; do
+		case $line in
+		"@@VM ok - "*) n=$((n + 1)); echo "ok $n - [$2] ${line#@@VM ok - }" ;;
+		"@@VM not ok - "*) n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - [$2] ${line#@@VM not ok - }" ;;
+		"@@VM # "*) echo "# [$2] ${line#@@VM # }" ;;
+		"@@VM-HOST "*) echo "# ${line#@@VM-HOST }" ;;
+		esac
+	done < "$1"
+}
+
+for topo in ${VM_TOPOLOGIES:-2x2 4x1}; do
+	work=$cache/work-$topo
+	log=$cache/boot-$topo.log
+	sh "$here/boot.sh" "$topo" --work "$work" > "$log" 2> "$log.err"
+	rc=$?
+	tap "$log" "$topo"
+	n=$((n + 1))
+	if [ "$rc" = 0 ]; then
+		echo "ok $n - [$topo] guest ran to its final marker, no result lost, results intact"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - [$topo] guest ran to its final marker, no result lost, results intact"
+		sed 's/^/# /' "$log.err"
+		continue
+	fi
+	# Host halves of the memphis tests, on the run directories the guest sent back.
+	for h in "$here"/guest-tests.d/*.host.sh; do
+		[ -f "$h" ] || continue
+		name=$(basename "$h" .host.sh)
+		VM_TOPO=$topo VM_OUT=$work/out/$name VM_TEST_NAME=$name VM_LIB=$here/guest-lib.sh \
+			VM_RESULTS=$work/host-results MEMPHIS_BUILD=$build MEMPHIS_SRC=$(dirname "$(dirname "$here")") \
+			timeout 300 sh "$h" > "$work/host-$name.log" 2>&1
+		hrc=$?
+		before=$n
+		tap "$work/host-$name.log" "$topo host"
+		if [ "$hrc" != 0 ] || [ "$n" = "$before" ]; then
+			n=$((n + 1))
+			failed=$((failed + 1))
+			echo "not ok $n - [$topo host] $name.host.sh ran and reported (exit status $hrc)"
+			tail -n 20 "$work/host-$name.log" | sed 's/^/# /'
+		fi
+	done
+done
+echo "1..$n"
+echo "# vm: $n checks, $failed failed, $(($(date +%s) - t0)) s in all"
+[ "$failed" = 0 ]
