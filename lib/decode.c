@@ -40,6 +40,16 @@ static uint8_t map_reg(ZydisRegister r)
 	return MEMPHIS__REG_BAD;
 }
 
+/* map_reg for an address register: one narrower than 32 bits (xlat's AL index) would
+ * need its own masking, so it is treated as not rebuildable. */
+static uint8_t map_addr_reg(ZydisRegister r)
+{
+	if (r != ZYDIS_REGISTER_NONE &&
+	    ZydisRegisterGetWidth(ZYDIS_MACHINE_MODE_LONG_64, r) < 32)
+		return MEMPHIS__REG_BAD;
+	return map_reg(r);
+}
+
 /* Instruction categories after which control does not continue at the next byte. */
 static int cat_breaks_flow(ZydisInstructionCategory cat)
 {
@@ -114,11 +124,12 @@ static void fill_mem(const ZydisDecodedInstruction *in, const ZydisDecodedOperan
 	if (op->mem.base == ZYDIS_REGISTER_RIP || op->mem.base == ZYDIS_REGISTER_EIP)
 		out->rip_rel = 1;
 	else
-		out->base = map_reg(op->mem.base);
-	if (out->is_vsib)
-		out->index = MEMPHIS__REG_BAD; /* a vector register: not in the sample */
+		out->base = map_addr_reg(op->mem.base);
+	if (out->is_vsib || in->mnemonic == ZYDIS_MNEMONIC_XLAT)
+		out->index = MEMPHIS__REG_BAD; /* a vector register, or xlat's AL (which Zydis
+		                                * leaves out of the operand): not rebuildable */
 	else
-		out->index = map_reg(op->mem.index);
+		out->index = map_addr_reg(op->mem.index);
 
 	if (op->visibility != ZYDIS_OPERAND_VISIBILITY_EXPLICIT && sp_known) {
 		/* The stack slot, from SP after the instruction: push stored at new SP, pop

@@ -184,6 +184,9 @@ static const struct dcase dcases[] = {
 	/* movsq %ds:(%rsi),%es:(%rdi) */
 	DCASE("movsq: the read, rsi advanced (APPROX)", "48 a5", 0x401000,
 	     { R(SI, 0x3008), R(DI, 0x4008), END }, 0, 0, MPH_S_APPROX | MPH_S_LOAD, 0x3008, 2),
+	/* xlat %ds:(%rbx) : index is AL, not rebuildable from the 64-bit register */
+	DCASE("xlat (8-bit index): NOADDR", "d7", 0x401000, { R(BX, 0x1000), END }, 0, 0,
+	      MPH_S_NOADDR | MPH_S_LOAD, 0, 1),
 	/* jne 0x401002 (75 f3 at 0x40100d) */
 	BCASE("jcc: branch with target", "75 f3", 0x40100d, { END }, 0, 0, MPH_S_NONMEM, 0, 2,
 	     1, 0, 0x401002),
