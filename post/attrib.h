@@ -1,0 +1,89 @@
+/* post/attrib.h - attribution of samples: data address -> program variable, instruction ->
+ * file:line, page -> home node.
+ *
+ * Data addresses are tried in this order: heap objects live at the sample's time (grouped
+ * by allocation call site), thread stacks, the executable's TLS block of the sample's
+ * thread, globals and statics of the ELF object mapped at the address in the last maps
+ * snapshot before the sample (executable and shared libraries), else <unknown> (id 0).
+ * Results are cached per instruction address and per object, so a warm lookup costs a
+ * few hash probes.
+ */
+#ifndef MR_ATTRIB_H
+#define MR_ATTRIB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rundir.h"
+
+enum mr_vkind {
+	MR_K_UNKNOWN = 0,
+	MR_K_GLOBAL,
+	MR_K_STATIC,
+	MR_K_FUNC_STATIC,
+	MR_K_TLS,
+	MR_K_SYMBOL,
+	MR_K_HEAP,
+	MR_K_STACK,
+};
+
+struct mr_varinfo {
+	char *name;        /* "colidx", "malloc at cg.c:120 in main", "<stack of thread 2>" */
+	unsigned kind;     /* enum mr_vkind */
+	char *decl;        /* "cg.c:40" where declared, NULL if unknown */
+	const char *object;/* ELF object path it belongs to, NULL for heap/stack/unknown */
+	uint64_t lo, hi;   /* address range for globals and TLS offsets (0/0 otherwise) */
+	uint64_t objects;  /* heap: allocations from this call site */
+	uint64_t bytes;    /* heap: bytes allocated from this call site; others: size */
+};
+
+struct mr_attrib_opts {
+	const char *exe;   /* use this file for the executable instead of RUN key exe */
+	int force;         /* accept a build-id mismatch */
+};
+
+struct mr_attrib;
+
+/* Prepare attribution for run. Returns 0, or -errno with a one-line message in err:
+ * -ENOENT executable missing (names the path, suggests --exe), -ESTALE build-id of the file
+ * differs from the run's (suggests --force), or another error opening it. Warnings (a
+ * library that cannot be read, a build-id overridden by --force) go to run->warnings. */
+int mr_attrib_open(struct mr_run *run, const struct mr_attrib_opts *o, struct mr_attrib **out,
+		   char *err, size_t errlen);
+void mr_attrib_close(struct mr_attrib *a);
+
+struct mr_resolved {
+	uint32_t var;    /* variable id, 0 = <unknown> */
+	uint32_t line;   /* line id, 0 = unknown code */
+	int page_node;   /* home node of the data page, -1 unknown */
+	int same_page;   /* the page is the one this instruction touched last time */
+};
+
+/* Attribute one sample: its instruction always, its data address when use_addr. */
+void mr_attrib_sample(struct mr_attrib *a, const struct memphis_rec_sample *s, int use_addr,
+		      struct mr_resolved *r);
+
+/* Variable id of data address addr accessed by thread tid at time t (0 = <unknown>). */
+uint32_t mr_attrib_data(struct mr_attrib *a, uint64_t addr, uint64_t t, uint32_t tid);
+/* Line id of the instruction at ip (0 = unknown). */
+uint32_t mr_attrib_code(struct mr_attrib *a, uint64_t ip, uint64_t t);
+/* Home node of the page of addr: the PAGES blocks of region, then those of region 0
+ * (first touches), then any region; -1 if unknown. */
+int mr_attrib_page_node(struct mr_attrib *a, uint32_t region, uint64_t addr);
+
+const struct mr_varinfo *mr_attrib_var(const struct mr_attrib *a, uint32_t id);
+size_t mr_attrib_nvars(const struct mr_attrib *a);
+const char *mr_attrib_line(const struct mr_attrib *a, uint32_t id);
+size_t mr_attrib_nlines(const struct mr_attrib *a);
+
+/* Thread index (0 = main) of tid from the THREADS records, -1 if unknown. */
+int mr_attrib_thread_index(const struct mr_attrib *a, uint32_t tid);
+/* Base page size of the run (RUN key page_size, default 4096). */
+uint64_t mr_attrib_page_size(const struct mr_attrib *a);
+/* The executable as read (path and build-id). */
+const char *mr_attrib_exe(const struct mr_attrib *a);
+const char *mr_attrib_exe_build_id(const struct mr_attrib *a);
+
+const char *mr_vkind_name(unsigned kind);
+
+#endif /* MR_ATTRIB_H */

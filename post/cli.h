@@ -1,0 +1,46 @@
+/* post/cli.h - what the subcommands of memphis-report share: exit codes, the one error
+ * printer (text on stderr, or a JSON object on stdout with --json), the subcommands. */
+#ifndef MR_CLI_H
+#define MR_CLI_H
+
+#include <stdio.h>
+
+#include "rundir.h"
+
+enum mr_exit {
+	MR_EXIT_OK = 0,    /* report written */
+	MR_EXIT_USAGE = 1, /* bad command line */
+	MR_EXIT_DATA = 2,  /* damaged or unreadable input (what was readable is printed) */
+};
+
+#define MR_JSON_SCHEMA "memphis-report/1"
+
+/* Set by a subcommand once it has seen --json: errors are then printed as JSON. */
+extern int mr_cli_json;
+
+/* Print a fatal error: "memphis-report: MSG" on stderr, or with --json the object
+ * {"schema": ..., "error": {"message": MSG, "exit": code}} on stdout. Returns code. */
+int mr_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Print a usage error for subcommand cmd with a pointer to its --help. Returns 1. */
+int mr_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Print the damage and warning messages of run on stderr (text mode). */
+void mr_print_problems(const struct mr_run *run, FILE *f, const char *prefix);
+
+/* Open a run directory, printing the error itself. Returns the run or NULL (exit code 2). */
+struct mr_run *mr_open_run(const char *dir);
+
+struct mr_cmd {
+	const char *name;
+	const char *summary;
+	int (*run)(int argc, char **argv); /* argv[0] is the subcommand name */
+	void (*help)(FILE *f);
+};
+
+int mr_cmd_report(int argc, char **argv);
+void mr_help_report(FILE *f);
+int mr_cmd_dump(int argc, char **argv);
+void mr_help_dump(FILE *f);
+
+#endif /* MR_CLI_H */

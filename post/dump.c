@@ -1,0 +1,208 @@
+/* post/dump.c - `memphis-report dump`: the run's metadata, then one line per sample (the
+ * paper's Figure 4, readable), then the damage found. Needs no binary. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "pages.h"
+
+void mr_help_dump(FILE *f)
+{
+	fprintf(f, "usage: memphis-report dump RUNDIR [--meta | --samples]\n\n"
+		   "Print the run directory as text: the metadata (RUN keys, topology, threads,\n"
+		   "regions with loss counts, counts of allocations, frees and first touches),\n"
+		   "then one line per sample:\n"
+		   "  time_s cpu tid ip sampled_ip addr flags page_node region\n"
+		   "and the damage found, if any.\n\n"
+		   "Options:\n"
+		   "  --meta      only the metadata\n"
+		   "  --samples   only the samples\n"
+		   "  -h, --help  this text\n\n"
+		   "Exit status: 0 ok, 1 bad usage, 2 damaged or unreadable input (after printing\n"
+		   "what was readable).\n");
+}
+
+/* Words for the flags of a sample into buf. */
+static const char *flag_words(uint16_t f, char *buf, size_t len)
+{
+	static const struct {
+		uint16_t bit;
+		const char *word;
+	} w[] = {
+		{ MPH_S_EXACT, "exact" }, { MPH_S_APPROX, "approx" }, { MPH_S_NOADDR, "noaddr" },
+		{ MPH_S_NONMEM, "nonmem" }, { MPH_S_LOAD, "load" }, { MPH_S_STORE, "store" },
+		{ MPH_S_TLS, "tls" }, { MPH_S_KERNEL, "kernel" }, { MPH_S_HWADDR, "hwaddr" },
+		{ MPH_S_NOPRED, "nopred" }, { MPH_S_REMOTE_HW, "remote_hw" },
+	};
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
+		if (!(f & w[i].bit))
+			continue;
+		o += (size_t)snprintf(buf + o, len > o ? len - o : 0, "%s%s", o ? "," : "", w[i].word);
+	}
+	f &= (uint16_t)~((MPH_S_REMOTE_HW << 1) - 1);
+	if (f)
+		snprintf(buf + o, len > o ? len - o : 0, "%s0x%x", o ? "," : "", f);
+	if (!buf[0])
+		snprintf(buf, len, "-");
+	return buf;
+}
+
+static double secs(const struct mr_run *run, uint64_t t)
+{
+	return ((double)t - (double)run->meta_file.start_time) / 1e9;
+}
+
+static void dump_meta(const struct mr_run *run)
+{
+	char a[32], b[32], c[32], d[32];
+	uint64_t region0 = 0, npg = 0;
+
+	printf("# memphis run directory %s (format version %" PRIu32 ", pid %" PRIu32 ")\n",
+	       run->dir, run->meta_file.format_version, run->meta_file.pid);
+	printf("# run:\n");
+	for (size_t i = 0; i < run->nkv; i++)
+		printf("#   %s=%s\n", run->kv[i].key, run->kv[i].value);
+	if (run->have_topology) {
+		printf("# topology: %" PRIu32 " cpus, %" PRIu32 " nodes\n#   cpu node:", run->ncpus,
+		       run->nnodes);
+		for (uint32_t i = 0; i < run->ncpus; i++)
+			printf(" %u:%d", i, run->cpu_node[i]);
+		printf("\n");
+		for (uint32_t i = 0; i < run->nnodes; i++) {
+			printf("#   distance node %u:", i);
+			for (uint32_t k = 0; k < run->nnodes; k++)
+				printf(" %" PRIu32, run->distance[i * run->nnodes + k]);
+			printf("\n");
+		}
+	} else {
+		printf("# topology: none recorded\n");
+	}
+	printf("# threads: %zu records\n", run->nthreads);
+	for (size_t i = 0; i < run->nthreads; i++) {
+		const struct memphis_rec_thread *t = &run->threads[i];
+		printf("#   %.6f s thread %" PRIu32 " tid %" PRIu32 " %s fs_base 0x%" PRIx64
+		       " stack 0x%" PRIx64 "-0x%" PRIx64 "\n", secs(run, t->time), t->index, t->tid,
+		       t->event == MPH_THREAD_START ? "start" : t->event == MPH_THREAD_EXIT ? "exit" : "?",
+		       t->fs_base, t->stack_lo, t->stack_hi);
+	}
+	printf("# regions: %zu\n", run->nregions);
+	for (size_t i = 0; i < run->nregions; i++) {
+		const struct memphis_rec_region *r = &run->regions[i];
+		printf("#   region %" PRIu32 " \"%s\" %.6f-%.6f s: %s samples, %s lost, %s throttled, "
+		       "%s dropped\n", r->seq, r->name, secs(run, r->t_start), secs(run, r->t_end),
+		       mr_fmt_count(a, r->samples), mr_fmt_count(b, r->lost),
+		       mr_fmt_count(c, r->throttled), mr_fmt_count(d, r->dropped));
+	}
+	printf("# losses: %zu records\n", run->nlosses);
+	for (size_t i = 0; i < run->nlosses; i++) {
+		const struct memphis_rec_loss *l = &run->losses[i];
+		printf("#   region %" PRIu32 " tid %" PRIu32 ": %s samples, %s lost, %s throttled\n",
+		       l->region, l->tid, mr_fmt_count(a, l->samples), mr_fmt_count(b, l->lost),
+		       mr_fmt_count(c, l->throttled));
+	}
+	for (size_t i = 0; i < run->npages; i++) {
+		npg += run->pages[i].hdr.count;
+		if (run->pages[i].hdr.region == 0)
+			region0 += run->pages[i].hdr.count;
+	}
+	printf("# allocs: %s, frees: %s, first touches: %s\n", mr_fmt_count(a, run->nallocs),
+	       mr_fmt_count(b, run->nfrees), mr_fmt_count(c, run->ntouches));
+	printf("# page homes: %s in %zu PAGES blocks (%s from first touches)\n", mr_fmt_count(a, npg),
+	       run->npages, mr_fmt_count(b, region0));
+	printf("# maps snapshots: %zu\n", run->nmaps);
+	for (size_t i = 0; i < run->nmaps; i++)
+		printf("#   %.6f s, %zu bytes\n", secs(run, run->maps[i].time), run->maps[i].len);
+	for (size_t i = 0; i < run->nnotes; i++)
+		printf("# note %.6f s: %s\n", secs(run, run->notes[i].time), run->notes[i].text);
+	printf("# sample files: %zu\n", run->ncpufiles);
+	for (size_t i = 0; i < run->ncpufiles; i++)
+		printf("#   %s: %s bytes\n", run->cpus[i].name, mr_fmt_count(a, run->cpus[i].size));
+	if (run->unknown_blocks)
+		printf("# skipped blocks of unknown type: %" PRIu64 "\n", run->unknown_blocks);
+}
+
+/* Print every sample; returns 0 or the exit code of a fatal error. */
+static int dump_samples(struct mr_run *run)
+{
+	struct mr_pagemap pm;
+	struct mr_sample_iter *it;
+	const struct memphis_rec_sample *s;
+	size_t n;
+	char fl[128];
+
+	if (mr_pagemap_build(&pm, run) || mr_samples_begin(run, &it)) {
+		mr_pagemap_free(&pm);
+		return mr_error(MR_EXIT_DATA, "out of memory");
+	}
+	printf("# time_s cpu tid ip sampled_ip addr flags page_node region\n");
+	while ((n = mr_samples_next(it, &s)) > 0) {
+		for (size_t i = 0; i < n; i++) {
+			const struct memphis_rec_region *r = mr_run_region(run, s[i].region);
+			int node = s[i].addr ? mr_pagemap_node(&pm, s[i].region, s[i].addr) : -1;
+			char nb[16];
+
+			if (node >= 0)
+				snprintf(nb, sizeof(nb), "%d", node);
+			else
+				snprintf(nb, sizeof(nb), "-");
+			printf("%.6f %u %" PRIu32 " 0x%" PRIx64 " 0x%" PRIx64 " 0x%" PRIx64 " %s %s %s\n",
+			       secs(run, s[i].time), s[i].cpu, s[i].tid, s[i].ip, s[i].sampled_ip,
+			       s[i].addr, flag_words(s[i].flags, fl, sizeof(fl)), nb,
+			       r ? r->name : "?");
+		}
+	}
+	mr_samples_end(it);
+	mr_pagemap_free(&pm);
+	return 0;
+}
+
+int mr_cmd_dump(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "meta", no_argument, NULL, 'm' },
+		{ "samples", no_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int meta = 1, samples = 1, c, rc;
+	struct mr_run *run;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'm': samples = 0; meta = 1; break;
+		case 's': meta = 0; samples = 1; break;
+		case 'h': mr_help_dump(stdout); return MR_EXIT_OK;
+		default:
+			return mr_usage("dump", "unknown option %s", argv[optind - 1]);
+		}
+	}
+	if (optind + 1 != argc)
+		return mr_usage("dump", optind == argc ? "missing RUNDIR" : "one RUNDIR expected");
+	run = mr_open_run(argv[optind]);
+	if (!run)
+		return MR_EXIT_DATA;
+	if (meta)
+		dump_meta(run);
+	rc = samples ? dump_samples(run) : 0;
+	for (size_t i = 0; i < run->ncpufiles && samples; i++)
+		printf("# %s: %s samples\n", run->cpus[i].name,
+		       mr_fmt_count((char[32]){ 0 }, run->cpus[i].samples));
+	for (size_t i = 0; i < run->nwarnings; i++)
+		printf("# warning: %s\n", run->warnings[i]);
+	for (size_t i = 0; i < run->ndamage; i++)
+		printf("# damaged input: %s\n", run->damage[i]);
+	fflush(stdout);
+	mr_print_problems(run, stderr, "memphis-report: ");
+	if (!rc && run->ndamage)
+		rc = MR_EXIT_DATA;
+	mr_run_close(run);
+	return rc;
+}

@@ -1,0 +1,32 @@
+/* post/json.h - a tiny streaming JSON writer: correct string escaping, commas and
+ * indentation handled by the writer. Nesting depth up to 32. */
+#ifndef MR_JSON_H
+#define MR_JSON_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+struct mr_json {
+	FILE *f;
+	int depth;
+	int need_comma[32];
+	int after_key;
+};
+
+void mr_json_init(struct mr_json *j, FILE *f);
+void mr_json_obj(struct mr_json *j);      /* { */
+void mr_json_obj_end(struct mr_json *j);  /* } */
+void mr_json_arr(struct mr_json *j);      /* [ */
+void mr_json_arr_end(struct mr_json *j);  /* ] */
+void mr_json_key(struct mr_json *j, const char *key);
+void mr_json_str(struct mr_json *j, const char *s); /* NULL writes null */
+void mr_json_u64(struct mr_json *j, uint64_t v);
+void mr_json_i64(struct mr_json *j, int64_t v);
+void mr_json_dbl(struct mr_json *j, double v);    /* non-finite values write null */
+void mr_json_bool(struct mr_json *j, int v);
+void mr_json_null(struct mr_json *j);
+
+/* Write s as a quoted JSON string to f (usable without a writer). */
+void mr_json_write_string(FILE *f, const char *s);
+
+#endif /* MR_JSON_H */
