@@ -125,7 +125,7 @@ $(B)/tests/tool_%: tests/tool_%.c
 $(B)/examples/%: examples/%.c $(B)/libmemphis.so
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(PROG_CFLAGS) $< -o $@ -L$(B) -Wl,-rpath,'$$ORIGIN/../..' -lmemphis $(LDFLAGS)
+	$(Q)$(CC) $(PROG_CFLAGS) $< -o $@ -L$(B) -Wl,-rpath,'$$ORIGIN/../..' -lmemphis -lm $(LDFLAGS)
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all
