@@ -73,7 +73,7 @@ struct mr_debuginfo {
 	char *path;
 	char build_id[129];
 	int pic;
-	uint64_t vaddr0, offset0, tls_memsz, tls_align;
+	uint64_t vaddr0, offset0, tls_memsz, tls_align, tls_vaddr;
 	struct seg *segs;
 	size_t nsegs;
 
@@ -307,6 +307,7 @@ static int read_phdrs(struct ctx *c, Elf *elf)
 		} else if (ph.p_type == PT_TLS) {
 			d->tls_memsz = ph.p_memsz;
 			d->tls_align = ph.p_align;
+			d->tls_vaddr = ph.p_vaddr;
 		} else if (ph.p_type == PT_NOTE && !d->build_id[0]) {
 			read_build_id(d, elf, &ph);
 		}
@@ -1895,6 +1896,18 @@ void mr_debuginfo_tls(const struct mr_debuginfo *d, uint64_t *memsz, uint64_t *a
 {
 	*memsz = d->tls_memsz;
 	*align = d->tls_align;
+}
+
+uint64_t mr_debuginfo_tls_tpoff(const struct mr_debuginfo *d)
+{
+	uint64_t align = d->tls_align ? d->tls_align : 1, firstbyte;
+
+	if (!d->tls_memsz || (align & (align - 1)))
+		return 0;
+	/* glibc _dl_determine_tlsoffset(), TLS_TCB_AT_TP, first module: the block ends at
+	 * the thread pointer and its first byte keeps p_vaddr's misalignment */
+	firstbyte = (0 - d->tls_vaddr) & (align - 1);
+	return (d->tls_memsz - firstbyte + align - 1) / align * align + firstbyte;
 }
 
 /* Innermost scope containing vaddr, or NULL. */

@@ -65,6 +65,14 @@ int mr_debuginfo_bias(const struct mr_debuginfo *d, uint64_t map_start, uint64_t
 /* The object's TLS segment (PT_TLS): memsz and alignment; 0/0 if it has none. */
 void mr_debuginfo_tls(const struct mr_debuginfo *d, uint64_t *memsz, uint64_t *align);
 
+/* For the executable (TLS module 1, static TLS, x86-64 glibc's TLS_TCB_AT_TP layout): how
+ * far below the thread pointer (fs_base) its TLS block starts, so that a TLS address A of
+ * a thread is the variable at offset A - (fs_base - tpoff) (see mr_debuginfo_tls_var_at).
+ * This is round_up(memsz - fb, align) + fb with fb = -p_vaddr mod align (fb is 0 when the
+ * linker aligned PT_TLS, the usual case). 0 if the object has no PT_TLS. Shared libraries'
+ * blocks are placed by the loader: use the block address recorded at run time instead. */
+uint64_t mr_debuginfo_tls_tpoff(const struct mr_debuginfo *d);
+
 /* Source position of the instruction at vaddr. Returns 0, or -ENOENT if nothing covers it
  * (then *out has at least the ELF symbol's function name when there is one). */
 int mr_debuginfo_line(struct mr_debuginfo *d, uint64_t vaddr, struct mr_line *out);

@@ -313,6 +313,12 @@ static void check_config(const char *cfg, const char *cflags, int pie)
 	   "%s: build-id %s matches readelf", cfg, mr_debuginfo_build_id(d));
 
 	check_vars(cfg, "exe", d, &fs, 1);
+	if ((f = fact(&fs, "tpoff", "tp")))
+		ok(mr_debuginfo_tls_tpoff(d) == f->off,
+		   "%s: TLS block starts %llu bytes below the thread pointer (loader: %llu)", cfg,
+		   (unsigned long long)mr_debuginfo_tls_tpoff(d), (unsigned long long)f->off);
+	else
+		ok(0, "%s: the fixture printed its thread pointer offset", cfg);
 	v = var_named(d, "shared_name", &count);
 	ok(v && count == 1 && v->kind == MR_VAR_GLOBAL,
 	   "%s: the parameter named like the global is not a variable (%d)", cfg, count);
