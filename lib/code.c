@@ -93,6 +93,7 @@ struct memphis__code {
 	int elf_ok;            /* elf_version() accepted */
 	int vm_readv_refused;  /* process_vm_readv said EPERM/ENOSYS: read through a pipe */
 	int pipefd[2];         /* that pipe, -1 until needed */
+	struct memphis__code_stats st;
 };
 
 /* ---- reading code bytes ------------------------------------------------------------- */
@@ -284,6 +285,7 @@ static int maps_refresh(struct memphis__code *c)
 	int err = 0;
 
 	maps_clear(c);
+	c->st.maps_reads++;
 	if (!text)
 		return -EIO;
 	for (line = text; *line && c->nmaps < CODE_MAPS_MAX;) {
@@ -429,6 +431,24 @@ static int seg_bias(const struct seg *segs, unsigned n, const struct map *m, uin
 	return -ENOENT;
 }
 
+/* Is the open file fd (fstat *st) the one mapped at m? The same device and inode says
+ * yes; where they differ (overlayfs reports the lower layer's in maps, the overlay's to
+ * fstat) the bytes of a page in the middle of the mapping must equal the file's. */
+static int file_is_mapped(struct memphis__code *c, int fd, const struct stat *st,
+			  const struct map *m)
+{
+	uint8_t mem[512], file[512];
+	uint64_t len = m->end - m->start, off = (len / 2) & ~(uint64_t)4095;
+	size_t n = len - off < sizeof(mem) ? (size_t)(len - off) : sizeof(mem);
+
+	if (st->st_ino == m->inode && major(st->st_dev) == m->dev_major &&
+	    minor(st->st_dev) == m->dev_minor)
+		return 1;
+	return n && read_code(c, m->start + off, mem, n) == n &&
+	       pread(fd, file, n, (off_t)(m->offset + off)) == (ssize_t)n &&
+	       !memcmp(mem, file, n);
+}
+
 /* Open the ELF file behind mapping m, compute the load bias from the PT_LOAD holding
  * m->offset and read its FUNC symbols (.symtab, else .dynsym) into *mod. Returns 0, or
  * -errno when the file cannot be used (then the vote is the fallback). */
@@ -446,8 +466,7 @@ static int module_load(struct memphis__code *c, const struct map *m, struct modu
 	fd = open(m->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) < 0 || (m->inode && st.st_ino != m->inode) ||
-	    major(st.st_dev) != m->dev_major || minor(st.st_dev) != m->dev_minor) {
+	if (fstat(fd, &st) < 0 || !file_is_mapped(c, fd, &st, m)) {
 		err = -ESTALE; /* replaced on disk since it was mapped */
 		goto out_close;
 	}
@@ -538,8 +557,11 @@ static struct module *map_module(struct memphis__code *c, struct map *m)
 			return o;
 		}
 	}
-	if (c->nmodules >= CODE_MODULES_MAX || module_load(c, m, &mod) < 0)
+	if (c->nmodules >= CODE_MODULES_MAX || module_load(c, m, &mod) < 0) {
+		c->st.modules_bad++;
 		return NULL;
+	}
+	c->st.modules++;
 	p = realloc(c->modules, (c->nmodules + 1) * sizeof(*p));
 	if (!p) {
 		c->sym_bytes -= mod.nsyms * sizeof(*mod.syms);
@@ -637,8 +659,10 @@ static const struct memphis__sweep *func_sweep(struct memphis__code *c, uint64_t
 	got = read_code(c, start, c->scratch, size);
 	if (!got || memphis__insn_sweep(c->scratch, got, start, &s) < 0)
 		return NULL;
+	c->st.sweeps++;
 	if (c->funcs_used >= CODE_FUNCS_MAX ||
 	    c->sweep_bytes + memphis__sweep_bytes(&s) > CODE_SWEEP_BYTES) {
+		c->st.flushes++;
 		funcs_clear(c);
 		for (h = hash64(start, mask); c->funcs[h].start; h = (h + 1) & mask)
 			;
@@ -668,11 +692,12 @@ static uint64_t vote(struct memphis__code *c, uint64_t ip, uint64_t floor)
 /* Work out the predecessor of e->ip and decode it into e (pred 0: none). */
 static void resolve(struct memphis__code *c, struct ipent *e)
 {
-	uint64_t ip = e->ip, start, size, pred = 0;
+	uint64_t ip = e->ip, start = 0, size = 0, pred = 0;
 	uint8_t buf[16];
 	struct module *mod;
 	struct map *m;
-	int have = 0;
+	size_t got;
+	int have = 0, linear;
 
 	e->pred = 0;
 	if (ip >= CODE_USER_END)
@@ -687,19 +712,27 @@ static void resolve(struct memphis__code *c, struct ipent *e)
 		if (s) {
 			int r = memphis__sweep_predecessor(s, ip, &pred);
 
-			if (r == 0)
+			if (r == 0) {
+				c->st.by_sweep++;
 				return; /* function entry, or after call/jmp/ret */
+			}
 			have = r > 0;
 		}
-		if (!have)
-			pred = vote(c, ip, start > m->start ? start : m->start);
-	} else {
-		pred = vote(c, ip, m->start);
+		if (have)
+			c->st.by_sweep++;
 	}
-	if (!pred || ip - pred > 15 || read_code(c, pred, buf, (size_t)(ip - pred)) != ip - pred)
+	if (!have) {
+		pred = vote(c, ip, mod && start > m->start && start <= ip ? start : m->start);
+		c->st.by_vote++;
+	}
+	/* The predecessor either ends at ip (linear) or is a branch whose target is ip (a
+	 * back-edge, possibly after ip); only a linear one is refused for breaking the flow. */
+	got = pred ? read_code(c, pred, buf, sizeof(buf) - 1) : 0;
+	if (!got || memphis__insn_decode(buf, got, pred, &e->insn) < 0)
 		return;
-	if (memphis__insn_decode(buf, (size_t)(ip - pred), pred, &e->insn) < 0 ||
-	    e->insn.length != ip - pred || e->insn.breaks_flow)
+	linear = pred + e->insn.length == ip;
+	if (!(e->insn.is_branch && e->insn.branch_target == ip) &&
+	    (!linear || e->insn.breaks_flow))
 		return;
 	e->pred = pred;
 }
@@ -721,6 +754,7 @@ static int ips_grow(struct memphis__code *c)
 	struct ipent *n;
 
 	if (c->ips && ncap > CODE_IPS_MAX) {
+		c->st.flushes++;
 		ips_clear(c);
 		return 0;
 	}
@@ -787,47 +821,57 @@ void memphis__code_free(struct memphis__code *c)
 	free(c);
 }
 
+/* The IP table slot for ip: its entry, or a free slot to fill (growing or emptying the
+ * table first when it is too full), or NULL when neither is possible. *found says which. */
+static struct ipent *ips_slot(struct memphis__code *c, uint64_t ip, int *found)
+{
+	uint32_t mask, h;
+
+	*found = 0;
+	if (!c->ips)
+		return NULL;
+	mask = c->ips_cap - 1;
+	for (h = hash64(ip, mask); c->ips[h].ip; h = (h + 1) & mask)
+		if (c->ips[h].ip == ip) {
+			*found = 1;
+			return &c->ips[h];
+		}
+	if ((c->ips_used + 1) * 2 > c->ips_cap) {
+		if (ips_grow(c) < 0 && (c->ips_used + 1) * 4 > c->ips_cap * 3)
+			return NULL; /* no memory to grow and too full to insert */
+		mask = c->ips_cap - 1;
+		for (h = hash64(ip, mask); c->ips[h].ip; h = (h + 1) & mask)
+			;
+	}
+	return &c->ips[h];
+}
+
 /* Contract in insn.h. */
 unsigned memphis__code_attribute(struct memphis__code *c, uint64_t sampled_ip,
 				 const struct memphis__regs *regs, uint64_t *ip,
 				 uint64_t *data_addr)
 {
-	struct ipent local, *e = NULL;
+	struct ipent local, *e;
 	unsigned f;
+	int found;
 
 	*ip = sampled_ip;
 	*data_addr = 0;
 	if (!c || !regs || !sampled_ip)
 		return MPH_S_NOPRED | MPH_S_NOADDR;
-	if (c->ips) {
-		uint32_t mask = c->ips_cap - 1, h;
-
-		for (h = hash64(sampled_ip, mask); c->ips[h].ip; h = (h + 1) & mask)
-			if (c->ips[h].ip == sampled_ip) {
-				e = &c->ips[h];
-				break;
-			}
-		if (!e) {
-			if ((c->ips_used + 1) * 2 > c->ips_cap && ips_grow(c) == 0)
-				mask = c->ips_cap - 1;
-			if ((c->ips_used + 1) * 4 <= c->ips_cap * 3) {
-				for (h = hash64(sampled_ip, mask); c->ips[h].ip; h = (h + 1) & mask)
-					;
-				e = &c->ips[h];
-			}
-			if (!e)
-				e = &local; /* no room and no memory: answer without caching */
-			memset(e, 0, sizeof(*e));
-			e->ip = sampled_ip;
-			resolve(c, e);
-			if (e != &local)
-				c->ips_used++;
-		}
+	e = ips_slot(c, sampled_ip, &found);
+	if (found) {
+		c->st.hits++;
 	} else {
-		e = &local;
+		if (!e)
+			e = &local; /* no room and no memory: answer without caching */
+		else
+			c->ips_used++;
 		memset(e, 0, sizeof(*e));
 		e->ip = sampled_ip;
 		resolve(c, e);
+		c->st.misses++;
+		c->st.no_pred += !e->pred;
 	}
 	if (!e->pred)
 		return MPH_S_NOPRED | MPH_S_NOADDR;
@@ -838,4 +882,13 @@ unsigned memphis__code_attribute(struct memphis__code *c, uint64_t sampled_ip,
 	if (e->insn.is_store)
 		f |= MPH_S_STORE;
 	return f;
+}
+
+/* Contract in insn.h. */
+void memphis__code_stats(const struct memphis__code *c, struct memphis__code_stats *out)
+{
+	if (c)
+		*out = c->st;
+	else
+		memset(out, 0, sizeof(*out));
 }

@@ -173,4 +173,22 @@ unsigned memphis__code_attribute(struct memphis__code *c, uint64_t sampled_ip,
 				 const struct memphis__regs *regs, uint64_t *ip,
 				 uint64_t *data_addr);
 
+/* Counters of a struct memphis__code since memphis__code_new (for the run's notes and
+ * for tests: how many answers came from a symbol's sweep and how many from the vote). */
+struct memphis__code_stats {
+	uint64_t hits;        /* answers from the IP table */
+	uint64_t misses;      /* new IPs resolved */
+	uint64_t by_sweep;    /* ... whose predecessor came from a function's sweep */
+	uint64_t by_vote;     /* ... from the vote (no symbol, huge function, bad bytes) */
+	uint64_t no_pred;     /* ... with no predecessor (NOPRED) */
+	uint64_t sweeps;      /* functions decoded */
+	uint64_t modules;     /* ELF files whose symbols were read */
+	uint64_t modules_bad; /* mapped files without usable symbols */
+	uint64_t maps_reads;  /* times /proc/self/maps was read */
+	uint64_t flushes;     /* times a full cache was emptied */
+};
+
+/* Copy the counters of c into *out (zeroes when c is NULL). */
+void memphis__code_stats(const struct memphis__code *c, struct memphis__code_stats *out);
+
 #endif /* MEMPHIS_INSN_H */
