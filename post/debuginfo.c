@@ -64,6 +64,14 @@ struct var_tab {
 	size_t n, cap;
 };
 
+/* A sorted view into mr_debuginfo.all, so lookups and mr_debuginfo_vars() hand out the
+ * same pointers; maxend as in var_tab. */
+struct var_idx {
+	const struct mr_var **v;
+	uint64_t *maxend;
+	size_t n;
+};
+
 struct seg {
 	uint64_t lo, hi;
 	int exec;
@@ -87,6 +95,7 @@ struct mr_debuginfo {
 	struct var_tab dvars, dtls, svars, stls; /* DWARF data/TLS, ELF symbols data/TLS */
 	struct mr_var *all;                        /* what mr_debuginfo_vars() returns */
 	size_t nall;
+	struct var_idx idx[4]; /* the same four classes as views into all (lookups) */
 
 	struct chunk *arena;
 	const char **strs; /* intern hash table (open addressing) */
@@ -1745,7 +1754,7 @@ static const struct mr_var *tab_lookup(const struct var_tab *t, uint64_t addr)
 }
 
 /* The array behind mr_debuginfo_vars(): every DWARF variable, plus ELF symbols that no
- * DWARF variable covers; sorted by (tls, addr). */
+ * DWARF variable covers; sorted by (tls, addr). Then the four lookup views into it. */
 static int build_all(struct mr_debuginfo *d)
 {
 	size_t n = 0;
@@ -1765,7 +1774,48 @@ static int build_all(struct mr_debuginfo *d)
 			d->all[n++] = d->stls.v[i];
 	qsort(d->all, n, sizeof(*d->all), cmp_var);
 	d->nall = n;
+	for (int k = 0; k < 4; k++) {
+		struct var_idx *x = &d->idx[k];
+
+		x->v = malloc((n + 1) * sizeof(*x->v));
+		x->maxend = malloc((n + 1) * sizeof(*x->maxend));
+		if (!x->v || !x->maxend)
+			return -ENOMEM;
+		for (size_t i = 0; i < n; i++) {
+			const struct mr_var *v = &d->all[i];
+			int cls = (v->kind == MR_VAR_SYMBOL ? 2 : 0) + (v->tls ? 1 : 0);
+
+			if (cls != k)
+				continue;
+			x->maxend[x->n] = x->n && x->maxend[x->n - 1] > var_end(v) ? x->maxend[x->n - 1]
+										      : var_end(v);
+			x->v[x->n++] = v;
+		}
+	}
 	return 0;
+}
+
+/* Smallest variable of x containing addr, or NULL. O(log n + overlapping variables). */
+static const struct mr_var *idx_lookup(const struct var_idx *x, uint64_t addr)
+{
+	const struct mr_var *best = NULL;
+	size_t lo = 0, hi = x->n;
+
+	while (lo < hi) { /* first index with v.addr > addr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (x->v[mid]->addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i > 0 && x->maxend[i - 1] > addr; i--) {
+		const struct mr_var *v = x->v[i - 1];
+
+		if (addr < var_end(v) && (!best || v->size < best->size))
+			best = v;
+	}
+	return best;
 }
 
 /* ---- public ---- */
@@ -1849,6 +1899,8 @@ void mr_debuginfo_close(struct mr_debuginfo *d)
 	for (int i = 0; i < 4; i++) {
 		free(tabs[i]->v);
 		free(tabs[i]->maxend);
+		free(d->idx[i].v);
+		free(d->idx[i].maxend);
 	}
 	while (d->arena) {
 		struct chunk *next = d->arena->next;
@@ -1981,16 +2033,16 @@ int mr_debuginfo_line(struct mr_debuginfo *d, uint64_t vaddr, struct mr_line *ou
 
 const struct mr_var *mr_debuginfo_var_at(struct mr_debuginfo *d, uint64_t vaddr)
 {
-	const struct mr_var *v = tab_lookup(&d->dvars, vaddr);
+	const struct mr_var *v = idx_lookup(&d->idx[0], vaddr);
 
-	return v ? v : tab_lookup(&d->svars, vaddr);
+	return v ? v : idx_lookup(&d->idx[2], vaddr);
 }
 
 const struct mr_var *mr_debuginfo_tls_var_at(struct mr_debuginfo *d, uint64_t offset)
 {
-	const struct mr_var *v = tab_lookup(&d->dtls, offset);
+	const struct mr_var *v = idx_lookup(&d->idx[1], offset);
 
-	return v ? v : tab_lookup(&d->stls, offset);
+	return v ? v : idx_lookup(&d->idx[3], offset);
 }
 
 size_t mr_debuginfo_vars(struct mr_debuginfo *d, const struct mr_var **vars)

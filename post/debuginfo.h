@@ -86,7 +86,8 @@ const struct mr_var *mr_debuginfo_var_at(struct mr_debuginfo *d, uint64_t vaddr)
 const struct mr_var *mr_debuginfo_tls_var_at(struct mr_debuginfo *d, uint64_t offset);
 
 /* All variables (TLS included), sorted by (tls, addr): every DWARF variable plus the ELF
- * data symbols that no DWARF variable covers. Returns the count. */
+ * data symbols that no DWARF variable covers. Returns the count. The var_at functions
+ * return pointers into this same array (pointer equality identifies a variable). */
 size_t mr_debuginfo_vars(struct mr_debuginfo *d, const struct mr_var **vars);
 
 #endif /* MR_DEBUGINFO_H */

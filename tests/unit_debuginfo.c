@@ -230,7 +230,7 @@ static void check_vars(const char *cfg, const char *module, struct mr_debuginfo 
 			  : mr_debuginfo_var_at(d, f->off + f->size / 2);
 		last = tls ? mr_debuginfo_tls_var_at(d, f->off + f->size - 1)
 			   : mr_debuginfo_var_at(d, f->off + f->size - 1);
-		ok(mid && last && !strcmp(mid->name, e->name) && !strcmp(last->name, e->name),
+		ok(mid == v && last == v,
 		   "%s: %s found by address (middle: %s, last byte: %s)", cfg, e->name,
 		   mid ? mid->name : "NULL", last ? last->name : "NULL");
 		if (tls && f->off + f->size > tls_end)
@@ -618,6 +618,67 @@ static void check_errors(void)
 	corrupt_dwarf(exe, bad, sb.st_size);
 }
 
+/* Fortran (gfortran -fopenmp): module variables, COMMON members, a SAVEd local and a
+ * threadprivate COMMON, checked against the symbol table (nm). Skipped without gfortran. */
+static void check_fortran(void)
+{
+	static const struct {
+		const char *name, *sym;
+		unsigned kind;
+		uint64_t delta, size;
+	} want[] = {
+		{ "modarr", "__mymod_MOD_modarr", MR_VAR_GLOBAL, 0, 100 * 4 * 8 },
+		{ "modscalar", "__mymod_MOD_modscalar", MR_VAR_GLOBAL, 0, 4 },
+		{ "a", "blk_", MR_VAR_GLOBAL, 0, 50 * 8 },
+		{ "b", "blk_", MR_VAR_GLOBAL, 50 * 8, 30 * 8 },
+		{ "work::counter", "counter.", MR_VAR_FUNC_STATIC, 0, 7 * 4 },
+		{ "tp", "tpc_", MR_VAR_TLS, 0, 10 * 8 },
+	};
+	char exe[4200], line[512];
+	struct mr_debuginfo *d;
+	FILE *p;
+
+	if (system("gfortran --version >/dev/null 2>&1")) {
+		ok(1, "fortran # SKIP gfortran not installed");
+		return;
+	}
+	snprintf(exe, sizeof(exe), "%s/fortran", tmpdir);
+	if (!ok(!sh("gfortran -g -O2 -fopenmp -o '%s' '%s/dbg_fortran.f90' && '%s'", exe, fixtures,
+		    exe),
+		"fortran: build and run the fixture"))
+		return;
+	d = open_ok("fortran", exe, NULL);
+	if (!d)
+		return;
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		char cmd[4400];
+		unsigned long long addr = 0, a;
+		char name[256];
+		const struct mr_var *v, *hit;
+		int count;
+
+		snprintf(cmd, sizeof(cmd), "nm '%s'", exe);
+		p = popen(cmd, "r");
+		while (p && fgets(line, sizeof(line), p))
+			if (sscanf(line, "%llx %*s %255s", &a, name) == 2 &&
+			    !strncmp(name, want[i].sym, strlen(want[i].sym)))
+				addr = a;
+		if (p)
+			pclose(p);
+		v = var_named(d, want[i].name, &count);
+		hit = !v ? NULL
+		    : want[i].kind == MR_VAR_TLS ? mr_debuginfo_tls_var_at(d, v->addr + v->size - 1)
+						   : mr_debuginfo_var_at(d, v->addr + v->size - 1);
+		ok(v && count == 1 && v->kind == want[i].kind && v->size == want[i].size &&
+			   v->addr == addr + want[i].delta && hit == v,
+		   "fortran: %s kind %u size %llu at 0x%llx (want %u %llu 0x%llx from %s)",
+		   want[i].name, v ? v->kind : 99, v ? (unsigned long long)v->size : 0,
+		   v ? (unsigned long long)v->addr : 0, want[i].kind,
+		   (unsigned long long)want[i].size, addr + want[i].delta, want[i].sym);
+	}
+	mr_debuginfo_close(d);
+}
+
 int main(void)
 {
 	const char *src = getenv("MEMPHIS_SRC");
@@ -650,6 +711,7 @@ int main(void)
 		check_nodebug();
 		check_errors();
 	}
+	check_fortran();
 	check_libgomp();
 
 	sh("rm -rf '%s'", tmpdir);
