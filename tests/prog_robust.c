@@ -36,6 +36,7 @@ int main(int argc, char **argv)
 	int status;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	fprintf(stderr, "print without mark: %d\n", memphis_print());
 	memphis_mark_named("robust");
 	pid_t c = fork();
 	if (c == 0) {
