@@ -44,16 +44,24 @@ struct snap {
 	size_t nspan;
 };
 
-/* Direct-mapped per-ip cache of the last resolution made for that instruction. */
-struct ipc {
-	uint64_t ip;
-	uint32_t line, var;
+/* Direct-mapped per-ip cache of the last resolutions made for that instruction: its line,
+ * up to IPC_WAYS data ranges (an instruction often walks a few objects: one stack or TLS
+ * block per thread) and the last page. */
+#define IPC_WAYS 4
+struct ipc_range {
 	uint64_t lo, hi, t0, t1;  /* var holds for addresses in [lo,hi) at times in [t0,t1) */
 	uint32_t tid;             /* ... and only for this thread when non-zero */
+	uint32_t var;
+};
+
+struct ipc {
+	uint64_t ip;
+	uint32_t line;
 	uint32_t region;
 	uint64_t page;
 	int32_t pnode;
-	uint8_t valid, has_range, has_page;
+	uint8_t valid, nrange, next, has_page;
+	struct ipc_range r[IPC_WAYS];
 };
 
 struct range {
@@ -514,12 +522,14 @@ void mr_attrib_sample(struct mr_attrib *a, const struct memphis_rec_sample *s, i
 {
 	struct ipc *c = &a->cache[(s->ip * 0x9e3779b97f4a7c15ull) >> (64 - IPC_BITS)];
 	uint64_t page;
+	unsigned k;
 
 	if (!c->valid || c->ip != s->ip) {
 		c->ip = s->ip;
 		c->line = mr_attrib_code(a, s->ip, s->time);
 		c->valid = 1;
-		c->has_range = 0;
+		c->nrange = 0;
+		c->next = 0;
 		c->has_page = 0;
 	}
 	r->line = c->line;
@@ -528,20 +538,23 @@ void mr_attrib_sample(struct mr_attrib *a, const struct memphis_rec_sample *s, i
 	r->same_page = 0;
 	if (!use_addr || !s->addr)
 		return;
-	if (c->has_range && s->addr >= c->lo && s->addr < c->hi && s->time >= c->t0 &&
-	    s->time < c->t1 && (!c->tid || c->tid == s->tid)) {
-		r->var = c->var;
+	for (k = 0; k < c->nrange; k++) {
+		const struct ipc_range *cr = &c->r[k];
+		if (s->addr >= cr->lo && s->addr < cr->hi && s->time >= cr->t0 && s->time < cr->t1 &&
+		    (!cr->tid || cr->tid == s->tid))
+			break;
+	}
+	if (k < c->nrange) {
+		r->var = c->r[k].var;
 	} else {
 		struct range rg;
 		r->var = data_resolve(a, s->addr, s->time, s->tid, &rg);
 		if (rg.valid) {
-			c->lo = rg.lo;
-			c->hi = rg.hi;
-			c->t0 = rg.t0;
-			c->t1 = rg.t1;
-			c->tid = rg.tid;
-			c->var = r->var;
-			c->has_range = 1;
+			struct ipc_range *cr = &c->r[c->next];
+			*cr = (struct ipc_range){ rg.lo, rg.hi, rg.t0, rg.t1, rg.tid, r->var };
+			c->next = (uint8_t)((c->next + 1) % IPC_WAYS);
+			if (c->nrange < IPC_WAYS)
+				c->nrange++;
 		}
 	}
 	page = s->addr & ~(a->pages.page_size - 1);

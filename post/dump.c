@@ -130,7 +130,7 @@ static void dump_meta(const struct mr_run *run)
 /* Print every sample; returns 0 or the exit code of a fatal error. */
 static int dump_samples(struct mr_run *run)
 {
-	struct mr_pagemap pm;
+	struct mr_pagemap pm = { 0 };
 	struct mr_sample_iter *it;
 	const struct memphis_rec_sample *s;
 	size_t n;

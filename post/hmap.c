@@ -19,6 +19,11 @@ static int alloc_slots(struct mr_hmap *m, size_t cap)
 	memset(m->keys, 0xff, cap * sizeof(*m->keys));
 	m->mask = cap - 1;
 	m->count = 0;
+	m->shift = 64;
+	while (cap > 1) {
+		cap >>= 1;
+		m->shift--;
+	}
 	return 0;
 }
 
@@ -41,20 +46,6 @@ void mr_hmap_free(struct mr_hmap *m)
 	m->count = 0;
 }
 
-uint64_t *mr_hmap_get(const struct mr_hmap *m, uint64_t key)
-{
-	size_t i = mr_hash64(key) & m->mask;
-
-	for (;;) {
-		uint64_t k = m->keys[i];
-		if (k == key)
-			return &m->vals[i];
-		if (k == MR_HMAP_EMPTY)
-			return NULL;
-		i = (i + 1) & m->mask;
-	}
-}
-
 /* Double the capacity and reinsert every key. Returns 0 or -ENOMEM (map unchanged). */
 static int grow(struct mr_hmap *m)
 {
@@ -66,7 +57,7 @@ static int grow(struct mr_hmap *m)
 	for (size_t i = 0; i < old; i++) {
 		if (m->keys[i] == MR_HMAP_EMPTY)
 			continue;
-		size_t j = mr_hash64(m->keys[i]) & n.mask;
+		size_t j = mr_hmap_slot(&n, m->keys[i]);
 		while (n.keys[j] != MR_HMAP_EMPTY)
 			j = (j + 1) & n.mask;
 		n.keys[j] = m->keys[i];
@@ -78,13 +69,13 @@ static int grow(struct mr_hmap *m)
 	return 0;
 }
 
-uint64_t *mr_hmap_put(struct mr_hmap *m, uint64_t key, uint64_t init)
+uint64_t *mr_hmap_insert(struct mr_hmap *m, uint64_t key, uint64_t init)
 {
 	size_t i;
 
 	if ((m->count + 1) * 4 > (m->mask + 1) * 3 && grow(m))
 		return NULL;
-	i = mr_hash64(key) & m->mask;
+	i = mr_hmap_slot(m, key);
 	for (;;) {
 		uint64_t k = m->keys[i];
 		if (k == key)

@@ -14,18 +14,45 @@ struct mr_hmap {
 	uint64_t *vals;
 	size_t mask;  /* capacity - 1, capacity a power of two */
 	size_t count;
+	unsigned shift; /* 64 - log2(capacity): slots come from the top bits of key * golden */
 };
 
 /* Initialise an empty map with room for about `hint` keys. Returns 0 or -ENOMEM. */
 int mr_hmap_init(struct mr_hmap *m, size_t hint);
 void mr_hmap_free(struct mr_hmap *m);
 
+/* Home slot of key (Fibonacci hashing; the hot paths are inline). */
+static inline size_t mr_hmap_slot(const struct mr_hmap *m, uint64_t key)
+{
+	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> m->shift);
+}
+
 /* Pointer to the value of key, or NULL if absent. Valid until the next insertion. */
-uint64_t *mr_hmap_get(const struct mr_hmap *m, uint64_t key);
+static inline uint64_t *mr_hmap_get(const struct mr_hmap *m, uint64_t key)
+{
+	size_t i = mr_hmap_slot(m, key);
+
+	for (;;) {
+		uint64_t k = m->keys[i];
+		if (k == key)
+			return &m->vals[i];
+		if (k == MR_HMAP_EMPTY)
+			return NULL;
+		i = (i + 1) & m->mask;
+	}
+}
+
+/* Slow path of mr_hmap_put: grow when needed and insert. */
+uint64_t *mr_hmap_insert(struct mr_hmap *m, uint64_t key, uint64_t init);
 
 /* Pointer to the value of key, inserted with value `init` if absent; NULL when out of
  * memory. Valid until the next insertion. */
-uint64_t *mr_hmap_put(struct mr_hmap *m, uint64_t key, uint64_t init);
+static inline uint64_t *mr_hmap_put(struct mr_hmap *m, uint64_t key, uint64_t init)
+{
+	uint64_t *v = mr_hmap_get(m, key);
+
+	return v ? v : mr_hmap_insert(m, key, init);
+}
 
 /* A well-mixed 64-bit hash (also used for strings via mr_hash_str). */
 static inline uint64_t mr_hash64(uint64_t x)

@@ -2,8 +2,11 @@
 #include "pages.h"
 
 #include <errno.h>
+#include <stdlib.h>
 
 #define ANY_REGION 0xffffu
+#define FROM0 (1ull << 32)
+#define NEWPAGE (UINT64_MAX - 1)
 #define PAGE_KEY(region, page) ((page) | ((uint64_t)(region) << 48))
 
 int mr_pagemap_build(struct mr_pagemap *pm, const struct mr_run *run)
@@ -12,27 +15,42 @@ int mr_pagemap_build(struct mr_pagemap *pm, const struct mr_run *run)
 	if (pm->page_size == 0 || (pm->page_size & (pm->page_size - 1)))
 		pm->page_size = 4096;
 	pm->entries = pm->region0 = 0;
-	if (mr_hmap_init(&pm->map, 1024))
+	pm->nregion = 1;
+	for (size_t i = 0; i < run->npages; i++)
+		if (run->pages[i].hdr.region < ANY_REGION && run->pages[i].hdr.region >= pm->nregion)
+			pm->nregion = run->pages[i].hdr.region + 1;
+	pm->has_region = calloc(pm->nregion, 1);
+	if (!pm->has_region || mr_hmap_init(&pm->map, 1024) || mr_hmap_init(&pm->dflt, 1024))
 		return -ENOMEM;
-	for (size_t i = 0; i < run->npages; i++) {
-		const struct mr_pages *pg = &run->pages[i];
-		uint32_t region = pg->hdr.region >= ANY_REGION ? ANY_REGION - 1 : pg->hdr.region;
+	/* region 0 first so that it wins in dflt; then the others in file order */
+	for (int want0 = 1; want0 >= 0; want0--) {
+		for (size_t i = 0; i < run->npages; i++) {
+			const struct mr_pages *pg = &run->pages[i];
+			uint32_t region = pg->hdr.region;
 
-		for (uint32_t k = 0; k < pg->hdr.count; k++) {
-			uint64_t page = pg->page[k].page & ~(pm->page_size - 1);
-			uint64_t node = (uint64_t)(int64_t)pg->page[k].node;
-			uint64_t *v;
-
-			if (pg->page[k].node < 0 || page >= (1ull << 48))
+			if ((region == 0) != want0 || region >= ANY_REGION)
 				continue;
-			if (!(v = mr_hmap_put(&pm->map, PAGE_KEY(region, page), node)))
-				return -ENOMEM;
-			*v = node;
-			if (!(v = mr_hmap_put(&pm->map, PAGE_KEY(ANY_REGION, page), node)))
-				return -ENOMEM;
-			*v = node;
-			pm->entries++;
-			pm->region0 += region == 0;
+			for (uint32_t k = 0; k < pg->hdr.count; k++) {
+				uint64_t page = pg->page[k].page & ~(pm->page_size - 1);
+				uint64_t node = (uint64_t)(int64_t)pg->page[k].node;
+				uint64_t *v;
+
+				if (pg->page[k].node < 0 || page >= (1ull << 48))
+					continue;
+				if (region) {
+					if (!(v = mr_hmap_put(&pm->map, PAGE_KEY(region, page), node)))
+						return -ENOMEM;
+					*v = node;
+					pm->has_region[region] = 1;
+				}
+				/* dflt values: node in the low 32 bits, bit 32 set when from region 0 */
+				if (!(v = mr_hmap_put(&pm->dflt, page, NEWPAGE)))
+					return -ENOMEM;
+				if (region == 0 || *v == NEWPAGE || !(*v & FROM0))
+					*v = (node & 0xffffffffu) | (region == 0 ? FROM0 : 0);
+				pm->entries++;
+				pm->region0 += region == 0;
+			}
 		}
 	}
 	return 0;
@@ -41,6 +59,9 @@ int mr_pagemap_build(struct mr_pagemap *pm, const struct mr_run *run)
 void mr_pagemap_free(struct mr_pagemap *pm)
 {
 	mr_hmap_free(&pm->map);
+	mr_hmap_free(&pm->dflt);
+	free(pm->has_region);
+	pm->has_region = NULL;
 }
 
 int mr_pagemap_node(const struct mr_pagemap *pm, uint32_t region, uint64_t addr)
@@ -50,11 +71,9 @@ int mr_pagemap_node(const struct mr_pagemap *pm, uint32_t region, uint64_t addr)
 
 	if (page >= (1ull << 48))
 		return -1;
-	if (region >= ANY_REGION)
-		region = ANY_REGION - 1;
-	if ((v = mr_hmap_get(&pm->map, PAGE_KEY(region, page))) ||
-	    (v = mr_hmap_get(&pm->map, PAGE_KEY(0, page))) ||
-	    (v = mr_hmap_get(&pm->map, PAGE_KEY(ANY_REGION, page))))
+	if (region && region < pm->nregion && pm->has_region[region] &&
+	    (v = mr_hmap_get(&pm->map, PAGE_KEY(region, page))))
 		return (int)(int64_t)*v;
-	return -1;
+	v = mr_hmap_get(&pm->dflt, page);
+	return v ? (int)(int32_t)(uint32_t)*v : -1;
 }

@@ -8,7 +8,10 @@
 #include "rundir.h"
 
 struct mr_pagemap {
-	struct mr_hmap map;  /* key: page | region << 48 (region 0xffff: any region) */
+	struct mr_hmap map;  /* key: page | region << 48, for regions with PAGES blocks */
+	struct mr_hmap dflt; /* page -> node from region 0 (first touches), else any region */
+	unsigned char *has_region; /* [nregion]: region seq has PAGES blocks of its own */
+	uint32_t nregion;
 	uint64_t page_size;
 	uint64_t entries;    /* PAGES records with a node */
 	uint64_t region0;    /* of them from first touches (region 0) */
