@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -79,6 +80,7 @@ struct seg {
 
 struct mr_debuginfo {
 	char *path;
+	char *debug_path; /* separate debug file the DWARF came from, or NULL */
 	char build_id[129];
 	int pic;
 	uint64_t vaddr0, offset0, tls_memsz, tls_align, tls_vaddr;
@@ -346,8 +348,8 @@ static int add_symbol(struct mr_debuginfo *d, const GElf_Sym *s, const char *nam
 		f->size = s->st_size;
 		f->name = intern(d, name);
 		/* at one address prefer a sized, global, .symtab name over aliases */
-		f->rank = (s->st_size ? 8 : 0) + (bind == STB_GLOBAL ? 4 : bind == STB_WEAK ? 2 : 0) +
-			  !dynsym;
+		f->rank = (s->st_size ? 8 : 0) + !dynsym;
+		f->rank += bind == STB_GLOBAL ? 4 : bind == STB_WEAK ? 2 : 0;
 		if (!f->name)
 			return -ENOMEM;
 		d->nfuncs++;
@@ -369,6 +371,58 @@ static int add_symbol(struct mr_debuginfo *d, const GElf_Sym *s, const char *nam
 		if (!v->name)
 			return -ENOMEM;
 		t->n++;
+	}
+	return 0;
+}
+
+/* The file must hold its section header table, every section with contents and every
+ * PT_LOAD's file part: catches truncated files (libelf quietly shows fewer sections). */
+static int check_extent(struct ctx *c, Elf *elf, int fd)
+{
+	struct stat st;
+	GElf_Ehdr eh;
+	Elf_Scn *scn = NULL;
+	size_t phnum;
+	uint64_t size;
+
+	if (fstat(fd, &st))
+		return fail(c, -errno, "cannot stat: %s", strerror(errno));
+	size = (uint64_t)st.st_size;
+	if (!gelf_getehdr(elf, &eh))
+		return fail(c, -EINVAL, "bad ELF header: %s", elf_errmsg(-1));
+	if (eh.e_shoff &&
+	    (eh.e_shoff > size || (uint64_t)eh.e_shnum * eh.e_shentsize > size - eh.e_shoff))
+		return fail(c, -EINVAL,
+			    "truncated: section headers at offset 0x%llx end past the file's "
+			    "%llu bytes", (unsigned long long)eh.e_shoff, (unsigned long long)size);
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh))
+			return fail(c, -EINVAL, "bad section header %zu: %s", elf_ndxscn(scn),
+				    elf_errmsg(-1));
+		if (sh.sh_type != SHT_NOBITS &&
+		    (sh.sh_offset > size || sh.sh_size > size - sh.sh_offset))
+			return fail(c, -EINVAL,
+				    "truncated: section %zu at offset 0x%llx (0x%llx bytes) ends "
+				    "past the file's %llu bytes", elf_ndxscn(scn),
+				    (unsigned long long)sh.sh_offset,
+				    (unsigned long long)sh.sh_size, (unsigned long long)size);
+	}
+	if (elf_getphdrnum(elf, &phnum))
+		return fail(c, -EINVAL, "bad program headers: %s", elf_errmsg(-1));
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			return fail(c, -EINVAL, "bad program header %zu: %s", i, elf_errmsg(-1));
+		if (ph.p_type == PT_LOAD &&
+		    (ph.p_offset > size || ph.p_filesz > size - ph.p_offset))
+			return fail(c, -EINVAL,
+				    "truncated: segment %zu at offset 0x%llx (0x%llx bytes) ends "
+				    "past the file's %llu bytes", i,
+				    (unsigned long long)ph.p_offset,
+				    (unsigned long long)ph.p_filesz, (unsigned long long)size);
 	}
 	return 0;
 }
@@ -404,8 +458,8 @@ static int read_symbols(struct ctx *c, Elf *elf)
 			const char *name;
 
 			if (!gelf_getsym(data, (int)i, &s))
-				return fail(c, -EINVAL, "bad symbol %zu in table at offset 0x%llx", i,
-					    (unsigned long long)sh.sh_offset);
+				return fail(c, -EINVAL, "bad symbol %zu in table at offset 0x%llx",
+					    i, (unsigned long long)sh.sh_offset);
 			name = elf_strptr(elf, sh.sh_link, s.st_name);
 			if (add_symbol(c->d, &s, name, sh.sh_type == SHT_DYNSYM))
 				return fail(c, -ENOMEM, "out of memory");
@@ -944,9 +998,11 @@ static int do_variable(struct ctx *c, Dwarf_Die die, const char *func, int in_co
 	}
 	if (chase_attr(c, die, DW_AT_decl_file, &a, &owner, &e) == DW_DLV_OK) {
 		Dwarf_Off cu_off = 0, cu_len = 0;
-		int same_cu = owner == die ||
-			      (dwarf_die_CU_offset_range(owner, &cu_off, &cu_len, &e) == DW_DLV_OK &&
-			       cu_off == c->cu_off);
+		int same_cu = owner == die;
+
+		if (!same_cu &&
+		    dwarf_die_CU_offset_range(owner, &cu_off, &cu_len, &e) == DW_DLV_OK)
+			same_cu = cu_off == c->cu_off;
 
 		if (!same_cu || attr_const(a, &file, &e) != DW_DLV_OK)
 			file = -1;
@@ -1604,7 +1660,8 @@ static int read_dwarf_isolated(struct ctx *c, int fd)
 		return fail(c, -ENOMEM, "out of memory");
 	if (!done) {
 		if (WIFSIGNALED(st))
-			return fail(c, -EINVAL, "corrupt DWARF: the DWARF reader died of signal %d%s",
+			return fail(c, -EINVAL,
+				    "corrupt DWARF: the DWARF reader died of signal %d%s",
 				    WTERMSIG(st), WTERMSIG(st) == SIGALRM ? " (timeout)" : "");
 		return fail(c, -EINVAL, "corrupt DWARF: the DWARF reader stopped early");
 	}
@@ -1787,8 +1844,9 @@ static int build_all(struct mr_debuginfo *d)
 
 			if (cls != k)
 				continue;
-			x->maxend[x->n] = x->n && x->maxend[x->n - 1] > var_end(v) ? x->maxend[x->n - 1]
-										      : var_end(v);
+			x->maxend[x->n] = var_end(v);
+			if (x->n && x->maxend[x->n - 1] > x->maxend[x->n])
+				x->maxend[x->n] = x->maxend[x->n - 1];
 			x->v[x->n++] = v;
 		}
 	}
@@ -1818,9 +1876,138 @@ static const struct mr_var *idx_lookup(const struct var_idx *x, uint64_t addr)
 	return best;
 }
 
+/* ---- separate debug files (build-id and .gnu_debuglink) ---- */
+
+/* Section of elf named `name`, or NULL. */
+static Elf_Scn *find_section(Elf *elf, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *n;
+
+		if (!gelf_getshdr(scn, &sh))
+			return NULL;
+		n = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (n && !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+/* Build-id of elf from its .note.gnu.build-id section (debug files keep the section even
+ * where their program headers point at nothing) into out[129]; "" if none. */
+static void section_build_id(Elf *elf, char *out)
+{
+	Elf_Scn *scn = find_section(elf, ".note.gnu.build-id");
+	Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
+	size_t off = 0, noff, doff;
+	GElf_Nhdr nh;
+
+	out[0] = '\0';
+	if (!data || !data->d_buf)
+		return;
+	while ((off = gelf_getnote(data, off, &nh, &noff, &doff)) > 0) {
+		const unsigned char *desc = (const unsigned char *)data->d_buf + doff;
+
+		if (nh.n_type != NT_GNU_BUILD_ID || !nh.n_descsz || nh.n_descsz > 64)
+			continue;
+		for (size_t i = 0; i < nh.n_descsz; i++)
+			snprintf(out + 2 * i, 3, "%02x", desc[i]);
+		return;
+	}
+}
+
+/* Open candidate as the debug file of d: an ELF file with .debug_info whose build-id (if
+ * both have one) matches. Its symbols are added, its DWARF read; a failure there only
+ * means no DWARF (d stays usable from the ELF symbols). 1 if it was used, 0 if not. */
+static int try_debug_file(struct ctx *c, const char *candidate)
+{
+	struct mr_debuginfo *d = c->d;
+	char bid[129], *saved_path = d->path;
+	int fd, used = 0;
+	Elf *elf;
+
+	fd = open(candidate, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !find_section(elf, ".debug_info"))
+		goto out;
+	section_build_id(elf, bid);
+	if (bid[0] && d->build_id[0] && strcmp(bid, d->build_id))
+		goto out;
+	d->path = (char *)candidate; /* name the debug file in messages */
+	if (!read_symbols(c, elf) && !read_dwarf_isolated(c, fd))
+		d->debug_path = strdup(candidate); /* NULL on ENOMEM: only the name is lost */
+	d->path = saved_path;
+	if (c->err && c->errlen)
+		c->err[0] = '\0'; /* degrade silently: the object itself is fine */
+	used = 1;                  /* a matching file was tried: look no further */
+out:
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return used;
+}
+
+/* No DWARF in the object itself: look for it where Debian's -dbgsym/-dbg packages and
+ * objcopy --add-gnu-debuglink put it, as gdb does: DEBUG_DIR/.build-id/xx/rest.debug,
+ * then the .gnu_debuglink name next to the object, in .debug/ there, and under DEBUG_DIR
+ * plus the object's directory. */
+static void find_debug_file(struct ctx *c, Elf *elf, const char *debug_dir)
+{
+	struct mr_debuginfo *d = c->d;
+	char cand[4096], dir[4096], link[256];
+	const char *slash;
+	int n;
+	Elf_Scn *scn;
+	Elf_Data *data;
+
+	if (debug_dir && strlen(d->build_id) > 2) {
+		n = snprintf(cand, sizeof(cand), "%s/.build-id/%.2s/%s.debug", debug_dir,
+			     d->build_id, d->build_id + 2);
+		if (n < (int)sizeof(cand) && try_debug_file(c, cand))
+			return;
+	}
+	scn = find_section(elf, ".gnu_debuglink");
+	data = scn ? elf_getdata(scn, NULL) : NULL;
+	if (!data || !data->d_buf || !data->d_size || !memchr(data->d_buf, '\0', data->d_size))
+		return;
+	snprintf(link, sizeof(link), "%s", (const char *)data->d_buf);
+	if (!link[0] || strchr(link, '/'))
+		return;
+	slash = strrchr(d->path, '/');
+	n = snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - d->path) : 1,
+		     slash ? d->path : ".");
+	if (n >= (int)sizeof(dir))
+		return;
+	n = snprintf(cand, sizeof(cand), "%s/%s", dir, link);
+	if (n < (int)sizeof(cand) && strcmp(cand, d->path) && try_debug_file(c, cand))
+		return;
+	n = snprintf(cand, sizeof(cand), "%s/.debug/%s", dir, link);
+	if (n < (int)sizeof(cand) && try_debug_file(c, cand))
+		return;
+	if (debug_dir && dir[0] == '/') {
+		n = snprintf(cand, sizeof(cand), "%s%s/%s", debug_dir, dir, link);
+		if (n < (int)sizeof(cand))
+			try_debug_file(c, cand);
+	}
+}
+
 /* ---- public ---- */
 
 int mr_debuginfo_open(const char *path, struct mr_debuginfo **out, char *err, size_t errlen)
+{
+	return mr_debuginfo_open_dir(path, "/usr/lib/debug", out, err, errlen);
+}
+
+int mr_debuginfo_open_dir(const char *path, const char *debug_dir, struct mr_debuginfo **out,
+			  char *err, size_t errlen)
 {
 	struct mr_debuginfo *d;
 	struct ctx c = { .err = err, .errlen = errlen };
@@ -1857,15 +2044,21 @@ int mr_debuginfo_open(const char *path, struct mr_debuginfo **out, char *err, si
 		rc = fail(&c, -ENOEXEC, "not an ELF file");
 		goto out_elf;
 	}
-	rc = read_phdrs(&c, elf);
+	rc = check_extent(&c, elf, fd);
+	if (!rc)
+		rc = read_phdrs(&c, elf);
 	if (!rc)
 		rc = read_symbols(&c, elf);
 	if (rc)
 		goto out_elf;
+	if (find_section(elf, ".debug_info") || !debug_dir) {
+		rc = read_dwarf_isolated(&c, fd);
+		if (rc)
+			goto out_elf;
+	} else {
+		find_debug_file(&c, elf, debug_dir);
+	}
 	finish_funcs(d);
-	rc = read_dwarf_isolated(&c, fd);
-	if (rc)
-		goto out_elf;
 	finish_lines(d);
 	if (finish_scopes(d) || finish_vars(&d->dvars) || finish_vars(&d->dtls) ||
 	    finish_vars(&d->svars) || finish_vars(&d->stls) || build_all(d)) {
@@ -1915,7 +2108,13 @@ void mr_debuginfo_close(struct mr_debuginfo *d)
 	free(d->funcs);
 	free(d->segs);
 	free(d->path);
+	free(d->debug_path);
 	free(d);
+}
+
+const char *mr_debuginfo_debug_file(const struct mr_debuginfo *d)
+{
+	return d->debug_path;
 }
 
 const char *mr_debuginfo_build_id(const struct mr_debuginfo *d)

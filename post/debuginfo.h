@@ -27,7 +27,8 @@ struct mr_var {
 	unsigned line;     /* declaring line, 0 if unknown */
 	unsigned kind;     /* enum mr_var_kind */
 	uint64_t addr;     /* vaddr, or for MR_VAR_TLS the offset inside the module's TLS block */
-	uint64_t size;     /* bytes, from the type (arrays: elements * element size); 0 if unknown */
+	uint64_t size;     /* bytes, from the type (arrays: elements * element size), 0 if
+			    * unknown (then lookups treat it as 1 byte) */
 	unsigned tls;      /* 1 if addr is an offset in the TLS block (MR_VAR_TLS, or an
 			    * MR_VAR_SYMBOL from an STT_TLS symbol), 0 if it is a vaddr */
 };
@@ -39,10 +40,26 @@ struct mr_line {
 	const char *caller;   /* for inlined code: the function it was inlined into, else NULL */
 };
 
-/* Open `path` and read its symbol tables and DWARF (lazily where that pays). Returns 0, or
- * -errno with a message naming the file (and offset, where one is known) in err. */
+/* Open `path` and read its symbol tables and DWARF. Returns 0, or -errno with a message
+ * naming the file (and offset, where one is known) in err. Everything is read here (the
+ * arrays are then searched in O(log n)); the DWARF pass runs in a child process, so even
+ * DWARF that crashes libdwarf only yields an error. An object without .debug_info gets its
+ * DWARF from a separate debug file when one is installed (see mr_debuginfo_open_dir with
+ * debug_dir "/usr/lib/debug"); without any, it still opens (ELF symbols only). */
 int mr_debuginfo_open(const char *path, struct mr_debuginfo **out, char *err, size_t errlen);
+
+/* mr_debuginfo_open() looking for separate debug files, as gdb does, in
+ * debug_dir/.build-id/xx/rest.debug, then by .gnu_debuglink next to the object, in its
+ * .debug/ subdirectory and in debug_dir/<object's dir>/ (debug_dir NULL: look nowhere).
+ * A debug file must match the build-id; if its DWARF cannot be read, the object opens
+ * without DWARF (no error). */
+int mr_debuginfo_open_dir(const char *path, const char *debug_dir, struct mr_debuginfo **out,
+			  char *err, size_t errlen);
 void mr_debuginfo_close(struct mr_debuginfo *d);
+
+/* The separate debug file whose DWARF is used, or NULL (DWARF from the object itself, or
+ * none). */
+const char *mr_debuginfo_debug_file(const struct mr_debuginfo *d);
 
 /* GNU build-id of the object as lowercase hex ("" if it has none). */
 const char *mr_debuginfo_build_id(const struct mr_debuginfo *d);

@@ -224,8 +224,9 @@ static void check_vars(const char *cfg, const char *module, struct mr_debuginfo 
 			(unsigned long long)f->size, (unsigned long long)f->off, tls))
 			continue;
 		if (dwarf)
-			ok(ends_with(v->file, e->file) && v->line > 0, "%s: %s declared in %s (%s:%u)",
-			   cfg, e->name, e->file, v->file ? v->file : "NULL", v->line);
+			ok(ends_with(v->file, e->file) && v->line > 0,
+			   "%s: %s declared in %s (%s:%u)", cfg, e->name, e->file,
+			   v->file ? v->file : "NULL", v->line);
 		mid = tls ? mr_debuginfo_tls_var_at(d, f->off + f->size / 2)
 			  : mr_debuginfo_var_at(d, f->off + f->size / 2);
 		last = tls ? mr_debuginfo_tls_var_at(d, f->off + f->size - 1)
@@ -239,7 +240,8 @@ static void check_vars(const char *cfg, const char *module, struct mr_debuginfo 
 	mr_debuginfo_tls(d, &memsz, &align);
 	if (tls_end)
 		ok(memsz >= tls_end && align && !(align & (align - 1)),
-		   "%s: %s PT_TLS memsz %llu >= %llu, align %llu", cfg, module, (unsigned long long)memsz, (unsigned long long)tls_end,
+		   "%s: %s PT_TLS memsz %llu >= %llu, align %llu", cfg, module,
+		   (unsigned long long)memsz, (unsigned long long)tls_end,
 		   (unsigned long long)align);
 }
 
@@ -302,8 +304,9 @@ static void check_config(const char *cfg, const char *cflags, int pie)
 	printf("# %s: opening %s took %.2f ms\n", cfg, exe, ms);
 	ok(mr_debuginfo_is_pic(d) == pie, "%s: is_pic %d", cfg, mr_debuginfo_is_pic(d));
 	mr_debuginfo_load_base(d, &vaddr0, &offset0);
-	ok(vaddr0 == (pie ? 0 : 0x400000) && offset0 == 0, "%s: load base vaddr 0x%llx offset 0x%llx",
-	   cfg, (unsigned long long)vaddr0, (unsigned long long)offset0);
+	ok(vaddr0 == (pie ? 0 : 0x400000) && offset0 == 0,
+	   "%s: load base vaddr 0x%llx offset 0x%llx", cfg, (unsigned long long)vaddr0,
+	   (unsigned long long)offset0);
 	ok(!mr_debuginfo_bias(d, 0x555555554000ull, 0, 4096, &bias) &&
 		   bias == 0x555555554000ull - vaddr0 &&
 		   mr_debuginfo_bias(d, 0x555555556000ull, 0x2000, 4096, &bias) == -EINVAL,
@@ -323,8 +326,8 @@ static void check_config(const char *cfg, const char *cflags, int pie)
 	ok(v && count == 1 && v->kind == MR_VAR_GLOBAL,
 	   "%s: the parameter named like the global is not a variable (%d)", cfg, count);
 	v = var_named(d, "g_matrix", &count);
-	ok(v && v->line == marker_line("dbg_vars.c", "g_matrix"), "%s: g_matrix declared at line %u",
-	   cfg, v ? v->line : 0);
+	ok(v && v->line == marker_line("dbg_vars.c", "g_matrix"),
+	   "%s: g_matrix declared at line %u", cfg, v ? v->line : 0);
 	v = var_named(d, "other_global", &count);
 	ok(v && v->line == marker_line("dbg_vars2.c", "other_global"),
 	   "%s: other_global declared at line %u", cfg, v ? v->line : 0);
@@ -377,8 +380,8 @@ static void check_nodebug(void)
 
 	snprintf(exe, sizeof(exe), "%s/vars-nodebug", tmpdir);
 	snprintf(out, sizeof(out), "%s/vars-nodebug.out", tmpdir);
-	if (!ok(!sh("cd '%s' && cc -O2 -I'%s' -o '%s' '%s/dbg_vars.c' '%s/dbg_vars2.c' -L. -ldbglib "
-		    "-Wl,-rpath,'$ORIGIN' && '%s' > '%s'",
+	if (!ok(!sh("cd '%s' && cc -O2 -I'%s' -o '%s' '%s/dbg_vars.c' '%s/dbg_vars2.c' -L. "
+		    "-ldbglib -Wl,-rpath,'$ORIGIN' && '%s' > '%s'",
 		    tmpdir, fixtures, exe, fixtures, fixtures, exe, out) &&
 		    !read_facts(out, &fs),
 		"nodebug: build and run the fixture without -g"))
@@ -679,6 +682,75 @@ static void check_fortran(void)
 	mr_debuginfo_close(d);
 }
 
+/* DWARF in a separate file: by .gnu_debuglink next to the object, by build-id under a
+ * debug directory, and refused when the build-id does not match. */
+static void check_debug_file(void)
+{
+	char exe[4200], dbg[4400], bid_path[4400], ddir[4300];
+	struct mr_debuginfo *d;
+	const struct mr_var *v;
+	char err[512];
+	struct mr_line l;
+	int count, rc;
+	const char *bid;
+
+	snprintf(exe, sizeof(exe), "%s/vars-sep", tmpdir);
+	snprintf(dbg, sizeof(dbg), "%s/vars-sep.debug", tmpdir);
+	snprintf(ddir, sizeof(ddir), "%s/debug", tmpdir);
+	if (!ok(!sh("cd '%s' && cp vars-O2 vars-sep && objcopy --only-keep-debug vars-sep "
+		    "vars-sep.debug && objcopy --strip-debug --add-gnu-debuglink=vars-sep.debug "
+		    "vars-sep", tmpdir),
+		"debugfile: split the O2 fixture with objcopy"))
+		return;
+
+	rc = mr_debuginfo_open_dir(exe, NULL, &d, err, sizeof(err));
+	if (ok(rc == 0, "debugfile: open without looking for debug files (%s)", err)) {
+		v = var_named(d, "g_matrix", &count);
+		ok(!mr_debuginfo_debug_file(d) && v && v->kind == MR_VAR_SYMBOL,
+		   "debugfile: without it, g_matrix is only an ELF symbol");
+		mr_debuginfo_close(d);
+	}
+	rc = mr_debuginfo_open_dir(exe, "/nonexistent", &d, err, sizeof(err));
+	if (ok(rc == 0, "debugfile: open with .gnu_debuglink (%s)", err)) {
+		v = var_named(d, "counter::calls", &count);
+		ok(ends_with(mr_debuginfo_debug_file(d), "/vars-sep.debug") && v &&
+			   v->kind == MR_VAR_FUNC_STATIC,
+		   "debugfile: DWARF from %s: counter::calls found",
+		   mr_debuginfo_debug_file(d) ? mr_debuginfo_debug_file(d) : "NULL");
+		mr_debuginfo_close(d);
+	}
+	rc = mr_debuginfo_open_dir(exe, NULL, &d, err, sizeof(err));
+	bid = rc ? "" : mr_debuginfo_build_id(d);
+	snprintf(bid_path, sizeof(bid_path), "%s/.build-id/%.2s/%s.debug", ddir, bid,
+		 strlen(bid) > 2 ? bid + 2 : "");
+	if (!rc)
+		mr_debuginfo_close(d);
+	if (!ok(strlen(bid) == 40 && !sh("mkdir -p \"$(dirname '%s')\" && mv '%s' '%s'", bid_path,
+					 dbg, bid_path),
+		"debugfile: move it to %s", bid_path))
+		return;
+	rc = mr_debuginfo_open_dir(exe, ddir, &d, err, sizeof(err));
+	if (ok(rc == 0, "debugfile: open with build-id (%s)", err)) {
+		v = var_named(d, "g_matrix", &count);
+		rc = mr_debuginfo_line(d, v ? v->addr : 0, &l); /* data: no line */
+		ok(mr_debuginfo_debug_file(d) && !strcmp(mr_debuginfo_debug_file(d), bid_path) &&
+			   v && v->kind == MR_VAR_GLOBAL &&
+			   v->size == 3 * 5 * 7 * sizeof(double) && rc == -ENOENT,
+		   "debugfile: DWARF from the build-id path: g_matrix is a %llu-byte global",
+		   v ? (unsigned long long)v->size : 0);
+		mr_debuginfo_close(d);
+	}
+	/* a debug file with another build-id is not used */
+	if (!sh("cp '%s/vars-O0' '%s'", tmpdir, bid_path)) {
+		rc = mr_debuginfo_open_dir(exe, ddir, &d, err, sizeof(err));
+		if (ok(rc == 0, "debugfile: open with a mismatching debug file (%s)", err)) {
+			ok(!mr_debuginfo_debug_file(d),
+			   "debugfile: the mismatching file is ignored");
+			mr_debuginfo_close(d);
+		}
+	}
+}
+
 int main(void)
 {
 	const char *src = getenv("MEMPHIS_SRC");
@@ -709,6 +781,7 @@ int main(void)
 		check_config("O0-dwarf4-nopie", "-O0 -gdwarf-4 -no-pie", 0);
 		check_config("O2-nopie", "-O2 -no-pie", 0);
 		check_nodebug();
+		check_debug_file();
 		check_errors();
 	}
 	check_fortran();
