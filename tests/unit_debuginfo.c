@@ -686,13 +686,13 @@ static void check_fortran(void)
  * debug directory, and refused when the build-id does not match. */
 static void check_debug_file(void)
 {
-	char exe[4200], dbg[4400], bid_path[4400], ddir[4300];
+	char exe[4200], dbg[4400], bid_path[4600], ddir[4300];
 	struct mr_debuginfo *d;
 	const struct mr_var *v;
 	char err[512];
 	struct mr_line l;
 	int count, rc;
-	const char *bid;
+	char bid[130];
 
 	snprintf(exe, sizeof(exe), "%s/vars-sep", tmpdir);
 	snprintf(dbg, sizeof(dbg), "%s/vars-sep.debug", tmpdir);
@@ -720,7 +720,7 @@ static void check_debug_file(void)
 		mr_debuginfo_close(d);
 	}
 	rc = mr_debuginfo_open_dir(exe, NULL, &d, err, sizeof(err));
-	bid = rc ? "" : mr_debuginfo_build_id(d);
+	snprintf(bid, sizeof(bid), "%s", rc ? "" : mr_debuginfo_build_id(d));
 	snprintf(bid_path, sizeof(bid_path), "%s/.build-id/%.2s/%s.debug", ddir, bid,
 		 strlen(bid) > 2 ? bid + 2 : "");
 	if (!rc)
