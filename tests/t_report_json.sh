@@ -1,0 +1,198 @@
+#!/bin/sh
+# memphis-report --json: parses, agrees with the text output number for number, and with
+# the ground truth the generator wrote (remote/local counts per variable, lines, first
+# touch, regions, approximate addresses, one-node runs).
+. "$MEMPHIS_SRC/tests/report_common.sh"
+need_built
+if ! have_python; then
+	echo "python3 is needed to parse the JSON" >&2
+	exit 77
+fi
+
+"$GEN" run -n 60000 --allocs 5000 --truth truth.json >/dev/null
+"$R" run --top 0 > text.txt; rc1=$?
+"$R" run --top 0 --json > rep.json; rc2=$?
+ok $([ "$rc1" = 0 ] && [ "$rc2" = 0 ] && echo 0) "report and report --json exit 0 ($rc1, $rc2)"
+check "JSON parses and has the schema version" python3 -c '
+import json,sys; r=json.load(open("rep.json")); sys.exit(r["schema"] != "memphis-report/1")'
+
+cat > cmp.py <<'PY'
+# cmp.py TEXT JSON: the tables and header numbers of the text output equal the JSON's.
+import json, re, sys
+text = open(sys.argv[1]).read().splitlines()
+r = json.load(open(sys.argv[2]))
+def num(s): return int(s.replace(",", ""))
+tables, cur, ent = [], None, None
+for ln in text:
+    m = re.match(r"^(Node\S+(?: \(local\))?): total (\d+)$", ln)
+    if m:
+        cur = {"label": m.group(1), "total": int(m.group(2)), "entries": []}; tables.append(cur); continue
+    if cur is None: continue
+    if ln.startswith("Pages and first touch"): cur = None; continue
+    m = re.match(r"^\((\d+)\) (.*) (\d+)$", ln)
+    if m:
+        ent = {"rank": int(m.group(1)), "name": m.group(2), "count": int(m.group(3)), "items": []}
+        cur["entries"].append(ent); continue
+    m = re.match(r"^    (?!\.\.\.)(.*) (\d+)$", ln)
+    if m and ent is not None:
+        ent["items"].append({"name": m.group(1), "count": int(m.group(2))})
+bad = []
+jt = r["tables"]
+if len(jt) != len(tables): bad.append("table count %d vs %d" % (len(tables), len(jt)))
+for t, j in zip(tables, jt):
+    if t["label"] != j["label"] or t["total"] != j["total"]: bad.append("table %s" % t["label"])
+    if len(t["entries"]) != len(j["entries"]): bad.append("entries of %s" % t["label"])
+    for e, je in zip(t["entries"], j["entries"]):
+        if (e["rank"], e["name"], e["count"]) != (je["rank"], je["name"], je["count"]):
+            bad.append("entry %s vs %s" % (e, je["name"]))
+        if [(i["name"], i["count"]) for i in e["items"]] != [(i["name"], i["count"]) for i in je["items"]]:
+            bad.append("items of %s" % e["name"])
+head = "\n".join(text[:8])
+s = r["samples"]
+m = re.search(r"samples: ([\d,]+) total: ([\d,]+) exact, ([\d,]+) approximate.*?, ([\d,]+) no address, ([\d,]+) non-memory.*lost ([\d,]+), throttled ([\d,]+)", head)
+if not m: bad.append("header samples line not found")
+else:
+    got = [num(x) for x in m.groups()]
+    want = [s[k] for k in ("total", "exact", "approximate", "no_address", "non_memory", "lost", "throttled")]
+    if got != want: bad.append("header %s vs %s" % (got, want))
+m = re.search(r"attributed: ([\d,]+) samples with a data address: ([\d,]+) remote, ([\d,]+) local, ([\d,]+) with", head)
+if not m or [num(x) for x in m.groups()] != [s["attributed"], s["remote"], s["local"], s["unknown_page_node"]]:
+    bad.append("attributed line")
+m = re.search(r"nodes: (\d+);", head)
+if not m or int(m.group(1)) != r["nodes"]: bad.append("nodes")
+if bad:
+    print("\n".join(bad)); sys.exit(1)
+PY
+check "text and JSON agree (tables, header)" python3 cmp.py text.txt rep.json
+python3 cmp.py text.txt rep.json | head -5 | sed 's/^/# /'
+
+cat > truth.py <<'PY'
+# truth.py JSON TRUTH MODE: per-variable counts equal the generator's ground truth.
+import json, sys
+r = json.load(open(sys.argv[1])); t = json.load(open(sys.argv[2])); mode = sys.argv[3]
+vs = {v["name"]: v for v in r["variables"]}
+bad = []
+for name, tv in t["vars"].items():
+    v = vs.get(name)
+    if mode == "approx":
+        want = tv["samples"] + tv["approx"]
+        if (v["samples"] if v else 0) != want: bad.append("%s: %s vs %d" % (name, v and v["samples"], want))
+        continue
+    if tv["samples"] == 0: continue
+    if v is None: bad.append("missing " + name); continue
+    for k in ("samples", "remote", "local"):
+        if v[k] != tv[k]: bad.append("%s %s: %d vs %d" % (name, k, v[k], tv[k]))
+    # matrix rows are CPU nodes: remote per CPU node = off-diagonal of the row
+    m = v["matrix"]["counts"]
+    for node in (0, 1):
+        off = sum(m[node][p] for p in range(len(m) - 1) if p != node)
+        if off != tv["remote_by_node"][node]: bad.append("%s remote on node %d: %d vs %d" % (name, node, off, tv["remote_by_node"][node]))
+if mode == "all":
+    for k in ("total", "exact", "approximate", "no_address", "non_memory"):
+        if r["samples"][k] != t["samples"][k]: bad.append("samples %s" % k)
+if bad:
+    print("\n".join(bad)); sys.exit(1)
+PY
+"$R" run --all --top 0 --json > all.json
+check "--all: every variable's samples/remote/local and matrix match the ground truth" python3 truth.py all.json truth.json all
+python3 truth.py all.json truth.json all | head -5 | sed 's/^/# /'
+"$R" run --all --top 0 --approx --json > approx.json
+check "--approx: approximate addresses are added to their variable" python3 truth.py approx.json truth.json approx
+
+check "remote tables: per-node totals and lines match the truth" python3 -c '
+import json, sys
+r = json.load(open("rep.json")); t = json.load(open("truth.json"))
+tot = {0: 0, 1: 0}
+for v in t["vars"].values():
+    for n in (0, 1): tot[n] += v["remote_by_node"][n]
+got = {tb["node"]: tb["total"] for tb in r["tables"]}
+ok = got == tot
+for tb in r["tables"]:
+    for e in tb["entries"]:
+        want = t["vars"][e["name"]]
+        lines = {i["name"]: i["count"] for i in e["items"]}
+        n = tb["node"]
+        ok = ok and e["count"] == want["remote_by_node"][n]
+        ok = ok and sum(lines.values()) == e["count"]
+        ok = ok and all(k in want["line_remote"] for k in lines)
+sys.exit(0 if ok else 1)'
+
+check "the hot spot: colidx is remote only from node 1, all from one line pair" python3 -c '
+import json, sys
+r = json.load(open("rep.json"))
+n1 = [tb for tb in r["tables"] if tb["node"] == 1][0]
+n0 = [tb for tb in r["tables"] if tb["node"] == 0][0]
+sys.exit(not (n1["entries"][0]["name"] == "colidx" and all(e["name"] != "colidx" for e in n0["entries"])))'
+
+L=$(python3 -c 'import json; print(json.load(open("truth.json"))["lines"]["9"])')
+check "first touch of colidx: all pages on node 0, thread 0, its init line ($L)" \
+	has text.txt "colidx: 100 % of 1,024 pages on node 0, first touched by thread 0 (node 0) at $L"
+check "first touch in JSON: colidx thread 0 node 0 pages 1024" python3 -c '
+import json, sys
+v = [v for v in json.load(open("rep.json"))["variables"] if v["name"] == "colidx"][0]["first_touch"]
+sys.exit(not (v["pages"] == 1024 and v["thread_index"] == 0 and v["thread_node"] == 0 and v["by_node"][0] == 1024))'
+check "first touch of a: mixed threads shown with their share" grep -q "^a: 50 % of 1,024 pages on node [01], 50 % on node [01], first touched by thread [02] (node [01]) for 50 %" text.txt
+
+"$R" run --json --region other --all > other.json
+check "--region other: only that region's samples" python3 -c '
+import json, sys
+r = json.load(open("other.json")); t = json.load(open("truth.json"))
+sys.exit(r["samples"]["total"] != t["regions"]["other"])'
+"$R" run --json --region solve --region other --all > both.json
+check "--region repeated: regions accumulate to the whole run" python3 -c '
+import json, sys
+r = json.load(open("both.json")); t = json.load(open("truth.json"))
+sys.exit(r["samples"]["total"] != t["samples"]["total"])'
+
+"$R" run --json --local --top 0 > local.json
+check "--local: tables hold exactly the local samples" python3 -c '
+import json, sys
+r = json.load(open("local.json"))
+sys.exit(sum(t["total"] for t in r["tables"]) != r["samples"]["local"] or r["table_mode"] != "local")'
+
+"$R" run --by line --top 0 > byline.txt
+"$R" run --by line --top 0 --json > byline.json
+check "--by line: text and JSON agree" python3 cmp.py byline.txt byline.json
+check "--by line: lines first, variables under them" python3 -c '
+import json, sys
+r = json.load(open("byline.json"))
+e = r["tables"][0]["entries"][0]
+sys.exit(not (e["name"].startswith("tool_gen.c:") and r["options"]["by"] == "line" and "kind" not in e))'
+
+"$R" run --top 1 --json > top1.json
+check "--top 1: one entry per node, the rest counted under more" python3 -c '
+import json, sys
+r = json.load(open("top1.json")); a = json.load(open("rep.json"))
+ok = all(len(t["entries"]) <= 1 for t in r["tables"])
+ok = ok and all(t["entries"][0]["count"] + t["more"]["count"] == t["total"] for t in r["tables"])
+ok = ok and [t["total"] for t in r["tables"]] == [t["total"] for t in a["tables"]]
+sys.exit(not ok)'
+
+"$R" run --matrix > matrix.txt
+check "--matrix prints the node x node matrix" has matrix.txt "Node x node matrix"
+
+"$GEN" one -n 20000 --one-node >/dev/null
+"$R" one > one.txt
+"$R" one --json > one.json
+check "one node: says there are no remote samples" has one.txt "No remote samples"
+check "one node: the table is labelled Node0 (local)" has one.txt "Node0 (local): total"
+check "one node: JSON says no_remote and agrees with the text" sh -c \
+	'python3 -c "import json,sys; sys.exit(not json.load(open(\"one.json\"))[\"no_remote\"])" && python3 cmp.py one.txt one.json'
+
+mkdir empty
+"$R" empty --json > err.json; rc=$?
+ok $([ "$rc" = 2 ] && echo 0) "--json error: exit 2 (got $rc)"
+check "--json error: the error is a JSON object" python3 -c '
+import json, sys
+e = json.load(open("err.json"))["error"]
+sys.exit(not ("meta.mph" in e["message"] and e["exit"] == 2))'
+
+# a path with a quote, a backslash and a tab must come back intact through the JSON
+weird="$PWD/we\"ird\\na	me"
+"$GEN" weird -n 100 --exe "$weird" >/dev/null
+"$R" weird --json > weird.json
+check "JSON strings are escaped (quote, backslash, tab in a path)" python3 -c '
+import json, sys
+e = json.load(open("weird.json"))["error"]["message"]
+sys.exit(not (sys.argv[1] in e))' "$weird"
+done_testing
