@@ -36,6 +36,7 @@ static pthread_t drain_thread;
 static int started;
 static int kick_fd = -1;
 static int stopping;
+static uint64_t drain_cpu_ns; /* CPU time the drain thread used, known after it stopped */
 
 static void page_insert(uint64_t page)
 {
@@ -260,6 +261,9 @@ static void *drain_main(void *arg)
 	}
 	free(ps.fds);
 	free(ps.tids);
+	struct timespec ts;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+		drain_cpu_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	return NULL;
 }
 
@@ -304,4 +308,6 @@ void memphis__drain_stop(void)
 	memphis__drain_kick();
 	pthread_join(drain_thread, NULL);
 	started = 0;
+	memphis__note("drain thread cpu_ns=%llu wall_ns=%llu", (unsigned long long)drain_cpu_ns,
+		      (unsigned long long)(memphis__now() - memphis__g.start_time));
 }

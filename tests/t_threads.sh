@@ -10,7 +10,7 @@ nran=$(echo "$ran" | wc -l)
 check "65 threads ran in the region (32 before mark, 32 inside, main)" test "$nran" -eq 65
 missing=0
 for t in $ran; do
-	n=$(awk -v t="$t" '/region 1 tid/ { gsub(":", "", $5); if ($5 == t) print $6 }' threads.meta)
+	n=$(awk -v t="$t" '/region 1 tid/ { gsub(":", "", $5); gsub(",", "", $6); if ($5 == t) print $6 }' threads.meta)
 	[ -n "$n" ] && [ "$n" -gt 0 ] || { missing=$((missing + 1)); echo "# thread $t: no samples"; }
 done
 check "every thread that ran in the region has samples ($missing without)" test "$missing" -eq 0
