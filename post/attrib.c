@@ -22,7 +22,7 @@
 struct obj {
 	char *path;               /* as in the maps */
 	char *file;               /* file read (differs for the executable with --exe) */
-	const char *base;         /* basename of path, for names */
+	char *base;               /* basename of path cut to its soname form, for names */
 	struct mr_debuginfo *di;  /* NULL until opened or when unreadable */
 	int tried;
 	int is_exe;
@@ -118,6 +118,23 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
+/* The name a shared object is known by: its basename with the version cut after the first
+ * number that follows ".so." ("libgomp.so.1.0.0" -> "libgomp.so.1", as its soname). */
+static char *object_name(const char *path)
+{
+	char *n = strdup(base_name(path));
+	char *so = n ? strstr(n, ".so.") : NULL;
+
+	if (so) {
+		char *p = so + 4;
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (p > so + 4)
+			*p = '\0';
+	}
+	return n;
+}
+
 /* Add a variable; returns its id, or NOT_YET when out of memory (name is then freed). */
 static uint32_t add_var(struct mr_attrib *a, uint64_t key, struct mr_varinfo *v)
 {
@@ -210,13 +227,14 @@ static uint32_t obj_for_path(struct mr_attrib *a, const char *path, size_t len)
 	a->obj = no;
 	memset(&no[a->nobj], 0, sizeof(*no));
 	no[a->nobj].path = p;
-	no[a->nobj].base = base_name(p);
+	no[a->nobj].base = object_name(p);
 	no[a->nobj].is_exe = !strcmp(p, a->exe_path) || (a->run && mr_run_get(a->run, "exe") &&
 							   !strcmp(p, mr_run_get(a->run, "exe")));
 	no[a->nobj].file = strdup(no[a->nobj].is_exe ? a->exe_path : p);
-	if (!no[a->nobj].file || !mr_hmap_put(&a->obj_by_path, h, a->nobj)) {
+	if (!no[a->nobj].file || !no[a->nobj].base || !mr_hmap_put(&a->obj_by_path, h, a->nobj)) {
 		free(p);
 		free(no[a->nobj].file);
+		free(no[a->nobj].base);
 		return NOT_YET;
 	}
 	return (uint32_t)a->nobj++;
@@ -841,6 +859,7 @@ void mr_attrib_close(struct mr_attrib *a)
 		mr_debuginfo_close(a->obj[i].di);
 		free(a->obj[i].path);
 		free(a->obj[i].file);
+		free(a->obj[i].base);
 	}
 	for (size_t i = 0; i < a->nsnap; i++) {
 		mr_maps_free(&a->snap[i].maps);
