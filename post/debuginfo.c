@@ -114,8 +114,10 @@ struct ctx {
 	Dwarf_Half cu_ver;   /* its DWARF version */
 	Dwarf_Addr cu_base;  /* its base address (DW_AT_low_pc), for DWARF 4 ranges */
 	int lower_default;   /* default array lower bound of the CU's language */
+	Dwarf_Die cu_die;    /* the current CU's DIE */
 	char **srcfiles;     /* dwarf_srcfiles() of the current CU, loaded when needed */
 	Dwarf_Signed nsrcfiles;
+	int srcfiles_tried;
 	const char **linefiles; /* per-CU cache: line-table file number -> interned name */
 	size_t nlinefiles;
 };
@@ -710,9 +712,23 @@ out:
 	return size;
 }
 
-/* Interned source file for a DW_AT_decl_file index of the current CU, or NULL. */
+/* Interned source file for a DW_AT_decl_file index of the current CU, or NULL. The CU's
+ * file list is read on the first call (many CUs declare no static variable). */
 static const char *decl_file(struct ctx *c, int64_t idx)
 {
+	if (!c->srcfiles_tried) {
+		Dwarf_Error e = NULL;
+		Dwarf_Signed cnt = 0;
+
+		c->srcfiles_tried = 1;
+		if (dwarf_srcfiles(c->cu_die, &c->srcfiles, &cnt, &e) == DW_DLV_OK) {
+			c->nsrcfiles = cnt;
+		} else {
+			c->srcfiles = NULL;
+			if (e)
+				dwarf_dealloc_error(c->dbg, e);
+		}
+	}
 	/* DWARF 5 numbers files from 0 (0 = the primary file), DWARF 2-4 from 1 */
 	if (c->cu_ver < 5)
 		idx--;
@@ -844,14 +860,18 @@ static int die_ranges(struct ctx *c, Dwarf_Die die, const char *name, const char
 
 /* ---- DWARF: variables ---- */
 
-/* Decode a location that names static storage: [DW_OP_addr a (DW_OP_plus_uconst k)] or
- * [DW_OP_const*u o (DW_OP_plus_uconst k)?... DW_OP_GNU_push_tls_address/form_tls_address].
+/* Decode a location (attribute a of die) that names static storage: [DW_OP_addr a
+ * (DW_OP_plus_uconst k)] or [DW_OP_const*u o (DW_OP_plus_uconst k)
+ * DW_OP_GNU_push_tls_address/form_tls_address]; DW_OP_addrx/constx (clang's DWARF 5) are
+ * looked up in .debug_addr.
  * 1 with *addr and *tls set, 0 if the location is anything else (registers, frame, lists).
  * DW_DLV_ERROR is returned as -1 with *e set. */
-static int static_location(Dwarf_Attribute a, uint64_t *addr, int *tls, Dwarf_Error *e)
+static int static_location(Dwarf_Die die, Dwarf_Attribute a, uint64_t *addr, int *tls,
+			   Dwarf_Error *e)
 {
 	Dwarf_Loc_Head_c head;
-	Dwarf_Unsigned count, nops, op1, op2, op3, boff, rawlo, rawhi, eoff, loff;
+	Dwarf_Unsigned count, nops, op1, op2, op3, raw1, raw2, raw3, boff, rawlo, rawhi, eoff,
+		loff;
 	Dwarf_Small lle, src, atom;
 	Dwarf_Bool noaddr;
 	Dwarf_Addr lo, hi;
@@ -878,6 +898,10 @@ static int static_location(Dwarf_Attribute a, uint64_t *addr, int *tls, Dwarf_Er
 			return 0;
 		switch (*(const unsigned char *)bytes) {
 		case DW_OP_addr:
+		case DW_OP_addrx:
+		case DW_OP_GNU_addr_index:
+		case DW_OP_constx:
+		case DW_OP_GNU_const_index:
 		case DW_OP_const1u:
 		case DW_OP_const2u:
 		case DW_OP_const4u:
@@ -899,16 +923,26 @@ static int static_location(Dwarf_Attribute a, uint64_t *addr, int *tls, Dwarf_Er
 		goto out_err;
 	*tls = 0;
 	for (Dwarf_Unsigned i = 0; i < nops; i++) {
-		if (dwarf_get_location_op_value_c(desc, i, &atom, &op1, &op2, &op3, &boff, e) !=
-		    DW_DLV_OK)
+		if (dwarf_get_location_op_value_d(desc, i, &atom, &op1, &op2, &op3, &raw1, &raw2,
+						  &raw3, &boff, e) != DW_DLV_OK)
 			goto out_err;
 		switch (atom) {
+		case DW_OP_addrx:
+		case DW_OP_GNU_addr_index:
+			if (dwarf_debug_addr_index_to_addr(die, op1, &op1, e) != DW_DLV_OK)
+				goto out_err;
+			/* fall through */
 		case DW_OP_addr:
 			if (have)
 				goto out;
 			val = op1;
 			have = 1;
 			break;
+		case DW_OP_constx:
+		case DW_OP_GNU_const_index:
+			if (dwarf_debug_addr_index_to_addr(die, op1, &op1, e) != DW_DLV_OK)
+				goto out_err;
+			/* fall through */
 		case DW_OP_const1u:
 		case DW_OP_const2u:
 		case DW_OP_const4u:
@@ -966,7 +1000,7 @@ static int do_variable(struct ctx *c, Dwarf_Die die, const char *func, int in_co
 		return 0; /* a declaration, optimised out, or a constant */
 	if (rc != DW_DLV_OK)
 		return dwfail(c, e, "reading DW_AT_location", doff);
-	rc = static_location(a, &addr, &tls, &e);
+	rc = static_location(die, a, &addr, &tls, &e);
 	dwarf_dealloc_attribute(a);
 	if (rc < 0)
 		return dwfail(c, e, "reading the location of a variable", doff);
@@ -1222,12 +1256,12 @@ out_err:
 
 /* ---- DWARF: the CU loop ---- */
 
+/* One compilation unit: its line program, then its DIE tree. 0 or -errno (c->err set). */
 static int read_cu(struct ctx *c, Dwarf_Die cu)
 {
 	Dwarf_Error e = NULL;
 	Dwarf_Half offsz;
 	Dwarf_Addr base;
-	Dwarf_Signed cnt;
 	int64_t lang = 0;
 	int rc;
 
@@ -1242,18 +1276,10 @@ static int read_cu(struct ctx *c, Dwarf_Die cu)
 				   lang == DW_LANG_Fortran95 || lang == DW_LANG_Fortran03 ||
 				   lang == DW_LANG_Fortran08 || lang == DW_LANG_Ada83 ||
 				   lang == DW_LANG_Ada95 ? 1 : 0;
+	c->cu_die = cu;
 	c->srcfiles = NULL;
 	c->nsrcfiles = 0;
-	rc = dwarf_srcfiles(cu, &c->srcfiles, &cnt, &e);
-	if (rc == DW_DLV_OK) {
-		c->nsrcfiles = cnt;
-	} else {
-		c->srcfiles = NULL;
-		if (e) {
-			dwarf_dealloc_error(c->dbg, e);
-			e = NULL;
-		}
-	}
+	c->srcfiles_tried = 0;
 	rc = read_lines(c, cu);
 	if (!rc)
 		rc = walk(c, cu, NULL, 0, 0, 0);
