@@ -34,10 +34,13 @@ struct mr_var {
 };
 
 struct mr_line {
-	const char *function; /* function containing the instruction (innermost inlined one) */
+	const char *function; /* function containing the instruction (innermost inlined one;
+			       * from the ELF symbols when DWARF has none), NULL if unknown */
 	const char *file;     /* source file of the line the user wrote, NULL if unknown */
-	unsigned line;        /* 0 if unknown */
-	const char *caller;   /* for inlined code: the function it was inlined into, else NULL */
+	unsigned line;        /* the line table's line for the address (inside an inlined
+			       * body: the line in that body), 0 if unknown */
+	const char *caller;   /* for inlined code: the function it was inlined into (the next
+			       * scope out, itself maybe inlined), else NULL */
 };
 
 /* Open `path` and read its symbol tables and DWARF. Returns 0, or -errno with a message
@@ -67,9 +70,10 @@ const char *mr_debuginfo_build_id(const struct mr_debuginfo *d);
 /* 1 if the object is position independent (ET_DYN), 0 if it is a fixed-address ET_EXEC. */
 int mr_debuginfo_is_pic(const struct mr_debuginfo *d);
 
-/* Lowest p_vaddr of the PT_LOAD segments and the file offset it maps (to compute the load
- * bias from a maps line: bias = map_start - map_offset + offset0 - vaddr0 rounded as the
- * loader does). */
+/* Lowest p_vaddr of the PT_LOAD segments and the file offset it maps. With the maps line of
+ * this file whose offset is offset0 rounded down to the page (normally offset 0, the first
+ * mapping): bias = map_start - map_offset + offset0 - vaddr0, exactly (mr_debuginfo_bias).
+ * PIE/shared objects: vaddr0 = 0, so bias = map_start; ET_EXEC: bias = 0. */
 void mr_debuginfo_load_base(const struct mr_debuginfo *d, uint64_t *vaddr0, uint64_t *offset0);
 
 /* The load bias (runtime address - vaddr) from one line of /proc/PID/maps for this file:
@@ -90,16 +94,21 @@ void mr_debuginfo_tls(const struct mr_debuginfo *d, uint64_t *memsz, uint64_t *a
  * blocks are placed by the loader: use the block address recorded at run time instead. */
 uint64_t mr_debuginfo_tls_tpoff(const struct mr_debuginfo *d);
 
-/* Source position of the instruction at vaddr. Returns 0, or -ENOENT if nothing covers it
- * (then *out has at least the ELF symbol's function name when there is one). */
+/* Source position of the instruction at vaddr. Returns 0, or -ENOENT if no line-table row
+ * covers it (then *out still has the function, from DWARF or the ELF symbols, if any). */
 int mr_debuginfo_line(struct mr_debuginfo *d, uint64_t vaddr, struct mr_line *out);
 
-/* The variable whose [addr, addr+size) holds vaddr: DWARF globals, statics and function
- * statics first; ELF data symbols (MR_VAR_SYMBOL) when DWARF has none. When a parameter and
- * a global share a name, only entries with a location are variables. NULL if none. */
+/* The variable whose [addr, addr+size) holds vaddr (the smallest, if several do): DWARF
+ * globals, statics and function statics first (Fortran: module variables and COMMON
+ * members as MR_VAR_GLOBAL under their own names, SAVEd locals as "sub::var"); ELF data
+ * symbols (MR_VAR_SYMBOL, sized by st_size) when no DWARF variable covers it. Only DIEs
+ * with a static location are variables (declarations, parameters, locals are not).
+ * NULL if none. */
 const struct mr_var *mr_debuginfo_var_at(struct mr_debuginfo *d, uint64_t vaddr);
 
-/* The TLS variable whose [addr, addr+size) holds `offset` inside this module's TLS block. */
+/* The TLS variable whose [addr, addr+size) holds `offset` inside this module's TLS block
+ * (offset = address - the thread's block start for this module; for the executable the
+ * block starts at fs_base - mr_debuginfo_tls_tpoff()). STT_TLS symbols when DWARF has none. */
 const struct mr_var *mr_debuginfo_tls_var_at(struct mr_debuginfo *d, uint64_t offset);
 
 /* All variables (TLS included), sorted by (tls, addr): every DWARF variable plus the ELF
