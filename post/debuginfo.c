@@ -1628,14 +1628,20 @@ static int read_dwarf_isolated(struct ctx *c, int fd)
 	pid_t pid;
 
 	if (pipe(p))
-		return fail(c, -errno, "pipe: %s", strerror(errno));
-	fflush(NULL);
+		return fail(c, -errno, "pipe: %s", strerror(errno)); /* out of descriptors */
 	pid = fork();
 	if (pid < 0) {
-		rc = -errno;
+		/* no process to spare (RLIMIT_NPROC, memory): read in this one, unprotected */
 		close(p[0]);
 		close(p[1]);
-		return fail(c, rc, "fork: %s", strerror(-rc));
+		rc = read_dwarf(c, fd);
+		if (c->dbg)
+			dwarf_finish(c->dbg, NULL);
+		c->dbg = NULL;
+		free(c->linefiles);
+		c->linefiles = NULL;
+		c->nlinefiles = 0;
+		return rc;
 	}
 	if (pid == 0) {
 		static const int sigs[] = { SIGPIPE, SIGALRM, SIGSEGV, SIGBUS, SIGABRT, SIGFPE,
