@@ -739,6 +739,8 @@ static const char *decl_file(struct ctx *c, int64_t idx)
 
 /* ---- DWARF: scopes (functions and inlined code) ---- */
 
+/* Record [lo, hi) as code of function `name` (inlined into `caller` at nesting `depth`);
+ * empty ranges and ranges outside executable segments are dropped. 0 or -ENOMEM. */
 static int add_scope(struct ctx *c, uint64_t lo, uint64_t hi, const char *name,
 		     const char *caller, uint32_t depth)
 {
