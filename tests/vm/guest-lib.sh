@@ -1,5 +1,5 @@
 # tests/vm/guest-lib.sh - shell helpers for the VM tests, sourced (never run) by the guest's
-# runner and by every tests/vm/guest-tests.d/*.sh script, in the guest and on the host.
+# runner and by every tests/vm/guest-tests/*.sh script, in the guest and on the host.
 # Results are lines starting with "@@VM" that the host turns into TAP:
 #   @@VM ok - DESCRIPTION            @@VM not ok - DESCRIPTION
 #   @@VM ok - DESCRIPTION # SKIP WHY @@VM # a note (a TAP comment)
@@ -43,7 +43,8 @@ vm_check() {
 # vm_singlestep on|off - ask the host to switch QEMU's single-stepping (every instruction
 # its own translation block, so timer samples land where the program really is; see
 # shared/VM-RECIPE.md) and wait for its acknowledgement on the second serial port.
-# Guest only. Returns non-zero when no acknowledgement came within 60 s.
+# Guest only. Returns non-zero when no acknowledgement came within 60 s. Single-stepped
+# code runs ~10x slower: switch it on only around what samples.
 vm_singlestep() {
 	echo "@@VM-REQ singlestep $1"
 	while IFS= read -r -t 60 _ack < /dev/ttyS1; do
@@ -55,7 +56,7 @@ vm_singlestep() {
 	return 1
 }
 
-# vm_require_memphis - in a guest-tests.d script: exit (as a skip) unless the library and
+# vm_require_memphis - in a guest-tests script: exit (as a skip) unless the library and
 # the report were built; "$MEMPHIS_BUILD" holds them, at the same absolute path as on the host.
 vm_require_memphis() {
 	if [ -z "${MEMPHIS_BUILD:-}" ] || [ ! -f "$MEMPHIS_BUILD/libmemphis.so" ]; then

@@ -2,7 +2,7 @@
 # tests/vm/mkinitramfs.sh OUT.cpio.gz [BUILD] - pack the guest's root file system.
 # Contents: busybox-static and a symlink per applet, numactl, the static check programs
 # (vmnuma, vmsample, vmrunas: built here into the cache), /init (init.sh), the guest
-# scripts and tests/vm/guest-tests.d/. When BUILD holds libmemphis.so, every executable and
+# scripts and tests/vm/guest-tests/. When BUILD holds libmemphis.so, every executable and
 # shared object under BUILD goes in too, at the SAME absolute path as on the host, so run
 # directories that name them (exe, maps) can be read back on the host by memphis-report.
 # Dynamic programs get their ldd libraries and the loader. The layout is merged-/usr like
@@ -83,9 +83,9 @@ done
 cp "$here/init.sh" "$root/init"
 chmod 0755 "$root/init"
 cp "$here/guest-lib.sh" "$here/guest-run.sh" "$root/vm/"
-mkdir -p "$root/vm/guest-tests.d"
-for t in "$here"/guest-tests.d/*.guest.sh; do
-	[ -f "$t" ] && cp "$t" "$root/vm/guest-tests.d/"
+mkdir -p "$root/vm/guest-tests"
+for t in "$here"/guest-tests/*.guest.sh; do
+	if [ -f "$t" ]; then cp "$t" "$root/vm/guest-tests/"; fi
 done
 printf 'root:x:0:0:root:/tmp:/bin/sh\nvmuser:x:1000:1000:vmuser:/tmp:/bin/sh\n' > "$root/etc/passwd"
 printf 'root:x:0:\nvmuser:x:1000:\n' > "$root/etc/group"

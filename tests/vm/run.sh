@@ -2,7 +2,7 @@
 # tests/vm/run.sh [BUILD] - the NUMA guest tests, as TAP on stdout.
 # setup.sh (packages, kernel) -> mkinitramfs.sh (BUILD's memphis goes in when built) ->
 # boot.sh for each topology in $VM_TOPOLOGIES (default "2x2 4x1") -> one TAP line per
-# in-guest check, then each guest-tests.d/NAME.host.sh on the run directories brought back.
+# in-guest check, then each guest-tests/NAME.host.sh on the run directories brought back.
 # Exit 0 when everything passed, 1 on any failure, 77 (reason on stderr, last line) when
 # this host cannot run the guests: not root and packages missing, no kernel download,
 # or MEMPHIS_VM=0.
@@ -21,6 +21,15 @@ skip() {
 [ "$(uname -m)" = x86_64 ] || skip "the guests are x86_64 only"
 [ -d "$build" ] && build=$(cd "$build" && pwd)
 t0=$(date +%s)
+
+# One run at a time per cache (several engineers run make check in one checkout): the
+# cache's kernel, initramfs and work directories are shared.
+mkdir -p "$cache" || skip "cannot create $cache"
+exec 9> "$cache/.lock"
+if ! flock -w "${VM_LOCK_WAIT:-300}" 9; then
+	echo "not ok 1 - vm: another run held $cache/.lock for ${VM_LOCK_WAIT:-300} s"
+	exit 1
+fi
 
 kver=$(timeout 900 sh "$here/setup.sh" "$cache" 2> "$cache.setup.log")
 rc=$?
@@ -70,7 +79,7 @@ for topo in ${VM_TOPOLOGIES:-2x2 4x1}; do
 		continue
 	fi
 	# Host halves of the memphis tests, on the run directories the guest sent back.
-	for h in "$here"/guest-tests.d/*.host.sh; do
+	for h in "$here"/guest-tests/*.host.sh; do
 		[ -f "$h" ] || continue
 		name=$(basename "$h" .host.sh)
 		VM_TOPO=$topo VM_OUT=$work/out/$name VM_TEST_NAME=$name VM_LIB=$here/guest-lib.sh \
