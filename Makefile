@@ -78,7 +78,7 @@ $(B)/post/%.o: post/%.c
 
 $(B)/libmemphis.so: $(LIB_OBJS) lib/libmemphis.map
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) -shared -Wl,--version-script=lib/libmemphis.map -Wl,-soname,libmemphis.so.$(firstword $(subst ., ,$(VERSION))) -o $@ $(LIB_OBJS) $(LIB_LIBS) $(LDFLAGS)
+	$(Q)$(CC) -shared -Wl,--version-script=lib/libmemphis.map -Wl,-soname,libmemphis.so.$(firstword $(subst ., ,$(VERSION))) -o $@ $(LIB_OBJS) $(LIB_LIBS) $(CFLAGS) $(LDFLAGS)
 	$(Q)ln -sf libmemphis.so $(B)/libmemphis.so.$(firstword $(subst ., ,$(VERSION)))
 
 $(B)/libmemphis.a: $(LIB_OBJS)
@@ -92,7 +92,7 @@ $(B)/memphis: lib/launcher.c
 
 $(B)/memphis-report: $(POST_OBJS)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) -o $@ $(POST_OBJS) $(POST_LIBS) $(LDFLAGS)
+	$(Q)$(CC) -o $@ $(POST_OBJS) $(POST_LIBS) $(CFLAGS) $(LDFLAGS)
 
 $(B)/memphis.pc: Makefile
 	@mkdir -p $(@D)
@@ -131,8 +131,16 @@ demo: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)sh examples/cg/demo.sh $(B)
 
+# check also builds the library and tests with UBSan (build-ubsan/) and memphis-report with
+# ASan+UBSan (build-asan/); tests/run.sh runs the suites that apply under each.
+# ASan cannot share a process with libmemphis's malloc interposition, so only the report
+# (which does not link the library) runs under ASan.
+UBSAN := -fsanitize=undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+ASAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 check: deps
 	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory B=$(B)-ubsan CFLAGS="$(UBSAN) $(CFLAGS)" all
+	$(Q)$(MAKE) --no-print-directory B=$(B)-asan CFLAGS="$(ASAN) $(CFLAGS)" $(B)-asan/memphis-report
 	$(Q)sh tests/run.sh $(B)
 
 check-vm: deps
@@ -165,6 +173,6 @@ uninstall:
 	  rm -f $(DESTDIR)$(MANDIR)/man$$s/$${m##*/}; done
 
 clean:
-	rm -rf $(B)
+	rm -rf $(B) $(B)-ubsan $(B)-asan
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -49,5 +49,26 @@ for t in "$MEMPHIS_SRC"/tests/t_*.sh; do
 	[ -n "$MEMPHIS_TESTS" ] && ! echo "$t" | grep -qE "$MEMPHIS_TESTS" && continue
 	run_one "$(basename "$t")" sh "$t"
 done
+# The same suites under sanitizers, when `make check` built them: the library, its unit
+# tests and the programs under UBSan; memphis-report under ASan+UBSan.
+SAN_TESTS=${MEMPHIS_SAN_TESTS:-t_sampler|t_threads|t_robust|t_touch}
+if [ -d "$MEMPHIS_BUILD-ubsan" ] && [ -z "$MEMPHIS_NO_SAN" ]; then
+	for t in "$MEMPHIS_BUILD-ubsan"/tests/unit_*; do
+		[ -x "$t" ] || continue
+		run_one "ubsan: $(basename "$t")" env MEMPHIS_DISABLE=1 "$t"
+	done
+	for t in "$MEMPHIS_SRC"/tests/t_*.sh; do
+		echo "$t" | grep -qE "$SAN_TESTS" || continue
+		run_one "ubsan: $(basename "$t")" env MEMPHIS_BUILD="$MEMPHIS_BUILD-ubsan" \
+			UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 sh "$t"
+	done
+fi
+if [ -x "$MEMPHIS_BUILD-asan/memphis-report" ] && [ -z "$MEMPHIS_NO_SAN" ]; then
+	for t in "$MEMPHIS_SRC"/tests/t_*.sh; do
+		echo "$t" | grep -qE "t_report|t_robust|t_sampler" || continue
+		run_one "asan: $(basename "$t")" env MEMPHIS_REPORT="$MEMPHIS_BUILD-asan/memphis-report" \
+			ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 sh "$t"
+	done
+fi
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]

@@ -3,7 +3,7 @@
 # skip DESC WHY       "ok N - DESC # SKIP WHY".
 B=${MEMPHIS_BUILD:?run through tests/run.sh}
 S=${MEMPHIS_SRC:?run through tests/run.sh}
-REPORT="$B/memphis-report"
+REPORT=${MEMPHIS_REPORT:-$B/memphis-report}
 TAP_N=0
 ok() { TAP_N=$((TAP_N + 1)); echo "ok $TAP_N - $1"; }
 not_ok() { TAP_N=$((TAP_N + 1)); echo "not ok $TAP_N - $1"; }
