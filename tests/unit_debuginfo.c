@@ -13,6 +13,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdarg.h>
@@ -436,6 +437,40 @@ static void check_libgomp(void)
 	mr_debuginfo_close(d);
 }
 
+/* glibc with libc6-dbg installed: DWARF found by build-id under /usr/lib/debug, malloc's
+ * main_arena and the tcache TLS pointer named (skipped without the debug file). */
+static void check_libc_debug(void)
+{
+	const char *path = "/lib/x86_64-linux-gnu/libc.so.6";
+	struct mr_debuginfo *d;
+	const struct mr_var *arena, *tcache;
+	char want[300];
+	int n1, n2;
+	double ms;
+
+	d = open_ok("libc", path, &ms);
+	if (!d)
+		return;
+	snprintf(want, sizeof(want), "/usr/lib/debug/.build-id/%.2s/%s.debug",
+		 mr_debuginfo_build_id(d), mr_debuginfo_build_id(d) + 2);
+	if (access(want, R_OK)) {
+		ok(1, "libc # SKIP no debug file %s (libc6-dbg)", want);
+		mr_debuginfo_close(d);
+		return;
+	}
+	printf("# libc: opening with %s took %.2f ms\n", want, ms);
+	arena = var_named(d, "main_arena", &n1);
+	tcache = var_named(d, "tcache", &n2);
+	ok(mr_debuginfo_debug_file(d) && !strcmp(mr_debuginfo_debug_file(d), want) && arena &&
+		   arena->kind == MR_VAR_STATIC && arena->size > 1000 &&
+		   mr_debuginfo_var_at(d, arena->addr + 100) == arena && tcache &&
+		   tcache->kind == MR_VAR_TLS && mr_debuginfo_tls_var_at(d, tcache->addr) == tcache,
+	   "libc: DWARF from %s names main_arena (%llu bytes) and TLS tcache",
+	   mr_debuginfo_debug_file(d) ? mr_debuginfo_debug_file(d) : "NULL",
+	   arena ? (unsigned long long)arena->size : 0);
+	mr_debuginfo_close(d);
+}
+
 /* Open a broken file in a child process: must fail with -errno and name the file. A
  * crash or a success is a failure. corrupt: it may also open (rc 0), just not crash. */
 static void check_broken(const char *what, const char *path, int corrupt)
@@ -754,18 +789,20 @@ static void check_debug_file(void)
 int main(void)
 {
 	const char *src = getenv("MEMPHIS_SRC");
-	char tmpl[] = "/tmp/memphis-debuginfo.XXXXXX";
+	const char *tmp = getenv("TMPDIR");
+	char tmpl[4096];
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	snprintf(fixtures, sizeof(fixtures), "%s/tests/fixtures", src ? src : ".");
-	if (access(fixtures, R_OK)) {
-		fprintf(stderr, "fixtures not found at %s (set MEMPHIS_SRC)\n", fixtures);
+	snprintf(tmpl, sizeof(tmpl), "%s/tests/fixtures", src ? src : ".");
+	if (!realpath(tmpl, fixtures)) { /* absolute: the build commands run elsewhere */
+		fprintf(stderr, "fixtures not found at %s (set MEMPHIS_SRC)\n", tmpl);
 		return 77;
 	}
 	if (system("cc --version >/dev/null 2>&1")) {
 		fprintf(stderr, "no C compiler (cc) to build the fixtures\n");
 		return 77;
 	}
+	snprintf(tmpl, sizeof(tmpl), "%s/memphis-debuginfo.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(tmpl)) {
 		perror("mkdtemp");
 		return 1;
@@ -791,6 +828,7 @@ int main(void)
 	}
 	check_fortran();
 	check_libgomp();
+	check_libc_debug();
 
 	sh("rm -rf '%s'", tmpdir);
 	printf("1..%d\n", n_tests);
