@@ -737,6 +737,38 @@ static const char *decl_file(struct ctx *c, int64_t idx)
 	return intern(c->d, c->srcfiles[idx]);
 }
 
+/* decl_file() for a DIE of another CU (LTO: the definition refers to the declaration in
+ * the early-debug CU): that CU's file list, read for this one lookup. NULL if unknown. */
+static const char *foreign_decl_file(struct ctx *c, Dwarf_Die owner, int64_t idx)
+{
+	Dwarf_Error e = NULL;
+	Dwarf_Off off;
+	Dwarf_Die cu;
+	Dwarf_Half ver = 0, offsz;
+	char **files = NULL;
+	Dwarf_Signed n = 0;
+	const char *r = NULL;
+
+	if (dwarf_CU_dieoffset_given_die(owner, &off, &e) != DW_DLV_OK ||
+	    dwarf_offdie_b(c->dbg, off, 1, &cu, &e) != DW_DLV_OK)
+		goto out;
+	dwarf_get_version_of_die(cu, &ver, &offsz);
+	if (dwarf_srcfiles(cu, &files, &n, &e) == DW_DLV_OK) {
+		if (ver < 5)
+			idx--;
+		if (idx >= 0 && idx < n)
+			r = intern(c->d, files[idx]);
+		for (Dwarf_Signed i = 0; i < n; i++)
+			dwarf_dealloc(c->dbg, files[i], DW_DLA_STRING);
+		dwarf_dealloc(c->dbg, files, DW_DLA_LIST);
+	}
+	dwarf_dealloc_die(cu);
+out:
+	if (e)
+		dwarf_dealloc_error(c->dbg, e);
+	return r;
+}
+
 /* ---- DWARF: scopes (functions and inlined code) ---- */
 
 /* Record [lo, hi) as code of function `name` (inlined into `caller` at nesting `depth`);
@@ -995,6 +1027,7 @@ static int do_variable(struct ctx *c, Dwarf_Die die, const char *func, int in_co
 	uint64_t addr = 0, size = 0;
 	int tls = 0, rc, external = 0;
 	int64_t file = -1, line = 0;
+	const char *fname = NULL;
 
 	dwarf_dieoffset(die, &doff, &e);
 	rc = dwarf_attr(die, DW_AT_location, &a, &e);
@@ -1039,9 +1072,12 @@ static int do_variable(struct ctx *c, Dwarf_Die die, const char *func, int in_co
 		if (!same_cu &&
 		    dwarf_die_CU_offset_range(owner, &cu_off, &cu_len, &e) == DW_DLV_OK)
 			same_cu = cu_off == c->cu_off;
-
-		if (!same_cu || attr_const(a, &file, &e) != DW_DLV_OK)
+		if (attr_const(a, &file, &e) != DW_DLV_OK)
 			file = -1;
+		else if (same_cu)
+			fname = decl_file(c, file);
+		else
+			fname = foreign_decl_file(c, owner, file); /* LTO: declared in another CU */
 		dwarf_dealloc_attribute(a);
 		die_const(c, owner, DW_AT_decl_line, &line);
 		if (owner != die)
@@ -1071,7 +1107,7 @@ static int do_variable(struct ctx *c, Dwarf_Die die, const char *func, int in_co
 	v = &t->v[t->n++];
 	memset(v, 0, sizeof(*v));
 	v->name = name;
-	v->file = file >= 0 ? decl_file(c, file) : NULL;
+	v->file = fname;
 	v->line = line > 0 && line < (int64_t)1 << 31 ? (unsigned)line : 0;
 	v->addr = addr;
 	v->size = size;

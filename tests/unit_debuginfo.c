@@ -279,7 +279,8 @@ static struct mr_debuginfo *open_ok(const char *cfg, const char *path, double *m
 }
 
 /* Build and run one configuration of the fixture, check variables, lines, ELF facts. */
-static void check_config(const char *cfg, const char *compiler, const char *cflags, int pie)
+static void check_config(const char *cfg, const char *compiler, const char *cflags, int pie,
+			 int lines)
 {
 	char exe[4200], out[4200];
 	struct facts fs;
@@ -336,6 +337,11 @@ static void check_config(const char *cfg, const char *compiler, const char *cfla
 	v = f ? mr_debuginfo_var_at(d, f->off + 4096 * 16) : NULL;
 	ok(!v, "%s: no variable 64 KiB past g_int (%s)", cfg, v ? v->name : "none");
 
+	if (!lines) {
+		/* gcc -flto line tables name the file "<artificial>" (binutils agrees) */
+		mr_debuginfo_close(d);
+		return;
+	}
 	if ((f = fact(&fs, "func", "use_param"))) {
 		unsigned l = marker_line("dbg_vars.c", "use_param");
 		check_line(cfg, d, f->off, "use_param", NULL, "dbg_vars.c", l, l + 1);
@@ -812,16 +818,18 @@ int main(void)
 	if (ok(!sh("cd '%s' && cc -g -O2 -shared -fPIC -I'%s' -o libdbglib.so '%s/dbg_lib.c'",
 		   tmpdir, fixtures, fixtures),
 	       "build the shared library fixture")) {
-		check_config("O2", "cc", "-O2", 1);
-		check_config("O0", "cc", "-O0", 1);
-		check_config("O2-dwarf4", "cc", "-O2 -gdwarf-4", 1);
-		check_config("O0-dwarf4-nopie", "cc", "-O0 -gdwarf-4 -no-pie", 0);
-		check_config("O2-nopie", "cc", "-O2 -no-pie", 0);
+		check_config("O2", "cc", "-O2", 1, 1);
+		check_config("O0", "cc", "-O0", 1, 1);
+		check_config("O2-dwarf4", "cc", "-O2 -gdwarf-4", 1, 1);
+		check_config("O0-dwarf4-nopie", "cc", "-O0 -gdwarf-4 -no-pie", 0, 1);
+		check_config("O2-nopie", "cc", "-O2 -no-pie", 0, 1);
 		/* clang's DWARF 5 puts addresses in .debug_addr (DW_OP_addrx) */
 		if (system("clang --version >/dev/null 2>&1"))
 			ok(1, "clang # SKIP clang not installed");
 		else
-			check_config("clang-O2", "clang", "-O2", 1);
+			check_config("clang-O2", "clang", "-O2", 1, 1);
+		/* LTO: the definitions refer to declarations in the early-debug CU */
+		check_config("O2-lto", "cc", "-O2 -flto", 1, 0);
 		check_nodebug();
 		check_debug_file();
 		check_errors();
