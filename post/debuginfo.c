@@ -1201,7 +1201,8 @@ static int walk(struct ctx *c, Dwarf_Die die, const char *func, uint32_t depth, 
 
 /* ---- DWARF: line tables ---- */
 
-/* Interned name of line-table file number `no` of the current CU (cached per CU). */
+/* Interned name of line-table file number `no` of the current CU (cached per CU); NULL
+ * if libdwarf cannot name it or memory ran out. */
 static const char *line_file(struct ctx *c, Dwarf_Line ln, Dwarf_Unsigned no, Dwarf_Error *e)
 {
 	char *s = NULL;
@@ -1219,8 +1220,13 @@ static const char *line_file(struct ctx *c, Dwarf_Line ln, Dwarf_Unsigned no, Dw
 	}
 	if (no < c->nlinefiles && c->linefiles[no])
 		return c->linefiles[no];
-	if (dwarf_linesrc(ln, &s, e) != DW_DLV_OK)
+	if (dwarf_linesrc(ln, &s, e) != DW_DLV_OK) {
+		/* a bad file number costs the file name of these rows, not the whole object */
+		if (*e)
+			dwarf_dealloc_error(c->dbg, *e);
+		*e = NULL;
 		return NULL;
+	}
 	r = intern(c->d, s);
 	dwarf_dealloc(c->dbg, s, DW_DLA_STRING);
 	if (no < c->nlinefiles)
@@ -1273,8 +1279,6 @@ static int read_lines(struct ctx *c, Dwarf_Die cu)
 		if (next <= addr || !in_segment(d, addr, 1))
 			continue;
 		file = line_file(c, rows[i], fileno, &e);
-		if (!file && e)
-			goto out_err;
 		if (grow((void **)&d->lines, &d->caplines, d->nlines, sizeof(*d->lines))) {
 			dwarf_srclines_dealloc_b(lc);
 			return fail(c, -ENOMEM, "out of memory");
