@@ -474,7 +474,8 @@ static uint32_t dwarf_var(struct mr_attrib *a, uint32_t oi, const struct mr_var 
 }
 
 /* Full data attribution with the validity of the answer in *rg (rg->valid = 0: do not
- * cache). */
+ * cache). The TLS block of the sample's thread is tried before the stacks: glibc puts the
+ * static TLS of a thread at the top of its stack mapping, inside [stack_lo, stack_hi). */
 static uint32_t data_resolve(struct mr_attrib *a, uint64_t addr, uint64_t t, uint32_t tid,
 			     struct range *rg)
 {
@@ -491,11 +492,6 @@ static uint32_t data_resolve(struct mr_attrib *a, uint64_t addr, uint64_t t, uin
 		*rg = (struct range){ ho->addr, ho->end, ho->t0, ho->t1, 0, 1 };
 		return a->site_var[ho->rec];
 	}
-	ho = mr_heap_find(&a->stacks, addr, t);
-	if (ho) {
-		*rg = (struct range){ ho->addr, ho->end, ho->t0, ho->t1, 0, 1 };
-		return stack_var(a, a->stack_index[ho->rec]);
-	}
 	ti = a->exe_tls ? mr_hmap_get(&a->thread_by_tid, tid) : NULL;
 	if (ti && a->exe_obj != NOT_YET) {
 		uint64_t fs = a->run->threads[*ti].fs_base;
@@ -510,6 +506,21 @@ static uint32_t data_resolve(struct mr_attrib *a, uint64_t addr, uint64_t t, uin
 			}
 			return 0;
 		}
+	}
+	ho = mr_heap_find(&a->stacks, addr, t);
+	if (ho) {
+		*rg = (struct range){ ho->addr, ho->end, ho->t0, ho->t1, 0, 1 };
+		/* the cached range must not cover a TLS block inside the stack */
+		for (size_t i = 0; i < a->run->nthreads && a->exe_tls; i++) {
+			uint64_t fs = a->run->threads[i].fs_base;
+			if (!fs || fs <= rg->lo || fs - a->exe_tls >= rg->hi)
+				continue;
+			if (addr < fs - a->exe_tls)
+				rg->hi = fs - a->exe_tls;
+			else if (addr >= fs)
+				rg->lo = fs;
+		}
+		return stack_var(a, a->stack_index[ho->rec]);
 	}
 	sp = span_at(a, addr, t, &t0, &t1);
 	if (sp) {
