@@ -51,7 +51,7 @@ EXPORT const char *memphis_version(void)
 	return STR(MEMPHIS_VERSION_MAJOR) "." STR(MEMPHIS_VERSION_MINOR) "." STR(MEMPHIS_VERSION_PATCH);
 }
 
-void memphis__note(const char *fmt, ...)
+void memphis__note(int level, const char *fmt, ...)
 {
 	char buf[512];
 	uint64_t now = memphis__now();
@@ -60,7 +60,7 @@ void memphis__note(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	memphis__log(MPH_LOG_INFO, "%s", buf);
+	memphis__log(level, "%s", buf);
 	memphis__writer_block2(-1, MPH_BLK_NOTE, &now, sizeof(now), buf, strlen(buf));
 }
 
@@ -378,7 +378,7 @@ EXPORT int memphis_print(void)
 		return -ENOTSUP;
 	pthread_mutex_lock(&memphis__g.api_lock);
 	if (!memphis__g.region.open) {
-		memphis__log(MPH_LOG_WARN, "memphis_print() without an open region: ignored");
+		memphis__note(MPH_LOG_WARN, "memphis_print() without an open region: ignored");
 		err = -EINVAL;
 	} else {
 		close_region();

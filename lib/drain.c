@@ -308,6 +308,6 @@ void memphis__drain_stop(void)
 	memphis__drain_kick();
 	pthread_join(drain_thread, NULL);
 	started = 0;
-	memphis__note("drain thread cpu_ns=%llu wall_ns=%llu", (unsigned long long)drain_cpu_ns,
+	memphis__note(MPH_LOG_INFO, "drain thread cpu_ns=%llu wall_ns=%llu", (unsigned long long)drain_cpu_ns,
 		      (unsigned long long)(memphis__now() - memphis__g.start_time));
 }

@@ -226,12 +226,12 @@ EXPORT void *realloc(void *old, size_t size)
 	void *p;
 
 	if (old && in_arena(old)) {
-		/* Moving out of the bootstrap arena: the old size is unknown, copy what fits. */
+		/* Moving out of the bootstrap arena: the old size is unknown, so copy as much
+		 * as the arena holds after `old`, at most the new size. */
+		size_t avail = (size_t)(arena + sizeof(arena) - (unsigned char *)old);
 		p = malloc(size);
 		if (p)
-			memcpy(p, old, size < (size_t)(arena + sizeof(arena) - (unsigned char *)old)
-					       ? size
-					       : (size_t)(arena + sizeof(arena) - (unsigned char *)old));
+			memcpy(p, old, size < avail ? size : avail);
 		return p;
 	}
 	if (!__atomic_load_n(&real_malloc, __ATOMIC_ACQUIRE)) {
@@ -400,7 +400,7 @@ static void flush(int all)
 		rf = next;
 	}
 	if (drop)
-		memphis__note("heap: %llu allocation/free records dropped (writer too slow)",
+		memphis__note(MPH_LOG_WARN, "heap: %llu allocation/free records dropped (writer too slow)",
 			      (unsigned long long)drop);
 }
 

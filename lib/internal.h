@@ -218,7 +218,7 @@ struct memphis__global {
 };
 extern struct memphis__global memphis__g;
 
-/* Write a NOTE block (and log it at INFO). */
-void memphis__note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Write a NOTE block to the run and log it at `level`. */
+void memphis__note(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif /* MEMPHIS_INTERNAL_H */

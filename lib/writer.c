@@ -214,10 +214,12 @@ static void close_file(struct file *f)
 {
 	struct memphis_rec_end end = { .time = memphis__now(), .blocks = f->blocks };
 
+	int err;
+
 	if (f->fd < 0)
 		return;
-	if (!error && write_block(f, MPH_BLK_END, &end, sizeof(end), NULL, 0) < 0)
-		fail(-errno);
+	if (!error && (err = write_block(f, MPH_BLK_END, &end, sizeof(end), NULL, 0)) < 0)
+		fail(err);
 	close(f->fd);
 	f->fd = -1;
 }
