@@ -5,6 +5,7 @@
 #   --initrd F           the initramfs (default: cache/initramfs.cpio.gz)
 #   --work D             work directory (default: cache/work-TOPOLOGY), emptied first; it
 #                        keeps console.log, monitor.log, and out/ (the guest's /out)
+#   --results-mb M       size of the sparse results disk (default 512)
 #   --singlestep-boot    run the whole guest single-stepped (-singlestep) instead of
 #                        switching it on through the monitor when the guest asks
 #   --thp, --autonuma    leave transparent huge pages / AutoNUMA at Debian's defaults
@@ -15,8 +16,9 @@
 # says nothing (it is 0 after a kernel panic too).
 #
 # Channels: ttyS0 = console (file), ttyS1 = host -> guest acknowledgements (FIFO pair
-# ack.in/ack.out), ttyS2 = guest -> host results (file), HMP monitor on the FIFO pair
-# mon.in/mon.out. FIFOs need no socat and never block: we hold them open read-write.
+# ack.in/ack.out), HMP monitor on the FIFO pair mon.in/mon.out (FIFOs need no socat and
+# never block: we hold them open read-write), results = a tar the guest writes raw to a
+# sparse virtio disk image (results.img), checked against the size and sha256 it prints.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${VM_CACHE:-$here/cache}
@@ -38,6 +40,7 @@ cmdline_extra="transparent_hugepage=never numa_balancing=disable"
 thp=never
 autonuma=disable
 limit=${VM_TIMEOUT:-240}
+results_mb=512
 while [ $# -gt 0 ]; do
 	case $1 in
 	--initrd) initrd=$2; shift ;;
@@ -46,6 +49,7 @@ while [ $# -gt 0 ]; do
 	--thp) thp= ;;
 	--autonuma) autonuma= ;;
 	--timeout) limit=$2; shift ;;
+	--results-mb) results_mb=$2; shift ;;
 	*) echo "vm: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -59,6 +63,7 @@ rm -rf "$work"
 mkdir -p "$work/out"
 cd "$work"
 mkfifo mon.in mon.out ack.in ack.out
+truncate -s "${results_mb}M" results.img
 
 numa=""
 mem=$((2048 / nodes))
@@ -76,8 +81,8 @@ timeout -k 5 "$limit" qemu-system-x86_64 -accel tcg -cpu max -nodefaults -displa
 	-no-reboot -kernel "$kernel" -initrd "$initrd" \
 	-append "console=ttyS0 panic=-1 quiet $cmdline_extra vmtest.topo=$topo" \
 	-smp $((nodes * cpn)),sockets=$nodes,cores=$cpn,threads=1 -m $((mem * nodes))M $numa \
-	-serial file:console.log -serial pipe:ack -serial file:results.b64 \
-	-monitor pipe:mon $ss > qemu.log 2>&1 &
+	-serial file:console.log -serial pipe:ack -monitor pipe:mon \
+	-drive file=results.img,format=raw,if=virtio $ss > qemu.log 2>&1 &
 qpid=$!
 exec 4<> mon.in 5<> ack.in
 cat mon.out > monitor.log &
@@ -147,23 +152,18 @@ else
 fi
 ! grep -q monitor_failed events || status="monitor did not confirm a singlestep switch"
 
-# Results: base64 between the frame lines, size and sha256 checked.
-if [ -s results.b64 ]; then
-	tr -d '\r' < results.b64 > results.txt
-	hdr=$(grep -o '@@VM-RESULTS-BEGIN.*' results.txt | head -n 1 || true)
-	if [ -z "$hdr" ] || ! grep -q '@@VM-RESULTS-END' results.txt; then
-		status="results incomplete on the serial port"
-	else
-		sed -n '/@@VM-RESULTS-BEGIN/,/@@VM-RESULTS-END/p' results.txt | sed '1d;$d' |
-			base64 -d > out.tgz 2>/dev/null || true
-		set -- $hdr
-		if [ "$(wc -c < out.tgz)" != "$2" ] || [ "$(sha256sum < out.tgz | cut -d' ' -f1)" != "$3" ]; then
-			status="results corrupted on the serial port"
-		else
-			tar -C out -xzf out.tgz
-		fi
+# Results: the tar at the start of the disk, checked against what the guest printed.
+res=$(grep -o '@@VM-RESULTS .*' console.txt | tail -n 1 || true)
+if [ -n "$res" ]; then
+	bytes=$(echo "$res" | sed -n 's/.*bytes=\([0-9]*\).*/\1/p')
+	sum=$(echo "$res" | sed -n 's/.*sha256=\([0-9a-f]*\).*/\1/p')
+	if [ -z "$bytes" ] || [ "$(head -c "$bytes" results.img | sha256sum | cut -d' ' -f1)" != "$sum" ]; then
+		status="results on the disk do not match the guest's checksum"
+	elif ! head -c "$bytes" results.img | tar -C out -xf -; then
+		status="results tar unreadable"
 	fi
 fi
+rm -f results.img
 
 echo "@@VM-HOST topo=$topo status=$status first_line_s=$(since "$(ev first)")" \
 	"singlestep_req_s=$(since "$(ev req_on)") singlestep_ack_s=$(since "$(ev ack_on)")" \

@@ -1,7 +1,7 @@
 #!/bin/sh
 # /init of the memphis NUMA test guest (packed by tests/vm/mkinitramfs.sh).
 # Mounts the pseudo file systems, prepares the kernel for the tests, runs /vm/guest-run.sh,
-# sends /out (the tests' run directories) to the host as base64 on the third serial port,
+# writes /out (the tests' run directories) as a tar to the virtio disk for the host,
 # prints the final marker "@@VM-DONE" and powers off. The host judges the run only by the
 # "@@VM" lines (QEMU exits 0 on a panic too).
 export PATH=/vm/bin:/usr/bin:/usr/sbin HOME=/tmp TMPDIR=/tmp VM_RESULTS=/tmp/vm-results
@@ -42,15 +42,23 @@ rc=$?
 # Results travel faster at full speed.
 [ "$(cat /tmp/vm-singlestep 2>/dev/null)" = on ] && vm_singlestep off
 
-# Results: a gzip'd tar of /out, base64, framed with its size and checksum.
+# Results: a tar of /out written raw to the virtio disk (its modules are loaded only now,
+# and only when there is something to send); size and checksum go to the console.
 if [ -n "$(ls -A /out)" ]; then
-	tar -C /out -cf - . | gzip -1 > /tmp/out.tgz
-	stty -F /dev/ttyS2 raw -echo
-	{
-		echo "@@VM-RESULTS-BEGIN $(wc -c < /tmp/out.tgz) $(sha256sum < /tmp/out.tgz | cut -d' ' -f1)"
-		base64 /tmp/out.tgz
-		echo "@@VM-RESULTS-END"
-	} > /dev/ttyS2 # the last close waits until the port has sent everything
+	for m in $(cat /vm/modules/load-order); do
+		insmod "/vm/modules/$m.ko" || echo "@@VM # insmod $m failed"
+	done
+	i=0
+	while [ ! -b /dev/vda ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	tar -C /out -cf /tmp/out.tar .
+	if [ ! -b /dev/vda ]; then
+		vm_result fail "results disk /dev/vda appeared"
+	elif [ "$(wc -c < /tmp/out.tar)" -gt $(($(blockdev --getsize64 /dev/vda))) ]; then
+		vm_result fail "results ($(wc -c < /tmp/out.tar) bytes) fit the results disk"
+	else
+		cat /tmp/out.tar > /dev/vda && sync
+		echo "@@VM-RESULTS bytes=$(wc -c < /tmp/out.tar) sha256=$(sha256sum < /tmp/out.tar | cut -d' ' -f1)"
+	fi
 fi
 echo "@@VM-DONE results=$(wc -l < "$VM_RESULTS") failed=$(grep -c fail "$VM_RESULTS") uptime=$(cut -d' ' -f1 /proc/uptime)"
 poweroff -f

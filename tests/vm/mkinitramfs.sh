@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/vm/mkinitramfs.sh OUT.cpio.gz [BUILD] - pack the guest's root file system.
 # Contents: busybox-static and a symlink per applet, numactl, the static check programs
-# (vmnuma, vmsample, vmrunas: built here into the cache), /init (init.sh), the guest
+# (vmnuma, vmsample, vmrunas: built here into the cache), the virtio block modules that
+# setup.sh took from the kernel package, /init (init.sh), the guest
 # scripts and tests/vm/guest-tests/. When BUILD holds libmemphis.so, every executable and
 # shared object under BUILD goes in too, at the SAME absolute path as on the host, so run
 # directories that name them (exe, maps) can be read back on the host by memphis-report.
@@ -80,6 +81,9 @@ copy_elf "$(command -v numactl)"
 for p in vmnuma vmsample vmrunas; do
 	cp "$cache/bin/$p" "$root/vm/bin/$p"
 done
+mkdir -p "$root/vm/modules"
+cp "$cache"/modules/*.ko "$cache/modules/load-order" "$root/vm/modules/" ||
+	{ echo "vm: no virtio modules in $cache/modules (run tests/vm/setup.sh)" >&2; exit 1; }
 cp "$here/init.sh" "$root/init"
 chmod 0755 "$root/init"
 cp "$here/guest-lib.sh" "$here/guest-run.sh" "$root/vm/"

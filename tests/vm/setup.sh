@@ -66,4 +66,24 @@ if [ ! -s "$cache/vmlinux-$KVER" ]; then
 	mv "$cache/vmlinux-$KVER.tmp" "$cache/vmlinux-$KVER"
 fi
 ln -sf "vmlinux-$KVER" "$cache/vmlinux"
+
+# The virtio block stack (modules in Debian's kernel): the guest loads it to write its
+# results to a raw disk image, ~150x faster than base64 over an emulated 16550.
+mods="virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci virtio_blk"
+if [ ! -s "$cache/modules-$KVER/virtio_blk.ko" ]; then
+	deb=$(ls "$cache"/linux-image-"$KVER"_*.deb 2>/dev/null | head -n 1 || true)
+	[ -n "$deb" ] || { echo "vm: $cache/linux-image-${KVER}_*.deb is gone; remove $cache/vmlinux-$KVER and rerun" >&2; exit 1; }
+	tmp=$(mktemp -d "$cache/mods.XXXXXX")
+	timeout 120 dpkg-deb --fsys-tarfile "$deb" | (cd "$tmp" && tar -x --wildcards \
+		"./lib/modules/$KVER/kernel/drivers/virtio/*.ko" "./lib/modules/$KVER/kernel/drivers/block/virtio_blk.ko")
+	mkdir -p "$cache/modules-$KVER"
+	for m in $mods; do
+		f=$(find "$tmp" -name "$m.ko" | head -n 1)
+		[ -n "$f" ] || { echo "vm: $m.ko not in the kernel package" >&2; rm -rf "$tmp"; exit 1; }
+		cp "$f" "$cache/modules-$KVER/"
+	done
+	echo "$mods" > "$cache/modules-$KVER/load-order"
+	rm -rf "$tmp"
+fi
+ln -sfn "modules-$KVER" "$cache/modules"
 echo "$KVER"
