@@ -27,7 +27,7 @@ static void burn(double seconds)
 	double t0 = cpu_seconds(), s = 0;
 	unsigned i = 0;
 	while (cpu_seconds() - t0 < seconds)
-		for (int k = 0; k < 1000; k++, i = i * 1103515245u + 12345u)
+		for (int k = 0; k < 200000; k++, i = i * 1103515245u + 12345u)
 			s += buf[(i >> 8) & ((1 << 16) - 1)];
 	sink = s;
 }
