@@ -11,7 +11,7 @@
 
 void mr_help_dump(FILE *f)
 {
-	fprintf(f, "usage: memphis-report dump RUNDIR [--meta | --samples]\n\n"
+	fprintf(f, "usage: memphis-report dump RUNDIR [--meta | --samples | --touches]\n\n"
 		   "Print the run directory as text: the metadata (RUN keys, topology, threads,\n"
 		   "regions with loss counts, counts of allocations, frees and first touches),\n"
 		   "then one line per sample:\n"
@@ -20,6 +20,8 @@ void mr_help_dump(FILE *f)
 		   "Options:\n"
 		   "  --meta      only the metadata\n"
 		   "  --samples   only the samples\n"
+		   "  --touches   only the first-touch records (page faults), one per line:\n"
+		   "                time_s cpu tid ip addr page_bytes [huge]\n"
 		   "  -h, --help  this text\n\n"
 		   "Exit status: 0 ok, 1 bad usage, 2 damaged or unreadable input (after printing\n"
 		   "what was readable).\n");
@@ -162,15 +164,28 @@ static int dump_samples(struct mr_run *run)
 	return 0;
 }
 
+/* One line per first-touch record, in file order. */
+static void dump_touches(const struct mr_run *run)
+{
+	for (size_t i = 0; i < run->ntouches; i++) {
+		const struct memphis_rec_touch *t = &run->touches[i];
+		printf("%.6f %u %" PRIu32 " 0x%" PRIx64 " 0x%" PRIx64 " %llu%s\n", secs(run, t->time),
+		       (unsigned)t->cpu, t->tid, t->ip, t->addr,
+		       t->page_shift < 64 ? 1ull << t->page_shift : 0ull,
+		       (t->flags & MPH_TOUCH_HUGE) ? " huge" : "");
+	}
+}
+
 int mr_cmd_dump(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "meta", no_argument, NULL, 'm' },
 		{ "samples", no_argument, NULL, 's' },
+		{ "touches", no_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int meta = 1, samples = 1, c, rc;
+	int meta = 1, samples = 1, touches = 0, c, rc;
 	struct mr_run *run;
 
 	optind = 1;
@@ -179,6 +194,7 @@ int mr_cmd_dump(int argc, char **argv)
 		switch (c) {
 		case 'm': samples = 0; meta = 1; break;
 		case 's': meta = 0; samples = 1; break;
+		case 't': meta = 0; samples = 0; touches = 1; break;
 		case 'h': mr_help_dump(stdout); return MR_EXIT_OK;
 		default:
 			return mr_usage("dump", "unknown option %s", argv[optind - 1]);
@@ -192,6 +208,8 @@ int mr_cmd_dump(int argc, char **argv)
 	if (meta)
 		dump_meta(run);
 	rc = samples ? dump_samples(run) : 0;
+	if (touches)
+		dump_touches(run);
 	for (size_t i = 0; i < run->ncpufiles && samples; i++)
 		printf("# %s: %s samples\n", run->cpus[i].name,
 		       mr_fmt_count((char[32]){ 0 }, run->cpus[i].samples));

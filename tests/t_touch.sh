@@ -1,0 +1,57 @@
+# First touch: a 64 MiB buffer touched page by page by two threads, each its half. Every
+# page must be covered by a first-touch record of the thread that touched it; with
+# transparent huge pages, one fault covers 512 pages and its record must say so.
+. "$MEMPHIS_SRC/tests/tap.sh"
+
+cover() { # cover MODE: checks for one run of prog_touch MODE
+	mode=$1
+	rm -rf memphis-prog_touch-*/
+	"$B/tests/prog_touch" "$mode" > "$mode.out" || not_ok "$mode: prog_touch runs"
+	d=$(rundir prog_touch)
+	"$REPORT" dump --touches "$d" > "$mode.touches"
+	python3 - "$mode.out" "$mode.touches" > "$mode.res" <<'PY'
+import sys
+halves = []
+for l in open(sys.argv[1]):
+    w = l.split()
+    if w[0] == "half":
+        halves.append((int(w[2]), int(w[3], 16), int(w[4], 16)))
+first = {}
+huge = 0
+for l in open(sys.argv[2]):
+    w = l.split()
+    t, tid, addr, size = float(w[0]), int(w[2]), int(w[4], 16), int(w[5])
+    huge += len(w) > 6 and w[6] == "huge"
+    base = addr & ~(size - 1)
+    for page in range(base, base + size, 4096):
+        if page not in first or first[page][0] > t:
+            first[page] = (t, tid)
+right = wrong = missing = 0
+for tid, lo, hi in halves:
+    for page in range(lo, hi, 4096):
+        if page not in first:
+            missing += 1
+        elif first[page][1] == tid:
+            right += 1
+        else:
+            wrong += 1
+print(right, wrong, missing, huge)
+PY
+	read right wrong missing huge < "$mode.res"
+	echo "# $mode: $right pages by the right thread, $wrong by another, $missing without a record; $huge huge-page records"
+	check "$mode: all 16384 pages covered by a record of the thread that touched them" \
+		test "$right" = 16384 -a "$wrong" = 0 -a "$missing" = 0
+}
+
+cover small
+check "small: no record claims a huge page (MADV_NOHUGEPAGE)" test "$huge" = 0
+if grep -q '\[never\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null; then
+	skip "huge pages" "transparent huge pages are disabled on this machine"
+else
+	cover huge
+	check "huge: the 32 huge-page faults are flagged as covering 2 MiB ($huge)" test "$huge" = 32
+fi
+rm -rf memphis-prog_touch-*/
+MEMPHIS_FIRST_TOUCH=0 "$B/tests/prog_touch" small > off.out
+d=$(rundir prog_touch)
+check "MEMPHIS_FIRST_TOUCH=0: no first-touch record" test -z "$("$REPORT" dump --touches "$d")"
