@@ -94,9 +94,11 @@ def main():
         try:
             with open(path) as fh:
                 docs[region] = json.load(fh)
-        except (OSError, ValueError) as err:
+            if "error" in docs[region] or "tables" not in docs[region]:
+                raise ValueError(docs[region].get("error", {}).get("message", "no tables"))
+        except (OSError, ValueError, AttributeError) as err:
             docs[region] = None
-            tap.check(False, "region %s: report readable" % region, str(err))
+            tap.check(False, "region %s: report" % region, "%s: %s" % (path, err))
 
     for region in regions:
         doc = docs.get(region)

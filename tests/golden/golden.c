@@ -9,7 +9,9 @@
  * and the global.
  *
  * Each line marked LINE:tag is the only line that loads its variable in that region; each
- * SITE:tag marks a malloc call site. The test finds both with grep.
+ * SITE:tag marks a malloc call site. tests/golden/check.py finds both in the source.
+ * gcc -O2 inlines func_pool, make_b, loads_main and loads_thread: the report has to name
+ * the function static and the call site in make_b from DWARF's inline scopes.
  * Usage: golden [SECONDS]  (length of each region, default 1)
  * Needs a stack limit above 24 MiB (ulimit -s) for the main thread's stack array.
  */
