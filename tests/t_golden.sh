@@ -6,7 +6,8 @@
 # and with the line that loads it (marked /* LINE:tag */ in the source) as its hottest
 # line. Covers a global, a file-scope static, a function-scope static, heap objects from
 # three call sites in two files, a shared library's global, a __thread array of two
-# threads and the stacks of two threads. tests/golden/check.py does the checks.
+# threads and the stacks of two threads. tests/golden/check.py does the checks. Last,
+# tests/golden/bigtls.c: a program with more __thread data than the stack limit.
 # MEMPHIS_GOLDEN_SECONDS (default 2) is the length of each region.
 . "$MEMPHIS_SRC/tests/tap.sh"
 G=$S/tests/golden
@@ -66,4 +67,22 @@ for opt in O0 O2; do
 	TAP_N=$((TAP_N + $(grep -c '^\(not \)\{0,1\}ok ' checks)))
 	cd ..
 done
+
+# golden.c's 20 MiB of __thread data with the default 8 MiB stack limit: glibc leaves a
+# thread with default attributes only a few KiB above the static TLS in its stack, and the
+# program must not die because memphis runs a thread of its own (tests/golden/bigtls.c).
+if "$CC" -g -O2 -I"$S/include" -o bigtls "$G/bigtls.c" -L"$B" -Wl,-rpath,"$B" -lmemphis \
+	2>build.err; then
+	(ulimit -s 8192 && MEMPHIS_PERIOD=250us ./bigtls) >bigtls.out 2>bigtls.err
+	rc=$?
+	if [ $rc = 0 ] && grep -q '^bigtls ok$' bigtls.out; then
+		ok "20 MiB of static TLS and an 8 MiB stack limit: the program runs under memphis"
+	else
+		not_ok "20 MiB of static TLS and an 8 MiB stack limit: the program runs under memphis (exit $rc)"
+		sed 's/^/# /' bigtls.err
+	fi
+else
+	not_ok "build tests/golden/bigtls.c"
+	sed 's/^/# /' build.err
+fi
 echo "1..$TAP_N"
