@@ -5,9 +5,10 @@
 # is found by name and kind, with its expected share of the region's samples (+-5 points)
 # and with the line that loads it (marked /* LINE:tag */ in the source) as its hottest
 # line. Covers a global, a file-scope static, a function-scope static, heap objects from
-# three call sites in two files, a shared library's global, a __thread array of two
-# threads and the stacks of two threads. tests/golden/check.py does the checks. Last,
-# tests/golden/bigtls.c: a program with more __thread data than the stack limit.
+# three call sites in two files, a shared library's global, __thread arrays of the
+# executable and of the library (each in two threads) and the stacks of two threads.
+# tests/golden/check.py does the checks. Last, tests/golden/bigtls.c: a program with more
+# __thread data than the stack limit.
 # MEMPHIS_GOLDEN_SECONDS (default 2) is the length of each region.
 . "$MEMPHIS_SRC/tests/tap.sh"
 G=$S/tests/golden
@@ -28,9 +29,11 @@ main   | malloc at golden.c:@SITE:heap_a in main         | heap            | W_H
 main   | malloc at golden.c:@SITE:heap_b in make_b       | heap            | W_HEAP_B/W_MAIN | heap_b
 main   | malloc at golden_alloc.c:@SITE:heap_c in golden_alloc_c | heap    | W_HEAP_C/W_MAIN | heap_c
 main   | libgolden.so.1:golden_lib                       | global          | W_LIB/W_MAIN    | lib
+main   | libgolden.so.1:golden_lib_tls                   | tls             | W_LIB_TLS/W_MAIN | lib_tls
 main   | t_tls                                           | tls             | W_TLS/W_MAIN    | tls
 main   | <stack of thread 0>                             | stack           | W_STACK/W_MAIN  | stack
 thread | t_tls                                           | tls             | T_TLS/T_SUM     | tls_t
+thread | libgolden.so.1:golden_lib_tls                   | tls             | T_LIB_TLS/T_SUM | lib_tls_t
 thread | <stack of thread 1>                             | stack           | T_STACK/T_SUM   | stack_t
 thread | g_global                                        | global          | T_GLOBAL/T_SUM  | global_t
 EOF
@@ -62,13 +65,15 @@ for opt in O0 O2; do
 		"$REPORT" "$d" --all --json --top 0 --region $r >$r.json 2>report.err ||
 			sed 's/^/# /' report.err
 	done
-	python3 "$G/check.py" "$TAP_N" "$opt" "$G" ../expect main.json thread.json >checks
+	python3 "$G/check.py" "$TAP_N" "$opt" "$G" ../expect main.json thread.json >checks 2>check.err
+	rc=$?
 	cat checks
 	TAP_N=$((TAP_N + $(grep -c '^\(not \)\{0,1\}ok ' checks)))
+	[ $rc = 0 ] || { not_ok "$opt: tests/golden/check.py failed (exit $rc)"; sed 's/^/# /' check.err; }
 	cd ..
 done
 
-# golden.c's 20 MiB of __thread data with the default 8 MiB stack limit: glibc leaves a
+# 20 MiB of __thread data, as golden.c has, with the default 8 MiB stack limit: glibc leaves a
 # thread with default attributes only a few KiB above the static TLS in its stack, and the
 # program must not die because memphis runs a thread of its own (tests/golden/bigtls.c).
 if "$CC" -g -O2 -I"$S/include" -o bigtls "$G/bigtls.c" -L"$B" -Wl,-rpath,"$B" -lmemphis \

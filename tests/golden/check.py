@@ -54,7 +54,8 @@ def macros(path):
     """The integer macros of golden.h, sums of other macros included."""
     m = {}
     with open(path) as fh:
-        for name, expr in re.findall(r"^#define (\w+) (.*?)\s*(?:/\*.*)?$", fh.read(), re.M):
+        text = fh.read().replace("\\\n", " ")
+        for name, expr in re.findall(r"^#define (\w+) (.*?)\s*(?:/\*.*)?$", text, re.M):
             expr = re.sub(r"\b[A-Z_]+\b", lambda w: str(m.get(w.group(0), w.group(0))), expr)
             if re.fullmatch(r"[\d\s()+*<u]+", expr):
                 m[name] = eval(expr.replace("u", ""))
@@ -124,6 +125,9 @@ def main():
                           lambda m: mark.get(("SITE", m.group(1)), "?:?").split(":")[1], name)
             names.append(name)
             num, den = weight.split("/")
+            if num not in mac or den not in mac or ("LINE", line) not in mark:
+                sys.exit("check.py: %s or %s not in golden.h, or no LINE:%s in %s"
+                         % (num, den, line, srcdir))
             want = 100.0 * mac[num] / mac[den]
             where = mark[("LINE", line)]
             got_kind, count, lines = counts.get(name, (None, 0, {}))

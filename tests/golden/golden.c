@@ -2,11 +2,11 @@
  * built by the test at -O0 and -O2. Ground truth by construction: see golden.h.
  *
  * Region "main" (thread 0) loads a global, a file-scope static, a function-scope static,
- * three heap objects (two call sites here, one in golden_alloc.c), a global of
- * libgolden.so, thread 0's copy of a __thread array and an array on its own stack.
+ * three heap objects (two call sites here, one in golden_alloc.c), a global and a __thread
+ * array of libgolden.so, a __thread array of the executable and an array on its own stack.
  * Region "thread" (thread 1, opened and closed by that thread while thread 0 waits in
- * pthread_join) loads thread 1's copy of the __thread array, an array on thread 1's stack
- * and the global.
+ * pthread_join) loads thread 1's copies of both __thread arrays, an array on thread 1's
+ * stack and the global.
  *
  * Each line marked LINE:tag is the only line that loads its variable in that region; each
  * SITE:tag marks a malloc call site. tests/golden/check.py finds both in the source.
@@ -32,11 +32,12 @@
 #define FILL (-0.0)
 #define CHUNK 4096u /* iterations between two looks at the clock */
 #define ITERS (1u << 17)
-/* ITERS * W_MAIN loads touch most of the 200 MiB of region "main" once per pass over the
+/* ITERS * W_MAIN loads touch most of the 220 MiB of region "main" once per pass over the
  * index array, far more than the last-level cache holds, so a pass does not find the
  * previous pass's lines in the cache. */
 
 _Static_assert(T_TLS == W_TLS, "region thread loads all of t_tls: its weight is its size");
+_Static_assert(T_LIB_TLS == W_LIB_TLS, "region thread loads all of golden_lib_tls");
 _Static_assert(T_GLOBAL <= W_GLOBAL, "region thread loads the first T_GLOBAL units of g_global");
 
 double g_global[W_GLOBAL * GOLDEN_UNIT];
@@ -95,7 +96,7 @@ static uint32_t *make_index(const unsigned *w, int nw, unsigned sum, uint64_t x)
 }
 
 struct heaps {
-	double *a, *b, *c, *lib, *stack, *func;
+	double *a, *b, *c, *lib, *lib_tls, *stack, *func;
 };
 
 /* iters iterations of region "main" over the indices at ix; returns v (-0.0).
@@ -106,7 +107,7 @@ struct heaps {
 static double loads_main(const uint32_t *ix, unsigned iters, const struct heaps *h, double v0)
 {
 	register const double *ha = h->a, *hb = h->b, *hc = h->c, *lib = h->lib, *st = h->stack;
-	register const double *fp = h->func;
+	register const double *fp = h->func, *lt = h->lib_tls;
 	register const uint32_t *x = ix;
 	register double v = v0;
 	register unsigned it;
@@ -120,6 +121,7 @@ static double loads_main(const uint32_t *ix, unsigned iters, const struct heaps 
 		for (k = 0; k < W_HEAP_B; k++) v += hb[*x++ + (long)v]; /* LINE:heap_b */
 		for (k = 0; k < W_HEAP_C; k++) v += hc[*x++ + (long)v]; /* LINE:heap_c */
 		for (k = 0; k < W_LIB; k++) v += lib[*x++ + (long)v]; /* LINE:lib */
+		for (k = 0; k < W_LIB_TLS; k++) v += lt[*x++ + (long)v]; /* LINE:lib_tls */
 		for (k = 0; k < W_TLS; k++) v += t_tls[*x++ + (long)v]; /* LINE:tls */
 		for (k = 0; k < W_STACK; k++) v += st[*x++ + (long)v]; /* LINE:stack */
 	}
@@ -127,9 +129,10 @@ static double loads_main(const uint32_t *ix, unsigned iters, const struct heaps 
 }
 
 /* The same for region "thread". */
-static double loads_thread(const uint32_t *ix, unsigned iters, const double *stack, double v0)
+static double loads_thread(const uint32_t *ix, unsigned iters, const double *stack,
+			   const double *lib_tls, double v0)
 {
-	register const double *st = stack;
+	register const double *st = stack, *lt = lib_tls;
 	register const uint32_t *x = ix;
 	register double v = v0;
 	register unsigned it;
@@ -137,24 +140,26 @@ static double loads_thread(const uint32_t *ix, unsigned iters, const double *sta
 
 	for (it = 0; it < iters; it++) {
 		for (k = 0; k < T_TLS; k++) v += t_tls[*x++ + (long)v]; /* LINE:tls_t */
+		for (k = 0; k < T_LIB_TLS; k++) v += lt[*x++ + (long)v]; /* LINE:lib_tls_t */
 		for (k = 0; k < T_STACK; k++) v += st[*x++ + (long)v]; /* LINE:stack_t */
 		for (k = 0; k < T_GLOBAL; k++) v += g_global[*x++ + (long)v]; /* LINE:global_t */
 	}
 	return v;
 }
 
-/* Run loads over the index array in chunks, round and round, for about `seconds`. */
+/* Run loads over the index array in chunks, round and round, for about `seconds`: region
+ * "main" (thread 0) or region "thread" (thread 1, which uses only h->stack and h->lib_tls). */
 static double run(const uint32_t *ix, unsigned sum, double seconds, const struct heaps *h,
-		  const double *st)
+		  int thread)
 {
 	double t0 = now(), v = FILL;
 	unsigned at = 0;
 
 	do {
-		if (h)
-			v = loads_main(ix + (size_t)at * sum, CHUNK, h, v);
+		if (thread)
+			v = loads_thread(ix + (size_t)at * sum, CHUNK, h->stack, h->lib_tls, v);
 		else
-			v = loads_thread(ix + (size_t)at * sum, CHUNK, st, v);
+			v = loads_main(ix + (size_t)at * sum, CHUNK, h, v);
 		at = (at + CHUNK) % ITERS;
 	} while (now() - t0 < seconds);
 	return v;
@@ -169,11 +174,13 @@ static void *thread_main(void *p)
 {
 	struct thread_arg *a = p;
 	double st[T_STACK * GOLDEN_UNIT];
+	struct heaps h = { .stack = st, .lib_tls = golden_lib_tls_array() };
 
 	fill(t_tls, W_TLS * GOLDEN_UNIT);
+	fill(h.lib_tls, W_LIB_TLS * GOLDEN_UNIT);
 	fill(st, T_STACK * GOLDEN_UNIT);
 	memphis_mark_named("thread");
-	a->v = run(a->ix, T_SUM, a->seconds, NULL, st);
+	a->v = run(a->ix, T_SUM, a->seconds, &h, 1);
 	memphis_print();
 	return NULL;
 }
@@ -181,8 +188,8 @@ static void *thread_main(void *p)
 int main(int argc, char **argv)
 {
 	static const unsigned wm[] = { W_GLOBAL, W_STATIC, W_FUNC, W_HEAP_A, W_HEAP_B,
-				       W_HEAP_C, W_LIB, W_TLS, W_STACK };
-	static const unsigned wt[] = { T_TLS, T_STACK, T_GLOBAL };
+				       W_HEAP_C, W_LIB, W_LIB_TLS, W_TLS, W_STACK };
+	static const unsigned wt[] = { T_TLS, T_LIB_TLS, T_STACK, T_GLOBAL };
 	double seconds = argc > 1 ? atof(argv[1]) : 1.0;
 	double st[W_STACK * GOLDEN_UNIT];
 	struct heaps h = { .stack = st };
@@ -196,6 +203,7 @@ int main(int argc, char **argv)
 	h.b = make_b(W_HEAP_B * GOLDEN_UNIT);
 	h.c = golden_alloc_c(W_HEAP_C * GOLDEN_UNIT, FILL);
 	h.lib = golden_lib_array();
+	h.lib_tls = golden_lib_tls_array();
 	h.func = func_pool();
 	im = make_index(wm, sizeof(wm) / sizeof(wm[0]), W_MAIN, 88172645463325252ull);
 	it = make_index(wt, sizeof(wt) / sizeof(wt[0]), T_SUM, 1181783497276652981ull);
@@ -208,18 +216,20 @@ int main(int argc, char **argv)
 	fill(s_static, W_STATIC * GOLDEN_UNIT);
 	fill(h.func, W_FUNC * GOLDEN_UNIT);
 	fill(h.lib, W_LIB * GOLDEN_UNIT);
+	fill(h.lib_tls, W_LIB_TLS * GOLDEN_UNIT);
 	fill(t_tls, W_TLS * GOLDEN_UNIT);
 	fill(st, W_STACK * GOLDEN_UNIT);
 
 	memphis_mark_named("main");
-	v = run(im, W_MAIN, seconds, &h, NULL);
+	v = run(im, W_MAIN, seconds, &h, 0);
 	memphis_print();
 
-	/* thread 1: its stack must hold its copy of t_tls (glibc carves static TLS from the
-	 * thread's stack) and its stack array */
+	/* thread 1: its stack must hold its copies of both __thread arrays (glibc carves static
+	 * TLS from the thread's stack) and its stack array */
 	ta.ix = it;
 	if (pthread_attr_init(&attr) ||
-	    pthread_attr_setstacksize(&attr, (W_TLS + T_STACK + 8) * GOLDEN_UNIT * sizeof(double)) ||
+	    pthread_attr_setstacksize(&attr, (W_TLS + W_LIB_TLS + T_STACK + 8) * GOLDEN_UNIT *
+						     sizeof(double)) ||
 	    pthread_create(&th, &attr, thread_main, &ta) || pthread_join(th, NULL)) {
 		fprintf(stderr, "golden: cannot run thread 1\n");
 		return 1;

@@ -18,7 +18,7 @@
 
 #define GOLDEN_UNIT (1u << 19) /* doubles per weight unit: 4 MiB */
 
-/* region "main", all in the main thread (thread 0); the weights sum to 50 */
+/* region "main", all in the main thread (thread 0); the weights sum to 55 */
 #define W_GLOBAL 8 /* g_global, a global of the executable */
 #define W_STATIC 7 /* s_static, a file-scope static */
 #define W_FUNC 6   /* func_pool::f_static, a function-scope static */
@@ -26,20 +26,25 @@
 #define W_HEAP_B 4 /* malloc in make_b (golden.c) */
 #define W_HEAP_C 5 /* malloc in golden_alloc_c (golden_alloc.c) */
 #define W_LIB 5    /* golden_lib, a global of libgolden.so */
+#define W_LIB_TLS 5 /* golden_lib_tls, a __thread array of libgolden.so (thread 0's copy) */
 #define W_TLS 5    /* t_tls, a __thread array (thread 0's copy) */
 #define W_STACK 5  /* an array on the stack of thread 0 */
-#define W_MAIN (W_GLOBAL + W_STATIC + W_FUNC + W_HEAP_A + W_HEAP_B + W_HEAP_C + W_LIB + W_TLS + W_STACK)
+#define W_MAIN (W_GLOBAL + W_STATIC + W_FUNC + W_HEAP_A + W_HEAP_B + W_HEAP_C + W_LIB + W_LIB_TLS + \
+		W_TLS + W_STACK)
 
-/* region "thread", all in a second thread (thread 1); the weights sum to 10 */
-#define T_TLS 5    /* t_tls, thread 1's copy (all of it) */
+/* region "thread", all in a second thread (thread 1); the weights sum to 15 */
+#define T_TLS 5     /* t_tls, thread 1's copy (all of it) */
+#define T_LIB_TLS 5 /* golden_lib_tls, thread 1's copy (all of it) */
 #define T_STACK 3  /* an array on the stack of thread 1 */
 #define T_GLOBAL 2 /* g_global, its first T_GLOBAL units */
-#define T_SUM (T_TLS + T_STACK + T_GLOBAL)
+#define T_SUM (T_TLS + T_LIB_TLS + T_STACK + T_GLOBAL)
 
 /* golden_alloc.c: n doubles from malloc, each set to v */
 double *golden_alloc_c(size_t n, double v);
 
-/* libgolden.so: the library's global array golden_lib (W_LIB * GOLDEN_UNIT doubles) */
+/* libgolden.so: its global array golden_lib (W_LIB * GOLDEN_UNIT doubles), and the calling
+ * thread's copy of its __thread array golden_lib_tls (W_LIB_TLS * GOLDEN_UNIT doubles) */
 double *golden_lib_array(void);
+double *golden_lib_tls_array(void);
 
 #endif /* GOLDEN_H */
