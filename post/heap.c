@@ -85,6 +85,15 @@ int mr_heap_build(struct mr_heap *h, const struct memphis_rec_alloc *allocs, siz
 	}
 	h->unmatched_frees += nfrees - fi;
 	free(f);
+	h->addr = malloc((n ? n : 1) * sizeof(*h->addr));
+	if (!h->addr) {
+		free(h->obj);
+		h->obj = NULL;
+		h->n = 0;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		h->addr[i] = h->obj[i].addr;
 	return 0;
 }
 
@@ -93,7 +102,9 @@ void mr_heap_free(struct mr_heap *h)
 	if (!h)
 		return;
 	free(h->obj);
+	free(h->addr);
 	h->obj = NULL;
+	h->addr = NULL;
 	h->n = 0;
 }
 
@@ -104,7 +115,7 @@ const struct mr_heap_obj *mr_heap_find(const struct mr_heap *h, uint64_t addr, u
 	/* first entry with obj.addr > addr */
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		if (h->obj[mid].addr <= addr)
+		if (h->addr[mid] <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;

@@ -23,6 +23,7 @@ struct mr_heap_obj {
 
 struct mr_heap {
 	struct mr_heap_obj *obj; /* sorted by (addr, t0) */
+	uint64_t *addr;          /* obj[i].addr, compact for the binary search */
 	size_t n;
 	size_t unmatched_frees;  /* FREES records with no allocation live at that address */
 };

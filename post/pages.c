@@ -7,6 +7,7 @@
 #define ANY_REGION 0xffffu
 #define FROM0 (1ull << 32)
 #define NEWPAGE (UINT64_MAX - 1)
+#define OVERRIDE (1ull << 33) /* some region says another node for this page */
 #define PAGE_KEY(region, page) ((page) | ((uint64_t)(region) << 48))
 
 int mr_pagemap_build(struct mr_pagemap *pm, const struct mr_run *run)
@@ -53,6 +54,16 @@ int mr_pagemap_build(struct mr_pagemap *pm, const struct mr_run *run)
 			}
 		}
 	}
+	/* a region's own answer matters only where it differs from the default one */
+	for (size_t i = 0; i <= pm->map.mask; i++) {
+		uint64_t k = pm->map.keys[i], *d;
+
+		if (k == MR_HMAP_EMPTY)
+			continue;
+		d = mr_hmap_get(&pm->dflt, k & ((1ull << 48) - 1));
+		if (d && (uint32_t)*d != (uint32_t)pm->map.vals[i])
+			*d |= OVERRIDE;
+	}
 	return 0;
 }
 
@@ -71,9 +82,13 @@ int mr_pagemap_node(const struct mr_pagemap *pm, uint32_t region, uint64_t addr)
 
 	if (page >= (1ull << 48))
 		return -1;
-	if (region && region < pm->nregion && pm->has_region[region] &&
-	    (v = mr_hmap_get(&pm->map, PAGE_KEY(region, page))))
-		return (int)(int64_t)*v;
 	v = mr_hmap_get(&pm->dflt, page);
-	return v ? (int)(int32_t)(uint32_t)*v : -1;
+	if (!v)
+		return -1;
+	if ((*v & OVERRIDE) && region && region < pm->nregion && pm->has_region[region]) {
+		uint64_t *r = mr_hmap_get(&pm->map, PAGE_KEY(region, page));
+		if (r)
+			return (int)(int64_t)*r;
+	}
+	return (int)(int32_t)(uint32_t)*v;
 }

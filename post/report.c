@@ -77,6 +77,7 @@ struct ctx {
 	size_t ncells;
 	struct varstat *vs;
 	size_t nvars;
+	uint32_t *cpu_idx;        /* node index of each CPU of the topology */
 	unsigned char *region_sel;/* by seq, when --region was given */
 	uint32_t region_sel_n;
 	int table_mode;           /* mode used for the tables */
@@ -259,8 +260,11 @@ static int pass(struct ctx *c)
 	uint64_t last_key = MR_HMAP_EMPTY, last_n = 0;
 	uint16_t addr_ok = MPH_S_EXACT | (c->o.approx ? MPH_S_APPROX : 0);
 
-	if (mr_samples_begin(c->run, &it))
+	c->cpu_idx = calloc(c->run->ncpus + 1, sizeof(*c->cpu_idx));
+	if (!c->cpu_idx || mr_samples_begin(c->run, &it))
 		return mr_error(MR_EXIT_DATA, "out of memory");
+	for (uint32_t i = 0; i < c->run->ncpus; i++)
+		c->cpu_idx[i] = node_index(c, mr_run_cpu_node(c->run, i));
 	while ((n = mr_samples_next(it, &s)) > 0) {
 		for (size_t i = 0; i < n; i++) {
 			const struct memphis_rec_sample *sm = &s[i];
@@ -284,7 +288,7 @@ static int pass(struct ctx *c)
 				continue;
 			mr_attrib_sample(c->a, sm, 1, &r);
 			c->st.used++;
-			si = node_index(c, mr_run_cpu_node(c->run, sm->cpu));
+			si = sm->cpu < c->run->ncpus ? c->cpu_idx[sm->cpu] : c->nn;
 			pi = node_index(c, r.page_node);
 			if (si == c->nn)
 				c->st.unknown_cpu++;
@@ -1243,6 +1247,7 @@ out:
 	free(c.vs);
 	free(c.cells);
 	free(c.region_sel);
+	free(c.cpu_idx);
 	free(c.o.regions);
 	mr_hmap_free(&c.agg);
 	mr_hmap_free(&c.seen_pages);
