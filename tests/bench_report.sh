@@ -1,0 +1,105 @@
+#!/bin/sh
+# tests/bench_report.sh [BUILD] - throughput and memory of memphis-report, and a side by
+# side with `perf report` on the same program. Prints figures, asserts nothing.
+#   1. synthetic runs of 1 M and 10 M samples (tests/tool_gen): samples/s (wall and CPU)
+#      and peak RSS, which must stay flat in the number of samples;
+#   2. examples/cg/cg profiled by memphis and by `perf record -e task-clock` with the same
+#      period and the same user registers; memphis-report vs `perf report --stdio`, both
+#      timed, as samples/s and their ratio.
+# Environment: BENCH_SIZES (default "1000000 10000000"), BENCH_PERIOD_NS (default 250000).
+B=${1:-build}
+B=$(cd "$B" && pwd) || exit 1
+R="$B/memphis-report"
+GEN="$B/tests/tool_gen"
+SIZES=${BENCH_SIZES:-"1000000 10000000"}
+PERIOD=${BENCH_PERIOD_NS:-250000}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/memphis-bench.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+
+TIME=/usr/bin/time
+if [ ! -x "$TIME" ]; then
+	echo "# /usr/bin/time is missing (Debian package 'time'): RSS not measured"
+	TIME=""
+fi
+
+# measure CMD... - sets wall, cpu (user+sys seconds) and rss (KiB) of CMD
+measure() {
+	if [ -n "$TIME" ]; then
+		"$TIME" -f "%e %U %S %M" -o t.out "$@" >/dev/null 2>t.err
+		read -r wall u s rss < t.out
+		cpu=$(awk "BEGIN { print $u + $s }")
+	else
+		t0=$(date +%s.%N)
+		"$@" >/dev/null 2>t.err
+		t1=$(date +%s.%N)
+		wall=$(awk "BEGIN { print $t1 - $t0 }")
+		cpu=$wall
+		rss=0
+	fi
+}
+rate() { awk "BEGIN { if ($2 > 0) printf \"%.1f\", $1 / $2 / 1e6; else print \"inf\" }"; }
+
+echo "== memphis-report on synthetic runs (tests/tool_gen, 2 nodes, 4 CPUs, 100k heap objects)"
+printf "%12s %10s %10s %14s %14s %10s\n" samples wall_s cpu_s "Msamples/s" "Msamples/s" peak_RSS
+printf "%12s %10s %10s %14s %14s %10s\n" "" "" "" "(wall)" "(cpu)" "(KiB)"
+first_rss=""
+for n in $SIZES; do
+	"$GEN" "run$n" -n "$n" --allocs 100000 >/dev/null || exit 1
+	"$R" "run$n" >/dev/null 2>&1 # warm the page cache and the symbol files
+	measure "$R" "run$n"
+	printf "%12s %10s %10s %14s %14s %10s\n" "$n" "$wall" "$cpu" "$(rate "$n" "$wall")" \
+		"$(rate "$n" "$cpu")" "$rss"
+	[ -z "$first_rss" ] && first_rss=$rss first_n=$n
+	last_rss=$rss last_n=$n
+	rm -rf "run$n"
+done
+if [ -n "$TIME" ] && [ "$first_n" != "$last_n" ]; then
+	echo "peak RSS ratio ${last_n}/${first_n} samples: $(awk "BEGIN { printf \"%.2f\", $last_rss / $first_rss }") (flat = 1.00; samples ratio $(awk "BEGIN { print $last_n / $first_n }"))"
+fi
+
+echo
+echo "== the same program under memphis and under perf record (period ${PERIOD} ns)"
+CG="$B/examples/cg/cg"
+if [ ! -x "$CG" ]; then
+	echo "# $CG is not built: skipped"
+	exit 0
+fi
+if ! command -v perf >/dev/null 2>&1; then
+	echo "# perf is not installed (Debian package linux-perf): skipped"
+	exit 0
+fi
+MEMPHIS_PERIOD="${PERIOD}ns" "$CG" >/dev/null 2>&1
+run=$(ls -d memphis-cg-*/ 2>/dev/null | head -n 1)
+if [ -z "$run" ]; then
+	echo "# the memphis run of $CG wrote no run directory: skipped"
+	exit 0
+fi
+"$R" "$run" >/dev/null 2>&1
+msamples=$("$R" "$run" --json 2>/dev/null | sed -n 's/^    "total": \([0-9]*\),$/\1/p' | head -n 1)
+measure "$R" "$run"
+mwall=$wall mcpu=$cpu mrss=$rss
+
+regs=ax,bx,cx,dx,si,di,bp,sp,ip,r8,r9,r10,r11,r12,r13,r14,r15
+if ! MEMPHIS_DISABLE=1 perf record -q -e task-clock -c "$PERIOD" --user-regs=$regs \
+	-o perf.data "$CG" >/dev/null 2>perf.err; then
+	echo "# perf record failed: $(tail -n 1 perf.err)"
+	exit 0
+fi
+psamples=$(perf report -i perf.data --stdio --header-only 2>/dev/null |
+	sed -n 's/^# *sample *: *\([0-9]*\).*/\1/p;s/.*nr_samples\D*\([0-9]*\).*/\1/p' | head -n 1)
+[ -n "$psamples" ] || psamples=$(perf script -i perf.data -F ip 2>/dev/null | wc -l)
+perf report -i perf.data --stdio >/dev/null 2>&1
+measure perf report -i perf.data --stdio
+pwall=$wall pcpu=$cpu prss=$rss
+
+printf "%-26s %10s %10s %10s %14s %10s\n" tool samples wall_s cpu_s "Msamples/s" "RSS_KiB"
+printf "%-26s %10s %10s %10s %14s %10s\n" "memphis-report" "$msamples" "$mwall" "$mcpu" \
+	"$(rate "$msamples" "$mwall")" "$mrss"
+printf "%-26s %10s %10s %10s %14s %10s\n" "perf report --stdio" "$psamples" "$pwall" "$pcpu" \
+	"$(rate "$psamples" "$pwall")" "$prss"
+echo "ratios memphis-report / perf report: time $(awk "BEGIN { printf \"%.2f\", $mwall / $pwall }")," \
+	"samples/s $(awk "BEGIN { if ($pwall > 0 && $psamples > 0 && $mwall > 0) printf \"%.2f\", ($msamples / $mwall) / ($psamples / $pwall); else print \"n/a\" }")," \
+	"peak RSS $(awk "BEGIN { if ($prss > 0) printf \"%.2f\", $mrss / $prss; else print \"n/a\" }")"
+echo "(memphis-report's time on a small run is mostly reading DWARF of the program and its"
+echo " libraries once; its per-sample cost is the synthetic figure above)"
