@@ -86,14 +86,16 @@ int mr_heap_build(struct mr_heap *h, const struct memphis_rec_alloc *allocs, siz
 	h->unmatched_frees += nfrees - fi;
 	free(f);
 	h->addr = malloc((n ? n : 1) * sizeof(*h->addr));
-	if (!h->addr) {
-		free(h->obj);
-		h->obj = NULL;
-		h->n = 0;
+	h->ntop = (n + MR_HEAP_FANOUT - 1) / MR_HEAP_FANOUT;
+	h->top = malloc((h->ntop ? h->ntop : 1) * sizeof(*h->top));
+	if (!h->addr || !h->top) {
+		mr_heap_free(h);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++)
 		h->addr[i] = h->obj[i].addr;
+	for (size_t i = 0; i < h->ntop; i++)
+		h->top[i] = h->addr[i * MR_HEAP_FANOUT];
 	return 0;
 }
 
@@ -103,16 +105,29 @@ void mr_heap_free(struct mr_heap *h)
 		return;
 	free(h->obj);
 	free(h->addr);
+	free(h->top);
 	h->obj = NULL;
 	h->addr = NULL;
-	h->n = 0;
+	h->top = NULL;
+	h->n = h->ntop = 0;
 }
 
 const struct mr_heap_obj *mr_heap_find(const struct mr_heap *h, uint64_t addr, uint64_t t)
 {
-	size_t lo = 0, hi = h->n;
+	size_t lo = 0, hi = h->ntop;
 
-	/* first entry with obj.addr > addr */
+	/* first entry with obj.addr > addr: first among the block starts, then in a block */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (h->top[mid] <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	hi = lo * MR_HEAP_FANOUT < h->n ? lo * MR_HEAP_FANOUT : h->n;
+	lo = (lo - 1) * MR_HEAP_FANOUT;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 		if (h->addr[mid] <= addr)

@@ -13,6 +13,8 @@
 
 #include <memphis/format.h>
 
+#define MR_HEAP_FANOUT 32
+
 struct mr_heap_obj {
 	uint64_t addr, end;  /* [addr, end) */
 	uint64_t t0, t1;     /* live in [t0, t1); t1 = UINT64_MAX if never freed */
@@ -24,6 +26,8 @@ struct mr_heap_obj {
 struct mr_heap {
 	struct mr_heap_obj *obj; /* sorted by (addr, t0) */
 	uint64_t *addr;          /* obj[i].addr, compact for the binary search */
+	uint64_t *top;           /* addr[i * MR_HEAP_FANOUT]: a cache-resident first level */
+	size_t ntop;
 	size_t n;
 	size_t unmatched_frees;  /* FREES records with no allocation live at that address */
 };
