@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <memphis/crc32c.h>
+#include "crc.h"
 
 /* One file being read block by block. */
 struct blockfile {
@@ -128,7 +128,7 @@ static int bf_next(struct blockfile *bf, struct memphis_block *hdr, char *what, 
 			 mr_block_name(hdr->type), r, hdr->length);
 		return BF_DAMAGE;
 	}
-	if (memphis_crc32c(0, bf->buf, hdr->length) != hdr->crc) {
+	if (mr_crc32c(bf->buf, hdr->length) != hdr->crc) {
 		snprintf(what, wlen, "checksum mismatch in %s block", mr_block_name(hdr->type));
 		return BF_DAMAGE;
 	}
@@ -774,7 +774,7 @@ static int mem_next(struct mr_sample_iter *it, struct memphis_block *h,
 		return BF_DAMAGE;
 	}
 	p = it->map + off + sizeof(*h);
-	if (memphis_crc32c(0, p, h->length) != h->crc) {
+	if (mr_crc32c(p, h->length) != h->crc) {
 		snprintf(what, wlen, "checksum mismatch in %s block", mr_block_name(h->type));
 		return BF_DAMAGE;
 	}

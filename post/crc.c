@@ -1,0 +1,93 @@
+/* post/crc.c - CRC-32C with three interleaved hardware streams (see crc.h). */
+#include "crc.h"
+
+#include <string.h>
+
+#include <memphis/crc32c.h>
+
+#define POLY 0x82f63b78u /* CRC-32C, reflected */
+
+/* a * b modulo POLY, reflected bit order (zlib's multmodp). */
+static uint32_t multmodp(uint32_t a, uint32_t b)
+{
+	uint32_t m = 1u << 31, p = 0;
+
+	for (;;) {
+		if (a & m) {
+			p ^= b;
+			if ((a & (m - 1)) == 0)
+				break;
+		}
+		m >>= 1;
+		b = b & 1 ? (b >> 1) ^ POLY : b >> 1;
+	}
+	return p;
+}
+
+/* x^(n * 2^k) modulo POLY. */
+static uint32_t x2nmodp(size_t n, unsigned k)
+{
+	static uint32_t table[32];
+	static int ready;
+	uint32_t p;
+
+	if (!ready) {
+		p = 1u << 30; /* x^1 */
+		table[0] = p;
+		for (int i = 1; i < 32; i++)
+			table[i] = p = multmodp(p, p);
+		ready = 1;
+	}
+	p = 1u << 31; /* x^0 */
+	while (n) {
+		if (n & 1)
+			p = multmodp(table[k & 31], p);
+		n >>= 1;
+		k++;
+	}
+	return p;
+}
+
+uint32_t mr_crc32c_combine(uint32_t crc_a, uint32_t crc_b, size_t len_b)
+{
+	return multmodp(x2nmodp(len_b, 3), crc_a) ^ crc_b;
+}
+
+/* Three streams over equal thirds of n8 8-byte words; returns the raw register values. */
+__attribute__((target("sse4.2"))) static void crc3(const unsigned char *p, size_t words,
+						    uint64_t *c0, uint64_t *c1, uint64_t *c2)
+{
+	const unsigned char *q = p + words * 8, *r = p + 2 * words * 8;
+	uint64_t a = *c0, b = *c1, c = *c2;
+
+	for (size_t i = 0; i < words; i++) {
+		uint64_t x, y, z;
+		memcpy(&x, p + 8 * i, 8);
+		memcpy(&y, q + 8 * i, 8);
+		memcpy(&z, r + 8 * i, 8);
+		a = __builtin_ia32_crc32di(a, x);
+		b = __builtin_ia32_crc32di(b, y);
+		c = __builtin_ia32_crc32di(c, z);
+	}
+	*c0 = a;
+	*c1 = b;
+	*c2 = c;
+}
+
+uint32_t mr_crc32c(const void *data, size_t n)
+{
+	const unsigned char *p = data;
+	size_t words = n / 24, part = words * 8;
+	uint64_t a = 0xffffffffu, b = 0xffffffffu, c = 0xffffffffu;
+	uint32_t ca, cb, cc, crc;
+
+	if (n < 4096 || !__builtin_cpu_supports("sse4.2"))
+		return memphis_crc32c(0, data, n);
+	crc3(p, words, &a, &b, &c);
+	ca = ~(uint32_t)a;
+	cb = ~(uint32_t)b;
+	cc = ~(uint32_t)c;
+	crc = mr_crc32c_combine(mr_crc32c_combine(ca, cb, part), cc, part);
+	/* the tail after the three thirds */
+	return mr_crc32c_combine(crc, memphis_crc32c(0, p + 3 * part, n - 3 * part), n - 3 * part);
+}
