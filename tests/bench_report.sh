@@ -93,13 +93,16 @@ perf report -i perf.data --stdio >/dev/null 2>&1
 measure perf report -i perf.data --stdio
 pwall=$wall pcpu=$cpu prss=$rss
 
-printf "%-26s %10s %10s %10s %14s %10s\n" tool samples wall_s cpu_s "Msamples/s" "RSS_KiB"
-printf "%-26s %10s %10s %10s %14s %10s\n" "memphis-report" "$msamples" "$mwall" "$mcpu" \
-	"$(rate "$msamples" "$mwall")" "$mrss"
-printf "%-26s %10s %10s %10s %14s %10s\n" "perf report --stdio" "$psamples" "$pwall" "$pcpu" \
-	"$(rate "$psamples" "$pwall")" "$prss"
-echo "ratios memphis-report / perf report: time $(awk "BEGIN { printf \"%.2f\", $mwall / $pwall }")," \
-	"samples/s $(awk "BEGIN { if ($pwall > 0 && $psamples > 0 && $mwall > 0) printf \"%.2f\", ($msamples / $mwall) / ($psamples / $pwall); else print \"n/a\" }")," \
+krate() { awk "BEGIN { if ($2 > 0) printf \"%.1f\", $1 / $2 / 1e3; else print \"inf\" }"; }
+printf "%-22s %9s %8s %8s %12s %12s %9s\n" tool samples wall_s cpu_s "ksamples/s" "ksamples/s" "RSS_KiB"
+printf "%-22s %9s %8s %8s %12s %12s %9s\n" "" "" "" "" "(wall)" "(cpu)" ""
+printf "%-22s %9s %8s %8s %12s %12s %9s\n" "memphis-report" "$msamples" "$mwall" "$mcpu" \
+	"$(krate "$msamples" "$mwall")" "$(krate "$msamples" "$mcpu")" "$mrss"
+printf "%-22s %9s %8s %8s %12s %12s %9s\n" "perf report --stdio" "$psamples" "$pwall" "$pcpu" \
+	"$(krate "$psamples" "$pwall")" "$(krate "$psamples" "$pcpu")" "$prss"
+echo "ratios memphis-report / perf report: wall time $(awk "BEGIN { printf \"%.2f\", $mwall / $pwall }")," \
+	"cpu time $(awk "BEGIN { if ($pcpu > 0) printf \"%.2f\", $mcpu / $pcpu; else print \"n/a\" }")," \
+	"samples/s (cpu) $(awk "BEGIN { if ($pcpu > 0 && $psamples > 0 && $mcpu > 0) printf \"%.2f\", ($msamples / $mcpu) / ($psamples / $pcpu); else print \"n/a\" }")," \
 	"peak RSS $(awk "BEGIN { if ($prss > 0) printf \"%.2f\", $mrss / $prss; else print \"n/a\" }")"
 echo "(memphis-report's time on a small run is mostly reading DWARF of the program and its"
 echo " libraries once; its per-sample cost is the synthetic figure above)"
