@@ -57,15 +57,13 @@ static double *make_b(size_t n)
 
 	if (!p)
 		return NULL;
-	for (size_t i = 0; i < n; i++)
-		p[i] = FILL;
+	golden_fill(p, n, FILL);
 	return p;
 }
 
 static void fill(double *p, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		p[i] = FILL;
+	golden_fill(p, n, FILL);
 }
 
 static double now(void)

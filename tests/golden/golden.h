@@ -39,7 +39,13 @@
 #define T_GLOBAL 2 /* g_global, its first T_GLOBAL units */
 #define T_SUM (T_TLS + T_LIB_TLS + T_STACK + T_GLOBAL)
 
-/* golden_alloc.c: n doubles from malloc, each set to v */
+/* golden_alloc.c: set p[0..n) to v, on base pages whatever the system's transparent huge
+ * page setting (MADV_NOHUGEPAGE before the first touch): loads from an array on huge pages
+ * miss the TLB less and cost less - g_global on huge pages took 9.5 % of the samples of
+ * region "main" instead of its 14.5 %. */
+void golden_fill(double *p, size_t n, double v);
+
+/* golden_alloc.c: n doubles from malloc, each set to v with golden_fill() */
 double *golden_alloc_c(size_t n, double v);
 
 /* libgolden.so: its global array golden_lib (W_LIB * GOLDEN_UNIT doubles), and the calling
