@@ -118,7 +118,7 @@ static const char *weighting(const char *w)
 	if (!strcmp(w, "stall"))
 		return "stall-weighted samples (latency-exposed time, not access counts)";
 	if (!strcmp(w, "latency"))
-		return "latency-weighted samples (hardware load latency)";
+		return "hardware samples (counted; each also carries its load latency, see dump)";
 	if (!strcmp(w, "count"))
 		return "access-count samples";
 	return w;

@@ -116,4 +116,34 @@ check "--region unknown: lists the regions there are" has e "regions: solve, oth
 rc=$(run_rc o e "$R" dump good extra)
 ok $([ "$rc" = 1 ] && echo 0) "dump with two directories exits 1 (got $rc)"
 
+# --- damage anywhere: 40 random truncations and flipped bytes over every file; the
+# report must never crash or hang: exit 0 (damage in a skipped place) or 2, never more
+"$GEN" base -n 20000 --allocs 200 >/dev/null
+crashes=0
+i=0
+seed=12345
+for f in meta.mph cpu000.mph cpu001.mph cpu002.mph cpu003.mph; do
+	size=$(wc -c < "base/$f")
+	for k in 1 2 3 4 5 6 7 8; do
+		seed=$(( (seed * 1103515245 + 12345) % 2147483648 ))
+		off=$(( seed % size ))
+		rm -rf fz && cp -r base fz
+		if [ $((k % 2)) = 0 ]; then
+			truncate -s "$off" "fz/$f"
+		else
+			printf '\377' | dd of="fz/$f" bs=1 seek="$off" conv=notrunc 2>/dev/null
+		fi
+		timeout 20 "$R" fz --all >/dev/null 2>fz.err
+		rc=$?
+		timeout 20 "$R" dump fz >/dev/null 2>>fz.err
+		rc2=$?
+		if { [ "$rc" != 0 ] && [ "$rc" != 2 ]; } || { [ "$rc2" != 0 ] && [ "$rc2" != 2 ]; }; then
+			crashes=$((crashes + 1))
+			echo "# $f offset $off ($([ $((k % 2)) = 0 ] && echo truncated || echo flipped)): exit $rc / dump $rc2"
+		fi
+		i=$((i + 1))
+	done
+done
+ok $([ "$crashes" = 0 ] && echo 0) "$i random damages: report and dump exit 0 or 2, never crash ($crashes bad)"
+
 done_testing
