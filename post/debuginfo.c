@@ -75,6 +75,7 @@ struct var_idx {
 
 struct seg {
 	uint64_t lo, hi;
+	uint64_t off, filesz; /* file bytes of the segment (mr_debuginfo_code) */
 	int exec;
 };
 
@@ -315,6 +316,8 @@ static int read_phdrs(struct ctx *c, Elf *elf)
 			}
 			d->segs[d->nsegs].lo = ph.p_vaddr;
 			d->segs[d->nsegs].hi = ph.p_vaddr + ph.p_memsz;
+			d->segs[d->nsegs].off = ph.p_offset;
+			d->segs[d->nsegs].filesz = ph.p_filesz;
 			d->segs[d->nsegs].exec = !!(ph.p_flags & PF_X);
 			d->nsegs++;
 		} else if (ph.p_type == PT_TLS) {
@@ -1012,10 +1015,69 @@ out_err:
 	return -1;
 }
 
-/* Record a DW_TAG_variable with a static location. func: enclosing function (for
- * "func::var" and MR_VAR_FUNC_STATIC) or NULL; in_common: a Fortran COMMON member. */
-static int do_variable(struct ctx *c, Dwarf_Die die, const char *func, int in_common)
+/* 1 if type DIE t (consumed) is a Fortran array descriptor: an array type whose data
+ * lives where DW_AT_data_location says (gfortran: push_object_address; deref, so the
+ * data pointer is the descriptor's first word). */
+static int is_descriptor(struct ctx *c, Dwarf_Die t)
 {
+	Dwarf_Error e = NULL;
+	Dwarf_Attribute a;
+	Dwarf_Half tag;
+	int r = 0;
+
+	if (!t)
+		return 0;
+	if (dwarf_tag(t, &tag, &e) == DW_DLV_OK && tag == DW_TAG_array_type &&
+	    dwarf_attr(t, DW_AT_data_location, &a, &e) == DW_DLV_OK) {
+		Dwarf_Block *b = NULL;
+
+		/* exactly DW_OP_push_object_address; DW_OP_deref: data at *descriptor */
+		if (dwarf_formblock(a, &b, &e) == DW_DLV_OK) {
+			const unsigned char *op = b->bl_data;
+
+			r = b->bl_len == 2 && op[0] == DW_OP_push_object_address &&
+			    op[1] == DW_OP_deref;
+			dwarf_dealloc(c->dbg, b, DW_DLA_BLOCK);
+		}
+		dwarf_dealloc_attribute(a);
+	}
+	if (e)
+		dwarf_dealloc_error(c->dbg, e);
+	dwarf_dealloc_die(t);
+	return r;
+}
+
+/* "a" sep "b" interned, or NULL (out of memory). */
+static const char *join_name(struct mr_debuginfo *d, const char *a, const char *sep,
+			     const char *b)
+{
+	size_t al = strlen(a), sl = strlen(sep), bl = strlen(b);
+	char *buf = malloc(al + sl + bl + 1);
+	const char *r;
+
+	if (!buf)
+		return NULL;
+	memcpy(buf, a, al);
+	memcpy(buf + al, sep, sl);
+	memcpy(buf + al + sl, b, bl + 1);
+	r = intern(d, buf);
+	free(buf);
+	return r;
+}
+
+/* Where a variable DIE sits, for its name: the enclosing function, Fortran module and
+ * COMMON block (each NULL when there is none). */
+struct var_scope {
+	const char *func;   /* "func::var" and MR_VAR_FUNC_STATIC */
+	const char *module; /* "module::var" */
+	const char *common; /* "block/member" (the block name "" for blank COMMON) */
+};
+
+/* Record a DW_TAG_variable with a static location, named by its scope sc. */
+static int do_variable(struct ctx *c, Dwarf_Die die, const struct var_scope *sc)
+{
+	const char *func = sc->func;
+	int in_common = sc->common != NULL, desc = 0;
 	struct mr_debuginfo *d = c->d;
 	Dwarf_Error e = NULL;
 	Dwarf_Attribute a;
@@ -1052,7 +1114,9 @@ static int do_variable(struct ctx *c, Dwarf_Die die, const char *func, int in_co
 		return dwfail(c, e, "reading the type of a variable", doff);
 	if (rc == DW_DLV_OK) {
 		dwarf_dealloc_attribute(a);
-		size = type_size(c, type_of(c, owner), 0);
+		desc = is_descriptor(c, type_of(c, owner));
+		/* a descriptor's size is the ELF symbol's (see fix_descriptors) */
+		size = desc ? 0 : type_size(c, type_of(c, owner), 0);
 		if (owner != die)
 			dwarf_dealloc_die(owner);
 	}
@@ -1086,20 +1150,14 @@ static int do_variable(struct ctx *c, Dwarf_Die die, const char *func, int in_co
 	if (e)
 		dwarf_dealloc_error(c->dbg, e);
 
-	if (func && !in_common && !external) {
-		size_t fl = strlen(func), nl = strlen(name);
-		char *buf = malloc(fl + 2 + nl + 1);
-
-		if (!buf)
-			return fail(c, -ENOMEM, "out of memory");
-		memcpy(buf, func, fl);
-		memcpy(buf + fl, "::", 2);
-		memcpy(buf + fl + 2, name, nl + 1);
-		name = intern(d, buf);
-		free(buf);
-		if (!name)
-			return fail(c, -ENOMEM, "out of memory");
-	}
+	if (in_common)
+		name = join_name(d, sc->common, "/", name);
+	else if (func && !external)
+		name = join_name(d, func, "::", name);
+	else if (sc->module)
+		name = join_name(d, sc->module, "::", name);
+	if (!name)
+		return fail(c, -ENOMEM, "out of memory");
 
 	t = tls ? &d->dtls : &d->dvars;
 	if (grow((void **)&t->v, &t->cap, t->n, sizeof(*t->v)))
@@ -1112,6 +1170,7 @@ static int do_variable(struct ctx *c, Dwarf_Die die, const char *func, int in_co
 	v->addr = addr;
 	v->size = size;
 	v->tls = tls;
+	v->descriptor = desc;
 	if (tls)
 		v->kind = MR_VAR_TLS;
 	else if (func && !in_common && !external)
@@ -1121,11 +1180,12 @@ static int do_variable(struct ctx *c, Dwarf_Die die, const char *func, int in_co
 	return 0;
 }
 
-/* Walk the children of die. func: the innermost enclosing (possibly inlined) function,
- * depth: inline nesting depth of that function, in_common: inside a COMMON block. */
-static int walk(struct ctx *c, Dwarf_Die die, const char *func, uint32_t depth, int in_common,
+/* Walk the children of die. sc: the enclosing (possibly inlined) function, Fortran module
+ * and COMMON block; depth: inline nesting depth of that function. */
+static int walk(struct ctx *c, Dwarf_Die die, const struct var_scope *sc, uint32_t depth,
 		int level)
 {
+	const char *func = sc->func;
 	Dwarf_Error e = NULL;
 	Dwarf_Die child, next;
 	Dwarf_Off doff = 0;
@@ -1142,6 +1202,7 @@ static int walk(struct ctx *c, Dwarf_Die die, const char *func, uint32_t depth, 
 	while (child) {
 		Dwarf_Half tag;
 		const char *name;
+		struct var_scope in = { func, sc->module, NULL };
 
 		if (dwarf_tag(child, &tag, &e) != DW_DLV_OK) {
 			dwarf_dieoffset(child, &doff, NULL);
@@ -1159,28 +1220,46 @@ static int walk(struct ctx *c, Dwarf_Die die, const char *func, uint32_t depth, 
 			}
 			if (tag == DW_TAG_subprogram) {
 				rc = die_ranges(c, child, name, NULL, 0);
+				in.func = name;
 				if (!rc)
-					rc = walk(c, child, name, 0, 0, level + 1);
+					rc = walk(c, child, &in, 0, level + 1);
 			} else {
 				rc = die_ranges(c, child, name, func, depth + 1);
+				in.func = name ? name : func;
 				if (!rc)
-					rc = walk(c, child, name ? name : func, depth + 1, 0,
-						  level + 1);
+					rc = walk(c, child, &in, depth + 1, level + 1);
 			}
 			break;
 		case DW_TAG_variable:
-			rc = do_variable(c, child, func, in_common);
+			rc = do_variable(c, child, sc);
 			break;
 		case DW_TAG_common_block:
-			rc = walk(c, child, func, depth, 1, level + 1);
+			/* a COMMON block repeats in every subprogram that declares it: its
+			 * members are deduplicated by address and name (finish_vars) */
+			dwarf_dieoffset(child, &doff, NULL);
+			if (die_name(c, child, &name, &e) != DW_DLV_OK) {
+				rc = dwfail(c, e, "reading a COMMON block name", doff);
+				break;
+			}
+			in.common = name ? name : "";
+			rc = walk(c, child, &in, depth, level + 1);
+			break;
+		case DW_TAG_module:
+			dwarf_dieoffset(child, &doff, NULL);
+			if (die_name(c, child, &name, &e) != DW_DLV_OK) {
+				rc = dwfail(c, e, "reading a module name", doff);
+				break;
+			}
+			in.module = name;
+			rc = walk(c, child, &in, depth, level + 1);
 			break;
 		case DW_TAG_lexical_block:
 		case DW_TAG_try_block:
 		case DW_TAG_catch_block:
 		case DW_TAG_namespace:
-		case DW_TAG_module:
 		case DW_TAG_with_stmt:
-			rc = walk(c, child, func, depth, in_common, level + 1);
+			in.common = sc->common;
+			rc = walk(c, child, &in, depth, level + 1);
 			break;
 		default:
 			break;
@@ -1323,8 +1402,11 @@ static int read_cu(struct ctx *c, Dwarf_Die cu)
 	c->nsrcfiles = 0;
 	c->srcfiles_tried = 0;
 	rc = read_lines(c, cu);
-	if (!rc)
-		rc = walk(c, cu, NULL, 0, 0, 0);
+	if (!rc) {
+		struct var_scope top = { NULL, NULL, NULL };
+
+		rc = walk(c, cu, &top, 0, 0);
+	}
 	if (c->srcfiles) {
 		for (Dwarf_Signed i = 0; i < c->nsrcfiles; i++)
 			dwarf_dealloc(c->dbg, c->srcfiles[i], DW_DLA_STRING);
@@ -1395,7 +1477,7 @@ static int read_dwarf(struct ctx *c, int fd)
  *   'S' slot len bytes       a string, named by its slot in the child's intern table
  *   'L' lo hi line file      a line range
  *   'F' lo hi depth name caller   a function/inlined scope
- *   'V' addr size line kind tls name file   a DWARF variable
+ *   'V' addr size line kind tls desc name file   a DWARF variable
  *   'E' rc len bytes         the end: read_dwarf()'s result and message
  * Strings are referenced by slot (NONE for NULL) and sent once, before first use.
  */
@@ -1527,6 +1609,7 @@ static void send_results(struct ctx *c, int fd, int rc)
 			wu64(w, v->line);
 			wu64(w, v->kind);
 			wu64(w, v->tls);
+			wu64(w, v->descriptor);
 			wu64(w, n);
 			wu64(w, f);
 		}
@@ -1627,6 +1710,7 @@ static int recv_results(struct ctx *c, const unsigned char *buf, size_t len, int
 			v.line = (unsigned)ru64(&r);
 			v.kind = (unsigned)ru64(&r);
 			v.tls = (unsigned)ru64(&r);
+			v.descriptor = (unsigned)ru64(&r) != 0;
 			v.name = slot_str(slots, nslots, ru64(&r));
 			v.file = slot_str(slots, nslots, ru64(&r));
 			if (!v.name)
@@ -1887,6 +1971,23 @@ static const struct mr_var *tab_lookup(const struct var_tab *t, uint64_t addr)
 	return best;
 }
 
+/* Fortran descriptors have no size in DWARF (the type describes the data): take the ELF
+ * symbol's at the same address (gfortran's __mod_MOD_var), so that loads of any of the
+ * descriptor's words are the variable's. d->svars must be finished. */
+static void fix_descriptors(struct mr_debuginfo *d)
+{
+	for (size_t i = 0; i < d->dvars.n; i++) {
+		struct mr_var *v = &d->dvars.v[i];
+		const struct mr_var *s;
+
+		if (!v->descriptor || v->size)
+			continue;
+		s = tab_lookup(&d->svars, v->addr);
+		if (s && s->addr == v->addr)
+			v->size = s->size;
+	}
+}
+
 /* The array behind mr_debuginfo_vars(): every DWARF variable, plus ELF symbols that no
  * DWARF variable covers; sorted by (tls, addr). Then the four lookup views into it. */
 static int build_all(struct mr_debuginfo *d)
@@ -2137,8 +2238,9 @@ int mr_debuginfo_open_dir(const char *path, const char *debug_dir, struct mr_deb
 	}
 	finish_funcs(d);
 	finish_lines(d);
-	if (finish_scopes(d) || finish_vars(&d->dvars) || finish_vars(&d->dtls) ||
-	    finish_vars(&d->svars) || finish_vars(&d->stls) || build_all(d)) {
+	if (finish_scopes(d) || finish_vars(&d->svars) || (fix_descriptors(d), 0) ||
+	    finish_vars(&d->dvars) || finish_vars(&d->dtls) || finish_vars(&d->stls) ||
+	    build_all(d)) {
 		rc = fail(&c, -ENOMEM, "out of memory");
 		goto out_elf;
 	}
@@ -2319,6 +2421,31 @@ const struct mr_var *mr_debuginfo_tls_var_at(struct mr_debuginfo *d, uint64_t of
 	const struct mr_var *v = idx_lookup(&d->idx[1], offset);
 
 	return v ? v : idx_lookup(&d->idx[3], offset);
+}
+
+ssize_t mr_debuginfo_code(const struct mr_debuginfo *d, uint64_t vaddr, void *buf, size_t len)
+{
+	for (size_t i = 0; i < d->nsegs; i++) {
+		const struct seg *sg = &d->segs[i];
+		uint64_t avail;
+		ssize_t r;
+		int fd;
+
+		if (!sg->exec || vaddr < sg->lo || vaddr - sg->lo >= sg->filesz)
+			continue;
+		avail = sg->filesz - (vaddr - sg->lo);
+		if (len > avail)
+			len = (size_t)avail;
+		fd = open(d->path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		r = pread(fd, buf, len, (off_t)(sg->off + (vaddr - sg->lo)));
+		if (r < 0)
+			r = -errno;
+		close(fd);
+		return r;
+	}
+	return -ENOENT;
 }
 
 size_t mr_debuginfo_vars(struct mr_debuginfo *d, const struct mr_var **vars)

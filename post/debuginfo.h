@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct mr_debuginfo;
 
@@ -31,6 +32,8 @@ struct mr_var {
 			    * unknown (then lookups treat it as 1 byte) */
 	unsigned tls;      /* 1 if addr is an offset in the TLS block (MR_VAR_TLS, or an
 			    * MR_VAR_SYMBOL from an STT_TLS symbol), 0 if it is a vaddr */
+	unsigned descriptor; /* 1: a Fortran allocatable/pointer array's descriptor (size is
+			      * the descriptor's); its data pointer is the first word */
 };
 
 struct mr_line {
@@ -99,8 +102,9 @@ uint64_t mr_debuginfo_tls_tpoff(const struct mr_debuginfo *d);
 int mr_debuginfo_line(struct mr_debuginfo *d, uint64_t vaddr, struct mr_line *out);
 
 /* The variable whose [addr, addr+size) holds vaddr (the smallest, if several do): DWARF
- * globals, statics and function statics first (Fortran: module variables and COMMON
- * members as MR_VAR_GLOBAL under their own names, SAVEd locals as "sub::var"); ELF data
+ * globals, statics and function statics first (Fortran: module variables as "mod::var",
+ * COMMON members as "block/member" (MR_VAR_GLOBAL; a block repeated in several
+ * subprograms is one set of variables), SAVEd locals as "sub::var"); ELF data
  * symbols (MR_VAR_SYMBOL, sized by st_size) when no DWARF variable covers it. Only DIEs
  * with a static location are variables (declarations, parameters, locals are not).
  * NULL if none. */
@@ -115,5 +119,10 @@ const struct mr_var *mr_debuginfo_tls_var_at(struct mr_debuginfo *d, uint64_t of
  * data symbols that no DWARF variable covers. Returns the count. The var_at functions
  * return pointers into this same array (pointer equality identifies a variable). */
 size_t mr_debuginfo_vars(struct mr_debuginfo *d, const struct mr_var **vars);
+
+/* Copy up to len bytes of the executable segment at vaddr from the file into buf (re-opens
+ * the file). Returns the bytes copied (fewer at the segment's end), -ENOENT if vaddr is
+ * in no executable PT_LOAD, or -errno. */
+ssize_t mr_debuginfo_code(const struct mr_debuginfo *d, uint64_t vaddr, void *buf, size_t len);
 
 #endif /* MR_DEBUGINFO_H */

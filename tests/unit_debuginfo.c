@@ -662,8 +662,10 @@ static void check_errors(void)
 	corrupt_dwarf(exe, bad, sb.st_size);
 }
 
-/* Fortran (gfortran -fopenmp): module variables, COMMON members, a SAVEd local and a
- * threadprivate COMMON, checked against the symbol table (nm). Skipped without gfortran. */
+/* Fortran (gfortran -fopenmp): module variables (mymod::var; an allocatable one is its
+ * descriptor, sized by the ELF symbol), COMMON members (blk/a, one entry although two
+ * subprograms declare the block), a SAVEd local, threadprivate COMMON and module
+ * variables, checked against the symbol table (nm). Skipped without gfortran. */
 static void check_fortran(void)
 {
 	static const struct {
@@ -671,12 +673,15 @@ static void check_fortran(void)
 		unsigned kind;
 		uint64_t delta, size;
 	} want[] = {
-		{ "modarr", "__mymod_MOD_modarr", MR_VAR_GLOBAL, 0, 100 * 4 * 8 },
-		{ "modscalar", "__mymod_MOD_modscalar", MR_VAR_GLOBAL, 0, 4 },
-		{ "a", "blk_", MR_VAR_GLOBAL, 0, 50 * 8 },
-		{ "b", "blk_", MR_VAR_GLOBAL, 50 * 8, 30 * 8 },
+		{ "mymod::modarr", "__mymod_MOD_modarr", MR_VAR_GLOBAL, 0, 100 * 4 * 8 },
+		{ "mymod::modscalar", "__mymod_MOD_modscalar", MR_VAR_GLOBAL, 0, 4 },
+		/* gfortran's rank-1 descriptor: 64 bytes */
+		{ "mymod::alloc", "__mymod_MOD_alloc", MR_VAR_GLOBAL, 0, 64 },
+		{ "mymod::tpmod", "__mymod_MOD_tpmod", MR_VAR_TLS, 0, 6 * 8 },
+		{ "blk/a", "blk_", MR_VAR_GLOBAL, 0, 50 * 8 },
+		{ "blk/b", "blk_", MR_VAR_GLOBAL, 50 * 8, 30 * 8 },
 		{ "work::counter", "counter.", MR_VAR_FUNC_STATIC, 0, 7 * 4 },
-		{ "tp", "tpc_", MR_VAR_TLS, 0, 10 * 8 },
+		{ "tpc/tp", "tpc_", MR_VAR_TLS, 0, 10 * 8 },
 	};
 	char exe[4200], line[512];
 	struct mr_debuginfo *d;
@@ -714,10 +719,12 @@ static void check_fortran(void)
 		    : want[i].kind == MR_VAR_TLS ? mr_debuginfo_tls_var_at(d, v->addr + v->size - 1)
 						   : mr_debuginfo_var_at(d, v->addr + v->size - 1);
 		ok(v && count == 1 && v->kind == want[i].kind && v->size == want[i].size &&
-			   v->addr == addr + want[i].delta && hit == v,
-		   "fortran: %s kind %u size %llu at 0x%llx (want %u %llu 0x%llx from %s)",
+			   v->addr == addr + want[i].delta && hit == v &&
+			   v->descriptor == !strcmp(want[i].name, "mymod::alloc"),
+		   "fortran: %s kind %u size %llu at 0x%llx%s (want %u %llu 0x%llx from %s)",
 		   want[i].name, v ? v->kind : 99, v ? (unsigned long long)v->size : 0,
-		   v ? (unsigned long long)v->addr : 0, want[i].kind,
+		   v ? (unsigned long long)v->addr : 0, v && v->descriptor ? " descriptor" : "",
+		   want[i].kind,
 		   (unsigned long long)want[i].size, addr + want[i].delta, want[i].sym);
 	}
 	mr_debuginfo_close(d);
