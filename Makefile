@@ -12,6 +12,12 @@ BINDIR ?= $(PREFIX)/bin
 INCDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
 CC ?= cc
+# Fortran: gfortran unless FC is given (make's built-in default f77 is not it)
+ifeq ($(origin FC),default)
+FC := gfortran
+endif
+# where `make install` puts memphis.mod (gfortran-version specific, so not in INCDIR itself)
+FMODDIR ?= $(INCDIR)/memphis/fortran
 B := build
 
 VERSION := $(shell sed -n 's/^\#define MEMPHIS_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)/\2/p' include/memphis.h | paste -sd.)
@@ -21,7 +27,7 @@ BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) -Iinclude -MMD -MP
 LIB_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden -pthread $(CFLAGS)
 POST_CFLAGS := $(BASE_CFLAGS) -I/usr/include/libdwarf $(CFLAGS)
 LIB_LIBS := -lZydis -lelf -lnuma -ldl -lpthread
-POST_LIBS := -ldwarf -lelf -lz -lm
+POST_LIBS := -ldwarf -lelf -lZydis -lz -lm
 
 ifeq ($(V),1)
 Q :=
@@ -43,11 +49,14 @@ TOOL_SRCS := $(wildcard tests/tool_*.c)
 TOOL_BINS := $(TOOL_SRCS:tests/%.c=$(B)/tests/%)
 EXAMPLE_SRCS := $(wildcard examples/*/*.c)
 EXAMPLE_BINS := $(patsubst examples/%.c,$(B)/examples/%,$(EXAMPLE_SRCS))
+FEXAMPLE_SRCS := $(wildcard examples/*/*.f90)
+FEXAMPLE_BINS := $(patsubst examples/%.f90,$(B)/examples/%,$(FEXAMPLE_SRCS))
 
-PROGRAMS := $(B)/libmemphis.so $(B)/libmemphis.a $(B)/memphis $(B)/memphis-report $(B)/memphis.pc
+PROGRAMS := $(B)/libmemphis.so $(B)/libmemphis.a $(B)/memphis $(B)/memphis-report $(B)/memphis.pc \
+	$(B)/libmemphis_f.a
 
 .PHONY: all deps demo check check-unit check-vm bench install uninstall clean
-all: $(PROGRAMS) $(UNIT_BINS) $(PROG_BINS) $(TOOL_BINS) $(EXAMPLE_BINS)
+all: $(PROGRAMS) $(UNIT_BINS) $(PROG_BINS) $(TOOL_BINS) $(EXAMPLE_BINS) $(FEXAMPLE_BINS)
 
 # Debian packages the build, the tests and the demo need. As root they are installed;
 # otherwise the exact command is printed and make stops.
@@ -94,10 +103,29 @@ $(B)/memphis-report: $(POST_OBJS)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) -o $@ $(POST_OBJS) $(POST_LIBS) $(CFLAGS) $(LDFLAGS)
 
+# fflags/fortran_libs: for Fortran, `pkg-config --variable=fflags memphis` and
+# `pkg-config --variable=fortran_libs memphis` (pkg-config has no Fortran field)
 $(B)/memphis.pc: Makefile
 	@mkdir -p $(@D)
-	@printf 'prefix=%s\nlibdir=%s\nincludedir=%s\n\nName: memphis\nDescription: data-centric NUMA memory profiler\nVersion: %s\nLibs: -L$${libdir} -lmemphis\nLibs.private: %s\nCflags: -I$${includedir}\n' \
-	  '$(PREFIX)' '$(LIBDIR)' '$(INCDIR)' '$(VERSION)' '$(LIB_LIBS)' > $@
+	@printf 'prefix=%s\nlibdir=%s\nincludedir=%s\nfmoddir=%s\nfflags=-I$${fmoddir}\nfortran_libs=-L$${libdir} -lmemphis_f -lmemphis\n\nName: memphis\nDescription: data-centric NUMA memory profiler\nVersion: %s\nLibs: -L$${libdir} -lmemphis\nLibs.private: %s\nCflags: -I$${includedir}\n' \
+	  '$(PREFIX)' '$(LIBDIR)' '$(INCDIR)' '$(FMODDIR)' '$(VERSION)' '$(LIB_LIBS)' > $@
+
+# The Fortran binding: module memphis (bindings/fortran/memphis.f90) as build/fortran/
+# memphis.mod and a static libmemphis_f.a beside libmemphis. A separate archive keeps
+# libmemphis.so pure C (no libgfortran for C programs), and the module's object is only
+# usable with the .mod of the same compiler anyway. Link: -lmemphis_f -lmemphis.
+FWARN := -Wall -Wextra -Werror
+BIND_FFLAGS := -std=f2008 -pedantic $(FWARN) -O2 -g -fPIC $(FFLAGS)
+$(B)/fortran/memphis.o: bindings/fortran/memphis.f90
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  FC      $<")
+	$(Q)$(FC) $(BIND_FFLAGS) -J$(@D) -c $< -o $@
+$(B)/fortran/memphis.mod: $(B)/fortran/memphis.o
+	@:
+
+$(B)/libmemphis_f.a: $(B)/fortran/memphis.o
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $<
 
 $(B)/libpost.a: $(POST_LIB_OBJS)
 	@$(if $(Q),echo "  AR      $@")
@@ -126,6 +154,15 @@ $(B)/examples/%: examples/%.c $(B)/libmemphis.so
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(PROG_CFLAGS) $< -o $@ -L$(B) -Wl,-rpath,'$$ORIGIN/../..' -lmemphis -lm $(LDFLAGS)
+
+# Fortran examples: OpenMP, with the binding, linked like a user would. Each gets its own
+# module directory (examples may define modules).
+EX_FFLAGS := -g -O2 -fopenmp $(FWARN) $(FFLAGS)
+$(B)/examples/%: examples/%.f90 $(B)/fortran/memphis.mod $(B)/libmemphis_f.a $(B)/libmemphis.so
+	@mkdir -p $(@D)/$(*F).fmod
+	@$(if $(Q),echo "  FC      $<")
+	$(Q)$(FC) $(EX_FFLAGS) -I$(B)/fortran -J$(@D)/$(*F).fmod $< -o $@ -L$(B) -Wl,-rpath,'$$ORIGIN/../..' \
+	  -lmemphis_f -lmemphis $(LDFLAGS)
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all
@@ -160,12 +197,16 @@ install: $(PROGRAMS)
 	install -m 0644 $(B)/memphis.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
 	install -m 0644 include/memphis.h $(DESTDIR)$(INCDIR)/
 	install -m 0644 include/memphis/format.h include/memphis/crc32c.h $(DESTDIR)$(INCDIR)/memphis/
+	install -d $(DESTDIR)$(FMODDIR)
+	install -m 0644 $(B)/libmemphis_f.a $(DESTDIR)$(LIBDIR)/
+	install -m 0644 $(B)/fortran/memphis.mod $(DESTDIR)$(FMODDIR)/
 	install -m 0755 $(B)/memphis $(B)/memphis-report $(DESTDIR)$(BINDIR)/
 	for m in docs/*.1 docs/*.3; do [ -f "$$m" ] || continue; s=$${m##*.}; \
 	  install -d $(DESTDIR)$(MANDIR)/man$$s && install -m 0644 $$m $(DESTDIR)$(MANDIR)/man$$s/; done
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libmemphis.a $(DESTDIR)$(LIBDIR)/libmemphis.so* \
+	  $(DESTDIR)$(LIBDIR)/libmemphis_f.a $(DESTDIR)$(FMODDIR)/memphis.mod \
 	  $(DESTDIR)$(LIBDIR)/pkgconfig/memphis.pc $(DESTDIR)$(INCDIR)/memphis.h \
 	  $(DESTDIR)$(BINDIR)/memphis $(DESTDIR)$(BINDIR)/memphis-report
 	rm -rf $(DESTDIR)$(INCDIR)/memphis

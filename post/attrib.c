@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "allocsite.h"
 #include "debuginfo.h"
 #include "heap.h"
 #include "hmap.h"
@@ -404,6 +405,69 @@ static const char *alloc_kind_name(unsigned k)
 	return k < sizeof(n) / sizeof(n[0]) ? n[k] : "alloc";
 }
 
+/* Fortran names for the heap objects of call site `site` (key: the site's key), 0 if it
+ * has none: the variable whose static descriptor the code after the call stores the
+ * pointer into ("mod::var", all sites of one variable share one entry); else, from the
+ * source line of a Fortran call site, an ALLOCATE statement ("allocate(x) at f.f90:12 in
+ * sub" when it allocates one object) or a compiler temporary ("<temporary at f.f90:12>"). */
+static uint32_t fortran_site(struct mr_attrib *a, uint64_t site, uint64_t t, uint64_t key)
+{
+	uint64_t t0, t1, to, vkey, *slot;
+	struct span *sp = span_at(a, site - 1, t, &t0, &t1);
+	struct mr_varinfo v = { .kind = MR_K_HEAP };
+	const struct mr_var *mv;
+	const char *obj;
+	struct mr_line ln;
+	struct obj *o;
+	uint32_t id;
+	int rc;
+
+	if (!sp)
+		return 0;
+	o = &a->obj[sp->obj];
+	to = mr_allocsite_store(o->di, site - sp->bias);
+	mv = to ? mr_debuginfo_var_at(o->di, to) : NULL;
+	if (mv && mv->descriptor && mv->addr == to && mv->name) {
+		vkey = ((uint64_t)(uintptr_t)mv & ((1ull << 60) - 1)) | (4ull << 60);
+		slot = mr_hmap_get(&a->var_by_key, vkey);
+		if (slot) {
+			id = (uint32_t)*slot;
+		} else {
+			v.object = o->path;
+			rc = o->is_exe ? asprintf(&v.name, "%s", mv->name)
+				       : asprintf(&v.name, "%s:%s", o->base, mv->name);
+			if (rc < 0)
+				return 0;
+			if (mv->file && mv->line &&
+			    asprintf(&v.decl, "%s:%u", base_name(mv->file), mv->line) < 0)
+				v.decl = NULL;
+			id = add_var(a, vkey, &v);
+			if (id == NOT_YET)
+				return 0;
+		}
+		return mr_hmap_put(&a->var_by_key, key, id) ? id : 0;
+	}
+	memset(&ln, 0, sizeof(ln));
+	if (mr_debuginfo_line(o->di, site - 1 - sp->bias, &ln) || !ln.file)
+		return 0;
+	switch (mr_allocsite_fortran(ln.file, ln.line, &obj)) {
+	case MR_FSITE_TEMPORARY:
+		rc = asprintf(&v.name, "<temporary at %s:%u>", base_name(ln.file), ln.line);
+		break;
+	case MR_FSITE_ALLOCATE:
+		rc = asprintf(&v.name, "allocate%s%s%s at %s:%u%s%s", obj ? "(" : "", obj ? obj : "",
+			      obj ? ")" : "", base_name(ln.file), ln.line,
+			      ln.function ? " in " : "", ln.function ? ln.function : "");
+		break;
+	default:
+		return 0;
+	}
+	if (rc < 0)
+		return 0;
+	id = add_var(a, key, &v);
+	return id == NOT_YET ? 0 : id;
+}
+
 /* Variable id of the call site of ALLOCS record r (created on first sight). */
 static uint32_t site_var(struct mr_attrib *a, const struct memphis_rec_alloc *r)
 {
@@ -416,6 +480,8 @@ static uint32_t site_var(struct mr_attrib *a, const struct memphis_rec_alloc *r)
 
 	if (slot)
 		return (uint32_t)*slot;
+	if (site && (rc = (int)fortran_site(a, site, r->time, key)))
+		return (uint32_t)rc;
 	if (!site) {
 		rc = asprintf(&v.name, "%s at <unknown call site>", alloc_kind_name(r->kind));
 	} else if (describe_code(a, site - 1, r->time, where, sizeof(where), func, sizeof(func))) {

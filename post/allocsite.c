@@ -1,0 +1,160 @@
+/* post/allocsite.c - what the code after an allocation call does with the result (see
+ * allocsite.h). Zydis decodes the instructions; the source classifier reads one line.
+ */
+#include "allocsite.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <Zydis/Zydis.h>
+
+#define FOLLOW_INSNS 24  /* instructions looked at after the call */
+#define FOLLOW_BYTES 160
+
+/* Bit of a 64-bit general-purpose register (any width of it), or 0. */
+static unsigned gpr_bit(ZydisRegister r)
+{
+	ZydisRegister w;
+
+	if (r == ZYDIS_REGISTER_NONE)
+		return 0;
+	w = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, r);
+	return w >= ZYDIS_REGISTER_RAX && w <= ZYDIS_REGISTER_R15 ? 1u << (w - ZYDIS_REGISTER_RAX)
+								  : 0;
+}
+
+uint64_t mr_allocsite_store(const struct mr_debuginfo *d, uint64_t ret_vaddr)
+{
+	unsigned char buf[FOLLOW_BYTES];
+	ssize_t n = mr_debuginfo_code(d, ret_vaddr, buf, sizeof(buf));
+	unsigned held = gpr_bit(ZYDIS_REGISTER_RAX); /* registers holding the pointer */
+	ZydisDecoder dec;
+	size_t off = 0;
+
+	if (n <= 0 || !ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
+						    ZYDIS_STACK_WIDTH_64)))
+		return 0;
+	for (int k = 0; k < FOLLOW_INSNS && held && off < (size_t)n; k++) {
+		ZydisDecodedInstruction in;
+		ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
+		unsigned wr = 0;
+
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, buf + off, (size_t)n - off, &in, op)))
+			return 0;
+		off += in.length;
+		switch (in.meta.category) {
+		case ZYDIS_CATEGORY_CALL:
+		case ZYDIS_CATEGORY_RET:
+		case ZYDIS_CATEGORY_UNCOND_BR:
+		case ZYDIS_CATEGORY_INTERRUPT:
+		case ZYDIS_CATEGORY_SYSCALL:
+			return 0;
+		default:
+			break;
+		}
+		if (in.mnemonic == ZYDIS_MNEMONIC_MOV && in.operand_count_visible == 2) {
+			/* mov %reg, disp(%rip): the pointer stored to a static address */
+			if (op[0].type == ZYDIS_OPERAND_TYPE_MEMORY && op[0].size == 64 &&
+			    op[0].mem.base == ZYDIS_REGISTER_RIP &&
+			    op[0].mem.index == ZYDIS_REGISTER_NONE &&
+			    op[0].mem.segment == ZYDIS_REGISTER_DS &&
+			    op[1].type == ZYDIS_OPERAND_TYPE_REGISTER && op[1].size == 64 &&
+			    (gpr_bit(op[1].reg.value) & held))
+				return ret_vaddr + off + (uint64_t)op[0].mem.disp.value;
+			/* mov %reg, %reg2: a copy (the write below must not drop it) */
+			if (op[0].type == ZYDIS_OPERAND_TYPE_REGISTER && op[0].size == 64 &&
+			    op[1].type == ZYDIS_OPERAND_TYPE_REGISTER && op[1].size == 64 &&
+			    (gpr_bit(op[1].reg.value) & held)) {
+				held |= gpr_bit(op[0].reg.value);
+				continue;
+			}
+		}
+		for (unsigned i = 0; i < in.operand_count; i++)
+			if (op[i].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+			    (op[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE))
+				wr |= gpr_bit(op[i].reg.value);
+		held &= ~wr;
+	}
+	return 0;
+}
+
+/* 1 if path ends in a Fortran source suffix. */
+static int fortran_file(const char *path)
+{
+	static const char *const sfx[] = { ".f", ".f90", ".f95", ".f03", ".f08", ".for", ".ftn" };
+	const char *dot = strrchr(path, '.');
+
+	if (!dot || strchr(dot, '/'))
+		return 0;
+	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++)
+		if (!strcasecmp(dot, sfx[i]))
+			return 1;
+	return 0;
+}
+
+/* Skip blanks. */
+static const char *blanks(const char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+int mr_allocsite_fortran(const char *file, unsigned line, const char **name)
+{
+	static char obj[64];
+	char text[1024], low[1024];
+	const char *p, *q;
+	unsigned no = 0;
+	size_t i, depth, nobj;
+	FILE *f;
+
+	*name = NULL;
+	if (!file || !line || !fortran_file(file) || !(f = fopen(file, "r")))
+		return MR_FSITE_NONE;
+	while (no < line && fgets(text, sizeof(text), f))
+		no++;
+	fclose(f);
+	if (no != line)
+		return MR_FSITE_NONE;
+	for (i = 0; text[i] && text[i] != '!' && i + 1 < sizeof(low); i++)
+		low[i] = (char)tolower((unsigned char)text[i]);
+	low[i] = '\0';
+	/* "allocate (" as a statement keyword: at the start, after a label, "if (...)" or
+	 * a ';'. The words deallocate/allocated do not match. */
+	for (p = low; (p = strstr(p, "allocate")); p += 8) {
+		int start = p == low || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
+
+		if (start && *blanks(p + 8) == '(')
+			break;
+	}
+	if (!p)
+		return MR_FSITE_TEMPORARY;
+	/* count the top-level objects of the list; remember the first one's name */
+	p = blanks(p + 8) + 1;
+	q = blanks(p);
+	for (i = 0; (isalnum((unsigned char)q[i]) || q[i] == '_' || q[i] == '%') &&
+		    i + 1 < sizeof(obj); i++)
+		obj[i] = q[i];
+	obj[i] = '\0';
+	depth = 0;
+	nobj = 1;
+	for (; *p && !(depth == 0 && *p == ')'); p++) {
+		if (*p == '(')
+			depth++;
+		else if (*p == ')')
+			depth--;
+		else if (*p == ',' && depth == 0) {
+			const char *r = blanks(p + 1);
+
+			/* stat=, errmsg=, source=, mold= are options, not objects */
+			if (strncmp(r, "stat", 4) && strncmp(r, "errmsg", 6) &&
+			    strncmp(r, "source", 6) && strncmp(r, "mold", 4))
+				nobj++;
+		}
+	}
+	if (nobj == 1 && obj[0])
+		*name = obj;
+	return MR_FSITE_ALLOCATE;
+}

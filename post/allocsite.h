@@ -1,0 +1,32 @@
+/* post/allocsite.h - what the code after an allocation call does with the result: where
+ * gfortran's ALLOCATE stores the new array (the data pointer of a static descriptor), so
+ * a heap object can be named by its Fortran variable; and whether a Fortran source line
+ * is an ALLOCATE statement or an array assignment whose temporary this is.
+ */
+#ifndef MR_ALLOCSITE_H
+#define MR_ALLOCSITE_H
+
+#include <stdint.h>
+
+#include "debuginfo.h"
+
+/* The static address (object vaddr) that the code returning from an allocation call at
+ * ret_vaddr stores the returned pointer (%rax, or a register copied from it) to with a
+ * RIP-relative 64-bit store, within the next few instructions and before any call,
+ * return, jump or overwrite of the pointer; 0 if there is no such store. */
+uint64_t mr_allocsite_store(const struct mr_debuginfo *d, uint64_t ret_vaddr);
+
+enum mr_fsite {
+	MR_FSITE_NONE = 0,     /* not Fortran, or the source is unreadable */
+	MR_FSITE_ALLOCATE,     /* an ALLOCATE statement */
+	MR_FSITE_TEMPORARY,    /* any other statement: a compiler temporary */
+};
+
+/* Classify line `line` of `file` (as the line table names it) if its name ends like a
+ * Fortran source (.f .f90 .f95 .f03 .f08 .for .ftn, any case); reads the file. Free-form
+ * continuation lines before it are not followed: a statement is judged by its own line.
+ * If an ALLOCATE names exactly one object, *name gets it (lower case, static storage,
+ * overwritten by the next call); else *name is NULL. */
+int mr_allocsite_fortran(const char *file, unsigned line, const char **name);
+
+#endif /* MR_ALLOCSITE_H */
