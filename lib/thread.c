@@ -84,11 +84,19 @@ static struct memphis__thread *add(pid_t tid, uint64_t fs_base, uint64_t lo, uin
 	t->stack_hi = hi;
 	t->sample.fd = -1;
 	t->fault.fd = -1;
-	if (memphis__g.sampling_ok && memphis__g.backend->open(t) == 0 &&
-	    memphis__g.region.open)
-		memphis__g.backend->enable(t, 1);
-	if (memphis__g.cfg.first_touch)
-		memphis__touch_open(t);
+	if (memphis__g.sampling_ok) {
+		int err = memphis__g.backend->open(t);
+		if (err < 0)
+			memphis__log(MPH_LOG_WARN, "thread %d is not sampled: %s", (int)tid, strerror(-err));
+		else if (memphis__g.region.open)
+			memphis__g.backend->enable(t, 1);
+	}
+	if (memphis__g.cfg.first_touch) {
+		int err = memphis__touch_open(t);
+		if (err < 0)
+			memphis__log(MPH_LOG_WARN, "page faults of thread %d are not recorded: %s",
+				     (int)tid, strerror(-err));
+	}
 	threads[nthreads++] = t;
 	generation++;
 	write_thread_record(t, MPH_THREAD_START);

@@ -1,7 +1,8 @@
 /* The node x node pattern: one thread per NUMA node; the thread on node k first touches
  * array k (so its pages live on node k), then, inside the region, reads array (k+1) mod N.
  * memphis-report's matrix for `ring` must put >= 95 % of row k in column (k+1) mod N.
- * Prints "node K tid TID reads ARRAY" per thread. */
+ * Prints "node K tid TID reads ARRAY" per thread.
+ *   prog_ring [WORDS [REPS]]   (doubles per array, default 2 Mi; passes, default 8) */
 #include <memphis.h>
 #include <numa.h>
 #include <pthread.h>
@@ -12,7 +13,8 @@
 #include <unistd.h>
 
 #define MAXN 64
-#define WORDS (2u << 20) /* 16 MiB per node */
+static uint32_t words = 2u << 20; /* 16 MiB per node */
+static int reps = 8;
 
 static double *ring[MAXN];
 static int nnodes;
@@ -27,27 +29,33 @@ static void *worker(void *arg)
 
 	if (numa_available() >= 0)
 		numa_run_on_node(k);
-	ring[k] = malloc(WORDS * sizeof(double));
+	ring[k] = malloc(words * sizeof(double));
 	if (!ring[k])
 		exit(1);
-	for (uint32_t i = 0; i < WORDS; i++)
+	for (uint32_t i = 0; i < words; i++)
 		ring[k][i] = 1.0;
 	pthread_barrier_wait(&touched);
 	pthread_barrier_wait(&measured); /* main has marked */
 	printf("node %d tid %ld reads %d\n", k, (long)syscall(SYS_gettid), j);
-	for (int r = 0; r < 8; r++)
-		for (uint32_t i = 0; i < WORDS; i++) {
+	for (int r = 0; r < reps; r++)
+		for (uint32_t i = 0; i < words; i++) {
 			h ^= h << 13, h ^= h >> 7, h ^= h << 17;
-			s += ring[j][h % WORDS];
+			s += ring[j][h % words];
 		}
 	sums[k] = s;
 	return NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	pthread_t t[MAXN];
 
+	if (argc > 1)
+		words = (uint32_t)atol(argv[1]);
+	if (argc > 2)
+		reps = atoi(argv[2]);
+	if (words < 1 || reps < 1)
+		return 2;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	nnodes = numa_available() >= 0 ? numa_max_node() + 1 : 1;
 	if (nnodes > MAXN)
