@@ -507,32 +507,32 @@ static int cmp_row(const void *x, const void *y)
 	return (a->k2 > b->k2) - (a->k2 < b->k2);
 }
 
-static const struct ctx *sort_ctx;
-
 /* Name of a key: a variable for by-variable group keys and by-line item keys. */
 static const char *key_name(const struct ctx *c, int is_var, uint32_t k)
 {
 	return is_var ? mr_attrib_var(c->a, k)->name : mr_attrib_line(c->a, k);
 }
 
-static int cmp_group(const void *x, const void *y)
+/* Groups by total descending, then by name (qsort_r with the context). */
+static int cmp_group(const void *x, const void *y, void *arg)
 {
 	const struct group *a = x, *b = y;
+	const struct ctx *c = arg;
 
 	if (a->total != b->total)
 		return a->total > b->total ? -1 : 1;
-	return strcmp(key_name(sort_ctx, !sort_ctx->o.by_line, a->k1),
-		      key_name(sort_ctx, !sort_ctx->o.by_line, b->k1));
+	return strcmp(key_name(c, !c->o.by_line, a->k1), key_name(c, !c->o.by_line, b->k1));
 }
 
-static int cmp_item(const void *x, const void *y)
+/* Items by count descending, then by name. */
+static int cmp_item(const void *x, const void *y, void *arg)
 {
 	const struct row *a = x, *b = y;
+	const struct ctx *c = arg;
 
 	if (a->n != b->n)
 		return a->n > b->n ? -1 : 1;
-	return strcmp(key_name(sort_ctx, sort_ctx->o.by_line, a->k2),
-		      key_name(sort_ctx, sort_ctx->o.by_line, b->k2));
+	return strcmp(key_name(c, c->o.by_line, a->k2), key_name(c, c->o.by_line, b->k2));
 }
 
 /* The table of one node: groups sorted by total, items of each sorted by count. */
@@ -572,7 +572,6 @@ static int build_tables(struct ctx *c, struct row **rows_out, struct table **tab
 		else
 			rows[m++] = rows[i];
 	}
-	sort_ctx = c;
 	for (size_t i = 0; i < m;) {
 		struct table *t = &tab[*ntab_out];
 		size_t j = i;
@@ -591,9 +590,9 @@ static int build_tables(struct ctx *c, struct row **rows_out, struct table **tab
 				g->total += rows[k++].n;
 			g->count = k - g->first;
 			t->total += g->total;
-			qsort(&rows[g->first], g->count, sizeof(*rows), cmp_item);
+			qsort_r(&rows[g->first], g->count, sizeof(*rows), cmp_item, c);
 		}
-		qsort(t->g, t->ng, sizeof(*t->g), cmp_group);
+		qsort_r(t->g, t->ng, sizeof(*t->g), cmp_group, c);
 		(*ntab_out)++;
 		i = j;
 	}
@@ -624,44 +623,42 @@ static double pct(uint64_t a, uint64_t b)
 	return b ? 100.0 * (double)a / (double)b : 0.0;
 }
 
-/* "100 % of 1,952 pages on node 0" or "62 % of 1,952 pages on node 0, 38 % on node 1". */
+/* Print "100 % of 1,952 pages on node 0" or "62 % of 1,952 pages on node 0, 38 % on node
+ * 1": the nodes holding pages in descending share, the unknown home last among equals. */
 static void pages_text(const struct ctx *c, const uint64_t *by_node, uint64_t total, FILE *f)
 {
+	uint32_t order[256];
+	uint32_t n = c->nn + 1 > 256 ? 256 : c->nn + 1;
 	char a[32], nb[16];
 	int first = 1;
 
-	for (int pass2 = 0; pass2 < 1; pass2++) {
-		/* nodes by share, descending */
-		uint32_t order[257];
-		uint32_t n = c->nn + 1 > 256 ? 256 : c->nn + 1;
-		for (uint32_t i = 0; i < n; i++)
-			order[i] = i;
-		for (uint32_t i = 0; i < n; i++)
-			for (uint32_t k = i + 1; k < n; k++)
-				if (by_node[order[k]] > by_node[order[i]]) {
-					uint32_t t = order[i];
-					order[i] = order[k];
-					order[k] = t;
-				}
-		for (uint32_t i = 0; i < n; i++) {
-			uint32_t nd = order[i];
-			if (!by_node[nd])
-				continue;
-			if (first)
-				fprintf(f, "%.0f %% of %s pages %s%s", pct(by_node[nd], total),
-					mr_fmt_count(a, total), nd == c->nn ? "of unknown home" : "on node ",
-					nd == c->nn ? "" : node_name(c, nd, nb, sizeof(nb)));
-			else
-				fprintf(f, ", %.0f %% %s%s", pct(by_node[nd], total),
-					nd == c->nn ? "of unknown home" : "on node ",
-					nd == c->nn ? "" : node_name(c, nd, nb, sizeof(nb)));
-			first = 0;
+	for (uint32_t i = 0; i < n; i++)
+		order[i] = i;
+	for (uint32_t i = 1; i < n; i++) /* insertion sort: a handful of nodes */
+		for (uint32_t k = i; k > 0 && by_node[order[k]] > by_node[order[k - 1]]; k--) {
+			uint32_t t = order[k];
+			order[k] = order[k - 1];
+			order[k - 1] = t;
 		}
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t nd = order[i];
+		const char *where = nd == c->nn ? "of unknown home" : "on node ";
+		const char *which = nd == c->nn ? "" : node_name(c, nd, nb, sizeof(nb));
+
+		if (!by_node[nd])
+			continue;
+		if (first)
+			fprintf(f, "%.0f %% of %s pages %s%s", pct(by_node[nd], total),
+				mr_fmt_count(a, total), where, which);
+		else
+			fprintf(f, ", %.0f %% %s%s", pct(by_node[nd], total), where, which);
+		first = 0;
 	}
 	if (first)
 		fprintf(f, "no pages");
 }
 
+/* "thread N" (N the thread index) for tid, or "tid T" when THREADS does not know it. */
 static void thread_text(const struct ctx *c, uint32_t tid, char *buf, size_t len)
 {
 	int idx = mr_attrib_thread_index(c->a, tid);
