@@ -279,8 +279,22 @@ int memphis__drain_start(void)
 	kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (!bufs || kick_fd < 0)
 		return -ENOMEM;
+	/* glibc carves every thread's static TLS out of its stack: a program with large
+	 * __thread data would leave a default-sized drain thread almost no stack. */
+	pthread_attr_t attr;
+	size_t stack = 0;
+	pthread_attr_init(&attr);
+	if (pthread_getattr_default_np(&attr) == 0)
+		pthread_attr_getstacksize(&attr, &stack);
+	pthread_attr_destroy(&attr);
+	pthread_attr_init(&attr);
+	if (stack < (1u << 20))
+		stack = 1u << 20;
+	stack += (size_t)memphis__tls_static_size();
+	pthread_attr_setstacksize(&attr, (stack + 4095) & ~(size_t)4095);
 	sem_init(&ready, 0, 0);
-	err = pthread_create(&drain_thread, NULL, drain_main, &ready);
+	err = pthread_create(&drain_thread, &attr, drain_main, &ready);
+	pthread_attr_destroy(&attr);
 	if (err)
 		return -err;
 	while (sem_wait(&ready) < 0 && errno == EINTR)

@@ -194,8 +194,14 @@ void memphis__heap_stop(void);
 void memphis__topology_write(void);
 /* Home nodes of `n` pages into a PAGES block for `region`. */
 void memphis__pages_write(uint32_t region, const uint64_t *pages, size_t n);
-/* Write a MAPS block with the current /proc/self/maps. */
+/* Write a MAPS block with the current /proc/self/maps, then the TLS block. */
 void memphis__maps_write(void);
+
+/* ---- tls.c ---- */
+/* Write a TLS block: each loaded module's static TLS offset from fs_base and size. */
+void memphis__tls_write(void);
+/* Bytes of static TLS every thread carries (upper bound), 0 if none. */
+uint64_t memphis__tls_static_size(void);
 
 /* ---- api.c: global state ---- */
 struct memphis__region {

@@ -100,6 +100,7 @@ void memphis__maps_write(void)
 		len += (size_t)r;
 	}
 	memphis__writer_block(-1, MPH_BLK_MAPS, buf, len);
+	memphis__tls_write(); /* TLS layout changes with the maps (dlopen) */
 out:
 	if (fd >= 0)
 		close(fd);

@@ -51,6 +51,7 @@ enum memphis_block_type {
 	MPH_BLK_NOTE = 12,       /* uint64 time, then one line of text (warnings, events) */
 	MPH_BLK_SAMPLES = 13,    /* struct memphis_rec_sample[] (cpuNNN.mph only) */
 	MPH_BLK_END = 14,        /* struct memphis_rec_end: the file was closed cleanly */
+	MPH_BLK_TLS = 15,        /* struct memphis_rec_tls entries, each followed by its path */
 };
 
 enum memphis_file_kind { MPH_FILE_META = 0, MPH_FILE_SAMPLES = 1 };
@@ -191,6 +192,18 @@ struct memphis_rec_sample {
 	uint16_t flags;      /* enum memphis_sample_flags */
 };
 
+/* Where a module's static TLS block lies for every thread: at fs_base + tp_offset, memsz
+ * bytes (x86-64 variant II: tp_offset < 0). One entry per loaded module with a PT_TLS
+ * segment, as the library saw it; a module loaded later with dynamic TLS has no fixed
+ * offset and may not match. Each entry is followed by path_len bytes of its path (no NUL)
+ * and padding to 8 bytes. Written at start and at every memphis_print(). */
+struct memphis_rec_tls {
+	int64_t tp_offset;
+	uint64_t memsz;
+	uint32_t modid;     /* the dynamic linker's TLS module id (1 = the executable) */
+	uint32_t path_len;
+};
+
 struct memphis_rec_end {
 	uint64_t time;
 	uint64_t blocks; /* blocks in this file before this one */
@@ -207,5 +220,6 @@ _Static_assert(sizeof(struct memphis_rec_loss) == 32, "loss record layout");
 _Static_assert(sizeof(struct memphis_rec_pages_hdr) == 16, "pages header layout");
 _Static_assert(sizeof(struct memphis_rec_page) == 16, "page record layout");
 _Static_assert(sizeof(struct memphis_rec_sample) == 56, "sample record layout");
+_Static_assert(sizeof(struct memphis_rec_tls) == 24, "tls record layout");
 
 #endif /* MEMPHIS_FORMAT_H */
