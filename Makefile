@@ -61,7 +61,7 @@ all: $(PROGRAMS) $(UNIT_BINS) $(PROG_BINS) $(TOOL_BINS) $(EXAMPLE_BINS) $(FEXAMP
 # Debian packages the build, the tests and the demo need. As root they are installed;
 # otherwise the exact command is printed and make stops.
 DEB_PKGS := gcc make pkg-config libzydis-dev libdwarf-dev libelf-dev zlib1g-dev libnuma-dev \
-	libpfm4-dev libpapi-dev numactl gfortran linux-perf
+	libpfm4-dev libpapi-dev numactl gfortran linux-perf python3 time
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || missing="$$missing $$p"; \
