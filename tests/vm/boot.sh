@@ -79,7 +79,7 @@ t_start=$(now)
 # shellcheck disable=SC2086 # $numa and $ss are word lists
 timeout -k 5 "$limit" qemu-system-x86_64 -accel tcg -cpu max -nodefaults -display none \
 	-no-reboot -kernel "$kernel" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 quiet $cmdline_extra vmtest.topo=$topo" \
+	-append "console=ttyS0 panic=-1 quiet $cmdline_extra vmtest.topo=$topo vmtest.limit=$limit" \
 	-smp $((nodes * cpn)),sockets=$nodes,cores=$cpn,threads=1 -m $((mem * nodes))M $numa \
 	-serial file:console.log -serial pipe:ack -monitor pipe:mon \
 	-drive file=results.img,format=raw,if=virtio $ss > qemu.log 2>&1 &

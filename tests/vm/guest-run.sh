@@ -1,5 +1,6 @@
 #!/bin/sh
-# tests/vm/guest-run.sh - the checks that run inside the guest, started by /init.
+# tests/vm/guest-run.sh - the checks that run inside the guest, sourced by /init (PID 1).
+# Never `exit` here: that would end PID 1 and panic the guest.
 # Phase 1 runs at full TCG speed (placement needs no sampling); phase 2 asks the host for
 # single-stepping and runs the sampling checks and every guest-tests/*.guest.sh script.
 # Environment from /init: VM_TOPO (e.g. 2x2), VM_NODES, VM_CPUS_PER_NODE, VM_RESULTS.
@@ -50,13 +51,24 @@ for t in /vm/guest-tests/*.guest.sh; do
 	[ -f "$t" ] || continue
 	name=$(basename "$t" .guest.sh)
 	before=$(wc -l < "$VM_RESULTS")
+	# Stop a script early enough that the results and the final marker still get out
+	# before QEMU's limit (30 s kept for that).
+	left=$((VM_LIMIT - $(cut -d. -f1 /proc/uptime) - 30))
+	limit=${VM_TEST_TIMEOUT:-180}
+	[ "$left" -lt "$limit" ] && limit=$left
+	if [ "$limit" -lt 5 ]; then
+		vm_result fail "$name.guest.sh not started: ${VM_LIMIT} s QEMU limit nearly reached (VM_TIMEOUT)"
+		continue
+	fi
 	mkdir -p "/out/$name"
-	(cd "/out/$name" && VM_TEST_NAME=$name VM_OUT=/out/$name \
-		timeout "${VM_TEST_TIMEOUT:-180}" sh "$t")
+	(cd "/out/$name" && VM_TEST_NAME=$name VM_OUT=/out/$name timeout "$limit" sh "$t")
 	rc=$?
 	if [ "$rc" != 0 ] || [ "$(wc -l < "$VM_RESULTS")" = "$before" ]; then
-		vm_result fail "$name.guest.sh ran and reported (exit status $rc)"
+		vm_result fail "$name.guest.sh ran and reported (exit status $rc, limit $limit s)"
 	fi
+	# A script stopped by its timeout leaves its workload running: end every process
+	# but this one (PID 1) before the next script.
+	[ $$ = 1 ] && kill -KILL -1 2>/dev/null
 	[ "$(cat /tmp/vm-singlestep)" = on ] && vm_singlestep off
 done
 vm_note "guest checks done at $(cut -d' ' -f1 /proc/uptime) s uptime"

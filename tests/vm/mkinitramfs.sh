@@ -2,9 +2,9 @@
 # tests/vm/mkinitramfs.sh OUT.cpio.gz [BUILD] - pack the guest's root file system.
 # Contents: busybox-static and a symlink per applet, numactl, the static check programs
 # (vmnuma, vmsample, vmrunas: built here into the cache), the virtio block modules that
-# setup.sh took from the kernel package, /init (init.sh), the guest
-# scripts and tests/vm/guest-tests/. When BUILD holds libmemphis.so, every executable and
-# shared object under BUILD goes in too, at the SAME absolute path as on the host, so run
+# setup.sh took from the kernel package, /init (init.sh), the guest scripts and
+# tests/vm/guest-tests/ (all but *.host.sh). When BUILD holds libmemphis.so, every
+# executable and shared object under BUILD goes in too, at the SAME absolute path as on the host, so run
 # directories that name them (exe, maps) can be read back on the host by memphis-report.
 # Dynamic programs get their ldd libraries and the loader. The layout is merged-/usr like
 # Debian 12's, so a library found under /lib or /usr/lib on the host is found in the guest.
@@ -88,8 +88,12 @@ cp "$here/init.sh" "$root/init"
 chmod 0755 "$root/init"
 cp "$here/guest-lib.sh" "$here/guest-run.sh" "$root/vm/"
 mkdir -p "$root/vm/guest-tests"
-for t in "$here"/guest-tests/*.guest.sh; do
-	if [ -f "$t" ]; then cp "$t" "$root/vm/guest-tests/"; fi
+# Everything there but the host halves: the scripts and whatever they share (e.g. *-lib.sh).
+for t in "$here"/guest-tests/*; do
+	case $t in
+	*.host.sh) ;;
+	*) if [ -f "$t" ]; then cp "$t" "$root/vm/guest-tests/"; fi ;;
+	esac
 done
 printf 'root:x:0:0:root:/tmp:/bin/sh\nvmuser:x:1000:1000:vmuser:/tmp:/bin/sh\n' > "$root/etc/passwd"
 printf 'root:x:0:\nvmuser:x:1000:\n' > "$root/etc/group"
