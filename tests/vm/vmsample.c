@@ -114,9 +114,12 @@ static int cmd_spread(double ms)
 		return 2;
 	}
 	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
-	double t0 = now_ms();
-	while (now_ms() - t0 < ms)
+	double t0 = now_ms(), elapsed;
+	uint64_t iters = 0;
+	while ((elapsed = now_ms() - t0) < ms) {
 		sum += gather(idx, data, 4096);
+		iters += 4096;
+	}
 	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
 
 	/* Walk the records: header, ip, pid/tid, cpu/res, abi, regs[1]. */
@@ -153,8 +156,8 @@ static int cmd_spread(double ms)
 	}
 
 	int distinct = 0;
-	printf("samples=%ld in_loop=%ld regs_ok=%ld lost=%llu loop:", total, in_loop, regs_ok,
-	       (unsigned long long)lost);
+	printf("%.1f M loop iterations/s, samples=%ld in_loop=%ld regs_ok=%ld lost=%llu loop:",
+	       iters / elapsed / 1e3, total, in_loop, regs_ok, (unsigned long long)lost);
 	for (unsigned o = 0; o < hi - lo && o < 64; o++)
 		if (per_insn[o]) {
 			printf(" +%u:%ld", o, per_insn[o]);
