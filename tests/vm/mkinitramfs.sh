@@ -4,8 +4,9 @@
 # (vmnuma, vmsample, vmrunas: built here into the cache), the virtio block modules that
 # setup.sh took from the kernel package, /init (init.sh), the guest scripts and
 # tests/vm/guest-tests/ (all but *.host.sh). When BUILD holds libmemphis.so, every
-# executable and shared object under BUILD goes in too, at the SAME absolute path as on the host, so run
-# directories that name them (exe, maps) can be read back on the host by memphis-report.
+# executable and shared object under BUILD goes in too, at the SAME absolute path as on
+# the host, so run directories that name them (exe, maps) can be read back on the host by
+# memphis-report.
 # Dynamic programs get their ldd libraries and the loader. The layout is merged-/usr like
 # Debian 12's, so a library found under /lib or /usr/lib on the host is found in the guest.
 set -eu

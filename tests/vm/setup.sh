@@ -5,6 +5,8 @@
 # installed linux-headers (downloaded with `apt-get download`, never installed), and the
 # PVH `vmlinux` decompressed from it (QEMU boots it directly: ~3 s instead of ~8 s).
 # Idempotent: a second run with everything cached takes well under a second.
+# Exit 77 (reason on stderr, last line) when packages are missing and we are not root, or
+# the kernel image cannot be downloaded; 1 on other errors.
 # Prints the kernel version on stdout as its last line.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -47,8 +49,8 @@ if [ ! -s "$cache/vmlinux-$KVER" ]; then
 			chmod 0777 "$tmp"
 			(cd "$tmp" && timeout 300 apt-get download -qq "linux-image-$KVER") >&2 || {
 				rm -rf "$tmp"
-				echo "vm: apt-get download linux-image-$KVER failed (network? apt-get update?)" >&2
-				exit 1
+				echo "vm: cannot download linux-image-$KVER (network? apt-get update?)" >&2
+				exit 77
 			}
 			mv "$tmp"/linux-image-"$KVER"_*.deb "$cache"/
 			rm -rf "$tmp"
