@@ -36,7 +36,6 @@ esac
 initrd=$cache/initramfs.cpio.gz
 work=$cache/work-$topo
 ssboot=0
-cmdline_extra="transparent_hugepage=never numa_balancing=disable"
 thp=never
 autonuma=disable
 limit=${VM_TIMEOUT:-240}
@@ -75,6 +74,9 @@ ss=""
 [ "$ssboot" = 1 ] && ss=-singlestep
 
 now() { date +%s.%N; }
+# The serial log holds escape codes (SeaBIOS is skipped with PVH, but the kernel may emit
+# some) and CRs; a guest line may be glued to other output, so nothing is anchored.
+strip='s/\x1b\[[0-9;?]*[A-Za-z]//g; s/\x1bc//g; s/\r//g'
 t_start=$(now)
 # shellcheck disable=SC2086 # $numa and $ss are word lists
 timeout -k 5 "$limit" qemu-system-x86_64 -accel tcg -cpu max -nodefaults -display none \
@@ -110,7 +112,7 @@ monitor() {
 : > events
 touch console.log
 tail -n +1 -F --pid="$qpid" console.log 2>/dev/null |
-	sed -u 's/\x1b\[[0-9;?]*[A-Za-z]//g; s/\x1bc//g; s/\r//g' |
+	sed -u "$strip" |
 	while IFS= read -r line; do
 		case $line in
 		*@@VM-BOOT*) echo "first $(now)" >> events ;;
@@ -135,7 +137,7 @@ wait "$qpid" || rc=$?
 t_end=$(now)
 kill "$catpid" 2>/dev/null || true
 
-sed 's/\x1b\[[0-9;?]*[A-Za-z]//g; s/\x1bc//g; s/\r//g' console.log > console.txt
+sed "$strip" console.log > console.txt
 grep -o '@@VM.*' console.txt || true
 
 ev() { sed -n "s/^$1 //p" events | head -n 1; }

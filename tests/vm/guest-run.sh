@@ -3,8 +3,8 @@
 # Never `exit` here: that would end PID 1 and panic the guest.
 # Phase 1 runs at full TCG speed (placement needs no sampling); phase 2 asks the host for
 # single-stepping and runs the sampling checks and every guest-tests/*.guest.sh script.
-# Environment from /init: VM_TOPO (e.g. 2x2), VM_NODES, VM_CPUS_PER_NODE, VM_RESULTS.
-. /vm/guest-lib.sh
+# From /init: VM_TOPO (e.g. 2x2), VM_NODES, VM_CPUS_PER_NODE, VM_RESULTS, VM_LIMIT, and
+# the functions of guest-lib.sh.
 
 vm_note "$VM_TOPO guest: kernel $(uname -r), $(nproc) cpus," \
 	"thp=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled)," \

@@ -1,10 +1,9 @@
 #!/bin/sh
 # /init of the memphis NUMA test guest (packed by tests/vm/mkinitramfs.sh).
-# Mounts the pseudo file systems, prepares the kernel for the tests, runs /vm/guest-run.sh
-# (sourced),
-# writes /out (the tests' run directories) as a tar to the virtio disk for the host,
-# prints the final marker "@@VM-DONE" and powers off. The host judges the run only by the
-# "@@VM" lines (QEMU exits 0 on a panic too).
+# Mounts the pseudo file systems, prepares the kernel for the tests, runs (sources)
+# /vm/guest-run.sh, writes /out (the tests' run directories) as a tar to the virtio disk
+# for the host, prints the final marker "@@VM-DONE" and powers off. The host judges the
+# run only by the "@@VM" lines (QEMU exits 0 on a panic too).
 export PATH=/vm/bin:/usr/bin:/usr/sbin HOME=/tmp TMPDIR=/tmp VM_RESULTS=/tmp/vm-results
 export VM_LIB=/vm/guest-lib.sh
 . /vm/env # MEMPHIS_BUILD=... when the library was packed in
