@@ -81,6 +81,13 @@ struct mr_attrib {
 	struct mr_hmap obj_by_path; /* hash of path -> index */
 	uint32_t exe_obj;           /* index of the executable, NOT_YET if not in the maps */
 	uint64_t exe_tls;           /* roundup(tls memsz, align) of the executable */
+	struct tlsmod {
+		int64_t off;            /* block at fs_base + off */
+		uint64_t memsz;
+		uint32_t obj;
+	} *tls;                     /* static TLS blocks of the modules (TLS records, else the exe's) */
+	size_t ntls;
+	int64_t tls_lo;             /* lowest off: static TLS is [fs_base + tls_lo, fs_base) */
 
 	struct snap *snap;          /* sorted by time */
 	size_t nsnap;
@@ -558,31 +565,38 @@ static uint32_t data_resolve(struct mr_attrib *a, uint64_t addr, uint64_t t, uin
 		*rg = (struct range){ ho->addr, ho->end, ho->t0, ho->t1, 0, 1 };
 		return a->site_var[ho->rec];
 	}
-	ti = a->exe_tls ? mr_hmap_get(&a->thread_by_tid, tid) : NULL;
-	if (ti && a->exe_obj != NOT_YET) {
+	ti = a->ntls ? mr_hmap_get(&a->thread_by_tid, tid) : NULL;
+	if (ti) {
 		uint64_t fs = a->run->threads[*ti].fs_base;
-		if (fs && addr < fs && addr >= fs - a->exe_tls) {
-			uint64_t blk = fs - a->exe_tls;
-			struct mr_debuginfo *di = obj_di(a, a->exe_obj);
-			const struct mr_var *mv = di ? mr_debuginfo_tls_var_at(di, addr - blk) : NULL;
-			if (mv) {
+		if (fs && addr < fs && addr >= fs + (uint64_t)a->tls_lo) {
+			for (size_t i = 0; i < a->ntls; i++) {
+				uint64_t blk = fs + (uint64_t)a->tls[i].off;
+				struct mr_debuginfo *di;
+				const struct mr_var *mv;
+
+				if (addr < blk || addr >= blk + a->tls[i].memsz)
+					continue;
+				di = obj_di(a, a->tls[i].obj);
+				mv = di ? mr_debuginfo_tls_var_at(di, addr - blk) : NULL;
+				if (!mv)
+					return 0;
 				*rg = (struct range){ blk + mv->addr, blk + mv->addr + (mv->size ? mv->size : 1),
 						      0, UINT64_MAX, tid, 1 };
-				return dwarf_var(a, a->exe_obj, mv);
+				return dwarf_var(a, a->tls[i].obj, mv);
 			}
-			return 0;
+			return 0; /* static TLS between the modules' blocks */
 		}
 	}
 	ho = mr_heap_find(&a->stacks, addr, t);
 	if (ho) {
 		*rg = (struct range){ ho->addr, ho->end, ho->t0, ho->t1, 0, 1 };
 		/* the cached range must not cover a TLS block inside the stack */
-		for (size_t i = 0; i < a->run->nthreads && a->exe_tls; i++) {
-			uint64_t fs = a->run->threads[i].fs_base;
-			if (!fs || fs <= rg->lo || fs - a->exe_tls >= rg->hi)
+		for (size_t i = 0; i < a->run->nthreads && a->ntls; i++) {
+			uint64_t fs = a->run->threads[i].fs_base, lo = fs + (uint64_t)a->tls_lo;
+			if (!fs || fs <= rg->lo || lo >= rg->hi)
 				continue;
-			if (addr < fs - a->exe_tls)
-				rg->hi = fs - a->exe_tls;
+			if (addr < lo)
+				rg->hi = lo;
 			else if (addr >= fs)
 				rg->lo = fs;
 		}
@@ -835,6 +849,42 @@ static int open_exe(struct mr_attrib *a, const struct mr_attrib_opts *o, char *e
 	return 0;
 }
 
+/* The static TLS blocks: from the run's TLS records, else the executable's alone (its block
+ * ends at fs_base). Returns 0 or -ENOMEM. */
+static int build_tls(struct mr_attrib *a)
+{
+	struct mr_run *run = a->run;
+	size_t n = run->ntls ? run->ntls : 1;
+
+	a->tls = calloc(n, sizeof(*a->tls));
+	if (!a->tls)
+		return -ENOMEM;
+	for (size_t i = 0; i < run->ntls; i++) {
+		uint32_t oi;
+
+		if (run->tls[i].tp_offset >= 0 || !run->tls[i].memsz)
+			continue; /* not a static block below fs_base */
+		if (!run->tls[i].path[0] || run->tls[i].modid == 1) {
+			/* the executable (the dynamic linker names it "") */
+			if (a->exe_obj == NOT_YET)
+				continue;
+			oi = a->exe_obj;
+		} else {
+			oi = obj_for_path(a, run->tls[i].path, strlen(run->tls[i].path));
+			if (oi == NOT_YET)
+				return -ENOMEM;
+		}
+		a->tls[a->ntls++] = (struct tlsmod){ run->tls[i].tp_offset, run->tls[i].memsz, oi };
+	}
+	if (!run->ntls && a->exe_tls && a->exe_obj != NOT_YET)
+		a->tls[a->ntls++] = (struct tlsmod){ -(int64_t)a->exe_tls, a->exe_tls, a->exe_obj };
+	a->tls_lo = 0;
+	for (size_t i = 0; i < a->ntls; i++)
+		if (a->tls[i].off < a->tls_lo)
+			a->tls_lo = a->tls[i].off;
+	return 0;
+}
+
 int mr_attrib_open(struct mr_run *run, const struct mr_attrib_opts *o, struct mr_attrib **out,
 		   char *err, size_t errlen)
 {
@@ -916,7 +966,7 @@ int mr_attrib_open(struct mr_run *run, const struct mr_attrib_opts *o, struct mr
 		a->vars[id].objects++;
 		a->vars[id].bytes += run->allocs[i].size;
 	}
-	if (build_stacks(a))
+	if (build_stacks(a) || build_tls(a))
 		goto oom;
 	*out = a;
 	return 0;
@@ -961,6 +1011,7 @@ void mr_attrib_close(struct mr_attrib *a)
 	free(a->vars);
 	free(a->lines);
 	free(a->site_var);
+	free(a->tls);
 	free(a->stack_index);
 	free(a->cache);
 	free(a->exe_path);

@@ -117,6 +117,11 @@ static void dump_meta(const struct mr_run *run)
 	       mr_fmt_count(b, run->nfrees), mr_fmt_count(c, run->ntouches));
 	printf("# page homes: %s in %zu PAGES blocks (%s from first touches)\n", mr_fmt_count(a, npg),
 	       run->npages, mr_fmt_count(b, region0));
+	printf("# static TLS blocks: %zu\n", run->ntls);
+	for (size_t i = 0; i < run->ntls; i++)
+		printf("#   module %" PRIu32 " %s: fs_base%+" PRId64 ", %" PRIu64 " bytes\n",
+		       run->tls[i].modid, run->tls[i].path[0] ? run->tls[i].path : "(executable)",
+		       run->tls[i].tp_offset, run->tls[i].memsz);
 	printf("# maps snapshots: %zu\n", run->nmaps);
 	for (size_t i = 0; i < run->nmaps; i++)
 		printf("#   %.6f s, %zu bytes\n", secs(run, run->maps[i].time), run->maps[i].len);

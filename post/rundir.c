@@ -36,6 +36,7 @@ const char *mr_block_name(unsigned type)
 		[MPH_BLK_FREES] = "FREES", [MPH_BLK_FIRST_TOUCH] = "FIRST_TOUCH",
 		[MPH_BLK_REGION] = "REGION", [MPH_BLK_LOSS] = "LOSS", [MPH_BLK_PAGES] = "PAGES",
 		[MPH_BLK_NOTE] = "NOTE", [MPH_BLK_SAMPLES] = "SAMPLES", [MPH_BLK_END] = "END",
+		[MPH_BLK_TLS] = "TLS",
 	};
 	static __thread char other[24];
 
@@ -232,6 +233,50 @@ static int check_array(const struct memphis_block *h, size_t recsz, char *what, 
 	return -EINVAL;
 }
 
+/* Parse a TLS block: memphis_rec_tls entries, each followed by its path padded to 8
+ * bytes. A module seen again (same path) is updated. Returns 0, -EINVAL (what set) or
+ * -ENOMEM. */
+static int parse_tls(struct mr_run *run, const struct memphis_block *h, const unsigned char *p,
+		     char *what, size_t wlen)
+{
+	size_t off = 0;
+
+	while (off < h->length) {
+		struct memphis_rec_tls r;
+		struct mr_tls_mod m;
+		size_t k;
+
+		if (h->length - off < sizeof(r)) {
+			snprintf(what, wlen, "TLS block: %zu stray bytes at its end", (size_t)h->length - off);
+			return -EINVAL;
+		}
+		memcpy(&r, p + off, sizeof(r));
+		off += sizeof(r);
+		if (r.path_len > h->length - off || r.path_len > 4096) {
+			snprintf(what, wlen, "TLS block: a path of %" PRIu32 " bytes overruns the block",
+				 r.path_len);
+			return -EINVAL;
+		}
+		m.tp_offset = r.tp_offset;
+		m.memsz = r.memsz;
+		m.modid = r.modid;
+		m.path = strndup((const char *)p + off, r.path_len);
+		if (!m.path)
+			return -ENOMEM;
+		off += (r.path_len + 7u) & ~7u;
+		for (k = 0; k < run->ntls && strcmp(run->tls[k].path, m.path); k++)
+			;
+		if (k < run->ntls) {
+			free(run->tls[k].path);
+			run->tls[k] = m;
+		} else if (append(&run->tls, &run->ntls, &m, 1, sizeof(m))) {
+			free(m.path);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 /* Store one validated meta.mph block into run. Returns 0, -EINVAL with `what` set when the
  * block's content is inconsistent (treated as damage), -EPROTO for a future format
  * version (message in what), or -ENOMEM. */
@@ -244,7 +289,7 @@ static int meta_block(struct mr_run *run, const struct memphis_block *h, unsigne
 		snprintf(what, wlen, "first block is %s, not FILE", mr_block_name(h->type));
 		return -EINVAL;
 	}
-	if (h->type >= MPH_BLK_FILE && h->type <= MPH_BLK_END && h->version != 1) {
+	if (h->type >= MPH_BLK_FILE && h->type <= MPH_BLK_TLS && h->version != 1) {
 		run->unknown_blocks++;
 		return mr_run_add_warning(run, "%s: skipped a %s block of layout version %u "
 					  "(this memphis-report knows version 1)",
@@ -398,6 +443,8 @@ static int meta_block(struct mr_run *run, const struct memphis_block *h, unsigne
 		}
 		return 0;
 	}
+	case MPH_BLK_TLS:
+		return parse_tls(run, h, p, what, wlen);
 	case MPH_BLK_END:
 		run->meta_clean_end = 1;
 		return 0;
@@ -669,6 +716,9 @@ void mr_run_close(struct mr_run *run)
 		free(run->pages[i].page);
 	for (size_t i = 0; i < run->nnotes; i++)
 		free(run->notes[i].text);
+	for (size_t i = 0; i < run->ntls; i++)
+		free(run->tls[i].path);
+	free(run->tls);
 	for (size_t i = 0; i < run->ncpufiles; i++) {
 		free(run->cpus[i].name);
 		free(run->cpus[i].path);

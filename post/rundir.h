@@ -40,6 +40,14 @@ struct mr_note {
 	char *text;
 };
 
+/* A module's static TLS block: at fs_base + tp_offset, memsz bytes, in every thread. */
+struct mr_tls_mod {
+	int64_t tp_offset;
+	uint64_t memsz;
+	uint32_t modid;
+	char *path;
+};
+
 struct mr_cpufile {
 	char *name;           /* "cpu001.mph" */
 	char *path;
@@ -84,6 +92,8 @@ struct mr_run {
 	size_t npages;
 	struct mr_note *notes;
 	size_t nnotes;
+	struct mr_tls_mod *tls;       /* TLS blocks, one per module path (the last record wins) */
+	size_t ntls;
 
 	struct mr_cpufile *cpus;      /* sorted by cpu */
 	size_t ncpufiles;
