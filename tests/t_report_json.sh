@@ -133,6 +133,14 @@ v = [v for v in json.load(open("rep.json"))["variables"] if v["name"] == "colidx
 sys.exit(not (v["pages"] == 1024 and v["thread_index"] == 0 and v["thread_node"] == 0 and v["by_node"][0] == 1024))'
 check "first touch of a: mixed threads shown with their share" grep -q "^a: 50 % of 1,024 pages on node [01], 50 % on node [01], first touched by thread [02] (node [01]) for 50 %" text.txt
 
+"$GEN" tlsrun -n 60000 --allocs 5000 --tls-block >/dev/null
+"$R" tlsrun --all --top 0 --json > tls.json
+check "TLS block of the run: same attribution as from the executable's PT_TLS" python3 -c '
+import json, sys
+a = {v["name"]: v["samples"] for v in json.load(open("all.json"))["variables"]}
+b = {v["name"]: v["samples"] for v in json.load(open("tls.json"))["variables"]}
+sys.exit(not (a == b and a.get("tls_buf", 0) > 0))'
+
 "$R" run --json --region other --all > other.json
 check "--region other: only that region's samples" python3 -c '
 import json, sys

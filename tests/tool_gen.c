@@ -5,7 +5,7 @@
  *
  * usage: tool_gen OUTDIR [-n SAMPLES] [--allocs N] [--seed S] [--exe PATH] [--one-node]
  *                 [--truth FILE] [--truncate FILE:K] [--flip FILE:K] [--future]
- *                 [--unknown-block] [--no-end] [--block N]
+ *                 [--unknown-block] [--no-end] [--block N] [--tls-block]
  * Only libc and libm.
  */
 #include <errno.h>
@@ -176,15 +176,18 @@ static char *build_id(void)
 	return bid_hex;
 }
 
-static uint64_t tls_size;
+static uint64_t tls_size, tls_memsz, tls_data, tls_modid;
 static int tls_cb(struct dl_phdr_info *info, size_t size, void *data)
 {
 	(void)size;
 	(void)data;
 	if (info->dlpi_name && info->dlpi_name[0])
 		return 0;
+	tls_data = (uint64_t)(uintptr_t)info->dlpi_tls_data;
+	tls_modid = info->dlpi_tls_modid;
 	for (int i = 0; i < info->dlpi_phnum; i++)
 		if (info->dlpi_phdr[i].p_type == PT_TLS) {
+			tls_memsz = info->dlpi_phdr[i].p_memsz;
 			uint64_t al = info->dlpi_phdr[i].p_align ? info->dlpi_phdr[i].p_align : 1;
 			tls_size = (info->dlpi_phdr[i].p_memsz + al - 1) / al * al;
 		}
@@ -251,7 +254,7 @@ int main(int argc, char **argv)
 	const char *dir = NULL, *exe = NULL, *truth_path = NULL;
 	const char *trunc_spec = NULL, *flip_spec = NULL;
 	uint64_t n = 100000, nsmall = 1000, per_block = 4096;
-	int one_node = 0, future = 0, unknown_block = 0, no_end = 0;
+	int one_node = 0, future = 0, unknown_block = 0, no_end = 0, tls_block = 0;
 	char exe_buf[4096], path[4200];
 	struct truth tr[NV];
 	uint64_t totals[5] = { 0 }; /* exact approx noaddr nonmem total */
@@ -283,12 +286,14 @@ int main(int argc, char **argv)
 			unknown_block = 1;
 		else if (!strcmp(o, "--no-end"))
 			no_end = 1;
+		else if (!strcmp(o, "--tls-block"))
+			tls_block = 1;
 		else if (o[0] != '-' && !dir)
 			dir = o;
 		else {
 			fprintf(stderr, "usage: tool_gen OUTDIR [-n SAMPLES] [--allocs N] [--seed S] "
 				"[--exe PATH] [--one-node] [--truth FILE] [--truncate FILE:K] "
-				"[--flip FILE:K] [--future] [--unknown-block] [--no-end] [--block N]\n");
+				"[--flip FILE:K] [--future] [--unknown-block] [--no-end] [--block N] [--tls-block]\n");
 			return 1;
 		}
 	}
@@ -384,6 +389,11 @@ int main(int argc, char **argv)
 	}
 	if (unknown_block)
 		block(m, 99, "future block", 12);
+	if (tls_block) {
+		/* the executable's static TLS block as the library records it (path "") */
+		struct memphis_rec_tls t = { (int64_t)(tls_data - fs0), tls_memsz, (uint32_t)tls_modid, 0 };
+		block(m, MPH_BLK_TLS, &t, sizeof(t));
+	}
 	{
 		struct memphis_rec_thread th[NCPU];
 		for (int c = 0; c < NCPU; c++)
