@@ -648,8 +648,8 @@ static void pages_text(const struct ctx *c, const uint64_t *by_node, uint64_t to
 		if (!by_node[nd])
 			continue;
 		if (first)
-			fprintf(f, "%.0f %% of %s pages %s%s", pct(by_node[nd], total),
-				mr_fmt_count(a, total), where, which);
+			fprintf(f, "%.0f %% of %s page%s %s%s", pct(by_node[nd], total),
+				mr_fmt_count(a, total), total == 1 ? "" : "s", where, which);
 		else
 			fprintf(f, ", %.0f %% %s%s", pct(by_node[nd], total), where, which);
 		first = 0;
@@ -689,7 +689,7 @@ static void print_header(const struct ctx *c, FILE *f)
 	fprintf(f, "samples: %s total: %s exact, %s approximate%s, %s no address, %s non-memory",
 		mr_fmt_count(a, c->st.total), mr_fmt_count(b, c->st.exact),
 		mr_fmt_count(d, c->st.approx),
-		c->o.approx ? " (included)" : " (not attributed; --approx includes them)",
+		c->o.approx ? " (included)" : c->st.approx ? " (not attributed; --approx includes them)" : "",
 		mr_fmt_count(e, c->st.noaddr), mr_fmt_count(g, c->st.nonmem));
 	if (c->st.noflag)
 		fprintf(f, ", %s unclassified", mr_fmt_count(a, c->st.noflag));
