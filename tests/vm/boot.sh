@@ -10,6 +10,8 @@
 #                        switching it on through the monitor when the guest asks
 #   --thp, --autonuma    leave transparent huge pages / AutoNUMA at Debian's defaults
 #   --timeout S          QEMU's wall-clock limit (default $VM_TIMEOUT or 240)
+# $VM_CPU replaces -cpu max (e.g. max,la57=off: under load 10-13 no difference could be
+# told from the noise).
 # Prints the guest's "@@VM" lines (escape codes and CRs stripped) and one
 # "@@VM-HOST ..." line with timings. Exit 0 only when the guest printed its final marker,
 # no result line was lost and the results it sent arrived intact; QEMU's own exit status
@@ -79,7 +81,7 @@ now() { date +%s.%N; }
 strip='s/\x1b\[[0-9;?]*[A-Za-z]//g; s/\x1bc//g; s/\r//g'
 t_start=$(now)
 # shellcheck disable=SC2086 # $numa and $ss are word lists
-timeout -k 5 "$limit" qemu-system-x86_64 -accel tcg -cpu max -nodefaults -display none \
+timeout -k 5 "$limit" qemu-system-x86_64 -accel tcg -cpu "${VM_CPU:-max}" -nodefaults -display none \
 	-no-reboot -kernel "$kernel" -initrd "$initrd" \
 	-append "console=ttyS0 panic=-1 quiet $cmdline_extra vmtest.topo=$topo vmtest.limit=$limit" \
 	-smp $((nodes * cpn)),sockets=$nodes,cores=$cpn,threads=1 -m $((mem * nodes))M $numa \
