@@ -10,6 +10,7 @@
 #                        switching it on through the monitor when the guest asks
 #   --thp, --autonuma    leave transparent huge pages / AutoNUMA at Debian's defaults
 #   --timeout S          QEMU's wall-clock limit (default $VM_TIMEOUT or 240)
+# $VM_CHECK_TIMEOUT and $VM_TEST_TIMEOUT reach the guest on the kernel command line.
 # $VM_CPU replaces -cpu max (e.g. max,la57=off: under load 10-13 no difference could be
 # told from the noise).
 # Prints the guest's "@@VM" lines (escape codes and CRs stripped) and one
@@ -75,6 +76,8 @@ done
 ss=""
 [ "$ssboot" = 1 ] && ss=-singlestep
 
+# Limits the guest applies itself (guest-lib.sh, guest-run.sh).
+guest_env="vmtest.check_timeout=${VM_CHECK_TIMEOUT:-120} vmtest.test_timeout=${VM_TEST_TIMEOUT:-180}"
 now() { date +%s.%N; }
 # The serial log holds escape codes (SeaBIOS is skipped with PVH, but the kernel may emit
 # some) and CRs; a guest line may be glued to other output, so nothing is anchored.
@@ -83,7 +86,7 @@ t_start=$(now)
 # shellcheck disable=SC2086 # $numa and $ss are word lists
 timeout -k 5 "$limit" qemu-system-x86_64 -accel tcg -cpu "${VM_CPU:-max}" -nodefaults -display none \
 	-no-reboot -kernel "$kernel" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 quiet $cmdline_extra vmtest.topo=$topo vmtest.limit=$limit" \
+	-append "console=ttyS0 panic=-1 quiet $cmdline_extra vmtest.topo=$topo vmtest.limit=$limit $guest_env" \
 	-smp $((nodes * cpn)),sockets=$nodes,cores=$cpn,threads=1 -m $((mem * nodes))M $numa \
 	-serial file:console.log -serial pipe:ack -monitor pipe:mon \
 	-drive file=results.img,format=raw,if=virtio $ss > qemu.log 2>&1 &

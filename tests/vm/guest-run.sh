@@ -8,7 +8,8 @@
 
 vm_note "$VM_TOPO guest: kernel $(uname -r), $(nproc) cpus," \
 	"thp=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled)," \
-	"numa_balancing=$(cat /proc/sys/kernel/numa_balancing), uptime $(cut -d' ' -f1 /proc/uptime) s"
+	"numa_balancing=$(cat /proc/sys/kernel/numa_balancing), uptime $(cut -d' ' -f1 /proc/uptime) s;" \
+	"limits: check ${VM_CHECK_TIMEOUT:-120} s, script ${VM_TEST_TIMEOUT:-180} s, qemu $VM_LIMIT s"
 
 # --- phase 1: placement (no sampling, full speed) ---
 vm_check "topology is $VM_NODES nodes x $VM_CPUS_PER_NODE cpus, distances 10/20" \

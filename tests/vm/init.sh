@@ -21,6 +21,8 @@ for w in $(cat /proc/cmdline); do
 	case $w in
 	vmtest.topo=*) VM_TOPO=${w#*=} ;;
 	vmtest.limit=*) VM_LIMIT=${w#*=} ;; # QEMU's wall-clock limit: uptime never reaches it
+	vmtest.check_timeout=*) export VM_CHECK_TIMEOUT=${w#*=} ;;
+	vmtest.test_timeout=*) export VM_TEST_TIMEOUT=${w#*=} ;;
 	esac
 done
 export VM_LIMIT=${VM_LIMIT:-600} VM_TOPO VM_NODES=${VM_TOPO%x*} VM_CPUS_PER_NODE=${VM_TOPO#*x}

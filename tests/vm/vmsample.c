@@ -2,7 +2,8 @@
  *
  *   vmsample spread [MS]   sample this thread with task-clock (1 ms period, IP, TID, CPU,
  *                          REGS_USER) while it runs a 7-instruction random gather loop for
- *                          MS milliseconds (default 500); print the sample count and how
+ *                          MS milliseconds (default 500), longer until 200 samples are in
+ *                          (at most 40 x MS); print the sample count and how
  *                          the loop's samples fall over its instructions. Exit 0 when there
  *                          are >= 50 samples, every sample's user regs carry its IP, and the
  *                          loop's samples are spread: >= 3 distinct IPs and under half on
@@ -29,7 +30,9 @@
 #include <unistd.h>
 
 #define PERF_REG_X86_IP 8
-#define RING_PAGES 64 /* data pages: 256 KiB, far more than 2 s of 1 kHz samples */
+#define RING_PAGES 512 /* data pages: 2 MiB, far more than 20 s of 1 kHz samples */
+#define SAMPLE_BYTES 48 /* header, ip, pid/tid, cpu/res, abi, regs[1] */
+#define WANT_SAMPLES 200
 #define DATA_LEN (1u << 20) /* 1 M entries of 8 bytes: 8 MiB, past the caches */
 #define IDX_LEN (1u << 16)  /* the loop walks these indices round and round */
 
@@ -114,9 +117,14 @@ static int cmd_spread(double ms)
 		return 2;
 	}
 	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	/* At least MS, then on until WANT_SAMPLES are in (at most 40 x MS): a vCPU starved by
+	 * a busy host gets late timer interrupts, and the hrtimer folds missed periods into
+	 * one sample, so the count per wall-clock second varies with the host's load. */
 	double t0 = now_ms(), elapsed;
 	uint64_t iters = 0;
-	while ((elapsed = now_ms() - t0) < ms) {
+	while ((elapsed = now_ms() - t0) < ms ||
+	       (__atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE) < WANT_SAMPLES * SAMPLE_BYTES &&
+		elapsed < 40 * ms)) {
 		sum += gather(idx, data, 4096);
 		iters += 4096;
 	}
@@ -156,8 +164,8 @@ static int cmd_spread(double ms)
 	}
 
 	int distinct = 0;
-	printf("%.1f M loop iterations/s, samples=%ld in_loop=%ld regs_ok=%ld lost=%llu loop:",
-	       iters / elapsed / 1e3, total, in_loop, regs_ok, (unsigned long long)lost);
+	printf("%.0f ms, %.1f M loop iterations/s, samples=%ld in_loop=%ld regs_ok=%ld lost=%llu loop:",
+	       elapsed, iters / elapsed / 1e3, total, in_loop, regs_ok, (unsigned long long)lost);
 	for (unsigned o = 0; o < hi - lo && o < 64; o++)
 		if (per_insn[o]) {
 			printf(" +%u:%ld", o, per_insn[o]);
