@@ -1,0 +1,43 @@
+# numa-lib.sh - shared by the numa-*.guest.sh / numa-*.host.sh tests (sourced after $VM_LIB).
+# Guest: run NAME CMD... runs one workload single-stepped (timer samples then carry exact
+# addresses, shared/VM-RECIPE.md) with its run directory in $VM_OUT/NAME.
+# Host: judge NAME CHECK [ARGS] runs memphis-report --json (with --all, and the default
+# remote tables) on it and reports the checks of numa_check.py as results.
+export MEMPHIS_PERIOD=250us OMP_PROC_BIND=true OMP_WAIT_POLICY=passive
+CG_SIZE="-n 8000 -i 2"
+
+run() {
+	name=$1
+	shift
+	vm_singlestep on || return 1
+	MEMPHIS_OUTPUT="$VM_OUT/$name" timeout 150 "$@" > "$VM_OUT/$name.out" 2> "$VM_OUT/$name.err"
+	rc=$?
+	vm_singlestep off
+	if [ "$rc" = 0 ] && [ -f "$VM_OUT/$name/meta.mph" ]; then
+		vm_result ok "$name runs under memphis in the $VM_TOPO guest"
+	else
+		vm_note "$name: exit $rc: $(tail -n 2 "$VM_OUT/$name.err")"
+		vm_result fail "$name runs under memphis in the $VM_TOPO guest"
+	fi
+}
+
+judge() {
+	name=$1
+	shift
+	if [ ! -d "$VM_OUT/$name" ]; then
+		vm_result fail "$name: no run directory came back from the guest"
+		return
+	fi
+	R="$MEMPHIS_BUILD/memphis-report"
+	"$R" --all --json --top 1000 "$VM_OUT/$name" > "$VM_OUT/$name.json" 2> "$VM_OUT/$name.report.err"
+	"$R" --json --top 1000 "$VM_OUT/$name" > "$VM_OUT/$name.remote.json" 2>> "$VM_OUT/$name.report.err"
+	python3 "$MEMPHIS_SRC/tests/vm/guest-tests/numa_check.py" "$VM_OUT/$name.json" \
+		"$VM_OUT/$name.remote.json" "$@" > "$VM_OUT/$name.check" 2>&1
+	while IFS= read -r line; do
+		case $line in
+		ok\ *) vm_result ok "[$name] ${line#ok }" ;;
+		fail\ *) vm_result fail "[$name] ${line#fail }" ;;
+		*) vm_note "[$name] $line" ;;
+		esac
+	done < "$VM_OUT/$name.check"
+}

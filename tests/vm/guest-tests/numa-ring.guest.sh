@@ -1,0 +1,10 @@
+# numa-ring.guest.sh - 4 nodes: the thread on node k reads the array first touched on
+# node (k+1) mod 4 (tests/prog_ring).
+. "$VM_LIB"
+vm_require_memphis
+. "$(dirname "$VM_LIB")/guest-tests/numa-lib.sh"
+case $VM_TOPO in
+4x*) ;;
+*) vm_result skip "node x node ring" "it runs in the 4-node guest"; exit 0 ;;
+esac
+run ring "$MEMPHIS_BUILD/tests/prog_ring" 131072 2
