@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * include/memphis/memphismod.h - the user/kernel interface of /dev/memphismod, shared by
+ * kmod/memphismod.c and lib/backend_kmod.c. Nothing else defines it.
+ *
+ * ABI policy: every argument struct starts with `__u64 size` (the caller's sizeof, set
+ * before the call) and only ever grows at its end. The module accepts a struct larger than
+ * it knows when the extra bytes are zero (else -E2BIG), a smaller one when it holds at least
+ * the first version (else -EINVAL), and writes back min(caller's size, its own) bytes with
+ * `size` set to that count. Records returned by READ have the size GET_VERSION reports in
+ * record_size (>= the first version's 192 bytes); a reader steps by that size and ignores
+ * fields it does not know. Unknown command numbers give -ENOTTY, unknown flag bits and
+ * nonzero reserved fields -EINVAL, event kinds the machine cannot sample -EOPNOTSUPP.
+ *
+ * Use: open("/dev/memphismod", O_RDWR | O_CLOEXEC); GET_VERSION; CONFIGURE (optional,
+ * defaults: cpu clock, 1 ms, the module's default buffer); START samples every thread of
+ * the calling process, present and future, until STOP or close; READ takes buffered
+ * records (only from the process that started sampling); STOP pauses, START resumes.
+ */
+#ifndef MEMPHIS_MEMPHISMOD_H
+#define MEMPHIS_MEMPHISMOD_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define MEMPHISMOD_DEVICE "/dev/memphismod"
+#define MEMPHISMOD_ABI_VERSION 1
+
+/* GET_VERSION caps */
+#define MEMPHISMOD_CAP_CPU_CLOCK  (1ULL << 0) /* software cpu-clock sampling with registers */
+#define MEMPHISMOD_CAP_IBS_OP     (1ULL << 1) /* the CPU has AMD IBS (op sampling) */
+#define MEMPHISMOD_CAP_PEBS       (1ULL << 2) /* the CPU has Intel PEBS */
+#define MEMPHISMOD_CAP_KERNEL_IP  (1ULL << 3) /* caller may receive kernel samples (CAP_PERFMON) */
+
+/* CONFIGURE kind */
+enum memphismod_kind {
+	MEMPHISMOD_KIND_CPU_CLOCK = 0, /* period in ns; records carry user registers */
+	MEMPHISMOD_KIND_IBS_OP = 1,    /* reserved: period in ops; records carry addr, data_src */
+	MEMPHISMOD_KIND_PEBS_LDLAT = 2, /* reserved: period in loads; addr, data_src, weight */
+};
+
+struct memphismod_version {
+	__u64 size;        /* in: sizeof(struct memphismod_version) */
+	__u64 abi_version; /* out: MEMPHISMOD_ABI_VERSION of the module */
+	__u64 caps;        /* out: MEMPHISMOD_CAP_* */
+	__u64 record_size; /* out: bytes per struct memphismod_record returned by READ */
+	__u64 buffer_min;  /* out: per-CPU buffer size limits in bytes (module parameters) */
+	__u64 buffer_max;
+	__u64 buffer_default;
+	__u64 period_min;  /* out: cpu-clock period limits in ns */
+	__u64 period_max;
+	__u64 nr_cpus;     /* out: nr_cpu_ids: records' cpu is below this */
+};
+#define MEMPHISMOD_VERSION_SIZE_VER0 80
+
+struct memphismod_config {
+	__u64 size;        /* in: sizeof(struct memphismod_config) */
+	__u64 kind;        /* enum memphismod_kind */
+	__u64 period;      /* ns (cpu clock), 0 = 1 ms */
+	__u64 buffer_size; /* bytes per CPU, 0 = buffer_default, else within [min, max] */
+	__u64 flags;       /* must be 0 */
+};
+#define MEMPHISMOD_CONFIG_SIZE_VER0 40
+
+struct memphismod_start {
+	__u64 size;  /* in: sizeof(struct memphismod_start) */
+	__u64 flags; /* must be 0 */
+};
+#define MEMPHISMOD_START_SIZE_VER0 16
+
+struct memphismod_read {
+	__u64 size;      /* in: sizeof(struct memphismod_read) */
+	__u64 buf;       /* in: user pointer to the caller's buffer */
+	__u64 buf_size;  /* in: its size in bytes; whole records only are copied */
+	__u64 flags;     /* in: must be 0 */
+	__u64 nr_records; /* out: records copied */
+	__u64 lost;      /* out: records dropped (buffers full) since the last READ */
+	__u64 pending;   /* out: records still buffered after this READ (read again) */
+};
+#define MEMPHISMOD_READ_SIZE_VER0 56
+
+/* record flags */
+#define MEMPHISMOD_REC_REGS     (1U << 0) /* regs[] hold the user registers at the sample */
+#define MEMPHISMOD_REC_ADDR     (1U << 1) /* addr is a data address reported by the event */
+#define MEMPHISMOD_REC_DATA_SRC (1U << 2) /* data_src is union perf_mem_data_src */
+#define MEMPHISMOD_REC_WEIGHT   (1U << 3) /* weight is the access latency in cycles */
+#define MEMPHISMOD_REC_KERNEL   (1U << 4) /* ip is a kernel address (CAP_PERFMON callers only) */
+
+#define MEMPHISMOD_NREGS 17 /* AX BX CX DX SI DI BP SP IP R8..R15 (lib/insn.h order) */
+
+struct memphismod_record {
+	__u64 time;     /* CLOCK_MONOTONIC ns (ktime_get_mono_fast_ns) */
+	__u64 ip;       /* sampled instruction pointer (user space unless REC_KERNEL) */
+	__u64 addr;     /* data address when REC_ADDR, else 0 */
+	__u64 data_src; /* when REC_DATA_SRC, else 0 */
+	__u64 weight;   /* when REC_WEIGHT, else 0 */
+	__u32 pid;      /* thread group id and thread id, in the caller's pid namespace */
+	__u32 tid;
+	__u32 cpu;
+	__u32 flags;    /* MEMPHISMOD_REC_* */
+	__u64 regs[MEMPHISMOD_NREGS]; /* when REC_REGS, else 0 */
+};
+#define MEMPHISMOD_RECORD_SIZE_VER0 192
+
+#define MEMPHISMOD_IOC_MAGIC 0xB7
+/* The argument is a pointer to the struct; its first __u64 is its size (the number in the
+ * command encodes only that header, so the command stays the same as the struct grows). */
+#define MEMPHISMOD_IOC_GET_VERSION _IOWR(MEMPHISMOD_IOC_MAGIC, 1, __u64)
+#define MEMPHISMOD_IOC_CONFIGURE   _IOW(MEMPHISMOD_IOC_MAGIC, 2, __u64)
+#define MEMPHISMOD_IOC_START       _IOW(MEMPHISMOD_IOC_MAGIC, 3, __u64)
+#define MEMPHISMOD_IOC_STOP        _IO(MEMPHISMOD_IOC_MAGIC, 4)
+#define MEMPHISMOD_IOC_READ        _IOWR(MEMPHISMOD_IOC_MAGIC, 5, __u64)
+
+#endif /* MEMPHIS_MEMPHISMOD_H */
