@@ -292,6 +292,8 @@ static void close_region(void)
 	memphis__thread_unlock();
 	if (memphis__g.sampling_ok)
 		memphis__thread_foreach(enable_one, &off);
+	if (memphis__g.sampling_ok && memphis__g.backend->start)
+		memphis__g.backend->start(0);
 	memphis__drain_all();
 	memphis__flush_samples();
 	pages = memphis__region_pages_take(&npages);
@@ -355,6 +357,8 @@ EXPORT int memphis_mark_named_len(const char *name, unsigned long len)
 	memphis__thread_unlock();
 	if (memphis__g.sampling_ok)
 		memphis__thread_foreach(enable_one, &on);
+	if (memphis__g.sampling_ok && memphis__g.backend->start)
+		memphis__g.backend->start(1);
 	pthread_mutex_unlock(&memphis__g.drain_lock);
 	pthread_mutex_unlock(&memphis__g.api_lock);
 	return memphis__g.sampling_ok ? 0 : (sample_err ? sample_err : memphis__writer_error());

@@ -16,21 +16,20 @@ static void hardware_skips(char *skips, size_t n)
 	int ibs = access("/sys/bus/event_source/devices/ibs_op/type", F_OK) == 0;
 	int cpu_pmu = access("/sys/bus/event_source/devices/cpu/type", F_OK) == 0 ||
 		      access("/sys/bus/event_source/devices/cpu_core/type", F_OK) == 0;
-	int kmod = access("/dev/memphismod", F_OK) == 0;
 
-	snprintf(skips + used, n - used, "ibs: %s\npebs: %s\nkmod: %s\n",
+	snprintf(skips + used, n - used, "ibs: %s\npebs: %s\n",
 		 ibs ? "IBS PMU present, backend not built in this version" : "no ibs_op PMU",
 		 cpu_pmu ? "core PMU present, backend not built in this version"
-			 : "no hardware core PMU (software events only)",
-		 kmod ? "/dev/memphismod present, backend not built in this version"
-		      : "/dev/memphismod not present (module not loaded)");
+			 : "no hardware core PMU (software events only)");
 }
 
 const struct memphis__backend *memphis__backend_select(const char *want, char *why,
 						       size_t why_n, char *skips,
 						       size_t skips_n)
 {
-	static const struct memphis__backend *const table[] = { &memphis__backend_soft };
+	/* auto: soft when the process may use perf_event_open itself, else the module */
+	static const struct memphis__backend *const table[] = { &memphis__backend_soft,
+								 &memphis__backend_kmod };
 	const size_t n = sizeof(table) / sizeof(table[0]);
 	int automatic = !strcmp(want, "auto");
 
@@ -53,12 +52,13 @@ const struct memphis__backend *memphis__backend_select(const char *want, char *w
 		}
 		size_t used = strlen(skips);
 		snprintf(skips + used, skips_n - used, "%s: %s\n", table[i]->name, reason);
-		snprintf(why, why_n, "%s", reason);
+		if (!automatic || !why[0]) /* auto: the first source's reason is the usual fix */
+			snprintf(why, why_n, "%s", reason);
 		if (!automatic)
 			return NULL;
 	}
 	if (!why[0])
-		snprintf(why, why_n, "MEMPHIS_BACKEND=%s: no such backend (use auto, soft or none)",
+		snprintf(why, why_n, "MEMPHIS_BACKEND=%s: no such backend (use auto, soft, kmod or none)",
 			 want);
 	return NULL;
 }

@@ -138,6 +138,8 @@ void memphis__drain_all(void)
 {
 	memphis__internal++;
 	memphis__thread_foreach(drain_one, NULL);
+	if (memphis__g.sampling_ok && memphis__g.backend->drain_process)
+		memphis__g.backend->drain_process();
 	memphis__internal--;
 }
 
@@ -147,31 +149,33 @@ struct pollset {
 	size_t n, cap;
 };
 
+/* Append fd (of thread tid; 0 for the kick eventfd) to the poll set. */
+static void pollset_add(struct pollset *ps, int fd, pid_t tid)
+{
+	if (ps->n == ps->cap) {
+		size_t ncap = ps->cap ? ps->cap * 2 : 64;
+		struct pollfd *f = realloc(ps->fds, ncap * sizeof(*f));
+		pid_t *tt = realloc(ps->tids, ncap * sizeof(*tt));
+		if (f)
+			ps->fds = f;
+		if (tt)
+			ps->tids = tt;
+		if (!f || !tt)
+			return;
+		ps->cap = ncap;
+	}
+	ps->fds[ps->n] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	ps->tids[ps->n++] = tid;
+}
+
 static void collect(struct memphis__thread *t, void *ctx)
 {
-	struct pollset *ps = ctx;
-	int fds[2] = { t->sample.fd, t->fault.fd };
-
 	if (t->gone)
 		return;
-	for (int i = 0; i < 2; i++) {
-		if (fds[i] < 0)
-			continue;
-		if (ps->n == ps->cap) {
-			size_t ncap = ps->cap ? ps->cap * 2 : 64;
-			struct pollfd *f = realloc(ps->fds, ncap * sizeof(*f));
-			pid_t *tt = realloc(ps->tids, ncap * sizeof(*tt));
-			if (f)
-				ps->fds = f;
-			if (tt)
-				ps->tids = tt;
-			if (!f || !tt)
-				return;
-			ps->cap = ncap;
-		}
-		ps->fds[ps->n] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
-		ps->tids[ps->n++] = t->tid;
-	}
+	if (t->sample.fd >= 0)
+		pollset_add(ctx, t->sample.fd, t->tid);
+	if (t->fault.fd >= 0)
+		pollset_add(ctx, t->fault.fd, t->tid);
 }
 
 struct hup {
@@ -215,8 +219,7 @@ static void *drain_main(void *arg)
 			gen = memphis__thread_generation();
 			ps.n = 0;
 			memphis__thread_foreach(collect, &ps);
-			struct memphis__thread kick = { .tid = 0, .sample = { .fd = kick_fd }, .fault = { .fd = -1 } };
-			collect(&kick, &ps);
+			pollset_add(&ps, kick_fd, 0);
 		}
 		int r = poll(ps.fds, ps.n, POLL_MS);
 		if (r < 0 && errno != EINTR)
@@ -256,6 +259,8 @@ static void *drain_main(void *arg)
 		if (memphis__writer_error() && memphis__g.sampling_ok) {
 			memphis__g.sampling_ok = 0;
 			memphis__thread_foreach(disable_one, NULL);
+			if (memphis__g.backend->start)
+				memphis__g.backend->start(0);
 		}
 		pthread_mutex_unlock(&memphis__g.drain_lock);
 	}

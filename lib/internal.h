@@ -147,8 +147,15 @@ struct memphis__backend {
 	void (*drain)(struct memphis__thread *t);
 	/* Release the thread's stream (after a final drain). */
 	void (*close)(struct memphis__thread *t);
+	/* Optional, for sources that sample the whole process at once (kmod); NULL for
+	 * per-thread sources. start(1) runs after every thread's enable(1) when a region
+	 * opens, start(0) before the final drain when it closes. 0 or -errno. */
+	int (*start)(int on);
+	/* Emit the process's buffered samples; called by memphis__drain_all (g.drain_lock). */
+	void (*drain_process)(void);
 };
 extern const struct memphis__backend memphis__backend_soft;
+extern const struct memphis__backend memphis__backend_kmod;
 /* Choose per MEMPHIS_BACKEND; fills why/skips for the RUN block. NULL when none can run
  * (then `why` holds the one line to print). */
 const struct memphis__backend *memphis__backend_select(const char *want, char *why,

@@ -1,0 +1,320 @@
+/* lib/backend_kmod.c - samples from the kernel module /dev/memphismod (kmod/), for users
+ * and machines where perf_event_open is forbidden to the process (perf_event_paranoid 3,
+ * no CAP_PERFMON) but the administrator granted the device to the user's group.
+ *
+ * The module samples the whole process (every thread, present and future) with a
+ * cpu-clock event per CPU and returns records with the interrupted user registers, so a
+ * sample is attributed exactly as the soft backend does (execution predecessor, address
+ * rebuilt from the registers; lib/insn.h): weights are stall-weighted too. It works per
+ * process, not per thread: the per-thread hooks do nothing and the process hooks
+ * start/stop the module at region boundaries and empty its buffers from the drain thread
+ * (at least every 100 ms) and at memphis_print().
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "insn.h"
+#include "internal.h"
+#include "kmod.h"
+#include "memphis/memphismod.h"
+
+#define BATCH 1024 /* records per READ */
+
+static int dev_fd = -1;
+static size_t rec_size;
+static uint32_t ncpus;
+static unsigned char *rbuf;                   /* BATCH records as the module wrote them */
+static struct memphis__kmod_sample *samples;  /* the batch decoded, sorted by tid */
+static size_t nsamples;
+static uint64_t unknown_tid;                  /* samples of threads not in the registry */
+static struct memphis__code *code;            /* under g.drain_lock only */
+
+int memphis__kmod_decode(const void *rec, size_t size, uint32_t n_cpus,
+			 struct memphis__kmod_sample *out)
+{
+	struct memphismod_record r;
+
+	if (size < MEMPHISMOD_RECORD_SIZE_VER0)
+		return -EINVAL;
+	memcpy(&r, rec, sizeof(r));
+	memset(out, 0, sizeof(*out));
+	if ((r.flags & MEMPHISMOD_REC_KERNEL) || r.ip >= (1ull << 63) || r.ip == 0)
+		return -EPERM;
+	if (r.cpu >= n_cpus || r.cpu > UINT16_MAX || r.tid == 0)
+		return -ERANGE;
+	out->pid = r.pid;
+	out->s.time = r.time;
+	out->s.sampled_ip = r.ip;
+	out->s.ip = r.ip;
+	out->s.tid = r.tid;
+	out->s.cpu = (uint16_t)r.cpu;
+	out->s.weight = 1;
+	out->s.flags = MPH_S_NOADDR | MPH_S_NOPRED;
+	if (r.flags & MEMPHISMOD_REC_WEIGHT)
+		out->s.weight = r.weight > UINT32_MAX ? UINT32_MAX : (uint32_t)r.weight;
+	if (r.flags & MEMPHISMOD_REC_DATA_SRC)
+		out->s.data_src = r.data_src;
+	if (r.flags & MEMPHISMOD_REC_ADDR) {
+		/* the event names the access itself: no predecessor search */
+		if (r.addr < (1ull << 63)) {
+			out->s.addr = r.addr;
+			out->s.flags = MPH_S_EXACT | MPH_S_HWADDR;
+		} else {
+			out->s.flags = MPH_S_NOADDR;
+		}
+	} else if (r.flags & MEMPHISMOD_REC_REGS) {
+		out->has_regs = 1;
+		memcpy(out->regs, r.regs, sizeof(out->regs));
+	}
+	return 0;
+}
+
+/* Why the device cannot be used, for the one line the user sees. */
+static void access_reason(int err, char *why, size_t n)
+{
+	struct stat st;
+	char grp[64] = "";
+
+	if (err == ENOENT || err == ENODEV || err == ENXIO) {
+		snprintf(why, n, "%s not present: the memphismod kernel module is not loaded "
+			 "(as root: modprobe memphismod group=GID; see kmod/README.md)",
+			 MEMPHISMOD_DEVICE);
+		return;
+	}
+	if ((err == EACCES || err == EPERM) && stat(MEMPHISMOD_DEVICE, &st) == 0) {
+		struct group *g = getgrgid(st.st_gid);
+		if (g)
+			snprintf(grp, sizeof(grp), "%s", g->gr_name);
+		else
+			snprintf(grp, sizeof(grp), "%u", (unsigned)st.st_gid);
+		snprintf(why, n, "no access to %s (mode %03o, group %s): ask the administrator to "
+			 "add you to group %s", MEMPHISMOD_DEVICE, (unsigned)(st.st_mode & 0777), grp,
+			 grp);
+		return;
+	}
+	snprintf(why, n, "cannot open %s: %s", MEMPHISMOD_DEVICE, strerror(err));
+}
+
+/* Per-CPU buffer: >= 0.5 s of samples at the period (the drain thread empties it every
+ * 100 ms), within the module's limits. */
+static uint64_t buffer_bytes(const struct memphismod_version *v, uint64_t period_ns)
+{
+	uint64_t want = v->record_size * (500000000ull / period_ns + 1);
+
+	if (want < v->buffer_default)
+		want = v->buffer_default;
+	if (want > v->buffer_max)
+		want = v->buffer_max;
+	return want;
+}
+
+static int kmod_probe(char *why, size_t n)
+{
+	struct memphismod_version v = { .size = sizeof(v) };
+	struct memphismod_config c = { .size = sizeof(c) };
+	uint64_t period = memphis__g.cfg.period_ns;
+	int fd, err;
+
+	if (dev_fd >= 0)
+		return 0;
+	fd = open(MEMPHISMOD_DEVICE, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		err = errno;
+		access_reason(err, why, n);
+		return -err;
+	}
+	if (ioctl(fd, MEMPHISMOD_IOC_GET_VERSION, &v) < 0) {
+		err = errno;
+		snprintf(why, n, "%s: GET_VERSION failed (%s): not a memphismod device?",
+			 MEMPHISMOD_DEVICE, strerror(err));
+		goto out_close;
+	}
+	if (v.abi_version != MEMPHISMOD_ABI_VERSION || v.record_size < MEMPHISMOD_RECORD_SIZE_VER0 ||
+	    v.record_size > 4096 || v.nr_cpus == 0) {
+		err = EPROTO;
+		snprintf(why, n, "%s speaks ABI %llu (record %llu bytes), this library ABI %d: "
+			 "load the module of the same memphis version", MEMPHISMOD_DEVICE,
+			 (unsigned long long)v.abi_version, (unsigned long long)v.record_size,
+			 MEMPHISMOD_ABI_VERSION);
+		goto out_close;
+	}
+	if (period < v.period_min)
+		period = v.period_min;
+	if (period > v.period_max)
+		period = v.period_max;
+	c.kind = MEMPHISMOD_KIND_CPU_CLOCK;
+	c.period = period;
+	c.buffer_size = buffer_bytes(&v, period);
+	if (ioctl(fd, MEMPHISMOD_IOC_CONFIGURE, &c) < 0) {
+		err = errno;
+		snprintf(why, n, "%s: CONFIGURE (period %llu ns, buffer %llu bytes) failed: %s",
+			 MEMPHISMOD_DEVICE, (unsigned long long)c.period,
+			 (unsigned long long)c.buffer_size, strerror(err));
+		goto out_close;
+	}
+	memphis__internal++;
+	rbuf = malloc(BATCH * v.record_size);
+	samples = malloc(BATCH * sizeof(*samples));
+	memphis__internal--;
+	if (!rbuf || !samples) {
+		err = ENOMEM;
+		snprintf(why, n, "out of memory");
+		goto out_free;
+	}
+	rec_size = v.record_size;
+	ncpus = v.nr_cpus > UINT32_MAX ? UINT32_MAX : (uint32_t)v.nr_cpus;
+	memphis__g.cfg.period_ns = period;
+	dev_fd = fd;
+	memphis__log(MPH_LOG_INFO, "kmod: %s abi %llu, period %llu ns, buffer %llu bytes/cpu",
+		     MEMPHISMOD_DEVICE, (unsigned long long)v.abi_version,
+		     (unsigned long long)period, (unsigned long long)c.buffer_size);
+	return 0;
+
+out_free:
+	memphis__internal++;
+	free(rbuf);
+	free(samples);
+	memphis__internal--;
+	rbuf = NULL;
+	samples = NULL;
+out_close:
+	close(fd);
+	return -err;
+}
+
+/* Per-thread hooks: the module samples the whole process, nothing to do per thread. */
+static int kmod_open(struct memphis__thread *t)
+{
+	return 0;
+}
+
+static int kmod_enable(struct memphis__thread *t, int on)
+{
+	return 0;
+}
+
+static void kmod_drain(struct memphis__thread *t)
+{
+}
+
+static void kmod_close(struct memphis__thread *t)
+{
+}
+
+static int kmod_start(int on)
+{
+	struct memphismod_start st = { .size = sizeof(st) };
+	int r;
+
+	if (dev_fd < 0)
+		return -EBADF;
+	r = on ? ioctl(dev_fd, MEMPHISMOD_IOC_START, &st) : ioctl(dev_fd, MEMPHISMOD_IOC_STOP, 0);
+	if (r < 0) {
+		int err = errno;
+		memphis__warn_once("kmod: %s failed: %s", on ? "START" : "STOP", strerror(err));
+		return -err;
+	}
+	return 0;
+}
+
+static int by_tid(const void *a, const void *b)
+{
+	const struct memphis__kmod_sample *x = a, *y = b;
+
+	if (x->s.tid != y->s.tid)
+		return x->s.tid < y->s.tid ? -1 : 1;
+	return x->s.time < y->s.time ? -1 : x->s.time > y->s.time;
+}
+
+/* Emit the batch's samples of thread t (registry lock held by the foreach). */
+static void emit_thread(struct memphis__thread *t, void *ctx)
+{
+	size_t *matched = ctx;
+	size_t lo = 0, hi = nsamples;
+
+	if (t->gone)
+		return;
+	while (lo < hi) { /* first sample with tid >= t->tid */
+		size_t mid = lo + (hi - lo) / 2;
+		if (samples[mid].s.tid < (uint32_t)t->tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < nsamples && samples[lo].s.tid == (uint32_t)t->tid; lo++) {
+		struct memphis__kmod_sample *k = &samples[lo];
+
+		if (k->has_regs && code) {
+			struct memphis__regs regs;
+			memcpy(regs.r, k->regs, sizeof(regs.r));
+			regs.fs_base = t->fs_base;
+			regs.gs_base = 0;
+			k->s.flags = (uint16_t)memphis__code_attribute(code, k->s.sampled_ip, &regs,
+								       &k->s.ip, &k->s.addr);
+		}
+		memphis__emit_sample(t, &k->s);
+		(*matched)++;
+	}
+}
+
+/* Empty the module's buffers (caller holds g.drain_lock). */
+static void kmod_drain_process(void)
+{
+	for (int rounds = 0; dev_fd >= 0 && rounds < 64; rounds++) {
+		struct memphismod_read rd = {
+			.size = sizeof(rd),
+			.buf = (uint64_t)(uintptr_t)rbuf,
+			.buf_size = BATCH * rec_size,
+		};
+		size_t matched = 0;
+
+		if (ioctl(dev_fd, MEMPHISMOD_IOC_READ, &rd) < 0) {
+			memphis__warn_once("kmod: READ failed: %s", strerror(errno));
+			return;
+		}
+		memphis__g.region.lost += rd.lost;
+		if (rd.nr_records > BATCH)
+			rd.nr_records = BATCH;
+		nsamples = 0;
+		for (size_t i = 0; i < rd.nr_records; i++)
+			if (memphis__kmod_decode(rbuf + i * rec_size, rec_size, ncpus,
+						 &samples[nsamples]) == 0 &&
+			    samples[nsamples].pid == (uint32_t)memphis__g.pid)
+				nsamples++;
+		if (nsamples) {
+			if (!code) {
+				memphis__internal++;
+				code = memphis__code_new();
+				memphis__internal--;
+			}
+			qsort(samples, nsamples, sizeof(*samples), by_tid);
+			memphis__thread_foreach(emit_thread, &matched);
+			/* the drain thread (never registered) and threads not found yet */
+			unknown_tid += nsamples - matched;
+		}
+		if (rd.pending == 0 || rd.nr_records == 0)
+			break;
+	}
+	if (unknown_tid)
+		memphis__log(MPH_LOG_DEBUG, "kmod: %llu samples of unregistered threads dropped",
+			     (unsigned long long)unknown_tid);
+}
+
+const struct memphis__backend memphis__backend_kmod = {
+	.name = "kmod",
+	.weight = "stall",
+	.probe = kmod_probe,
+	.open = kmod_open,
+	.enable = kmod_enable,
+	.drain = kmod_drain,
+	.close = kmod_close,
+	.start = kmod_start,
+	.drain_process = kmod_drain_process,
+};

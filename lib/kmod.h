@@ -1,0 +1,31 @@
+/* lib/kmod.h - records of /dev/memphismod (include/memphis/memphismod.h) into samples: the
+ * pure part of the kmod backend (lib/backend_kmod.c), kept apart so that unit tests can
+ * feed it records byte by byte. */
+#ifndef MEMPHIS_KMOD_H
+#define MEMPHIS_KMOD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "insn.h"
+#include "memphis/format.h"
+
+struct memphis__kmod_sample {
+	struct memphis_rec_sample s; /* time, sampled_ip, ip, tid, cpu, weight, data_src, and
+	                              * for event addresses addr + flags; region left 0 */
+	uint32_t pid;
+	int has_regs;                /* regs valid: rebuild the address as the soft backend */
+	uint64_t regs[MPH_NREGS];    /* lib/insn.h order */
+};
+
+/* Decode one record of `rec_size` bytes (the module's record_size from GET_VERSION; larger
+ * than this library knows is fine, the rest is ignored). Records the library must never
+ * use are refused: kernel instruction pointers (-EPERM), a CPU number >= ncpus or beyond
+ * the 16-bit field, tid 0 (-ERANGE), rec_size below the first version (-EINVAL). A data
+ * address from the event gives MPH_S_EXACT | MPH_S_HWADDR (user addresses only, else
+ * MPH_S_NOADDR); without address and registers the sample is MPH_S_NOADDR | MPH_S_NOPRED.
+ * Returns 0 and fills *out. Pure: no system calls, no allocation. */
+int memphis__kmod_decode(const void *rec, size_t rec_size, uint32_t ncpus,
+			 struct memphis__kmod_sample *out);
+
+#endif /* MEMPHIS_KMOD_H */
