@@ -103,11 +103,12 @@ static const char *blanks(const char *p)
 
 int mr_allocsite_fortran(const char *file, unsigned line, const char **name)
 {
-	static char obj[64];
+	static char objs[256];
 	char text[1024], low[1024];
-	const char *p, *q;
+	const char *p;
 	unsigned no = 0;
-	size_t i, depth, nobj;
+	size_t i, depth, n = 0;
+	int want_name = 1, trunc = 0;
 	FILE *f;
 
 	*name = NULL;
@@ -118,11 +119,11 @@ int mr_allocsite_fortran(const char *file, unsigned line, const char **name)
 	fclose(f);
 	if (no != line)
 		return MR_FSITE_NONE;
-	for (i = 0; text[i] && text[i] != '!' && i + 1 < sizeof(low); i++)
+	/* lower case, up to a comment ('!' outside quotes is rare enough in ALLOCATE) */
+	for (i = 0; text[i] && text[i] != '!' && text[i] != '\n' && i + 1 < sizeof(low); i++)
 		low[i] = (char)tolower((unsigned char)text[i]);
 	low[i] = '\0';
-	/* "allocate (" as a statement keyword: at the start, after a label, "if (...)" or
-	 * a ';'. The words deallocate/allocated do not match. */
+	/* "allocate (" as a word: the words deallocate/allocated do not match */
 	for (p = low; (p = strstr(p, "allocate")); p += 8) {
 		int start = p == low || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
 
@@ -131,30 +132,41 @@ int mr_allocsite_fortran(const char *file, unsigned line, const char **name)
 	}
 	if (!p)
 		return MR_FSITE_TEMPORARY;
-	/* count the top-level objects of the list; remember the first one's name */
+	/* the top-level objects of the list, by name ("x", "t%field"), comma-separated;
+	 * options (stat=, errmsg=, source=, mold=) and a type-spec ("real(8) ::") are not */
 	p = blanks(p + 8) + 1;
-	q = blanks(p);
-	for (i = 0; (isalnum((unsigned char)q[i]) || q[i] == '_' || q[i] == '%') &&
-		    i + 1 < sizeof(obj); i++)
-		obj[i] = q[i];
-	obj[i] = '\0';
-	depth = 0;
-	nobj = 1;
-	for (; *p && !(depth == 0 && *p == ')'); p++) {
+	if (strstr(p, "::"))
+		p = strstr(p, "::") + 2;
+	for (depth = 0; *p && !(depth == 0 && *p == ')'); p++) {
+		if (depth == 0 && want_name) {
+			const char *q = blanks(p);
+			size_t k = 0;
+
+			while (isalnum((unsigned char)q[k]) || q[k] == '_' || q[k] == '%')
+				k++;
+			if (k && *blanks(q + k) != '=') {
+				if (n + (n ? 2 : 0) + k + 1 > sizeof(objs)) {
+					trunc = 1;
+				} else {
+					if (n) {
+						memcpy(objs + n, ", ", 2);
+						n += 2;
+					}
+					memcpy(objs + n, q, k);
+					n += k;
+				}
+			}
+			want_name = 0;
+		}
 		if (*p == '(')
 			depth++;
 		else if (*p == ')')
 			depth--;
-		else if (*p == ',' && depth == 0) {
-			const char *r = blanks(p + 1);
-
-			/* stat=, errmsg=, source=, mold= are options, not objects */
-			if (strncmp(r, "stat", 4) && strncmp(r, "errmsg", 6) &&
-			    strncmp(r, "source", 6) && strncmp(r, "mold", 4))
-				nobj++;
-		}
+		else if (*p == ',' && depth == 0)
+			want_name = 1;
 	}
-	if (nobj == 1 && obj[0])
-		*name = obj;
+	objs[n] = '\0';
+	if (n && !trunc)
+		*name = objs;
 	return MR_FSITE_ALLOCATE;
 }

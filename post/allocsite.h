@@ -25,8 +25,8 @@ enum mr_fsite {
 /* Classify line `line` of `file` (as the line table names it) if its name ends like a
  * Fortran source (.f .f90 .f95 .f03 .f08 .for .ftn, any case); reads the file. Free-form
  * continuation lines before it are not followed: a statement is judged by its own line.
- * If an ALLOCATE names exactly one object, *name gets it (lower case, static storage,
- * overwritten by the next call); else *name is NULL. */
+ * For an ALLOCATE, *name gets its objects, comma-separated ("u, v", "grid%h"; lower
+ * case, static storage overwritten by the next call), or NULL if none could be read. */
 int mr_allocsite_fortran(const char *file, unsigned line, const char **name);
 
 #endif /* MR_ALLOCSITE_H */

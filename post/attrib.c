@@ -415,8 +415,9 @@ static const char *alloc_kind_name(unsigned k)
 /* Fortran names for the heap objects of call site `site` (key: the site's key), 0 if it
  * has none: the variable whose static descriptor the code after the call stores the
  * pointer into ("mod::var", all sites of one variable share one entry); else, from the
- * source line of a Fortran call site, an ALLOCATE statement ("allocate(x) at f.f90:12 in
- * sub" when it allocates one object) or a compiler temporary ("<temporary at f.f90:12>"). */
+ * source line of a Fortran call site, an ALLOCATE statement ("allocate(x, y) at f.f90:12
+ * in sub", one entry for all its calls) or a compiler temporary ("<temporary at
+ * f.f90:12>", one per statement). */
 static uint32_t fortran_site(struct mr_attrib *a, uint64_t site, uint64_t t, uint64_t key)
 {
 	uint64_t t0, t1, to, vkey, *slot;
@@ -471,8 +472,16 @@ static uint32_t fortran_site(struct mr_attrib *a, uint64_t site, uint64_t t, uin
 	}
 	if (rc < 0)
 		return 0;
-	id = add_var(a, key, &v);
-	return id == NOT_YET ? 0 : id;
+	/* the call sites of one statement (allocate(a(n), b(n)): one malloc each) share it */
+	vkey = (mr_hash_str(v.name) & ((1ull << 60) - 1)) | (5ull << 60);
+	slot = mr_hmap_get(&a->var_by_key, vkey);
+	if (slot) {
+		free(v.name);
+		id = (uint32_t)*slot;
+	} else if ((id = add_var(a, vkey, &v)) == NOT_YET) {
+		return 0;
+	}
+	return mr_hmap_put(&a->var_by_key, key, id) ? id : 0;
 }
 
 /* Variable id of the call site of ALLOCS record r (created on first sight). */

@@ -5,10 +5,11 @@
 # `memphis-report --all --json --region R`: each variable by its report name and kind, with
 # its share of the region's samples (+-5 points) and its loading line (marked "! LINE:tag")
 # as its hottest line. Covers COMMON members (block/member; the block declared in two
-# subprograms), a module array (mod::var), an allocatable module array (named through its
-# descriptor), a subroutine's local allocatable (named by its ALLOCATE statement, "@SITE:tag"
+# subprograms), a module array (mod::var), allocatable and pointer module arrays (named
+# through their descriptors), a subroutine's local allocatable (named by its ALLOCATE statement, "@SITE:tag"
 # = that line), threadprivate COMMON and module arrays (TLS), and the malloc'd temporary
-# of an array assignment (<temporary at golden.f90:L>) in region "temp".
+# of an array assignment (<temporary at golden.f90:L>) and a two-object ALLOCATE (one
+# entry, "allocate(a, perm) at ...") in region "temp".
 # MEMPHIS_GOLDEN_SECONDS (default 2) is the length of region "main".
 . "$MEMPHIS_SRC/tests/tap.sh"
 G=$S/tests/golden_f
@@ -25,11 +26,12 @@ main | gblk/ga                                       | global | w_ga  | ga
 main | gblk/gb                                       | global | w_gb  | gb
 main | gmod::mv                                      | global | w_mv  | mv
 main | gmod::al                                      | heap   | w_al  | al
+main | gmod::pt                                      | heap   | w_pt  | pt
 main | allocate(loc) at golden.f90:@SITE:loc in with_local | heap | w_loc | loc
 main | tblk/tc                                       | tls    | w_tc  | tc
 main | gmod::tv                                      | tls    | w_tv  | tv
 temp | <temporary at golden.f90:@LINE:temp>          | heap   | min 1 | temp
-temp | allocate(a) at golden.f90:@SITE:a in temporaries | heap | min 5 | temp
+temp | allocate(a, perm) at golden.f90:@SITE:a in temporaries | heap | min 5 | temp
 EOF2
 
 for opt in O0 O2; do
@@ -84,6 +86,9 @@ for region in ("main", "temp"):
         check(False, "region %s: report" % region, str(err))
         continue
     total = sum(c for _, c, _ in counts.values())
+    vnames = [v["name"] for v in doc["variables"]]
+    dups = sorted(set(x for x in vnames if vnames.count(x) > 1))
+    check(not dups, "%s: every variable name once in the report" % region, ", ".join(dups))
     if region == "main":
         check(total >= MIN_SAMPLES, "%s: at least %d attributed samples" % (region, MIN_SAMPLES), str(total))
     names = []

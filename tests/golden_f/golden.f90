@@ -7,7 +7,8 @@
 ! samples is W_V / (sum of the W).
 !
 ! Region "main" loads two members of a COMMON block (declared here and in fill_common),
-! a module array, an allocatable module array (named through its descriptor), a local
+! a module array, an allocatable and a pointer module array (named through their
+! descriptors), a local
 ! allocatable array of a subroutine (named by its ALLOCATE statement), a threadprivate
 ! COMMON member and a threadprivate module array (TLS). Region "temp" runs an array
 ! assignment for which gfortran mallocs a temporary (named <temporary at golden.f90:L>).
@@ -17,13 +18,14 @@
 module gmod
   implicit none
   integer, parameter :: unit = 2**19   ! elements per weight unit: 4 MiB
-  integer, parameter :: w_ga = 4, w_gb = 3, w_mv = 3, w_al = 4, w_loc = 3, w_tc = 2, &
-                        w_tv = 2
-  integer, parameter :: w_sum = w_ga + w_gb + w_mv + w_al + w_loc + w_tc + w_tv
+  integer, parameter :: w_ga = 4, w_gb = 3, w_mv = 3, w_al = 4, w_pt = 3, w_loc = 3, &
+                        w_tc = 2, w_tv = 2
+  integer, parameter :: w_sum = w_ga + w_gb + w_mv + w_al + w_pt + w_loc + w_tc + w_tv
   integer, parameter :: iters = 2**17, chunk = 4096
   real(8), parameter :: fill = -0.0d0
   real(8) :: mv(w_mv * unit)
   real(8), allocatable :: al(:)
+  real(8), pointer :: pt(:) => null()
   real(8) :: tv(w_tv * unit)
   !$omp threadprivate(tv)
 contains
@@ -31,15 +33,15 @@ contains
   ! iters iterations of the groups: group k has w(k) indices in 1..w(k) * unit
   subroutine make_index(ix)
     integer, allocatable, intent(out) :: ix(:)
-    integer :: w(7), it, k, j, n
+    integer :: w(8), it, k, j, n
     integer(8) :: x
   
-    w = [w_ga, w_gb, w_mv, w_al, w_loc, w_tc, w_tv]
+    w = [w_ga, w_gb, w_mv, w_al, w_pt, w_loc, w_tc, w_tv]
     allocate(ix(iters * w_sum))
     x = 88172645463325252_8
     n = 0
     do it = 1, iters
-      do k = 1, 7
+      do k = 1, 8
         do j = 1, w(k)
           x = ieor(x, ishft(x, 13))
           x = ieor(x, ishft(x, -7))
@@ -72,6 +74,8 @@ program golden
   end if
   allocate(al(w_al * unit)) ! SITE:al
   al = fill
+  allocate(pt(w_pt * unit))
+  pt = fill
   mv = fill
   tc = fill
   tv = fill
@@ -150,6 +154,9 @@ subroutine loads(ix, n, loc, v)
     do k = 1, w_al
       v = v + al(ix(p) + int(v)); p = p + 1 ! LINE:al
     end do
+    do k = 1, w_pt
+      v = v + pt(ix(p) + int(v)); p = p + 1 ! LINE:pt
+    end do
     do k = 1, w_loc
       v = v + loc(ix(p) + int(v)); p = p + 1 ! LINE:loc
     end do
@@ -163,7 +170,8 @@ subroutine loads(ix, n, loc, v)
 end subroutine loads
 
 ! Region "temp": a = a(perm) needs a temporary (the right side may alias the left), which
-! gfortran mallocs inside the statement, as in the paper's XGC1 case.
+! gfortran mallocs inside the statement, as in the paper's XGC1 case. a and perm come
+! from one ALLOCATE statement (two mallocs, one report entry).
 subroutine temporaries(seconds)
   use memphis
   use gmod
@@ -175,8 +183,7 @@ subroutine temporaries(seconds)
   integer(8) :: c0, c1, rate
 
   n = 4 * unit
-  allocate(a(n)) ! SITE:a
-  allocate(perm(n))
+  allocate(a(n), perm(n)) ! SITE:a
   do i = 1, n
     perm(i) = n + 1 - i
     a(i) = fill

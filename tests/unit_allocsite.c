@@ -1,0 +1,100 @@
+/* tests/unit_allocsite.c - the Fortran source-line classifier of post/allocsite.c
+ * (mr_allocsite_fortran): which malloc call sites are ALLOCATE statements (and of which
+ * objects) and which are compiler temporaries. Table-driven, each case keeping its source
+ * line; every source text is written to a file with the case's suffix and read back.
+ * (mr_allocsite_store, the descriptor follower, is checked end to end by t_fortran.sh and
+ * t_golden_f.sh on gfortran's real code at -O0 and -O2.) TAP output; exit 1 on failure.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "allocsite.h"
+
+static int n_test, n_fail;
+
+struct fcase {
+	int line;           /* of this case in this file */
+	const char *suffix; /* of the source file */
+	const char *text;   /* the source line (the file has it as line 2) */
+	int kind;           /* enum mr_fsite */
+	const char *name;   /* objects, NULL for none */
+};
+
+static const struct fcase cases[] = {
+	{ __LINE__, ".f90", "  allocate(u(n))", MR_FSITE_ALLOCATE, "u" },
+	{ __LINE__, ".f90", "  ALLOCATE (U(N), V(N,2))", MR_FSITE_ALLOCATE, "u, v" },
+	{ __LINE__, ".F90", "  allocate(a(n), stat=ierr)", MR_FSITE_ALLOCATE, "a" },
+	{ __LINE__, ".f90", "  allocate(a(n), b(m), errmsg=msg, stat=ierr) ! two", MR_FSITE_ALLOCATE,
+	  "a, b" },
+	{ __LINE__, ".f90", "  allocate(grid%h(nx, ny))", MR_FSITE_ALLOCATE, "grid%h" },
+	{ __LINE__, ".f90", "  allocate(real(8) :: w(n))", MR_FSITE_ALLOCATE, "w" },
+	{ __LINE__, ".f90", "  allocate(b, source=a)", MR_FSITE_ALLOCATE, "b" },
+	{ __LINE__, ".f90", "  if (.not. allocated(x)) allocate(x(10))", MR_FSITE_ALLOCATE, "x" },
+	{ __LINE__, ".f", "      ALLOCATE(WORK(LWORK))", MR_FSITE_ALLOCATE, "work" },
+	{ __LINE__, ".f90", "  a = a(perm)", MR_FSITE_TEMPORARY, NULL },
+	{ __LINE__, ".f90", "  deallocate(a)", MR_FSITE_TEMPORARY, NULL },
+	{ __LINE__, ".f90", "  ok = allocated(a)", MR_FSITE_TEMPORARY, NULL },
+	{ __LINE__, ".f90", "  reallocate_count = 1 ! allocate(", MR_FSITE_TEMPORARY, NULL },
+	{ __LINE__, ".c", "  p = malloc(n); /* allocate(p) */", MR_FSITE_NONE, NULL },
+	{ __LINE__, ".f90.orig", "  allocate(u(n))", MR_FSITE_NONE, NULL },
+};
+
+static void tap(int ok, int line, const char *fmt, const char *a, const char *b)
+{
+	printf("%s %d - ", ok ? "ok" : "not ok", ++n_test);
+	printf(fmt, a, b);
+	printf("\n");
+	if (!ok) {
+		n_fail++;
+		printf("# failed: case at tests/unit_allocsite.c:%d\n", line);
+	}
+}
+
+int main(void)
+{
+	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	static const char *const kinds[] = { "none", "allocate", "temporary" };
+	char path[4200];
+	size_t n = sizeof(cases) / sizeof(cases[0]);
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("1..%zu\n", n + 2);
+	for (size_t i = 0; i < n; i++) {
+		const struct fcase *c = &cases[i];
+		const char *name = NULL;
+		char got[512];
+		FILE *f;
+		int k;
+
+		snprintf(path, sizeof(path), "%s/unit_allocsite.%d.%zu%s", tmp, (int)getpid(), i,
+			 c->suffix);
+		f = fopen(path, "w");
+		if (!f || fprintf(f, "! line 1\n%s\n  end\n", c->text) < 0 || fclose(f)) {
+			tap(0, c->line, "%s%s: cannot write the source file", c->text, "");
+			continue;
+		}
+		k = mr_allocsite_fortran(path, 2, &name);
+		snprintf(got, sizeof(got), "%s%s%s", kinds[k], name ? " " : "", name ? name : "");
+		tap(k == c->kind && (name == c->name || (name && c->name && !strcmp(name, c->name))),
+		    c->line, "'%s' is %s", c->text, got);
+		unlink(path);
+	}
+	{
+		const char *name = "x";
+
+		tap(mr_allocsite_fortran("/nonexistent/a.f90", 2, &name) == MR_FSITE_NONE && !name,
+		    __LINE__, "%s%s", "an unreadable source: none", "");
+		snprintf(path, sizeof(path), "%s/unit_allocsite.%d.short.f90", tmp, (int)getpid());
+		FILE *f = fopen(path, "w");
+		if (f) {
+			fputs("  allocate(a(1))\n", f);
+			fclose(f);
+		}
+		tap(mr_allocsite_fortran(path, 5, &name) == MR_FSITE_NONE, __LINE__, "%s%s",
+		    "a line past the end of the file: none", "");
+		unlink(path);
+	}
+	return n_fail ? 1 : 0;
+}
