@@ -195,7 +195,7 @@ int mr_cmd_dump(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'm': samples = 0; meta = 1; break;
 		case 's': meta = 0; samples = 1; break;

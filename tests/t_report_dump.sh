@@ -28,6 +28,8 @@ check "--meta: metadata only" sh -c '[ "$(grep -vc "^#" meta.txt)" = 0 ] && grep
 "$R" dump --samples run > samples.txt
 lines=$(grep -vc '^#' samples.txt)
 ok $([ "$lines" = $N ] && ! grep -q "# run:" samples.txt && echo 0) "--samples: samples only ($lines)"
+"$R" dump run --meta > meta2.txt
+check "options may follow RUNDIR" cmp -s meta.txt meta2.txt
 "$R" dump --help > help.txt; rc=$?
 ok $([ "$rc" = 0 ] && echo 0) "dump --help exits 0"
 check "dump --help describes the columns" has help.txt "time_s cpu tid ip sampled_ip addr flags page_node region"
