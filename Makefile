@@ -52,11 +52,18 @@ EXAMPLE_BINS := $(patsubst examples/%.c,$(B)/examples/%,$(EXAMPLE_SRCS))
 FEXAMPLE_SRCS := $(wildcard examples/*/*.f90)
 FEXAMPLE_BINS := $(patsubst examples/%.f90,$(B)/examples/%,$(FEXAMPLE_SRCS))
 
+# The kernel module, for the NUMA guest tests (tests/vm): built against the newest Debian
+# kernel headers when they are installed (the guest boots that kernel), from a copy of
+# kmod/ in $(B)/kmod so that parallel builds do not share Kbuild's files. Mode 0755: the
+# guest's packer takes BUILD's executables. Installing it: make -C kmod install.
+KMOD_KDIR ?= $(lastword $(sort $(wildcard /usr/src/linux-headers-*-amd64)))
+KMOD_KO := $(if $(KMOD_KDIR),$(B)/kmod/memphismod.ko)
+
 PROGRAMS := $(B)/libmemphis.so $(B)/libmemphis.a $(B)/memphis $(B)/memphis-report $(B)/memphis.pc \
 	$(B)/libmemphis_f.a
 
 .PHONY: all deps demo check check-unit check-vm bench install uninstall clean
-all: $(PROGRAMS) $(UNIT_BINS) $(PROG_BINS) $(TOOL_BINS) $(EXAMPLE_BINS) $(FEXAMPLE_BINS)
+all: $(PROGRAMS) $(UNIT_BINS) $(PROG_BINS) $(TOOL_BINS) $(EXAMPLE_BINS) $(FEXAMPLE_BINS) $(KMOD_KO)
 
 # Debian packages the build, the tests and the demo need. As root they are installed;
 # otherwise the exact command is printed and make stops.
@@ -163,6 +170,15 @@ $(B)/examples/%: examples/%.f90 $(B)/fortran/memphis.mod $(B)/libmemphis_f.a $(B
 	@$(if $(Q),echo "  FC      $<")
 	$(Q)$(FC) $(EX_FFLAGS) -I$(B)/fortran -J$(@D)/$(*F).fmod $< -o $@ -L$(B) -Wl,-rpath,'$$ORIGIN/../..' \
 	  -lmemphis_f -lmemphis $(LDFLAGS)
+
+$(B)/kmod/memphismod.ko: kmod/memphismod.c kmod/Kbuild include/memphis/memphismod.h
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  KMOD    $@ ($(notdir $(KMOD_KDIR)))")
+	$(Q)cp kmod/memphismod.c kmod/Kbuild $(@D)/
+	$(Q)$(MAKE) --no-print-directory -s -C $(KMOD_KDIR) M=$(abspath $(@D)) \
+	  MEMPHIS_INC=$(abspath include) CFLAGS= LDFLAGS= modules > $(@D)/build.log 2>&1 || \
+	  { cat $(@D)/build.log; exit 1; }
+	$(Q)chmod 0755 $@
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all

@@ -1,0 +1,460 @@
+/* tests/tool_kmod.c - drive /dev/memphismod directly, for the guest tests
+ * (tests/vm/guest-tests/kmod.guest.sh). Each command prints one summary line and exits 0
+ * when its check passed.
+ *
+ *   tool_kmod info                 GET_VERSION
+ *   tool_kmod open                 open the device: exit 0, or 3 (EACCES/EPERM), 4 (ENOENT)
+ *   tool_kmod sample SECONDS [THREADS]
+ *                                  sample this process while THREADS (default 2) spin; every
+ *                                  record must be this pid, one of its tids, a user ip, a
+ *                                  time inside the run and a CPU below nr_cpus
+ *   tool_kmod hold SECONDS         start sampling, print "sampling", spin (unload test)
+ *   tool_kmod fork-eperm           a forked child may not START or READ the parent's session
+ *   tool_kmod fuzz CALLS SEED      random commands, sizes, pointers and sequences; any record
+ *                                  returned must be valid as above; exit 0 unless a record
+ *                                  was bad or the process was killed
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "memphis/memphismod.h"
+
+#define MAXT 64
+
+static unsigned long long now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
+}
+
+static int open_dev(void)
+{
+	int fd = open(MEMPHISMOD_DEVICE, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		fprintf(stderr, "tool_kmod: open %s: %s\n", MEMPHISMOD_DEVICE, strerror(errno));
+	return fd;
+}
+
+static int get_version(int fd, struct memphismod_version *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->size = sizeof(*v);
+	return ioctl(fd, MEMPHISMOD_IOC_GET_VERSION, v);
+}
+
+/* ---- checking records ---- */
+
+static pid_t tids[MAXT];
+static int ntids;
+static pthread_mutex_t tids_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct tally {
+	unsigned long long records, foreign, kernel, bad, lost;
+	unsigned long long per_tid[MAXT];
+	unsigned long long per_cpu[8];
+};
+
+static void check_records(const unsigned char *buf, unsigned long long n, unsigned long long rec_size,
+			  unsigned long long nr_cpus, unsigned long long t0, struct tally *t)
+{
+	unsigned long long t1 = now_ns();
+
+	for (unsigned long long i = 0; i < n; i++) {
+		struct memphismod_record r;
+		int k, found = -1;
+
+		memcpy(&r, buf + i * rec_size, sizeof(r));
+		t->records++;
+		if (r.ip >= (1ull << 47) || (r.flags & MEMPHISMOD_REC_KERNEL) ||
+		    ((r.flags & MEMPHISMOD_REC_ADDR) && r.addr >= (1ull << 47))) {
+			t->kernel++;
+			continue;
+		}
+		pthread_mutex_lock(&tids_lock);
+		for (k = 0; k < ntids; k++)
+			if (tids[k] == (pid_t)r.tid)
+				found = k;
+		pthread_mutex_unlock(&tids_lock);
+		if (r.pid != (uint32_t)getpid() || found < 0) {
+			if (t->foreign < 3)
+				printf("# foreign record: pid %u tid %u (mine: pid %d)\n", r.pid, r.tid,
+				       (int)getpid());
+			t->foreign++;
+			continue;
+		}
+		if (r.cpu >= nr_cpus || r.time < t0 || r.time > t1 ||
+		    !(r.flags & MEMPHISMOD_REC_REGS) || r.regs[8] != r.ip) {
+			if (t->bad < 3)
+				printf("# bad record: cpu %u time %llu (run %llu..%llu"
+				       ") flags %#x regs[ip] %#llx ip %#llx\n", r.cpu, r.time,
+				       t0, t1, r.flags, r.regs[8], r.ip);
+			t->bad++;
+			continue;
+		}
+		t->per_tid[found]++;
+		t->per_cpu[r.cpu & 7]++;
+	}
+}
+
+static void add_self(void)
+{
+	pthread_mutex_lock(&tids_lock);
+	if (ntids < MAXT)
+		tids[ntids++] = (pid_t)syscall(SYS_gettid);
+	pthread_mutex_unlock(&tids_lock);
+}
+
+static volatile int stop_spin;
+static double sink[1 << 16];
+
+static void *spin(void *arg)
+{
+	unsigned x = (unsigned)(uintptr_t)arg * 2654435761u + 1;
+
+	add_self();
+	while (!stop_spin) {
+		x = x * 1103515245u + 12345u;
+		sink[x & ((1 << 16) - 1)] += 1.0;
+	}
+	return NULL;
+}
+
+/* ---- commands ---- */
+
+static int cmd_info(void)
+{
+	struct memphismod_version v;
+	int fd = open_dev();
+
+	if (fd < 0)
+		return 1;
+	if (get_version(fd, &v) < 0) {
+		printf("GET_VERSION: %s\n", strerror(errno));
+		return 1;
+	}
+	printf("abi %llu caps %#llx record %llu bytes, buffer %llu..%llu"
+	       " (default %llu) bytes/cpu, period %llu..%llu ns, nr_cpus %llu"
+	       "\n", v.abi_version, v.caps, v.record_size, v.buffer_min, v.buffer_max,
+	       v.buffer_default, v.period_min, v.period_max, v.nr_cpus);
+	return v.abi_version == MEMPHISMOD_ABI_VERSION && v.size == sizeof(v) ? 0 : 1;
+}
+
+static int cmd_open(void)
+{
+	int fd = open(MEMPHISMOD_DEVICE, O_RDWR | O_CLOEXEC);
+
+	if (fd >= 0) {
+		printf("open: ok\n");
+		return 0;
+	}
+	printf("open: %s\n", strerror(errno));
+	return errno == EACCES || errno == EPERM ? 3 : errno == ENOENT ? 4 : 1;
+}
+
+static int cmd_sample(double seconds, int nthreads, int hold)
+{
+	struct memphismod_version v;
+	struct memphismod_config c = { .size = sizeof(c), .kind = MEMPHISMOD_KIND_CPU_CLOCK,
+				       .period = 1000000 };
+	struct memphismod_start st = { .size = sizeof(st) };
+	struct tally t = { 0 };
+	pthread_t th[MAXT];
+	unsigned char *buf;
+	unsigned long long t0 = now_ns(), end;
+	int fd, seen = 0;
+
+	if (nthreads < 1 || nthreads > MAXT - 1)
+		nthreads = 2;
+	fd = open_dev();
+	if (fd < 0)
+		return 1;
+	if (get_version(fd, &v) < 0 || ioctl(fd, MEMPHISMOD_IOC_CONFIGURE, &c) < 0) {
+		printf("GET_VERSION/CONFIGURE: %s\n", strerror(errno));
+		return 1;
+	}
+	buf = malloc(256 * v.record_size);
+	if (!buf)
+		return 1;
+	add_self();
+	/* threads both before and after START: present and future threads are sampled */
+	pthread_create(&th[0], NULL, spin, (void *)1);
+	if (ioctl(fd, MEMPHISMOD_IOC_START, &st) < 0) {
+		printf("START: %s\n", strerror(errno));
+		return 1;
+	}
+	if (hold) {
+		printf("sampling\n");
+		fflush(stdout);
+	}
+	for (int i = 1; i < nthreads; i++)
+		pthread_create(&th[i], NULL, spin, (void *)(uintptr_t)(i + 1));
+	end = t0 + (unsigned long long)(seconds * 1e9);
+	while (now_ns() < end) {
+		struct memphismod_read rd = { .size = sizeof(rd), .buf = (uintptr_t)buf,
+					      .buf_size = 256 * v.record_size };
+		usleep(20000);
+		if (ioctl(fd, MEMPHISMOD_IOC_READ, &rd) < 0) {
+			printf("READ: %s\n", strerror(errno));
+			return 1;
+		}
+		t.lost += rd.lost;
+		check_records(buf, rd.nr_records, v.record_size, v.nr_cpus, t0, &t);
+	}
+	ioctl(fd, MEMPHISMOD_IOC_STOP, 0);
+	for (;;) {
+		struct memphismod_read rd = { .size = sizeof(rd), .buf = (uintptr_t)buf,
+					      .buf_size = 256 * v.record_size };
+		if (ioctl(fd, MEMPHISMOD_IOC_READ, &rd) < 0 || rd.nr_records == 0)
+			break;
+		t.lost += rd.lost;
+		check_records(buf, rd.nr_records, v.record_size, v.nr_cpus, t0, &t);
+	}
+	stop_spin = 1;
+	for (int i = 0; i < nthreads; i++)
+		pthread_join(th[i], NULL);
+	for (int k = 0; k < ntids; k++)
+		seen += t.per_tid[k] > 0;
+	printf("pid %d: %llu records, %d of %d threads sampled, foreign %llu"
+	       ", kernel %llu, bad %llu, lost %llu; by cpu %llu %llu %llu %llu\n", (int)getpid(),
+	       t.records, seen, ntids, t.foreign, t.kernel, t.bad, t.lost, t.per_cpu[0],
+	       t.per_cpu[1], t.per_cpu[2], t.per_cpu[3]);
+	free(buf);
+	close(fd);
+	return t.records >= 10 && t.foreign == 0 && t.kernel == 0 && t.bad == 0 &&
+	       seen >= nthreads ? 0 : 1;
+}
+
+static int cmd_fork_eperm(void)
+{
+	struct memphismod_start st = { .size = sizeof(st) };
+	struct memphismod_read rd = { .size = sizeof(rd) };
+	int fd = open_dev(), status;
+	pid_t pid;
+
+	if (fd < 0)
+		return 1;
+	if (ioctl(fd, MEMPHISMOD_IOC_START, &st) < 0) {
+		printf("START: %s\n", strerror(errno));
+		return 1;
+	}
+	pid = fork();
+	if (pid == 0) {
+		int a = ioctl(fd, MEMPHISMOD_IOC_READ, &rd) < 0 && errno == EPERM;
+		int b = ioctl(fd, MEMPHISMOD_IOC_START, &st) < 0 && errno == EPERM;
+		int c = ioctl(fd, MEMPHISMOD_IOC_STOP, 0) < 0 && errno == EPERM;
+		printf("child: READ %s, START %s, STOP %s\n", a ? "EPERM" : "allowed!",
+		       b ? "EPERM" : "allowed!", c ? "EPERM" : "allowed!");
+		_exit(a && b && c ? 0 : 1);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+		return 1;
+	if (ioctl(fd, MEMPHISMOD_IOC_READ, &rd) < 0) {
+		printf("parent READ after the child: %s\n", strerror(errno));
+		return 1;
+	}
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+}
+
+/* ---- fuzzer ---- */
+
+static unsigned long long rng;
+static unsigned long long rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static int cmd_fuzz(long calls, unsigned long long seed)
+{
+	static const unsigned long cmds[] = { MEMPHISMOD_IOC_GET_VERSION, MEMPHISMOD_IOC_CONFIGURE,
+					      MEMPHISMOD_IOC_START, MEMPHISMOD_IOC_STOP,
+					      MEMPHISMOD_IOC_READ };
+	static const unsigned long long sizes[] = { 0, 1, 7, 8, 15, 16, 39, 40, 48, 55, 56, 64, 79, 80, 88,
+					  4095, 4096, 4097, 1ull << 32, ~0ull };
+	struct memphismod_version v;
+	struct tally t = { 0 };
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned char *area, *guard, *out;
+	unsigned long long t0 = now_ns(), ok = 0, fails = 0, reopens = 0, forks = 0;
+	long errs[256] = { 0 };
+	int fd;
+
+	rng = seed ? seed : 88172645463325252ull;
+	fd = open_dev();
+	if (fd < 0 || get_version(fd, &v) < 0)
+		return 1;
+	/* two pages, the second inaccessible: arguments that straddle into it */
+	area = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	out = malloc(64 * v.record_size);
+	if (area == MAP_FAILED || !out || mprotect(area + page, page, PROT_NONE) < 0)
+		return 1;
+	guard = area + page;
+	add_self();
+	for (long i = 0; i < calls; i++) {
+		unsigned long long arg_words[16];
+		unsigned long cmd;
+		unsigned long arg;
+		unsigned char *argp;
+		size_t argsz;
+		unsigned long long r = rnd();
+		int ret;
+
+		/* sequences: now and then a new session, or a child poking the inherited one */
+		if (r % 5000 == 0) {
+			close(fd);
+			fd = open_dev();
+			if (fd < 0)
+				return 1;
+			reopens++;
+		}
+		if (r % 20000 == 1) {
+			pid_t pid = fork();
+			if (pid == 0) {
+				struct memphismod_read rd = { .size = sizeof(rd), .buf = (uintptr_t)out,
+							      .buf_size = 64 * v.record_size };
+				for (int k = 0; k < 50; k++)
+					if (ioctl(fd, cmds[k % 5], &rd) == 0 && k % 5 == 4 &&
+					    rd.nr_records)
+						_exit(2); /* the parent's samples in a child */
+				_exit(0);
+			}
+			if (pid > 0) {
+				int st;
+				waitpid(pid, &st, 0);
+				if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+					t.foreign++;
+				forks++;
+			}
+		}
+		/* a well-formed START or READ now and then, so that records flow and get checked */
+		if (r % 16 == 2 || r % 16 == 3) {
+			struct memphismod_start st = { .size = sizeof(st) };
+			struct memphismod_read rd = { .size = sizeof(rd), .buf = (uintptr_t)out,
+						      .buf_size = 64 * v.record_size };
+			if (r % 16 == 2) {
+				ret = ioctl(fd, MEMPHISMOD_IOC_START, &st);
+			} else {
+				ret = ioctl(fd, MEMPHISMOD_IOC_READ, &rd);
+				if (ret == 0)
+					check_records(out, rd.nr_records, v.record_size, v.nr_cpus, t0, &t);
+			}
+			if (ret == 0)
+				ok++;
+			else {
+				fails++;
+				errs[errno & 255]++;
+			}
+			continue;
+		}
+		/* command: mostly valid numbers, some with wrong direction/size bits, some random */
+		switch (rnd() % 8) {
+		case 0:
+			cmd = (unsigned long)(uint32_t)rnd();
+			break;
+		case 1:
+			cmd = _IOC(rnd() % 4, MEMPHISMOD_IOC_MAGIC, rnd() % 8, rnd() % 256);
+			break;
+		default:
+			cmd = cmds[rnd() % 5];
+			break;
+		}
+		/* argument: a struct of random size and fields, placed anywhere */
+		for (int k = 0; k < 16; k++)
+			arg_words[k] = rnd() % 3 ? rnd() % 4096 : rnd();
+		arg_words[0] = rnd() % 2 ? sizes[rnd() % (sizeof(sizes) / sizeof(sizes[0]))]
+					 : rnd() % 128;
+		if (rnd() % 2) { /* plausible READ */
+			arg_words[1] = rnd() % 4 ? (uintptr_t)out : rnd() % 2 ? (uintptr_t)guard - 100 :
+				       0xffff888000000000ull + rnd() % 4096;
+			arg_words[2] = rnd() % 4 ? rnd() % (64 * v.record_size + 1) : rnd();
+			arg_words[3] = rnd() % 8 ? 0 : rnd();
+		}
+		if (rnd() % 2) { /* plausible CONFIGURE */
+			arg_words[1] = rnd() % 4;
+			arg_words[2] = rnd() % 3 ? 10000 + rnd() % 5000000 : rnd();
+			arg_words[3] = rnd() % 3 ? (rnd() % 512) << 10 : rnd();
+			arg_words[4] = rnd() % 8 ? 0 : rnd();
+		}
+		argsz = 8 * (1 + rnd() % 16);
+		switch (rnd() % 8) {
+		case 0:
+			arg = 0;
+			argp = NULL;
+			break;
+		case 1:
+			arg = (unsigned long)rnd(); /* wild, kernel or unmapped */
+			argp = NULL;
+			break;
+		case 2:
+			arg = 0xffffffff81000000ul + rnd() % 65536;
+			argp = NULL;
+			break;
+		case 3: /* ends in the guard page */
+			argp = guard - (rnd() % argsz);
+			memcpy(argp, arg_words, (size_t)(guard - argp));
+			arg = (unsigned long)argp;
+			break;
+		default:
+			argp = area + (rnd() % (page - 128 - 1)); /* unaligned too */
+			memcpy(argp, arg_words, sizeof(arg_words));
+			arg = (unsigned long)argp;
+			break;
+		}
+		ret = ioctl(fd, cmd, arg);
+		if (ret == 0) {
+			ok++;
+			/* whatever READ returned into our buffer must be ours and user space */
+			if (cmd == MEMPHISMOD_IOC_READ && argp && argp + 56 <= guard) {
+				struct memphismod_read rd;
+				memcpy(&rd, argp, sizeof(rd));
+				if (rd.buf == (uintptr_t)out && rd.nr_records)
+					check_records(out, rd.nr_records, v.record_size, v.nr_cpus, t0, &t);
+			}
+		} else {
+			fails++;
+			errs[errno & 255]++;
+		}
+	}
+	printf("%ld calls: %llu ok, %llu refused (EINVAL %ld, EFAULT %ld, ENOTTY %ld, "
+	       "E2BIG %ld, EOPNOTSUPP %ld, EBUSY %ld, ENOMEM %ld, other %llu), %llu"
+	       " reopens, %llu forks; records checked %llu: foreign %llu"
+	       ", kernel %llu, bad %llu\n", calls, ok, fails, errs[EINVAL], errs[EFAULT],
+	       errs[ENOTTY], errs[E2BIG], errs[EOPNOTSUPP], errs[EBUSY], errs[ENOMEM],
+	       fails - errs[EINVAL] - errs[EFAULT] - errs[ENOTTY] - errs[E2BIG] - errs[EOPNOTSUPP] -
+	       errs[EBUSY] - errs[ENOMEM], reopens, forks, t.records, t.foreign, t.kernel, t.bad);
+	close(fd);
+	return t.foreign == 0 && t.kernel == 0 ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc >= 2 && !strcmp(argv[1], "info"))
+		return cmd_info();
+	if (argc >= 2 && !strcmp(argv[1], "open"))
+		return cmd_open();
+	if (argc >= 3 && !strcmp(argv[1], "sample"))
+		return cmd_sample(atof(argv[2]), argc >= 4 ? atoi(argv[3]) : 2, 0);
+	if (argc >= 3 && !strcmp(argv[1], "hold"))
+		return cmd_sample(atof(argv[2]), 2, 1);
+	if (argc >= 2 && !strcmp(argv[1], "fork-eperm"))
+		return cmd_fork_eperm();
+	if (argc >= 4 && !strcmp(argv[1], "fuzz"))
+		return cmd_fuzz(atol(argv[2]), strtoull(argv[3], NULL, 0));
+	fprintf(stderr, "usage: tool_kmod info|open|sample S [T]|hold S|fork-eperm|fuzz N SEED\n");
+	return 2;
+}
