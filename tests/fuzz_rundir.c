@@ -1,0 +1,58 @@
+/* libFuzzer entry for the run-directory reader (post/rundir.c), the reader of bytes that
+ * come from outside: the input is split into meta.mph and cpu000.mph of a fresh run
+ * directory (first two bytes: where to split), which is opened and every sample streamed.
+ * Built and run by tests/t_fuzz.sh (clang -fsanitize=fuzzer,address,undefined). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rundir.h"
+
+static char dir[64];
+
+static void put(const char *name, const uint8_t *p, size_t n)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	if (!f)
+		abort();
+	if (n && fwrite(p, 1, n, f) != n)
+		abort();
+	fclose(f);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct mr_run *run = NULL;
+	struct mr_sample_iter *it;
+	const struct memphis_rec_sample *s;
+	char err[512];
+	size_t split, n;
+	uint64_t sum = 0;
+
+	if (!dir[0]) {
+		snprintf(dir, sizeof(dir), "/tmp/memphis-fuzz-%d", (int)getpid());
+		mkdir(dir, 0700);
+	}
+	if (size < 2)
+		return 0;
+	split = ((size_t)data[0] << 8 | data[1]) % (size - 1);
+	put("meta.mph", data + 2, split);
+	put("cpu000.mph", data + 2 + split, size - 2 - split);
+	if (mr_run_open(dir, &run, err, sizeof(err)) == 0) {
+		if (mr_samples_begin(run, &it) == 0) {
+			while ((n = mr_samples_next(it, &s)) > 0)
+				for (size_t i = 0; i < n; i++)
+					sum += s[i].addr ^ s[i].ip;
+			mr_samples_end(it);
+		}
+		mr_run_close(run);
+	}
+	return (int)(sum & 0);
+}
