@@ -1173,6 +1173,7 @@ int mr_cmd_report(int argc, char **argv)
 		rc = mr_error(MR_EXIT_DATA, "%s", err);
 		goto out;
 	}
+	mr_run_drop_heap_records(c.run); /* indexed now: memory back for the sample pass */
 	rc = select_regions(&c);
 	if (rc >= 0)
 		goto out;

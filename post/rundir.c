@@ -746,6 +746,15 @@ void mr_run_close(struct mr_run *run)
 	free(run);
 }
 
+void mr_run_drop_heap_records(struct mr_run *run)
+{
+	free(run->allocs);
+	free(run->frees);
+	run->allocs = NULL;
+	run->frees = NULL;
+	run->nallocs = run->nfrees = 0;
+}
+
 const char *mr_run_get(const struct mr_run *run, const char *key)
 {
 	for (size_t i = run->nkv; i-- > 0;)

@@ -111,6 +111,10 @@ struct mr_run {
 int mr_run_open(const char *dir, struct mr_run **out, char *err, size_t errlen);
 void mr_run_close(struct mr_run *run);
 
+/* Free the ALLOCS and FREES records (nallocs/nfrees become 0): for callers that have
+ * indexed them (mr_attrib_open) and want the memory back, ~120 bytes per allocation. */
+void mr_run_drop_heap_records(struct mr_run *run);
+
 /* Last value of RUN key `key` (NULL if absent). */
 const char *mr_run_get(const struct mr_run *run, const char *key);
 /* RUN key as an unsigned number, `dflt` if absent or not a number. */
