@@ -4,7 +4,7 @@
 # (vmnuma, vmsample, vmrunas: built here into the cache), the virtio block modules that
 # setup.sh took from the kernel package, /init (init.sh), the guest scripts and
 # tests/vm/guest-tests/ (all but *.host.sh). When BUILD holds libmemphis.so, every
-# executable and shared object under BUILD goes in too, at the SAME absolute path as on
+# executable, shared object and kernel module under BUILD goes in too, at the SAME absolute path as on
 # the host, so run directories that name them (exe, maps) can be read back on the host by
 # memphis-report.
 # Dynamic programs get their ldd libraries and the loader. The layout is merged-/usr like
@@ -103,7 +103,7 @@ printf 'root:x:0:\nvmuser:x:1000:\n' > "$root/etc/group"
 : > "$root/vm/env"
 if [ -n "$build" ] && [ -f "$build/libmemphis.so" ]; then
 	echo "MEMPHIS_BUILD=$build" >> "$root/vm/env"
-	find "$build" -type f \( -perm -u+x -o -name '*.so*' \) ! -name '*.o' ! -name '*.a' |
+	find "$build" -type f \( -perm -u+x -o -name '*.so*' -o -name '*.ko' \) ! -name '*.o' ! -name '*.a' |
 		while IFS= read -r f; do
 			case $(head -c 4 "$f" | od -An -c | tr -d ' ') in
 			177ELF) copy_elf "$f" ;;
