@@ -1,0 +1,186 @@
+# kmod.guest.sh - the kernel module /dev/memphismod (kmod/) in the guest: load with
+# parameter checks, device mode and group, access as unprivileged users in and out of the
+# group, isolation (own pids only, no kernel address, a forked child refused), unload
+# refused while sampling and clean after, an ioctl fuzzer, and (2x2 only) examples/cg
+# sampled by the kmod backend as an unprivileged user at perf_event_paranoid=3;
+# kmod.host.sh compares its report with numa-cg's soft run of the same workload as root.
+# Runs in $VM_OUT = /out/kmod. The module comes from $MEMPHIS_BUILD/kmod (see Makefile).
+. "$VM_LIB"
+vm_require_memphis
+ko=$MEMPHIS_BUILD/kmod/memphismod.ko
+tool=$MEMPHIS_BUILD/tests/tool_kmod
+if [ ! -f "$ko" ] || [ ! -x "$tool" ]; then
+	vm_result skip "kmod: memphismod.ko loads in the guest" "module or tool_kmod not built (no kernel headers?)"
+	exit 0
+fi
+GID=2000 # the group granted the device (the initramfs has no name for it)
+
+# dmesg_bad: lines that must never appear (oops, WARN, BUG, lockdep, KASAN...)
+dmesg_bad() {
+	dmesg | grep -E 'Oops|WARNING:|BUG:|Call Trace|general protection|RIP:|list_del corruption|refcount_t|KASAN|UBSAN' || true
+}
+dmesg -c > /dev/null 2>&1
+# Debian's default: unprivileged perf_event_open refused; the module is the way in.
+echo 3 > /proc/sys/kernel/perf_event_paranoid
+
+hello=$MEMPHIS_BUILD/examples/hello/hello
+out=$(MEMPHIS_BACKEND=kmod MEMPHIS_OUTPUT=/tmp/kmod-missing vmrunas 1000 $GID "$hello" 2>&1 >/dev/null)
+vm_note "hello, MEMPHIS_BACKEND=kmod, no module: $out"
+case $out in
+*"/dev/memphismod not present"*"modprobe memphismod"*) vm_result ok "kmod backend: one clear line when the device is missing" ;;
+*) vm_result fail "kmod backend: one clear line when the device is missing" ;;
+esac
+
+# --- load ---
+if insmod "$ko" buf_kb_max=8 2> "$VM_OUT/insmod-bad.err"; then
+	vm_result fail "kmod: out-of-range module parameter (buf_kb_max=8) refused at load"
+	rmmod memphismod
+else
+	vm_note "$(dmesg | grep memphismod | tail -n 1)"
+	vm_result ok "kmod: out-of-range module parameter (buf_kb_max=8) refused at load"
+fi
+t0=$(cut -d' ' -f1 /proc/uptime)
+if ! insmod "$ko" group=$GID; then
+	vm_result fail "kmod: insmod memphismod.ko group=$GID"
+	exit 0
+fi
+vm_result ok "kmod: insmod memphismod.ko group=$GID ($(dmesg | grep 'memphismod:' | tail -n 1 | sed 's/^\[[^]]*\] //'))"
+modes=$(stat -c '%a %u %g %F' /dev/memphismod 2>&1)
+vm_note "/dev/memphismod: $modes"
+case $modes in
+"660 0 $GID character special file") vm_result ok "kmod: /dev/memphismod is a character device, mode 0660, root:$GID" ;;
+*) vm_result fail "kmod: /dev/memphismod is a character device, mode 0660, root:$GID" ;;
+esac
+vm_check "kmod: GET_VERSION as root" "$tool" info
+
+# --- access ---
+out=$(vmrunas 1000 1000 "$tool" open 2>&1)
+rc=$?
+vm_note "uid 1000 outside group $GID: $out"
+if [ "$rc" = 3 ]; then vm_result ok "kmod: a user outside the group cannot open the device (EACCES)"
+else vm_result fail "kmod: a user outside the group cannot open the device (exit $rc)"; fi
+out=$(MEMPHIS_BACKEND=kmod MEMPHIS_OUTPUT=/tmp/kmod-denied vmrunas 1000 1000 "$hello" 2>&1 >/dev/null)
+vm_note "hello as uid 1000 outside the group, MEMPHIS_BACKEND=kmod: $out"
+case $out in
+*"no access to /dev/memphismod (mode 660, group $GID)"*) vm_result ok "kmod backend: one clear line when the caller lacks access" ;;
+*) vm_result fail "kmod backend: one clear line when the caller lacks access" ;;
+esac
+MEMPHIS_OUTPUT=/tmp/kmod-auto vmrunas 1000 $GID "$hello" > /dev/null 2> "$VM_OUT/hello-auto.err"
+rc=$?
+sel=$(grep -a -o 'backend=[a-z]*' /tmp/kmod-auto/meta.mph 2>/dev/null | head -n 1)
+vm_note "hello as uid 1000 in the group, MEMPHIS_BACKEND unset, paranoid 3: exit $rc, $sel $(head -c 300 "$VM_OUT/hello-auto.err")"
+if [ "$rc" = 0 ] && [ "$sel" = backend=kmod ] && grep -a -q 'backend_skip=soft: perf_event_open refused' /tmp/kmod-auto/meta.mph; then
+	vm_result ok "auto backend: kmod when perf_event_open is refused and the device is granted"
+else
+	vm_result fail "auto backend: kmod when perf_event_open is refused and the device is granted"
+fi
+vm_check "kmod: a user in the group samples its own threads (present and future), only its pids, no kernel address" \
+	vmrunas 1000 $GID "$tool" sample 2 3
+vm_check "kmod: a forked child may not START, STOP or READ the parent's session (EPERM)" \
+	vmrunas 1000 $GID "$tool" fork-eperm
+
+# --- two users at once ---
+vmrunas 1000 $GID "$tool" sample 3 2 > "$VM_OUT/user1000.txt" 2>&1 &
+p1=$!
+vmrunas 1001 $GID "$tool" sample 3 2 > "$VM_OUT/user1001.txt" 2>&1 &
+p2=$!
+wait $p1; r1=$?
+wait $p2; r2=$?
+vm_note "uid 1000: $(tail -n 1 "$VM_OUT/user1000.txt")"
+vm_note "uid 1001: $(tail -n 1 "$VM_OUT/user1001.txt")"
+if [ "$r1" = 0 ] && [ "$r2" = 0 ]; then
+	vm_result ok "kmod: two users sampling at the same time each get only their own pids, never a kernel address"
+else
+	vm_result fail "kmod: two users sampling at the same time each get only their own pids (exit $r1, $r2)"
+fi
+
+# --- unload while a process samples: refused (the open file holds the module), clean after ---
+vmrunas 1000 $GID "$tool" hold 30 > /tmp/hold.txt 2>&1 &
+hp=$!
+i=0
+while ! grep -q sampling /tmp/hold.txt && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+if rmmod memphismod 2> /tmp/rmmod.err; then
+	vm_result fail "kmod: rmmod while a process samples is refused and sampling goes on"
+	kill -9 $hp
+	insmod "$ko" group=$GID
+else
+	sleep 0.3
+	if kill -0 $hp 2>/dev/null && [ -c /dev/memphismod ]; then
+		vm_result ok "kmod: rmmod while a process samples is refused ($(cat /tmp/rmmod.err)) and sampling goes on"
+	else
+		vm_result fail "kmod: rmmod while a process samples is refused and sampling goes on"
+	fi
+	kill -9 $hp # dies while sampling: the file's release stops and frees the session
+	wait $hp 2>/dev/null
+	if rmmod memphismod; then
+		vm_result ok "kmod: rmmod succeeds once the sampling process was killed"
+	else
+		vm_result fail "kmod: rmmod succeeds once the sampling process was killed"
+	fi
+	insmod "$ko" group=$GID || vm_result fail "kmod: insmod again after rmmod"
+fi
+
+# --- the ioctl fuzzer (unprivileged, in the group), then the module must still work ---
+ts=$(cut -d' ' -f1 /proc/uptime)
+vm_check "kmod: ioctl fuzzer, 100000 random calls as uid 1000 (commands, sizes, pointers, sequences)" \
+	vmrunas 1000 $GID "$tool" fuzz 100000 "$(date +%s)"
+vm_note "fuzzer took $(echo "$ts $(cut -d' ' -f1 /proc/uptime)" | awk '{printf "%.1f", $2 - $1}') s"
+bad=$(dmesg_bad)
+if [ -z "$bad" ]; then
+	vm_result ok "kmod: no oops, WARN or BUG in dmesg after the fuzzer"
+else
+	printf '%s\n' "$bad" | head -n 20 | while IFS= read -r l; do vm_note "dmesg: $l"; done
+	vm_result fail "kmod: no oops, WARN or BUG in dmesg after the fuzzer"
+fi
+vm_check "kmod: the module still samples after the fuzzer" vmrunas 1001 $GID "$tool" sample 1 2
+
+# --- examples/cg: kmod backend unprivileged at paranoid 3 (2x2 only) ---
+# Same workload and settings as numa-cg's cg-master (soft backend as root), which
+# kmod.host.sh compares with: numa-lib.sh gives CG_SIZE, MEMPHIS_PERIOD and the OpenMP
+# placement (one thread per node).
+if [ "$VM_TOPO" = 2x2 ]; then
+	cg=$MEMPHIS_BUILD/examples/cg/cg
+	out=$(MEMPHIS_BACKEND=soft MEMPHIS_OUTPUT=/tmp/cg-soft-denied vmrunas 1000 $GID $cg -n 1000 -i 1 2>&1 >/dev/null)
+	vm_note "cg as uid 1000, MEMPHIS_BACKEND=soft, paranoid 3: $out"
+	case $out in
+	*"perf_event_paranoid=3"*) vm_result ok "soft backend at paranoid 3, unprivileged: refuses with its clear message" ;;
+	*) vm_result fail "soft backend at paranoid 3, unprivileged: refuses with its clear message" ;;
+	esac
+	(
+		. "$(dirname "$VM_LIB")/guest-tests/numa-lib.sh"
+		export OMP_NUM_THREADS=2 OMP_PLACES="{0},{$VM_CPUS_PER_NODE}"
+		mkdir -p "$VM_OUT/cg-user"
+		chown 1000:$GID "$VM_OUT/cg-user"
+		echo "$CG_SIZE MEMPHIS_PERIOD=$MEMPHIS_PERIOD OMP_PLACES=$OMP_PLACES" > "$VM_OUT/cg-user/settings"
+		vm_singlestep on || exit 1
+		ts=$(cut -d' ' -f1 /proc/uptime)
+		(cd "$VM_OUT/cg-user" && MEMPHIS_BACKEND=kmod MEMPHIS_OUTPUT=$VM_OUT/cg-user/run \
+			timeout 150 vmrunas 1000 $GID $cg $CG_SIZE > cg.stdout 2> cg.stderr)
+		rc=$?
+		vm_singlestep off
+		vm_note "cg $CG_SIZE (period $MEMPHIS_PERIOD, 2 threads, one per node), kmod backend as uid 1000: exit $rc, $(echo "$ts $(cut -d' ' -f1 /proc/uptime)" | awk '{printf "%.1f", $2 - $1}') s single-stepped $(tail -n 1 "$VM_OUT/cg-user/cg.stderr")"
+		if [ "$rc" = 0 ] && [ -f "$VM_OUT/cg-user/run/meta.mph" ] && grep -q . "$VM_OUT/cg-user/cg.stdout"; then
+			vm_result ok "kmod backend: examples/cg as uid 1000 at perf_event_paranoid=3 writes a run directory"
+		else
+			vm_result fail "kmod backend: examples/cg as uid 1000 at perf_event_paranoid=3 writes a run directory (exit $rc)"
+		fi
+	)
+fi
+
+# --- unload ---
+if rmmod memphismod && [ ! -e /dev/memphismod ]; then
+	vm_result ok "kmod: rmmod at the end, /dev/memphismod gone"
+else
+	vm_result fail "kmod: rmmod at the end, /dev/memphismod gone"
+fi
+bad=$(dmesg_bad)
+if [ -z "$bad" ]; then
+	vm_result ok "kmod: dmesg clean of oops/WARN/BUG after all kmod tests"
+else
+	vm_result fail "kmod: dmesg clean of oops/WARN/BUG after all kmod tests"
+fi
+dmesg > "$VM_OUT/dmesg.txt"
+perf=$(grep -E 'perf:|memphismod' "$VM_OUT/dmesg.txt" | tail -n 3 | tr '\n' ';')
+vm_note "dmesg (perf, memphismod): ${perf:-nothing}; perf_event_max_sample_rate $(cat /proc/sys/kernel/perf_event_max_sample_rate)"
+echo -1 > /proc/sys/kernel/perf_event_paranoid
+vm_note "kmod tests took $(echo "$t0 $(cut -d' ' -f1 /proc/uptime)" | awk '{printf "%.1f", $2 - $1}') s in the guest"

@@ -1,0 +1,64 @@
+# kmod.host.sh - on the host, after the guest: examples/cg sampled in the 2x2 guest by the
+# kmod backend (uid 1000, perf_event_paranoid=3; kmod.guest.sh) and by the soft backend as
+# root (numa-cg.guest.sh's cg-master, same size, period and thread placement) must give the
+# same per-node findings: memphis-report --json of both, node 1's remote table, every
+# variable with >= 10 % of it in either run present in both, shares within 10 points.
+. "$VM_LIB"
+R=${MEMPHIS_REPORT:-$MEMPHIS_BUILD/memphis-report}
+user=$VM_OUT/cg-user/run
+root=$(dirname "$VM_OUT")/numa-cg/cg-master
+if [ "$VM_TOPO" != 2x2 ]; then
+	vm_result skip "kmod vs soft: examples/cg per-node findings agree" "compared in the 2x2 guest only"
+	exit 0
+fi
+if [ ! -f "$user/meta.mph" ] || [ ! -f "$root/meta.mph" ]; then
+	vm_result skip "kmod vs soft: examples/cg per-node findings agree" "no cg run directories came back (kmod/cg-user/run: module not built?; numa-cg/cg-master)"
+	exit 0
+fi
+if ! command -v python3 > /dev/null; then
+	vm_result skip "kmod vs soft: examples/cg per-node findings agree" "python3 needed to read the JSON"
+	exit 0
+fi
+ok=1
+for d in "$user" "$root"; do
+	if ! timeout 120 "$R" "$d" --json > "$d.json" 2> "$d.err"; then
+		vm_note "memphis-report $d: $(tail -n 2 "$d.err")"
+		ok=0
+	fi
+	timeout 120 "$R" "$d" > "$d.txt" 2>&1
+done
+if [ "$ok" = 0 ]; then
+	vm_result fail "memphis-report reads the kmod and soft run directories of examples/cg"
+	exit 0
+fi
+vm_result ok "memphis-report reads the kmod and soft run directories of examples/cg"
+out=$(python3 - "$user.json" "$root.json" <<'PY'
+import json, sys
+def load(p):
+    r = json.load(open(p))
+    t = [t for t in r["tables"] if t["node"] == 1]
+    tab = t[0] if t else {"total": 0, "entries": []}
+    tot = tab["total"] or 1
+    return r, tab["total"], {e["name"]: 100.0 * e["count"] / tot for e in tab["entries"]}
+ku, kt, k = load(sys.argv[1])
+sr, st, s = load(sys.argv[2])
+print("backends: %s / %s; samples %d / %d; remote %d / %d; node 1 remote total %d / %d" % (
+    ku["run"]["backend"], sr["run"]["backend"], ku["samples"]["total"], sr["samples"]["total"],
+    ku["samples"]["remote"], sr["samples"]["remote"], kt, st))
+for name in sorted(set(k) | set(s), key=lambda n: -max(k.get(n, 0), s.get(n, 0)))[:6]:
+    print("node 1: %-40s kmod %5.1f %%  soft %5.1f %%" % (name, k.get(name, 0), s.get(name, 0)))
+bad = ku["run"]["backend"] != "kmod" or sr["run"]["backend"] != "soft" or kt < 50 or st < 50
+for name in set(k) | set(s):
+    a, b = k.get(name, 0.0), s.get(name, 0.0)
+    if max(a, b) >= 10 and (a == 0 or b == 0 or abs(a - b) > 10):
+        print("differs: %s kmod %.1f %% soft %.1f %%" % (name, a, b)); bad = True
+sys.exit(1 if bad else 0)
+PY
+)
+rc=$?
+printf '%s\n' "$out" | while IFS= read -r l; do vm_note "$l"; done
+if [ "$rc" = 0 ]; then
+	vm_result ok "kmod (uid 1000, paranoid 3) and soft (root) agree on examples/cg: node 1's remote variables, shares within 10 points"
+else
+	vm_result fail "kmod (uid 1000, paranoid 3) and soft (root) agree on examples/cg: node 1's remote variables, shares within 10 points"
+fi
