@@ -555,6 +555,23 @@ static uint32_t dwarf_var(struct mr_attrib *a, uint32_t oi, const struct mr_var 
 	return id == NOT_YET ? 0 : id;
 }
 
+/* Variable id for the unnamed read-only data of object oi: the literal constants compilers
+ * keep in .rodata without a symbol (gfortran -O2 loads every real constant from there). */
+static uint32_t constants_var(struct mr_attrib *a, uint32_t oi)
+{
+	uint64_t key = (uint64_t)oi | (6ull << 60);
+	uint64_t *slot = mr_hmap_get(&a->var_by_key, key);
+	struct mr_varinfo v = { .kind = MR_K_STATIC, .object = a->obj[oi].path };
+	uint32_t id;
+
+	if (slot)
+		return (uint32_t)*slot;
+	if (asprintf(&v.name, "<read-only data of %s>", a->obj[oi].base) < 0)
+		return 0;
+	id = add_var(a, key, &v);
+	return id == NOT_YET ? 0 : id;
+}
+
 /* Full data attribution with the validity of the answer in *rg (rg->valid = 0: do not
  * cache). The TLS block of the sample's thread is tried before the stacks: glibc puts the
  * static TLS of a thread at the top of its stack mapping, inside [stack_lo, stack_hi). */
@@ -614,11 +631,16 @@ static uint32_t data_resolve(struct mr_attrib *a, uint64_t addr, uint64_t t, uin
 	sp = span_at(a, addr, t, &t0, &t1);
 	if (sp) {
 		const struct mr_var *mv = mr_debuginfo_var_at(a->obj[sp->obj].di, addr - sp->bias);
+		unsigned f;
+
 		if (mv) {
 			*rg = (struct range){ sp->bias + mv->addr,
 					      sp->bias + mv->addr + (mv->size ? mv->size : 1), t0, t1, 0, 1 };
 			return dwarf_var(a, sp->obj, mv);
 		}
+		f = mr_debuginfo_segment(a->obj[sp->obj].di, addr - sp->bias);
+		if (f && !(f & MR_SEG_W))
+			return constants_var(a, sp->obj);
 	}
 	return 0;
 }

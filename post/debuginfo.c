@@ -77,6 +77,7 @@ struct seg {
 	uint64_t lo, hi;
 	uint64_t off, filesz; /* file bytes of the segment (mr_debuginfo_code) */
 	int exec;
+	unsigned flags;       /* p_flags: PF_R, PF_W, PF_X (= MR_SEG_*) */
 };
 
 struct mr_debuginfo {
@@ -283,6 +284,8 @@ static void read_build_id(struct mr_debuginfo *d, Elf *elf, const GElf_Phdr *ph)
 	}
 }
 
+_Static_assert(PF_X == MR_SEG_X && PF_W == MR_SEG_W && PF_R == MR_SEG_R, "segment flags");
+
 /* Program headers: PIC-ness, PT_LOAD segments and the lowest one, PT_TLS, build-id. */
 static int read_phdrs(struct ctx *c, Elf *elf)
 {
@@ -319,6 +322,7 @@ static int read_phdrs(struct ctx *c, Elf *elf)
 			d->segs[d->nsegs].off = ph.p_offset;
 			d->segs[d->nsegs].filesz = ph.p_filesz;
 			d->segs[d->nsegs].exec = !!(ph.p_flags & PF_X);
+			d->segs[d->nsegs].flags = ph.p_flags & (PF_R | PF_W | PF_X);
 			d->nsegs++;
 		} else if (ph.p_type == PT_TLS) {
 			d->tls_memsz = ph.p_memsz;
@@ -2421,6 +2425,14 @@ const struct mr_var *mr_debuginfo_tls_var_at(struct mr_debuginfo *d, uint64_t of
 	const struct mr_var *v = idx_lookup(&d->idx[1], offset);
 
 	return v ? v : idx_lookup(&d->idx[3], offset);
+}
+
+unsigned mr_debuginfo_segment(const struct mr_debuginfo *d, uint64_t vaddr)
+{
+	for (size_t i = 0; i < d->nsegs; i++)
+		if (vaddr >= d->segs[i].lo && vaddr < d->segs[i].hi)
+			return d->segs[i].flags;
+	return 0;
 }
 
 ssize_t mr_debuginfo_code(const struct mr_debuginfo *d, uint64_t vaddr, void *buf, size_t len)

@@ -120,6 +120,13 @@ const struct mr_var *mr_debuginfo_tls_var_at(struct mr_debuginfo *d, uint64_t of
  * return pointers into this same array (pointer equality identifies a variable). */
 size_t mr_debuginfo_vars(struct mr_debuginfo *d, const struct mr_var **vars);
 
+/* Permissions of the PT_LOAD segment holding vaddr, a mask of MR_SEG_* (the ELF PF_*
+ * values); 0 if no segment holds it. */
+#define MR_SEG_X 1u
+#define MR_SEG_W 2u
+#define MR_SEG_R 4u
+unsigned mr_debuginfo_segment(const struct mr_debuginfo *d, uint64_t vaddr);
+
 /* Copy up to len bytes of the executable segment at vaddr from the file into buf (re-opens
  * the file). Returns the bytes copied (fewer at the segment's end), -ENOENT if vaddr is
  * in no executable PT_LOAD, or -errno. */

@@ -4,7 +4,8 @@
 # -fopenmp, run under memphis and read back with `memphis-report --all --json`: each
 # COMMON member (hycom1r/dp, hycom1r/temp) and module array (ocean_state::u, ::v) by name,
 # kind and hottest line (the source line marked "! LINE:tag"), and the COMMON arrays first
-# touched by the master thread at their initialisation lines.
+# touched by the master thread at their initialisation lines; the literal constants the
+# update lines load are <read-only data of ocean>, not <unknown>.
 . "$MEMPHIS_SRC/tests/tap.sh"
 FC=${FC:-gfortran}
 command -v "$FC" >/dev/null || { echo "no Fortran compiler ($FC)" >&2; exit 77; }
@@ -99,6 +100,11 @@ for name, tag in (("hycom1r/dp", "init_dp"), ("hycom1r/temp", "init_temp")):
     ft = (var.get(name) or {}).get("first_touch") or {}
     check(ft.get("thread_index") == 0 and ft.get("line") == mark[tag],
           "%s first touched by the master thread at %s (got %s at %s)" % (name, mark[tag], ft.get("thread"), ft.get("line")))
+# the real constants of the update lines live in .rodata, unnamed
+ro = lines.get("<read-only data of ocean>", {})
+unk = {l: c for l, c in lines.get("<unknown>", {}).items() if l in (mark["u_dp"], mark["v_temp"])}
+check(not unk and (var.get("<read-only data of ocean>") or {}).get("kind") == "static",
+      "no <unknown> samples on the update lines: the constants they load are <read-only data of ocean> (%s; <unknown> %s)" % (ro, unk))
 check(not any(k.startswith("malloc at ocean.f90") for k in var),
       "no ALLOCATE site of ocean.f90 left unnamed: %s" % [k for k in var if "ocean.f90" in k and k.startswith("malloc")])
 PY

@@ -727,6 +727,16 @@ static void check_fortran(void)
 		   want[i].kind,
 		   (unsigned long long)want[i].size, addr + want[i].delta, want[i].sym);
 	}
+	{
+		const struct mr_var *v = var_named(d, "mymod::modarr", &(int){ 0 });
+		uint64_t vaddr0, offset0;
+
+		mr_debuginfo_load_base(d, &vaddr0, &offset0);
+		ok(v && mr_debuginfo_segment(d, v->addr) == (MR_SEG_R | MR_SEG_W) &&
+			   (mr_debuginfo_segment(d, vaddr0) & (MR_SEG_W | MR_SEG_R)) == MR_SEG_R &&
+			   mr_debuginfo_segment(d, UINT64_MAX - 1) == 0,
+		   "fortran: segment flags: module array rw, first segment read-only, none past the end");
+	}
 	mr_debuginfo_close(d);
 }
 
