@@ -15,7 +15,10 @@
  *    timer on every CPU while sampling (like `perf record -a`), paid only while a region
  *    is open. Per-task events would need one event per thread found at START plus
  *    perf's inherit for later threads, which misses threads created by a thread that had
- *    no event yet, and touches other tasks' perf contexts.
+ *    no event yet, and touches other tasks' perf contexts. The events exist only between
+ *    START and STOP, and are created with the module's kernel credentials: perf refuses
+ *    CPU-wide events to callers without CAP_PERFMON at paranoid > 0, and here the device's
+ *    group is the grant.
  *  - Each CPU has its own ring of fixed-size records, filled by the handler on that CPU
  *    (hrtimer hard-irq context: no locks, no sleeping; single producer) and emptied by
  *    READ under the session mutex (single consumer): acquire/release on head and tail.
@@ -188,7 +191,7 @@ static void mph_resources_free(struct mph_session *s)
 	mph_events_release(s);
 	if (s->bufs) {
 		for (cpu = 0; cpu < nr_cpu_ids; cpu++)
-			vfree(s->bufs[cpu].rec);
+			kvfree(s->bufs[cpu].rec);
 		kfree(s->bufs);
 		s->bufs = NULL;
 		atomic_dec(&mph_sessions);
@@ -226,7 +229,7 @@ static int mph_bufs_alloc(struct mph_session *s)
 	for_each_online_cpu(cpu) {
 		struct mph_cpu_buf *b = &s->bufs[cpu];
 
-		b->rec = vmalloc_node(bytes, cpu_to_node(cpu));
+		b->rec = kvmalloc_node(bytes, GFP_KERNEL_ACCOUNT, cpu_to_node(cpu));
 		if (!b->rec)
 			goto out_free;
 		b->mask = entries - 1;
