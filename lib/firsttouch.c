@@ -21,6 +21,7 @@
 
 static struct memphis_rec_touch batch[BATCH];
 static size_t nbatch;
+static uint64_t lost;       /* fault records the kernel dropped (ring full), not yet noted */
 static int thp = -1;        /* transparent huge pages possible at all */
 static uint64_t *seen;      /* open-addressing set of 2 MiB ranges already judged */
 static size_t seen_cap, seen_n;
@@ -46,7 +47,7 @@ int memphis__touch_open(struct memphis__thread *t)
 	struct perf_event_attr a;
 
 	touch_attr(&a);
-	return memphis__ring_open(&t->fault, &a, t->tid, 64, 4);
+	return memphis__ring_open(&t->fault, &a, t->tid, 128, 4);
 }
 
 struct fault_layout {
@@ -62,6 +63,12 @@ static void on_fault(const void *rec, size_t len, void *ctx)
 {
 	const struct fault_layout *r = rec;
 
+	if (r->h.type == PERF_RECORD_LOST && len >= sizeof(struct perf_event_header) + 16) {
+		uint64_t n;
+		memcpy(&n, (const char *)rec + sizeof(struct perf_event_header) + 8, sizeof(n));
+		lost += n;
+		return;
+	}
 	if (r->h.type != PERF_RECORD_SAMPLE || len < sizeof(*r))
 		return;
 	if (nbatch == BATCH)
@@ -190,6 +197,11 @@ void memphis__touch_flush(void)
 	uint64_t *pages;
 	size_t n = 0;
 
+	if (lost) {
+		memphis__note(MPH_LOG_WARN, "first touch: %llu page-fault records lost (buffer full)",
+			      (unsigned long long)lost);
+		lost = 0;
+	}
 	if (nbatch == 0)
 		return;
 	memphis__internal++;

@@ -39,6 +39,7 @@ print(right, wrong, missing, huge)
 PY
 	read right wrong missing huge < "$mode.res"
 	echo "# $mode: $right pages by the right thread, $wrong by another, $missing without a record; $huge huge-page records"
+	"$REPORT" dump --meta "$d" | grep "records lost" | sed "s/^#/# $mode:/"
 	check "$mode: all 16384 pages covered by a record of the thread that touched them" \
 		test "$right" = 16384 -a "$wrong" = 0 -a "$missing" = 0
 }
