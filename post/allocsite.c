@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <Zydis/Zydis.h>
@@ -104,25 +105,29 @@ static const char *blanks(const char *p)
 int mr_allocsite_fortran(const char *file, unsigned line, const char **name)
 {
 	static char objs[256];
-	char text[1024], low[1024];
+	char low[1024], *text = NULL;
 	const char *p;
 	unsigned no = 0;
-	size_t i, depth, n = 0;
+	size_t i, depth, n = 0, cap = 0;
 	int want_name = 1, trunc = 0;
 	FILE *f;
 
 	*name = NULL;
 	if (!file || !line || !fortran_file(file) || !(f = fopen(file, "r")))
 		return MR_FSITE_NONE;
-	while (no < line && fgets(text, sizeof(text), f))
+	while (no < line && getline(&text, &cap, f) >= 0)
 		no++;
 	fclose(f);
-	if (no != line)
+	if (no != line) {
+		free(text);
 		return MR_FSITE_NONE;
-	/* lower case, up to a comment ('!' outside quotes is rare enough in ALLOCATE) */
+	}
+	/* lower case, up to a comment ('!' outside quotes is rare enough in ALLOCATE); the
+	 * first 1 KiB of the line is plenty */
 	for (i = 0; text[i] && text[i] != '!' && text[i] != '\n' && i + 1 < sizeof(low); i++)
 		low[i] = (char)tolower((unsigned char)text[i]);
 	low[i] = '\0';
+	free(text);
 	/* "allocate (" as a word: the words deallocate/allocated do not match */
 	for (p = low; (p = strstr(p, "allocate")); p += 8) {
 		int start = p == low || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');

@@ -60,7 +60,7 @@ int main(void)
 	size_t n = sizeof(cases) / sizeof(cases[0]);
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("1..%zu\n", n + 2);
+	printf("1..%zu\n", n + 3);
 	for (size_t i = 0; i < n; i++) {
 		const struct fcase *c = &cases[i];
 		const char *name = NULL;
@@ -94,6 +94,19 @@ int main(void)
 		}
 		tap(mr_allocsite_fortran(path, 5, &name) == MR_FSITE_NONE, __LINE__, "%s%s",
 		    "a line past the end of the file: none", "");
+		unlink(path);
+		/* lines longer than any buffer still count as one line each */
+		f = fopen(path, "w");
+		if (f) {
+			fputs("  x = 1 ! ", f);
+			for (int k = 0; k < 5000; k++)
+				fputc('y', f);
+			fputs("\n  allocate(z(3))\n", f);
+			fclose(f);
+		}
+		tap(mr_allocsite_fortran(path, 2, &name) == MR_FSITE_ALLOCATE && name &&
+			    !strcmp(name, "z"), __LINE__, "%s%s",
+		    "after a 5000-character line, line 2 is allocate z", "");
 		unlink(path);
 	}
 	return n_fail ? 1 : 0;
