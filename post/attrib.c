@@ -545,8 +545,11 @@ static uint32_t dwarf_var(struct mr_attrib *a, uint32_t oi, const struct mr_var 
 	if (slot)
 		return (uint32_t)*slot;
 	v.kind = mv->kind < sizeof(kinds) / sizeof(kinds[0]) ? kinds[mv->kind] : MR_K_SYMBOL;
-	rc = o->is_exe ? asprintf(&v.name, "%s", mv->name ? mv->name : "?")
-		       : asprintf(&v.name, "%s:%s", o->base, mv->name ? mv->name : "?");
+	/* a Fortran array's descriptor: the array's own name goes to its data (fortran_site) */
+	rc = o->is_exe ? asprintf(&v.name, "%s%s", mv->name ? mv->name : "?",
+				  mv->descriptor ? " (descriptor)" : "")
+		       : asprintf(&v.name, "%s:%s%s", o->base, mv->name ? mv->name : "?",
+				  mv->descriptor ? " (descriptor)" : "");
 	if (rc < 0)
 		return 0;
 	if (mv->file && mv->line && asprintf(&v.decl, "%s:%u", base_name(mv->file), mv->line) < 0)
