@@ -102,32 +102,59 @@ static const char *blanks(const char *p)
 	return p;
 }
 
+/* Append the code of one source line to the statement in st (lower case, without its
+ * comment and its free-form continuation '&'s); returns 1 if the line continues. */
+static int add_line(char *st, size_t cap, const char *line)
+{
+	size_t n = strlen(st), end;
+	const char *c = line;
+	int cont;
+
+	while (*c == ' ' || *c == '\t')
+		c++;
+	if (*c == '&')
+		c++; /* the optional leading '&' of a continuation line */
+	for (end = 0; c[end] && c[end] != '!' && c[end] != '\n'; end++)
+		;
+	while (end && (c[end - 1] == ' ' || c[end - 1] == '\t' || c[end - 1] == '\r'))
+		end--;
+	cont = end && c[end - 1] == '&';
+	if (cont)
+		end--;
+	for (size_t i = 0; i < end && n + 1 < cap; i++)
+		st[n++] = (char)tolower((unsigned char)c[i]);
+	st[n] = '\0';
+	return cont;
+}
+
 int mr_allocsite_fortran(const char *file, unsigned line, const char **name)
 {
 	static char objs[256];
-	char low[1024], *text = NULL;
+	char low[2048], *text = NULL;
 	const char *p;
 	unsigned no = 0;
-	size_t i, depth, n = 0, cap = 0;
-	int want_name = 1, trunc = 0;
+	size_t depth, n = 0, cap = 0;
+	int want_name = 1, trunc = 0, cont = 0;
 	FILE *f;
 
 	*name = NULL;
 	if (!file || !line || !fortran_file(file) || !(f = fopen(file, "r")))
 		return MR_FSITE_NONE;
-	while (no < line && getline(&text, &cap, f) >= 0)
+	/* the whole statement holding the line: back to its first line, on through its
+	 * continuation lines (free form: a line ending in '&' continues) */
+	low[0] = '\0';
+	while (getline(&text, &cap, f) >= 0) {
 		no++;
-	fclose(f);
-	if (no != line) {
-		free(text);
-		return MR_FSITE_NONE;
+		if (!cont)
+			low[0] = '\0';
+		cont = add_line(low, sizeof(low), text);
+		if (no >= line && !cont)
+			break;
 	}
-	/* lower case, up to a comment ('!' outside quotes is rare enough in ALLOCATE); the
-	 * first 1 KiB of the line is plenty */
-	for (i = 0; text[i] && text[i] != '!' && text[i] != '\n' && i + 1 < sizeof(low); i++)
-		low[i] = (char)tolower((unsigned char)text[i]);
-	low[i] = '\0';
+	fclose(f);
 	free(text);
+	if (no < line)
+		return MR_FSITE_NONE;
 	/* "allocate (" as a word: the words deallocate/allocated do not match */
 	for (p = low; (p = strstr(p, "allocate")); p += 8) {
 		int start = p == low || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');

@@ -23,8 +23,9 @@ enum mr_fsite {
 };
 
 /* Classify line `line` of `file` (as the line table names it) if its name ends like a
- * Fortran source (.f .f90 .f95 .f03 .f08 .for .ftn, any case); reads the file. Free-form
- * continuation lines before it are not followed: a statement is judged by its own line.
+ * Fortran source (.f .f90 .f95 .f03 .f08 .for .ftn, any case); reads the file. The whole
+ * statement holding the line is judged, free-form continuations ('&') included (fixed-
+ * form continuation columns are not followed).
  * For an ALLOCATE, *name gets its objects, comma-separated ("u, v", "grid%h"; lower
  * case, static storage overwritten by the next call), or NULL if none could be read. */
 int mr_allocsite_fortran(const char *file, unsigned line, const char **name);

@@ -17,7 +17,8 @@ static int n_test, n_fail;
 struct fcase {
 	int line;           /* of this case in this file */
 	const char *suffix; /* of the source file */
-	const char *text;   /* the source line (the file has it as line 2) */
+	const char *text;   /* the source lines (the file has them from line 2; the case asks
+			     * about the last one) */
 	int kind;           /* enum mr_fsite */
 	const char *name;   /* objects, NULL for none */
 };
@@ -33,6 +34,11 @@ static const struct fcase cases[] = {
 	{ __LINE__, ".f90", "  allocate(b, source=a)", MR_FSITE_ALLOCATE, "b" },
 	{ __LINE__, ".f90", "  if (.not. allocated(x)) allocate(x(10))", MR_FSITE_ALLOCATE, "x" },
 	{ __LINE__, ".f", "      ALLOCATE(WORK(LWORK))", MR_FSITE_ALLOCATE, "work" },
+	/* free-form continuation: the call site may be on any line of the statement */
+	{ __LINE__, ".f90", "  allocate(u(n), &\n           v(n))", MR_FSITE_ALLOCATE, "u, v" },
+	{ __LINE__, ".f90", "  x = 1\n  allocate(u(n), & ! comment\n   & v(n), stat=i)", MR_FSITE_ALLOCATE,
+	  "u, v" },
+	{ __LINE__, ".f90", "  call f(a, &\n         b(idx))", MR_FSITE_TEMPORARY, NULL },
 	{ __LINE__, ".f90", "  a = a(perm)", MR_FSITE_TEMPORARY, NULL },
 	{ __LINE__, ".f90", "  deallocate(a)", MR_FSITE_TEMPORARY, NULL },
 	{ __LINE__, ".f90", "  ok = allocated(a)", MR_FSITE_TEMPORARY, NULL },
@@ -75,7 +81,11 @@ int main(void)
 			tap(0, c->line, "%s%s: cannot write the source file", c->text, "");
 			continue;
 		}
-		k = mr_allocsite_fortran(path, 2, &name);
+		/* ask for the case's last line: the statement may start lines before it */
+		unsigned last = 2;
+		for (const char *q = c->text; *q; q++)
+			last += *q == '\n';
+		k = mr_allocsite_fortran(path, last, &name);
 		snprintf(got, sizeof(got), "%s%s%s", kinds[k], name ? " " : "", name ? name : "");
 		tap(k == c->kind && (name == c->name || (name && c->name && !strcmp(name, c->name))),
 		    c->line, "'%s' is %s", c->text, got);
