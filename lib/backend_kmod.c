@@ -23,6 +23,7 @@
 #include "insn.h"
 #include "internal.h"
 #include "kmod.h"
+#include "memphis/hwdecode.h"
 #include "memphis/memphismod.h"
 
 #define BATCH 1024 /* records per READ */
@@ -40,6 +41,7 @@ int memphis__kmod_decode(const void *rec, size_t size, uint32_t n_cpus,
 			 struct memphis__kmod_sample *out)
 {
 	struct memphismod_record r;
+	uint16_t hw_flags = 0;
 
 	if (size < MEMPHISMOD_RECORD_SIZE_VER0)
 		return -EINVAL;
@@ -59,15 +61,21 @@ int memphis__kmod_decode(const void *rec, size_t size, uint32_t n_cpus,
 	out->s.flags = MPH_S_NOADDR | MPH_S_NOPRED;
 	if (r.flags & MEMPHISMOD_REC_WEIGHT)
 		out->s.weight = r.weight > UINT32_MAX ? UINT32_MAX : (uint32_t)r.weight;
-	if (r.flags & MEMPHISMOD_REC_DATA_SRC)
+	if (r.flags & MEMPHISMOD_REC_DATA_SRC) {
+		struct memphis_hw_access a = { 0 };
+
 		out->s.data_src = r.data_src;
+		memphis_mem_src_decode(r.data_src, &a);
+		hw_flags = (uint16_t)((a.remote ? MPH_S_REMOTE_HW : 0) | (a.is_load ? MPH_S_LOAD : 0) |
+				      (a.is_store ? MPH_S_STORE : 0));
+	}
 	if (r.flags & MEMPHISMOD_REC_ADDR) {
 		/* the event names the access itself: no predecessor search */
 		if (r.addr < (1ull << 63)) {
 			out->s.addr = r.addr;
-			out->s.flags = MPH_S_EXACT | MPH_S_HWADDR;
+			out->s.flags = MPH_S_EXACT | MPH_S_HWADDR | hw_flags;
 		} else {
-			out->s.flags = MPH_S_NOADDR;
+			out->s.flags = MPH_S_NOADDR | hw_flags;
 		}
 	} else if (r.flags & MEMPHISMOD_REC_REGS) {
 		out->has_regs = 1;

@@ -23,7 +23,9 @@ struct memphis__kmod_sample {
  * use are refused: kernel instruction pointers (-EPERM), a CPU number >= ncpus or beyond
  * the 16-bit field, tid 0 (-ERANGE), rec_size below the first version (-EINVAL). A data
  * address from the event gives MPH_S_EXACT | MPH_S_HWADDR (user addresses only, else
- * MPH_S_NOADDR); without address and registers the sample is MPH_S_NOADDR | MPH_S_NOPRED.
+ * MPH_S_NOADDR), plus MPH_S_REMOTE_HW / MPH_S_LOAD / MPH_S_STORE from a data source
+ * (union perf_mem_data_src, include/memphis/hwdecode.h); without address and registers
+ * the sample is MPH_S_NOADDR | MPH_S_NOPRED.
  * Returns 0 and fills *out. Pure: no system calls, no allocation. */
 int memphis__kmod_decode(const void *rec, size_t rec_size, uint32_t ncpus,
 			 struct memphis__kmod_sample *out);

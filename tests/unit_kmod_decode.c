@@ -7,6 +7,7 @@
  * the same, and the uapi structs keep their first-version sizes and offsets. TAP output.
  */
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -68,9 +69,18 @@ static const struct dcase dcases[] = {
 	{ __LINE__, "no registers, no address: NOADDR|NOPRED",
 	  USER_IP, 0, 0, 0, 100, 101, 0, 0, 0, V0, 4,
 	  0, MPH_S_NOADDR | MPH_S_NOPRED, 0, 1, 0 },
-	{ __LINE__, "event address (IBS/PEBS layout): EXACT|HWADDR, data_src and weight kept",
-	  USER_IP, 0x7fff0000, 0x1a2, 250, 100, 101, 2, A | D | W, 0, V0, 4,
-	  0, MPH_S_EXACT | MPH_S_HWADDR, 0x7fff0000, 250, 0 },
+	{ __LINE__, "event address and data source (PEBS layout): EXACT|HWADDR|LOAD, weight kept",
+	  USER_IP, 0x7fff0000, PERF_MEM_S(OP, LOAD) | PERF_MEM_S(LVL, HIT) | PERF_MEM_S(LVL, L1),
+	  250, 100, 101, 2, A | D | W, 0, V0, 4,
+	  0, MPH_S_EXACT | MPH_S_HWADDR | MPH_S_LOAD, 0x7fff0000, 250, 0 },
+	{ __LINE__, "data source says remote DRAM: REMOTE_HW",
+	  USER_IP, 0x7fff0000, PERF_MEM_S(OP, LOAD) | PERF_MEM_S(LVLNUM, RAM) |
+	  PERF_MEM_S(REMOTE, REMOTE), 400, 100, 101, 2, A | D | W, 0, V0, 4,
+	  0, MPH_S_EXACT | MPH_S_HWADDR | MPH_S_LOAD | MPH_S_REMOTE_HW, 0x7fff0000, 400, 0 },
+	{ __LINE__, "data source ignored unless flagged",
+	  USER_IP, 0x7fff0000, PERF_MEM_S(OP, STORE) | PERF_MEM_S(LVLNUM, RAM) |
+	  PERF_MEM_S(REMOTE, REMOTE), 0, 100, 101, 2, A, 0, V0, 4,
+	  0, MPH_S_EXACT | MPH_S_HWADDR, 0x7fff0000, 1, 0 },
 	{ __LINE__, "address wins over registers (no predecessor search)",
 	  USER_IP, 0x601000, 0, 0, 100, 101, 0, A | R, 1, V0, 4,
 	  0, MPH_S_EXACT | MPH_S_HWADDR, 0x601000, 1, 0 },
