@@ -6,13 +6,15 @@
 #   2. examples/cg/cg profiled by memphis and by `perf record -e task-clock` with the same
 #      period and the same user registers; memphis-report vs `perf report --stdio`, both
 #      timed, as samples/s and their ratio.
-# Environment: BENCH_SIZES (default "1000000 10000000"), BENCH_PERIOD_NS (default 250000).
+# Environment: BENCH_SIZES (default "1000000 10000000"), BENCH_PERIOD_NS (default 20000),
+# BENCH_CG_ARGS (default "-i 150": over a million samples of examples/cg at 20 us).
 B=${1:-build}
 B=$(cd "$B" && pwd) || exit 1
 R="$B/memphis-report"
 GEN="$B/tests/tool_gen"
 SIZES=${BENCH_SIZES:-"1000000 10000000"}
-PERIOD=${BENCH_PERIOD_NS:-250000}
+PERIOD=${BENCH_PERIOD_NS:-20000}
+CG_ARGS=${BENCH_CG_ARGS:--i 150} # >= 1 M samples at 20 us on 2 cores
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/memphis-bench.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
@@ -69,7 +71,7 @@ if ! command -v perf >/dev/null 2>&1; then
 	echo "# perf is not installed (Debian package linux-perf): skipped"
 	exit 0
 fi
-MEMPHIS_PERIOD="${PERIOD}ns" "$CG" >/dev/null 2>&1
+MEMPHIS_PERIOD="${PERIOD}ns" "$CG" $CG_ARGS >/dev/null 2>&1
 run=$(ls -d memphis-cg-*/ 2>/dev/null | head -n 1)
 if [ -z "$run" ]; then
 	echo "# the memphis run of $CG wrote no run directory: skipped"
@@ -82,7 +84,7 @@ mwall=$wall mcpu=$cpu mrss=$rss
 
 regs=ax,bx,cx,dx,si,di,bp,sp,ip,r8,r9,r10,r11,r12,r13,r14,r15
 if ! MEMPHIS_DISABLE=1 perf record -q -e task-clock -c "$PERIOD" --user-regs=$regs \
-	-o perf.data "$CG" >/dev/null 2>perf.err; then
+	-o perf.data "$CG" $CG_ARGS >/dev/null 2>perf.err; then
 	echo "# perf record failed: $(tail -n 1 perf.err)"
 	exit 0
 fi
