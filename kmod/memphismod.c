@@ -8,17 +8,18 @@
  *  - One session per open file. It belongs to the process that opened it: only that
  *    process (same thread group, same exec image) may configure, start, stop and read,
  *    and only that process is sampled.
- *  - START creates one cpu-clock software event per online CPU with the in-kernel perf API
- *    (perf_event_create_kernel_counter) and filters in the overflow handler by thread
- *    group: every thread of the process is sampled, those that exist and those created
- *    later, with no fork/clone hook and no race against thread creation. The price is a
- *    timer on every CPU while sampling (like `perf record -a`), paid only while a region
- *    is open. Per-task events would need one event per thread found at START plus
- *    perf's inherit for later threads, which misses threads created by a thread that had
- *    no event yet, and touches other tasks' perf contexts. The events exist only between
- *    START and STOP, and are created with the module's kernel credentials: perf refuses
- *    CPU-wide events to callers without CAP_PERFMON at paranoid > 0, and here the device's
- *    group is the grant.
+ *  - START creates one task-clock software event per thread of the calling process with
+ *    the in-kernel perf API (perf_event_create_kernel_counter), inherited by the threads
+ *    those threads create (inherit + inherit_thread), and released at STOP: every thread
+ *    is sampled, those that exist and those created later, and only while it runs, so
+ *    idle CPUs take no timer interrupts (this is also what the soft backend does). The
+ *    gap: a thread created during START by a thread whose event does not exist yet.
+ *    per_cpu_events=1 instead creates one cpu-clock event per online CPU and filters by
+ *    thread group in the handler: no gap, but a timer on every CPU while sampling (like
+ *    `perf record -a`); perf refuses CPU-wide events to callers without CAP_PERFMON at
+ *    paranoid > 0, so those are created with the module's kernel credentials (the
+ *    device's group is the grant). In the QEMU guest the per-CPU mode gave several times
+ *    fewer samples than the soft backend at the same period.
  *  - Each CPU has its own ring of fixed-size records, filled by the handler on that CPU
  *    (hrtimer hard-irq context: no locks, no sleeping; single producer) and emptied by
  *    READ under the session mutex (single consumer): acquire/release on head and tail.
@@ -73,6 +74,10 @@ static unsigned int mem_max_mb = 256;
 module_param(mem_max_mb, uint, 0444);
 MODULE_PARM_DESC(mem_max_mb, "sample buffers of all sessions together, MiB (1..16384, default 256)");
 
+static bool per_cpu_events;
+module_param(per_cpu_events, bool, 0444);
+MODULE_PARM_DESC(per_cpu_events, "sample with one cpu-clock event per CPU filtered by process instead of task-clock events per thread (default N)");
+
 static unsigned int max_sessions = 64;
 module_param(max_sessions, uint, 0444);
 MODULE_PARM_DESC(max_sessions, "sessions with buffers at the same time (1..4096, default 64)");
@@ -93,7 +98,8 @@ struct mph_session {
 	u32 tgid_nr;
 	int running;                     /* read by the handler */
 	u64 kind, period, buf_size;      /* configuration */
-	struct perf_event **events;      /* nr_cpu_ids entries, NULL where none */
+	struct perf_event **events;      /* nr_events entries, NULL where none */
+	unsigned int nr_events;
 	struct mph_cpu_buf *bufs;        /* nr_cpu_ids entries */
 	size_t charged;                  /* bytes counted in mph_mem */
 };
@@ -168,19 +174,21 @@ static void mph_overflow(struct perf_event *event, struct perf_sample_data *data
 
 /* ---- session resources ---- */
 
-/* Release every event: afterwards no handler of this session runs. */
+/* Release every event (and the per-thread events perf inherited from them): afterwards no
+ * handler of this session runs. */
 static void mph_events_release(struct mph_session *s)
 {
-	unsigned int cpu;
+	unsigned int i;
 
 	WRITE_ONCE(s->running, 0);
 	if (!s->events)
 		return;
-	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
-		if (s->events[cpu])
-			perf_event_release_kernel(s->events[cpu]);
+	for (i = 0; i < s->nr_events; i++)
+		if (s->events[i])
+			perf_event_release_kernel(s->events[i]);
 	kfree(s->events);
 	s->events = NULL;
+	s->nr_events = 0;
 }
 
 /* Release events, then buffers and their charge. */
@@ -242,50 +250,107 @@ out_free:
 	return -ENOMEM;
 }
 
-/* One running cpu-clock event per CPU that has a buffer. Created enabled: a CPU-wide
- * event installed enabled is scheduled at once on its CPU, whereas one enabled later with
- * perf_event_enable() was seen in the guest to start only at that CPU's next context
- * switch (a CPU running one thread of the process gave no samples). 0 or -errno (no event
- * left on failure). */
-static int mph_events_create(struct mph_session *s)
+static struct perf_event *mph_counter(struct mph_session *s, int cpu, struct task_struct *task)
 {
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_SOFTWARE,
 		.size = sizeof(attr),
-		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.config = task ? PERF_COUNT_SW_TASK_CLOCK : PERF_COUNT_SW_CPU_CLOCK,
 		.sample_period = s->period,
 		.exclude_kernel = 1,
 		.exclude_hv = 1,
+		/* per thread: threads created later inherit the event (threads only) */
+		.inherit = task ? 1 : 0,
+		.inherit_thread = task ? 1 : 0,
 	};
+	const struct cred *old = NULL;
+	struct perf_event *ev;
+
+	/* A CPU-wide event needs perf_allow_cpu() (paranoid <= 0 or CAP_PERFMON) of the
+	 * caller: access was granted by the device's group instead, so it is created with
+	 * the module's kernel credentials; the handler's thread-group filter confines it. */
+	if (!task)
+		old = override_creds(mph_kcred);
+	ev = perf_event_create_kernel_counter(&attr, cpu, task, mph_overflow, s);
+	if (!task)
+		revert_creds(old);
+	return ev;
+}
+
+/* per_cpu_events=1: one cpu-clock event per online CPU with a buffer. */
+static int mph_events_create_cpu(struct mph_session *s)
+{
 	unsigned int cpu;
-	int err;
 
 	s->events = kcalloc(nr_cpu_ids, sizeof(*s->events), GFP_KERNEL_ACCOUNT);
 	if (!s->events)
 		return -ENOMEM;
+	s->nr_events = nr_cpu_ids;
 	WRITE_ONCE(s->running, 1);
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
-		const struct cred *old;
 		struct perf_event *ev;
 
 		if (!s->bufs[cpu].rec || !cpu_online(cpu))
 			continue;
-		/* A CPU-wide event needs perf_allow_cpu() (paranoid <= 0 or CAP_PERFMON) of
-		 * the caller: access was granted by the device's group instead, so the event is
-		 * created with the module's kernel credentials. The handler's thread-group
-		 * filter is what confines it to the caller. */
-		old = override_creds(mph_kcred);
-		ev = perf_event_create_kernel_counter(&attr, cpu, NULL, mph_overflow, s);
-		revert_creds(old);
+		ev = mph_counter(s, cpu, NULL);
 		if (IS_ERR(ev)) {
-			err = PTR_ERR(ev);
-			pr_debug("cpu %u: perf_event_create_kernel_counter: %d\n", cpu, err);
+			pr_debug("cpu %u: perf_event_create_kernel_counter: %ld\n", cpu, PTR_ERR(ev));
 			mph_events_release(s);
-			return err;
+			return PTR_ERR(ev);
 		}
 		s->events[cpu] = ev;
 	}
 	return 0;
+}
+
+/* Default: one task-clock event per thread of the calling process, inherited by the
+ * threads they create. A thread created during START by a thread whose event does not
+ * exist yet is missed (the price of per-thread events; per_cpu_events=1 has no such gap). */
+static int mph_events_create_task(struct mph_session *s)
+{
+	struct task_struct **tasks, *t;
+	unsigned int n = 0, cap, i;
+	int err = 0;
+
+	cap = get_nr_threads(current) + 16;
+	tasks = kcalloc(cap, sizeof(*tasks), GFP_KERNEL);
+	s->events = kcalloc(cap, sizeof(*s->events), GFP_KERNEL_ACCOUNT);
+	if (!tasks || !s->events) {
+		kfree(tasks);
+		kfree(s->events);
+		s->events = NULL;
+		return -ENOMEM;
+	}
+	rcu_read_lock();
+	for_each_thread(current, t) {
+		if (n == cap)
+			break;
+		if (t->flags & PF_EXITING)
+			continue;
+		get_task_struct(t);
+		tasks[n++] = t;
+	}
+	rcu_read_unlock();
+	s->nr_events = n;
+	WRITE_ONCE(s->running, 1);
+	for (i = 0; i < n; i++) {
+		struct perf_event *ev = err ? NULL : mph_counter(s, -1, tasks[i]);
+
+		if (!err && IS_ERR(ev)) {
+			/* a thread that exited meanwhile is no error */
+			if (PTR_ERR(ev) != -ESRCH)
+				err = PTR_ERR(ev);
+			ev = NULL;
+		}
+		s->events[i] = ev;
+		put_task_struct(tasks[i]);
+	}
+	kfree(tasks);
+	if (err) {
+		pr_debug("perf_event_create_kernel_counter (task): %d\n", err);
+		mph_events_release(s);
+	}
+	return err;
 }
 
 /* ---- ioctl argument copying (extensible structs, see the uapi header) ---- */
@@ -399,7 +464,7 @@ static int mph_start(struct mph_session *s, unsigned long arg)
 		if (err)
 			return err;
 	}
-	return mph_events_create(s);
+	return per_cpu_events ? mph_events_create_cpu(s) : mph_events_create_task(s);
 }
 
 /* Stop: the events are released (no timer runs between regions); the buffers and what

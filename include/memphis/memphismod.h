@@ -34,7 +34,9 @@
 
 /* CONFIGURE kind */
 enum memphismod_kind {
-	MEMPHISMOD_KIND_CPU_CLOCK = 0, /* period in ns; records carry user registers */
+	MEMPHISMOD_KIND_CPU_CLOCK = 0, /* software clock (task-clock per thread, or cpu-clock
+	                                * per CPU with per_cpu_events=1); period in ns;
+	                                * records carry user registers */
 	MEMPHISMOD_KIND_IBS_OP = 1,    /* reserved: period in ops; records carry addr, data_src */
 	MEMPHISMOD_KIND_PEBS_LDLAT = 2, /* reserved: period in loads; addr, data_src, weight */
 };

@@ -94,6 +94,24 @@ else
 	vm_result fail "kmod: two users sampling at the same time each get only their own pids (exit $r1, $r2)"
 fi
 
+# --- the same with one cpu-clock event per CPU (per_cpu_events=1): every CPU's event sees
+# every process, so the handler's filter alone keeps the two users apart ---
+rmmod memphismod && insmod "$ko" group=$GID per_cpu_events=1 || vm_result fail "kmod: reload with per_cpu_events=1"
+vmrunas 1000 $GID "$tool" sample 2 2 > "$VM_OUT/user1000-cpu.txt" 2>&1 &
+p1=$!
+vmrunas 1001 $GID "$tool" sample 2 2 > "$VM_OUT/user1001-cpu.txt" 2>&1 &
+p2=$!
+wait $p1; r1=$?
+wait $p2; r2=$?
+vm_note "per_cpu_events=1, uid 1000: $(tail -n 1 "$VM_OUT/user1000-cpu.txt")"
+vm_note "per_cpu_events=1, uid 1001: $(tail -n 1 "$VM_OUT/user1001-cpu.txt")"
+if [ "$r1" = 0 ] && [ "$r2" = 0 ]; then
+	vm_result ok "kmod per_cpu_events=1: two users at once each get only their own pids, never a kernel address"
+else
+	vm_result fail "kmod per_cpu_events=1: two users at once each get only their own pids (exit $r1, $r2)"
+fi
+rmmod memphismod && insmod "$ko" group=$GID || vm_result fail "kmod: reload with the default (per-thread) events"
+
 # --- unload while a process samples: refused (the open file holds the module), clean after ---
 vmrunas 1000 $GID "$tool" hold 30 > /tmp/hold.txt 2>&1 &
 hp=$!
