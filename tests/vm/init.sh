@@ -11,7 +11,8 @@ export VM_LIB=/vm/guest-lib.sh
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
-mount -t tmpfs tmpfs /tmp
+# /tmp stays the initramfs (writable) when the packed build lives under it (a checkout in /tmp)
+[ -n "$(ls -A /tmp 2>/dev/null)" ] || mount -t tmpfs tmpfs /tmp
 exec </dev/console >/dev/console 2>&1
 echo "@@VM-BOOT uptime $(cut -d' ' -f1 /proc/uptime)"
 
