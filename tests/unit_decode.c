@@ -21,24 +21,7 @@
 #include "memphis/format.h"
 #include "insn.h"
 
-static int n_test, n_fail;
-
-/* Print one TAP line; on failure a diagnostic naming the source line of the case. */
-static void tap(int ok, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void tap(int ok, int line, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s %d - ", ok ? "ok" : "not ok", ++n_test);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (!ok) {
-		n_fail++;
-		printf("# failed: case at tests/unit_decode.c:%d\n", line);
-	}
-}
+#include "tap.h"
 
 /* Hex string ("48 8b 40 08" or "488b4008") to bytes; returns the count. */
 static size_t unhex(const char *s, uint8_t *out, size_t cap)

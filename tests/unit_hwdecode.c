@@ -12,23 +12,7 @@
 
 #include "memphis/hwdecode.h"
 
-static int n_test, n_fail;
-
-static void tap(int ok, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void tap(int ok, int line, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s %d - ", ok ? "ok" : "not ok", ++n_test);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (!ok) {
-		n_fail++;
-		printf("# failed: case at tests/unit_hwdecode.c:%d\n", line);
-	}
-}
+#include "tap.h"
 
 /* asm/amd-ibs.h bit positions */
 #define CTL_OP_VAL (1ULL << 18)

@@ -16,23 +16,7 @@
 #include "kmod.h"
 #include "memphis/memphismod.h"
 
-static int n_test, n_fail;
-
-static void tap(int ok, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void tap(int ok, int line, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s %d - ", ok ? "ok" : "not ok", ++n_test);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (!ok) {
-		n_fail++;
-		printf("# failed: case at tests/unit_kmod_decode.c:%d\n", line);
-	}
-}
+#include "tap.h"
 
 #define USER_IP 0x401234ull
 #define KERN_IP 0xffffffff81000000ull
