@@ -11,8 +11,10 @@ export VM_LIB=/vm/guest-lib.sh
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
-# /tmp stays the initramfs (writable) when the packed build lives under it (a checkout in /tmp)
+# /tmp stays the initramfs (writable) when the packed build lives under it (a checkout in
+# /tmp); either way it must be world-writable and sticky like a tmpfs /tmp.
 [ -n "$(ls -A /tmp 2>/dev/null)" ] || mount -t tmpfs tmpfs /tmp
+chmod 1777 /tmp
 exec </dev/console >/dev/console 2>&1
 echo "@@VM-BOOT uptime $(cut -d' ' -f1 /proc/uptime)"
 
