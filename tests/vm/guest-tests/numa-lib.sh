@@ -4,7 +4,7 @@
 # Host: judge NAME CHECK [ARGS] runs memphis-report --json (with --all, and the default
 # remote tables) on it and reports the checks of numa_check.py as results.
 export MEMPHIS_PERIOD=250us OMP_PROC_BIND=true OMP_WAIT_POLICY=passive
-CG_SIZE="-n 4000 -i 2"  # ~10 s single-stepped (TCG runs ~1.4 M instructions/s so)
+CG_SIZE="-n 4000 -i 4"  # ~20 s single-stepped (TCG runs ~1.4 M instructions/s so)
 
 run() {
 	name=$1
