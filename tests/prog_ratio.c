@@ -1,16 +1,28 @@
 /* Ground truth for attribution: random loads of equal cost, three from the global A for
  * every one from the heap array B. Among exact samples, A:B must be 75:25 (within 5).
+ * Equal cost: every value is -0.0 and each load's index adds the running sum (always 0 at
+ * run time, unknown to the compiler), so the loads form one dependent chain and none
+ * overlaps another (memory-level parallelism would over-weight some of them).
  * Prints the address ranges so the test can classify the samples.
- *   prog_ratio [SECONDS [ELEMENTS]]   (ELEMENTS per array, at most 8 Mi; default 8 Mi) */
+ *   prog_ratio [SECONDS [ELEMENTS]]   (sampling time, at least one pass over 1 Mi
+ *   indices; ELEMENTS per array, at most 8 Mi, default 8 Mi) */
 #include <memphis.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #define N (8u << 20) /* 64 MiB each: every random load misses the caches */
-#define M (1u << 22) /* most random indices (fewer for small arrays) */
+#define M (1u << 20) /* most random indices per pass (fewer for small arrays) */
 
 double A[N];
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 int main(int argc, char **argv)
 {
@@ -25,18 +37,23 @@ int main(int argc, char **argv)
 	if (!B || !idx || n < 8 || n > N)
 		return 1;
 	for (uint32_t i = 0; i < n; i++)
-		A[i] = B[i] = i & 7;
+		A[i] = B[i] = -0.0;
 	for (uint32_t i = 0; i < m; i++) {
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
 		idx[i] = (uint32_t)(x % n);
 	}
 	printf("A %p %p\nB %p %p\n", (void *)A, (void *)(A + n), (void *)B, (void *)(B + n));
 	fflush(stdout);
-	int reps = (int)(seconds * 20) + 1;
 	memphis_mark_named("ratio");
-	for (int r = 0; r < reps; r++)
-		for (uint32_t i = 0; i < m; i += 4)
-			s += A[idx[i]] + A[idx[i + 1]] + A[idx[i + 2]] + B[idx[i + 3]];
+	double t0 = now();
+	do {
+		for (uint32_t i = 0; i < m; i += 4) {
+			s += A[idx[i] + (uint32_t)s];
+			s += A[idx[i + 1] + (uint32_t)s];
+			s += A[idx[i + 2] + (uint32_t)s];
+			s += B[idx[i + 3] + (uint32_t)s];
+		}
+	} while (now() - t0 < seconds);
 	memphis_print();
 	printf("sum %.0f\n", s);
 	return 0;
