@@ -8,7 +8,7 @@ case $VM_TOPO in
 *) vm_result skip "membind and paranoid checks" "they run in the 2-node guest"; exit 0 ;;
 esac
 export OMP_NUM_THREADS=1
-run membind numactl --membind=1 --cpunodebind=0 "$MEMPHIS_BUILD/tests/prog_ratio" 0.05 262144
+run membind numactl --membind=1 --cpunodebind=0 "$MEMPHIS_BUILD/tests/prog_ratio" 0.3 262144
 
 echo 3 > /proc/sys/kernel/perf_event_paranoid
 mkdir -p /tmp/user && chmod 777 /tmp/user
