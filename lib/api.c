@@ -259,6 +259,21 @@ static void enable_one(struct memphis__thread *t, void *ctx)
 		memphis__g.backend->enable(t, *(int *)ctx);
 }
 
+/* Open (on = 1) or close the region for sampling: the flag under the registry lock, so a
+ * thread attaching meanwhile sees it, then every thread's stream, then the process-wide
+ * hook of backends that have one. Caller holds drain_lock. */
+static void region_sampling(int on)
+{
+	memphis__thread_lock();
+	memphis__g.region.open = on;
+	memphis__thread_unlock();
+	if (!memphis__g.sampling_ok)
+		return;
+	memphis__thread_foreach(enable_one, &on);
+	if (memphis__g.backend->start)
+		memphis__g.backend->start(on);
+}
+
 static void loss_one(struct memphis__thread *t, void *ctx)
 {
 	struct memphis_rec_loss r = {
@@ -280,20 +295,13 @@ static void loss_one(struct memphis__thread *t, void *ctx)
  * Caller holds api_lock and a region is open. */
 static void close_region(void)
 {
-	int off = 0;
 	struct memphis_rec_region r;
 	uint64_t *pages;
 	size_t npages = 0;
 
 	memphis__internal++;
 	pthread_mutex_lock(&memphis__g.drain_lock);
-	memphis__thread_lock();
-	memphis__g.region.open = 0;
-	memphis__thread_unlock();
-	if (memphis__g.sampling_ok)
-		memphis__thread_foreach(enable_one, &off);
-	if (memphis__g.sampling_ok && memphis__g.backend->start)
-		memphis__g.backend->start(0);
+	region_sampling(0);
 	memphis__drain_all();
 	memphis__flush_samples();
 	pages = memphis__region_pages_take(&npages);
@@ -322,7 +330,6 @@ static void close_region(void)
 EXPORT int memphis_mark_named_len(const char *name, unsigned long len)
 {
 	char buf[MEMPHIS_NAME_MAX];
-	int on = 1;
 
 	if (memphis__g.state == 0)
 		memphis_init();
@@ -352,13 +359,7 @@ EXPORT int memphis_mark_named_len(const char *name, unsigned long len)
 	memcpy(memphis__g.region.name, buf, len + 1);
 	memphis__g.region.seq = ++memphis__g.region_seq;
 	memphis__g.region.t_start = memphis__now();
-	memphis__thread_lock();
-	memphis__g.region.open = 1;
-	memphis__thread_unlock();
-	if (memphis__g.sampling_ok)
-		memphis__thread_foreach(enable_one, &on);
-	if (memphis__g.sampling_ok && memphis__g.backend->start)
-		memphis__g.backend->start(1);
+	region_sampling(1);
 	pthread_mutex_unlock(&memphis__g.drain_lock);
 	pthread_mutex_unlock(&memphis__g.api_lock);
 	return memphis__g.sampling_ok ? 0 : (sample_err ? sample_err : memphis__writer_error());
