@@ -30,58 +30,16 @@ struct cpu_buf {
 
 static struct cpu_buf **bufs;  /* per CPU, allocated on first sample */
 static int nbufs;
-static uint64_t *pages;        /* open-addressing set of the region's sampled pages */
-static size_t pages_cap, pages_n;
+static struct memphis__u64set pages; /* the open region's sampled pages */
 static pthread_t drain_thread;
 static int started;
 static int kick_fd = -1;
 static int stopping;
 static uint64_t drain_cpu_ns; /* CPU time the drain thread used, known after it stopped */
 
-static void page_insert(uint64_t page)
-{
-	uint64_t key = page | 1; /* page addresses are aligned: bit 0 marks a used slot */
-
-	if (pages_n * 2 >= pages_cap) {
-		size_t ncap = pages_cap ? pages_cap * 2 : 8192;
-		uint64_t *n = calloc(ncap, sizeof(*n));
-		if (!n)
-			return;
-		for (size_t i = 0; i < pages_cap; i++) {
-			if (!pages[i])
-				continue;
-			size_t j = (size_t)((pages[i] >> 12) * 0x9e3779b97f4a7c15ull) & (ncap - 1);
-			while (n[j])
-				j = (j + 1) & (ncap - 1);
-			n[j] = pages[i];
-		}
-		free(pages);
-		pages = n;
-		pages_cap = ncap;
-	}
-	size_t j = (size_t)((key >> 12) * 0x9e3779b97f4a7c15ull) & (pages_cap - 1);
-	while (pages[j]) {
-		if (pages[j] == key)
-			return;
-		j = (j + 1) & (pages_cap - 1);
-	}
-	pages[j] = key;
-	pages_n++;
-}
-
 uint64_t *memphis__region_pages_take(size_t *n)
 {
-	uint64_t *out = malloc((pages_n ? pages_n : 1) * sizeof(*out));
-	size_t k = 0;
-
-	for (size_t i = 0; out && i < pages_cap; i++)
-		if (pages[i])
-			out[k++] = pages[i] & ~1ull;
-	free(pages);
-	pages = NULL;
-	pages_cap = pages_n = 0;
-	*n = k;
-	return out;
+	return memphis__u64set_take(&pages, n);
 }
 
 static void flush_cpu(int cpu)
@@ -114,7 +72,7 @@ void memphis__emit_sample(struct memphis__thread *t, struct memphis_rec_sample *
 		}
 	}
 	if (s->flags & (MPH_S_EXACT | MPH_S_APPROX))
-		page_insert(s->addr & ~4095ull);
+		memphis__u64set_add(&pages, s->addr & ~4095ull);
 	bufs[cpu]->s[bufs[cpu]->n++] = *s;
 	if (bufs[cpu]->n == CPU_BUF)
 		flush_cpu(cpu);

@@ -23,8 +23,7 @@ static struct memphis_rec_touch batch[BATCH];
 static size_t nbatch;
 static uint64_t lost;       /* fault records the kernel dropped (ring full), not yet noted */
 static int thp = -1;        /* transparent huge pages possible at all */
-static uint64_t *seen;      /* open-addressing set of 2 MiB ranges already judged */
-static size_t seen_cap, seen_n;
+static struct memphis__u64set seen; /* 2 MiB ranges whose first fault was judged */
 
 static void touch_attr(struct perf_event_attr *a)
 {
@@ -86,39 +85,6 @@ static void on_fault(const void *rec, size_t len, void *ctx)
 void memphis__touch_drain(struct memphis__thread *t)
 {
 	memphis__ring_drain(&t->fault, on_fault, NULL);
-}
-
-/* Insert a 2 MiB range number into the set; returns 1 if it was new. */
-static int seen_insert(uint64_t range)
-{
-	uint64_t key = range + 1;
-
-	if (seen_n * 2 >= seen_cap) {
-		size_t ncap = seen_cap ? seen_cap * 2 : 4096;
-		uint64_t *n = calloc(ncap, sizeof(*n));
-		if (!n)
-			return 0;
-		for (size_t i = 0; i < seen_cap; i++) {
-			if (!seen[i])
-				continue;
-			size_t j = (size_t)(seen[i] * 0x9e3779b97f4a7c15ull) & (ncap - 1);
-			while (n[j])
-				j = (j + 1) & (ncap - 1);
-			n[j] = seen[i];
-		}
-		free(seen);
-		seen = n;
-		seen_cap = ncap;
-	}
-	size_t j = (size_t)(key * 0x9e3779b97f4a7c15ull) & (seen_cap - 1);
-	while (seen[j]) {
-		if (seen[j] == key)
-			return 0;
-		j = (j + 1) & (seen_cap - 1);
-	}
-	seen[j] = key;
-	seen_n++;
-	return 1;
 }
 
 static int thp_possible(void)
@@ -183,7 +149,8 @@ static void mark_huge(void)
 		size_t j = i;
 		while (j < nbatch && batch[j].addr >> HUGE_SHIFT == range)
 			j++;
-		if (seen_insert(range) && j - i == 1 && range_present(pagemap, batch[i].addr)) {
+		if (memphis__u64set_add(&seen, range) == 1 && j - i == 1 &&
+		    range_present(pagemap, batch[i].addr)) {
 			batch[i].flags |= MPH_TOUCH_HUGE;
 			batch[i].page_shift = HUGE_SHIFT;
 		}

@@ -56,6 +56,16 @@ static inline uint64_t memphis__now(void)
 }
 pid_t memphis__gettid(void);
 
+/* ---- u64set.c: a growing set of 64-bit keys (UINT64_MAX cannot be stored) ---- */
+struct memphis__u64set {
+	uint64_t *slot; /* key + 1 per used slot, 0 = free */
+	size_t cap, n;
+};
+/* Add key: 1 if it was new, 0 if already there, -ENOMEM (the key is then not stored). */
+int memphis__u64set_add(struct memphis__u64set *s, uint64_t key);
+/* The keys as a malloc'ed array of *n (NULL on allocation failure); the set is emptied. */
+uint64_t *memphis__u64set_take(struct memphis__u64set *s, size_t *n);
+
 /* ---- writer.c: the run directory ---- */
 /* Create the run directory (never following a planted symlink) and meta.mph with its FILE
  * block. Returns 0 or -errno. */
