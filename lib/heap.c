@@ -39,21 +39,29 @@ static _Alignas(16) unsigned char arena[65536];
 static size_t arena_used;
 static int resolving;
 
-struct alloc_chunk {
-	struct alloc_chunk *next;
+#define CHUNK_BYTES (CHUNK_RECS * sizeof(struct memphis_rec_alloc))
+
+/* Records waiting for the drain thread, oldest chunk first so the file stays in time
+ * order. One stream for allocations, one for frees; both under heap_lock. */
+struct chunk {
+	struct chunk *next;
 	size_t n;
-	struct memphis_rec_alloc rec[CHUNK_RECS];
+	_Alignas(8) unsigned char rec[CHUNK_BYTES];
 };
-struct free_chunk {
-	struct free_chunk *next;
-	size_t n;
-	struct memphis_rec_free rec[CHUNK_RECS];
+struct stream {
+	uint16_t type;        /* MPH_BLK_ALLOCS or MPH_BLK_FREES */
+	size_t size;          /* bytes per record */
+	struct chunk *cur;    /* being filled */
+	struct chunk *full;   /* filled, oldest first */
+	struct chunk **tail;  /* where the next filled chunk goes */
 };
 
 static pthread_mutex_t heap_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct alloc_chunk *allocs, *allocs_full;
-static struct free_chunk *frees, *frees_full;
-static unsigned pending;
+static struct stream allocs = { MPH_BLK_ALLOCS, sizeof(struct memphis_rec_alloc), NULL, NULL,
+				&allocs.full };
+static struct stream frees = { MPH_BLK_FREES, sizeof(struct memphis_rec_free), NULL, NULL,
+			       &frees.full };
+static unsigned pending; /* filled chunks of both streams */
 static uint64_t dropped;
 static int recording; /* 1 once the run directory exists, 0 after the last flush / in a fork child */
 static int depth = 1;
@@ -96,6 +104,28 @@ static void *chunk_new(size_t size)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/* Append one record to the stream (caller holds heap_lock); counted as dropped when the
+ * writer is too far behind or no memory is left. */
+static void append(struct stream *st, const void *rec)
+{
+	if (!st->cur || (st->cur->n + 1) * st->size > CHUNK_BYTES) {
+		struct chunk *c = pending < MAX_PENDING_CHUNKS ? chunk_new(sizeof(*c)) : NULL;
+		if (!c) {
+			dropped++;
+			return;
+		}
+		if (st->cur) {
+			*st->tail = st->cur;
+			st->tail = &st->cur->next;
+			pending++;
+		}
+		c->n = 0;
+		c->next = NULL;
+		st->cur = c;
+	}
+	memcpy(st->cur->rec + st->cur->n++ * st->size, rec, st->size);
+}
+
 /* Record an allocation of `size` bytes at p, called from `site`. */
 static void record_alloc(void *p, size_t size, int kind, void *site)
 {
@@ -123,25 +153,7 @@ static void record_alloc(void *p, size_t size, int kind, void *site)
 			r.frames[r.nframes++] = (uint64_t)(uintptr_t)bt[i];
 	}
 	pthread_mutex_lock(&heap_lock);
-	if (!allocs || allocs->n == CHUNK_RECS) {
-		struct alloc_chunk *c = NULL;
-		if (pending < MAX_PENDING_CHUNKS)
-			c = chunk_new(sizeof(*c));
-		if (!c) {
-			dropped++;
-			goto out;
-		}
-		if (allocs) {
-			allocs->next = allocs_full;
-			allocs_full = allocs;
-			pending++;
-		}
-		c->n = 0;
-		c->next = NULL;
-		allocs = c;
-	}
-	allocs->rec[allocs->n++] = r;
-out:
+	append(&allocs, &r);
 	pthread_mutex_unlock(&heap_lock);
 	memphis__internal--;
 }
@@ -157,25 +169,7 @@ static void record_free(void *p)
 	r.addr = (uint64_t)(uintptr_t)p;
 	r.tid = (uint32_t)memphis__gettid();
 	pthread_mutex_lock(&heap_lock);
-	if (!frees || frees->n == CHUNK_RECS) {
-		struct free_chunk *c = NULL;
-		if (pending < MAX_PENDING_CHUNKS)
-			c = chunk_new(sizeof(*c));
-		if (!c) {
-			dropped++;
-			goto out;
-		}
-		if (frees) {
-			frees->next = frees_full;
-			frees_full = frees;
-			pending++;
-		}
-		c->n = 0;
-		c->next = NULL;
-		frees = c;
-	}
-	frees->rec[frees->n++] = r;
-out:
+	append(&frees, &r);
 	pthread_mutex_unlock(&heap_lock);
 	memphis__internal--;
 }
@@ -332,73 +326,49 @@ void memphis__heap_init(void)
 	__atomic_store_n(&recording, 1, __ATOMIC_RELEASE);
 }
 
-/* Write the full chunks (and with `all`, the current ones too), then unmap them. */
-static void flush(int all)
+/* Take every chunk of the stream, the one being filled included (caller holds heap_lock);
+ * returns them oldest first. */
+static struct chunk *take(struct stream *st)
 {
-	struct alloc_chunk *a, *ac = NULL;
-	struct free_chunk *f, *fc = NULL;
+	struct chunk *list;
+
+	if (st->cur) {
+		*st->tail = st->cur;
+		st->cur = NULL;
+	}
+	list = st->full;
+	st->full = NULL;
+	st->tail = &st->full;
+	return list;
+}
+
+/* Write the chunks, oldest first, and unmap them. */
+static void write_chunks(uint16_t type, size_t size, struct chunk *c)
+{
+	while (c) {
+		struct chunk *next = c->next;
+		if (c->n)
+			memphis__writer_block(-1, type, c->rec, c->n * size);
+		munmap(c, sizeof(*c));
+		c = next;
+	}
+}
+
+/* Write everything buffered, the chunks being filled included. */
+static void flush(void)
+{
+	struct chunk *a, *f;
 	uint64_t drop;
 
 	pthread_mutex_lock(&heap_lock);
-	a = allocs_full;
-	f = frees_full;
-	allocs_full = NULL;
-	frees_full = NULL;
-	pending = 0;
-	if (all) {
-		ac = allocs;
-		fc = frees;
-		allocs = NULL;
-		frees = NULL;
-	}
+	a = take(&allocs);
+	f = take(&frees);
+	pending = 0; /* both streams are empty now */
 	drop = dropped;
 	dropped = 0;
 	pthread_mutex_unlock(&heap_lock);
-
-	/* The full lists are newest first: write oldest first so records stay in time order
-	 * within the file (readers must not rely on it, but it helps people reading dumps). */
-	struct alloc_chunk *ra = NULL;
-	while (a) {
-		struct alloc_chunk *next = a->next;
-		a->next = ra;
-		ra = a;
-		a = next;
-	}
-	if (ac) {
-		ac->next = NULL;
-		struct alloc_chunk **tail = &ra;
-		while (*tail)
-			tail = &(*tail)->next;
-		*tail = ac;
-	}
-	struct free_chunk *rf = NULL;
-	while (f) {
-		struct free_chunk *next = f->next;
-		f->next = rf;
-		rf = f;
-		f = next;
-	}
-	if (fc) {
-		fc->next = NULL;
-		struct free_chunk **tail = &rf;
-		while (*tail)
-			tail = &(*tail)->next;
-		*tail = fc;
-	}
-	while (ra) {
-		struct alloc_chunk *next = ra->next;
-		if (ra->n)
-			memphis__writer_block(-1, MPH_BLK_ALLOCS, ra->rec, ra->n * sizeof(ra->rec[0]));
-		munmap(ra, sizeof(*ra));
-		ra = next;
-	}
-	while (rf) {
-		struct free_chunk *next = rf->next;
-		if (rf->n)
-			memphis__writer_block(-1, MPH_BLK_FREES, rf->rec, rf->n * sizeof(rf->rec[0]));
-		munmap(rf, sizeof(*rf));
-		rf = next;
-	}
+	write_chunks(allocs.type, allocs.size, a);
+	write_chunks(frees.type, frees.size, f);
 	if (drop)
 		memphis__note(MPH_LOG_WARN, "heap: %llu allocation/free records dropped (writer too slow)",
 			      (unsigned long long)drop);
@@ -406,12 +376,12 @@ static void flush(int all)
 
 void memphis__heap_flush(void)
 {
-	flush(1);
+	flush();
 }
 
 /* Stop recording (library shutdown); later allocations are not tracked. */
 void memphis__heap_stop(void)
 {
 	__atomic_store_n(&recording, 0, __ATOMIC_RELEASE);
-	flush(1);
+	flush();
 }
