@@ -24,7 +24,7 @@ VERSION := $(shell sed -n 's/^\#define MEMPHIS_VERSION_\(MAJOR\|MINOR\|PATCH\) \
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) -Iinclude -MMD -MP
-LIB_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden -pthread $(CFLAGS)
+LIB_CFLAGS := $(BASE_CFLAGS) -Ilib -fPIC -fvisibility=hidden -pthread $(CFLAGS)
 POST_CFLAGS := $(BASE_CFLAGS) -I/usr/include/libdwarf $(CFLAGS)
 LIB_LIBS := -lZydis -lelf -lnuma -ldl -lpthread
 POST_LIBS := -ldwarf -lelf -lZydis -lz -lm
@@ -35,7 +35,7 @@ else
 Q := @
 endif
 
-LIB_SRCS := $(filter-out lib/launcher.c,$(wildcard lib/*.c))
+LIB_SRCS := $(wildcard lib/*.c lib/*/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
 POST_SRCS := $(wildcard post/*.c)
 POST_OBJS := $(POST_SRCS:%.c=$(B)/%.o)
@@ -102,10 +102,10 @@ $(B)/libmemphis.a: $(LIB_OBJS)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)rm -f $@ && ar rcs $@ $(LIB_OBJS)
 
-$(B)/memphis: lib/launcher.c
+$(B)/memphis: cmd/memphis.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) -DMEMPHIS_LIBDIR='"$(LIBDIR)"' $< -o $@ $(LDFLAGS)
+	$(Q)$(CC) $(BASE_CFLAGS) -Ilib/backend $(CFLAGS) -DMEMPHIS_LIBDIR='"$(LIBDIR)"' $< -o $@ $(LDFLAGS)
 
 $(B)/memphis-report: $(POST_OBJS)
 	@$(if $(Q),echo "  LD      $@")
@@ -143,7 +143,7 @@ $(B)/libpost.a: $(POST_LIB_OBJS)
 $(B)/tests/unit_%: tests/unit_%.c $(B)/libmemphis.a $(B)/libpost.a
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(BASE_CFLAGS) -Ilib -Ipost -I/usr/include/libdwarf -pthread $(CFLAGS) $< -o $@ $(B)/libpost.a $(B)/libmemphis.a $(POST_LIBS) $(LIB_LIBS) $(LDFLAGS)
+	$(Q)$(CC) $(BASE_CFLAGS) -Ilib -Ilib/backend -Ipost -I/usr/include/libdwarf -pthread $(CFLAGS) $< -o $@ $(B)/libpost.a $(B)/libmemphis.a $(POST_LIBS) $(LIB_LIBS) $(LDFLAGS)
 
 # Workloads run under memphis: OpenMP, linked to the shared library like a user would.
 PROG_CFLAGS := -std=gnu11 -g -O2 -fopenmp -pthread -Iinclude -Wall -Wextra -Werror -Wno-unused-parameter

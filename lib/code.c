@@ -1,5 +1,6 @@
-/* lib/code.c - struct memphis__code: from a sampled IP of this process to the execution
- * predecessor and its decoded memory access (lib/insn.h, DESIGN §3.1).
+/* lib/code.c - struct memphis__code, where code lies: the executable mappings of this
+ * process, the FUNC symbols of their ELF files and the code bytes, read without touching
+ * them. lib/code_ip.c builds the per-IP answers on top (contract in lib/insn.h).
  *
  * Runs in the drain thread of the profiled process: never prints, never exits, never
  * dereferences a code pointer (bytes come through process_vm_readv, so an unmapped IP
@@ -25,76 +26,7 @@
 
 #include "memphis/format.h"
 #include "insn.h"
-
-#define CODE_IPS_MIN     4096u          /* initial slots of the IP table */
-#define CODE_IPS_MAX     (1u << 16)     /* slots at most (48 B each: 3 MiB) */
-#define CODE_FUNCS_SLOTS 2048u          /* function table slots */
-#define CODE_FUNCS_MAX   1024u          /* functions kept at most */
-#define CODE_SWEEP_BYTES (16u << 20)    /* sweep arrays kept at most */
-#define CODE_MODULES_MAX 256u           /* ELF files with symbols */
-#define CODE_SYM_BYTES   (32u << 20)    /* symbol arrays kept at most */
-#define CODE_MAPS_MAX    4096u          /* executable mappings */
-#define CODE_FUNC_MAX    MEMPHIS__SWEEP_MAX /* larger functions use the vote */
-#define CODE_VOTE_BYTES  64u
-#define CODE_USER_END    (1ull << 47)   /* user space ends here (4-level paging) */
-
-enum { MOD_UNKNOWN = -1, MOD_NONE = -2 }; /* struct map.module when not an index */
-
-struct map {
-	uint64_t start, end, offset, inode;
-	unsigned dev_major, dev_minor;
-	int module;  /* index in modules[], MOD_UNKNOWN (not looked at yet), MOD_NONE */
-	char *path;  /* NULL for anonymous and [special] mappings */
-};
-
-struct sym {
-	uint64_t addr, size; /* link-time virtual address and extent */
-};
-
-struct seg {
-	uint64_t off, filesz, vaddr; /* a PT_LOAD segment */
-};
-
-#define CODE_SEGS_MAX 16
-
-struct module {
-	char *path;
-	uint64_t inode, bias;
-	struct seg segs[CODE_SEGS_MAX];
-	unsigned nsegs;
-	struct sym *syms;
-	size_t nsyms;
-};
-
-struct func {
-	uint64_t start;        /* 0: empty slot */
-	struct memphis__sweep sweep;
-};
-
-struct ipent {
-	uint64_t ip;           /* sampled IP, 0: empty slot */
-	uint64_t pred;         /* its predecessor, 0: none (flags NOPRED|NOADDR) */
-	struct memphis__insn insn;
-};
-
-struct memphis__code {
-	struct ipent *ips;
-	uint32_t ips_cap, ips_used;
-	struct func *funcs;
-	uint32_t funcs_used;
-	size_t sweep_bytes;
-	struct map *maps;
-	uint32_t nmaps;
-	struct module *modules;
-	uint32_t nmodules;
-	size_t sym_bytes;
-	uint8_t *scratch;      /* function bytes while sweeping */
-	size_t scratch_cap;
-	int elf_ok;            /* elf_version() accepted */
-	int vm_readv_refused;  /* process_vm_readv said EPERM/ENOSYS: read through a pipe */
-	int pipefd[2];         /* that pipe, -1 until needed */
-	struct memphis__code_stats st;
-};
+#include "code.h"
 
 /* ---- reading code bytes ------------------------------------------------------------- */
 
@@ -131,10 +63,8 @@ static size_t read_code_pipe(struct memphis__code *c, uint64_t addr, uint8_t *bu
 	return done;
 }
 
-/* Copy up to n bytes at address `addr` of this process into buf without touching them
- * directly. Returns the number of bytes copied (less than n at an unmapped page), 0 on
- * failure. */
-static size_t read_code(struct memphis__code *c, uint64_t addr, void *buf, size_t n)
+/* Contract in code.h. */
+size_t memphis__code_read(struct memphis__code *c, uint64_t addr, void *buf, size_t n)
 {
 	struct iovec local = { buf, n }, remote = { (void *)(uintptr_t)addr, n };
 	ssize_t r;
@@ -321,8 +251,8 @@ static int maps_refresh(struct memphis__code *c)
 	return err;
 }
 
-/* The cached executable mapping holding ip, refreshing the list once on a miss. */
-static struct map *maps_find(struct memphis__code *c, uint64_t ip)
+/* Contract in code.h. */
+struct map *memphis__code_map_find(struct memphis__code *c, uint64_t ip)
 {
 	for (int pass = 0; pass < 2; pass++) {
 		for (uint32_t i = 0; i < c->nmaps; i++)
@@ -444,7 +374,7 @@ static int file_is_mapped(struct memphis__code *c, int fd, const struct stat *st
 	if (st->st_ino == m->inode && major(st->st_dev) == m->dev_major &&
 	    minor(st->st_dev) == m->dev_minor)
 		return 1;
-	return n && read_code(c, m->start + off, mem, n) == n &&
+	return n && memphis__code_read(c, m->start + off, mem, n) == n &&
 	       pread(fd, file, n, (off_t)(m->offset + off)) == (ssize_t)n &&
 	       !memcmp(mem, file, n);
 }
@@ -534,9 +464,8 @@ out_close:
 	return err;
 }
 
-/* The module (symbols) for mapping m, loading it on first use. NULL when the mapping
- * has no usable symbols (anonymous, [vdso], stripped, deleted, budget spent). */
-static struct module *map_module(struct memphis__code *c, struct map *m)
+/* Contract in code.h. */
+struct module *memphis__code_map_module(struct memphis__code *c, struct map *m)
 {
 	struct module mod, *p;
 
@@ -574,9 +503,9 @@ static struct module *map_module(struct memphis__code *c, struct map *m)
 	return &c->modules[m->module];
 }
 
-/* Find the function containing ip in mod: sets [*start, *start + *size) (run-time
- * addresses). Returns 1 if found, else 0. */
-static int module_func(const struct module *mod, uint64_t ip, uint64_t *start, uint64_t *size)
+/* Contract in code.h. */
+int memphis__code_module_func(const struct module *mod, uint64_t ip, uint64_t *start,
+			      uint64_t *size)
 {
 	uint64_t v = ip - mod->bias;
 	size_t lo = 0, hi = mod->nsyms;
@@ -603,292 +532,9 @@ static int module_func(const struct module *mod, uint64_t ip, uint64_t *start, u
 	return 0;
 }
 
-/* ---- per-function sweeps ------------------------------------------------------------ */
-
-static uint32_t hash64(uint64_t x, uint32_t mask)
+/* Contract in code.h. */
+void memphis__code_forget_files(struct memphis__code *c)
 {
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	return (uint32_t)x & mask;
-}
-
-static void funcs_clear(struct memphis__code *c)
-{
-	if (!c->funcs)
-		return;
-	for (uint32_t i = 0; i < CODE_FUNCS_SLOTS; i++) {
-		if (c->funcs[i].start)
-			memphis__sweep_release(&c->funcs[i].sweep);
-		c->funcs[i].start = 0;
-	}
-	c->funcs_used = 0;
-	c->sweep_bytes = 0;
-}
-
-/* The sweep of the function [start, start + size), decoding it on first use. Returns
- * NULL when its bytes cannot be read or memory is short (the caller votes). */
-static const struct memphis__sweep *func_sweep(struct memphis__code *c, uint64_t start,
-					       uint64_t size)
-{
-	uint32_t mask = CODE_FUNCS_SLOTS - 1, h;
-	struct memphis__sweep s;
-	size_t got;
-
-	if (!c->funcs) {
-		c->funcs = calloc(CODE_FUNCS_SLOTS, sizeof(*c->funcs));
-		if (!c->funcs)
-			return NULL;
-	}
-	for (h = hash64(start, mask); c->funcs[h].start; h = (h + 1) & mask)
-		if (c->funcs[h].start == start)
-			return &c->funcs[h].sweep;
-
-	if (size > c->scratch_cap) {
-		size_t cap = c->scratch_cap ? c->scratch_cap : 4096;
-		uint8_t *p;
-
-		while (cap < size)
-			cap *= 2;
-		p = realloc(c->scratch, cap);
-		if (!p)
-			return NULL;
-		c->scratch = p;
-		c->scratch_cap = cap;
-	}
-	got = read_code(c, start, c->scratch, size);
-	if (!got || memphis__insn_sweep(c->scratch, got, start, &s) < 0)
-		return NULL;
-	c->st.sweeps++;
-	if (c->funcs_used >= CODE_FUNCS_MAX ||
-	    c->sweep_bytes + memphis__sweep_bytes(&s) > CODE_SWEEP_BYTES) {
-		c->st.flushes++;
-		funcs_clear(c);
-		for (h = hash64(start, mask); c->funcs[h].start; h = (h + 1) & mask)
-			;
-	}
-	c->funcs[h].start = start;
-	c->funcs[h].sweep = s;
-	c->funcs_used++;
-	c->sweep_bytes += memphis__sweep_bytes(&s);
-	return &c->funcs[h].sweep;
-}
-
-/* ---- resolving one sampled IP ------------------------------------------------------- */
-
-/* Vote for the predecessor of ip over the CODE_VOTE_BYTES before it, not reaching below
- * `floor` (the start of its mapping or function). Returns it or 0. */
-static uint64_t vote(struct memphis__code *c, uint64_t ip, uint64_t floor)
-{
-	uint8_t buf[CODE_VOTE_BYTES];
-	uint64_t from = ip - floor < CODE_VOTE_BYTES ? floor : ip - CODE_VOTE_BYTES;
-	size_t n = (size_t)(ip - from);
-
-	if (!n || read_code(c, from, buf, n) != n)
-		return 0;
-	return memphis__insn_predecessor_vote(buf, n, ip);
-}
-
-/* Work out the predecessor of e->ip and decode it into e (pred 0: none). */
-static void resolve(struct memphis__code *c, struct ipent *e)
-{
-	uint64_t ip = e->ip, start = 0, size = 0, pred = 0;
-	uint8_t buf[16];
-	struct module *mod;
-	struct map *m;
-	size_t got;
-	int have = 0, linear;
-
-	e->pred = 0;
-	if (ip >= CODE_USER_END)
-		return; /* not a user-space address: do not re-read maps for it */
-	m = maps_find(c, ip);
-	if (!m)
-		return; /* unmapped: NOPRED|NOADDR */
-	mod = map_module(c, m);
-	if (mod && module_func(mod, ip, &start, &size) && size <= CODE_FUNC_MAX) {
-		const struct memphis__sweep *s = func_sweep(c, start, size);
-
-		if (s) {
-			int r = memphis__sweep_predecessor(s, ip, &pred);
-
-			if (r == 0) {
-				c->st.by_sweep++;
-				return; /* function entry, or after call/jmp/ret */
-			}
-			have = r > 0;
-		}
-		if (have)
-			c->st.by_sweep++;
-	}
-	if (!have) {
-		pred = vote(c, ip, mod && start > m->start && start <= ip ? start : m->start);
-		c->st.by_vote++;
-	}
-	/* The predecessor either ends at ip (linear) or is a branch whose target is ip (a
-	 * back-edge, possibly after ip); only a linear one is refused for breaking the flow. */
-	got = pred ? read_code(c, pred, buf, sizeof(buf) - 1) : 0;
-	if (!got || memphis__insn_decode(buf, got, pred, &e->insn) < 0)
-		return;
-	linear = pred + e->insn.length == ip;
-	if (!(e->insn.is_branch && e->insn.branch_target == ip) &&
-	    (!linear || e->insn.breaks_flow))
-		return;
-	e->pred = pred;
-}
-
-/* ---- the IP table ------------------------------------------------------------------- */
-
-static void ips_clear(struct memphis__code *c)
-{
-	if (c->ips)
-		memset(c->ips, 0, c->ips_cap * sizeof(*c->ips));
-	c->ips_used = 0;
-}
-
-/* Double the IP table (rehashing) up to CODE_IPS_MAX; at the cap, empty it instead.
- * Returns 0 or -ENOMEM (the table is then as before). */
-static int ips_grow(struct memphis__code *c)
-{
-	uint32_t ncap = c->ips ? c->ips_cap * 2 : CODE_IPS_MIN;
-	struct ipent *n;
-
-	if (c->ips && ncap > CODE_IPS_MAX) {
-		c->st.flushes++;
-		ips_clear(c);
-		return 0;
-	}
-	n = calloc(ncap, sizeof(*n));
-	if (!n)
-		return -ENOMEM;
-	for (uint32_t i = 0; c->ips && i < c->ips_cap; i++) {
-		uint32_t h;
-
-		if (!c->ips[i].ip)
-			continue;
-		for (h = hash64(c->ips[i].ip, ncap - 1); n[h].ip; h = (h + 1) & (ncap - 1))
-			;
-		n[h] = c->ips[i];
-	}
-	free(c->ips);
-	c->ips = n;
-	c->ips_cap = ncap;
-	return 0;
-}
-
-/* ---- public (internal) API ---------------------------------------------------------- */
-
-/* Contract in insn.h. */
-struct memphis__code *memphis__code_new(void)
-{
-	struct memphis__code *c = calloc(1, sizeof(*c));
-
-	if (!c)
-		return NULL;
-	c->elf_ok = elf_version(EV_CURRENT) != EV_NONE;
-	c->pipefd[0] = c->pipefd[1] = -1;
-	if (ips_grow(c) < 0) {
-		free(c);
-		return NULL;
-	}
-	return c;
-}
-
-/* Contract in insn.h. */
-void memphis__code_invalidate(struct memphis__code *c)
-{
-	if (!c)
-		return;
-	ips_clear(c);
-	funcs_clear(c);
 	modules_clear(c);
 	maps_clear(c);
-}
-
-/* Contract in insn.h. */
-void memphis__code_free(struct memphis__code *c)
-{
-	if (!c)
-		return;
-	memphis__code_invalidate(c);
-	free(c->funcs);
-	free(c->ips);
-	free(c->scratch);
-	if (c->pipefd[0] >= 0) {
-		close(c->pipefd[0]);
-		close(c->pipefd[1]);
-	}
-	free(c);
-}
-
-/* The IP table slot for ip: its entry, or a free slot to fill (growing or emptying the
- * table first when it is too full), or NULL when neither is possible. *found says which. */
-static struct ipent *ips_slot(struct memphis__code *c, uint64_t ip, int *found)
-{
-	uint32_t mask, h;
-
-	*found = 0;
-	if (!c->ips)
-		return NULL;
-	mask = c->ips_cap - 1;
-	for (h = hash64(ip, mask); c->ips[h].ip; h = (h + 1) & mask)
-		if (c->ips[h].ip == ip) {
-			*found = 1;
-			return &c->ips[h];
-		}
-	if ((c->ips_used + 1) * 2 > c->ips_cap) {
-		if (ips_grow(c) < 0 && (c->ips_used + 1) * 4 > c->ips_cap * 3)
-			return NULL; /* no memory to grow and too full to insert */
-		mask = c->ips_cap - 1;
-		for (h = hash64(ip, mask); c->ips[h].ip; h = (h + 1) & mask)
-			;
-	}
-	return &c->ips[h];
-}
-
-/* Contract in insn.h. */
-unsigned memphis__code_attribute(struct memphis__code *c, uint64_t sampled_ip,
-				 const struct memphis__regs *regs, uint64_t *ip,
-				 uint64_t *data_addr)
-{
-	struct ipent local, *e;
-	unsigned f;
-	int found;
-
-	*ip = sampled_ip;
-	*data_addr = 0;
-	if (!c || !regs || !sampled_ip)
-		return MPH_S_NOPRED | MPH_S_NOADDR;
-	e = ips_slot(c, sampled_ip, &found);
-	if (found) {
-		c->st.hits++;
-	} else {
-		if (!e)
-			e = &local; /* no room and no memory: answer without caching */
-		else
-			c->ips_used++;
-		memset(e, 0, sizeof(*e));
-		e->ip = sampled_ip;
-		resolve(c, e);
-		c->st.misses++;
-		c->st.no_pred += !e->pred;
-	}
-	if (!e->pred)
-		return MPH_S_NOPRED | MPH_S_NOADDR;
-	*ip = e->pred;
-	f = memphis__insn_address(&e->insn, e->pred, regs, data_addr);
-	if (e->insn.is_load)
-		f |= MPH_S_LOAD;
-	if (e->insn.is_store)
-		f |= MPH_S_STORE;
-	return f;
-}
-
-/* Contract in insn.h. */
-void memphis__code_stats(const struct memphis__code *c, struct memphis__code_stats *out)
-{
-	if (c)
-		*out = c->st;
-	else
-		memset(out, 0, sizeof(*out));
 }
