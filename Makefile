@@ -102,10 +102,13 @@ $(B)/libmemphis.a: $(LIB_OBJS)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)rm -f $@ && ar rcs $@ $(LIB_OBJS)
 
+# The launcher: a program beside the library (it only sets MEMPHIS_* and LD_PRELOAD); it
+# shares the list of backend names (lib/backend/names.h). Its dependencies go to
+# $(B)/cmd/memphis.d: a $(B)/memphis.d left by older trees names lib/launcher.c.
 $(B)/memphis: cmd/memphis.c
-	@mkdir -p $(@D)
+	@mkdir -p $(@D) $(B)/cmd
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(BASE_CFLAGS) -Ilib/backend $(CFLAGS) -DMEMPHIS_LIBDIR='"$(LIBDIR)"' $< -o $@ $(LDFLAGS)
+	$(Q)$(CC) $(BASE_CFLAGS) -MF $(B)/cmd/memphis.d -Ilib/backend $(CFLAGS) -DMEMPHIS_LIBDIR='"$(LIBDIR)"' $< -o $@ $(LDFLAGS)
 
 $(B)/memphis-report: $(POST_OBJS)
 	@$(if $(Q),echo "  LD      $@")
@@ -140,10 +143,11 @@ $(B)/libpost.a: $(POST_LIB_OBJS)
 	$(Q)rm -f $@ && ar rcs $@ $(POST_LIB_OBJS)
 
 # Unit tests link the objects of lib/ and post/ directly (they test internal functions).
+# -Ipost comes first: lib/ and post/ both have a heap.h, and only post tests include it.
 $(B)/tests/unit_%: tests/unit_%.c $(B)/libmemphis.a $(B)/libpost.a
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(BASE_CFLAGS) -Ilib -Ilib/backend -Ipost -I/usr/include/libdwarf -pthread $(CFLAGS) $< -o $@ $(B)/libpost.a $(B)/libmemphis.a $(POST_LIBS) $(LIB_LIBS) $(LDFLAGS)
+	$(Q)$(CC) $(BASE_CFLAGS) -Ipost -Ilib -Ilib/backend -I/usr/include/libdwarf -pthread $(CFLAGS) $< -o $@ $(B)/libpost.a $(B)/libmemphis.a $(POST_LIBS) $(LIB_LIBS) $(LDFLAGS)
 
 # Workloads run under memphis: OpenMP, linked to the shared library like a user would.
 PROG_CFLAGS := -std=gnu11 -g -O2 -fopenmp -pthread -Iinclude -Wall -Wextra -Werror -Wno-unused-parameter
@@ -233,4 +237,4 @@ uninstall:
 clean:
 	rm -rf $(B) $(B)-ubsan $(B)-asan
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+-include $(filter-out $(B)/memphis.d,$(shell find $(B) -name '*.d' 2>/dev/null))

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "names.h" /* lib/backend/: the backend names the library accepts */
+
 #ifndef MEMPHIS_LIBDIR
 #define MEMPHIS_LIBDIR "/usr/local/lib"
 #endif
@@ -19,7 +21,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: memphis run [options] [--] PROGRAM [ARGS...]\n"
 		"Run PROGRAM with libmemphis preloaded; the whole run is one region.\n"
-		"  -b, --backend NAME    auto (default), soft or none      (MEMPHIS_BACKEND)\n"
+		"  -b, --backend NAME    " MEMPHIS__BACKEND_CHOICES ", default auto (MEMPHIS_BACKEND)\n"
 		"  -p, --period TIME     sampling period, e.g. 1ms, 250us  (MEMPHIS_PERIOD)\n"
 		"  -o, --output DIR      run directory                     (MEMPHIS_OUTPUT)\n"
 		"  -r, --region NAME     name of the whole-run region, default \"run\"\n"

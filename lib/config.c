@@ -1,10 +1,12 @@
 /* lib/config.c - settings from the environment (MEMPHIS_*), read once at library start. */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "internal.h"
+#include "config.h"
+#include "log.h"
 
 int memphis__parse_period(const char *s, uint64_t *ns)
 {
@@ -70,6 +72,9 @@ void memphis__config_read(struct memphis__config *c)
 	const char *p;
 
 	memset(c, 0, sizeof(*c));
+	/* the only parse of MEMPHIS_VERBOSE; first, so that the warnings below obey it */
+	c->verbose = (int)env_long("MEMPHIS_VERBOSE", 0, 0, INT_MAX);
+	memphis__log_set_level(c->verbose);
 	env_str("MEMPHIS_BACKEND", c->backend, sizeof(c->backend), "auto");
 	c->period_ns = 1000000;
 	p = getenv("MEMPHIS_PERIOD");
@@ -80,6 +85,5 @@ void memphis__config_read(struct memphis__config *c)
 	c->heap_min = (uint64_t)env_long("MEMPHIS_HEAP_MIN", 0, 0, 1L << 40);
 	env_str("MEMPHIS_OUTPUT", c->output, sizeof(c->output), "");
 	env_str("MEMPHIS_REGION", c->auto_region, sizeof(c->auto_region), "");
-	c->verbose = (int)env_long("MEMPHIS_VERBOSE", 0, 0, 3);
 	c->disabled = (int)env_long("MEMPHIS_DISABLE", 0, 0, 1);
 }

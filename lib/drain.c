@@ -5,10 +5,11 @@
  * and at least every 100 ms, so regions of any length lose nothing to full buffers. It
  * also finds threads that did not attach themselves, notices exited ones (POLLHUP), and
  * writes buffered heap, first-touch and sample records. memphis_print() drains the rest
- * synchronously under the same lock.
+ * synchronously under the same lock (region.c).
  */
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -16,7 +17,17 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "drain.h"
+#include "firsttouch.h"
+#include "heap.h"
 #include "internal.h"
+#include "log.h"
+#include "memphis/format.h"
+#include "self.h"
+#include "thread.h"
+#include "tls.h"
+#include "topology.h"
+#include "writer.h"
 
 #define CPU_BUF 1170          /* samples per block: ~64 KiB */
 #define POLL_MS 100
@@ -28,6 +39,16 @@ struct cpu_buf {
 	struct memphis_rec_sample s[CPU_BUF];
 };
 
+static pthread_mutex_t drain_lock = PTHREAD_MUTEX_INITIALIZER;
+static const struct memphis__backend *backend; /* NULL: no sampling */
+static int sampling_ok;        /* backend usable and no write failed */
+static int first_touch;
+static uint64_t start_time;
+/* The open region, as the sample path sees it. `region_on` changes under the registry
+ * lock too, so a thread attaching meanwhile sees it (on_added). */
+static int region_on;
+static uint32_t region_seq;
+static struct memphis__region_counts counts;
 static struct cpu_buf **bufs;  /* per CPU, allocated on first sample */
 static int nbufs;
 static struct memphis__u64set pages; /* the open region's sampled pages */
@@ -37,9 +58,34 @@ static int kick_fd = -1;
 static int stopping;
 static uint64_t drain_cpu_ns; /* CPU time the drain thread used, known after it stopped */
 
-uint64_t *memphis__region_pages_take(size_t *n)
+static void write_heap_block(uint16_t type, const void *recs, size_t len)
 {
-	return memphis__u64set_take(&pages, n);
+	memphis__writer_block(-1, type, recs, len);
+}
+
+/* Write the heap's buffered records (and a NOTE if some were dropped). */
+static void heap_flush(void)
+{
+	uint64_t drop = memphis__heap_flush(write_heap_block);
+
+	if (drop)
+		memphis__note(MPH_LOG_WARN, "heap: %llu allocation/free records dropped (writer too slow)",
+			      (unsigned long long)drop);
+}
+
+void memphis__drain_lock(void)
+{
+	pthread_mutex_lock(&drain_lock);
+}
+
+void memphis__drain_unlock(void)
+{
+	pthread_mutex_unlock(&drain_lock);
+}
+
+int memphis__drain_sampling(void)
+{
+	return __atomic_load_n(&sampling_ok, __ATOMIC_RELAXED);
 }
 
 static void flush_cpu(int cpu)
@@ -49,25 +95,28 @@ static void flush_cpu(int cpu)
 	if (!b || b->n == 0)
 		return;
 	if (memphis__writer_block(cpu, MPH_BLK_SAMPLES, b->s, b->n * sizeof(b->s[0])) < 0)
-		memphis__g.region.dropped += b->n;
+		counts.dropped += b->n;
 	b->n = 0;
 }
 
-void memphis__emit_sample(struct memphis__thread *t, struct memphis_rec_sample *s)
+/* Record one sample of the open region: appended to its CPU's file buffer, its page
+ * remembered for the home-node query. The backends' emit function; caller holds the drain
+ * lock (inside the library). */
+static void emit_sample(struct memphis__thread *t, struct memphis_rec_sample *s)
 {
 	int cpu = s->cpu;
 
-	s->region = memphis__g.region.seq;
+	s->region = region_seq;
 	t->r_samples++;
-	memphis__g.region.samples++;
+	counts.samples++;
 	if (cpu >= nbufs) {
-		memphis__g.region.dropped++;
+		counts.dropped++;
 		return;
 	}
 	if (!bufs[cpu]) {
 		bufs[cpu] = calloc(1, sizeof(**bufs));
 		if (!bufs[cpu]) {
-			memphis__g.region.dropped++;
+			counts.dropped++;
 			return;
 		}
 	}
@@ -86,19 +135,124 @@ void memphis__flush_samples(void)
 
 static void drain_one(struct memphis__thread *t, void *ctx)
 {
-	if (memphis__g.sampling_ok && t->sample.fd >= 0)
-		memphis__g.backend->drain(t);
+	if (sampling_ok && t->sample.fd >= 0)
+		backend->read(t, emit_sample);
 	if (t->fault.fd >= 0)
 		memphis__touch_drain(t);
 }
 
 void memphis__drain_all(void)
 {
-	memphis__internal++;
+	memphis__enter();
 	memphis__thread_foreach(drain_one, NULL);
-	if (memphis__g.sampling_ok && memphis__g.backend->drain_process)
-		memphis__g.backend->drain_process();
-	memphis__internal--;
+	if (sampling_ok && backend->read_process)
+		counts.lost += backend->read_process(emit_sample);
+	memphis__leave();
+}
+
+/* ---- the threads' streams, opened and closed through the registry's hooks ---- */
+
+/* A new thread (registry lock held): its sampling stream, enabled when a region is open,
+ * and its page-fault stream. */
+static void on_added(struct memphis__thread *t)
+{
+	if (memphis__drain_sampling()) {
+		int err = backend->open(t);
+		if (err < 0)
+			memphis__log(MPH_LOG_WARN, "thread %d is not sampled: %s", (int)t->tid,
+				     strerror(-err));
+		else if (region_on)
+			backend->enable(t, 1);
+	}
+	if (first_touch) {
+		int err = memphis__touch_open(t);
+		if (err < 0)
+			memphis__log(MPH_LOG_WARN, "page faults of thread %d are not recorded: %s",
+				     (int)t->tid, strerror(-err));
+	}
+}
+
+/* A gone thread is freed (registry lock held): close its streams. */
+static void on_reaped(struct memphis__thread *t)
+{
+	if (backend)
+		backend->close(t);
+	memphis__ring_close(&t->fault);
+}
+
+static void kick(void);
+
+static const struct memphis__thread_hooks hooks = {
+	.added = on_added,
+	.reaped = on_reaped,
+	.changed = kick,
+};
+
+/* ---- regions ---- */
+
+static void enable_one(struct memphis__thread *t, void *ctx)
+{
+	if (t->sample.fd >= 0 && !t->gone)
+		backend->enable(t, *(int *)ctx);
+}
+
+/* Open (on = 1) or close the region for sampling: the flag under the registry lock, so a
+ * thread attaching meanwhile sees it, then every thread's stream, then the process-wide
+ * hook of backends that have one. Caller holds drain_lock. */
+static void region_sampling(int on)
+{
+	memphis__thread_lock();
+	region_on = on;
+	memphis__thread_unlock();
+	if (!sampling_ok)
+		return;
+	memphis__thread_foreach(enable_one, &on);
+	if (backend->start)
+		backend->start(on);
+}
+
+void memphis__drain_region_begin(uint32_t seq)
+{
+	memset(&counts, 0, sizeof(counts));
+	region_seq = seq;
+	region_sampling(1);
+}
+
+static void loss_one(struct memphis__thread *t, void *ctx)
+{
+	struct memphis_rec_loss r = {
+		.region = region_seq,
+		.tid = (uint32_t)t->tid,
+		.samples = t->r_samples,
+		.lost = t->r_lost,
+		.throttled = t->r_throttled,
+	};
+
+	counts.lost += t->r_lost;
+	counts.throttled += t->r_throttled;
+	if (t->r_samples || t->r_lost || t->r_throttled)
+		memphis__writer_block(-1, MPH_BLK_LOSS, &r, sizeof(r));
+	t->r_samples = t->r_lost = t->r_throttled = 0;
+}
+
+void memphis__drain_region_end(struct memphis__region_counts *c)
+{
+	uint64_t *sampled;
+	size_t n = 0;
+
+	memphis__enter();
+	region_sampling(0);
+	memphis__drain_all();
+	memphis__flush_samples();
+	sampled = memphis__u64set_take(&pages, &n);
+	if (sampled)
+		memphis__pages_write(region_seq, sampled, n);
+	free(sampled);
+	memphis__touch_flush();
+	heap_flush();
+	memphis__thread_foreach(loss_one, NULL);
+	*c = counts;
+	memphis__leave();
 }
 
 struct pollset {
@@ -155,7 +309,7 @@ static void mark_hup(struct memphis__thread *t, void *ctx)
 static void disable_one(struct memphis__thread *t, void *ctx)
 {
 	if (t->sample.fd >= 0)
-		memphis__g.backend->enable(t, 0);
+		backend->enable(t, 0);
 }
 
 static void *drain_main(void *arg)
@@ -166,7 +320,7 @@ static void *drain_main(void *arg)
 	uint64_t last_scan = 0, last_flush = memphis__now();
 	sem_t *ready = arg;
 
-	memphis__internal = 1; /* everything this thread allocates is the library's */
+	memphis__enter(); /* everything this thread allocates is the library's: never left */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	memphis__thread_set_drain(memphis__gettid());
@@ -195,11 +349,11 @@ static void *drain_main(void *arg)
 			}
 		}
 
-		pthread_mutex_lock(&memphis__g.drain_lock);
+		pthread_mutex_lock(&drain_lock);
 		memphis__drain_all();
 		if (h.n) {
 			memphis__thread_foreach(mark_hup, &h);
-			if (!memphis__g.region.open)
+			if (!region_on)
 				memphis__thread_reap();
 			gen = ~0u;
 		}
@@ -209,18 +363,18 @@ static void *drain_main(void *arg)
 			last_scan = now;
 		}
 		memphis__touch_flush();
-		memphis__heap_flush();
+		heap_flush();
 		if (now - last_flush > FLUSH_EVERY_NS) {
 			memphis__flush_samples();
 			last_flush = now;
 		}
-		if (memphis__writer_error() && memphis__g.sampling_ok) {
-			memphis__g.sampling_ok = 0;
+		if (memphis__writer_error() && sampling_ok) {
+			__atomic_store_n(&sampling_ok, 0, __ATOMIC_RELAXED);
 			memphis__thread_foreach(disable_one, NULL);
-			if (memphis__g.backend->start)
-				memphis__g.backend->start(0);
+			if (backend->start)
+				backend->start(0);
 		}
-		pthread_mutex_unlock(&memphis__g.drain_lock);
+		pthread_mutex_unlock(&drain_lock);
 	}
 	free(ps.fds);
 	free(ps.tids);
@@ -230,11 +384,15 @@ static void *drain_main(void *arg)
 	return NULL;
 }
 
-int memphis__drain_start(void)
+int memphis__drain_start(const struct memphis__drain_params *p)
 {
 	sem_t ready;
 	int err;
 
+	backend = p->backend;
+	sampling_ok = backend != NULL;
+	first_touch = p->first_touch;
+	start_time = p->start_time;
 	nbufs = (int)sysconf(_SC_NPROCESSORS_CONF);
 	if (nbufs < 1)
 		nbufs = 1;
@@ -242,6 +400,7 @@ int memphis__drain_start(void)
 	kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (!bufs || kick_fd < 0)
 		return -ENOMEM;
+	memphis__thread_set_hooks(&hooks);
 	/* glibc carves every thread's static TLS out of its stack: a program with large
 	 * __thread data would leave a default-sized drain thread almost no stack. */
 	pthread_attr_t attr;
@@ -267,7 +426,8 @@ int memphis__drain_start(void)
 	return 0;
 }
 
-void memphis__drain_kick(void)
+/* Make the drain thread rebuild its poll set (the registry changed). */
+static void kick(void)
 {
 	uint64_t one = 1;
 
@@ -282,9 +442,23 @@ void memphis__drain_stop(void)
 	if (!started)
 		return;
 	__atomic_store_n(&stopping, 1, __ATOMIC_RELEASE);
-	memphis__drain_kick();
+	kick();
 	pthread_join(drain_thread, NULL);
 	started = 0;
 	memphis__note(MPH_LOG_INFO, "drain thread cpu_ns=%llu wall_ns=%llu", (unsigned long long)drain_cpu_ns,
-		      (unsigned long long)(memphis__now() - memphis__g.start_time));
+		      (unsigned long long)(memphis__now() - start_time));
+}
+
+void memphis__drain_finish(void)
+{
+	memphis__enter();
+	pthread_mutex_lock(&drain_lock);
+	memphis__drain_all();
+	memphis__flush_samples();
+	memphis__touch_flush();
+	memphis__heap_stop();
+	heap_flush();
+	memphis__writer_close();
+	pthread_mutex_unlock(&drain_lock);
+	memphis__leave();
 }

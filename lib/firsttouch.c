@@ -14,7 +14,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "firsttouch.h"
 #include "internal.h"
+#include "log.h"
+#include "memphis/format.h"
+#include "self.h"
+#include "topology.h"
+#include "writer.h"
 
 #define BATCH 8192
 #define HUGE_SHIFT 21
@@ -171,7 +177,7 @@ void memphis__touch_flush(void)
 	}
 	if (nbatch == 0)
 		return;
-	memphis__internal++;
+	memphis__enter();
 	mark_huge();
 	memphis__writer_block(-1, MPH_BLK_FIRST_TOUCH, batch, nbatch * sizeof(batch[0]));
 	pages = malloc(nbatch * sizeof(*pages));
@@ -185,5 +191,5 @@ void memphis__touch_flush(void)
 		free(pages);
 	}
 	nbatch = 0;
-	memphis__internal--;
+	memphis__leave();
 }

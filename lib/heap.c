@@ -5,25 +5,26 @@
  * Contract with the program: the real allocator (the next one in symbol order, normally
  * glibc's) does all allocation; we only observe. Re-entrancy: dlsym() allocates while we
  * resolve the real functions, so those first requests come from a small static arena;
- * backtrace() and the library's own allocations run with memphis__internal set and are
- * not recorded. Records are kept in mmap'ed chunks (never our own malloc) and written
+ * backtrace() and the library's own allocations run inside the library (self.h:
+ * memphis__enter) and are not recorded. Records are kept in mmap'ed chunks (never our own malloc) and written
  * by the drain thread; when the writer falls far behind, records are dropped and counted.
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <execinfo.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "heap.h"
+#include "memphis/format.h"
+#include "self.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define CHUNK_RECS 4096
 #define MAX_PENDING_CHUNKS 64
-
-__thread int memphis__internal __attribute__((tls_model("initial-exec")));
 
 static void *(*real_malloc)(size_t);
 static void *(*real_calloc)(size_t, size_t);
@@ -131,10 +132,10 @@ static void record_alloc(void *p, size_t size, int kind, void *site)
 {
 	struct memphis_rec_alloc r;
 
-	if (!p || memphis__internal || !__atomic_load_n(&recording, __ATOMIC_RELAXED) ||
+	if (!p || memphis__inside() || !__atomic_load_n(&recording, __ATOMIC_RELAXED) ||
 	    size < heap_min)
 		return;
-	memphis__internal++;
+	memphis__enter();
 	memset(&r, 0, sizeof(r));
 	r.time = memphis__now();
 	r.addr = (uint64_t)(uintptr_t)p;
@@ -155,23 +156,23 @@ static void record_alloc(void *p, size_t size, int kind, void *site)
 	pthread_mutex_lock(&heap_lock);
 	append(&allocs, &r);
 	pthread_mutex_unlock(&heap_lock);
-	memphis__internal--;
+	memphis__leave();
 }
 
 static void record_free(void *p)
 {
 	struct memphis_rec_free r = { 0 };
 
-	if (!p || memphis__internal || !__atomic_load_n(&recording, __ATOMIC_RELAXED))
+	if (!p || memphis__inside() || !__atomic_load_n(&recording, __ATOMIC_RELAXED))
 		return;
-	memphis__internal++;
+	memphis__enter();
 	r.time = memphis__now();
 	r.addr = (uint64_t)(uintptr_t)p;
 	r.tid = (uint32_t)memphis__gettid();
 	pthread_mutex_lock(&heap_lock);
 	append(&frees, &r);
 	pthread_mutex_unlock(&heap_lock);
-	memphis__internal--;
+	memphis__leave();
 }
 
 EXPORT void *malloc(size_t size)
@@ -310,18 +311,18 @@ static void atfork_child(void)
 	pthread_mutex_unlock(&heap_lock);
 }
 
-void memphis__heap_init(void)
+void memphis__heap_init(int callsite_depth, uint64_t min_size)
 {
 	void *bt[4];
 
 	resolve();
-	depth = memphis__g.cfg.callsite_depth;
-	heap_min = memphis__g.cfg.heap_min;
+	depth = callsite_depth;
+	heap_min = min_size;
 	/* backtrace() loads libgcc_s on first use, which allocates: do it now, unrecorded. */
-	memphis__internal++;
+	memphis__enter();
 	if (depth > 1)
 		backtrace(bt, 4);
-	memphis__internal--;
+	memphis__leave();
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	__atomic_store_n(&recording, 1, __ATOMIC_RELEASE);
 }
@@ -342,20 +343,20 @@ static struct chunk *take(struct stream *st)
 	return list;
 }
 
-/* Write the chunks, oldest first, and unmap them. */
-static void write_chunks(uint16_t type, size_t size, struct chunk *c)
+/* Hand the chunks, oldest first, to write and unmap them. */
+static void write_chunks(memphis__heap_write_fn *write, uint16_t type, size_t size,
+			 struct chunk *c)
 {
 	while (c) {
 		struct chunk *next = c->next;
 		if (c->n)
-			memphis__writer_block(-1, type, c->rec, c->n * size);
+			write(type, c->rec, c->n * size);
 		munmap(c, sizeof(*c));
 		c = next;
 	}
 }
 
-/* Write everything buffered, the chunks being filled included. */
-static void flush(void)
+uint64_t memphis__heap_flush(memphis__heap_write_fn *write)
 {
 	struct chunk *a, *f;
 	uint64_t drop;
@@ -367,21 +368,12 @@ static void flush(void)
 	drop = dropped;
 	dropped = 0;
 	pthread_mutex_unlock(&heap_lock);
-	write_chunks(allocs.type, allocs.size, a);
-	write_chunks(frees.type, frees.size, f);
-	if (drop)
-		memphis__note(MPH_LOG_WARN, "heap: %llu allocation/free records dropped (writer too slow)",
-			      (unsigned long long)drop);
+	write_chunks(write, allocs.type, allocs.size, a);
+	write_chunks(write, frees.type, frees.size, f);
+	return drop;
 }
 
-void memphis__heap_flush(void)
-{
-	flush();
-}
-
-/* Stop recording (library shutdown); later allocations are not tracked. */
 void memphis__heap_stop(void)
 {
 	__atomic_store_n(&recording, 0, __ATOMIC_RELEASE);
-	flush();
 }

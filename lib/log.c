@@ -1,22 +1,23 @@
 /* lib/log.c - the library's only writer to stderr: silent unless MEMPHIS_VERBOSE asks,
  * except for the one warning a user must see. */
+#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "log.h"
 
-static int log_level = -1;
+static int log_level;
 static int warned;
 
 static int level(void)
 {
-	if (log_level < 0) {
-		const char *v = getenv("MEMPHIS_VERBOSE");
-		log_level = v ? atoi(v) : 0;
-	}
-	return log_level;
+	return __atomic_load_n(&log_level, __ATOMIC_RELAXED);
+}
+
+void memphis__log_set_level(int lvl)
+{
+	__atomic_store_n(&log_level, lvl, __ATOMIC_RELAXED);
 }
 
 /* Format and write one line with a single write(2) so lines from threads do not mix;

@@ -8,7 +8,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "perf.h"
+#include "self.h"
 
 int memphis__perf_open(struct perf_event_attr *attr, pid_t tid)
 {
@@ -85,9 +86,7 @@ size_t memphis__ring_drain(struct memphis__ring *r, memphis__record_fn fn, void 
 			fn(data + off, h.size, ctx);
 		} else {
 			if (r->scratch_size < h.size) {
-				memphis__internal++;
-				unsigned char *s = realloc(r->scratch, 65536);
-				memphis__internal--;
+				unsigned char *s = memphis__lib_realloc(r->scratch, 65536);
 				if (!s)
 					goto skip;
 				r->scratch = s;
@@ -112,9 +111,7 @@ void memphis__ring_close(struct memphis__ring *r)
 		munmap(r->base, r->data_size + (size_t)sysconf(_SC_PAGESIZE));
 	if (r->fd >= 0)
 		close(r->fd);
-	memphis__internal++;
-	free(r->scratch);
-	memphis__internal--;
+	memphis__lib_free(r->scratch);
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
 }

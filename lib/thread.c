@@ -10,13 +10,18 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "log.h"
+#include "memphis/format.h"
+#include "self.h"
+#include "thread.h"
+#include "writer.h"
 
 static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct memphis__thread **threads;
@@ -24,14 +29,35 @@ static size_t nthreads, cap;
 static unsigned generation;
 static uint32_t next_index;
 static pid_t drain_tid;
+static int active;  /* the library runs: threads attach */
+static pid_t pid;
+static const struct memphis__thread_hooks *hooks;
 
-pid_t memphis__gettid(void)
+void memphis__thread_set_hooks(const struct memphis__thread_hooks *h)
 {
-	static __thread pid_t cached __attribute__((tls_model("initial-exec")));
+	hooks = h;
+}
 
-	if (!cached)
-		cached = (pid_t)syscall(SYS_gettid);
-	return cached;
+void memphis__thread_activate(pid_t process)
+{
+	pid = process;
+	__atomic_store_n(&active, 1, __ATOMIC_RELEASE);
+}
+
+void memphis__thread_deactivate(void)
+{
+	__atomic_store_n(&active, 0, __ATOMIC_RELEASE);
+}
+
+static int is_active(void)
+{
+	return __atomic_load_n(&active, __ATOMIC_ACQUIRE);
+}
+
+static void changed(void)
+{
+	if (hooks && hooks->changed)
+		hooks->changed();
 }
 
 void memphis__thread_set_drain(pid_t tid)
@@ -84,19 +110,8 @@ static struct memphis__thread *add(pid_t tid, uint64_t fs_base, uint64_t lo, uin
 	t->stack_hi = hi;
 	t->sample.fd = -1;
 	t->fault.fd = -1;
-	if (memphis__g.sampling_ok) {
-		int err = memphis__g.backend->open(t);
-		if (err < 0)
-			memphis__log(MPH_LOG_WARN, "thread %d is not sampled: %s", (int)tid, strerror(-err));
-		else if (memphis__g.region.open)
-			memphis__g.backend->enable(t, 1);
-	}
-	if (memphis__g.cfg.first_touch) {
-		int err = memphis__touch_open(t);
-		if (err < 0)
-			memphis__log(MPH_LOG_WARN, "page faults of thread %d are not recorded: %s",
-				     (int)tid, strerror(-err));
-	}
+	if (hooks && hooks->added)
+		hooks->added(t);
 	threads[nthreads++] = t;
 	generation++;
 	write_thread_record(t, MPH_THREAD_START);
@@ -111,9 +126,9 @@ void memphis__thread_attach_self(void)
 	pthread_attr_t attr;
 	struct memphis__thread *t;
 
-	if (memphis__g.state != 1 || tid == drain_tid)
+	if (!is_active() || tid == drain_tid)
 		return;
-	memphis__internal++;
+	memphis__enter(); /* pthread_getattr_np allocates */
 	syscall(SYS_arch_prctl, ARCH_GET_FS, &fs);
 	if (pthread_getattr_np(pthread_self(), &attr) == 0) {
 		void *addr;
@@ -136,8 +151,8 @@ void memphis__thread_attach_self(void)
 		add(tid, fs, lo, hi);
 	}
 	pthread_mutex_unlock(&threads_lock);
-	memphis__internal--;
-	memphis__drain_kick();
+	memphis__leave();
+	changed();
 }
 
 void memphis__thread_scan(void)
@@ -146,9 +161,9 @@ void memphis__thread_scan(void)
 	struct dirent *e;
 	int added = 0;
 
-	if (memphis__g.state != 1)
+	if (!is_active())
 		return;
-	memphis__internal++;
+	memphis__enter(); /* opendir allocates */
 	d = opendir("/proc/self/task");
 	if (!d)
 		goto out;
@@ -163,15 +178,15 @@ void memphis__thread_scan(void)
 	/* threads that vanished without a hang-up (no stream open) */
 	for (size_t i = 0; i < nthreads; i++) {
 		struct memphis__thread *t = threads[i];
-		if (!t->gone && syscall(SYS_tgkill, memphis__g.pid, t->tid, 0) < 0 && errno == ESRCH)
+		if (!t->gone && syscall(SYS_tgkill, pid, t->tid, 0) < 0 && errno == ESRCH)
 			memphis__thread_mark_gone(t);
 	}
 	pthread_mutex_unlock(&threads_lock);
 	closedir(d);
 out:
-	memphis__internal--;
+	memphis__leave();
 	if (added)
-		memphis__drain_kick();
+		changed();
 }
 
 void memphis__thread_mark_gone(struct memphis__thread *t)
@@ -204,14 +219,13 @@ void memphis__thread_reap(void)
 {
 	size_t j = 0;
 
-	memphis__internal++;
+	memphis__enter();
 	pthread_mutex_lock(&threads_lock);
 	for (size_t i = 0; i < nthreads; i++) {
 		struct memphis__thread *t = threads[i];
 		if (t->gone) {
-			if (memphis__g.backend)
-				memphis__g.backend->close(t);
-			memphis__ring_close(&t->fault);
+			if (hooks && hooks->reaped)
+				hooks->reaped(t);
 			free(t);
 			generation++;
 		} else {
@@ -220,7 +234,7 @@ void memphis__thread_reap(void)
 	}
 	nthreads = j;
 	pthread_mutex_unlock(&threads_lock);
-	memphis__internal--;
+	memphis__leave();
 }
 
 uint64_t memphis__thread_fs_base(pid_t tid)
@@ -253,9 +267,7 @@ static void *trampoline(void *p)
 {
 	struct start s = *(struct start *)p;
 
-	memphis__internal++;
-	free(p);
-	memphis__internal--;
+	memphis__lib_free(p);
 	memphis__thread_attach_self();
 	return s.fn(s.arg);
 }
@@ -268,27 +280,22 @@ pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), v
 	int rc;
 
 	if (!real) {
-		memphis__internal++;
+		memphis__enter(); /* dlsym may allocate */
 		real = (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *))
 			dlsym(RTLD_NEXT, "pthread_create");
-		memphis__internal--;
+		memphis__leave();
 		if (!real)
 			return EAGAIN;
 	}
-	if (memphis__g.state != 1)
+	if (!is_active())
 		return real(th, attr, fn, arg);
-	memphis__internal++;
-	s = malloc(sizeof(*s));
-	memphis__internal--;
+	s = memphis__lib_malloc(sizeof(*s));
 	if (!s)
 		return real(th, attr, fn, arg);
 	s->fn = fn;
 	s->arg = arg;
 	rc = real(th, attr, trampoline, s);
-	if (rc != 0) {
-		memphis__internal++;
-		free(s);
-		memphis__internal--;
-	}
+	if (rc != 0)
+		memphis__lib_free(s);
 	return rc;
 }

@@ -3,10 +3,14 @@
  * of the executable and of shared libraries), and how much static TLS every thread carries
  * (glibc places it inside each thread's stack, so the drain thread's stack must hold it). */
 #include <link.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "memphis/format.h"
+#include "self.h"
+#include "tls.h"
+#include "writer.h"
 
 struct tls_walk {
 	uintptr_t tp;
@@ -61,7 +65,7 @@ void memphis__tls_write(void)
 {
 	struct tls_walk w = { .tp = (uintptr_t)pthread_self() }; /* x86-64: the TCB is at fs_base */
 
-	memphis__internal++;
+	memphis__enter(); /* dl_iterate_phdr's callback reallocates */
 	w.buf = malloc(4096);
 	w.cap = w.buf ? 4096 : 0;
 	if (w.buf) {
@@ -70,7 +74,7 @@ void memphis__tls_write(void)
 			memphis__writer_block(-1, MPH_BLK_TLS, w.buf, w.len);
 	}
 	free(w.buf);
-	memphis__internal--;
+	memphis__leave();
 }
 
 uint64_t memphis__tls_static_size(void)

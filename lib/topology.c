@@ -9,7 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "memphis/format.h"
+#include "self.h"
+#include "tls.h"
+#include "topology.h"
+#include "writer.h"
 
 #define PAGE_BATCH 512 /* bounded stack use: print() may run on a small thread stack */
 
@@ -22,7 +26,7 @@ void memphis__topology_write(void)
 
 	h.ncpus = (uint32_t)sysconf(_SC_NPROCESSORS_CONF);
 	h.nnodes = numa ? (uint32_t)numa_max_node() + 1 : 1;
-	memphis__internal++;
+	memphis__enter(); /* libnuma allocates too */
 	cpu_node = calloc(h.ncpus, sizeof(*cpu_node));
 	dist = calloc((size_t)h.nnodes * h.nnodes, sizeof(*dist));
 	if (cpu_node && dist) {
@@ -46,7 +50,7 @@ void memphis__topology_write(void)
 	}
 	free(cpu_node);
 	free(dist);
-	memphis__internal--;
+	memphis__leave();
 }
 
 void memphis__pages_write(uint32_t region, const uint64_t *pages, size_t n)
@@ -78,7 +82,7 @@ void memphis__maps_write(void)
 	int fd;
 	uint64_t now = memphis__now();
 
-	memphis__internal++;
+	memphis__enter();
 	fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
 	buf = malloc(cap);
 	if (fd < 0 || !buf)
@@ -105,5 +109,5 @@ out:
 	if (fd >= 0)
 		close(fd);
 	free(buf);
-	memphis__internal--;
+	memphis__leave();
 }

@@ -3,9 +3,12 @@
  * Every block is written with one writev(2) of header + payload, so a run killed at any
  * point leaves files whose complete blocks are all valid. The first write error stops all
  * writing for good (one warning); callers stop sampling when memphis__writer_error() != 0.
+ * memphis__note() is here because a note is a block plus its log line.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +16,11 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "log.h"
 #include "memphis/crc32c.h"
+#include "memphis/format.h"
+#include "self.h"
+#include "writer.h"
 
 struct file {
 	int fd;           /* -1: not open yet */
@@ -153,9 +159,7 @@ int memphis__writer_open(const char *path, const char *exe_name, pid_t pid, uint
 	ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
 	if (ncpus < 1)
 		ncpus = 1;
-	memphis__internal++;
-	cpus = calloc((size_t)ncpus, sizeof(*cpus));
-	memphis__internal--;
+	cpus = memphis__lib_calloc((size_t)ncpus, sizeof(*cpus));
 	if (!cpus) {
 		fail(-ENOMEM);
 		return -ENOMEM;
@@ -244,4 +248,17 @@ int memphis__writer_error(void)
 const char *memphis__writer_path(void)
 {
 	return dirpath;
+}
+
+void memphis__note(int level, const char *fmt, ...)
+{
+	char buf[512];
+	uint64_t now = memphis__now();
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	memphis__log(level, "%s", buf);
+	memphis__writer_block2(-1, MPH_BLK_NOTE, &now, sizeof(now), buf, strlen(buf));
 }

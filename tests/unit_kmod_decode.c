@@ -1,4 +1,4 @@
-/* tests/unit_kmod_decode.c - records of /dev/memphismod into samples (lib/kmod.h), and the
+/* tests/unit_kmod_decode.c - records of /dev/memphismod into samples (lib/backend/kmod_record.h), and the
  * uapi layout both sides compile against (include/memphis/memphismod.h).
  *
  * Table-driven: each case builds one record from fields (the rest zero), decodes it with
@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kmod.h"
+#include "kmod_record.h"
 #include "memphis/memphismod.h"
 
 #include "tap.h"

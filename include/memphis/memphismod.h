@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
 /*
  * include/memphis/memphismod.h - the user/kernel interface of /dev/memphismod, shared by
- * kmod/memphismod.c and lib/backend_kmod.c. Nothing else defines it.
+ * kmod/memphismod.c and lib/backend/kmod.c. Nothing else defines it.
  *
  * ABI policy: every argument struct starts with `__u64 size` (the caller's sizeof, set
  * before the call) and only ever grows at its end. The module accepts a struct larger than

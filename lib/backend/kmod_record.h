@@ -1,8 +1,8 @@
-/* lib/kmod.h - records of /dev/memphismod (include/memphis/memphismod.h) into samples: the
- * pure part of the kmod backend (lib/backend_kmod.c), kept apart so that unit tests can
- * feed it records byte by byte. */
-#ifndef MEMPHIS_KMOD_H
-#define MEMPHIS_KMOD_H
+/* lib/backend/kmod_record.h - records of /dev/memphismod (include/memphis/memphismod.h)
+ * into samples: the pure part of the kmod backend (kmod.c), kept apart so that unit tests
+ * and fuzzers can feed it records byte by byte. Depends on no other object. */
+#ifndef MEMPHIS_KMOD_RECORD_H
+#define MEMPHIS_KMOD_RECORD_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -30,4 +30,4 @@ struct memphis__kmod_sample {
 int memphis__kmod_decode(const void *rec, size_t rec_size, uint32_t ncpus,
 			 struct memphis__kmod_sample *out);
 
-#endif /* MEMPHIS_KMOD_H */
+#endif /* MEMPHIS_KMOD_RECORD_H */

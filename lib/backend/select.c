@@ -1,12 +1,12 @@
-/* lib/backend.c - choosing the sample source. MEMPHIS_BACKEND=auto takes the best usable
- * one in the order of the table; the RUN block records which ran and why the others
- * could not. A backend is one file (backend_NAME.c) implementing struct memphis__backend. */
+/* lib/backend/select.c - choosing the sample source. MEMPHIS_BACKEND=auto takes the first
+ * usable one in the order of names.h; the RUN block records which ran and why the others
+ * could not. A backend is one file (lib/backend/NAME.c) implementing struct memphis__backend. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "backend.h"
 
 /* Hardware sources that are not built yet still report why they would not run here, so
  * the run metadata says what the machine has. */
@@ -23,13 +23,15 @@ static void hardware_skips(char *skips, size_t n)
 			 : "no hardware core PMU (software events only)");
 }
 
-const struct memphis__backend *memphis__backend_select(const char *want, char *why,
-						       size_t why_n, char *skips,
-						       size_t skips_n)
+const struct memphis__backend *memphis__backend_select(const char *want,
+						       const struct memphis__backend_params *p,
+						       uint64_t *period_ns, char *why, size_t why_n,
+						       char *skips, size_t skips_n)
 {
 	/* auto: soft when the process may use perf_event_open itself, else the module */
-	static const struct memphis__backend *const table[] = { &memphis__backend_soft,
-								 &memphis__backend_kmod };
+#define ENTRY(name) &memphis__backend_##name,
+	static const struct memphis__backend *const table[] = { MEMPHIS__BACKENDS(ENTRY) };
+#undef ENTRY
 	const size_t n = sizeof(table) / sizeof(table[0]);
 	int automatic = !strcmp(want, "auto");
 
@@ -45,7 +47,7 @@ const struct memphis__backend *memphis__backend_select(const char *want, char *w
 		char reason[512];
 		if (!automatic && strcmp(want, table[i]->name))
 			continue;
-		if (table[i]->probe(reason, sizeof(reason)) == 0) {
+		if (table[i]->probe(p, period_ns, reason, sizeof(reason)) == 0) {
 			snprintf(why, why_n, automatic ? "auto: first usable of the built backends"
 						       : "MEMPHIS_BACKEND=%s", want);
 			return table[i];
@@ -58,7 +60,7 @@ const struct memphis__backend *memphis__backend_select(const char *want, char *w
 			return NULL;
 	}
 	if (!why[0])
-		snprintf(why, why_n, "MEMPHIS_BACKEND=%s: no such backend (use auto, soft, kmod or none)",
-			 want);
+		snprintf(why, why_n,
+			 "MEMPHIS_BACKEND=%s: no such backend (use " MEMPHIS__BACKEND_CHOICES ")", want);
 	return NULL;
 }

@@ -1,4 +1,4 @@
-/* lib/backend_kmod.c - samples from the kernel module /dev/memphismod (kmod/), for users
+/* lib/backend/kmod.c - samples from the kernel module /dev/memphismod (kmod/), for users
  * and machines where perf_event_open is forbidden to the process (perf_event_paranoid 3,
  * no CAP_PERFMON) but the administrator granted the device to the user's group.
  *
@@ -20,11 +20,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "insn.h"
-#include "internal.h"
-#include "kmod.h"
-#include "memphis/hwdecode.h"
+#include "kmod_record.h"
+#include "log.h"
 #include "memphis/memphismod.h"
+#include "self.h"
 
 #define BATCH 1024 /* records per READ */
 
@@ -35,54 +36,9 @@ static unsigned char *rbuf;                   /* BATCH records as the module wro
 static struct memphis__kmod_sample *samples;  /* the batch decoded, sorted by tid */
 static size_t nsamples;
 static uint64_t unknown_tid;                  /* samples of threads not in the registry */
-static struct memphis__code *code;            /* under g.drain_lock only */
-
-int memphis__kmod_decode(const void *rec, size_t size, uint32_t n_cpus,
-			 struct memphis__kmod_sample *out)
-{
-	struct memphismod_record r;
-	uint16_t hw_flags = 0;
-
-	if (size < MEMPHISMOD_RECORD_SIZE_VER0)
-		return -EINVAL;
-	memcpy(&r, rec, sizeof(r));
-	memset(out, 0, sizeof(*out));
-	if ((r.flags & MEMPHISMOD_REC_KERNEL) || r.ip >= (1ull << 63) || r.ip == 0)
-		return -EPERM;
-	if (r.cpu >= n_cpus || r.cpu > UINT16_MAX || r.tid == 0)
-		return -ERANGE;
-	out->pid = r.pid;
-	out->s.time = r.time;
-	out->s.sampled_ip = r.ip;
-	out->s.ip = r.ip;
-	out->s.tid = r.tid;
-	out->s.cpu = (uint16_t)r.cpu;
-	out->s.weight = 1;
-	out->s.flags = MPH_S_NOADDR | MPH_S_NOPRED;
-	if (r.flags & MEMPHISMOD_REC_WEIGHT)
-		out->s.weight = r.weight > UINT32_MAX ? UINT32_MAX : (uint32_t)r.weight;
-	if (r.flags & MEMPHISMOD_REC_DATA_SRC) {
-		struct memphis_hw_access a = { 0 };
-
-		out->s.data_src = r.data_src;
-		memphis_mem_src_decode(r.data_src, &a);
-		hw_flags = (uint16_t)((a.remote ? MPH_S_REMOTE_HW : 0) | (a.is_load ? MPH_S_LOAD : 0) |
-				      (a.is_store ? MPH_S_STORE : 0));
-	}
-	if (r.flags & MEMPHISMOD_REC_ADDR) {
-		/* the event names the access itself: no predecessor search */
-		if (r.addr < (1ull << 63)) {
-			out->s.addr = r.addr;
-			out->s.flags = MPH_S_EXACT | MPH_S_HWADDR | hw_flags;
-		} else {
-			out->s.flags = MPH_S_NOADDR | hw_flags;
-		}
-	} else if (r.flags & MEMPHISMOD_REC_REGS) {
-		out->has_regs = 1;
-		memcpy(out->regs, r.regs, sizeof(out->regs));
-	}
-	return 0;
-}
+static struct memphis__code *code;            /* under the drain lock only */
+static uint32_t pid;                          /* the profiled process, from the probe */
+static uint64_t period_used;                  /* ns, configured in the module */
 
 /* Why the device cannot be used, for the one line the user sees. */
 static void access_reason(int err, char *why, size_t n)
@@ -123,15 +79,18 @@ static uint64_t buffer_bytes(const struct memphismod_version *v, uint64_t period
 	return want;
 }
 
-static int kmod_probe(char *why, size_t n)
+static int kmod_probe(const struct memphis__backend_params *p, uint64_t *period_ns, char *why,
+		      size_t n)
 {
 	struct memphismod_version v = { .size = sizeof(v) };
 	struct memphismod_config c = { .size = sizeof(c) };
-	uint64_t period = memphis__g.cfg.period_ns;
+	uint64_t period = p->period_ns;
 	int fd, err;
 
-	if (dev_fd >= 0)
+	if (dev_fd >= 0) {
+		*period_ns = period_used;
 		return 0;
+	}
 	fd = open(MEMPHISMOD_DEVICE, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
 		err = errno;
@@ -167,10 +126,8 @@ static int kmod_probe(char *why, size_t n)
 			 (unsigned long long)c.buffer_size, strerror(err));
 		goto out_close;
 	}
-	memphis__internal++;
-	rbuf = malloc(BATCH * v.record_size);
-	samples = malloc(BATCH * sizeof(*samples));
-	memphis__internal--;
+	rbuf = memphis__lib_malloc(BATCH * v.record_size);
+	samples = memphis__lib_malloc(BATCH * sizeof(*samples));
 	if (!rbuf || !samples) {
 		err = ENOMEM;
 		snprintf(why, n, "out of memory");
@@ -178,7 +135,9 @@ static int kmod_probe(char *why, size_t n)
 	}
 	rec_size = v.record_size;
 	ncpus = v.nr_cpus > UINT32_MAX ? UINT32_MAX : (uint32_t)v.nr_cpus;
-	memphis__g.cfg.period_ns = period;
+	pid = (uint32_t)p->pid;
+	period_used = period;
+	*period_ns = period; /* the module's limits may have moved it */
 	dev_fd = fd;
 	memphis__log(MPH_LOG_INFO, "kmod: %s abi %llu, period %llu ns, buffer %llu bytes/cpu",
 		     MEMPHISMOD_DEVICE, (unsigned long long)v.abi_version,
@@ -186,10 +145,8 @@ static int kmod_probe(char *why, size_t n)
 	return 0;
 
 out_free:
-	memphis__internal++;
-	free(rbuf);
-	free(samples);
-	memphis__internal--;
+	memphis__lib_free(rbuf);
+	memphis__lib_free(samples);
 	rbuf = NULL;
 	samples = NULL;
 out_close:
@@ -208,7 +165,7 @@ static int kmod_enable(struct memphis__thread *t, int on)
 	return 0;
 }
 
-static void kmod_drain(struct memphis__thread *t)
+static void kmod_read(struct memphis__thread *t, memphis__emit_fn *emit)
 {
 }
 
@@ -241,10 +198,15 @@ static int by_tid(const void *a, const void *b)
 	return x->s.time < y->s.time ? -1 : x->s.time > y->s.time;
 }
 
+struct matching {
+	memphis__emit_fn *emit;
+	size_t matched;
+};
+
 /* Emit the batch's samples of thread t (registry lock held by the foreach). */
 static void emit_thread(struct memphis__thread *t, void *ctx)
 {
-	size_t *matched = ctx;
+	struct matching *m = ctx;
 	size_t lo = 0, hi = nsamples;
 
 	if (t->gone)
@@ -267,45 +229,47 @@ static void emit_thread(struct memphis__thread *t, void *ctx)
 			k->s.flags = (uint16_t)memphis__code_attribute(code, k->s.sampled_ip, &regs,
 								       &k->s.ip, &k->s.addr);
 		}
-		memphis__emit_sample(t, &k->s);
-		(*matched)++;
+		m->emit(t, &k->s);
+		m->matched++;
 	}
 }
 
-/* Empty the module's buffers (caller holds g.drain_lock). */
-static void kmod_drain_process(void)
+/* Empty the module's buffers (caller holds the drain lock). Returns the samples lost. */
+static uint64_t kmod_read_process(memphis__emit_fn *emit)
 {
+	uint64_t lost = 0;
+
 	for (int rounds = 0; dev_fd >= 0 && rounds < 64; rounds++) {
 		struct memphismod_read rd = {
 			.size = sizeof(rd),
 			.buf = (uint64_t)(uintptr_t)rbuf,
 			.buf_size = BATCH * rec_size,
 		};
-		size_t matched = 0;
+		struct matching m = { emit, 0 };
 
 		if (ioctl(dev_fd, MEMPHISMOD_IOC_READ, &rd) < 0) {
 			memphis__warn_once("kmod: READ failed: %s", strerror(errno));
-			return;
+			return lost;
 		}
-		memphis__g.region.lost += rd.lost;
+		lost += rd.lost;
 		if (rd.nr_records > BATCH)
 			rd.nr_records = BATCH;
 		nsamples = 0;
 		for (size_t i = 0; i < rd.nr_records; i++)
 			if (memphis__kmod_decode(rbuf + i * rec_size, rec_size, ncpus,
 						 &samples[nsamples]) == 0 &&
-			    samples[nsamples].pid == (uint32_t)memphis__g.pid)
+			    samples[nsamples].pid == pid)
 				nsamples++;
 		if (nsamples) {
 			if (!code) {
-				memphis__internal++;
+				memphis__enter();
 				code = memphis__code_new();
-				memphis__internal--;
+				memphis__leave();
 			}
 			qsort(samples, nsamples, sizeof(*samples), by_tid);
-			memphis__thread_foreach(emit_thread, &matched);
+			memphis__thread_foreach(emit_thread, &m);
 			/* the drain thread (never registered) and threads not found yet */
-			unknown_tid += nsamples - matched;
+			unknown_tid += nsamples - m.matched;
 		}
 		if (rd.pending == 0 || rd.nr_records == 0)
 			break;
@@ -313,6 +277,7 @@ static void kmod_drain_process(void)
 	if (unknown_tid)
 		memphis__log(MPH_LOG_DEBUG, "kmod: %llu samples of unregistered threads dropped",
 			     (unsigned long long)unknown_tid);
+	return lost;
 }
 
 const struct memphis__backend memphis__backend_kmod = {
@@ -321,8 +286,8 @@ const struct memphis__backend memphis__backend_kmod = {
 	.probe = kmod_probe,
 	.open = kmod_open,
 	.enable = kmod_enable,
-	.drain = kmod_drain,
+	.read = kmod_read,
 	.close = kmod_close,
 	.start = kmod_start,
-	.drain_process = kmod_drain_process,
+	.read_process = kmod_read_process,
 };

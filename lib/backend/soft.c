@@ -1,4 +1,4 @@
-/* lib/backend_soft.c - the software sampler: a per-thread task-clock event with the user
+/* lib/backend/soft.c - the software sampler: a per-thread task-clock event with the user
  * registers; each sample is attributed to the execution predecessor of the sampled IP and
  * its data address rebuilt from the registers (lib/insn.h). Works without a PMU, in VMs
  * and containers, at perf_event_paranoid <= 2 for the own process. Samples are
@@ -10,10 +10,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "insn.h"
-#include "internal.h"
+#include "perf.h"
+#include "self.h"
 
-static struct memphis__code *code; /* used under g.drain_lock only */
+static struct memphis__code *code; /* used under the drain lock only */
+static uint64_t period;            /* ns, from the probe */
 
 static void soft_attr(struct perf_event_attr *a, uint64_t period_ns)
 {
@@ -33,7 +36,8 @@ static void soft_attr(struct perf_event_attr *a, uint64_t period_ns)
 	a->clockid = CLOCK_MONOTONIC;
 }
 
-static int soft_probe(char *why, size_t n)
+static int soft_probe(const struct memphis__backend_params *p, uint64_t *period_ns, char *why,
+		      size_t n)
 {
 	struct perf_event_attr a;
 	int fd;
@@ -42,6 +46,8 @@ static int soft_probe(char *why, size_t n)
 	fd = memphis__perf_open(&a, 0);
 	if (fd >= 0) {
 		close(fd);
+		period = p->period_ns;
+		*period_ns = period;
 		return 0;
 	}
 	if (fd == -EACCES || fd == -EPERM) {
@@ -85,8 +91,8 @@ static int soft_open(struct memphis__thread *t)
 {
 	struct perf_event_attr a;
 
-	soft_attr(&a, memphis__g.cfg.period_ns);
-	return memphis__ring_open(&t->sample, &a, t->tid, ring_pages(memphis__g.cfg.period_ns), 2);
+	soft_attr(&a, period);
+	return memphis__ring_open(&t->sample, &a, t->tid, ring_pages(period), 2);
 }
 
 static int soft_enable(struct memphis__thread *t, int on)
@@ -108,9 +114,15 @@ struct sample_layout {
 	uint64_t regs[MPH_NREGS];
 };
 
+struct reading {
+	struct memphis__thread *t;
+	memphis__emit_fn *emit;
+};
+
 static void on_record(const void *rec, size_t len, void *ctx)
 {
-	struct memphis__thread *t = ctx;
+	const struct reading *rd = ctx;
+	struct memphis__thread *t = rd->t;
 	const struct perf_event_header *h = rec;
 
 	switch (h->type) {
@@ -134,7 +146,7 @@ static void on_record(const void *rec, size_t len, void *ctx)
 		} else {
 			s.flags = MPH_S_NOADDR | MPH_S_NOPRED;
 		}
-		memphis__emit_sample(t, &s);
+		rd->emit(t, &s);
 		break;
 	}
 	case PERF_RECORD_LOST: {
@@ -151,14 +163,16 @@ static void on_record(const void *rec, size_t len, void *ctx)
 	}
 }
 
-static void soft_drain(struct memphis__thread *t)
+static void soft_read(struct memphis__thread *t, memphis__emit_fn *emit)
 {
+	struct reading rd = { t, emit };
+
 	if (!code) {
-		memphis__internal++;
+		memphis__enter();
 		code = memphis__code_new();
-		memphis__internal--;
+		memphis__leave();
 	}
-	memphis__ring_drain(&t->sample, on_record, t);
+	memphis__ring_drain(&t->sample, on_record, &rd);
 }
 
 static void soft_close(struct memphis__thread *t)
@@ -172,6 +186,6 @@ const struct memphis__backend memphis__backend_soft = {
 	.probe = soft_probe,
 	.open = soft_open,
 	.enable = soft_enable,
-	.drain = soft_drain,
+	.read = soft_read,
 	.close = soft_close,
 };

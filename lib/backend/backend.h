@@ -1,0 +1,64 @@
+/* lib/backend/backend.h - a sample source behind one small interface. One file per source
+ * (soft.c, kmod.c; ibs.c, pebs.c later), each defining `memphis__backend_NAME`, listed in
+ * names.h; select.c chooses one. A backend owns its own state (device, buffers, the code
+ * cache); it hands samples to the caller's emit function and never writes files itself.
+ * Below it: thread (the registry), code, perf, log, self. */
+#ifndef MEMPHIS_BACKEND_H
+#define MEMPHIS_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "memphis/format.h"
+#include "names.h"
+#include "thread.h"
+
+/* What a backend is asked for; it keeps what it needs. */
+struct memphis__backend_params {
+	uint64_t period_ns;  /* MEMPHIS_PERIOD */
+	pid_t pid;           /* the profiled process */
+};
+
+/* Where samples go: s->region is filled in by the callee. Caller holds the drain lock. */
+typedef void memphis__emit_fn(struct memphis__thread *t, struct memphis_rec_sample *s);
+
+struct memphis__backend {
+	const char *name;
+	const char *weight;   /* RUN key "weight": stall, latency, count */
+	/* 0 if usable on this machine for this process, and *period_ns the period it will
+	 * sample at (p->period_ns, or the nearest it supports); else -errno and a one-line
+	 * reason in why. */
+	int (*probe)(const struct memphis__backend_params *p, uint64_t *period_ns, char *why,
+		     size_t n);
+	/* Open the thread's sampling stream, disabled. 0 or -errno. */
+	int (*open)(struct memphis__thread *t);
+	/* Start / stop sampling of the thread. 0 or -errno. */
+	int (*enable)(struct memphis__thread *t, int on);
+	/* Hand every buffered sample of the thread to emit. */
+	void (*read)(struct memphis__thread *t, memphis__emit_fn *emit);
+	/* Release the thread's stream (after a final read). */
+	void (*close)(struct memphis__thread *t);
+	/* Optional, for sources that sample the whole process at once (kmod); NULL for
+	 * per-thread sources. start(1) runs after every thread's enable(1) when a region
+	 * opens, start(0) before the final read when it closes. 0 or -errno. */
+	int (*start)(int on);
+	/* Optional: hand the process's buffered samples to emit (each to its registered
+	 * thread); returns the samples the source lost meanwhile. */
+	uint64_t (*read_process)(memphis__emit_fn *emit);
+};
+
+#define MEMPHIS__BACKEND_DECLARE_(name) extern const struct memphis__backend memphis__backend_##name;
+MEMPHIS__BACKENDS(MEMPHIS__BACKEND_DECLARE_)
+#undef MEMPHIS__BACKEND_DECLARE_
+
+/* Choose per `want` (MEMPHIS_BACKEND: auto, none or a name) and probe it with p; fills
+ * why (the reason for the choice) and skips (one "name: reason" line per source that
+ * cannot run) for the RUN block. Returns the backend with *period_ns set, or NULL when
+ * none can run (then `why` holds the one line to print). */
+const struct memphis__backend *memphis__backend_select(const char *want,
+						       const struct memphis__backend_params *p,
+						       uint64_t *period_ns, char *why, size_t why_n,
+						       char *skips, size_t skips_n);
+
+#endif /* MEMPHIS_BACKEND_H */

@@ -1,0 +1,17 @@
+/* lib/firsttouch.h - who first touched each page: a page-fault stream per thread. Its
+ * buffered records are owned here; the drain calls in under its lock. Below it: perf,
+ * topology, writer, self. */
+#ifndef MEMPHIS_FIRSTTOUCH_H
+#define MEMPHIS_FIRSTTOUCH_H
+
+#include "thread.h"
+
+/* Open the thread's page-fault stream (enabled at once). 0 or -errno. */
+int memphis__touch_open(struct memphis__thread *t);
+/* Drain it into buffered first-touch records. Caller holds the drain lock. */
+void memphis__touch_drain(struct memphis__thread *t);
+/* Write buffered first-touch records and the home nodes of their pages. Caller holds the
+ * drain lock. */
+void memphis__touch_flush(void);
+
+#endif /* MEMPHIS_FIRSTTOUCH_H */

@@ -1,0 +1,23 @@
+/* lib/heap.h - heap objects: the interposed allocator (malloc and its siblings, exported)
+ * records allocations and frees; the records are owned here, under the heap lock, until
+ * the drain takes them. Below it: self only (every file that allocates stands on it). */
+#ifndef MEMPHIS_HEAP_H
+#define MEMPHIS_HEAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Resolve the real allocator and start recording allocations of at least `heap_min` bytes
+ * with `depth` call-site frames (1..MEMPHIS_MAX_FRAMES). */
+void memphis__heap_init(int depth, uint64_t heap_min);
+/* Receives one block's worth of records: `type` MPH_BLK_ALLOCS or MPH_BLK_FREES. */
+typedef void memphis__heap_write_fn(uint16_t type, const void *recs, size_t len);
+/* Hand every buffered record to write, oldest first per stream, the partly filled chunks
+ * included, and release them. Returns the records dropped since the last call (writer
+ * too slow or no memory). */
+uint64_t memphis__heap_flush(memphis__heap_write_fn *write);
+/* Stop recording (library shutdown, before the last flush); later allocations are not
+ * tracked. */
+void memphis__heap_stop(void);
+
+#endif /* MEMPHIS_HEAP_H */

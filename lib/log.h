@@ -1,0 +1,17 @@
+/* lib/log.h - the library's only writer to stderr. A leaf. */
+#ifndef MEMPHIS_LOG_H
+#define MEMPHIS_LOG_H
+
+enum memphis__level { MPH_LOG_ERROR = 0, MPH_LOG_WARN = 1, MPH_LOG_INFO = 2, MPH_LOG_DEBUG = 3 };
+
+/* Set the verbosity (MEMPHIS_VERBOSE, parsed once by config.c): messages of a level above
+ * it are not written. 0 (errors only) until called. */
+void memphis__log_set_level(int level);
+/* Log a message at `level` when the verbosity is >= level (default: nothing). One write(2)
+ * per line; never allocates. */
+void memphis__log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The one line a user always sees (e.g. why sampling is impossible): printed once per
+ * process whatever the verbosity, prefixed "memphis: ". Later calls are logged only. */
+void memphis__warn_once(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif /* MEMPHIS_LOG_H */

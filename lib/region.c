@@ -1,0 +1,87 @@
+/* lib/region.c - the open region (contracts in region.h). The drain samples it and counts;
+ * this file names it, numbers it and writes its record. */
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "drain.h"
+#include "log.h"
+#include "memphis/format.h"
+#include "region.h"
+#include "self.h"
+#include "thread.h"
+#include "topology.h"
+#include "writer.h"
+
+static pthread_mutex_t region_lock = PTHREAD_MUTEX_INITIALIZER;
+static int open_;                      /* a region is open */
+static uint32_t seq;                   /* the open (or last) region's number, from 1 */
+static uint64_t t_start;
+static char name_[MEMPHIS_NAME_MAX];
+
+/* Stop sampling, drain everything, write the region's pages, losses and record.
+ * Caller holds region_lock and a region is open. */
+static void close_locked(void)
+{
+	struct memphis__region_counts c;
+	struct memphis_rec_region r;
+
+	memphis__enter();
+	memphis__drain_lock();
+	memphis__drain_region_end(&c);
+	open_ = 0;
+	memset(&r, 0, sizeof(r));
+	r.seq = seq;
+	r.t_start = t_start;
+	r.t_end = memphis__now();
+	r.samples = c.samples;
+	r.lost = c.lost;
+	r.throttled = c.throttled;
+	r.dropped = c.dropped;
+	memcpy(r.name, name_, sizeof(r.name));
+	memphis__writer_block(-1, MPH_BLK_REGION, &r, sizeof(r));
+	memphis__maps_write();
+	memphis__thread_reap();
+	memphis__drain_unlock();
+	memphis__leave();
+}
+
+void memphis__region_open(const char *name)
+{
+	pthread_mutex_lock(&region_lock);
+	if (open_)
+		close_locked();
+	memphis__drain_lock();
+	memset(name_, 0, sizeof(name_));
+	memcpy(name_, name, strnlen(name, sizeof(name_) - 1));
+	seq++;
+	t_start = memphis__now();
+	open_ = 1;
+	memphis__drain_region_begin(seq);
+	memphis__drain_unlock();
+	pthread_mutex_unlock(&region_lock);
+}
+
+int memphis__region_close(void)
+{
+	int err;
+
+	pthread_mutex_lock(&region_lock);
+	if (!open_) {
+		memphis__note(MPH_LOG_WARN, "memphis_print() without an open region: ignored");
+		err = -EINVAL;
+	} else {
+		close_locked();
+		err = memphis__writer_error();
+	}
+	pthread_mutex_unlock(&region_lock);
+	return err;
+}
+
+void memphis__region_end(void)
+{
+	pthread_mutex_lock(&region_lock);
+	if (open_)
+		close_locked();
+	pthread_mutex_unlock(&region_lock);
+}

@@ -1,0 +1,92 @@
+/* lib/self.h - the calling thread: its cached tid, the monotonic clock, and the in-library
+ * flag that tells the allocator interposer (heap.c) not to record the library's own
+ * allocations. A leaf: it depends on nothing else of the library.
+ *
+ * Every library path that may allocate runs between memphis__enter() and memphis__leave()
+ * (they nest), or allocates through memphis__lib_malloc() and its siblings, which do that
+ * for one call. The interposer's fast path is one TLS load (memphis__inside()).
+ */
+#ifndef MEMPHIS_SELF_H
+#define MEMPHIS_SELF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/types.h>
+#include <time.h>
+
+/* Nesting depth of library code on this thread; read through the functions below only. */
+extern __thread int memphis__self_depth __attribute__((tls_model("initial-exec")));
+
+/* Mark the calling thread as running library code (nests). */
+static inline void memphis__enter(void)
+{
+	memphis__self_depth++;
+}
+
+/* Undo one memphis__enter(). */
+static inline void memphis__leave(void)
+{
+	memphis__self_depth--;
+}
+
+/* Non-zero while the calling thread runs library code: allocations are not recorded. */
+static inline int memphis__inside(void)
+{
+	return memphis__self_depth;
+}
+
+/* malloc/calloc/realloc/free on behalf of the library: the same allocator as the program,
+ * but never recorded as the program's allocation. Results and failures as the C library's;
+ * what they return is freed with memphis__lib_free() (or free() inside enter/leave).
+ * Inline, so that this leaf does not depend on the interposed allocator (heap.c). */
+static inline void *memphis__lib_malloc(size_t size)
+{
+	void *p;
+
+	memphis__enter();
+	p = malloc(size);
+	memphis__leave();
+	return p;
+}
+
+static inline void *memphis__lib_calloc(size_t n, size_t size)
+{
+	void *p;
+
+	memphis__enter();
+	p = calloc(n, size);
+	memphis__leave();
+	return p;
+}
+
+static inline void *memphis__lib_realloc(void *old, size_t size)
+{
+	void *p;
+
+	memphis__enter();
+	p = realloc(old, size);
+	memphis__leave();
+	return p;
+}
+
+static inline void memphis__lib_free(void *p)
+{
+	memphis__enter();
+	free(p);
+	memphis__leave();
+}
+
+/* The calling thread's kernel tid (cached after the first call). */
+pid_t memphis__gettid(void);
+
+/* CLOCK_MONOTONIC in ns: the time base of every record. */
+static inline uint64_t memphis__now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+#endif /* MEMPHIS_SELF_H */

@@ -1,0 +1,60 @@
+/* lib/thread.h - the registry of the process's threads. It owns the registry and its lock,
+ * and keeps its own inputs: whether the library runs (activate/deactivate), the process id,
+ * the drain thread's tid, and the hooks of the one who opens the threads' streams (the
+ * drain). Below it: writer, self, log. */
+#ifndef MEMPHIS_THREAD_H
+#define MEMPHIS_THREAD_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "perf.h"
+
+struct memphis__thread {
+	pid_t tid;
+	uint32_t index;         /* 0 main thread, then order of attachment */
+	int gone;               /* exited; kept until drained */
+	uint64_t fs_base, stack_lo, stack_hi;
+	struct memphis__ring sample; /* backend stream */
+	struct memphis__ring fault;  /* first-touch stream */
+	void *backend_state;
+	/* counts for the open region, kept by the drain */
+	uint64_t r_samples, r_lost, r_throttled;
+};
+
+/* Called by the registry; all optional. `added` and `reaped` run under the registry lock. */
+struct memphis__thread_hooks {
+	void (*added)(struct memphis__thread *t);  /* a new thread: open its streams */
+	void (*reaped)(struct memphis__thread *t); /* a gone thread is freed: close them */
+	void (*changed)(void);                     /* threads were added (lock not held) */
+};
+/* Register the hooks (before the registry is activated). *h must live on. */
+void memphis__thread_set_hooks(const struct memphis__thread_hooks *h);
+/* Start attaching threads of process `pid` (the library runs) / stop for good (shutdown,
+ * or a fork child, which is not profiled): attach, scan and pthread_create's trampoline
+ * do nothing while inactive. */
+void memphis__thread_activate(pid_t pid);
+void memphis__thread_deactivate(void);
+
+/* Attach the calling thread (it records its own fs_base and stack). */
+void memphis__thread_attach_self(void);
+/* Attach threads listed in /proc/self/task that are not yet known. */
+void memphis__thread_scan(void);
+/* Call fn for every registered thread, under the registry lock. */
+void memphis__thread_foreach(void (*fn)(struct memphis__thread *t, void *ctx), void *ctx);
+/* Close (through the reaped hook) and forget threads marked gone. */
+void memphis__thread_reap(void);
+/* The thread's fs_base by tid, 0 if unknown. Registry lock taken inside. */
+uint64_t memphis__thread_fs_base(pid_t tid);
+/* Registry generation: changes whenever a thread is added or removed. */
+unsigned memphis__thread_generation(void);
+/* Mark a thread as exited (writes its exit record). Caller holds the registry lock. */
+void memphis__thread_mark_gone(struct memphis__thread *t);
+/* The drain thread's tid: never attached, never sampled. */
+void memphis__thread_set_drain(pid_t tid);
+/* Hold the registry lock (so that a flag read by the added hook changes atomically with
+ * respect to attaching threads). */
+void memphis__thread_lock(void);
+void memphis__thread_unlock(void);
+
+#endif /* MEMPHIS_THREAD_H */
