@@ -6,8 +6,10 @@
  * glibc's) does all allocation; we only observe. Re-entrancy: dlsym() allocates while we
  * resolve the real functions, so those first requests come from a small static arena;
  * backtrace() and the library's own allocations run inside the library (self.h:
- * memphis__enter) and are not recorded. Records are kept in mmap'ed chunks (never our own malloc) and written
- * by the drain thread; when the writer falls far behind, records are dropped and counted.
+ * memphis__enter) and are not recorded. Records are kept in mmap'ed chunks (never our
+ * own malloc) and handed to the drain thread's write function; when it falls far behind,
+ * records are dropped and counted. This file stands on self.c alone: every other file of
+ * the library allocates through it, so it must not call them.
  */
 #include <dlfcn.h>
 #include <errno.h>

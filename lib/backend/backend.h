@@ -48,7 +48,8 @@ struct memphis__backend {
 	uint64_t (*read_process)(memphis__emit_fn *emit);
 };
 
-#define MEMPHIS__BACKEND_DECLARE_(name) extern const struct memphis__backend memphis__backend_##name;
+#define MEMPHIS__BACKEND_DECLARE_(name) \
+	extern const struct memphis__backend memphis__backend_##name;
 MEMPHIS__BACKENDS(MEMPHIS__BACKEND_DECLARE_)
 #undef MEMPHIS__BACKEND_DECLARE_
 
