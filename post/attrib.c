@@ -12,8 +12,9 @@
 #include "allocsite.h"
 #include "debuginfo.h"
 #include "heap.h"
-#include "hmap.h"
+#include "u64map.h"
 #include "maps.h"
+#include "search.h"
 #include "pages.h"
 
 #define IPC_BITS 16
@@ -40,7 +41,7 @@ struct span {
 };
 
 struct snap {
-	struct mr_maps maps;
+	struct mph_maps maps;
 	struct span *span;        /* sorted by lo */
 	size_t nspan;
 };
@@ -78,7 +79,7 @@ struct mr_attrib {
 
 	struct obj *obj;
 	size_t nobj;
-	struct mr_hmap obj_by_path; /* hash of path -> index */
+	struct mph_u64map obj_by_path; /* hash of path -> index */
 	uint32_t exe_obj;           /* index of the executable, NOT_YET if not in the maps */
 	uint64_t exe_tls;           /* roundup(tls memsz, align) of the executable */
 	struct tlsmod {
@@ -96,16 +97,16 @@ struct mr_attrib {
 	uint32_t *site_var;         /* per ALLOCS record: variable id of its call site */
 	struct mr_heap stacks;      /* thread stacks over time (records: struct stackrec) */
 	uint32_t *stack_index;      /* per stack record: thread index */
-	struct mr_hmap thread_by_tid; /* tid -> index in run->threads of its last START */
+	struct mph_u64map thread_by_tid; /* tid -> index in run->threads of its last START */
 
 	struct mr_varinfo *vars;
 	size_t nvars, capvars;
-	struct mr_hmap var_by_key;
+	struct mph_u64map var_by_key;
 
 	char **lines;
 	size_t nlines, caplines;
-	struct mr_hmap line_by_hash;
-	struct mr_hmap line_by_ip;
+	struct mph_u64map line_by_hash;
+	struct mph_u64map line_by_ip;
 
 	struct mr_pagemap pages;
 	struct ipc *cache;
@@ -156,7 +157,7 @@ static uint32_t add_var(struct mr_attrib *a, uint64_t key, struct mr_varinfo *v)
 		a->vars = nv;
 		a->capvars = nc;
 	}
-	slot = mr_hmap_put(&a->var_by_key, key, a->nvars);
+	slot = mph_u64map_put(&a->var_by_key, key, a->nvars);
 	if (!slot)
 		goto oom;
 	a->vars[a->nvars] = *v;
@@ -170,8 +171,8 @@ oom:
 /* Intern a line name; returns its id (0 on out of memory: "??"). */
 static uint32_t intern_line(struct mr_attrib *a, const char *name)
 {
-	uint64_t h = mr_hash_str(name);
-	uint64_t *slot = mr_hmap_get(&a->line_by_hash, h);
+	uint64_t h = mph_hash_str(name);
+	uint64_t *slot = mph_u64map_get(&a->line_by_hash, h);
 	char *copy;
 
 	if (slot)
@@ -185,7 +186,7 @@ static uint32_t intern_line(struct mr_attrib *a, const char *name)
 		a->caplines = nc;
 	}
 	copy = strdup(name);
-	if (!copy || !mr_hmap_put(&a->line_by_hash, h, a->nlines)) {
+	if (!copy || !mph_u64map_put(&a->line_by_hash, h, a->nlines)) {
 		free(copy);
 		return 0;
 	}
@@ -221,8 +222,8 @@ static uint32_t obj_for_path(struct mr_attrib *a, const char *path, size_t len)
 
 	if (!p)
 		return NOT_YET;
-	h = mr_hash_str(p);
-	slot = mr_hmap_get(&a->obj_by_path, h);
+	h = mph_hash_str(p);
+	slot = mph_u64map_get(&a->obj_by_path, h);
 	if (slot) {
 		free(p);
 		return (uint32_t)*slot;
@@ -239,7 +240,7 @@ static uint32_t obj_for_path(struct mr_attrib *a, const char *path, size_t len)
 	no[a->nobj].is_exe = !strcmp(p, a->exe_path) || (a->run && mr_run_get(a->run, "exe") &&
 							   !strcmp(p, mr_run_get(a->run, "exe")));
 	no[a->nobj].file = strdup(no[a->nobj].is_exe ? a->exe_path : p);
-	if (!no[a->nobj].file || !no[a->nobj].base || !mr_hmap_put(&a->obj_by_path, h, a->nobj)) {
+	if (!no[a->nobj].file || !no[a->nobj].base || !mph_u64map_put(&a->obj_by_path, h, a->nobj)) {
 		free(p);
 		free(no[a->nobj].file);
 		free(no[a->nobj].base);
@@ -258,13 +259,13 @@ static int cmp_span(const void *x, const void *y)
 /* Build the object spans of one parsed snapshot. Returns 0 or -ENOMEM. */
 static int build_spans(struct mr_attrib *a, struct snap *s)
 {
-	struct mr_maps *m = &s->maps;
+	struct mph_maps *m = &s->maps;
 
 	s->span = calloc(m->n + 1, sizeof(*s->span));
 	if (!s->span)
 		return -ENOMEM;
 	for (size_t i = 0; i < m->n; i++) {
-		const struct mr_mapping *mp = &m->map[i];
+		const struct mph_mapping *mp = &m->map[i];
 		size_t len = strlen(mp->path);
 		const char *del = " (deleted)";
 		uint32_t oi;
@@ -296,7 +297,7 @@ static int build_spans(struct mr_attrib *a, struct snap *s)
 	}
 	/* the bss beyond the file is an anonymous mapping right after the last file page */
 	for (size_t k = 0; k < s->nspan; k++) {
-		const struct mr_mapping *next = mr_maps_find(m, s->span[k].hi);
+		const struct mph_mapping *next = mph_maps_find(m, s->span[k].hi);
 		if (next && next->path[0] == '\0' && next->start == s->span[k].hi)
 			s->span[k].hi = next->end;
 	}
@@ -307,17 +308,12 @@ static int build_spans(struct mr_attrib *a, struct snap *s)
 /* The snapshot in force at time t: the last one taken at or before t, else the first. */
 static struct snap *snap_at(struct mr_attrib *a, uint64_t t, uint64_t *t0, uint64_t *t1)
 {
-	size_t lo = 0, hi = a->nsnap;
+	size_t lo;
 
 	if (!a->nsnap)
 		return NULL;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (a->snap[mid].maps.time <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = mph_upper_bound(a->snap, a->nsnap, sizeof(*a->snap),
+			     offsetof(struct snap, maps.time), t);
 	if (lo == 0)
 		lo = 1;
 	*t0 = lo == 1 ? 0 : a->snap[lo - 1].maps.time;
@@ -330,19 +326,12 @@ static struct span *span_at(struct mr_attrib *a, uint64_t addr, uint64_t t, uint
 			    uint64_t *t1)
 {
 	struct snap *s = snap_at(a, t, t0, t1);
-	size_t lo = 0, hi;
+	size_t lo;
 	struct span *sp;
 
 	if (!s)
 		return NULL;
-	hi = s->nspan;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (s->span[mid].lo <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = mph_upper_bound(s->span, s->nspan, sizeof(*s->span), offsetof(struct span, lo), addr);
 	if (lo == 0 || addr >= s->span[lo - 1].hi)
 		return NULL;
 	sp = &s->span[lo - 1];
@@ -392,7 +381,7 @@ static int describe_code(struct mr_attrib *a, uint64_t pc, uint64_t t, char *buf
 
 uint32_t mr_attrib_code(struct mr_attrib *a, uint64_t ip, uint64_t t)
 {
-	uint64_t *slot = mr_hmap_get(&a->line_by_ip, ip);
+	uint64_t *slot = mph_u64map_get(&a->line_by_ip, ip);
 	char buf[512];
 	uint32_t id;
 
@@ -400,7 +389,7 @@ uint32_t mr_attrib_code(struct mr_attrib *a, uint64_t ip, uint64_t t)
 		return (uint32_t)*slot;
 	describe_code(a, ip, t, buf, sizeof(buf), NULL, 0);
 	id = strcmp(buf, "??") ? intern_line(a, buf) : 0;
-	mr_hmap_put(&a->line_by_ip, ip, id);
+	mph_u64map_put(&a->line_by_ip, ip, id);
 	return id;
 }
 
@@ -437,7 +426,7 @@ static uint32_t fortran_site(struct mr_attrib *a, uint64_t site, uint64_t t, uin
 	mv = to ? mr_debuginfo_var_at(o->di, to) : NULL;
 	if (mv && mv->descriptor && mv->addr == to && mv->name) {
 		vkey = ((uint64_t)(uintptr_t)mv & ((1ull << 60) - 1)) | (4ull << 60);
-		slot = mr_hmap_get(&a->var_by_key, vkey);
+		slot = mph_u64map_get(&a->var_by_key, vkey);
 		if (slot) {
 			id = (uint32_t)*slot;
 		} else {
@@ -453,7 +442,7 @@ static uint32_t fortran_site(struct mr_attrib *a, uint64_t site, uint64_t t, uin
 			if (id == NOT_YET)
 				return 0;
 		}
-		return mr_hmap_put(&a->var_by_key, key, id) ? id : 0;
+		return mph_u64map_put(&a->var_by_key, key, id) ? id : 0;
 	}
 	memset(&ln, 0, sizeof(ln));
 	if (mr_debuginfo_line(o->di, site - 1 - sp->bias, &ln) || !ln.file)
@@ -473,15 +462,15 @@ static uint32_t fortran_site(struct mr_attrib *a, uint64_t site, uint64_t t, uin
 	if (rc < 0)
 		return 0;
 	/* the call sites of one statement (allocate(a(n), b(n)): one malloc each) share it */
-	vkey = (mr_hash_str(v.name) & ((1ull << 60) - 1)) | (5ull << 60);
-	slot = mr_hmap_get(&a->var_by_key, vkey);
+	vkey = (mph_hash_str(v.name) & ((1ull << 60) - 1)) | (5ull << 60);
+	slot = mph_u64map_get(&a->var_by_key, vkey);
 	if (slot) {
 		free(v.name);
 		id = (uint32_t)*slot;
 	} else if ((id = add_var(a, vkey, &v)) == NOT_YET) {
 		return 0;
 	}
-	return mr_hmap_put(&a->var_by_key, key, id) ? id : 0;
+	return mph_u64map_put(&a->var_by_key, key, id) ? id : 0;
 }
 
 /* Variable id of the call site of ALLOCS record r (created on first sight). */
@@ -489,7 +478,7 @@ static uint32_t site_var(struct mr_attrib *a, const struct memphis_rec_alloc *r)
 {
 	uint64_t site = r->nframes ? r->frames[0] : 0;
 	uint64_t key = (site & ((1ull << 60) - 1)) | (1ull << 60);
-	uint64_t *slot = mr_hmap_get(&a->var_by_key, key);
+	uint64_t *slot = mph_u64map_get(&a->var_by_key, key);
 	struct mr_varinfo v = { .kind = MR_K_HEAP };
 	char where[512], func[256];
 	int rc;
@@ -516,7 +505,7 @@ static uint32_t site_var(struct mr_attrib *a, const struct memphis_rec_alloc *r)
 static uint32_t stack_var(struct mr_attrib *a, uint32_t idx)
 {
 	uint64_t key = (uint64_t)idx | (2ull << 60);
-	uint64_t *slot = mr_hmap_get(&a->var_by_key, key);
+	uint64_t *slot = mph_u64map_get(&a->var_by_key, key);
 	struct mr_varinfo v = { .kind = MR_K_STACK };
 	uint32_t id;
 
@@ -532,7 +521,7 @@ static uint32_t stack_var(struct mr_attrib *a, uint32_t idx)
 static uint32_t dwarf_var(struct mr_attrib *a, uint32_t oi, const struct mr_var *mv)
 {
 	uint64_t key = ((uint64_t)(uintptr_t)mv & ((1ull << 60) - 1)) | (3ull << 60);
-	uint64_t *slot = mr_hmap_get(&a->var_by_key, key);
+	uint64_t *slot = mph_u64map_get(&a->var_by_key, key);
 	struct obj *o = &a->obj[oi];
 	struct mr_varinfo v = { .object = o->path, .lo = mv->addr, .hi = mv->addr + mv->size,
 				.bytes = mv->size };
@@ -563,7 +552,7 @@ static uint32_t dwarf_var(struct mr_attrib *a, uint32_t oi, const struct mr_var 
 static uint32_t constants_var(struct mr_attrib *a, uint32_t oi)
 {
 	uint64_t key = (uint64_t)oi | (6ull << 60);
-	uint64_t *slot = mr_hmap_get(&a->var_by_key, key);
+	uint64_t *slot = mph_u64map_get(&a->var_by_key, key);
 	struct mr_varinfo v = { .kind = MR_K_STATIC, .object = a->obj[oi].path };
 	uint32_t id;
 
@@ -594,7 +583,7 @@ static uint32_t data_resolve(struct mr_attrib *a, uint64_t addr, uint64_t t, uin
 		*rg = (struct range){ ho->addr, ho->end, ho->t0, ho->t1, 0, 1 };
 		return a->site_var[ho->rec];
 	}
-	ti = a->ntls ? mr_hmap_get(&a->thread_by_tid, tid) : NULL;
+	ti = a->ntls ? mph_u64map_get(&a->thread_by_tid, tid) : NULL;
 	if (ti) {
 		uint64_t fs = a->run->threads[*ti].fs_base;
 		if (fs && addr < fs && addr >= fs + (uint64_t)a->tls_lo) {
@@ -663,7 +652,7 @@ int mr_attrib_page_node(struct mr_attrib *a, uint32_t region, uint64_t addr)
 void mr_attrib_sample(struct mr_attrib *a, const struct memphis_rec_sample *s, int use_addr,
 		      struct mr_resolved *r)
 {
-	struct ipc *c = &a->cache[(s->ip * 0x9e3779b97f4a7c15ull) >> (64 - IPC_BITS)];
+	struct ipc *c = &a->cache[mph_fib_slot(s->ip, IPC_BITS)];
 	uint64_t page;
 	unsigned k;
 
@@ -735,7 +724,7 @@ size_t mr_attrib_nlines(const struct mr_attrib *a)
 
 int mr_attrib_thread_index(const struct mr_attrib *a, uint32_t tid)
 {
-	uint64_t *ti = mr_hmap_get(&a->thread_by_tid, tid);
+	uint64_t *ti = mph_u64map_get(&a->thread_by_tid, tid);
 
 	return ti ? (int)a->run->threads[*ti].index : -1;
 }
@@ -791,7 +780,7 @@ static int build_stacks(struct mr_attrib *a)
 		}
 	}
 	for (size_t i = 0; i < a->nsnap && !main_has; i++) {
-		const struct mr_maps *m = &a->snap[i].maps;
+		const struct mph_maps *m = &a->snap[i].maps;
 		for (size_t k = 0; k < m->n; k++) {
 			if (strcmp(m->map[k].path, "[stack]"))
 				continue;
@@ -932,9 +921,9 @@ int mr_attrib_open(struct mr_run *run, const struct mr_attrib_opts *o, struct mr
 		goto oom;
 	a->run = run;
 	a->exe_obj = NOT_YET;
-	if (mr_hmap_init(&a->obj_by_path, 64) || mr_hmap_init(&a->var_by_key, 256) ||
-	    mr_hmap_init(&a->line_by_hash, 1024) || mr_hmap_init(&a->line_by_ip, 4096) ||
-	    mr_hmap_init(&a->thread_by_tid, 64) || mr_pagemap_build(&a->pages, run))
+	if (mph_u64map_init(&a->obj_by_path, 64) || mph_u64map_init(&a->var_by_key, 256) ||
+	    mph_u64map_init(&a->line_by_hash, 1024) || mph_u64map_init(&a->line_by_ip, 4096) ||
+	    mph_u64map_init(&a->thread_by_tid, 64) || mr_pagemap_build(&a->pages, run))
 		goto oom;
 	a->cache = calloc(1u << IPC_BITS, sizeof(*a->cache));
 	if (!a->cache)
@@ -952,7 +941,7 @@ int mr_attrib_open(struct mr_run *run, const struct mr_attrib_opts *o, struct mr
 	if (!a->snap)
 		goto oom;
 	for (size_t i = 0; i < run->nmaps; i++) {
-		if (mr_maps_parse(run->maps[i].text, run->maps[i].time, &a->snap[i].maps))
+		if (mph_maps_parse(run->maps[i].text, run->maps[i].time, &a->snap[i].maps))
 			goto oom;
 		a->nsnap++;
 	}
@@ -981,11 +970,11 @@ int mr_attrib_open(struct mr_run *run, const struct mr_attrib_opts *o, struct mr
 	}
 	for (size_t i = 0; i < run->nthreads; i++)
 		if (run->threads[i].event == MPH_THREAD_START &&
-		    !mr_hmap_put(&a->thread_by_tid, run->threads[i].tid, i))
+		    !mph_u64map_put(&a->thread_by_tid, run->threads[i].tid, i))
 			goto oom;
 	for (size_t i = 0; i < run->nthreads; i++) {
 		uint64_t *v = run->threads[i].event == MPH_THREAD_START
-				      ? mr_hmap_get(&a->thread_by_tid, run->threads[i].tid) : NULL;
+				      ? mph_u64map_get(&a->thread_by_tid, run->threads[i].tid) : NULL;
 		if (v)
 			*v = i; /* the last START of a reused tid wins */
 	}
@@ -1023,7 +1012,7 @@ void mr_attrib_close(struct mr_attrib *a)
 		free(a->obj[i].base);
 	}
 	for (size_t i = 0; i < a->nsnap; i++) {
-		mr_maps_free(&a->snap[i].maps);
+		mph_maps_free(&a->snap[i].maps);
 		free(a->snap[i].span);
 	}
 	for (size_t i = 0; i < a->nvars; i++) {
@@ -1034,11 +1023,11 @@ void mr_attrib_close(struct mr_attrib *a)
 		free(a->lines[i]);
 	mr_heap_free(&a->heap);
 	mr_heap_free(&a->stacks);
-	mr_hmap_free(&a->obj_by_path);
-	mr_hmap_free(&a->var_by_key);
-	mr_hmap_free(&a->line_by_hash);
-	mr_hmap_free(&a->line_by_ip);
-	mr_hmap_free(&a->thread_by_tid);
+	mph_u64map_free(&a->obj_by_path);
+	mph_u64map_free(&a->var_by_key);
+	mph_u64map_free(&a->line_by_hash);
+	mph_u64map_free(&a->line_by_ip);
+	mph_u64map_free(&a->thread_by_tid);
 	mr_pagemap_free(&a->pages);
 	free(a->obj);
 	free(a->snap);

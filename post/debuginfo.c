@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdarg.h>
@@ -28,6 +29,9 @@
 
 #include <dwarf.h>
 #include <libdwarf.h>
+
+#include "hash.h"
+#include "search.h"
 
 #define NONE ((uint32_t)-1)
 #define MAX_CHASE 8 /* DW_AT_specification/abstract_origin hops, type chain is 4x this */
@@ -198,15 +202,6 @@ static const char *arena_strdup(struct mr_debuginfo *d, const char *s, size_t le
 	return r;
 }
 
-static uint64_t hash_str(const char *s, size_t len)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-	return h;
-}
-
 /* The one arena copy of s[0..len) (equal strings share a pointer). NULL on ENOMEM. */
 static const char *intern_n(struct mr_debuginfo *d, const char *s, size_t len)
 {
@@ -221,7 +216,7 @@ static const char *intern_n(struct mr_debuginfo *d, const char *s, size_t len)
 		for (size_t k = 0; k < d->capstrs; k++) {
 			if (!d->strs[k])
 				continue;
-			i = hash_str(d->strs[k], strlen(d->strs[k])) & (ncap - 1);
+			i = mph_fnv1a(d->strs[k], strlen(d->strs[k])) & (ncap - 1);
 			while (t[i])
 				i = (i + 1) & (ncap - 1);
 			t[i] = d->strs[k];
@@ -230,7 +225,7 @@ static const char *intern_n(struct mr_debuginfo *d, const char *s, size_t len)
 		d->strs = t;
 		d->capstrs = ncap;
 	}
-	i = hash_str(s, len) & (d->capstrs - 1);
+	i = mph_fnv1a(s, len) & (d->capstrs - 1);
 	while (d->strs[i]) {
 		if (!strncmp(d->strs[i], s, len) && d->strs[i][len] == '\0')
 			return d->strs[i];
@@ -1544,7 +1539,7 @@ static uint32_t wstr(struct mr_debuginfo *d, struct wbuf *w, const char *s)
 	if (s == w->last)
 		return w->last_slot;
 	len = strlen(s);
-	i = hash_str(s, len) & (d->capstrs - 1);
+	i = mph_fnv1a(s, len) & (d->capstrs - 1);
 	while (d->strs[i] && d->strs[i] != s)
 		i = (i + 1) & (d->capstrs - 1);
 	if (!d->strs[i])
@@ -1956,16 +1951,8 @@ static int finish_vars(struct var_tab *t)
 static const struct mr_var *tab_lookup(const struct var_tab *t, uint64_t addr)
 {
 	const struct mr_var *best = NULL;
-	size_t lo = 0, hi = t->n;
+	size_t lo = mph_upper_bound(t->v, t->n, sizeof(*t->v), offsetof(struct mr_var, addr), addr);
 
-	while (lo < hi) { /* first index with v.addr > addr */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->v[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	for (size_t i = lo; i > 0 && t->maxend[i - 1] > addr; i--) {
 		const struct mr_var *v = &t->v[i - 1];
 
@@ -2039,16 +2026,9 @@ static int build_all(struct mr_debuginfo *d)
 static const struct mr_var *idx_lookup(const struct var_idx *x, uint64_t addr)
 {
 	const struct mr_var *best = NULL;
-	size_t lo = 0, hi = x->n;
+	size_t lo = mph_upper_bound_ptr((const void *const *)x->v, x->n,
+					offsetof(struct mr_var, addr), addr);
 
-	while (lo < hi) { /* first index with v.addr > addr */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (x->v[mid]->addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	for (size_t i = lo; i > 0 && x->maxend[i - 1] > addr; i--) {
 		const struct mr_var *v = x->v[i - 1];
 
@@ -2347,17 +2327,10 @@ uint64_t mr_debuginfo_tls_tpoff(const struct mr_debuginfo *d)
 /* Innermost scope containing vaddr, or NULL. */
 static const struct scope_ent *scope_at(const struct mr_debuginfo *d, uint64_t vaddr)
 {
-	size_t lo = 0, hi = d->nscopes;
+	size_t lo = mph_upper_bound(d->scopes, d->nscopes, sizeof(*d->scopes),
+				    offsetof(struct scope_ent, lo), vaddr);
 	uint32_t i;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (d->scopes[mid].lo <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo)
 		return NULL;
 	for (i = (uint32_t)(lo - 1); i != NONE; i = d->scopes[i].parent)
@@ -2369,17 +2342,10 @@ static const struct scope_ent *scope_at(const struct mr_debuginfo *d, uint64_t v
 /* Name of the ELF function symbol containing vaddr (unsized symbols: up to the next). */
 static const char *func_sym_at(const struct mr_debuginfo *d, uint64_t vaddr)
 {
-	size_t lo = 0, hi = d->nfuncs;
+	size_t lo = mph_upper_bound(d->funcs, d->nfuncs, sizeof(*d->funcs),
+				    offsetof(struct func_sym, addr), vaddr);
 	const struct func_sym *f;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (d->funcs[mid].addr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo)
 		return NULL;
 	f = &d->funcs[lo - 1];
@@ -2389,7 +2355,8 @@ static const char *func_sym_at(const struct mr_debuginfo *d, uint64_t vaddr)
 int mr_debuginfo_line(struct mr_debuginfo *d, uint64_t vaddr, struct mr_line *out)
 {
 	const struct scope_ent *s = scope_at(d, vaddr);
-	size_t lo = 0, hi = d->nlines;
+	size_t lo = mph_upper_bound(d->lines, d->nlines, sizeof(*d->lines),
+				    offsetof(struct line_ent, lo), vaddr);
 
 	memset(out, 0, sizeof(*out));
 	if (s && s->name) {
@@ -2397,14 +2364,6 @@ int mr_debuginfo_line(struct mr_debuginfo *d, uint64_t vaddr, struct mr_line *ou
 		out->caller = s->caller;
 	} else {
 		out->function = func_sym_at(d, vaddr);
-	}
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (d->lines[mid].lo <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
 	}
 	if (!lo || vaddr >= d->lines[lo - 1].hi)
 		return -ENOENT;

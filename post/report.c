@@ -10,7 +10,7 @@
 
 #include "attrib.h"
 #include "cli.h"
-#include "hmap.h"
+#include "u64map.h"
 #include "json.h"
 
 enum mode { MODE_REMOTE, MODE_LOCAL, MODE_ALL };
@@ -71,8 +71,8 @@ struct ctx {
 	struct mr_attrib *a;
 	struct stats st;
 	uint32_t nn;              /* number of nodes; index nn means unknown */
-	struct mr_hmap agg;       /* key -> samples */
-	struct mr_hmap seen_pages;/* (var << 36 | page >> 12) -> node index */
+	struct mph_u64map agg;       /* key -> samples */
+	struct mph_u64map seen_pages;/* (var << 36 | page >> 12) -> node index */
 	struct cell *cells;
 	size_t ncells;
 	struct varstat *vs;
@@ -257,7 +257,7 @@ static int pass(struct ctx *c)
 	struct mr_sample_iter *it;
 	const struct memphis_rec_sample *s;
 	size_t n;
-	uint64_t last_key = MR_HMAP_EMPTY, last_n = 0;
+	uint64_t last_key = MPH_U64MAP_EMPTY, last_n = 0;
 	uint16_t addr_ok = MPH_S_EXACT | (c->o.approx ? MPH_S_APPROX : 0);
 
 	c->cpu_idx = calloc(c->run->ncpus + 1, sizeof(*c->cpu_idx));
@@ -302,8 +302,8 @@ static int pass(struct ctx *c)
 			line = r.line < (1u << 24) ? r.line : 0;
 			key = KEY(var, line, si, pi);
 			if (key != last_key) {
-				if (last_key != MR_HMAP_EMPTY) {
-					uint64_t *v = mr_hmap_put(&c->agg, last_key, 0);
+				if (last_key != MPH_U64MAP_EMPTY) {
+					uint64_t *v = mph_u64map_put(&c->agg, last_key, 0);
 					if (!v)
 						goto oom;
 					*v += last_n;
@@ -314,13 +314,13 @@ static int pass(struct ctx *c)
 			last_n++;
 			if (!r.same_page) {
 				uint64_t pk = (uint64_t)var << 36 | (sm->addr >> 12);
-				if (!mr_hmap_put(&c->seen_pages, pk, pi))
+				if (!mph_u64map_put(&c->seen_pages, pk, pi))
 					goto oom;
 			}
 		}
 	}
-	if (last_key != MR_HMAP_EMPTY) {
-		uint64_t *v = mr_hmap_put(&c->agg, last_key, 0);
+	if (last_key != MPH_U64MAP_EMPTY) {
+		uint64_t *v = mph_u64map_put(&c->agg, last_key, 0);
 		if (!v)
 			goto oom;
 		*v += last_n;
@@ -375,7 +375,7 @@ static int build_vars(struct ctx *c)
 		struct cell *ce;
 		struct varstat *v;
 
-		if (k == MR_HMAP_EMPTY)
+		if (k == MPH_U64MAP_EMPTY)
 			continue;
 		ce = &c->cells[c->ncells++];
 		ce->var = (uint32_t)(k & 0xffffff);
@@ -406,7 +406,7 @@ static int build_vars(struct ctx *c)
 		uint64_t k = c->seen_pages.keys[i];
 		uint32_t var;
 
-		if (k == MR_HMAP_EMPTY)
+		if (k == MPH_U64MAP_EMPTY)
 			continue;
 		var = (uint32_t)(k >> 36);
 		if (var < c->nvars && c->vs[var].pages_node) {
@@ -420,11 +420,11 @@ static int build_vars(struct ctx *c)
 /* Attribute the FIRST_TOUCH records to the variables that have samples. */
 static int first_touches(struct ctx *c)
 {
-	struct mr_hmap by_tid, by_line, tid_node;
+	struct mph_u64map by_tid, by_line, tid_node;
 	uint64_t ps = mr_attrib_page_size(c->a);
 	int rc = -ENOMEM;
 
-	if (mr_hmap_init(&by_tid, 64) || mr_hmap_init(&by_line, 64) || mr_hmap_init(&tid_node, 64))
+	if (mph_u64map_init(&by_tid, 64) || mph_u64map_init(&by_line, 64) || mph_u64map_init(&tid_node, 64))
 		goto out;
 	for (size_t i = 0; i < c->run->ntouches; i++) {
 		const struct memphis_rec_touch *t = &c->run->touches[i];
@@ -442,13 +442,13 @@ static int first_touches(struct ctx *c)
 		vs->ft_pages += pages;
 		vs->ft_node[node_index(c, mr_attrib_page_node(c->a, 0, t->addr))] += pages;
 		line = mr_attrib_code(c->a, t->ip, t->time);
-		if (!(v = mr_hmap_put(&by_tid, (uint64_t)var << 32 | t->tid, 0)))
+		if (!(v = mph_u64map_put(&by_tid, (uint64_t)var << 32 | t->tid, 0)))
 			goto out;
 		*v += pages;
-		if (!(v = mr_hmap_put(&tid_node, (uint64_t)var << 32 | t->tid, 0)))
+		if (!(v = mph_u64map_put(&tid_node, (uint64_t)var << 32 | t->tid, 0)))
 			goto out;
 		*v = (uint64_t)(mr_run_cpu_node(c->run, t->cpu) + 1);
-		if (!(v = mr_hmap_put(&by_line, (uint64_t)var << 32 | line, 0)))
+		if (!(v = mph_u64map_put(&by_line, (uint64_t)var << 32 | line, 0)))
 			goto out;
 		*v += pages;
 	}
@@ -456,21 +456,21 @@ static int first_touches(struct ctx *c)
 		uint64_t k = by_tid.keys[i];
 		struct varstat *vs;
 
-		if (k == MR_HMAP_EMPTY)
+		if (k == MPH_U64MAP_EMPTY)
 			continue;
 		vs = &c->vs[k >> 32];
 		if (by_tid.vals[i] > vs->ft_tid_pages ||
 		    (by_tid.vals[i] == vs->ft_tid_pages && (uint32_t)k < vs->ft_tid)) {
 			vs->ft_tid_pages = by_tid.vals[i];
 			vs->ft_tid = (uint32_t)k;
-			vs->ft_tid_node = (int)*mr_hmap_get(&tid_node, k) - 1;
+			vs->ft_tid_node = (int)*mph_u64map_get(&tid_node, k) - 1;
 		}
 	}
 	for (size_t i = 0; i <= by_line.mask; i++) {
 		uint64_t k = by_line.keys[i];
 		struct varstat *vs;
 
-		if (k == MR_HMAP_EMPTY)
+		if (k == MPH_U64MAP_EMPTY)
 			continue;
 		vs = &c->vs[k >> 32];
 		if (by_line.vals[i] > vs->ft_line_pages ||
@@ -481,9 +481,9 @@ static int first_touches(struct ctx *c)
 	}
 	rc = 0;
 out:
-	mr_hmap_free(&by_tid);
-	mr_hmap_free(&by_line);
-	mr_hmap_free(&tid_node);
+	mph_u64map_free(&by_tid);
+	mph_u64map_free(&by_line);
+	mph_u64map_free(&tid_node);
 	return rc;
 }
 
@@ -1180,7 +1180,7 @@ int mr_cmd_report(int argc, char **argv)
 	c.nn = c.run->have_topology && c.run->nnodes ? c.run->nnodes : 1;
 	if (c.nn > 254)
 		c.nn = 254;
-	if (mr_hmap_init(&c.agg, 4096) || mr_hmap_init(&c.seen_pages, 4096)) {
+	if (mph_u64map_init(&c.agg, 4096) || mph_u64map_init(&c.seen_pages, 4096)) {
 		rc = mr_error(MR_EXIT_DATA, "out of memory");
 		goto out;
 	}
@@ -1247,8 +1247,8 @@ out:
 	free(c.region_sel);
 	free(c.cpu_idx);
 	free(c.o.regions);
-	mr_hmap_free(&c.agg);
-	mr_hmap_free(&c.seen_pages);
+	mph_u64map_free(&c.agg);
+	mph_u64map_free(&c.seen_pages);
 	mr_attrib_close(c.a);
 	mr_run_close(c.run);
 	return rc;

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "crc.h"
+#include "crc32c.h"
 
 /* One file being read block by block. */
 struct blockfile {
@@ -129,7 +129,7 @@ static int bf_next(struct blockfile *bf, struct memphis_block *hdr, char *what, 
 			 mr_block_name(hdr->type), r, hdr->length);
 		return BF_DAMAGE;
 	}
-	if (mr_crc32c(bf->buf, hdr->length) != hdr->crc) {
+	if (mph_crc32c_fast(bf->buf, hdr->length) != hdr->crc) {
 		snprintf(what, wlen, "checksum mismatch in %s block", mr_block_name(hdr->type));
 		return BF_DAMAGE;
 	}
@@ -833,7 +833,7 @@ static int mem_next(struct mr_sample_iter *it, struct memphis_block *h,
 		return BF_DAMAGE;
 	}
 	p = it->map + off + sizeof(*h);
-	if (mr_crc32c(p, h->length) != h->crc) {
+	if (mph_crc32c_fast(p, h->length) != h->crc) {
 		snprintf(what, wlen, "checksum mismatch in %s block", mr_block_name(h->type));
 		return BF_DAMAGE;
 	}
