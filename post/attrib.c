@@ -112,10 +112,14 @@ struct mr_attrib {
 	struct ipc *cache;
 };
 
-const char *mr_vkind_name(unsigned kind)
+const char *mr_var_kind_name(unsigned kind)
 {
-	static const char *const n[] = { "unknown", "global", "static", "function static", "tls",
-					 "symbol", "heap", "stack" };
+	static const char *const n[] = {
+		[MR_VAR_GLOBAL] = "global", [MR_VAR_STATIC] = "static",
+		[MR_VAR_FUNC_STATIC] = "function static", [MR_VAR_TLS] = "tls",
+		[MR_VAR_SYMBOL] = "symbol", [MR_VAR_HEAP] = "heap", [MR_VAR_STACK] = "stack",
+		[MR_VAR_UNKNOWN] = "unknown",
+	};
 
 	return kind < sizeof(n) / sizeof(n[0]) ? n[kind] : "unknown";
 }
@@ -411,7 +415,7 @@ static uint32_t fortran_site(struct mr_attrib *a, uint64_t site, uint64_t t, uin
 {
 	uint64_t t0, t1, to, vkey, *slot;
 	struct span *sp = span_at(a, site - 1, t, &t0, &t1);
-	struct mr_varinfo v = { .kind = MR_K_HEAP };
+	struct mr_varinfo v = { .kind = MR_VAR_HEAP };
 	const struct mr_var *mv;
 	const char *obj;
 	struct mr_line ln;
@@ -479,7 +483,7 @@ static uint32_t site_var(struct mr_attrib *a, const struct memphis_rec_alloc *r)
 	uint64_t site = r->nframes ? r->frames[0] : 0;
 	uint64_t key = (site & ((1ull << 60) - 1)) | (1ull << 60);
 	uint64_t *slot = mph_u64map_get(&a->var_by_key, key);
-	struct mr_varinfo v = { .kind = MR_K_HEAP };
+	struct mr_varinfo v = { .kind = MR_VAR_HEAP };
 	char where[512], func[256];
 	int rc;
 
@@ -506,7 +510,7 @@ static uint32_t stack_var(struct mr_attrib *a, uint32_t idx)
 {
 	uint64_t key = (uint64_t)idx | (2ull << 60);
 	uint64_t *slot = mph_u64map_get(&a->var_by_key, key);
-	struct mr_varinfo v = { .kind = MR_K_STACK };
+	struct mr_varinfo v = { .kind = MR_VAR_STACK };
 	uint32_t id;
 
 	if (slot)
@@ -525,15 +529,12 @@ static uint32_t dwarf_var(struct mr_attrib *a, uint32_t oi, const struct mr_var 
 	struct obj *o = &a->obj[oi];
 	struct mr_varinfo v = { .object = o->path, .lo = mv->addr, .hi = mv->addr + mv->size,
 				.bytes = mv->size };
-	static const unsigned kinds[] = { [MR_VAR_GLOBAL] = MR_K_GLOBAL, [MR_VAR_STATIC] = MR_K_STATIC,
-					  [MR_VAR_FUNC_STATIC] = MR_K_FUNC_STATIC,
-					  [MR_VAR_TLS] = MR_K_TLS, [MR_VAR_SYMBOL] = MR_K_SYMBOL };
 	uint32_t id;
 	int rc;
 
 	if (slot)
 		return (uint32_t)*slot;
-	v.kind = mv->kind < sizeof(kinds) / sizeof(kinds[0]) ? kinds[mv->kind] : MR_K_SYMBOL;
+	v.kind = mv->kind <= MR_VAR_SYMBOL ? mv->kind : MR_VAR_SYMBOL;
 	/* a Fortran array's descriptor: the array's own name goes to its data (fortran_site) */
 	rc = o->is_exe ? asprintf(&v.name, "%s%s", mv->name ? mv->name : "?",
 				  mv->descriptor ? " (descriptor)" : "")
@@ -553,7 +554,7 @@ static uint32_t constants_var(struct mr_attrib *a, uint32_t oi)
 {
 	uint64_t key = (uint64_t)oi | (6ull << 60);
 	uint64_t *slot = mph_u64map_get(&a->var_by_key, key);
-	struct mr_varinfo v = { .kind = MR_K_STATIC, .object = a->obj[oi].path };
+	struct mr_varinfo v = { .kind = MR_VAR_STATIC, .object = a->obj[oi].path };
 	uint32_t id;
 
 	if (slot)
@@ -912,7 +913,7 @@ int mr_attrib_open(struct mr_run *run, const struct mr_attrib_opts *o, struct mr
 		   char *err, size_t errlen)
 {
 	struct mr_attrib *a = calloc(1, sizeof(*a));
-	struct mr_varinfo unk = { .kind = MR_K_UNKNOWN };
+	struct mr_varinfo unk = { .kind = MR_VAR_UNKNOWN };
 	int rc = -ENOMEM;
 
 	*out = NULL;
