@@ -33,6 +33,7 @@ int di_dwfail(struct di_ctx *c, Dwarf_Error e, const char *what, Dwarf_Off off)
 		dwarf_dealloc_error(c->dbg, e);
 	return rc;
 }
+
 /* ---- DWARF helpers ---- */
 
 /* The attribute `at` of die, or of the DIE its DW_AT_specification/DW_AT_abstract_origin

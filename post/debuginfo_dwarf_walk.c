@@ -314,6 +314,7 @@ static const char *join_name(struct mr_debuginfo *d, const char *a, const char *
 	free(buf);
 	return r;
 }
+
 /* Record a DW_TAG_variable with a static location, named by its scope sc. */
 static int do_variable(struct di_ctx *c, Dwarf_Die die, const struct var_scope *sc)
 {
