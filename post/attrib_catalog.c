@@ -1,5 +1,6 @@
 /* post/attrib_catalog.c - the catalog of what attribution found: variables (heap call
- * sites, stacks, DWARF and symbol variables, constants) and source lines, each by id. */
+ * sites, stacks, DWARF and symbol variables, constants) and source lines (code addresses
+ * described as file:line), each by id. */
 #include "attrib_impl.h"
 
 #include <errno.h>
@@ -265,4 +266,52 @@ const char *mr_attrib_line(const struct mr_attrib *a, uint32_t id)
 size_t mr_attrib_nlines(const struct mr_attrib *a)
 {
 	return a->nlines;
+}
+
+/* Format the source position of runtime address pc as "file:line" (or a fallback) into
+ * buf. Returns 1 if a file:line was found, 0 otherwise. */
+int attrib_describe_code(struct mr_attrib *a, uint64_t pc, uint64_t t, char *buf, size_t len,
+			 char *func, size_t flen)
+{
+	uint64_t t0, t1;
+	struct span *sp = attrib_span_at(a, pc, t, &t0, &t1);
+	struct mr_line ln;
+	struct obj *o;
+
+	if (func)
+		func[0] = '\0';
+	if (!sp) {
+		snprintf(buf, len, "??");
+		return 0;
+	}
+	o = &a->obj[sp->obj];
+	memset(&ln, 0, sizeof(ln));
+	if (mr_debuginfo_line(o->di, pc - sp->bias, &ln) == 0 && ln.file && ln.line) {
+		snprintf(buf, len, "%s:%u", attrib_base_name(ln.file), ln.line);
+		if (func && ln.function)
+			snprintf(func, flen, "%s", ln.function);
+		return 1;
+	}
+	if (func && ln.function)
+		snprintf(func, flen, "%s", ln.function);
+	if (ln.function)
+		snprintf(buf, len, "%s%s%s", o->is_exe ? "" : o->base, o->is_exe ? "" : ":",
+			 ln.function);
+	else
+		snprintf(buf, len, "%s+0x%" PRIx64, o->base, pc - sp->bias);
+	return 0;
+}
+
+uint32_t mr_attrib_code(struct mr_attrib *a, uint64_t ip, uint64_t t)
+{
+	uint64_t *slot = mph_u64map_get(&a->line_by_ip, ip);
+	char buf[512];
+	uint32_t id;
+
+	if (slot)
+		return (uint32_t)*slot;
+	attrib_describe_code(a, ip, t, buf, sizeof(buf), NULL, 0);
+	id = strcmp(buf, "??") ? attrib_intern_line(a, buf) : 0;
+	mph_u64map_put(&a->line_by_ip, ip, id);
+	return id;
 }

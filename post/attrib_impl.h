@@ -1,8 +1,8 @@
 /* post/attrib_impl.h - the internals of struct mr_attrib, shared by its pieces:
  *   attrib.c          open and close: the executable, thread stacks, TLS blocks
  *   attrib_objects.c  the ELF objects of the maps snapshots and where they lie over time
- *   attrib_catalog.c  the id -> name catalog of variables and source lines
- *   attrib_resolve.c  the resolver: sample -> variable, line and page home, with its cache
+ *   attrib_catalog.c  the id -> name catalog of variables and source lines (ip -> line)
+ *   attrib_resolve.c  the resolver: sample -> variable and page home, with its cache
  * Not for other files of post/: they use attrib.h.
  */
 #ifndef MR_ATTRIB_IMPL_H

@@ -1,5 +1,6 @@
-/* post/attrib_resolve.c - the resolver: instruction -> line id, data address -> variable
- * id, page -> home node, with a direct-mapped per-instruction cache. */
+/* post/attrib_resolve.c - the resolver: data address -> variable id, page -> home node,
+ * and a whole sample (its line id from attrib_catalog.c), with a direct-mapped
+ * per-instruction cache. */
 #include "attrib_impl.h"
 
 #include <errno.h>
@@ -16,54 +17,6 @@
 #include "maps.h"
 #include "search.h"
 #include "pages.h"
-
-/* Format the source position of runtime address pc as "file:line" (or a fallback) into
- * buf. Returns 1 if a file:line was found, 0 otherwise. */
-int attrib_describe_code(struct mr_attrib *a, uint64_t pc, uint64_t t, char *buf, size_t len,
-			 char *func, size_t flen)
-{
-	uint64_t t0, t1;
-	struct span *sp = attrib_span_at(a, pc, t, &t0, &t1);
-	struct mr_line ln;
-	struct obj *o;
-
-	if (func)
-		func[0] = '\0';
-	if (!sp) {
-		snprintf(buf, len, "??");
-		return 0;
-	}
-	o = &a->obj[sp->obj];
-	memset(&ln, 0, sizeof(ln));
-	if (mr_debuginfo_line(o->di, pc - sp->bias, &ln) == 0 && ln.file && ln.line) {
-		snprintf(buf, len, "%s:%u", attrib_base_name(ln.file), ln.line);
-		if (func && ln.function)
-			snprintf(func, flen, "%s", ln.function);
-		return 1;
-	}
-	if (func && ln.function)
-		snprintf(func, flen, "%s", ln.function);
-	if (ln.function)
-		snprintf(buf, len, "%s%s%s", o->is_exe ? "" : o->base, o->is_exe ? "" : ":",
-			 ln.function);
-	else
-		snprintf(buf, len, "%s+0x%" PRIx64, o->base, pc - sp->bias);
-	return 0;
-}
-
-uint32_t mr_attrib_code(struct mr_attrib *a, uint64_t ip, uint64_t t)
-{
-	uint64_t *slot = mph_u64map_get(&a->line_by_ip, ip);
-	char buf[512];
-	uint32_t id;
-
-	if (slot)
-		return (uint32_t)*slot;
-	attrib_describe_code(a, ip, t, buf, sizeof(buf), NULL, 0);
-	id = strcmp(buf, "??") ? attrib_intern_line(a, buf) : 0;
-	mph_u64map_put(&a->line_by_ip, ip, id);
-	return id;
-}
 
 /* Full data attribution with the validity of the answer in *rg (rg->valid = 0: do not
  * cache). The TLS block of the sample's thread is tried before the stacks: glibc puts the

@@ -1,5 +1,6 @@
-/* post/debuginfo_dwarf_walk.c - the walk over one CU's DIE tree: address ranges of
- * functions and inlined code ("scopes") and variables with a static or TLS location. */
+/* post/debuginfo_dwarf_walk.c - the CU loop and the walk over each CU's DIE tree: address
+ * ranges of functions and inlined code ("scopes") and variables with a static or TLS
+ * location. */
 #include "debuginfo_impl.h"
 
 #include <errno.h>
@@ -516,6 +517,99 @@ int di_walk(struct di_ctx *c, Dwarf_Die die, const struct var_scope *sc, uint32_
 		if (rc == DW_DLV_ERROR)
 			return di_dwfail(c, e, "reading the sibling of a DIE", doff);
 		child = rc == DW_DLV_OK ? next : NULL;
+	}
+	return 0;
+}
+
+/* ---- DWARF: the CU loop ---- */
+
+/* One compilation unit: its line program, then its DIE tree. 0 or -errno (c->err set). */
+static int read_cu(struct di_ctx *c, Dwarf_Die cu)
+{
+	Dwarf_Error e = NULL;
+	Dwarf_Half offsz;
+	Dwarf_Addr base;
+	int64_t lang = 0;
+	int rc;
+
+	dwarf_get_version_of_die(cu, &c->cu_ver, &offsz);
+	c->cu_base = dwarf_lowpc(cu, &base, &e) == DW_DLV_OK ? base : 0;
+	if (e) {
+		dwarf_dealloc_error(c->dbg, e);
+		e = NULL;
+	}
+	di_die_const(c, cu, DW_AT_language, &lang);
+	c->lower_default = lang == DW_LANG_Fortran77 || lang == DW_LANG_Fortran90 ||
+				   lang == DW_LANG_Fortran95 || lang == DW_LANG_Fortran03 ||
+				   lang == DW_LANG_Fortran08 || lang == DW_LANG_Ada83 ||
+				   lang == DW_LANG_Ada95 ? 1 : 0;
+	c->cu_die = cu;
+	c->srcfiles = NULL;
+	c->nsrcfiles = 0;
+	c->srcfiles_tried = 0;
+	rc = di_read_lines(c, cu);
+	if (!rc) {
+		struct var_scope top = { NULL, NULL, NULL };
+
+		rc = di_walk(c, cu, &top, 0, 0);
+	}
+	if (c->srcfiles) {
+		for (Dwarf_Signed i = 0; i < c->nsrcfiles; i++)
+			dwarf_dealloc(c->dbg, c->srcfiles[i], DW_DLA_STRING);
+		dwarf_dealloc(c->dbg, c->srcfiles, DW_DLA_LIST);
+		c->srcfiles = NULL;
+	}
+	return rc;
+}
+
+/* Read all CUs of .debug_info. 0 (also when there is no DWARF) or -errno. */
+int di_read_dwarf(struct di_ctx *c, int fd)
+{
+	Dwarf_Error e = NULL;
+	int rc;
+
+	rc = dwarf_init_b(fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, &c->dbg, &e);
+	if (rc == DW_DLV_NO_ENTRY)
+		return 0;
+	if (rc != DW_DLV_OK) {
+		const char *msg = e ? dwarf_errmsg(e) : "?";
+
+		rc = di_fail(c, -EINVAL, "cannot read DWARF: %s", msg ? msg : "?");
+		if (e)
+			dwarf_dealloc_error(NULL, e);
+		c->dbg = NULL;
+		return rc;
+	}
+	for (;;) {
+		Dwarf_Unsigned hlen, toff, next;
+		Dwarf_Half ver, asz, lsz, esz, ut;
+		Dwarf_Off abbr;
+		Dwarf_Sig8 sig;
+		Dwarf_Die cu;
+
+		rc = dwarf_next_cu_header_d(c->dbg, 1, &hlen, &ver, &abbr, &asz, &lsz, &esz, &sig,
+					    &toff, &next, &ut, &e);
+		if (rc == DW_DLV_NO_ENTRY)
+			break;
+		if (rc != DW_DLV_OK)
+			return di_dwfail(c, e, "reading a CU header", c->cu_off);
+		rc = dwarf_siblingof_b(c->dbg, NULL, 1, &cu, &e);
+		if (rc == DW_DLV_ERROR)
+			return di_dwfail(c, e, "reading a CU DIE", c->cu_off);
+		if (rc == DW_DLV_OK) {
+			Dwarf_Off cuoff = 0, culen = 0;
+
+			if (dwarf_die_CU_offset_range(cu, &cuoff, &culen, &e) == DW_DLV_OK)
+				c->cu_off = cuoff;
+			if (ut != DW_UT_type && ut != DW_UT_split_type)
+				rc = read_cu(c, cu);
+			else
+				rc = 0;
+			dwarf_dealloc_die(cu);
+			if (rc)
+				return rc;
+		}
+		c->cu_off = next;
 	}
 	return 0;
 }

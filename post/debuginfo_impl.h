@@ -3,9 +3,9 @@
  *   debuginfo_strings.c   error messages, growable arrays, the string arena and interner
  *   debuginfo_elf.c       ELF: program headers, build-id, symbol tables
  *   debuginfo_debugfile.c separate debug files (build-id path, .gnu_debuglink)
- *   debuginfo_dwarf.c     DWARF: attribute helpers, line tables, the CU loop
- *   debuginfo_dwarf_walk.c DWARF: the DIE walk (scopes of functions and inlined code,
- *                         variables with static or TLS locations)
+ *   debuginfo_dwarf.c     DWARF: attribute helpers, line tables
+ *   debuginfo_dwarf_walk.c DWARF: the CU loop and the DIE walk (scopes of functions and
+ *                         inlined code, variables with static or TLS locations)
  *   debuginfo_child.c     running the DWARF pass in a child process and its protocol
  * Not for other files of post/: they use debuginfo.h.
  */
@@ -190,6 +190,9 @@ const char *di_decl_file(struct di_ctx *c, int64_t idx);
 /* di_decl_file() for a DIE of another CU (LTO: the definition refers to the declaration in
     * the early-debug CU): that CU's file list, read for this one lookup. NULL if unknown. */
 const char *di_foreign_decl_file(struct di_ctx *c, Dwarf_Die owner, int64_t idx);
+
+/* Append the rows of the current CU's line program to d->lines as [addr, next addr). */
+int di_read_lines(struct di_ctx *c, Dwarf_Die cu);
 
 /* Read all CUs of .debug_info. 0 (also when there is no DWARF) or -errno. */
 int di_read_dwarf(struct di_ctx *c, int fd);

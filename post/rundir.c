@@ -1,6 +1,5 @@
 /* post/rundir.c - reading a memphis run directory (see rundir.h for the contract): open
- * and close, damage and warning messages, the cpu files, metadata lookups. The pieces
- * are listed in rundir_impl.h. */
+ * and close, the cpu files, metadata lookups. The pieces are listed in rundir_impl.h. */
 #include "rundir_impl.h"
 
 #include <dirent.h>
@@ -17,69 +16,6 @@
 #include <unistd.h>
 
 #include "crc32c.h"
-
-char *mr_fmt_count(char *buf, uint64_t v)
-{
-	char tmp[32];
-	int n = snprintf(tmp, sizeof(tmp), "%" PRIu64, v);
-	int o = 0;
-
-	for (int i = 0; i < n; i++) {
-		if (i > 0 && (n - i) % 3 == 0)
-			buf[o++] = ',';
-		buf[o++] = tmp[i];
-	}
-	buf[o] = '\0';
-	return buf;
-}
-
-static int vadd_msg(char ***arr, size_t *n, const char *fmt, va_list ap)
-{
-	char *s = NULL;
-	char **na;
-
-	if (vasprintf(&s, fmt, ap) < 0)
-		return -ENOMEM;
-	na = realloc(*arr, (*n + 1) * sizeof(*na));
-	if (!na) {
-		free(s);
-		return -ENOMEM;
-	}
-	na[(*n)++] = s;
-	*arr = na;
-	return 0;
-}
-
-int mr_run_add_damage(struct mr_run *run, const char *fmt, ...)
-{
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	rc = vadd_msg(&run->damage, &run->ndamage, fmt, ap);
-	va_end(ap);
-	return rc;
-}
-
-int mr_run_add_warning(struct mr_run *run, const char *fmt, ...)
-{
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	rc = vadd_msg(&run->warnings, &run->nwarnings, fmt, ap);
-	va_end(ap);
-	return rc;
-}
-
-char *rundir_path_join(const char *dir, const char *name)
-{
-	char *p = NULL;
-
-	if (asprintf(&p, "%s/%s", dir, name) < 0)
-		return NULL;
-	return p;
-}
 
 static int cmp_cpufile(const void *a, const void *b)
 {

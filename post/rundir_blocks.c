@@ -1,5 +1,6 @@
 /* post/rundir_blocks.c - reading a file of framed blocks (include/memphis/format.h)
- * one block at a time: header checks, payload, CRC-32C. */
+ * one block at a time (header checks, payload, CRC-32C), and what every reader of them
+ * needs: the run's damage and warning messages, paths, counts for messages. */
 #include "rundir_impl.h"
 
 #include <dirent.h>
@@ -116,4 +117,67 @@ void rundir_bf_done(struct blockfile *bf, const struct memphis_block *hdr)
 {
 	bf->off += sizeof(*hdr) + hdr->length;
 	bf->blocks++;
+}
+
+char *mr_fmt_count(char *buf, uint64_t v)
+{
+	char tmp[32];
+	int n = snprintf(tmp, sizeof(tmp), "%" PRIu64, v);
+	int o = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (i > 0 && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+static int vadd_msg(char ***arr, size_t *n, const char *fmt, va_list ap)
+{
+	char *s = NULL;
+	char **na;
+
+	if (vasprintf(&s, fmt, ap) < 0)
+		return -ENOMEM;
+	na = realloc(*arr, (*n + 1) * sizeof(*na));
+	if (!na) {
+		free(s);
+		return -ENOMEM;
+	}
+	na[(*n)++] = s;
+	*arr = na;
+	return 0;
+}
+
+int mr_run_add_damage(struct mr_run *run, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vadd_msg(&run->damage, &run->ndamage, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int mr_run_add_warning(struct mr_run *run, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vadd_msg(&run->warnings, &run->nwarnings, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+char *rundir_path_join(const char *dir, const char *name)
+{
+	char *p = NULL;
+
+	if (asprintf(&p, "%s/%s", dir, name) < 0)
+		return NULL;
+	return p;
 }

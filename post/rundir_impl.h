@@ -1,6 +1,7 @@
 /* post/rundir_impl.h - the internals of reading a run directory, shared by its pieces:
  *   rundir.c          the run: open (meta.mph and the cpu files), close, metadata lookups
- *   rundir_blocks.c   framed blocks read one by one from a file, with their checks
+ *   rundir_blocks.c   framed blocks read one by one from a file, with their checks;
+ *                     damage/warning messages
  *   rundir_meta.c     meta.mph's blocks into struct mr_run
  *   rundir_samples.c  the sample stream over the mapped cpu files
  * Not for other files of post/: they use rundir.h.
