@@ -142,6 +142,8 @@ struct mr_agg_tables {
  * also after a failure). Returns 0 or -ENOMEM. */
 int mr_agg_tables(const struct mr_agg *g, enum mr_agg_mode m, int by_line, mr_agg_name_fn *name,
 		  const void *arg, struct mr_agg_tables *out);
+
+/* Free what mr_agg_tables allocated (also after its failure); t may be NULL. */
 void mr_agg_tables_free(struct mr_agg_tables *t);
 
 /* Set vars[].shown for the variables the tables show with at most top groups per table
