@@ -24,8 +24,11 @@ VERSION := $(shell sed -n 's/^\#define MEMPHIS_VERSION_\(MAJOR\|MINOR\|PATCH\) \
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) -Iinclude -MMD -MP
-LIB_CFLAGS := $(BASE_CFLAGS) -Ilib -fPIC -fvisibility=hidden -pthread $(CFLAGS)
-POST_CFLAGS := $(BASE_CFLAGS) -I/usr/include/libdwarf $(CFLAGS)
+LIB_CFLAGS := $(BASE_CFLAGS) -Ilib -Icommon -fPIC -fvisibility=hidden -pthread $(CFLAGS)
+POST_CFLAGS := $(BASE_CFLAGS) -Icommon -I/usr/include/libdwarf $(CFLAGS)
+# common/: internal code both lib/ and post/ use (CRC, maps parser, u64 map, hash, search),
+# built once, position-independent and hidden, linked into both; never installed.
+COMMON_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden $(CFLAGS)
 LIB_LIBS := -lZydis -lelf -lnuma -ldl -lpthread
 POST_LIBS := -ldwarf -lelf -lZydis -lz -lm
 
@@ -37,10 +40,12 @@ endif
 
 LIB_SRCS := $(wildcard lib/*.c lib/*/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
+COMMON_SRCS := $(wildcard common/*.c)
+COMMON_OBJS := $(COMMON_SRCS:%.c=$(B)/%.o)
 POST_SRCS := $(wildcard post/*.c)
 POST_OBJS := $(POST_SRCS:%.c=$(B)/%.o)
 # post/main.c holds main(); everything else also goes into libpost.a for the unit tests.
-POST_LIB_OBJS := $(filter-out $(B)/post/main.o,$(POST_OBJS))
+POST_LIB_OBJS := $(filter-out $(B)/post/main.o,$(POST_OBJS)) $(COMMON_OBJS)
 UNIT_SRCS := $(wildcard tests/unit_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/%.c=$(B)/tests/%)
 PROG_SRCS := $(wildcard tests/prog_*.c)
@@ -88,19 +93,24 @@ $(B)/lib/%.o: lib/%.c
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(LIB_CFLAGS) -c $< -o $@
 
+$(B)/common/%.o: common/%.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(COMMON_CFLAGS) -c $< -o $@
+
 $(B)/post/%.o: post/%.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(POST_CFLAGS) -c $< -o $@
 
-$(B)/libmemphis.so: $(LIB_OBJS) lib/libmemphis.map
+$(B)/libmemphis.so: $(LIB_OBJS) $(COMMON_OBJS) lib/libmemphis.map
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) -shared -Wl,--version-script=lib/libmemphis.map -Wl,-soname,libmemphis.so.$(firstword $(subst ., ,$(VERSION))) -o $@ $(LIB_OBJS) $(LIB_LIBS) $(CFLAGS) $(LDFLAGS)
+	$(Q)$(CC) -shared -Wl,--version-script=lib/libmemphis.map -Wl,-soname,libmemphis.so.$(firstword $(subst ., ,$(VERSION))) -o $@ $(LIB_OBJS) $(COMMON_OBJS) $(LIB_LIBS) $(CFLAGS) $(LDFLAGS)
 	$(Q)ln -sf libmemphis.so $(B)/libmemphis.so.$(firstword $(subst ., ,$(VERSION)))
 
-$(B)/libmemphis.a: $(LIB_OBJS)
+$(B)/libmemphis.a: $(LIB_OBJS) $(COMMON_OBJS)
 	@$(if $(Q),echo "  AR      $@")
-	$(Q)rm -f $@ && ar rcs $@ $(LIB_OBJS)
+	$(Q)rm -f $@ && ar rcs $@ $(LIB_OBJS) $(COMMON_OBJS)
 
 # The launcher: a program beside the library (it only sets MEMPHIS_* and LD_PRELOAD); it
 # shares the list of backend names (lib/backend/names.h). Its dependencies go to
@@ -110,9 +120,9 @@ $(B)/memphis: cmd/memphis.c
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(BASE_CFLAGS) -MF $(B)/cmd/memphis.d -Ilib/backend $(CFLAGS) -DMEMPHIS_LIBDIR='"$(LIBDIR)"' $< -o $@ $(LDFLAGS)
 
-$(B)/memphis-report: $(POST_OBJS)
+$(B)/memphis-report: $(POST_OBJS) $(COMMON_OBJS)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) -o $@ $(POST_OBJS) $(POST_LIBS) $(CFLAGS) $(LDFLAGS)
+	$(Q)$(CC) -o $@ $(POST_OBJS) $(COMMON_OBJS) $(POST_LIBS) $(CFLAGS) $(LDFLAGS)
 
 # fflags/fortran_libs: for Fortran, `pkg-config --variable=fflags memphis` and
 # `pkg-config --variable=fortran_libs memphis` (pkg-config has no Fortran field)
@@ -147,7 +157,7 @@ $(B)/libpost.a: $(POST_LIB_OBJS)
 $(B)/tests/unit_%: tests/unit_%.c $(B)/libmemphis.a $(B)/libpost.a
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(BASE_CFLAGS) -Ipost -Ilib -Ilib/backend -I/usr/include/libdwarf -pthread $(CFLAGS) $< -o $@ $(B)/libpost.a $(B)/libmemphis.a $(POST_LIBS) $(LIB_LIBS) $(LDFLAGS)
+	$(Q)$(CC) $(BASE_CFLAGS) -Ipost -Ilib -Ilib/backend -Icommon -I/usr/include/libdwarf -pthread $(CFLAGS) $< -o $@ $(B)/libpost.a $(B)/libmemphis.a $(POST_LIBS) $(LIB_LIBS) $(LDFLAGS)
 
 # Workloads run under memphis: OpenMP, linked to the shared library like a user would.
 PROG_CFLAGS := -std=gnu11 -g -O2 -fopenmp -pthread -Iinclude -Wall -Wextra -Werror -Wno-unused-parameter

@@ -15,21 +15,12 @@
 #include <stdint.h>
 
 #include "rundir.h"
+#include "varkind.h"
 
-enum mr_vkind {
-	MR_K_UNKNOWN = 0,
-	MR_K_GLOBAL,
-	MR_K_STATIC,
-	MR_K_FUNC_STATIC,
-	MR_K_TLS,
-	MR_K_SYMBOL,
-	MR_K_HEAP,
-	MR_K_STACK,
-};
 
 struct mr_varinfo {
 	char *name;        /* "colidx", "malloc at cg.c:120 in main", "<stack of thread 2>" */
-	unsigned kind;     /* enum mr_vkind */
+	unsigned kind;     /* enum mr_var_kind */
 	char *decl;        /* "cg.c:40" where declared, NULL if unknown */
 	const char *object;/* ELF object path it belongs to, NULL for heap/stack/unknown */
 	uint64_t lo, hi;   /* address range for globals and TLS offsets (0/0 otherwise) */
@@ -84,6 +75,5 @@ uint64_t mr_attrib_page_size(const struct mr_attrib *a);
 const char *mr_attrib_exe(const struct mr_attrib *a);
 const char *mr_attrib_exe_build_id(const struct mr_attrib *a);
 
-const char *mr_vkind_name(unsigned kind);
 
 #endif /* MR_ATTRIB_H */

@@ -12,15 +12,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "varkind.h"
+
 struct mr_debuginfo;
 
-enum mr_var_kind {
-	MR_VAR_GLOBAL = 0,      /* external linkage */
-	MR_VAR_STATIC = 1,      /* file-scope static */
-	MR_VAR_FUNC_STATIC = 2, /* static inside a function (name is "func::var") */
-	MR_VAR_TLS = 3,         /* __thread / threadprivate: addr is the offset in the TLS block */
-	MR_VAR_SYMBOL = 4,      /* no DWARF: an ELF STT_OBJECT/STT_TLS symbol */
-};
 
 struct mr_var {
 	const char *name;  /* as the user wrote it; func::var for function statics */

@@ -2,8 +2,11 @@
 #include "heap.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "search.h"
 
 static int cmp_obj(const void *a, const void *b)
 {
@@ -114,41 +117,24 @@ void mr_heap_free(struct mr_heap *h)
 
 const struct mr_heap_obj *mr_heap_find(const struct mr_heap *h, uint64_t addr, uint64_t t)
 {
-	size_t lo = 0, hi = h->ntop;
+	size_t lo, hi;
 
 	/* first entry with obj.addr > addr: first among the block starts, then in a block */
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (h->top[mid] <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = mph_upper_bound(h->top, h->ntop, sizeof(*h->top), 0, addr);
 	if (lo == 0)
 		return NULL;
 	hi = lo * MR_HEAP_FANOUT < h->n ? lo * MR_HEAP_FANOUT : h->n;
 	lo = (lo - 1) * MR_HEAP_FANOUT;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (h->addr[mid] <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo += mph_upper_bound(h->addr + lo, hi - lo, sizeof(*h->addr), 0, addr);
 	for (size_t i = lo; i-- > 0;) {
 		const struct mr_heap_obj *o = &h->obj[i];
-		size_t g = o->group, a = g, b = i + 1;
+		size_t g = o->group, a;
 
 		if (o->maxend <= addr)
 			return NULL;
 		/* among entries [g, i] (same addr, t0 ascending) the last with t0 <= t */
-		while (a < b) {
-			size_t mid = (a + b) / 2;
-			if (h->obj[mid].t0 <= t)
-				a = mid + 1;
-			else
-				b = mid;
-		}
+		a = g + mph_upper_bound(h->obj + g, i + 1 - g, sizeof(*h->obj),
+					offsetof(struct mr_heap_obj, t0), t);
 		if (a > g) {
 			const struct mr_heap_obj *c = &h->obj[a - 1];
 			if (t < c->t1 && addr < c->end)

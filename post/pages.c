@@ -21,7 +21,7 @@ int mr_pagemap_build(struct mr_pagemap *pm, const struct mr_run *run)
 		if (run->pages[i].hdr.region < ANY_REGION && run->pages[i].hdr.region >= pm->nregion)
 			pm->nregion = run->pages[i].hdr.region + 1;
 	pm->has_region = calloc(pm->nregion, 1);
-	if (!pm->has_region || mr_hmap_init(&pm->map, 1024) || mr_hmap_init(&pm->dflt, 1024))
+	if (!pm->has_region || mph_u64map_init(&pm->map, 1024) || mph_u64map_init(&pm->dflt, 1024))
 		return -ENOMEM;
 	/* region 0 first so that it wins in dflt; then the others in file order */
 	for (int want0 = 1; want0 >= 0; want0--) {
@@ -39,13 +39,13 @@ int mr_pagemap_build(struct mr_pagemap *pm, const struct mr_run *run)
 				if (pg->page[k].node < 0 || page >= (1ull << 48))
 					continue;
 				if (region) {
-					if (!(v = mr_hmap_put(&pm->map, PAGE_KEY(region, page), node)))
+					if (!(v = mph_u64map_put(&pm->map, PAGE_KEY(region, page), node)))
 						return -ENOMEM;
 					*v = node;
 					pm->has_region[region] = 1;
 				}
 				/* dflt values: node in the low 32 bits, bit 32 set when from region 0 */
-				if (!(v = mr_hmap_put(&pm->dflt, page, NEWPAGE)))
+				if (!(v = mph_u64map_put(&pm->dflt, page, NEWPAGE)))
 					return -ENOMEM;
 				if (region == 0 || *v == NEWPAGE || !(*v & FROM0))
 					*v = (node & 0xffffffffu) | (region == 0 ? FROM0 : 0);
@@ -58,9 +58,9 @@ int mr_pagemap_build(struct mr_pagemap *pm, const struct mr_run *run)
 	for (size_t i = 0; i <= pm->map.mask; i++) {
 		uint64_t k = pm->map.keys[i], *d;
 
-		if (k == MR_HMAP_EMPTY)
+		if (k == MPH_U64MAP_EMPTY)
 			continue;
-		d = mr_hmap_get(&pm->dflt, k & ((1ull << 48) - 1));
+		d = mph_u64map_get(&pm->dflt, k & ((1ull << 48) - 1));
 		if (d && (uint32_t)*d != (uint32_t)pm->map.vals[i])
 			*d |= OVERRIDE;
 	}
@@ -69,8 +69,8 @@ int mr_pagemap_build(struct mr_pagemap *pm, const struct mr_run *run)
 
 void mr_pagemap_free(struct mr_pagemap *pm)
 {
-	mr_hmap_free(&pm->map);
-	mr_hmap_free(&pm->dflt);
+	mph_u64map_free(&pm->map);
+	mph_u64map_free(&pm->dflt);
 	free(pm->has_region);
 	pm->has_region = NULL;
 }
@@ -82,11 +82,11 @@ int mr_pagemap_node(const struct mr_pagemap *pm, uint32_t region, uint64_t addr)
 
 	if (page >= (1ull << 48))
 		return -1;
-	v = mr_hmap_get(&pm->dflt, page);
+	v = mph_u64map_get(&pm->dflt, page);
 	if (!v)
 		return -1;
 	if ((*v & OVERRIDE) && region && region < pm->nregion && pm->has_region[region]) {
-		uint64_t *r = mr_hmap_get(&pm->map, PAGE_KEY(region, page));
+		uint64_t *r = mph_u64map_get(&pm->map, PAGE_KEY(region, page));
 		if (r)
 			return (int)(int64_t)*r;
 	}

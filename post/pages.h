@@ -4,12 +4,12 @@
 
 #include <stdint.h>
 
-#include "hmap.h"
+#include "u64map.h"
 #include "rundir.h"
 
 struct mr_pagemap {
-	struct mr_hmap map;  /* key: page | region << 48, for regions with PAGES blocks */
-	struct mr_hmap dflt; /* page -> node from region 0 (first touches), else any region */
+	struct mph_u64map map;  /* key: page | region << 48, for regions with PAGES blocks */
+	struct mph_u64map dflt; /* page -> node from region 0 (first touches), else any region */
 	unsigned char *has_region; /* [nregion]: region seq has PAGES blocks of its own */
 	uint32_t nregion;
 	uint64_t page_size;

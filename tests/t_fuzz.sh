@@ -8,7 +8,8 @@ if ! command -v clang > /dev/null; then
 	exit 0
 fi
 if ! clang -fsanitize=fuzzer,address,undefined -std=c11 -D_GNU_SOURCE -I"$S/include" -I"$S/post" \
-	-I/usr/include/libdwarf "$S/tests/fuzz_rundir.c" "$S/post/rundir.c" "$S/post/crc.c" -o fuzz_rundir 2> build.err; then
+	-I"$S/common" -I/usr/include/libdwarf "$S/tests/fuzz_rundir.c" "$S"/post/rundir*.c \
+	"$S/common/crc32c.c" -o fuzz_rundir 2> build.err; then
 	if grep -q "fuzzer" build.err; then
 		skip "fuzz the run-directory reader" "libFuzzer is not installed"
 		exit 0

@@ -1,12 +1,12 @@
-/* post/hmap.c - open-addressing uint64 -> uint64 hash map with linear probing. */
-#include "hmap.h"
+/* common/u64map.c - the growing half of the uint64 -> uint64 map (see u64map.h). */
+#include "u64map.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Allocate the slot arrays for `cap` slots (a power of two), all empty. */
-static int alloc_slots(struct mr_hmap *m, size_t cap)
+static int alloc_slots(struct mph_u64map *m, size_t cap)
 {
 	m->keys = malloc(cap * sizeof(*m->keys));
 	m->vals = malloc(cap * sizeof(*m->vals));
@@ -27,7 +27,7 @@ static int alloc_slots(struct mr_hmap *m, size_t cap)
 	return 0;
 }
 
-int mr_hmap_init(struct mr_hmap *m, size_t hint)
+int mph_u64map_init(struct mph_u64map *m, size_t hint)
 {
 	size_t cap = 16;
 
@@ -36,7 +36,7 @@ int mr_hmap_init(struct mr_hmap *m, size_t hint)
 	return alloc_slots(m, cap);
 }
 
-void mr_hmap_free(struct mr_hmap *m)
+void mph_u64map_free(struct mph_u64map *m)
 {
 	if (!m)
 		return;
@@ -47,40 +47,40 @@ void mr_hmap_free(struct mr_hmap *m)
 }
 
 /* Double the capacity and reinsert every key. Returns 0 or -ENOMEM (map unchanged). */
-static int grow(struct mr_hmap *m)
+static int grow(struct mph_u64map *m)
 {
-	struct mr_hmap n;
+	struct mph_u64map n;
 	size_t old = m->mask + 1;
 
 	if (alloc_slots(&n, old * 2))
 		return -ENOMEM;
 	for (size_t i = 0; i < old; i++) {
-		if (m->keys[i] == MR_HMAP_EMPTY)
+		if (m->keys[i] == MPH_U64MAP_EMPTY)
 			continue;
-		size_t j = mr_hmap_slot(&n, m->keys[i]);
-		while (n.keys[j] != MR_HMAP_EMPTY)
+		size_t j = mph_u64map_slot(&n, m->keys[i]);
+		while (n.keys[j] != MPH_U64MAP_EMPTY)
 			j = (j + 1) & n.mask;
 		n.keys[j] = m->keys[i];
 		n.vals[j] = m->vals[i];
 	}
 	n.count = m->count;
-	mr_hmap_free(m);
+	mph_u64map_free(m);
 	*m = n;
 	return 0;
 }
 
-uint64_t *mr_hmap_insert(struct mr_hmap *m, uint64_t key, uint64_t init)
+uint64_t *mph_u64map_insert(struct mph_u64map *m, uint64_t key, uint64_t init)
 {
 	size_t i;
 
 	if ((m->count + 1) * 4 > (m->mask + 1) * 3 && grow(m))
 		return NULL;
-	i = mr_hmap_slot(m, key);
+	i = mph_u64map_slot(m, key);
 	for (;;) {
 		uint64_t k = m->keys[i];
 		if (k == key)
 			return &m->vals[i];
-		if (k == MR_HMAP_EMPTY) {
+		if (k == MPH_U64MAP_EMPTY) {
 			m->keys[i] = key;
 			m->vals[i] = init;
 			m->count++;
@@ -88,15 +88,4 @@ uint64_t *mr_hmap_insert(struct mr_hmap *m, uint64_t key, uint64_t init)
 		}
 		i = (i + 1) & m->mask;
 	}
-}
-
-uint64_t mr_hash_str(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ull;
-	}
-	return h == UINT64_MAX ? 0 : h;
 }

@@ -1,11 +1,49 @@
-/* post/crc.c - CRC-32C with three interleaved hardware streams (see crc.h). */
-#include "crc.h"
+/* common/crc32c.c - CRC-32C: the incremental form, the three-stream fast form and the
+ * GF(2) combine that joins the streams (see crc32c.h). */
+#include "crc32c.h"
 
 #include <string.h>
 
-#include <memphis/crc32c.h>
-
 #define POLY 0x82f63b78u /* CRC-32C, reflected */
+
+__attribute__((target("sse4.2"))) uint32_t mph_crc32c_hw(uint32_t reg, const void *data,
+							  size_t n)
+{
+	const unsigned char *p = data;
+	uint64_t c = reg;
+
+	for (; n >= 8; n -= 8, p += 8) {
+		uint64_t v;
+		memcpy(&v, p, 8);
+		c = __builtin_ia32_crc32di(c, v);
+	}
+	for (; n > 0; n--, p++)
+		c = __builtin_ia32_crc32qi((uint32_t)c, *p);
+	return (uint32_t)c;
+}
+
+uint32_t mph_crc32c_sw(uint32_t reg, const void *data, size_t n)
+{
+	const unsigned char *p = data;
+
+	while (n--) {
+		reg ^= *p++;
+		for (int k = 0; k < 8; k++)
+			reg = (reg >> 1) ^ (POLY & (0u - (reg & 1u)));
+	}
+	return reg;
+}
+
+uint32_t mph_crc32c(uint32_t crc, const void *data, size_t n)
+{
+	static int has_hw = -1;
+
+	if (has_hw < 0)
+		has_hw = __builtin_cpu_supports("sse4.2") ? 1 : 0;
+	crc = ~crc;
+	crc = has_hw ? mph_crc32c_hw(crc, data, n) : mph_crc32c_sw(crc, data, n);
+	return ~crc;
+}
 
 /* a * b modulo POLY, reflected bit order (zlib's multmodp). */
 static uint32_t multmodp(uint32_t a, uint32_t b)
@@ -48,12 +86,12 @@ static uint32_t x2nmodp(size_t n, unsigned k)
 	return p;
 }
 
-uint32_t mr_crc32c_combine(uint32_t crc_a, uint32_t crc_b, size_t len_b)
+uint32_t mph_crc32c_combine(uint32_t crc_a, uint32_t crc_b, size_t len_b)
 {
 	return multmodp(x2nmodp(len_b, 3), crc_a) ^ crc_b;
 }
 
-/* Three streams over equal thirds of n8 8-byte words; returns the raw register values. */
+/* Three streams over consecutive runs of `words` 8-byte words; raw register values. */
 __attribute__((target("sse4.2"))) static void crc3(const unsigned char *p, size_t words,
 						    uint64_t *c0, uint64_t *c1, uint64_t *c2)
 {
@@ -74,20 +112,18 @@ __attribute__((target("sse4.2"))) static void crc3(const unsigned char *p, size_
 	*c2 = c;
 }
 
-uint32_t mr_crc32c(const void *data, size_t n)
+uint32_t mph_crc32c_fast(const void *data, size_t n)
 {
 	const unsigned char *p = data;
 	size_t words = n / 24, part = words * 8;
 	uint64_t a = 0xffffffffu, b = 0xffffffffu, c = 0xffffffffu;
-	uint32_t ca, cb, cc, crc;
+	uint32_t crc;
 
 	if (n < 4096 || !__builtin_cpu_supports("sse4.2"))
-		return memphis_crc32c(0, data, n);
+		return mph_crc32c(0, data, n);
 	crc3(p, words, &a, &b, &c);
-	ca = ~(uint32_t)a;
-	cb = ~(uint32_t)b;
-	cc = ~(uint32_t)c;
-	crc = mr_crc32c_combine(mr_crc32c_combine(ca, cb, part), cc, part);
-	/* the tail after the three thirds */
-	return mr_crc32c_combine(crc, memphis_crc32c(0, p + 3 * part, n - 3 * part), n - 3 * part);
+	crc = mph_crc32c_combine(mph_crc32c_combine(~(uint32_t)a, ~(uint32_t)b, part),
+				 ~(uint32_t)c, part);
+	/* the tail after the three runs */
+	return mph_crc32c_combine(crc, mph_crc32c(0, p + 3 * part, n - 3 * part), n - 3 * part);
 }

@@ -1,0 +1,317 @@
+/* post/attrib_catalog.c - the catalog of what attribution found: variables (heap call
+ * sites, stacks, DWARF and symbol variables, constants) and source lines (code addresses
+ * described as file:line), each by id. */
+#include "attrib_impl.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "allocsite.h"
+#include "debuginfo.h"
+#include "heap.h"
+#include "u64map.h"
+#include "maps.h"
+#include "search.h"
+#include "pages.h"
+
+const char *mr_var_kind_name(unsigned kind)
+{
+	static const char *const n[] = {
+		[MR_VAR_GLOBAL] = "global", [MR_VAR_STATIC] = "static",
+		[MR_VAR_FUNC_STATIC] = "function static", [MR_VAR_TLS] = "tls",
+		[MR_VAR_SYMBOL] = "symbol", [MR_VAR_HEAP] = "heap", [MR_VAR_STACK] = "stack",
+		[MR_VAR_UNKNOWN] = "unknown",
+	};
+
+	return kind < sizeof(n) / sizeof(n[0]) ? n[kind] : "unknown";
+}
+
+/* Add a variable; returns its id, or NOT_YET when out of memory (name is then freed). */
+uint32_t attrib_add_var(struct mr_attrib *a, uint64_t key, struct mr_varinfo *v)
+{
+	uint64_t *slot;
+
+	if (a->nvars == a->capvars) {
+		size_t nc = a->capvars ? a->capvars * 2 : 64;
+		struct mr_varinfo *nv = realloc(a->vars, nc * sizeof(*nv));
+		if (!nv)
+			goto oom;
+		a->vars = nv;
+		a->capvars = nc;
+	}
+	slot = mph_u64map_put(&a->var_by_key, key, a->nvars);
+	if (!slot)
+		goto oom;
+	a->vars[a->nvars] = *v;
+	return (uint32_t)a->nvars++;
+oom:
+	free(v->name);
+	free(v->decl);
+	return NOT_YET;
+}
+
+/* Intern a line name; returns its id (0 on out of memory: "??"). */
+uint32_t attrib_intern_line(struct mr_attrib *a, const char *name)
+{
+	uint64_t h = mph_hash_str(name);
+	uint64_t *slot = mph_u64map_get(&a->line_by_hash, h);
+	char *copy;
+
+	if (slot)
+		return (uint32_t)*slot;
+	if (a->nlines == a->caplines) {
+		size_t nc = a->caplines ? a->caplines * 2 : 256;
+		char **nl = realloc(a->lines, nc * sizeof(*nl));
+		if (!nl)
+			return 0;
+		a->lines = nl;
+		a->caplines = nc;
+	}
+	copy = strdup(name);
+	if (!copy || !mph_u64map_put(&a->line_by_hash, h, a->nlines)) {
+		free(copy);
+		return 0;
+	}
+	a->lines[a->nlines] = copy;
+	return (uint32_t)a->nlines++;
+}
+
+static const char *alloc_kind_name(unsigned k)
+{
+	static const char *const n[] = { "malloc", "calloc", "realloc", "memalign",
+					 "posix_memalign", "aligned_alloc", "valloc" };
+
+	return k < sizeof(n) / sizeof(n[0]) ? n[k] : "alloc";
+}
+
+/* Fortran names for the heap objects of call site `site` (key: the site's key), 0 if it
+ * has none: the variable whose static descriptor the code after the call stores the
+ * pointer into ("mod::var", all sites of one variable share one entry); else, from the
+ * source line of a Fortran call site, an ALLOCATE statement ("allocate(x, y) at f.f90:12
+ * in sub", one entry for all its calls) or a compiler temporary ("<temporary at
+ * f.f90:12>", one per statement). */
+static uint32_t fortran_site(struct mr_attrib *a, uint64_t site, uint64_t t, uint64_t key)
+{
+	uint64_t t0, t1, to, vkey, *slot;
+	struct span *sp = attrib_span_at(a, site - 1, t, &t0, &t1);
+	struct mr_varinfo v = { .kind = MR_VAR_HEAP };
+	const struct mr_var *mv;
+	const char *obj;
+	struct mr_line ln;
+	struct obj *o;
+	uint32_t id;
+	int rc;
+
+	if (!sp)
+		return 0;
+	o = &a->obj[sp->obj];
+	to = mr_allocsite_store(o->di, site - sp->bias);
+	mv = to ? mr_debuginfo_var_at(o->di, to) : NULL;
+	if (mv && mv->descriptor && mv->addr == to && mv->name) {
+		vkey = ((uint64_t)(uintptr_t)mv & ((1ull << 60) - 1)) | (4ull << 60);
+		slot = mph_u64map_get(&a->var_by_key, vkey);
+		if (slot) {
+			id = (uint32_t)*slot;
+		} else {
+			v.object = o->path;
+			rc = o->is_exe ? asprintf(&v.name, "%s", mv->name)
+				       : asprintf(&v.name, "%s:%s", o->base, mv->name);
+			if (rc < 0)
+				return 0;
+			if (mv->file && mv->line &&
+			    asprintf(&v.decl, "%s:%u", attrib_base_name(mv->file), mv->line) < 0)
+				v.decl = NULL;
+			id = attrib_add_var(a, vkey, &v);
+			if (id == NOT_YET)
+				return 0;
+		}
+		return mph_u64map_put(&a->var_by_key, key, id) ? id : 0;
+	}
+	memset(&ln, 0, sizeof(ln));
+	if (mr_debuginfo_line(o->di, site - 1 - sp->bias, &ln) || !ln.file)
+		return 0;
+	switch (mr_allocsite_fortran(ln.file, ln.line, &obj)) {
+	case MR_FSITE_TEMPORARY:
+		rc = asprintf(&v.name, "<temporary at %s:%u>", attrib_base_name(ln.file), ln.line);
+		break;
+	case MR_FSITE_ALLOCATE:
+		rc = asprintf(&v.name, "allocate%s%s%s at %s:%u%s%s", obj ? "(" : "", obj ? obj : "",
+			      obj ? ")" : "", attrib_base_name(ln.file), ln.line,
+			      ln.function ? " in " : "", ln.function ? ln.function : "");
+		break;
+	default:
+		return 0;
+	}
+	if (rc < 0)
+		return 0;
+	/* the call sites of one statement (allocate(a(n), b(n)): one malloc each) share it */
+	vkey = (mph_hash_str(v.name) & ((1ull << 60) - 1)) | (5ull << 60);
+	slot = mph_u64map_get(&a->var_by_key, vkey);
+	if (slot) {
+		free(v.name);
+		id = (uint32_t)*slot;
+	} else if ((id = attrib_add_var(a, vkey, &v)) == NOT_YET) {
+		return 0;
+	}
+	return mph_u64map_put(&a->var_by_key, key, id) ? id : 0;
+}
+
+/* Variable id of the call site of ALLOCS record r (created on first sight). */
+uint32_t attrib_site_var(struct mr_attrib *a, const struct memphis_rec_alloc *r)
+{
+	uint64_t site = r->nframes ? r->frames[0] : 0;
+	uint64_t key = (site & ((1ull << 60) - 1)) | (1ull << 60);
+	uint64_t *slot = mph_u64map_get(&a->var_by_key, key);
+	struct mr_varinfo v = { .kind = MR_VAR_HEAP };
+	char where[512], func[256];
+	int rc;
+
+	if (slot)
+		return (uint32_t)*slot;
+	if (site && (rc = (int)fortran_site(a, site, r->time, key)))
+		return (uint32_t)rc;
+	if (!site) {
+		rc = asprintf(&v.name, "%s at <unknown call site>", alloc_kind_name(r->kind));
+	} else if (attrib_describe_code(a, site - 1, r->time, where, sizeof(where), func, sizeof(func))) {
+		rc = func[0] ? asprintf(&v.name, "%s at %s in %s", alloc_kind_name(r->kind), where, func)
+			     : asprintf(&v.name, "%s at %s", alloc_kind_name(r->kind), where);
+	} else {
+		rc = func[0] ? asprintf(&v.name, "%s in %s", alloc_kind_name(r->kind), func)
+			     : asprintf(&v.name, "%s at %s", alloc_kind_name(r->kind), where);
+	}
+	if (rc < 0)
+		return 0;
+	return attrib_add_var(a, key, &v) == NOT_YET ? 0 : (uint32_t)(a->nvars - 1);
+}
+
+/* Variable id for a stack of thread index idx. */
+uint32_t attrib_stack_var(struct mr_attrib *a, uint32_t idx)
+{
+	uint64_t key = (uint64_t)idx | (2ull << 60);
+	uint64_t *slot = mph_u64map_get(&a->var_by_key, key);
+	struct mr_varinfo v = { .kind = MR_VAR_STACK };
+	uint32_t id;
+
+	if (slot)
+		return (uint32_t)*slot;
+	if (asprintf(&v.name, "<stack of thread %u>", idx) < 0)
+		return 0;
+	id = attrib_add_var(a, key, &v);
+	return id == NOT_YET ? 0 : id;
+}
+
+/* Variable id for a debuginfo variable of object oi. */
+uint32_t attrib_dwarf_var(struct mr_attrib *a, uint32_t oi, const struct mr_var *mv)
+{
+	uint64_t key = ((uint64_t)(uintptr_t)mv & ((1ull << 60) - 1)) | (3ull << 60);
+	uint64_t *slot = mph_u64map_get(&a->var_by_key, key);
+	struct obj *o = &a->obj[oi];
+	struct mr_varinfo v = { .object = o->path, .lo = mv->addr, .hi = mv->addr + mv->size,
+				.bytes = mv->size };
+	uint32_t id;
+	int rc;
+
+	if (slot)
+		return (uint32_t)*slot;
+	v.kind = mv->kind <= MR_VAR_SYMBOL ? mv->kind : MR_VAR_SYMBOL;
+	/* a Fortran array's descriptor: the array's own name goes to its data (fortran_site) */
+	rc = o->is_exe ? asprintf(&v.name, "%s%s", mv->name ? mv->name : "?",
+				  mv->descriptor ? " (descriptor)" : "")
+		       : asprintf(&v.name, "%s:%s%s", o->base, mv->name ? mv->name : "?",
+				  mv->descriptor ? " (descriptor)" : "");
+	if (rc < 0)
+		return 0;
+	if (mv->file && mv->line && asprintf(&v.decl, "%s:%u", attrib_base_name(mv->file), mv->line) < 0)
+		v.decl = NULL;
+	id = attrib_add_var(a, key, &v);
+	return id == NOT_YET ? 0 : id;
+}
+
+/* Variable id for the unnamed read-only data of object oi: the literal constants compilers
+ * keep in .rodata without a symbol (gfortran -O2 loads every real constant from there). */
+uint32_t attrib_constants_var(struct mr_attrib *a, uint32_t oi)
+{
+	uint64_t key = (uint64_t)oi | (6ull << 60);
+	uint64_t *slot = mph_u64map_get(&a->var_by_key, key);
+	struct mr_varinfo v = { .kind = MR_VAR_STATIC, .object = a->obj[oi].path };
+	uint32_t id;
+
+	if (slot)
+		return (uint32_t)*slot;
+	if (asprintf(&v.name, "<read-only data of %s>", a->obj[oi].base) < 0)
+		return 0;
+	id = attrib_add_var(a, key, &v);
+	return id == NOT_YET ? 0 : id;
+}
+
+const struct mr_varinfo *mr_attrib_var(const struct mr_attrib *a, uint32_t id)
+{
+	return id < a->nvars ? &a->vars[id] : &a->vars[0];
+}
+
+size_t mr_attrib_nvars(const struct mr_attrib *a)
+{
+	return a->nvars;
+}
+
+const char *mr_attrib_line(const struct mr_attrib *a, uint32_t id)
+{
+	return id < a->nlines ? a->lines[id] : "??";
+}
+
+size_t mr_attrib_nlines(const struct mr_attrib *a)
+{
+	return a->nlines;
+}
+
+/* Format the source position of runtime address pc as "file:line" (or a fallback) into
+ * buf. Returns 1 if a file:line was found, 0 otherwise. */
+int attrib_describe_code(struct mr_attrib *a, uint64_t pc, uint64_t t, char *buf, size_t len,
+			 char *func, size_t flen)
+{
+	uint64_t t0, t1;
+	struct span *sp = attrib_span_at(a, pc, t, &t0, &t1);
+	struct mr_line ln;
+	struct obj *o;
+
+	if (func)
+		func[0] = '\0';
+	if (!sp) {
+		snprintf(buf, len, "??");
+		return 0;
+	}
+	o = &a->obj[sp->obj];
+	memset(&ln, 0, sizeof(ln));
+	if (mr_debuginfo_line(o->di, pc - sp->bias, &ln) == 0 && ln.file && ln.line) {
+		snprintf(buf, len, "%s:%u", attrib_base_name(ln.file), ln.line);
+		if (func && ln.function)
+			snprintf(func, flen, "%s", ln.function);
+		return 1;
+	}
+	if (func && ln.function)
+		snprintf(func, flen, "%s", ln.function);
+	if (ln.function)
+		snprintf(buf, len, "%s%s%s", o->is_exe ? "" : o->base, o->is_exe ? "" : ":",
+			 ln.function);
+	else
+		snprintf(buf, len, "%s+0x%" PRIx64, o->base, pc - sp->bias);
+	return 0;
+}
+
+uint32_t mr_attrib_code(struct mr_attrib *a, uint64_t ip, uint64_t t)
+{
+	uint64_t *slot = mph_u64map_get(&a->line_by_ip, ip);
+	char buf[512];
+	uint32_t id;
+
+	if (slot)
+		return (uint32_t)*slot;
+	attrib_describe_code(a, ip, t, buf, sizeof(buf), NULL, 0);
+	id = strcmp(buf, "??") ? attrib_intern_line(a, buf) : 0;
+	mph_u64map_put(&a->line_by_ip, ip, id);
+	return id;
+}

@@ -1,0 +1,157 @@
+/* post/attrib_impl.h - the internals of struct mr_attrib, shared by its pieces:
+ *   attrib.c          open and close: the executable, thread stacks, TLS blocks
+ *   attrib_objects.c  the ELF objects of the maps snapshots and where they lie over time
+ *   attrib_catalog.c  the id -> name catalog of variables and source lines (ip -> line)
+ *   attrib_resolve.c  the resolver: sample -> variable and page home, with its cache
+ * Not for other files of post/: they use attrib.h.
+ */
+#ifndef MR_ATTRIB_IMPL_H
+#define MR_ATTRIB_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "attrib.h"
+#include "debuginfo.h"
+#include "heap.h"
+#include "maps.h"
+#include "pages.h"
+#include "u64map.h"
+#define IP_CACHE_BITS 16
+#define NOT_YET UINT32_MAX
+
+/* One ELF object seen in the maps. */
+struct obj {
+	char *path;               /* as in the maps */
+	char *file;               /* file read (differs for the executable with --exe) */
+	char *base;               /* basename of path cut to its soname form, for names */
+	struct mr_debuginfo *di;  /* NULL until opened or when unreadable */
+	int tried;
+	int is_exe;
+	uint64_t v0, o0;          /* lowest PT_LOAD vaddr and its file offset */
+};
+
+/* Where one object lies in one snapshot: [lo, hi) (its bss included). */
+struct span {
+	uint64_t lo, hi;
+	uint64_t bias;            /* runtime address - vaddr, valid once the object is open */
+	uint64_t base_start, base_off; /* the mapping with the lowest file offset */
+	uint32_t obj;
+	int bias_known;
+};
+
+struct snap {
+	struct mph_maps maps;
+	struct span *span;        /* sorted by lo */
+	size_t nspan;
+};
+
+/* Direct-mapped per-ip cache of the last resolutions made for that instruction: its line,
+ * up to IP_CACHE_WAYS data ranges (an instruction often walks a few objects: one stack or TLS
+ * block per thread) and the last page. */
+#define IP_CACHE_WAYS 4
+struct ip_cache_range {
+	uint64_t lo, hi, t0, t1;  /* var holds for addresses in [lo,hi) at times in [t0,t1) */
+	uint32_t tid;             /* ... and only for this thread when non-zero */
+	uint32_t var;
+};
+
+struct ip_cache_slot {
+	uint64_t ip;
+	uint32_t line;
+	uint32_t region;
+	uint64_t page;
+	int32_t pnode;
+	uint8_t valid, nrange, next, has_page;
+	struct ip_cache_range r[IP_CACHE_WAYS];
+};
+
+struct range {
+	uint64_t lo, hi, t0, t1;
+	uint32_t tid;
+	int valid;
+};
+
+struct mr_attrib {
+	struct mr_run *run;
+	char *exe_path;             /* RUN exe (or --exe) */
+	char exe_bid[128];
+
+	struct obj *obj;
+	size_t nobj;
+	struct mph_u64map obj_by_path; /* hash of path -> index */
+	uint32_t exe_obj;           /* index of the executable, NOT_YET if not in the maps */
+	uint64_t exe_tls;           /* roundup(tls memsz, align) of the executable */
+	struct tlsmod {
+		int64_t off;            /* block at fs_base + off */
+		uint64_t memsz;
+		uint32_t obj;
+	} *tls;                     /* static TLS blocks of the modules (TLS records, else the exe's) */
+	size_t ntls;
+	int64_t tls_lo;             /* lowest off: static TLS is [fs_base + tls_lo, fs_base) */
+
+	struct snap *snap;          /* sorted by time */
+	size_t nsnap;
+
+	struct mr_heap heap;
+	uint32_t *site_var;         /* per ALLOCS record: variable id of its call site */
+	struct mr_heap stacks;      /* thread stacks over time (records: struct stackrec) */
+	uint32_t *stack_index;      /* per stack record: thread index */
+	struct mph_u64map thread_by_tid; /* tid -> index in run->threads of its last START */
+
+	struct mr_varinfo *vars;
+	size_t nvars, capvars;
+	struct mph_u64map var_by_key;
+
+	char **lines;
+	size_t nlines, caplines;
+	struct mph_u64map line_by_hash;
+	struct mph_u64map line_by_ip;
+
+	struct mr_pagemap pages;
+	struct ip_cache_slot *cache;
+};
+
+/* ---- shared between the pieces ---- */
+
+/* Add a variable; returns its id, or NOT_YET when out of memory (name is then freed). */
+uint32_t attrib_add_var(struct mr_attrib *a, uint64_t key, struct mr_varinfo *v);
+
+/* Intern a line name; returns its id (0 on out of memory: "??"). */
+uint32_t attrib_intern_line(struct mr_attrib *a, const char *name);
+
+/* Variable id of the call site of ALLOCS record r (created on first sight). */
+uint32_t attrib_site_var(struct mr_attrib *a, const struct memphis_rec_alloc *r);
+
+/* Variable id for a stack of thread index idx. */
+uint32_t attrib_stack_var(struct mr_attrib *a, uint32_t idx);
+
+/* Variable id for a debuginfo variable of object oi. */
+uint32_t attrib_dwarf_var(struct mr_attrib *a, uint32_t oi, const struct mr_var *mv);
+
+/* Variable id for the unnamed read-only data of object oi: the literal constants compilers
+ * keep in .rodata without a symbol (gfortran -O2 loads every real constant from there). */
+uint32_t attrib_constants_var(struct mr_attrib *a, uint32_t oi);
+
+/* The file name of path p (after its last '/'); points into p. */
+const char *attrib_base_name(const char *p);
+
+/* Open the debug information of object i once. Returns it or NULL (warning recorded). */
+struct mr_debuginfo *attrib_obj_di(struct mr_attrib *a, uint32_t i);
+
+/* Index of the object for a maps path, created if new. NOT_YET when out of memory. */
+uint32_t attrib_obj_for_path(struct mr_attrib *a, const char *path, size_t len);
+
+/* Build the object spans of one parsed snapshot. Returns 0 or -ENOMEM. */
+int attrib_build_spans(struct mr_attrib *a, struct snap *s);
+
+/* The span containing addr at time t with its object open and bias known, or NULL. */
+struct span *attrib_span_at(struct mr_attrib *a, uint64_t addr, uint64_t t, uint64_t *t0,
+			    uint64_t *t1);
+
+/* Format the source position of runtime address pc as "file:line" (or a fallback) into
+ * buf. Returns 1 if a file:line was found, 0 otherwise. */
+int attrib_describe_code(struct mr_attrib *a, uint64_t pc, uint64_t t, char *buf, size_t len,
+			 char *func, size_t flen);
+
+#endif /* MR_ATTRIB_IMPL_H */

@@ -1,0 +1,194 @@
+/* post/attrib_objects.c - the ELF objects named by the maps snapshots: one entry per
+ * file, its debug information opened on first use, and its spans (where it lies) per
+ * snapshot, looked up by address and time. */
+#include "attrib_impl.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "allocsite.h"
+#include "debuginfo.h"
+#include "heap.h"
+#include "u64map.h"
+#include "maps.h"
+#include "search.h"
+#include "pages.h"
+
+const char *attrib_base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+/* The name a shared object is known by: its basename with the version cut after the first
+ * number that follows ".so." ("libgomp.so.1.0.0" -> "libgomp.so.1", as its soname). */
+static char *object_name(const char *path)
+{
+	char *n = strdup(attrib_base_name(path));
+	char *so = n ? strstr(n, ".so.") : NULL;
+
+	if (so) {
+		char *p = so + 4;
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (p > so + 4)
+			*p = '\0';
+	}
+	return n;
+}
+
+/* Open the debug information of object i once. Returns it or NULL (warning recorded). */
+struct mr_debuginfo *attrib_obj_di(struct mr_attrib *a, uint32_t i)
+{
+	struct obj *o = &a->obj[i];
+	char err[512];
+
+	if (o->tried)
+		return o->di;
+	o->tried = 1;
+	if (mr_debuginfo_open(o->file, &o->di, err, sizeof(err)) < 0) {
+		o->di = NULL;
+		mr_run_add_warning(a->run, "cannot read %s: %s; its code and data stay unresolved",
+				   o->file, err);
+		return NULL;
+	}
+	mr_debuginfo_load_base(o->di, &o->v0, &o->o0);
+	return o->di;
+}
+
+/* Index of the object for a maps path, created if new. NOT_YET when out of memory. */
+uint32_t attrib_obj_for_path(struct mr_attrib *a, const char *path, size_t len)
+{
+	char *p = strndup(path, len);
+	uint64_t h, *slot;
+	struct obj *no;
+
+	if (!p)
+		return NOT_YET;
+	h = mph_hash_str(p);
+	slot = mph_u64map_get(&a->obj_by_path, h);
+	if (slot) {
+		free(p);
+		return (uint32_t)*slot;
+	}
+	no = realloc(a->obj, (a->nobj + 1) * sizeof(*no));
+	if (!no) {
+		free(p);
+		return NOT_YET;
+	}
+	a->obj = no;
+	memset(&no[a->nobj], 0, sizeof(*no));
+	no[a->nobj].path = p;
+	no[a->nobj].base = object_name(p);
+	no[a->nobj].is_exe = !strcmp(p, a->exe_path) || (a->run && mr_run_get(a->run, "exe") &&
+							   !strcmp(p, mr_run_get(a->run, "exe")));
+	no[a->nobj].file = strdup(no[a->nobj].is_exe ? a->exe_path : p);
+	if (!no[a->nobj].file || !no[a->nobj].base || !mph_u64map_put(&a->obj_by_path, h, a->nobj)) {
+		free(p);
+		free(no[a->nobj].file);
+		free(no[a->nobj].base);
+		return NOT_YET;
+	}
+	return (uint32_t)a->nobj++;
+}
+
+static int cmp_span(const void *x, const void *y)
+{
+	const struct span *a = x, *b = y;
+
+	return (a->lo > b->lo) - (a->lo < b->lo);
+}
+
+/* Build the object spans of one parsed snapshot. Returns 0 or -ENOMEM. */
+int attrib_build_spans(struct mr_attrib *a, struct snap *s)
+{
+	struct mph_maps *m = &s->maps;
+
+	s->span = calloc(m->n + 1, sizeof(*s->span));
+	if (!s->span)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->n; i++) {
+		const struct mph_mapping *mp = &m->map[i];
+		size_t len = strlen(mp->path);
+		const char *del = " (deleted)";
+		uint32_t oi;
+		size_t k;
+
+		if (mp->path[0] != '/')
+			continue;
+		if (len > strlen(del) && !strcmp(mp->path + len - strlen(del), del))
+			len -= strlen(del);
+		oi = attrib_obj_for_path(a, mp->path, len);
+		if (oi == NOT_YET)
+			return -ENOMEM;
+		for (k = 0; k < s->nspan && s->span[k].obj != oi; k++)
+			;
+		if (k == s->nspan) {
+			s->span[k] = (struct span){ .lo = mp->start, .hi = mp->end, .obj = oi,
+						    .base_start = mp->start, .base_off = mp->offset };
+			s->nspan++;
+			continue;
+		}
+		if (mp->start < s->span[k].lo)
+			s->span[k].lo = mp->start;
+		if (mp->end > s->span[k].hi)
+			s->span[k].hi = mp->end;
+		if (mp->offset < s->span[k].base_off) {
+			s->span[k].base_off = mp->offset;
+			s->span[k].base_start = mp->start;
+		}
+	}
+	/* the bss beyond the file is an anonymous mapping right after the last file page */
+	for (size_t k = 0; k < s->nspan; k++) {
+		const struct mph_mapping *next = mph_maps_find(m, s->span[k].hi);
+		if (next && next->path[0] == '\0' && next->start == s->span[k].hi)
+			s->span[k].hi = next->end;
+	}
+	qsort(s->span, s->nspan, sizeof(*s->span), cmp_span);
+	return 0;
+}
+
+/* The snapshot in force at time t: the last one taken at or before t, else the first. */
+static struct snap *snap_at(struct mr_attrib *a, uint64_t t, uint64_t *t0, uint64_t *t1)
+{
+	size_t lo;
+
+	if (!a->nsnap)
+		return NULL;
+	lo = mph_upper_bound(a->snap, a->nsnap, sizeof(*a->snap),
+			     offsetof(struct snap, maps.time), t);
+	if (lo == 0)
+		lo = 1;
+	*t0 = lo == 1 ? 0 : a->snap[lo - 1].maps.time;
+	*t1 = lo < a->nsnap ? a->snap[lo].maps.time : UINT64_MAX;
+	return &a->snap[lo - 1];
+}
+
+/* The span containing addr at time t with its object open and bias known, or NULL. */
+struct span *attrib_span_at(struct mr_attrib *a, uint64_t addr, uint64_t t, uint64_t *t0,
+			    uint64_t *t1)
+{
+	struct snap *s = snap_at(a, t, t0, t1);
+	size_t lo;
+	struct span *sp;
+
+	if (!s)
+		return NULL;
+	lo = mph_upper_bound(s->span, s->nspan, sizeof(*s->span), offsetof(struct span, lo), addr);
+	if (lo == 0 || addr >= s->span[lo - 1].hi)
+		return NULL;
+	sp = &s->span[lo - 1];
+	if (!sp->bias_known) {
+		struct obj *o = &a->obj[sp->obj];
+		if (!attrib_obj_di(a, sp->obj))
+			return NULL;
+		sp->bias = sp->base_start - sp->base_off + o->o0 - o->v0;
+		sp->bias_known = 1;
+	}
+	return sp;
+}

@@ -1,0 +1,157 @@
+/* post/attrib_resolve.c - the resolver: data address -> variable id, page -> home node,
+ * and a whole sample (its line id from attrib_catalog.c), with a direct-mapped
+ * per-instruction cache. */
+#include "attrib_impl.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "allocsite.h"
+#include "debuginfo.h"
+#include "heap.h"
+#include "u64map.h"
+#include "maps.h"
+#include "search.h"
+#include "pages.h"
+
+/* Full data attribution with the validity of the answer in *rg (rg->valid = 0: do not
+ * cache). The TLS block of the sample's thread is tried before the stacks: glibc puts the
+ * static TLS of a thread at the top of its stack mapping, inside [stack_lo, stack_hi). */
+static uint32_t data_resolve(struct mr_attrib *a, uint64_t addr, uint64_t t, uint32_t tid,
+			     struct range *rg)
+{
+	const struct mr_heap_obj *ho;
+	uint64_t *ti;
+	uint64_t t0, t1;
+	struct span *sp;
+
+	rg->valid = 0;
+	if (!addr)
+		return 0;
+	ho = mr_heap_find(&a->heap, addr, t);
+	if (ho) {
+		*rg = (struct range){ ho->addr, ho->end, ho->t0, ho->t1, 0, 1 };
+		return a->site_var[ho->rec];
+	}
+	ti = a->ntls ? mph_u64map_get(&a->thread_by_tid, tid) : NULL;
+	if (ti) {
+		uint64_t fs = a->run->threads[*ti].fs_base;
+		if (fs && addr < fs && addr >= fs + (uint64_t)a->tls_lo) {
+			for (size_t i = 0; i < a->ntls; i++) {
+				uint64_t blk = fs + (uint64_t)a->tls[i].off;
+				struct mr_debuginfo *di;
+				const struct mr_var *mv;
+
+				if (addr < blk || addr >= blk + a->tls[i].memsz)
+					continue;
+				di = attrib_obj_di(a, a->tls[i].obj);
+				mv = di ? mr_debuginfo_tls_var_at(di, addr - blk) : NULL;
+				if (!mv)
+					return 0;
+				*rg = (struct range){ blk + mv->addr, blk + mv->addr + (mv->size ? mv->size : 1),
+						      0, UINT64_MAX, tid, 1 };
+				return attrib_dwarf_var(a, a->tls[i].obj, mv);
+			}
+			return 0; /* static TLS between the modules' blocks */
+		}
+	}
+	ho = mr_heap_find(&a->stacks, addr, t);
+	if (ho) {
+		*rg = (struct range){ ho->addr, ho->end, ho->t0, ho->t1, 0, 1 };
+		/* the cached range must not cover a TLS block inside the stack */
+		for (size_t i = 0; i < a->run->nthreads && a->ntls; i++) {
+			uint64_t fs = a->run->threads[i].fs_base, lo = fs + (uint64_t)a->tls_lo;
+			if (!fs || fs <= rg->lo || lo >= rg->hi)
+				continue;
+			if (addr < lo)
+				rg->hi = lo;
+			else if (addr >= fs)
+				rg->lo = fs;
+		}
+		return attrib_stack_var(a, a->stack_index[ho->rec]);
+	}
+	sp = attrib_span_at(a, addr, t, &t0, &t1);
+	if (sp) {
+		const struct mr_var *mv = mr_debuginfo_var_at(a->obj[sp->obj].di, addr - sp->bias);
+		unsigned f;
+
+		if (mv) {
+			*rg = (struct range){ sp->bias + mv->addr,
+					      sp->bias + mv->addr + (mv->size ? mv->size : 1), t0, t1, 0, 1 };
+			return attrib_dwarf_var(a, sp->obj, mv);
+		}
+		f = mr_debuginfo_segment(a->obj[sp->obj].di, addr - sp->bias);
+		if (f && !(f & MR_SEG_W))
+			return attrib_constants_var(a, sp->obj);
+	}
+	return 0;
+}
+
+uint32_t mr_attrib_data(struct mr_attrib *a, uint64_t addr, uint64_t t, uint32_t tid)
+{
+	struct range rg;
+
+	return data_resolve(a, addr, t, tid, &rg);
+}
+
+int mr_attrib_page_node(struct mr_attrib *a, uint32_t region, uint64_t addr)
+{
+	return mr_pagemap_node(&a->pages, region, addr);
+}
+
+void mr_attrib_sample(struct mr_attrib *a, const struct memphis_rec_sample *s, int use_addr,
+		      struct mr_resolved *r)
+{
+	struct ip_cache_slot *c = &a->cache[mph_fib_slot(s->ip, IP_CACHE_BITS)];
+	uint64_t page;
+	unsigned k;
+
+	if (!c->valid || c->ip != s->ip) {
+		c->ip = s->ip;
+		c->line = mr_attrib_code(a, s->ip, s->time);
+		c->valid = 1;
+		c->nrange = 0;
+		c->next = 0;
+		c->has_page = 0;
+	}
+	r->line = c->line;
+	r->var = 0;
+	r->page_node = -1;
+	r->same_page = 0;
+	if (!use_addr || !s->addr)
+		return;
+	for (k = 0; k < c->nrange; k++) {
+		const struct ip_cache_range *cr = &c->r[k];
+		if (s->addr >= cr->lo && s->addr < cr->hi && s->time >= cr->t0 && s->time < cr->t1 &&
+		    (!cr->tid || cr->tid == s->tid))
+			break;
+	}
+	if (k < c->nrange) {
+		r->var = c->r[k].var;
+	} else {
+		struct range rg;
+		r->var = data_resolve(a, s->addr, s->time, s->tid, &rg);
+		if (rg.valid) {
+			struct ip_cache_range *cr = &c->r[c->next];
+			*cr = (struct ip_cache_range){ rg.lo, rg.hi, rg.t0, rg.t1, rg.tid, r->var };
+			c->next = (uint8_t)((c->next + 1) % IP_CACHE_WAYS);
+			if (c->nrange < IP_CACHE_WAYS)
+				c->nrange++;
+		}
+	}
+	page = s->addr & ~(a->pages.page_size - 1);
+	if (c->has_page && c->page == page && c->region == s->region) {
+		r->page_node = c->pnode;
+		r->same_page = 1;
+	} else {
+		r->page_node = mr_attrib_page_node(a, s->region, s->addr);
+		c->page = page;
+		c->region = s->region;
+		c->pnode = r->page_node;
+		c->has_page = 1;
+	}
+}

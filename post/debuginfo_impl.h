@@ -1,0 +1,226 @@
+/* post/debuginfo_impl.h - the internals of one struct mr_debuginfo, shared by its pieces:
+ *   debuginfo.c           open/close, the sorted lookup arrays and the public lookups
+ *   debuginfo_strings.c   error messages, growable arrays, the string arena and interner
+ *   debuginfo_elf.c       ELF: program headers, build-id, symbol tables
+ *   debuginfo_debugfile.c separate debug files (build-id path, .gnu_debuglink)
+ *   debuginfo_dwarf.c     DWARF: attribute helpers, line tables
+ *   debuginfo_dwarf_walk.c DWARF: the CU loop and the DIE walk (scopes of functions and
+ *                         inlined code, variables with static or TLS locations)
+ *   debuginfo_child.c     running the DWARF pass in a child process and its protocol
+ * Not for other files of post/: they use debuginfo.h.
+ */
+#ifndef MR_DEBUGINFO_IMPL_H
+#define MR_DEBUGINFO_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gelf.h>
+#include <libelf.h>
+#include <dwarf.h>
+#include <libdwarf.h>
+
+#include "debuginfo.h"
+#define NONE ((uint32_t)-1)
+#define MAX_CHASE 8 /* DW_AT_specification/abstract_origin hops, type chain is 4x this */
+
+struct chunk {
+	struct chunk *next;
+	size_t used, cap;
+	char data[];
+};
+
+struct line_ent {
+	uint64_t lo, hi;
+	const char *file;
+	unsigned line;
+};
+
+struct scope_ent {
+	uint64_t lo, hi;
+	const char *name;   /* function (inlined one for inlined_subroutine) */
+	const char *caller; /* function the inlined code sits in, NULL for a subprogram */
+	uint32_t depth;     /* 0 for a subprogram, nesting depth for inlined code */
+	uint32_t parent;    /* index of the smallest scope containing this one, NONE */
+};
+
+struct func_sym {
+	uint64_t addr, size;
+	const char *name;
+	int rank; /* which of several symbols at one address names it: higher wins */
+};
+
+/* Variables of one address space, sorted by addr; maxend[i] = max end of v[0..i]. */
+struct var_tab {
+	struct mr_var *v;
+	uint64_t *maxend;
+	size_t n, cap;
+};
+
+/* A sorted view into mr_debuginfo.all, so lookups and mr_debuginfo_vars() hand out the
+ * same pointers; maxend as in var_tab. */
+struct var_idx {
+	const struct mr_var **v;
+	uint64_t *maxend;
+	size_t n;
+};
+
+struct seg {
+	uint64_t lo, hi;
+	uint64_t off, filesz; /* file bytes of the segment (mr_debuginfo_code) */
+	int exec;
+	unsigned flags;       /* p_flags: PF_R, PF_W, PF_X (= MR_SEG_*) */
+};
+
+struct mr_debuginfo {
+	char *path;
+	char *debug_path; /* separate debug file the DWARF came from, or NULL */
+	char build_id[129];
+	int pic;
+	uint64_t vaddr0, offset0, tls_memsz, tls_align, tls_vaddr;
+	struct seg *segs;
+	size_t nsegs;
+
+	struct line_ent *lines;
+	size_t nlines, caplines;
+	struct scope_ent *scopes;
+	size_t nscopes, capscopes;
+	struct func_sym *funcs;
+	size_t nfuncs, capfuncs;
+
+	struct var_tab dvars, dtls, svars, stls; /* DWARF data/TLS, ELF symbols data/TLS */
+	struct mr_var *all;                        /* what mr_debuginfo_vars() returns */
+	size_t nall;
+	struct var_idx idx[4]; /* the same four classes as views into all (lookups) */
+
+	struct chunk *arena;
+	const char **strs; /* intern hash table (open addressing) */
+	size_t nstrs, capstrs;
+};
+
+/* State of one open: the object, libdwarf's handle, where we are, where errors go. */
+struct di_ctx {
+	struct mr_debuginfo *d;
+	Dwarf_Debug dbg;
+	char *err;
+	size_t errlen;
+	Dwarf_Off cu_off;    /* .debug_info offset of the current CU header */
+	Dwarf_Half cu_ver;   /* its DWARF version */
+	Dwarf_Addr cu_base;  /* its base address (DW_AT_low_pc), for DWARF 4 ranges */
+	int lower_default;   /* default array lower bound of the CU's language */
+	Dwarf_Die cu_die;    /* the current CU's DIE */
+	char **srcfiles;     /* dwarf_srcfiles() of the current CU, loaded when needed */
+	Dwarf_Signed nsrcfiles;
+	int srcfiles_tried;
+	const char **linefiles; /* per-CU cache: line-table file number -> interned name */
+	size_t nlinefiles;
+};
+
+/* Where a variable DIE sits, for its name: the enclosing function, Fortran module and
+ * COMMON block (each NULL when there is none). */
+struct var_scope {
+	const char *func;   /* "func::var" and MR_VAR_FUNC_STATIC */
+	const char *module; /* "module::var" */
+	const char *common; /* "block/member" (the block name "" for blank COMMON) */
+};
+
+/* ---- shared between the pieces ---- */
+
+/* Format "path: message" into c->err. Returns rc (a -errno) for `return di_fail(...)`. */
+int di_fail(struct di_ctx *c, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Make room for one more element in *p (n used, *cap allocated). 0 or -ENOMEM. */
+int di_grow(void **p, size_t *cap, size_t n, size_t elsz);
+
+/* The one arena copy of s[0..len) (equal strings share a pointer). NULL on ENOMEM. */
+const char *di_intern_n(struct mr_debuginfo *d, const char *s, size_t len);
+
+/* di_intern_n() of the NUL-terminated s. */
+const char *di_intern(struct mr_debuginfo *d, const char *s);
+
+/* 1 if address lo lies in a PT_LOAD segment (an executable one if exec): drops code and
+ * data the linker discarded (their DWARF addresses were resolved to 0 or a tombstone). */
+int di_in_segment(const struct mr_debuginfo *d, uint64_t lo, int exec);
+
+/* Program headers: PIC-ness, PT_LOAD segments and the lowest one, PT_TLS, build-id. */
+int di_read_phdrs(struct di_ctx *c, Elf *elf);
+
+/* The file must hold its section header table, every section with contents and every
+ * PT_LOAD's file part: catches truncated files (libelf quietly shows fewer sections). */
+int di_check_extent(struct di_ctx *c, Elf *elf, int fd);
+
+/* Read .symtab and .dynsym. Symbols whose names are out of range are skipped. */
+int di_read_symbols(struct di_ctx *c, Elf *elf);
+
+/* Sort function symbols and keep the best name per address. */
+void di_finish_funcs(struct mr_debuginfo *d);
+
+/* Report a libdwarf error (what we were doing, where, and libdwarf's message), free it. */
+int di_dwfail(struct di_ctx *c, Dwarf_Error e, const char *what, Dwarf_Off off);
+
+/* The attribute `at` of die, or of the DIE its DW_AT_specification/DW_AT_abstract_origin
+ * (chained) points to. *owner receives the DIE that has it (die itself or one the caller
+ * must dwarf_dealloc_die() when != die). DW_DLV_OK, DW_DLV_NO_ENTRY, or DW_DLV_ERROR. */
+int di_chase_attr(struct di_ctx *c, Dwarf_Die die, Dwarf_Half at, Dwarf_Attribute *out,
+		  Dwarf_Die *owner, Dwarf_Error *e);
+
+/* Name of die (following specification/abstract_origin), interned; NULL if none.
+ * DW_DLV_ERROR only for a libdwarf error (in *e). */
+int di_die_name(struct di_ctx *c, Dwarf_Die die, const char **name, Dwarf_Error *e);
+
+/* Unsigned (or non-negative signed) constant value of an attribute: DW_DLV_OK, or
+ * DW_DLV_NO_ENTRY when it is not a constant (an expression, a reference). */
+int di_attr_const(Dwarf_Attribute a, int64_t *val, Dwarf_Error *e);
+
+/* Constant attribute `at` of die itself: 1 and *val if present and constant, else 0. */
+int di_die_const(struct di_ctx *c, Dwarf_Die die, Dwarf_Half at, int64_t *val);
+
+/* The DIE die's DW_AT_type refers to, or NULL (void, or unreadable). */
+Dwarf_Die di_type_of(struct di_ctx *c, Dwarf_Die die);
+
+/* Size in bytes of an object of type t (consumed: deallocated here); 0 when unknown
+ * (incomplete or variable-length types, type units). depth bounds malicious cycles. */
+uint64_t di_type_size(struct di_ctx *c, Dwarf_Die t, int depth);
+
+/* Interned source file for a DW_AT_decl_file index of the current CU, or NULL. The CU's
+ * file list is read on the first call (many CUs declare no static variable). */
+const char *di_decl_file(struct di_ctx *c, int64_t idx);
+
+/* di_decl_file() for a DIE of another CU (LTO: the definition refers to the declaration in
+    * the early-debug CU): that CU's file list, read for this one lookup. NULL if unknown. */
+const char *di_foreign_decl_file(struct di_ctx *c, Dwarf_Die owner, int64_t idx);
+
+/* Append the rows of the current CU's line program to d->lines as [addr, next addr). */
+int di_read_lines(struct di_ctx *c, Dwarf_Die cu);
+
+/* Read all CUs of .debug_info. 0 (also when there is no DWARF) or -errno. */
+int di_read_dwarf(struct di_ctx *c, int fd);
+
+/* Walk the children of die. sc: the enclosing (possibly inlined) function, Fortran module
+ * and COMMON block; depth: inline nesting depth of that function. */
+int di_walk(struct di_ctx *c, Dwarf_Die die, const struct var_scope *sc, uint32_t depth,
+	    int level);
+
+/* di_read_dwarf() in a forked child (protocol in debuginfo_child.c). 0 or -errno with the message in c->err. */
+int di_read_dwarf_isolated(struct di_ctx *c, int fd);
+
+/* Section of elf named `name`, or NULL. */
+Elf_Scn *di_find_section(Elf *elf, const char *name);
+
+/* No DWARF in the object itself: look for it where Debian's -dbgsym/-dbg packages and
+ * objcopy --add-gnu-debuglink put it, as gdb does: DEBUG_DIR/.build-id/xx/rest.debug,
+ * then the .gnu_debuglink name next to the object, in .debug/ there, and under DEBUG_DIR
+ * plus the object's directory. */
+void di_find_debug_file(struct di_ctx *c, Elf *elf, const char *debug_dir);
+
+/* Sort a variable table, drop repeats of one variable (same address and name: seen in
+ * several CUs or DIEs), and compute the running maximum of the ends. */
+int di_finish_vars(struct var_tab *t);
+
+/* Fortran descriptors have no size in DWARF (the type describes the data): take the ELF
+ * symbol's at the same address (gfortran's __mod_MOD_var), so that loads of any of the
+ * descriptor's words are the variable's. d->svars must be finished. */
+void di_fix_descriptors(struct mr_debuginfo *d);
+
+#endif /* MR_DEBUGINFO_IMPL_H */

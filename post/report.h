@@ -1,0 +1,84 @@
+/* post/report.h - the internals of `memphis-report report`, shared by its files:
+ *   report.c          the command: open, stream and attribute the samples, count, print
+ *   report_options.c  --help, the options, --region selection
+ *   aggregate.c       the counting (aggregate.h)
+ *   report_text.c     the text report
+ *   report_json.c     the JSON report (schema memphis-report/1, docs/report-schema.md)
+ */
+#ifndef MR_REPORT_H
+#define MR_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "aggregate.h"
+#include "attrib.h"
+#include "rundir.h"
+
+struct report_opts {
+	const char *dir, *exe;
+	int force, json, approx, matrix, by_line;
+	enum mr_agg_mode mode;
+	size_t top;               /* groups per table and items per group, 0 = all */
+	const char **regions;     /* --region names (point into argv) */
+	size_t nregions;
+};
+
+/* Sample counts of the selected regions. */
+struct report_stats {
+	uint64_t total, exact, approx, noaddr, nonmem, noflag, kernel;
+	uint64_t used;            /* samples attributed with their data address */
+	uint64_t remote, local, unknown_page, unknown_cpu;
+	uint64_t lost, throttled, dropped, recorded;
+	uint64_t other_regions;   /* samples of regions not selected */
+};
+
+struct report {
+	struct report_opts o;
+	struct mr_run *run;
+	struct mr_attrib *a;
+	struct report_stats st;
+	uint32_t nnodes;          /* node indexes 0 .. nnodes - 1; nnodes means unknown */
+	struct mr_agg agg;
+	struct mr_agg_tables tables;
+	uint32_t *cpu_node;       /* node index of each CPU of the topology */
+	unsigned char *region_sel;/* by region seq, when --region was given */
+	uint32_t region_sel_n;
+	enum mr_agg_mode table_mode; /* what the tables count */
+	int no_remote;            /* remote asked for, none found: the tables show all */
+};
+
+/* Parse the command line of `report` into *o (o->regions is malloc'd: free it). Returns
+ * true when the report should run; false when the command is over (--help printed, or a
+ * usage error printed) with its exit status in *exit_code. */
+bool report_parse_options(struct report_opts *o, int argc, char **argv, int *exit_code);
+
+/* Mark the regions --region names in r->region_sel. Returns true, or false after printing
+ * the error (a name no region has: usage; out of memory) with the exit status in
+ * *exit_code. */
+bool report_select_regions(struct report *r, int *exit_code);
+
+/* Is region seq counted (no --region, or selected)? */
+bool report_region_selected(const struct report *r, uint32_t seq);
+
+/* The run's weighting (RUN key weight) in words. */
+const char *report_weighting(const char *weight);
+
+/* "Node3" / "Node?" (with " (local)" when the tables fell back to all samples) into buf. */
+void report_node_label(const struct report *r, uint32_t node, char *buf, size_t len);
+
+/* "thread N" (N the thread index) for tid, or "tid T" when THREADS does not know it. */
+void report_thread_text(const struct report *r, uint32_t tid, char *buf, size_t len);
+
+/* Name of a variable (is_var) or line id; the mr_agg_name_fn of the report (arg: r). */
+const char *report_key_name(const void *r, int is_var, uint32_t id);
+
+/* The text report of variables ids[0 .. nids) (the shown ones) on f. */
+void report_print_text(const struct report *r, const uint32_t *ids, size_t nids, FILE *f);
+
+/* The JSON report (one object) of variables ids[0 .. nids) on f. */
+void report_print_json(const struct report *r, const uint32_t *ids, size_t nids, FILE *f);
+
+#endif /* MR_REPORT_H */

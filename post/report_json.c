@@ -1,0 +1,326 @@
+/* post/report_json.c - the JSON report: one object of schema memphis-report/1
+ * (docs/report-schema.md), written in the order of that document. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "json.h"
+#include "report.h"
+
+static const char *const mode_name[] = { "remote", "local", "all" };
+
+#define U(k, v) do { mr_json_key(j, k); mr_json_u64(j, v); } while (0)
+
+/* A node index: the number, or null for the unknown node. */
+static void json_node(struct mr_json *j, const struct report *r, uint32_t idx)
+{
+	if (idx == r->nnodes)
+		mr_json_null(j);
+	else
+		mr_json_u64(j, idx);
+}
+
+/* "run": the RUN keys and what was read. */
+static void json_run(struct mr_json *j, const struct report *r)
+{
+	const struct mr_run *run = r->run;
+	static const char *const keys[] = { "exe", "build_id", "cmdline", "hostname", "backend",
+					    "backend_why", "weight", "memphis_version",
+					    "sampling_error" };
+
+	mr_json_key(j, "run");
+	mr_json_obj(j);
+	mr_json_key(j, "pid");
+	mr_json_u64(j, run->meta_file.pid);
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		mr_json_key(j, keys[i]);
+		mr_json_str(j, mr_run_get(run, keys[i]));
+	}
+	mr_json_key(j, "exe_read");
+	mr_json_str(j, mr_attrib_exe(r->a));
+	mr_json_key(j, "exe_build_id");
+	mr_json_str(j, mr_attrib_exe_build_id(r->a));
+	mr_json_key(j, "period_ns");
+	mr_json_u64(j, mr_run_get_u64(run, "period_ns", 0));
+	mr_json_key(j, "weighting");
+	mr_json_str(j, report_weighting(mr_run_get(run, "weight")));
+	mr_json_key(j, "page_size");
+	mr_json_u64(j, mr_attrib_page_size(r->a));
+	mr_json_obj_end(j);
+}
+
+/* "options": the report's options as given. */
+static void json_options(struct mr_json *j, const struct report *r)
+{
+	int is_var = !r->o.by_line;
+
+	mr_json_key(j, "options");
+	mr_json_obj(j);
+	mr_json_key(j, "mode");
+	mr_json_str(j, mode_name[r->o.mode]);
+	mr_json_key(j, "by");
+	mr_json_str(j, is_var ? "variable" : "line");
+	mr_json_key(j, "approx");
+	mr_json_bool(j, r->o.approx);
+	mr_json_key(j, "top");
+	mr_json_u64(j, r->o.top);
+	mr_json_key(j, "regions");
+	mr_json_arr(j);
+	for (size_t i = 0; i < r->o.nregions; i++)
+		mr_json_str(j, r->o.regions[i]);
+	mr_json_arr_end(j);
+	mr_json_obj_end(j);
+}
+
+/* "samples" and "nodes". */
+static void json_samples(struct mr_json *j, const struct report *r)
+{
+	mr_json_key(j, "samples");
+	mr_json_obj(j);
+	U("total", r->st.total);
+	U("exact", r->st.exact);
+	U("approximate", r->st.approx);
+	U("no_address", r->st.noaddr);
+	U("non_memory", r->st.nonmem);
+	U("unclassified", r->st.noflag);
+	U("kernel", r->st.kernel);
+	U("lost", r->st.lost);
+	U("throttled", r->st.throttled);
+	U("dropped", r->st.dropped);
+	U("attributed", r->st.used);
+	U("remote", r->st.remote);
+	U("local", r->st.local);
+	U("unknown_page_node", r->st.unknown_page);
+	U("unknown_cpu_node", r->st.unknown_cpu);
+	U("other_regions", r->st.other_regions);
+	mr_json_obj_end(j);
+	U("nodes", r->nnodes);
+}
+
+/* "regions": every region of the run, selected or not. */
+static void json_regions(struct mr_json *j, const struct report *r)
+{
+	const struct mr_run *run = r->run;
+
+	mr_json_key(j, "regions");
+	mr_json_arr(j);
+	for (size_t i = 0; i < run->nregions; i++) {
+		const struct memphis_rec_region *reg = &run->regions[i];
+		mr_json_obj(j);
+		U("seq", reg->seq);
+		mr_json_key(j, "name");
+		mr_json_str(j, reg->name);
+		mr_json_key(j, "selected");
+		mr_json_bool(j, report_region_selected(r, reg->seq));
+		U("t_start_ns", reg->t_start);
+		U("t_end_ns", reg->t_end);
+		U("samples", reg->samples);
+		U("lost", reg->lost);
+		U("throttled", reg->throttled);
+		U("dropped", reg->dropped);
+		mr_json_obj_end(j);
+	}
+	mr_json_arr_end(j);
+}
+
+/* "no_remote", "table_mode" and "tables": the per-node tables with the --top cut. */
+static void json_tables(struct mr_json *j, const struct report *r)
+{
+	const struct mr_agg_row *rows = r->tables.rows;
+	const struct mr_agg_table *tab = r->tables.tab;
+	size_t ntab = r->tables.ntab;
+	char lbl[32];
+	int is_var = !r->o.by_line;
+
+	mr_json_key(j, "no_remote");
+	mr_json_bool(j, r->no_remote);
+	mr_json_key(j, "table_mode");
+	mr_json_str(j, mode_name[r->table_mode]);
+	mr_json_key(j, "tables");
+	mr_json_arr(j);
+	for (size_t t = 0; t < ntab; t++) {
+		const struct mr_agg_table *tb = &tab[t];
+		size_t ngroups = r->o.top && tb->ngroups > r->o.top ? r->o.top : tb->ngroups;
+		uint64_t rest = 0;
+
+		mr_json_obj(j);
+		mr_json_key(j, "node");
+		json_node(j, r, tb->node);
+		report_node_label(r, tb->node, lbl, sizeof(lbl));
+		mr_json_key(j, "label");
+		mr_json_str(j, lbl);
+		U("total", tb->total);
+		mr_json_key(j, "entries");
+		mr_json_arr(j);
+		for (size_t i = 0; i < ngroups; i++) {
+			const struct mr_agg_group *g = &tb->groups[i];
+			size_t nitems = r->o.top && g->count > r->o.top ? r->o.top : g->count;
+			uint64_t irest = 0;
+
+			mr_json_obj(j);
+			U("rank", i + 1);
+			mr_json_key(j, "name");
+			mr_json_str(j, report_key_name(r, is_var, g->key));
+			if (is_var) {
+				mr_json_key(j, "kind");
+				mr_json_str(j, mr_var_kind_name(mr_attrib_var(r->a, g->key)->kind));
+			}
+			U("count", g->total);
+			mr_json_key(j, "items");
+			mr_json_arr(j);
+			for (size_t k = 0; k < nitems; k++) {
+				mr_json_obj(j);
+				mr_json_key(j, "name");
+				mr_json_str(j, report_key_name(r, !is_var, rows[g->first + k].item));
+				U("count", rows[g->first + k].n);
+				mr_json_obj_end(j);
+			}
+			mr_json_arr_end(j);
+			for (size_t k = nitems; k < g->count; k++)
+				irest += rows[g->first + k].n;
+			mr_json_key(j, "more");
+			mr_json_obj(j);
+			U("items", g->count - nitems);
+			U("count", irest);
+			mr_json_obj_end(j);
+			mr_json_obj_end(j);
+		}
+		mr_json_arr_end(j);
+		for (size_t i = ngroups; i < tb->ngroups; i++)
+			rest += tb->groups[i].total;
+		mr_json_key(j, "more");
+		mr_json_obj(j);
+		U("entries", tb->ngroups - ngroups);
+		U("count", rest);
+		mr_json_obj_end(j);
+		mr_json_obj_end(j);
+	}
+	mr_json_arr_end(j);
+}
+
+/* One entry of "variables": what it is, its counts, matrix, pages and first touch. */
+static void json_variable(struct mr_json *j, const struct report *r, uint32_t id)
+{
+	uint32_t w = r->nnodes + 1;
+
+	const struct mr_agg_var *v = &r->agg.vars[id];
+	const struct mr_varinfo *vi = mr_attrib_var(r->a, id);
+	char who[48];
+
+	mr_json_obj(j);
+	mr_json_key(j, "name");
+	mr_json_str(j, vi->name);
+	mr_json_key(j, "kind");
+	mr_json_str(j, mr_var_kind_name(vi->kind));
+	mr_json_key(j, "shown");
+	mr_json_bool(j, v->shown);
+	mr_json_key(j, "decl");
+	mr_json_str(j, vi->decl);
+	mr_json_key(j, "object");
+	mr_json_str(j, vi->object);
+	if (vi->kind == MR_VAR_HEAP) {
+		U("objects", vi->objects);
+		U("bytes", vi->bytes);
+	} else if (vi->kind != MR_VAR_UNKNOWN && vi->kind != MR_VAR_STACK) {
+		U("size", vi->bytes);
+	}
+	U("samples", v->total);
+	U("remote", v->remote);
+	U("local", v->local);
+	U("unknown_page_node", v->unknown_page);
+	mr_json_key(j, "matrix");
+	mr_json_obj(j);
+	mr_json_key(j, "rows");
+	mr_json_str(j, "node of the sampling CPU (last: unknown)");
+	mr_json_key(j, "columns");
+	mr_json_str(j, "home node of the page (last: unknown)");
+	mr_json_key(j, "counts");
+	mr_json_arr(j);
+	for (uint32_t s = 0; s < w; s++) {
+		mr_json_arr(j);
+		for (uint32_t p = 0; p < w; p++)
+			mr_json_u64(j, v->matrix[s * w + p]);
+		mr_json_arr_end(j);
+	}
+	mr_json_arr_end(j);
+	mr_json_obj_end(j);
+	mr_json_key(j, "sampled_pages");
+	mr_json_obj(j);
+	U("total", v->pages);
+	mr_json_key(j, "by_node");
+	mr_json_arr(j);
+	for (uint32_t p = 0; p < w; p++)
+		mr_json_u64(j, v->pages_node[p]);
+	mr_json_arr_end(j);
+	mr_json_obj_end(j);
+	mr_json_key(j, "first_touch");
+	if (!v->ft_pages) {
+		mr_json_null(j);
+	} else {
+		mr_json_obj(j);
+		U("pages", v->ft_pages);
+		mr_json_key(j, "by_node");
+		mr_json_arr(j);
+		for (uint32_t p = 0; p < w; p++)
+			mr_json_u64(j, v->ft_node[p]);
+		mr_json_arr_end(j);
+		report_thread_text(r, v->ft_tid, who, sizeof(who));
+		mr_json_key(j, "thread");
+		mr_json_str(j, who);
+		mr_json_key(j, "thread_index");
+		if (mr_attrib_thread_index(r->a, v->ft_tid) >= 0)
+			mr_json_i64(j, mr_attrib_thread_index(r->a, v->ft_tid));
+		else
+			mr_json_null(j);
+		U("tid", v->ft_tid);
+		mr_json_key(j, "thread_node");
+		mr_json_i64(j, v->ft_tid_node);
+		U("thread_pages", v->ft_tid_pages);
+		mr_json_key(j, "line");
+		mr_json_str(j, mr_attrib_line(r->a, v->ft_line));
+		U("line_pages", v->ft_line_pages);
+		mr_json_obj_end(j);
+	}
+	mr_json_obj_end(j);
+}
+
+/* "warnings" and "damage" of the run. */
+static void json_problems(struct mr_json *j, const struct report *r)
+{
+	const struct mr_run *run = r->run;
+
+	mr_json_key(j, "warnings");
+	mr_json_arr(j);
+	for (size_t i = 0; i < run->nwarnings; i++)
+		mr_json_str(j, run->warnings[i]);
+	mr_json_arr_end(j);
+	mr_json_key(j, "damage");
+	mr_json_arr(j);
+	for (size_t i = 0; i < run->ndamage; i++)
+		mr_json_str(j, run->damage[i]);
+	mr_json_arr_end(j);
+}
+
+void report_print_json(const struct report *r, const uint32_t *ids, size_t nids, FILE *f)
+{
+	struct mr_json json, *j = &json;
+
+	mr_json_init(j, f);
+	mr_json_obj(j);
+	mr_json_key(j, "schema");
+	mr_json_str(j, MR_JSON_SCHEMA);
+	mr_json_key(j, "rundir");
+	mr_json_str(j, r->run->dir);
+	json_run(j, r);
+	json_options(j, r);
+	json_samples(j, r);
+	json_regions(j, r);
+	json_tables(j, r);
+	mr_json_key(j, "variables");
+	mr_json_arr(j);
+	for (size_t i = 0; i < nids; i++)
+		json_variable(j, r, ids[i]);
+	mr_json_arr_end(j);
+	json_problems(j, r);
+	mr_json_obj_end(j);
+}

@@ -1,0 +1,179 @@
+/* post/report_options.c - the command line of `memphis-report report`: --help, the
+ * options, and the regions --region selects. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "report.h"
+
+/* For `return stop(exit_code, mr_usage(...))`: the command is over with that status. */
+static bool stop(int *exit_code, int code)
+{
+	*exit_code = code;
+	return false;
+}
+
+void mr_help_report(FILE *f)
+{
+	fprintf(f,
+		"usage: memphis-report [report] RUNDIR [OPTIONS]\n\n"
+		"Per NUMA node (the node of the CPU that took the sample), the program variables\n"
+		"whose accesses were remote (page home node != CPU node), in descending order, each\n"
+		"with its source lines; then where the variables' pages live and who touched them\n"
+		"first.\n\n"
+		"Options:\n"
+		"  --region NAME  only regions called NAME (repeatable; same names accumulate)\n"
+		"  --top N        at most N variables per node and N lines per variable (default 10,\n"
+		"                 0 = all)\n"
+		"  --local        local samples only (page on the sampling CPU's node)\n"
+		"  --all          local and remote samples\n"
+		"  --by line      code-centric: lines first, variables under them (--by variable is\n"
+		"                 the default)\n"
+		"  --approx       also use approximate (proxy) data addresses; by default only exact\n"
+		"                 addresses are attributed\n"
+		"  --matrix       print the node x node matrix of each variable shown\n"
+		"  --json         JSON output (schema memphis-report/1, docs/report-schema.md)\n"
+		"  --exe PATH     the executable that ran, when it is no longer at the recorded path\n"
+		"  --force        accept an executable whose build-id differs from the run's\n"
+		"  -h, --help     this text\n\n"
+		"Exit status: 0 ok, 1 bad usage, 2 damaged or unreadable input (after printing what\n"
+		"was readable), missing executable or build-id mismatch.\n");
+}
+
+const char *report_weighting(const char *w)
+{
+	if (!w || !*w)
+		return "samples (weighting not recorded)";
+	if (!strcmp(w, "stall"))
+		return "stall-weighted samples (latency-exposed time, not access counts)";
+	if (!strcmp(w, "latency"))
+		return "hardware samples (counted; each also carries its load latency, see dump)";
+	if (!strcmp(w, "count"))
+		return "access-count samples";
+	return w;
+}
+
+bool report_parse_options(struct report_opts *o, int argc, char **argv, int *exit_code)
+{
+	static const struct option lo[] = {
+		{ "region", required_argument, NULL, 'r' }, { "top", required_argument, NULL, 't' },
+		{ "local", no_argument, NULL, 'l' },        { "all", no_argument, NULL, 'a' },
+		{ "by", required_argument, NULL, 'b' },     { "approx", no_argument, NULL, 'x' },
+		{ "matrix", no_argument, NULL, 'm' },       { "json", no_argument, NULL, 'j' },
+		{ "exe", required_argument, NULL, 'e' },    { "force", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
+	};
+	int ch;
+	char *end;
+
+	o->top = 10;
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--json"))
+			mr_cli_json = o->json = 1;
+	optind = 1;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (ch) {
+		case 'r': {
+			const char **nr = realloc(o->regions, (o->nregions + 1) * sizeof(*nr));
+			if (!nr)
+				return stop(exit_code, mr_error(MR_EXIT_DATA, "out of memory"));
+			o->regions = nr;
+			nr[o->nregions++] = optarg;
+			break;
+		}
+		case 't':
+			errno = 0;
+			o->top = strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || optarg[0] == '-')
+				return stop(exit_code, mr_usage("report", "--top wants a number, not '%s'",
+								optarg));
+			break;
+		case 'l': o->mode = MR_AGG_LOCAL; break;
+		case 'a': o->mode = MR_AGG_ALL; break;
+		case 'b':
+			if (!strcmp(optarg, "line"))
+				o->by_line = 1;
+			else if (!strcmp(optarg, "variable") || !strcmp(optarg, "var"))
+				o->by_line = 0;
+			else
+				return stop(exit_code,
+					    mr_usage("report", "--by wants 'line' or 'variable', not '%s'",
+						     optarg));
+			break;
+		case 'x': o->approx = 1; break;
+		case 'm': o->matrix = 1; break;
+		case 'j': break;
+		case 'e': o->exe = optarg; break;
+		case 'f': o->force = 1; break;
+		case 'h': mr_help_report(stdout); return stop(exit_code, MR_EXIT_OK);
+		case ':':
+			return stop(exit_code,
+				    mr_usage("report", "%s needs an argument", argv[optind - 1]));
+		default:
+			if (optopt && lo[0].name) {
+				for (size_t i = 0; lo[i].name; i++)
+					if (lo[i].val == optopt && lo[i].has_arg)
+						return stop(exit_code,
+							    mr_usage("report", "%s needs an argument",
+								     argv[optind - 1]));
+			}
+			return stop(exit_code, mr_usage("report", "unknown option %s", argv[optind - 1]));
+		}
+	}
+	if (optind == argc)
+		return stop(exit_code, mr_usage("report", "missing RUNDIR"));
+	if (optind + 1 != argc)
+		return stop(exit_code, mr_usage("report", "one RUNDIR expected, got '%s' and '%s'",
+						argv[optind], argv[optind + 1]));
+	o->dir = argv[optind];
+	return true;
+}
+
+bool report_select_regions(struct report *r, int *exit_code)
+{
+	uint32_t maxseq = 0;
+
+	if (!r->o.nregions)
+		return true;
+	for (size_t i = 0; i < r->run->nregions; i++)
+		if (r->run->regions[i].seq > maxseq)
+			maxseq = r->run->regions[i].seq;
+	r->region_sel = calloc((size_t)maxseq + 1, 1);
+	if (!r->region_sel)
+		return stop(exit_code, mr_error(MR_EXIT_DATA, "out of memory"));
+	r->region_sel_n = maxseq + 1;
+	for (size_t k = 0; k < r->o.nregions; k++) {
+		int found = 0;
+		for (size_t i = 0; i < r->run->nregions; i++)
+			if (!strcmp(r->run->regions[i].name, r->o.regions[k])) {
+				r->region_sel[r->run->regions[i].seq] = 1;
+				found = 1;
+			}
+		if (!found) {
+			char names[512] = "";
+			size_t len = 0;
+			for (size_t i = 0; i < r->run->nregions && len < sizeof(names) - 70; i++) {
+				int dup = 0;
+				for (size_t j = 0; j < i; j++)
+					dup |= !strcmp(r->run->regions[j].name, r->run->regions[i].name);
+				if (!dup)
+					len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
+								len ? ", " : "", r->run->regions[i].name);
+			}
+			return stop(exit_code,
+				    mr_usage("report", "no region named '%s' in %s (regions: %s)",
+					     r->o.regions[k], r->o.dir, len ? names : "none"));
+		}
+	}
+	return true;
+}
+
+bool report_region_selected(const struct report *r, uint32_t seq)
+{
+	if (!r->region_sel)
+		return true;
+	return seq < r->region_sel_n && r->region_sel[seq];
+}

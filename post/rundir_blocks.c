@@ -1,0 +1,183 @@
+/* post/rundir_blocks.c - reading a file of framed blocks (include/memphis/format.h)
+ * one block at a time (header checks, payload, CRC-32C), and what every reader of them
+ * needs: the run's damage and warning messages, paths, counts for messages. */
+#include "rundir_impl.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "crc32c.h"
+
+const char *mr_block_name(unsigned type)
+{
+	static const char *const names[] = {
+		[MPH_BLK_FILE] = "FILE", [MPH_BLK_RUN] = "RUN", [MPH_BLK_TOPOLOGY] = "TOPOLOGY",
+		[MPH_BLK_MAPS] = "MAPS", [MPH_BLK_THREADS] = "THREADS", [MPH_BLK_ALLOCS] = "ALLOCS",
+		[MPH_BLK_FREES] = "FREES", [MPH_BLK_FIRST_TOUCH] = "FIRST_TOUCH",
+		[MPH_BLK_REGION] = "REGION", [MPH_BLK_LOSS] = "LOSS", [MPH_BLK_PAGES] = "PAGES",
+		[MPH_BLK_NOTE] = "NOTE", [MPH_BLK_SAMPLES] = "SAMPLES", [MPH_BLK_END] = "END",
+		[MPH_BLK_TLS] = "TLS",
+	};
+	static __thread char other[24];
+
+	if (type < sizeof(names) / sizeof(names[0]) && names[type])
+		return names[type];
+	snprintf(other, sizeof(other), "type %u", type);
+	return other;
+}
+
+/* Read exactly n bytes unless EOF comes first. Returns bytes read, or -1 on an I/O error. */
+static ssize_t read_full(int fd, void *p, size_t n)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = read(fd, (char *)p + got, n - got);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	return (ssize_t)got;
+}
+
+/* Read the next framed block of bf into hdr and bf->buf. Returns BF_BLOCK, BF_EOF at a
+ * clean end of file, or BF_DAMAGE / BF_IOERR with a message (without the file name and
+ * offset, which the caller adds: the block starts at bf->off) in what. */
+int rundir_bf_next(struct blockfile *bf, struct memphis_block *hdr, char *what, size_t wlen)
+{
+	ssize_t r = read_full(bf->fd, hdr, sizeof(*hdr));
+
+	if (r == 0)
+		return BF_EOF;
+	if (r < 0) {
+		snprintf(what, wlen, "read error: %s", strerror(errno));
+		return BF_IOERR;
+	}
+	if ((size_t)r < sizeof(*hdr)) {
+		snprintf(what, wlen, "truncated block header (%zd of %zu bytes)", r, sizeof(*hdr));
+		return BF_DAMAGE;
+	}
+	if (hdr->magic != MEMPHIS_BLOCK_MAGIC) {
+		snprintf(what, wlen, "bad block magic 0x%08" PRIx32 " (not a block boundary)",
+			 hdr->magic);
+		return BF_DAMAGE;
+	}
+	if (hdr->length > MEMPHIS_MAX_PAYLOAD) {
+		snprintf(what, wlen, "%s block claims %" PRIu32 " payload bytes (limit %u)",
+			 mr_block_name(hdr->type), hdr->length, MEMPHIS_MAX_PAYLOAD);
+		return BF_DAMAGE;
+	}
+	if (hdr->length + 1u > bf->cap) {
+		size_t ncap = bf->cap ? bf->cap : 65536;
+		while (ncap < hdr->length + 1u)
+			ncap *= 2;
+		unsigned char *nb = realloc(bf->buf, ncap);
+		if (!nb) {
+			snprintf(what, wlen, "out of memory for a %" PRIu32 "-byte block", hdr->length);
+			return BF_IOERR;
+		}
+		bf->buf = nb;
+		bf->cap = ncap;
+	}
+	r = read_full(bf->fd, bf->buf, hdr->length);
+	if (r < 0) {
+		snprintf(what, wlen, "read error: %s", strerror(errno));
+		return BF_IOERR;
+	}
+	if ((size_t)r < hdr->length) {
+		snprintf(what, wlen, "truncated %s block (%zd of %" PRIu32 " payload bytes)",
+			 mr_block_name(hdr->type), r, hdr->length);
+		return BF_DAMAGE;
+	}
+	if (mph_crc32c_fast(bf->buf, hdr->length) != hdr->crc) {
+		snprintf(what, wlen, "checksum mismatch in %s block", mr_block_name(hdr->type));
+		return BF_DAMAGE;
+	}
+	bf->buf[hdr->length] = '\0'; /* text payloads become C strings */
+	return BF_BLOCK;
+}
+
+/* Advance past the block just read. */
+void rundir_bf_done(struct blockfile *bf, const struct memphis_block *hdr)
+{
+	bf->off += sizeof(*hdr) + hdr->length;
+	bf->blocks++;
+}
+
+char *mr_fmt_count(char *buf, uint64_t v)
+{
+	char tmp[32];
+	int n = snprintf(tmp, sizeof(tmp), "%" PRIu64, v);
+	int o = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (i > 0 && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+static int vadd_msg(char ***arr, size_t *n, const char *fmt, va_list ap)
+{
+	char *s = NULL;
+	char **na;
+
+	if (vasprintf(&s, fmt, ap) < 0)
+		return -ENOMEM;
+	na = realloc(*arr, (*n + 1) * sizeof(*na));
+	if (!na) {
+		free(s);
+		return -ENOMEM;
+	}
+	na[(*n)++] = s;
+	*arr = na;
+	return 0;
+}
+
+int mr_run_add_damage(struct mr_run *run, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vadd_msg(&run->damage, &run->ndamage, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int mr_run_add_warning(struct mr_run *run, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vadd_msg(&run->warnings, &run->nwarnings, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+char *rundir_path_join(const char *dir, const char *name)
+{
+	char *p = NULL;
+
+	if (asprintf(&p, "%s/%s", dir, name) < 0)
+		return NULL;
+	return p;
+}

@@ -1,0 +1,59 @@
+/* post/rundir_impl.h - the internals of reading a run directory, shared by its pieces:
+ *   rundir.c          the run: open (meta.mph and the cpu files), close, metadata lookups
+ *   rundir_blocks.c   framed blocks read one by one from a file, with their checks;
+ *                     damage/warning messages
+ *   rundir_meta.c     meta.mph's blocks into struct mr_run
+ *   rundir_samples.c  the sample stream over the mapped cpu files
+ * Not for other files of post/: they use rundir.h.
+ */
+#ifndef MR_RUNDIR_IMPL_H
+#define MR_RUNDIR_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rundir.h"
+
+/* One file being read block by block. */
+struct blockfile {
+	int fd;
+	const char *name;   /* file name for messages */
+	uint64_t off;       /* offset of the next block header */
+	uint64_t blocks;    /* complete blocks read */
+	unsigned char *buf; /* payload of the last block */
+	size_t cap;
+};
+
+/* What rundir_bf_next() found. */
+enum bf_result { BF_BLOCK = 1, BF_EOF = 0, BF_DAMAGE = -1, BF_IOERR = -2 };
+
+/* ---- shared between the pieces ---- */
+
+/* Read the next framed block of bf into hdr and bf->buf. Returns BF_BLOCK, BF_EOF at a
+ * clean end of file, or BF_DAMAGE / BF_IOERR with a message (without the file name and
+ * offset, which the caller adds: the block starts at bf->off) in what. */
+int rundir_bf_next(struct blockfile *bf, struct memphis_block *hdr, char *what, size_t wlen);
+
+/* Advance past the block just read. */
+void rundir_bf_done(struct blockfile *bf, const struct memphis_block *hdr);
+
+/* Append cnt records of size sz to the array *arr of *n records. Returns 0 or -ENOMEM. */
+int rundir_append(void *arrp, size_t *n, const void *src, size_t cnt, size_t sz);
+
+/* Check that a record-array payload is a whole number of records; describe it if not. */
+int rundir_check_array(const struct memphis_block *h, size_t recsz, char *what, size_t wlen);
+
+/* Read meta.mph. Returns 0 (damage recorded in run), or -errno with err set. */
+int rundir_read_meta(struct mr_run *run, char *err, size_t errlen);
+
+/* "dir/name" in a malloc'd string (the caller frees), NULL when out of memory. */
+char *rundir_path_join(const char *dir, const char *name);
+
+/* Open cpu file cf and read its FILE block. Returns 0 with bf->fd open (positioned after
+ * the block, bf->off set); -ENODATA when the file cannot be read (damage recorded in run,
+ * cf->damaged set); -EPROTO for a future format version (message in err); -ENOMEM. On
+ * failure bf->fd is closed (-1). */
+int rundir_open_cpufile(struct mr_run *run, struct mr_cpufile *cf, struct blockfile *bf,
+			char *err, size_t errlen);
+
+#endif /* MR_RUNDIR_IMPL_H */

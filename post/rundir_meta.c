@@ -1,0 +1,369 @@
+/* post/rundir_meta.c - meta.mph: each block validated and stored into struct mr_run
+ * (RUN keys, topology, maps snapshots, threads, allocations, regions, pages, notes, TLS). */
+#include "rundir_impl.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "crc32c.h"
+
+/* Append cnt records of size sz to the array *arr of *n records. Returns 0 or -ENOMEM. */
+int rundir_append(void *arrp, size_t *n, const void *src, size_t cnt, size_t sz)
+{
+	void **arr = arrp;
+	void *na;
+
+	if (cnt == 0)
+		return 0;
+	na = realloc(*arr, (*n + cnt) * sz);
+	if (!na)
+		return -ENOMEM;
+	memcpy((char *)na + *n * sz, src, cnt * sz);
+	*arr = na;
+	*n += cnt;
+	return 0;
+}
+
+/* Parse the "key=value\n" lines of a RUN block. Returns 0 or -ENOMEM. */
+static int parse_run(struct mr_run *run, char *text)
+{
+	char *save = NULL;
+
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *eq = strchr(line, '=');
+		struct mr_kv kv;
+
+		if (!eq)
+			continue;
+		*eq = '\0';
+		kv.key = strdup(line);
+		kv.value = strdup(eq + 1);
+		if (!kv.key || !kv.value || rundir_append(&run->kv, &run->nkv, &kv, 1, sizeof(kv))) {
+			free(kv.key);
+			free(kv.value);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* Check that a record-array payload is a whole number of records; describe it if not. */
+int rundir_check_array(const struct memphis_block *h, size_t recsz, char *what, size_t wlen)
+{
+	if (h->length % recsz == 0)
+		return 0;
+	snprintf(what, wlen, "%s block of %" PRIu32 " bytes is not a whole number of %zu-byte records",
+		 mr_block_name(h->type), h->length, recsz);
+	return -EINVAL;
+}
+
+/* Parse a TLS block: memphis_rec_tls entries, each followed by its path padded to 8
+ * bytes. A module seen again (same path) is updated. Returns 0, -EINVAL (what set) or
+ * -ENOMEM. */
+static int parse_tls(struct mr_run *run, const struct memphis_block *h, const unsigned char *p,
+		     char *what, size_t wlen)
+{
+	size_t off = 0;
+
+	while (off < h->length) {
+		struct memphis_rec_tls r;
+		struct mr_tls_mod m;
+		size_t k;
+
+		if (h->length - off < sizeof(r)) {
+			snprintf(what, wlen, "TLS block: %zu stray bytes at its end", (size_t)h->length - off);
+			return -EINVAL;
+		}
+		memcpy(&r, p + off, sizeof(r));
+		off += sizeof(r);
+		if (r.path_len > h->length - off || r.path_len > 4096) {
+			snprintf(what, wlen, "TLS block: a path of %" PRIu32 " bytes overruns the block",
+				 r.path_len);
+			return -EINVAL;
+		}
+		m.tp_offset = r.tp_offset;
+		m.memsz = r.memsz;
+		m.modid = r.modid;
+		m.path = strndup((const char *)p + off, r.path_len);
+		if (!m.path)
+			return -ENOMEM;
+		off += (r.path_len + 7u) & ~7u;
+		for (k = 0; k < run->ntls && strcmp(run->tls[k].path, m.path); k++)
+			;
+		if (k < run->ntls) {
+			free(run->tls[k].path);
+			run->tls[k] = m;
+		} else if (rundir_append(&run->tls, &run->ntls, &m, 1, sizeof(m))) {
+			free(m.path);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* The array of run that records of block type `type` are appended to (*arr, its count
+ * *n, the record size *recsz), for the blocks that are plain record arrays. false for the
+ * other types. */
+static bool record_array(struct mr_run *run, unsigned type, void **arr, size_t **n,
+			 size_t *recsz)
+{
+#define ARRAY(a, cnt) (*arr = &run->a, *n = &run->cnt, *recsz = sizeof(*run->a), true)
+	switch (type) {
+	case MPH_BLK_THREADS: return ARRAY(threads, nthreads);
+	case MPH_BLK_ALLOCS: return ARRAY(allocs, nallocs);
+	case MPH_BLK_FREES: return ARRAY(frees, nfrees);
+	case MPH_BLK_FIRST_TOUCH: return ARRAY(touches, ntouches);
+	case MPH_BLK_LOSS: return ARRAY(losses, nlosses);
+	default: return false;
+	}
+#undef ARRAY
+}
+
+/* Store one validated meta.mph block into run. Returns 0, -EINVAL with `what` set when the
+ * block's content is inconsistent (treated as damage), -EPROTO for a future format
+ * version (message in what), or -ENOMEM. */
+static int meta_block(struct mr_run *run, const struct memphis_block *h, unsigned char *p,
+		      char *what, size_t wlen)
+{
+	uint32_t len = h->length;
+	size_t *count, recsz;
+	void *arr;
+
+	if (h->type != MPH_BLK_FILE && !run->have_meta_file) {
+		snprintf(what, wlen, "first block is %s, not FILE", mr_block_name(h->type));
+		return -EINVAL;
+	}
+	if (h->type >= MPH_BLK_FILE && h->type <= MPH_BLK_TLS && h->version != 1) {
+		run->unknown_blocks++;
+		return mr_run_add_warning(run, "%s: skipped a %s block of layout version %u "
+					  "(this memphis-report knows version 1)",
+					  MEMPHIS_META_FILE, mr_block_name(h->type), h->version);
+	}
+	if (record_array(run, h->type, &arr, &count, &recsz)) {
+		if (rundir_check_array(h, recsz, what, wlen))
+			return -EINVAL;
+		return rundir_append(arr, count, p, len / recsz, recsz);
+	}
+	switch (h->type) {
+	case MPH_BLK_FILE:
+		if (len < sizeof(run->meta_file)) {
+			snprintf(what, wlen, "FILE block too short (%" PRIu32 " bytes)", len);
+			return -EINVAL;
+		}
+		memcpy(&run->meta_file, p, sizeof(run->meta_file));
+		if (run->meta_file.format_version > MEMPHIS_FORMAT_VERSION) {
+			snprintf(what, wlen, "written in format version %" PRIu32 "; this memphis-report "
+				 "reads version %u and older: use a newer memphis-report",
+				 run->meta_file.format_version, MEMPHIS_FORMAT_VERSION);
+			return -EPROTO;
+		}
+		if (run->meta_file.kind != MPH_FILE_META) {
+			snprintf(what, wlen, "FILE block says this is not a metadata file (kind %" PRIu32 ")",
+				 run->meta_file.kind);
+			return -EINVAL;
+		}
+		run->have_meta_file = 1;
+		return 0;
+	case MPH_BLK_RUN:
+		return parse_run(run, (char *)p);
+	case MPH_BLK_TOPOLOGY: {
+		struct memphis_rec_topology t;
+		uint64_t need;
+
+		if (len < sizeof(t)) {
+			snprintf(what, wlen, "TOPOLOGY block too short (%" PRIu32 " bytes)", len);
+			return -EINVAL;
+		}
+		memcpy(&t, p, sizeof(t));
+		need = sizeof(t) + 4ull * t.ncpus + 4ull * t.nnodes * t.nnodes;
+		if (t.ncpus > (1u << 20) || t.nnodes > 4096 || need != len) {
+			snprintf(what, wlen, "TOPOLOGY block of %" PRIu32 " bytes does not match "
+				 "%" PRIu32 " CPUs and %" PRIu32 " nodes", len, t.ncpus, t.nnodes);
+			return -EINVAL;
+		}
+		free(run->cpu_node);
+		free(run->distance);
+		run->cpu_node = malloc(4ull * t.ncpus + 1);
+		run->distance = malloc(4ull * t.nnodes * t.nnodes + 1);
+		if (!run->cpu_node || !run->distance)
+			return -ENOMEM;
+		memcpy(run->cpu_node, p + sizeof(t), 4ull * t.ncpus);
+		memcpy(run->distance, p + sizeof(t) + 4ull * t.ncpus, 4ull * t.nnodes * t.nnodes);
+		run->ncpus = t.ncpus;
+		run->nnodes = t.nnodes;
+		run->have_topology = 1;
+		return 0;
+	}
+	case MPH_BLK_MAPS: {
+		struct mr_maps_snap s;
+
+		if (len < 8) {
+			snprintf(what, wlen, "MAPS block too short (%" PRIu32 " bytes)", len);
+			return -EINVAL;
+		}
+		memcpy(&s.time, p, 8);
+		s.len = len - 8;
+		s.text = malloc(s.len + 1);
+		if (!s.text)
+			return -ENOMEM;
+		memcpy(s.text, p + 8, s.len);
+		s.text[s.len] = '\0';
+		if (rundir_append(&run->maps, &run->nmaps, &s, 1, sizeof(s))) {
+			free(s.text);
+			return -ENOMEM;
+		}
+		return 0;
+	}
+	case MPH_BLK_REGION: {
+		struct memphis_rec_region r;
+
+		if (len != sizeof(r)) {
+			snprintf(what, wlen, "REGION block of %" PRIu32 " bytes (expected %zu)", len,
+				 sizeof(r));
+			return -EINVAL;
+		}
+		memcpy(&r, p, sizeof(r));
+		r.name[MEMPHIS_NAME_MAX - 1] = '\0';
+		return rundir_append(&run->regions, &run->nregions, &r, 1, sizeof(r));
+	}
+	case MPH_BLK_PAGES: {
+		struct mr_pages pg;
+
+		if (len < sizeof(pg.hdr)) {
+			snprintf(what, wlen, "PAGES block too short (%" PRIu32 " bytes)", len);
+			return -EINVAL;
+		}
+		memcpy(&pg.hdr, p, sizeof(pg.hdr));
+		if (sizeof(pg.hdr) + (uint64_t)pg.hdr.count * sizeof(*pg.page) != len) {
+			snprintf(what, wlen, "PAGES block of %" PRIu32 " bytes does not hold %" PRIu32
+				 " pages", len, pg.hdr.count);
+			return -EINVAL;
+		}
+		pg.page = malloc((size_t)pg.hdr.count * sizeof(*pg.page) + 1);
+		if (!pg.page)
+			return -ENOMEM;
+		memcpy(pg.page, p + sizeof(pg.hdr), (size_t)pg.hdr.count * sizeof(*pg.page));
+		if (rundir_append(&run->pages, &run->npages, &pg, 1, sizeof(pg))) {
+			free(pg.page);
+			return -ENOMEM;
+		}
+		return 0;
+	}
+	case MPH_BLK_NOTE: {
+		struct mr_note nt;
+
+		if (len < 8) {
+			snprintf(what, wlen, "NOTE block too short (%" PRIu32 " bytes)", len);
+			return -EINVAL;
+		}
+		memcpy(&nt.time, p, 8);
+		nt.text = strdup((char *)p + 8);
+		if (!nt.text)
+			return -ENOMEM;
+		nt.text[strcspn(nt.text, "\n")] = '\0';
+		if (rundir_append(&run->notes, &run->nnotes, &nt, 1, sizeof(nt))) {
+			free(nt.text);
+			return -ENOMEM;
+		}
+		return 0;
+	}
+	case MPH_BLK_TLS:
+		return parse_tls(run, h, p, what, wlen);
+	case MPH_BLK_END:
+		run->meta_clean_end = 1;
+		return 0;
+	case MPH_BLK_SAMPLES:
+		run->unknown_blocks++;
+		return mr_run_add_warning(run, "%s: skipped a SAMPLES block (samples belong in cpuNNN.mph)",
+					  MEMPHIS_META_FILE);
+	default:
+		run->unknown_blocks++;
+		return 0;
+	}
+}
+
+/* Read meta.mph. Returns 0 (damage recorded in run), or -errno with err set. */
+int rundir_read_meta(struct mr_run *run, char *err, size_t errlen)
+{
+	struct blockfile bf = { .fd = -1, .name = MEMPHIS_META_FILE };
+	char *path = rundir_path_join(run->dir, MEMPHIS_META_FILE);
+	struct memphis_block h;
+	char what[256];
+	int rc = 0, r;
+
+	if (!path)
+		return -ENOMEM;
+	bf.fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (bf.fd < 0) {
+		rc = -errno;
+		if (rc == -ENOENT)
+			snprintf(err, errlen, "%s: no %s: not a memphis run directory, or the run "
+				 "wrote nothing (was the program linked with -lmemphis?)",
+				 run->dir, MEMPHIS_META_FILE);
+		else
+			snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+		free(path);
+		return rc;
+	}
+	while ((r = rundir_bf_next(&bf, &h, what, sizeof(what))) == BF_BLOCK) {
+		int m = meta_block(run, &h, bf.buf, what, sizeof(what));
+		if (m == -ENOMEM) {
+			snprintf(err, errlen, "out of memory reading %s", path);
+			rc = -ENOMEM;
+			goto out;
+		}
+		if (m == -EPROTO) {
+			snprintf(err, errlen, "%s: %s", MEMPHIS_META_FILE, what);
+			rc = -EPROTO;
+			goto out;
+		}
+		if (m == -EINVAL) {
+			r = BF_DAMAGE;
+			break;
+		}
+		rundir_bf_done(&bf, &h);
+	}
+	if (r == BF_IOERR) {
+		snprintf(err, errlen, "%s: offset %" PRIu64 ": %s", path, bf.off, what);
+		rc = -EIO;
+		goto out;
+	}
+	if (!run->have_meta_file) {
+		if (r == BF_EOF)
+			snprintf(err, errlen, "%s: empty file: the run wrote no metadata", path);
+		else
+			snprintf(err, errlen, "%s: offset %" PRIu64 ": %s; nothing readable before it",
+				 path, bf.off, what);
+		rc = -EINVAL;
+		goto out;
+	}
+	if (r == BF_DAMAGE) {
+		char n[32];
+		if (mr_run_add_damage(run, "%s: offset %" PRIu64 ": %s; %s blocks read before it",
+				      MEMPHIS_META_FILE, bf.off, what, mr_fmt_count(n, bf.blocks)))
+			rc = -ENOMEM;
+	} else if (!run->meta_clean_end) {
+		if (mr_run_add_warning(run, "%s: no END block after %" PRIu64 " bytes: the run did "
+				       "not finish cleanly (killed?); all complete blocks were read",
+				       MEMPHIS_META_FILE, bf.off))
+			rc = -ENOMEM;
+	}
+	run->meta_blocks = bf.blocks;
+out:
+	if (rc == -ENOMEM && !err[0])
+		snprintf(err, errlen, "out of memory");
+	close(bf.fd);
+	free(bf.buf);
+	free(path);
+	return rc;
+}

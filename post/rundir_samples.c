@@ -1,0 +1,198 @@
+/* post/rundir_samples.c - the sample stream: the cpu files mapped one after another,
+ * their SAMPLES blocks checked and handed out as record arrays. */
+#include "rundir_impl.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "crc32c.h"
+
+struct mr_sample_iter {
+	struct mr_run *run;
+	size_t file;          /* index of the current cpu file */
+	struct blockfile bf;  /* fd < 0 when no file is open */
+	const unsigned char *map; /* the whole file mapped, NULL: read() it */
+	size_t msize;
+	size_t released;      /* bytes of the mapping given back (RSS stays flat) */
+};
+
+/* The next block of a mapped file, like rundir_bf_next (payload in *payload, inside the mapping,
+ * or copied to bf->buf when it is not 8-byte aligned). */
+static int mem_next(struct mr_sample_iter *it, struct memphis_block *h,
+		    const unsigned char **payload, char *what, size_t wlen)
+{
+	struct blockfile *bf = &it->bf;
+	uint64_t off = bf->off, left = it->msize > off ? it->msize - off : 0;
+	const unsigned char *p;
+
+	if (left == 0)
+		return BF_EOF;
+	if (left < sizeof(*h)) {
+		snprintf(what, wlen, "truncated block header (%" PRIu64 " of %zu bytes)", left, sizeof(*h));
+		return BF_DAMAGE;
+	}
+	memcpy(h, it->map + off, sizeof(*h));
+	if (h->magic != MEMPHIS_BLOCK_MAGIC) {
+		snprintf(what, wlen, "bad block magic 0x%08" PRIx32 " (not a block boundary)", h->magic);
+		return BF_DAMAGE;
+	}
+	if (h->length > MEMPHIS_MAX_PAYLOAD) {
+		snprintf(what, wlen, "%s block claims %" PRIu32 " payload bytes (limit %u)",
+			 mr_block_name(h->type), h->length, MEMPHIS_MAX_PAYLOAD);
+		return BF_DAMAGE;
+	}
+	if (left - sizeof(*h) < h->length) {
+		snprintf(what, wlen, "truncated %s block (%" PRIu64 " of %" PRIu32 " payload bytes)",
+			 mr_block_name(h->type), left - sizeof(*h), h->length);
+		return BF_DAMAGE;
+	}
+	p = it->map + off + sizeof(*h);
+	if (mph_crc32c_fast(p, h->length) != h->crc) {
+		snprintf(what, wlen, "checksum mismatch in %s block", mr_block_name(h->type));
+		return BF_DAMAGE;
+	}
+	if ((uintptr_t)p % 8) {
+		if (h->length + 1u > bf->cap) {
+			unsigned char *nb = realloc(bf->buf, h->length + 1u);
+			if (!nb) {
+				snprintf(what, wlen, "out of memory for a %" PRIu32 "-byte block", h->length);
+				return BF_IOERR;
+			}
+			bf->buf = nb;
+			bf->cap = h->length + 1u;
+		}
+		memcpy(bf->buf, p, h->length);
+		p = bf->buf;
+	}
+	*payload = p;
+	return BF_BLOCK;
+}
+
+int mr_samples_begin(struct mr_run *run, struct mr_sample_iter **out)
+{
+	struct mr_sample_iter *it = calloc(1, sizeof(*it));
+
+	*out = NULL;
+	if (!it)
+		return -ENOMEM;
+	it->run = run;
+	it->bf.fd = -1;
+	for (size_t i = 0; i < run->ncpufiles; i++)
+		run->cpus[i].samples = 0;
+	*out = it;
+	return 0;
+}
+
+/* Close the current file of the iterator and move to the next one. */
+static void iter_next_file(struct mr_sample_iter *it)
+{
+	if (it->map)
+		munmap((void *)it->map, it->msize);
+	it->map = NULL;
+	if (it->bf.fd >= 0)
+		close(it->bf.fd);
+	it->bf.fd = -1;
+	it->file++;
+}
+
+size_t mr_samples_next(struct mr_sample_iter *it, const struct memphis_rec_sample **recs)
+{
+	struct mr_run *run = it->run;
+	char what[256], n[32], err[256];
+	const unsigned char *payload;
+
+	while (it->file < run->ncpufiles) {
+		struct mr_cpufile *cf = &run->cpus[it->file];
+		struct memphis_block h;
+		int r;
+
+		if (it->bf.fd < 0) {
+			err[0] = '\0';
+			struct stat st;
+
+			if (rundir_open_cpufile(run, cf, &it->bf, err, sizeof(err)) < 0) {
+				it->file++;
+				continue;
+			}
+			cf->clean_end = 0;
+			/* map the file: no copy of the samples; read() when mapping fails */
+			if (fstat(it->bf.fd, &st) == 0 && st.st_size > 0) {
+				void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, it->bf.fd, 0);
+				if (m != MAP_FAILED) {
+					it->map = m;
+					it->released = 0;
+					it->msize = (size_t)st.st_size;
+					madvise(m, it->msize, MADV_SEQUENTIAL);
+				}
+			}
+		}
+		/* give back what was consumed, so resident memory stays flat in the samples */
+		if (it->map && it->bf.off - it->released >= (8u << 20)) {
+			size_t upto = (size_t)it->bf.off & ~(size_t)4095;
+			madvise((void *)(it->map + it->released), upto - it->released, MADV_DONTNEED);
+			it->released = upto;
+		}
+		payload = NULL;
+		r = it->map ? mem_next(it, &h, &payload, what, sizeof(what))
+			    : rundir_bf_next(&it->bf, &h, what, sizeof(what));
+		if (r == BF_BLOCK && !payload)
+			payload = it->bf.buf;
+		if (r == BF_EOF) {
+			if (!cf->clean_end && !cf->damaged) {
+				mr_run_add_warning(run, "%s: no END block after %" PRIu64 " bytes: the run did "
+						   "not close this file cleanly; %s samples read", cf->name,
+						   it->bf.off, mr_fmt_count(n, cf->samples));
+				cf->damaged = 1;
+			}
+			iter_next_file(it);
+			continue;
+		}
+		if (r == BF_BLOCK && h.type == MPH_BLK_SAMPLES && h.version == 1 &&
+		    rundir_check_array(&h, sizeof(**recs), what, sizeof(what)))
+			r = BF_DAMAGE;
+		if (r != BF_BLOCK) {
+			if (!cf->damaged)
+				mr_run_add_damage(run, "%s: offset %" PRIu64 ": %s; %s samples read before it",
+						  cf->name, it->bf.off, what, mr_fmt_count(n, cf->samples));
+			cf->damaged = 1;
+			iter_next_file(it);
+			continue;
+		}
+		rundir_bf_done(&it->bf, &h);
+		if (h.type == MPH_BLK_END) {
+			cf->clean_end = 1;
+			continue;
+		}
+		if (h.type != MPH_BLK_SAMPLES || h.version != 1 || h.length == 0) {
+			if (h.type != MPH_BLK_SAMPLES && h.type != MPH_BLK_NOTE)
+				run->unknown_blocks++;
+			continue;
+		}
+		*recs = (const struct memphis_rec_sample *)payload;
+		cf->samples += h.length / sizeof(**recs);
+		return h.length / sizeof(**recs);
+	}
+	return 0;
+}
+
+void mr_samples_end(struct mr_sample_iter *it)
+{
+	if (!it)
+		return;
+	if (it->map)
+		munmap((void *)it->map, it->msize);
+	if (it->bf.fd >= 0)
+		close(it->bf.fd);
+	free(it->bf.buf);
+	free(it);
+}
