@@ -167,10 +167,12 @@ $(B)/tests/prog_%: tests/prog_%.c $(B)/libmemphis.so
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(PROG_CFLAGS) $< -o $@ $(PROG_LDFLAGS) $(LDFLAGS)
 
-$(B)/tests/tool_%: tests/tool_%.c
+# Test tools are programs of their own; those that write run directories take the CRC from
+# common/.
+$(B)/tests/tool_%: tests/tool_%.c $(B)/common/crc32c.o
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) -lm
+	$(Q)$(CC) $(BASE_CFLAGS) -Icommon $(CFLAGS) $< -o $@ $(B)/common/crc32c.o $(LDFLAGS) -lm
 
 $(B)/examples/%: examples/%.c $(B)/libmemphis.so
 	@mkdir -p $(@D)
@@ -227,7 +229,7 @@ install: $(PROGRAMS)
 	ln -sf libmemphis.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libmemphis.so
 	install -m 0644 $(B)/memphis.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
 	install -m 0644 include/memphis.h $(DESTDIR)$(INCDIR)/
-	install -m 0644 include/memphis/format.h include/memphis/crc32c.h $(DESTDIR)$(INCDIR)/memphis/
+	install -m 0644 include/memphis/format.h $(DESTDIR)$(INCDIR)/memphis/
 	install -d $(DESTDIR)$(FMODDIR)
 	install -m 0644 $(B)/libmemphis_f.a $(DESTDIR)$(LIBDIR)/
 	install -m 0644 $(B)/fortran/memphis.mod $(DESTDIR)$(FMODDIR)/

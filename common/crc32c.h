@@ -3,8 +3,8 @@
  * One value, three ways to get it: mph_crc32c() (incremental; the SSE4.2 crc32 instruction
  * when the CPU has it, a bitwise loop otherwise), mph_crc32c_fast() (three interleaved
  * instruction streams joined with zlib's GF(2) combine, for large payloads) and the two
- * halves mph_crc32c_hw()/mph_crc32c_sw() for tests. All agree with
- * include/memphis/crc32c.h's memphis_crc32c(). Internal to memphis, not installed.
+ * halves mph_crc32c_hw()/mph_crc32c_sw() for tests. Internal to memphis, not installed:
+ * the format (docs/format.md) names the checksum, any CRC-32C implementation reads it.
  */
 #ifndef MPH_CRC32C_H
 #define MPH_CRC32C_H

@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -27,6 +28,8 @@
 #include "memphis/format.h"
 #include "insn.h"
 #include "code.h"
+#include "maps.h"
+#include "search.h"
 
 /* ---- reading code bytes ------------------------------------------------------------- */
 
@@ -138,70 +141,28 @@ out_free:
 	return NULL;
 }
 
-/* Parse one hex number at *s, advance past it. */
-static uint64_t hexnum(const char **s)
-{
-	uint64_t v = 0;
-	const char *p = *s;
-
-	for (;; p++) {
-		unsigned d;
-
-		if (*p >= '0' && *p <= '9')
-			d = (unsigned)(*p - '0');
-		else if (*p >= 'a' && *p <= 'f')
-			d = (unsigned)(*p - 'a' + 10);
-		else if (*p >= 'A' && *p <= 'F')
-			d = (unsigned)(*p - 'A' + 10);
-		else
-			break;
-		v = v * 16 + d;
-	}
-	*s = p;
-	return v;
-}
-
-/* Parse one line of /proc/self/maps ("start-end perms offset maj:min inode path") into
- * *m if it is executable. Returns 1 (kept), 0 (skipped) or -ENOMEM. */
+/* Keep one line of /proc/self/maps in *m if it maps code. Returns 1 (kept), 0 (skipped)
+ * or -ENOMEM. */
 static int parse_map_line(const char *line, const char *eol, struct map *m)
 {
-	const char *p = line, *path;
-	uint64_t inode = 0;
+	struct mph_mapping l;
 
 	memset(m, 0, sizeof(*m));
 	m->module = MOD_UNKNOWN;
-	m->start = hexnum(&p);
-	if (*p++ != '-')
+	if (!mph_maps_parse_line(line, eol, &l) || l.perms[2] != 'x')
 		return 0;
-	m->end = hexnum(&p);
-	if (*p++ != ' ' || eol - p < 5 || p[2] != 'x')
-		return 0;
-	p += 4;
-	if (*p++ != ' ')
-		return 0;
-	m->offset = hexnum(&p);
-	if (*p++ != ' ')
-		return 0;
-	m->dev_major = (unsigned)hexnum(&p);
-	if (*p++ != ':')
-		return 0;
-	m->dev_minor = (unsigned)hexnum(&p);
-	while (*p == ' ')
-		p++;
-	while (*p >= '0' && *p <= '9')
-		inode = inode * 10 + (uint64_t)(*p++ - '0');
-	m->inode = inode;
-	while (p < eol && *p == ' ')
-		p++;
-	path = p;
-	if (path < eol && *path == '/' && inode) {
-		size_t n = (size_t)(eol - path);
-
-		m->path = malloc(n + 1);
+	m->start = l.start;
+	m->end = l.end;
+	m->offset = l.offset;
+	m->inode = l.inode;
+	m->dev_major = l.dev_major;
+	m->dev_minor = l.dev_minor;
+	if (l.path_len && l.path[0] == '/' && l.inode) {
+		m->path = malloc(l.path_len + 1);
 		if (!m->path)
 			return -ENOMEM;
-		memcpy(m->path, path, n);
-		m->path[n] = '\0';
+		memcpy(m->path, l.path, l.path_len);
+		m->path[l.path_len] = '\0';
 	}
 	return m->start < m->end;
 }
@@ -508,16 +469,9 @@ int memphis__code_module_func(const struct module *mod, uint64_t ip, uint64_t *s
 			      uint64_t *size)
 {
 	uint64_t v = ip - mod->bias;
-	size_t lo = 0, hi = mod->nsyms;
+	size_t lo = mph_upper_bound(mod->syms, mod->nsyms, sizeof(mod->syms[0]),
+				    offsetof(struct sym, addr), v);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (mod->syms[mid].addr <= v)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	/* lo - 1 is the last symbol at or below v; a few earlier ones may still enclose v
 	 * (nested or overlapping symbols). */
 	for (size_t i = lo, k = 0; i > 0 && k < 4; i--, k++) {

@@ -27,6 +27,7 @@
 #include "thread.h"
 #include "tls.h"
 #include "topology.h"
+#include "u64set.h"
 #include "writer.h"
 
 #define CPU_BUF 1170          /* samples per block: ~64 KiB */
@@ -51,7 +52,7 @@ static uint32_t region_seq;
 static struct memphis__region_counts counts;
 static struct cpu_buf **bufs;  /* per CPU, allocated on first sample */
 static int nbufs;
-static struct memphis__u64set pages; /* the open region's sampled pages */
+static struct mph_u64set pages; /* the open region's sampled pages */
 static pthread_t drain_thread;
 static int started;
 static int kick_fd = -1;
@@ -121,7 +122,7 @@ static void emit_sample(struct memphis__thread *t, struct memphis_rec_sample *s)
 		}
 	}
 	if (s->flags & (MPH_S_EXACT | MPH_S_APPROX))
-		memphis__u64set_add(&pages, s->addr & ~4095ull);
+		mph_u64set_add(&pages, s->addr & ~4095ull);
 	bufs[cpu]->s[bufs[cpu]->n++] = *s;
 	if (bufs[cpu]->n == CPU_BUF)
 		flush_cpu(cpu);
@@ -244,7 +245,7 @@ void memphis__drain_region_end(struct memphis__region_counts *c)
 	region_sampling(0);
 	memphis__drain_all();
 	memphis__flush_samples();
-	sampled = memphis__u64set_take(&pages, &n);
+	sampled = mph_u64set_take(&pages, &n);
 	if (sampled)
 		memphis__pages_write(region_seq, sampled, n);
 	free(sampled);

@@ -20,6 +20,7 @@
 #include "memphis/format.h"
 #include "self.h"
 #include "topology.h"
+#include "u64set.h"
 #include "writer.h"
 
 #define BATCH 8192
@@ -29,7 +30,7 @@ static struct memphis_rec_touch batch[BATCH];
 static size_t nbatch;
 static uint64_t lost;       /* fault records the kernel dropped (ring full), not yet noted */
 static int thp = -1;        /* transparent huge pages possible at all */
-static struct memphis__u64set seen; /* 2 MiB ranges whose first fault was judged */
+static struct mph_u64set seen; /* 2 MiB ranges whose first fault was judged */
 
 static void touch_attr(struct perf_event_attr *a)
 {
@@ -155,7 +156,7 @@ static void mark_huge(void)
 		size_t j = i;
 		while (j < nbatch && batch[j].addr >> HUGE_SHIFT == range)
 			j++;
-		if (memphis__u64set_add(&seen, range) == 1 && j - i == 1 &&
+		if (mph_u64set_add(&seen, range) == 1 && j - i == 1 &&
 		    range_present(pagemap, batch[i].addr)) {
 			batch[i].flags |= MPH_TOUCH_HUGE;
 			batch[i].page_shift = HUGE_SHIFT;

@@ -1,4 +1,4 @@
-/* lib/internal.h - how the files of libmemphis stand on each other, and the u64 set.
+/* lib/internal.h - how the files of libmemphis stand on each other.
  * Nothing here is public API; each noun has its own header (one per .c, or code.h /
  * backend/backend.h for a noun in several files).
  *
@@ -16,9 +16,10 @@
  *   thread.c               the thread registry, pthread_create
  *   topology.c -> tls.c    nodes, page homes, maps and TLS snapshots
  *   writer.c               the run directory, NOTE blocks
- *   config.c  perf.c  code_ip.c -> code.c, decode.c  u64set.c
+ *   config.c  perf.c  code_ip.c -> code.c, decode.c
  *   heap.c                 the interposed allocator: every file that allocates stands on it
  *   self.c  log.c          leaves: tid, clock, in-library flag; the logger
+ *   ../common/             below everything: CRC, maps parser, u64 set and map, search
  *
  * Threads of the profiled process call in through the public functions, the interposed
  * allocator and pthread_create; one drain thread empties every thread's buffers. Locks,
@@ -33,16 +34,5 @@
 #include <stdint.h>
 
 #define MEMPHIS__HIDDEN __attribute__((visibility("hidden")))
-
-/* ---- u64set.c: a growing set of 64-bit keys (UINT64_MAX cannot be stored) ----
- * Callers allocate as the library (inside memphis__enter/leave). */
-struct memphis__u64set {
-	uint64_t *slot; /* key + 1 per used slot, 0 = free */
-	size_t cap, n;
-};
-/* Add key: 1 if it was new, 0 if already there, -ENOMEM (the key is then not stored). */
-int memphis__u64set_add(struct memphis__u64set *s, uint64_t key);
-/* The keys as a malloc'ed array of *n (NULL on allocation failure); the set is emptied. */
-uint64_t *memphis__u64set_take(struct memphis__u64set *s, size_t *n);
 
 #endif /* MEMPHIS_INTERNAL_H */

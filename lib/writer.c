@@ -16,8 +16,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "crc32c.h"
 #include "log.h"
-#include "memphis/crc32c.h"
 #include "memphis/format.h"
 #include "self.h"
 #include "writer.h"
@@ -106,7 +106,7 @@ static int write_block(struct file *f, uint16_t type, const void *a, size_t alen
 	size_t total = sizeof(h) + alen + blen;
 	int i = 0;
 
-	h.crc = memphis_crc32c(memphis_crc32c(0, a, alen), b, blen);
+	h.crc = mph_crc32c(mph_crc32c(0, a, alen), b, blen);
 	while (total > 0) {
 		ssize_t w = writev(f->fd, iov + i, 3 - i);
 		if (w < 0) {

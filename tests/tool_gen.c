@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <memphis/crc32c.h>
+#include "crc32c.h"
 #include <memphis/format.h>
 
 /* The "program's" variables. */
@@ -118,7 +118,7 @@ static void die(const char *what)
 static void block(FILE *f, uint16_t type, const void *p, size_t n)
 {
 	struct memphis_block h = { MEMPHIS_BLOCK_MAGIC, type, 1, (uint32_t)n,
-				   memphis_crc32c(0, p, n) };
+				   mph_crc32c(0, p, n) };
 
 	if (fwrite(&h, sizeof(h), 1, f) != 1 || (n && fwrite(p, n, 1, f) != 1))
 		die("write");

@@ -32,7 +32,7 @@ struct memphis_block {
 	uint16_t type;    /* enum memphis_block_type */
 	uint16_t version; /* layout version of this block type, 1 for all today */
 	uint32_t length;  /* payload bytes that follow */
-	uint32_t crc;     /* CRC-32C of the payload (memphis/crc32c.h) */
+	uint32_t crc;     /* CRC-32C (Castagnoli) of the payload */
 };
 
 enum memphis_block_type {

@@ -1,16 +1,14 @@
-/* lib/u64set.c - a growing set of 64-bit keys (open addressing, Fibonacci hashing on the
- * top bits, so page-aligned keys spread too). Used for the pages sampled in a region and
- * the 2 MiB ranges whose first fault was judged. Callers allocate as the library
- * (memphis__internal set). */
+/* common/u64set.c - a growing set of 64-bit keys (open addressing, Fibonacci hashing on
+ * the top bits, so page-aligned keys spread too). Contracts in u64set.h. */
 #include <errno.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "hash.h"
+#include "u64set.h"
 
 static size_t slot_of(uint64_t stored, size_t cap)
 {
-	unsigned bits = (unsigned)__builtin_ctzll(cap);
-	return (size_t)((stored * 0x9e3779b97f4a7c15ull) >> (64 - bits));
+	return mph_fib_slot(stored, (unsigned)__builtin_ctzll(cap));
 }
 
 /* Put `stored` (non-zero) into a table of `cap` slots known to have room. */
@@ -27,7 +25,7 @@ static int place(uint64_t *slot, size_t cap, uint64_t stored)
 	return 1;
 }
 
-int memphis__u64set_add(struct memphis__u64set *s, uint64_t key)
+int mph_u64set_add(struct mph_u64set *s, uint64_t key)
 {
 	if ((s->n + 1) * 2 > s->cap) {
 		size_t ncap = s->cap ? s->cap * 2 : 4096;
@@ -47,7 +45,7 @@ int memphis__u64set_add(struct memphis__u64set *s, uint64_t key)
 	return 1;
 }
 
-uint64_t *memphis__u64set_take(struct memphis__u64set *s, size_t *n)
+uint64_t *mph_u64set_take(struct mph_u64set *s, size_t *n)
 {
 	uint64_t *out = malloc((s->n ? s->n : 1) * sizeof(*out));
 	size_t k = 0;
