@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "api.h"
 #include "backend/backend.h"
 #include "config.h"
 #include "drain.h"
@@ -170,6 +171,7 @@ static void write_run_info(const struct run_info *ri)
 	append(run, sizeof(run), "period_ns", "%llu", (unsigned long long)ri->period_ns);
 	append(run, sizeof(run), "weight", "%s", ri->backend ? ri->backend->weight : "none");
 	append(run, sizeof(run), "first_touch", "%d", ri->first_touch);
+	append(run, sizeof(run), "unwritten_max_ns", "%llu", MEMPHIS__DRAIN_UNWRITTEN_NS);
 	append(run, sizeof(run), "callsite_depth", "%d", cfg.callsite_depth);
 	append(run, sizeof(run), "page_size", "%ld", sysconf(_SC_PAGESIZE));
 	if (ri->error_line[0])
@@ -255,6 +257,25 @@ __attribute__((destructor)) static void memphis_fini(void)
 	state = FINISHED;
 	memphis__thread_deactivate();
 	memphis__drain_finish();
+}
+
+void memphis__finish_before_exec(void)
+{
+	int saved = errno;
+
+	if (state != RUNNING || getpid() != pid)
+		goto out;
+	/* Bounded: exec may come from a signal handler that interrupted the library; then
+	 * nothing is flushed and the report says what may be missing. */
+	if (memphis__region_end_within(200) < 0)
+		goto out;
+	memphis__note(MPH_LOG_INFO, "exec: the run ends here, everything written");
+	memphis__drain_stop();
+	state = FINISHED;
+	memphis__thread_deactivate();
+	memphis__drain_finish();
+out:
+	errno = saved;
 }
 
 EXPORT int memphis_mark_named_len(const char *name, unsigned long len)

@@ -34,6 +34,8 @@
 #define POLL_MS 100
 #define SCAN_EVERY_NS 250000000ull
 #define FLUSH_EVERY_NS 1000000000ull
+_Static_assert(FLUSH_EVERY_NS + POLL_MS * 1000000ull == MEMPHIS__DRAIN_UNWRITTEN_NS,
+	       "drain.h tells the longest a sample stays unwritten");
 
 struct cpu_buf {
 	size_t n;
@@ -82,6 +84,11 @@ void memphis__drain_lock(void)
 void memphis__drain_unlock(void)
 {
 	pthread_mutex_unlock(&drain_lock);
+}
+
+pthread_mutex_t *memphis__drain_mutex(void)
+{
+	return &drain_lock;
 }
 
 int memphis__drain_sampling(void)

@@ -8,10 +8,15 @@
 #ifndef MEMPHIS_DRAIN_H
 #define MEMPHIS_DRAIN_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "backend/backend.h"
+
+/* The longest a sample stays in the library's buffers before it is written (the flush
+ * interval plus one poll): what an exit that skips the library's shutdown may lose. */
+#define MEMPHIS__DRAIN_UNWRITTEN_NS 1100000000ull
 
 struct memphis__drain_params {
 	const struct memphis__backend *backend; /* NULL: nothing to sample */
@@ -32,6 +37,8 @@ void memphis__drain_stop(void);
 /* The drain lock: held around anything that emits samples or writes buffered records. */
 void memphis__drain_lock(void);
 void memphis__drain_unlock(void);
+/* The drain lock itself, for a bounded trylock (region.c's exec path). */
+pthread_mutex_t *memphis__drain_mutex(void);
 /* 1 while sampling is possible (a backend runs and no write failed), else 0. */
 int memphis__drain_sampling(void);
 

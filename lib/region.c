@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
+#include <time.h>
 
 #include "drain.h"
 #include "log.h"
@@ -76,6 +77,36 @@ int memphis__region_close(void)
 	}
 	pthread_mutex_unlock(&region_lock);
 	return err;
+}
+
+/* pthread_mutex_trylock for at most ms milliseconds: 0 when held, else -EBUSY. */
+static int lock_within(pthread_mutex_t *m, unsigned ms)
+{
+	struct timespec pause = { 0, 1000000 };
+
+	for (unsigned i = 0; i <= ms; i++) {
+		if (pthread_mutex_trylock(m) == 0)
+			return 0;
+		nanosleep(&pause, NULL);
+	}
+	return -EBUSY;
+}
+
+int memphis__region_end_within(unsigned ms)
+{
+	if (memphis__inside() || lock_within(&region_lock, ms) < 0)
+		return -EBUSY;
+	/* The drain lock too: held by this thread (interrupted in region_open), it would
+	 * never come free. Once tried, close_locked may take it for good. */
+	if (lock_within(memphis__drain_mutex(), ms) < 0) {
+		pthread_mutex_unlock(&region_lock);
+		return -EBUSY;
+	}
+	memphis__drain_unlock();
+	if (open_)
+		close_locked();
+	pthread_mutex_unlock(&region_lock);
+	return 0;
 }
 
 void memphis__region_end(void)

@@ -14,5 +14,9 @@ void memphis__region_open(const char *name);
 int memphis__region_close(void);
 /* Close the open region if there is one (library shutdown). */
 void memphis__region_end(void);
+/* Same, when the caller may be a thread interrupted inside the library (exec from a signal
+ * handler): gives up with -EBUSY, closing nothing, when the calling thread is inside the
+ * library or the region or drain lock is not free within `ms` milliseconds; else 0. */
+int memphis__region_end_within(unsigned ms);
 
 #endif /* MEMPHIS_REGION_H */

@@ -33,6 +33,8 @@ struct report_stats {
 	uint64_t remote, local, unknown_page, unknown_cpu;
 	uint64_t lost, throttled, dropped, recorded;
 	uint64_t other_regions;   /* samples of regions not selected */
+	uint64_t unwritten_ms;    /* run ended without the library's shutdown: up to this many
+				   * ms of samples before its end may be missing; 0 if it did not */
 };
 
 struct report {

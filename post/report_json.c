@@ -87,6 +87,8 @@ static void json_samples(struct mr_json *j, const struct report *r)
 	U("lost", r->st.lost);
 	U("throttled", r->st.throttled);
 	U("dropped", r->st.dropped);
+	if (r->st.unwritten_ms)
+		U("unwritten_max_ms", r->st.unwritten_ms);
 	U("attributed", r->st.used);
 	U("remote", r->st.remote);
 	U("local", r->st.local);

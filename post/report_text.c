@@ -117,6 +117,11 @@ static void print_header(const struct report *r, FILE *f)
 	if (r->st.dropped)
 		fprintf(f, ", dropped %s", mr_fmt_count(a, r->st.dropped));
 	fprintf(f, "\n");
+	if (r->st.unwritten_ms)
+		fprintf(f, "unfinished run: the program ended without the library's shutdown (_exit, "
+			"abort, a fatal signal or a kill): up to %s ms of samples before its end may "
+			"be missing, and are not counted as lost\n",
+			mr_fmt_count(a, r->st.unwritten_ms));
 	fprintf(f, "attributed: %s samples with a data address: %s remote, %s local, %s with no "
 		"known page home\n", mr_fmt_count(a, r->st.used), mr_fmt_count(b, r->st.remote),
 		mr_fmt_count(d, r->st.local), mr_fmt_count(e, r->st.unknown_page));

@@ -72,7 +72,9 @@ struct memphis_rec_file {
  *   chosen), backend_skip ("name: reason" for each backend not usable), period_ns,
  *   weight ("stall" for soft samples, "latency" or "count" for hardware),
  *   first_touch (0/1), callsite_depth, page_size, sampling_error (the one line printed
- *   when sampling was impossible). */
+ *   when sampling was impossible), unwritten_max_ns (the longest a sample stays buffered
+ *   in the process before it is written: what a run without END may miss; absent in runs
+ *   of older libraries, which buffered 1.1 s). */
 
 struct memphis_rec_topology {
 	uint32_t ncpus;  /* entries in cpu_node[] (configured CPUs) */
