@@ -174,6 +174,8 @@ static void write_run_info(const struct run_info *ri)
 	append(run, sizeof(run), "unwritten_max_ns", "%llu", MEMPHIS__DRAIN_UNWRITTEN_NS);
 	append(run, sizeof(run), "callsite_depth", "%d", cfg.callsite_depth);
 	append(run, sizeof(run), "page_size", "%ld", sysconf(_SC_PAGESIZE));
+	append(run, sizeof(run), "heap_sample_below", "%u", MEMPHIS__HEAP_SAMPLE_BELOW);
+	append(run, sizeof(run), "heap_sample_every", "%u", cfg.heap_sample);
 	if (ri->error_line[0])
 		append(run, sizeof(run), "sampling_error", "%s", ri->error_line);
 	memphis__writer_block(-1, MPH_BLK_RUN, run, strlen(run));
@@ -231,7 +233,7 @@ __attribute__((constructor)) static void memphis_init(void)
 	write_run_info(&ri);
 	memphis__topology_write();
 	memphis__maps_write();
-	memphis__heap_init(cfg.callsite_depth, cfg.heap_min);
+	memphis__heap_init(cfg.callsite_depth, cfg.heap_min, cfg.heap_sample);
 	const struct memphis__drain_params dp = { .backend = ri.backend,
 						  .first_touch = ri.first_touch,
 						  .start_time = start_time };

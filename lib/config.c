@@ -83,6 +83,7 @@ void memphis__config_read(struct memphis__config *c)
 	c->first_touch = (int)env_long("MEMPHIS_FIRST_TOUCH", 1, 0, 1);
 	c->callsite_depth = (int)env_long("MEMPHIS_CALLSITE_DEPTH", 4, 1, MEMPHIS_MAX_FRAMES);
 	c->heap_min = (uint64_t)env_long("MEMPHIS_HEAP_MIN", 0, 0, 1L << 40);
+	c->heap_sample = (unsigned)env_long("MEMPHIS_HEAP_SAMPLE", 64, 1, 1L << 20);
 	env_str("MEMPHIS_OUTPUT", c->output, sizeof(c->output), "");
 	env_str("MEMPHIS_REGION", c->auto_region, sizeof(c->auto_region), "");
 	c->disabled = (int)env_long("MEMPHIS_DISABLE", 0, 0, 1);

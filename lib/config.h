@@ -13,6 +13,8 @@ struct memphis__config {
 	int first_touch;         /* MEMPHIS_FIRST_TOUCH: 1 default */
 	int callsite_depth;      /* MEMPHIS_CALLSITE_DEPTH: 1..MEMPHIS_MAX_FRAMES, default 4 */
 	uint64_t heap_min;       /* MEMPHIS_HEAP_MIN: smallest allocation tracked, default 0 */
+	unsigned heap_sample;    /* MEMPHIS_HEAP_SAMPLE: allocations under 4 KiB recorded 1 in
+				  * this many, default 64; 1 records all */
 	char output[4096];       /* MEMPHIS_OUTPUT: run directory path, "" = default name */
 	char auto_region[MEMPHIS_NAME_MAX]; /* MEMPHIS_REGION: whole-run region (launcher) */
 	int verbose;             /* MEMPHIS_VERBOSE: 0..3 (larger acts as 3), default 0 */

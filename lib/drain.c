@@ -72,7 +72,8 @@ static void heap_flush(void)
 	uint64_t drop = memphis__heap_flush(write_heap_block);
 
 	if (drop)
-		memphis__note(MPH_LOG_WARN, "heap: %llu allocation/free records dropped (writer too slow)",
+		memphis__note(MPH_LOG_WARN, "heap: %llu allocation/free records dropped (writer too slow, or "
+			      "too many sampled small blocks live)",
 			      (unsigned long long)drop);
 }
 

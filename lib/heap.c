@@ -14,6 +14,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <execinfo.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,70 @@ static uint64_t dropped;
 static int recording; /* 1 once the run directory exists, 0 after the last flush / in a fork child */
 static int depth = 1;
 static uint64_t heap_min;
+static unsigned sample_every = 1; /* allocations under MEMPHIS__HEAP_SAMPLE_BELOW: 1 in this */
+static uint64_t unsampled;         /* sampled but not recorded: the live table was full */
+
+/* Small allocations are recorded 1 in sample_every on average: each thread counts down a
+ * random gap (mean sample_every, so a periodic allocation pattern does not alias), and
+ * an unsampled allocation costs a TLS decrement. The frees of the recorded ones are found
+ * through `live`, a lock-free table of their addresses (16 probes, no tombstones: a
+ * lookup scans all 16); a free of a block of MEMPHIS__HEAP_SAMPLE_BELOW usable bytes or
+ * more is always recorded, as every allocation that large is. */
+#define LIVE_SLOTS 65536u
+#define LIVE_PROBES 16u
+static uintptr_t live[LIVE_SLOTS];
+static __thread unsigned gap_left, gap_rng;
+
+static unsigned live_slot(uintptr_t p)
+{
+	return (unsigned)(((uint64_t)p * 0x9e3779b97f4a7c15ull) >> 48) & (LIVE_SLOTS - 1);
+}
+
+/* Remember p as recorded; 0, or -ENOSPC when its probe range is full. */
+static int live_add(uintptr_t p)
+{
+	unsigned h = live_slot(p);
+
+	for (unsigned i = 0; i < LIVE_PROBES; i++) {
+		uintptr_t zero = 0;
+		if (__atomic_compare_exchange_n(&live[(h + i) & (LIVE_SLOTS - 1)], &zero, p, 0,
+						__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			return 0;
+	}
+	return -ENOSPC;
+}
+
+/* Forget p; 1 if it was recorded (its free must be too), else 0. */
+static int live_take(uintptr_t p)
+{
+	unsigned h = live_slot(p);
+
+	for (unsigned i = 0; i < LIVE_PROBES; i++) {
+		uintptr_t *slot = &live[(h + i) & (LIVE_SLOTS - 1)];
+		uintptr_t want = p;
+		if (__atomic_load_n(slot, __ATOMIC_RELAXED) == p &&
+		    __atomic_compare_exchange_n(slot, &want, 0, 0, __ATOMIC_RELAXED,
+						__ATOMIC_RELAXED))
+			return 1;
+	}
+	return 0;
+}
+
+/* 1 when this small allocation is one of the sampled ones. */
+static int sample_small(void)
+{
+	if (gap_left > 1) {
+		gap_left--;
+		return 0;
+	}
+	if (!gap_rng)
+		gap_rng = (unsigned)memphis__gettid() * 2654435761u | 1;
+	gap_rng ^= gap_rng << 13;
+	gap_rng ^= gap_rng >> 17;
+	gap_rng ^= gap_rng << 5;
+	gap_left = 1 + gap_rng % (2 * sample_every - 1); /* the next gap, mean sample_every */
+	return 1;
+}
 
 static void *arena_alloc(size_t size, size_t align)
 {
@@ -137,6 +202,14 @@ static void record_alloc(void *p, size_t size, int kind, void *site)
 	if (!p || memphis__inside() || !__atomic_load_n(&recording, __ATOMIC_RELAXED) ||
 	    size < heap_min)
 		return;
+	if (size < MEMPHIS__HEAP_SAMPLE_BELOW && sample_every > 1) {
+		if (!sample_small())
+			return;
+		if (live_add((uintptr_t)p) < 0) {
+			__atomic_add_fetch(&unsampled, 1, __ATOMIC_RELAXED);
+			return;
+		}
+	}
 	memphis__enter();
 	memset(&r, 0, sizeof(r));
 	r.time = memphis__now();
@@ -161,12 +234,22 @@ static void record_alloc(void *p, size_t size, int kind, void *site)
 	memphis__leave();
 }
 
+/* Whether the free of live block p is to be recorded: 0 no, 1 yes, 2 yes and p was a
+ * sampled small block (taken out of `live`). Called before the block is given back. */
+static int free_wanted(void *p)
+{
+	if (!p || memphis__inside() || !__atomic_load_n(&recording, __ATOMIC_RELAXED))
+		return 0;
+	if (sample_every > 1 && malloc_usable_size(p) < MEMPHIS__HEAP_SAMPLE_BELOW)
+		return live_take((uintptr_t)p) ? 2 : 0; /* 0: a small block never recorded */
+	return 1;
+}
+
+/* Record the free of p (free_wanted said so). */
 static void record_free(void *p)
 {
 	struct memphis_rec_free r = { 0 };
 
-	if (!p || memphis__inside() || !__atomic_load_n(&recording, __ATOMIC_RELAXED))
-		return;
 	memphis__enter();
 	r.time = memphis__now();
 	r.addr = (uint64_t)(uintptr_t)p;
@@ -214,7 +297,8 @@ EXPORT void free(void *p)
 		return;
 	if (!real_free)
 		resolve();
-	record_free(p);
+	if (free_wanted(p))
+		record_free(p);
 	real_free(p);
 }
 
@@ -236,9 +320,14 @@ EXPORT void *realloc(void *old, size_t size)
 		if (!real_malloc)
 			return arena_alloc(size, 16);
 	}
+	int w = free_wanted(old); /* before the real call: old may be gone after it */
 	p = real_realloc(old, size);
-	if (old && (p || size == 0))
-		record_free(old);
+	if (old && (p || size == 0)) {
+		if (w)
+			record_free(old);
+	} else if (w == 2) {
+		live_add((uintptr_t)old); /* not moved: still the recorded block */
+	}
 	record_alloc(p, size, MPH_ALLOC_REALLOC, __builtin_return_address(0));
 	return p;
 }
@@ -313,13 +402,14 @@ static void atfork_child(void)
 	pthread_mutex_unlock(&heap_lock);
 }
 
-void memphis__heap_init(int callsite_depth, uint64_t min_size)
+void memphis__heap_init(int callsite_depth, uint64_t min_size, unsigned every)
 {
 	void *bt[4];
 
 	resolve();
 	depth = callsite_depth;
 	heap_min = min_size;
+	sample_every = every ? every : 1;
 	/* backtrace() loads libgcc_s on first use, which allocates: do it now, unrecorded. */
 	memphis__enter();
 	if (depth > 1)
@@ -367,7 +457,7 @@ uint64_t memphis__heap_flush(memphis__heap_write_fn *write)
 	a = take(&allocs);
 	f = take(&frees);
 	pending = 0; /* both streams are empty now */
-	drop = dropped;
+	drop = dropped + __atomic_exchange_n(&unsampled, 0, __ATOMIC_RELAXED);
 	dropped = 0;
 	pthread_mutex_unlock(&heap_lock);
 	write_chunks(write, allocs.type, allocs.size, a);

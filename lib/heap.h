@@ -1,5 +1,5 @@
 /* lib/heap.h - heap objects: the interposed allocator (malloc and its siblings, exported)
- * records allocations and frees; the records are owned here, under the heap lock, until
+ * records allocations (the small ones sampled) and their frees; the records are owned here, under the heap lock, until
  * the drain takes them. Below it: self only (every file that allocates stands on it). */
 #ifndef MEMPHIS_HEAP_H
 #define MEMPHIS_HEAP_H
@@ -7,9 +7,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Allocations under this many bytes are sampled (1 in `every` of memphis__heap_init on
+ * average, 1: all); larger ones are always recorded. */
+#define MEMPHIS__HEAP_SAMPLE_BELOW 4096u
+
 /* Resolve the real allocator and start recording allocations of at least `heap_min` bytes
- * with `depth` call-site frames (1..MEMPHIS_MAX_FRAMES). */
-void memphis__heap_init(int depth, uint64_t heap_min);
+ * with `depth` call-site frames (1..MEMPHIS_MAX_FRAMES), the small ones 1 in `every`. */
+void memphis__heap_init(int depth, uint64_t heap_min, unsigned every);
 /* Receives one block's worth of records: `type` MPH_BLK_ALLOCS or MPH_BLK_FREES. */
 typedef void memphis__heap_write_fn(uint16_t type, const void *recs, size_t len);
 /* Hand every buffered record to write, oldest first per stream, the partly filled chunks

@@ -46,6 +46,12 @@ static void json_run(struct mr_json *j, const struct report *r)
 	mr_json_str(j, report_weighting(mr_run_get(run, "weight")));
 	mr_json_key(j, "page_size");
 	mr_json_u64(j, mr_attrib_page_size(r->a));
+	if (mr_run_get_u64(run, "heap_sample_every", 1) > 1) {
+		mr_json_key(j, "heap_sample_below");
+		mr_json_u64(j, mr_run_get_u64(run, "heap_sample_below", 0));
+		mr_json_key(j, "heap_sample_every");
+		mr_json_u64(j, mr_run_get_u64(run, "heap_sample_every", 1));
+	}
 	mr_json_obj_end(j);
 }
 

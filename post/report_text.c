@@ -103,6 +103,11 @@ static void print_header(const struct report *r, FILE *f)
 	if (period)
 		fprintf(f, ", period %s ns (%.3g ms)", mr_fmt_count(a, period), (double)period / 1e6);
 	fprintf(f, "; weighting: %s\n", report_weighting(mr_run_get(run, "weight")));
+	if (mr_run_get_u64(run, "heap_sample_every", 1) > 1)
+		fprintf(f, "heap: allocations under %s bytes recorded 1 in %s on average "
+			"(MEMPHIS_HEAP_SAMPLE=1 records all); larger ones always\n",
+			mr_fmt_count(a, mr_run_get_u64(run, "heap_sample_below", 0)),
+			mr_fmt_count(b, mr_run_get_u64(run, "heap_sample_every", 1)));
 	if (mr_run_get(run, "sampling_error") && *mr_run_get(run, "sampling_error"))
 		fprintf(f, "sampling error: %s\n", mr_run_get(run, "sampling_error"));
 	fprintf(f, "samples: %s total: %s exact, %s approximate%s, %s no address, %s non-memory",

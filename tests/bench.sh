@@ -49,6 +49,41 @@ for cfg in 1ms 250us 100us; do
 	END { printf "%-8s %10.3f %10.3f %12.0f %12.1f %14.2f\n", c, w, w / base, s / t, (s ? b / s : 0), 100 * d / 1e9 / t }' results
 done
 echo "(ratio: median profiled wall time / median unprofiled wall time; target <= 1.03 at 1 ms)"
+
+# ratio PROG ARGS...: the program off (MEMPHIS_DISABLE=1), with MEMPHIS_BACKEND=none and
+# profiled, interleaved; median wall times and ratios; keeps the last profiled run.
+ratio() {
+	rm -f rt
+	for i in $(seq "$RUNS"); do
+		for cfg in off none lib; do
+			rm -rf memphis-*/
+			t0=$(now)
+			case $cfg in
+			off) MEMPHIS_DISABLE=1 "$@" > /dev/null 2>&1 ;;
+			none) MEMPHIS_BACKEND=none "$@" > /dev/null 2>&1 ;;
+			lib) "$@" > /dev/null 2>&1 ;;
+			esac
+			echo "$cfg $(awk -v a="$t0" -v b="$(now)" 'BEGIN { print b - a }')" >> rt
+		done
+	done
+	off=$(awk '$1 == "off" { print $2 }' rt | median)
+	none=$(awk '$1 == "none" { print $2 }' rt | median)
+	lib=$(awk '$1 == "lib" { print $2 }' rt | median)
+	awk -v o="$off" -v n="$none" -v l="$lib" 'BEGIN { printf "off %.3f s, backend=none %.3f s (%.2fx), profiled %.3f s (%.2fx)\n", o, n, n / o, l, l / o }'
+}
+echo
+echo "== allocation-heavy: prog_allocheavy 20,000,000 small malloc/free, $RUNS interleaved runs"
+ratio "$B/tests/prog_allocheavy" 20000000
+d=$(ls -d memphis-*/ 2>/dev/null | head -n 1)
+if [ -n "$d" ]; then
+	echo "run directory $(du -sk "$d" | cut -f1) KiB; report peak RSS $(/usr/bin/time -f %M "$B/memphis-report" "$d" 2>&1 > /dev/null | tail -n 1) KiB"
+fi
+if [ -x "$B/tests/prog_churn" ]; then
+	echo
+	echo "== thread churn: prog_churn, $RUNS interleaved runs"
+	ratio "$B/tests/prog_churn"
+	MEMPHIS_FIRST_TOUCH=0 ratio "$B/tests/prog_churn" | sed 's/^/first touch off: /'
+fi
 if [ -f "$OLDPWD/tests/bench_report.sh" ]; then
 	echo
 	sh "$OLDPWD/tests/bench_report.sh" "$B"
