@@ -50,6 +50,15 @@ void memphis__log(int lvl, const char *fmt, ...)
 	va_end(ap);
 }
 
+void memphis__warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	emit("", fmt, ap);
+	va_end(ap);
+}
+
 void memphis__warn_once(const char *fmt, ...)
 {
 	va_list ap;
