@@ -27,8 +27,9 @@ struct memphis__config {
 #define MEMPHIS__PERIOD_MAX_NS 10000000000ull
 
 /* Parse the environment into *c (defaults for absent values; each invalid value gets one
- * line, always shown, naming the variable, the value and what is used instead) and set the logger's verbosity from MEMPHIS_VERBOSE first, so that those
- * messages obey it. Never fails. */
+ * line, always shown, naming the variable, the value and what is used instead) and set
+ * the logger's verbosity from MEMPHIS_VERBOSE first, so that the other messages obey it.
+ * Never fails. */
 void memphis__config_read(struct memphis__config *c);
 /* Parse a period such as "1ms", "250us", "100000" (ns) into ns; -EINVAL if malformed
  * (a sign, nan, inf, hexadecimal, an unknown unit) or outside the periods above. */
