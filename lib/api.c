@@ -51,7 +51,8 @@ static int sample_err; /* why sampling is impossible (-errno), 0 if it is possib
 	X(EPERM, "sampling is not permitted here (perf_event_paranoid, seccomp or LSM)")   \
 	X(ENOSYS, "the kernel has no perf_event_open")                                     \
 	X(ENOTSUP, "memphis is disabled or could not start (see its message on stderr)")   \
-	X(ENOSPC, "the run directory's disk is full; sampling stopped")
+	X(ENOSPC, "the run directory's disk is full; sampling stopped")                    \
+	X(EDEADLK, "called while this thread was inside memphis (from a signal handler?)")
 
 EXPORT const char *memphis_strerror(int err)
 {
@@ -186,6 +187,8 @@ static void atfork_child(void)
 	memphis__thread_deactivate();
 }
 
+static int mark(const char *name, unsigned long len);
+
 __attribute__((constructor)) static void memphis_init(void)
 {
 	static char why[1024], skips[2048], error_line[1200];
@@ -243,7 +246,7 @@ __attribute__((constructor)) static void memphis_init(void)
 out:
 	memphis__leave();
 	if (state == RUNNING && cfg.auto_region[0])
-		memphis_mark_named(cfg.auto_region);
+		mark(cfg.auto_region, strlen(cfg.auto_region));
 }
 
 __attribute__((destructor)) static void memphis_fini(void)
@@ -257,7 +260,28 @@ __attribute__((destructor)) static void memphis_fini(void)
 	memphis__drain_finish();
 }
 
-EXPORT int memphis_mark_named_len(const char *name, unsigned long len)
+/* Entering the public API on the calling thread. A thread already inside the library (a
+ * signal handler that interrupted memphis_mark or memphis_print, the allocator's
+ * recording or the thread's registration) would wait forever on a lock it holds itself:
+ * -EDEADLK instead. Otherwise cancellation is off (the API holds locks across cancellation
+ * points) and the thread counts as inside the library until api_leave(*cancel). */
+static int api_enter(int *cancel)
+{
+	if (memphis__inside())
+		return -EDEADLK;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, cancel);
+	memphis__enter();
+	return 0;
+}
+
+static void api_leave(int cancel)
+{
+	memphis__leave();
+	pthread_setcancelstate(cancel, &cancel);
+}
+
+/* memphis_mark_named_len inside the API (see api_enter). */
+static int mark(const char *name, unsigned long len)
 {
 	char buf[MEMPHIS_NAME_MAX];
 
@@ -285,6 +309,17 @@ EXPORT int memphis_mark_named_len(const char *name, unsigned long len)
 	return memphis__drain_sampling() ? 0 : (sample_err ? sample_err : memphis__writer_error());
 }
 
+EXPORT int memphis_mark_named_len(const char *name, unsigned long len)
+{
+	int cancel, err = api_enter(&cancel);
+
+	if (err < 0)
+		return err;
+	err = mark(name, len);
+	api_leave(cancel);
+	return err;
+}
+
 EXPORT int memphis_mark_named(const char *name)
 {
 	return memphis_mark_named_len(name, name ? strlen(name) : 0);
@@ -297,7 +332,11 @@ EXPORT int memphis_mark(void)
 
 EXPORT int memphis_print(void)
 {
-	if (state != RUNNING)
-		return -ENOTSUP;
-	return memphis__region_close();
+	int cancel, err = api_enter(&cancel);
+
+	if (err < 0)
+		return err;
+	err = state == RUNNING ? memphis__region_close() : -ENOTSUP;
+	api_leave(cancel);
+	return err;
 }
