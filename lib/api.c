@@ -306,7 +306,9 @@ static int mark(const char *name, unsigned long len)
 			*p = ' ';
 
 	memphis__region_open(buf);
-	return memphis__drain_sampling() ? 0 : (sample_err ? sample_err : memphis__writer_error());
+	if (memphis__writer_error())
+		return memphis__writer_error();
+	return memphis__drain_sampling() ? 0 : sample_err;
 }
 
 EXPORT int memphis_mark_named_len(const char *name, unsigned long len)

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -89,8 +90,30 @@ static void fail(int err)
 	if (error)
 		return;
 	error = err;
-	memphis__warn_once("cannot write to %s: %s; sampling stopped, the program continues",
-			   dirpath, strerror(-err));
+	if (err == -EFBIG)
+		memphis__warn_once("cannot write to %s: the file size limit (ulimit -f) is reached; "
+				   "sampling stopped, the program continues", dirpath);
+	else
+		memphis__warn_once("cannot write to %s: %s; sampling stopped, the program continues",
+				   dirpath, strerror(-err));
+}
+
+/* -EFBIG when `total` more bytes would take the file past the size limit (RLIMIT_FSIZE),
+ * else 0: the kernel would cut the write short and then send SIGXFSZ, which kills the
+ * program, to the writing thread. Checked before every block, so no write of ours ever
+ * reaches the limit (the library's files are written only under the writer lock). */
+static int check_size_limit(int fd, size_t total)
+{
+	struct rlimit rl;
+	struct stat st;
+
+	if (getrlimit(RLIMIT_FSIZE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		return 0;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if ((uint64_t)st.st_size + total > (uint64_t)rl.rlim_cur)
+		return -EFBIG;
+	return 0;
 }
 
 static int write_block(struct file *f, uint16_t type, const void *a, size_t alen,
@@ -104,8 +127,10 @@ static int write_block(struct file *f, uint16_t type, const void *a, size_t alen
 	};
 	struct iovec iov[3] = { { &h, sizeof(h) }, { (void *)a, alen }, { (void *)b, blen } };
 	size_t total = sizeof(h) + alen + blen;
-	int i = 0;
+	int i = 0, err;
 
+	if ((err = check_size_limit(f->fd, total)) < 0)
+		return err;
 	h.crc = memphis_crc32c(memphis_crc32c(0, a, alen), b, blen);
 	while (total > 0) {
 		ssize_t w = writev(f->fd, iov + i, 3 - i);
