@@ -9,6 +9,8 @@
  *                                  number the library had, and keeps working in a region
  *   prog_hostile churn N FILES     N short threads one after another inside a region,
  *                                  then FILES files opened at once
+ *   prog_hostile many N FILES      N threads alive at once inside a region, FILES files
+ *                                  opened meanwhile
  *   prog_hostile work SECONDS      a region of memory-bound work (about SECONDS unprofiled)
  */
 #include <dirent.h>
@@ -206,6 +208,50 @@ static int mode_churn(int n, int files)
 	return ok == files ? 0 : 1;
 }
 
+static volatile int release_all;
+
+static void *waiter(void *arg)
+{
+	while (!release_all)
+		usleep(1000);
+	return NULL;
+}
+
+static int open_files(int files)
+{
+	int ok = 0;
+	FILE **f = calloc((size_t)files, sizeof(*f));
+
+	for (int i = 0; f && i < files; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "f%d.txt", i);
+		f[i] = fopen(name, "w");
+		ok += f[i] != NULL;
+	}
+	for (int i = 0; f && i < files; i++)
+		if (f[i])
+			fclose(f[i]);
+	free(f);
+	return ok;
+}
+
+static int mode_many(int n, int files)
+{
+	pthread_t *t = calloc((size_t)n, sizeof(*t));
+	int made = 0, ok;
+
+	memphis_mark_named("many");
+	for (int i = 0; t && i < n; i++)
+		made += pthread_create(&t[i], NULL, waiter, NULL) == 0;
+	ok = open_files(files);
+	release_all = 1;
+	for (int i = 0; i < made; i++)
+		pthread_join(t[i], NULL);
+	memphis_print();
+	printf("threads %d of %d, files opened %d of %d\n", made, n, ok, files);
+	return ok == files && made == n ? 0 : 1;
+}
+
 static int mode_work(double seconds)
 {
 	memphis_mark_named("work");
@@ -230,8 +276,10 @@ int main(int argc, char **argv)
 		return mode_closefds();
 	if (!strcmp(m, "churn"))
 		return mode_churn(argc > 2 ? atoi(argv[2]) : 300, argc > 3 ? atoi(argv[3]) : 20);
+	if (!strcmp(m, "many"))
+		return mode_many(argc > 2 ? atoi(argv[2]) : 40, argc > 3 ? atoi(argv[3]) : 20);
 	if (!strcmp(m, "work"))
 		return mode_work(argc > 2 ? atof(argv[2]) : 1.0);
-	fprintf(stderr, "usage: prog_hostile mark|cancel N|sigmark|closefds|churn N FILES|work S\n");
+	fprintf(stderr, "usage: prog_hostile mark|cancel N|sigmark|closefds|churn N FILES|many N FILES|work S\n");
 	return 2;
 }
