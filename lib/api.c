@@ -42,15 +42,18 @@ static enum lifecycle state = NOT_STARTED;
 static struct memphis__config cfg; /* read once by memphis_init, never written again */
 static pid_t pid;
 static int sample_err; /* why sampling is impossible (-errno), 0 if it is possible */
+static int start_err;  /* why the library could not start (-errno; a line was printed) */
 
 /* Errors with a meaning of their own in memphis; others are described by strerror(). */
 #define MEMPHIS_ERRORS(X)                                                                  \
 	X(0, "success")                                                                    \
 	X(EINVAL, "no region is open, or an invalid argument")                             \
-	X(EACCES, "sampling is not permitted here (perf_event_paranoid, seccomp or LSM)")  \
-	X(EPERM, "sampling is not permitted here (perf_event_paranoid, seccomp or LSM)")   \
+	X(EACCES, "not permitted: sampling (perf_event_paranoid, seccomp or LSM) or writing " \
+		  "the run directory; memphis said which on stderr")                      \
+	X(EPERM, "not permitted: sampling (perf_event_paranoid, seccomp or LSM) or writing "  \
+		 "the run directory; memphis said which on stderr")                       \
 	X(ENOSYS, "the kernel has no perf_event_open")                                     \
-	X(ENOTSUP, "memphis is disabled or could not start (see its message on stderr)")   \
+	X(ENOTSUP, "memphis is off: MEMPHIS_DISABLE, MEMPHIS_BACKEND=none, or a fork child")  \
 	X(ENOSPC, "the run directory's disk is full; sampling stopped")                    \
 	X(EDEADLK, "called while this thread was inside memphis (from a signal handler?)")
 
@@ -184,6 +187,7 @@ static void atfork_child(void)
 {
 	/* The child is a different process: it must not write into the parent's run. */
 	state = OFF;
+	start_err = 0;
 	memphis__thread_deactivate();
 }
 
@@ -209,7 +213,8 @@ __attribute__((constructor)) static void memphis_init(void)
 	exe[n > 0 ? n : 0] = 0;
 	base = strrchr(exe, '/');
 	base = base ? base + 1 : exe;
-	if (memphis__writer_open(cfg.output, base[0] ? base : "prog", pid, start_time) < 0)
+	if ((start_err = memphis__writer_open(cfg.output, base[0] ? base : "prog", pid,
+					      start_time)) < 0)
 		goto out;
 
 	const struct memphis__backend_params bp = { .period_ns = cfg.period_ns, .pid = pid };
@@ -236,8 +241,11 @@ __attribute__((constructor)) static void memphis_init(void)
 	const struct memphis__drain_params dp = { .backend = ri.backend,
 						  .first_touch = ri.first_touch,
 						  .start_time = start_time };
-	if (memphis__drain_start(&dp) < 0)
+	if ((start_err = memphis__drain_start(&dp)) < 0) {
+		memphis__warn_once("cannot start: %s; the program runs unprofiled",
+				   strerror(-start_err));
 		goto out;
+	}
 	pthread_atfork(NULL, NULL, atfork_child);
 	state = RUNNING;
 	memphis__thread_activate(pid);
@@ -288,7 +296,7 @@ static int mark(const char *name, unsigned long len)
 	if (state == NOT_STARTED)
 		memphis_init();
 	if (state != RUNNING)
-		return -ENOTSUP;
+		return state == OFF && start_err ? start_err : -ENOTSUP;
 	if (!name)
 		len = 0;
 	while (len > 0 && (name[len - 1] == ' ' || name[len - 1] == '\0'))
@@ -338,7 +346,10 @@ EXPORT int memphis_print(void)
 
 	if (err < 0)
 		return err;
-	err = state == RUNNING ? memphis__region_close() : -ENOTSUP;
+	if (state == RUNNING)
+		err = memphis__region_close();
+	else
+		err = state == OFF && start_err ? start_err : -ENOTSUP;
 	api_leave(cancel);
 	return err;
 }

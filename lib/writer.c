@@ -241,7 +241,9 @@ int memphis__writer_open(const char *path, const char *exe_name, pid_t pid, uint
 		snprintf(dirpath, sizeof(dirpath), "%s", path);
 		fd = make_dir(dirpath, 1);
 	} else {
-		snprintf(name, sizeof(name), "%s", exe_name);
+		/* the name part is cut so that the directory's name fits NAME_MAX (255) with
+		 * "memphis-", "-PID" and ".NN" */
+		snprintf(name, sizeof(name), "%.*s", 255 - 8 - 11 - 3, exe_name);
 		sanitize(name);
 		for (int k = 0; k < 100 && fd < 0; k++) {
 			if (k == 0)
