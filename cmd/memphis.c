@@ -22,7 +22,7 @@ static void usage(FILE *f)
 		"usage: memphis run [options] [--] PROGRAM [ARGS...]\n"
 		"Run PROGRAM with libmemphis preloaded; the whole run is one region.\n"
 		"  -b, --backend NAME    " MEMPHIS__BACKEND_CHOICES ", default auto (MEMPHIS_BACKEND)\n"
-		"  -p, --period TIME     sampling period, e.g. 1ms, 250us  (MEMPHIS_PERIOD)\n"
+		"  -p, --period TIME     sampling period, 100us to 10s     (MEMPHIS_PERIOD)\n"
 		"  -o, --output DIR      run directory                     (MEMPHIS_OUTPUT)\n"
 		"  -r, --region NAME     name of the whole-run region, default \"run\"\n"
 		"      --no-first-touch  do not record page faults         (MEMPHIS_FIRST_TOUCH=0)\n"

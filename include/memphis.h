@@ -9,6 +9,13 @@
  * never changes the program's results: every function returns 0 or a negative errno value
  * (see memphis_strerror()), and a profiling failure only ever turns profiling off.
  * All functions are thread-safe and may be called from any thread. C and C++.
+ *
+ * Signal handlers and cancellation: memphis_mark*() and memphis_print() never hang when
+ * called from a signal handler. If the handler interrupted its thread inside memphis
+ * (inside one of these functions, an allocation, or a new thread's start), they do nothing
+ * and return -EDEADLK; otherwise they run, taking locks and allocating memory (through the
+ * same allocator: a handler that interrupted an allocation gets -EDEADLK). They are not
+ * cancellation points: a pending pthread_cancel acts at the caller's next one.
  */
 #ifndef MEMPHIS_H
 #define MEMPHIS_H

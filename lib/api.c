@@ -43,16 +43,20 @@ static enum lifecycle state = NOT_STARTED;
 static struct memphis__config cfg; /* read once by memphis_init, never written again */
 static pid_t pid;
 static int sample_err; /* why sampling is impossible (-errno), 0 if it is possible */
+static int start_err;  /* why the library could not start (-errno; a line was printed) */
 
 /* Errors with a meaning of their own in memphis; others are described by strerror(). */
 #define MEMPHIS_ERRORS(X)                                                                  \
 	X(0, "success")                                                                    \
 	X(EINVAL, "no region is open, or an invalid argument")                             \
-	X(EACCES, "sampling is not permitted here (perf_event_paranoid, seccomp or LSM)")  \
-	X(EPERM, "sampling is not permitted here (perf_event_paranoid, seccomp or LSM)")   \
+	X(EACCES, "not permitted: sampling (perf_event_paranoid, seccomp or LSM) or writing " \
+		  "the run directory; memphis said which on stderr")                      \
+	X(EPERM, "not permitted: sampling (perf_event_paranoid, seccomp or LSM) or writing "  \
+		 "the run directory; memphis said which on stderr")                       \
 	X(ENOSYS, "the kernel has no perf_event_open")                                     \
-	X(ENOTSUP, "memphis is disabled or could not start (see its message on stderr)")   \
-	X(ENOSPC, "the run directory's disk is full; sampling stopped")
+	X(ENOTSUP, "memphis is off: MEMPHIS_DISABLE, MEMPHIS_BACKEND=none, or a fork child")  \
+	X(ENOSPC, "the run directory's disk is full; sampling stopped")                    \
+	X(EDEADLK, "called while this thread was inside memphis (from a signal handler?)")
 
 EXPORT const char *memphis_strerror(int err)
 {
@@ -187,8 +191,11 @@ static void atfork_child(void)
 {
 	/* The child is a different process: it must not write into the parent's run. */
 	state = OFF;
+	start_err = 0;
 	memphis__thread_deactivate();
 }
+
+static int mark(const char *name, unsigned long len);
 
 __attribute__((constructor)) static void memphis_init(void)
 {
@@ -210,7 +217,8 @@ __attribute__((constructor)) static void memphis_init(void)
 	exe[n > 0 ? n : 0] = 0;
 	base = strrchr(exe, '/');
 	base = base ? base + 1 : exe;
-	if (memphis__writer_open(cfg.output, base[0] ? base : "prog", pid, start_time) < 0)
+	if ((start_err = memphis__writer_open(cfg.output, base[0] ? base : "prog", pid,
+					      start_time)) < 0)
 		goto out;
 
 	const struct memphis__backend_params bp = { .period_ns = cfg.period_ns, .pid = pid };
@@ -237,8 +245,11 @@ __attribute__((constructor)) static void memphis_init(void)
 	const struct memphis__drain_params dp = { .backend = ri.backend,
 						  .first_touch = ri.first_touch,
 						  .start_time = start_time };
-	if (memphis__drain_start(&dp) < 0)
+	if ((start_err = memphis__drain_start(&dp)) < 0) {
+		memphis__warn_once("cannot start: %s; the program runs unprofiled",
+				   strerror(-start_err));
 		goto out;
+	}
 	pthread_atfork(NULL, NULL, atfork_child);
 	state = RUNNING;
 	memphis__thread_activate(pid);
@@ -247,7 +258,7 @@ __attribute__((constructor)) static void memphis_init(void)
 out:
 	memphis__leave();
 	if (state == RUNNING && cfg.auto_region[0])
-		memphis_mark_named(cfg.auto_region);
+		mark(cfg.auto_region, strlen(cfg.auto_region));
 }
 
 __attribute__((destructor)) static void memphis_fini(void)
@@ -280,14 +291,35 @@ out:
 	errno = saved;
 }
 
-EXPORT int memphis_mark_named_len(const char *name, unsigned long len)
+/* Entering the public API on the calling thread. A thread already inside the library (a
+ * signal handler that interrupted memphis_mark or memphis_print, the allocator's
+ * recording or the thread's registration) would wait forever on a lock it holds itself:
+ * -EDEADLK instead. Otherwise cancellation is off (the API holds locks across cancellation
+ * points) and the thread counts as inside the library until api_leave(*cancel). */
+static int api_enter(int *cancel)
+{
+	if (memphis__inside())
+		return -EDEADLK;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, cancel);
+	memphis__enter();
+	return 0;
+}
+
+static void api_leave(int cancel)
+{
+	memphis__leave();
+	pthread_setcancelstate(cancel, &cancel);
+}
+
+/* memphis_mark_named_len inside the API (see api_enter). */
+static int mark(const char *name, unsigned long len)
 {
 	char buf[MEMPHIS_NAME_MAX];
 
 	if (state == NOT_STARTED)
 		memphis_init();
 	if (state != RUNNING)
-		return -ENOTSUP;
+		return state == OFF && start_err ? start_err : -ENOTSUP;
 	if (!name)
 		len = 0;
 	while (len > 0 && (name[len - 1] == ' ' || name[len - 1] == '\0'))
@@ -305,7 +337,20 @@ EXPORT int memphis_mark_named_len(const char *name, unsigned long len)
 			*p = ' ';
 
 	memphis__region_open(buf);
-	return memphis__drain_sampling() ? 0 : (sample_err ? sample_err : memphis__writer_error());
+	if (memphis__writer_error())
+		return memphis__writer_error();
+	return memphis__drain_sampling() ? 0 : sample_err;
+}
+
+EXPORT int memphis_mark_named_len(const char *name, unsigned long len)
+{
+	int cancel, err = api_enter(&cancel);
+
+	if (err < 0)
+		return err;
+	err = mark(name, len);
+	api_leave(cancel);
+	return err;
 }
 
 EXPORT int memphis_mark_named(const char *name)
@@ -320,7 +365,14 @@ EXPORT int memphis_mark(void)
 
 EXPORT int memphis_print(void)
 {
-	if (state != RUNNING)
-		return -ENOTSUP;
-	return memphis__region_close();
+	int cancel, err = api_enter(&cancel);
+
+	if (err < 0)
+		return err;
+	if (state == RUNNING)
+		err = memphis__region_close();
+	else
+		err = state == OFF && start_err ? start_err : -ENOTSUP;
+	api_leave(cancel);
+	return err;
 }

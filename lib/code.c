@@ -40,9 +40,24 @@ static size_t read_code_pipe(struct memphis__code *c, uint64_t addr, uint8_t *bu
 {
 	size_t done = 0;
 
-	if (c->pipefd[0] < 0 && pipe2(c->pipefd, O_CLOEXEC | O_NONBLOCK) < 0) {
-		c->pipefd[0] = c->pipefd[1] = -1;
-		return 0;
+	if (c->pipefd[0] >= 0 && (!memphis__fd_ours(&c->pipefd[0], &c->pipeid[0], NULL) ||
+				  !memphis__fd_ours(&c->pipefd[1], &c->pipeid[1], NULL))) {
+		/* the program closed an end: forget both, never write to its descriptor */
+		memphis__fd_close(&c->pipefd[0], &c->pipeid[0]);
+		memphis__fd_close(&c->pipefd[1], &c->pipeid[1]);
+	}
+	if (c->pipefd[0] < 0) {
+		if (pipe2(c->pipefd, O_CLOEXEC | O_NONBLOCK) < 0) {
+			c->pipefd[0] = c->pipefd[1] = -1;
+			return 0;
+		}
+		c->pipefd[0] = memphis__fd_take(c->pipefd[0], 1, &c->pipeid[0]);
+		c->pipefd[1] = memphis__fd_take(c->pipefd[1], 1, &c->pipeid[1]);
+		if (c->pipefd[0] < 0 || c->pipefd[1] < 0) {
+			memphis__fd_close(&c->pipefd[0], &c->pipeid[0]);
+			memphis__fd_close(&c->pipefd[1], &c->pipeid[1]);
+			return 0;
+		}
 	}
 	while (done < n) {
 		size_t chunk = n - done < 4096 ? n - done : 4096;
@@ -54,9 +69,8 @@ static size_t read_code_pipe(struct memphis__code *c, uint64_t addr, uint8_t *bu
 		r = read(c->pipefd[0], buf + done, (size_t)w);
 		if (r != w) {
 			/* should not happen; start over with a fresh pipe next time */
-			close(c->pipefd[0]);
-			close(c->pipefd[1]);
-			c->pipefd[0] = c->pipefd[1] = -1;
+			memphis__fd_close(&c->pipefd[0], &c->pipeid[0]);
+			memphis__fd_close(&c->pipefd[1], &c->pipeid[1]);
 			return 0;
 		}
 		done += (size_t)w;

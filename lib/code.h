@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fd.h"
 #include "insn.h"
 
 #define CODE_IPS_MIN     4096u          /* initial slots of the IP table */
@@ -76,7 +77,8 @@ struct memphis__code {
 	size_t scratch_cap;
 	int elf_ok;            /* elf_version() accepted */
 	int vm_readv_refused;  /* process_vm_readv said EPERM/ENOSYS: read through a pipe */
-	int pipefd[2];         /* that pipe, -1 until needed */
+	int pipefd[2];         /* that pipe, -1 until needed; the library's (fd.h) */
+	struct memphis__fdid pipeid[2];
 	struct memphis__code_stats st;
 };
 

@@ -223,10 +223,8 @@ void memphis__code_free(struct memphis__code *c)
 	free(c->funcs);
 	free(c->ips);
 	free(c->scratch);
-	if (c->pipefd[0] >= 0) {
-		close(c->pipefd[0]);
-		close(c->pipefd[1]);
-	}
+	memphis__fd_close(&c->pipefd[0], &c->pipeid[0]);
+	memphis__fd_close(&c->pipefd[1], &c->pipeid[1]);
 	free(c);
 }
 

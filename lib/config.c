@@ -1,6 +1,10 @@
-/* lib/config.c - settings from the environment (MEMPHIS_*), read once at library start. */
+/* lib/config.c - settings from the environment (MEMPHIS_*), read once at library start.
+ * A value that cannot be used is never replaced silently: one line, always shown, names
+ * the variable, the value and what is used instead. */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -14,11 +18,12 @@ int memphis__parse_period(const char *s, uint64_t *ns)
 	double v;
 	double mult = 1.0;
 
-	if (!s || !*s)
+	/* decimal digits and a point only: no sign, "nan", "inf", exponent or hexadecimal */
+	if (!s || *s < '0' || *s > '9')
 		return -EINVAL;
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || v <= 0)
+	if (errno || end != s + strspn(s, "0123456789.") || !isfinite(v) || v <= 0)
 		return -EINVAL;
 	if (!strcasecmp(end, "") || !strcasecmp(end, "ns"))
 		mult = 1.0;
@@ -31,15 +36,46 @@ int memphis__parse_period(const char *s, uint64_t *ns)
 	else
 		return -EINVAL;
 	v *= mult;
-	if (v < 10e3 || v > 10e9) /* the kernel clamps task-clock periods below 10 us */
+	if (v < (double)MEMPHIS__PERIOD_MIN_NS || v > (double)MEMPHIS__PERIOD_MAX_NS)
 		return -EINVAL;
 	*ns = (uint64_t)v;
 	return 0;
 }
 
+int memphis__parse_bool(const char *s, int *v)
+{
+	static const char *const yes[] = { "1", "yes", "true", "on" };
+	static const char *const no[] = { "0", "no", "false", "off" };
+
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		if (!strcasecmp(s, yes[i])) {
+			*v = 1;
+			return 0;
+		}
+		if (!strcasecmp(s, no[i])) {
+			*v = 0;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* The one line for a bad value: at most 64 bytes of it, control characters as '?'. */
+static void bad(const char *name, const char *value, const char *why, const char *instead)
+{
+	char shown[72];
+	size_t n = strlen(value), k;
+
+	for (k = 0; k < n && k < 64; k++)
+		shown[k] = (unsigned char)value[k] < 0x20 || value[k] == 0x7f ? '?' : value[k];
+	shown[k] = 0;
+	memphis__warn("%s=%s%s %s: using %s", name, shown, n > 64 ? "..." : "", why, instead);
+}
+
 static long env_long(const char *name, long def, long lo, long hi)
 {
 	const char *s = getenv(name);
+	char why[64], instead[24];
 	char *end;
 	long v;
 
@@ -47,21 +83,41 @@ static long env_long(const char *name, long def, long lo, long hi)
 		return def;
 	errno = 0;
 	v = strtol(s, &end, 10);
-	if (errno || *end || v < lo || v > hi) {
-		memphis__log(MPH_LOG_WARN, "ignoring %s=%s (expected %ld..%ld)", name, s, lo, hi);
+	if (errno || end == s || *end || v < lo || v > hi) {
+		snprintf(why, sizeof(why), "is not an integer in %ld..%ld", lo, hi);
+		snprintf(instead, sizeof(instead), "%ld", def);
+		bad(name, s, why, instead);
 		return def;
 	}
 	return v;
 }
 
-static void env_str(const char *name, char *dst, size_t n, const char *def)
+static int env_bool(const char *name, int def)
 {
 	const char *s = getenv(name);
+	int v;
+
+	if (!s || !*s)
+		return def;
+	if (memphis__parse_bool(s, &v) < 0) {
+		bad(name, s, "is not a boolean (1/0, yes/no, true/false, on/off)", def ? "1" : "0");
+		return def;
+	}
+	return v;
+}
+
+/* Copy the variable into dst[n]; a longer value is not used: `def` is, and `def_text`
+ * says so in the line. */
+static void env_str(const char *name, char *dst, size_t n, const char *def, const char *def_text)
+{
+	const char *s = getenv(name);
+	char why[48];
 
 	if (!s || !*s)
 		s = def;
 	if (strlen(s) >= n) {
-		memphis__log(MPH_LOG_WARN, "ignoring %s: longer than %zu bytes", name, n - 1);
+		snprintf(why, sizeof(why), "is longer than %zu bytes", n - 1);
+		bad(name, s, why, def_text);
 		s = def;
 	}
 	memcpy(dst, s, strlen(s) + 1);
@@ -72,19 +128,21 @@ void memphis__config_read(struct memphis__config *c)
 	const char *p;
 
 	memset(c, 0, sizeof(*c));
-	/* the only parse of MEMPHIS_VERBOSE; first, so that the warnings below obey it */
+	/* the only parse of MEMPHIS_VERBOSE; first, so that the messages below obey it */
 	c->verbose = (int)env_long("MEMPHIS_VERBOSE", 0, 0, INT_MAX);
 	memphis__log_set_level(c->verbose);
-	env_str("MEMPHIS_BACKEND", c->backend, sizeof(c->backend), "auto");
+	env_str("MEMPHIS_BACKEND", c->backend, sizeof(c->backend), "auto", "auto");
 	c->period_ns = 1000000;
 	p = getenv("MEMPHIS_PERIOD");
 	if (p && *p && memphis__parse_period(p, &c->period_ns) < 0)
-		memphis__log(MPH_LOG_WARN, "ignoring MEMPHIS_PERIOD=%s (e.g. 1ms, 250us; 10us..10s)", p);
-	c->first_touch = (int)env_long("MEMPHIS_FIRST_TOUCH", 1, 0, 1);
+		bad("MEMPHIS_PERIOD", p,
+		    "is not a period from " MEMPHIS__PERIOD_MIN_TEXT " to 10s (e.g. 1ms, 250us)", "1ms");
+	c->first_touch = env_bool("MEMPHIS_FIRST_TOUCH", 1);
 	c->callsite_depth = (int)env_long("MEMPHIS_CALLSITE_DEPTH", 4, 1, MEMPHIS_MAX_FRAMES);
 	c->heap_min = (uint64_t)env_long("MEMPHIS_HEAP_MIN", 0, 0, 1L << 40);
 	c->heap_sample = (unsigned)env_long("MEMPHIS_HEAP_SAMPLE", 64, 1, 1L << 20);
-	env_str("MEMPHIS_OUTPUT", c->output, sizeof(c->output), "");
-	env_str("MEMPHIS_REGION", c->auto_region, sizeof(c->auto_region), "");
-	c->disabled = (int)env_long("MEMPHIS_DISABLE", 0, 0, 1);
+	env_str("MEMPHIS_OUTPUT", c->output, sizeof(c->output), "",
+		"the default name memphis-<program>-<pid>");
+	env_str("MEMPHIS_REGION", c->auto_region, sizeof(c->auto_region), "", "no whole-run region");
+	c->disabled = env_bool("MEMPHIS_DISABLE", 0);
 }

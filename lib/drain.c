@@ -14,10 +14,11 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "drain.h"
+#include "fd.h"
 #include "firsttouch.h"
 #include "heap.h"
 #include "internal.h"
@@ -57,7 +58,10 @@ static int nbufs;
 static struct mph_u64set pages; /* the open region's sampled pages */
 static pthread_t drain_thread;
 static int started;
-static int kick_fd = -1;
+/* The drain thread's wake-up: a pipe, whose inode is its own, so that a check (fd.h) tells
+ * it from a descriptor of the program that took its number. */
+static int kick_fd[2] = { -1, -1 };
+static struct memphis__fdid kick_id[2];
 static int stopping;
 static uint64_t drain_cpu_ns; /* CPU time the drain thread used, known after it stopped */
 
@@ -142,11 +146,12 @@ void memphis__flush_samples(void)
 		flush_cpu(c);
 }
 
+/* A stream stays readable through its mapping when the program closed its descriptor. */
 static void drain_one(struct memphis__thread *t, void *ctx)
 {
-	if (sampling_ok && t->sample.fd >= 0)
+	if (sampling_ok && (t->sample.fd >= 0 || t->sample.base))
 		backend->read(t, emit_sample);
-	if (t->fault.fd >= 0)
+	if (t->fault.base)
 		memphis__touch_drain(t);
 }
 
@@ -163,21 +168,33 @@ void memphis__drain_all(void)
 
 /* A new thread (registry lock held): its sampling stream, enabled when a region is open,
  * and its page-fault stream. */
+/* A stream of thread t could not be opened: the log says why; when the library's share of
+ * descriptors (fd.h) is used up, one line for the user, once. */
+static void not_opened(struct memphis__thread *t, const char *what, int err)
+{
+	static int said;
+
+	memphis__log(MPH_LOG_WARN, "%s of thread %d: %s", what, (int)t->tid, strerror(-err));
+	if (err == -EMFILE && !__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+		memphis__warn("thread %d and later ones are not sampled while memphis holds its share "
+			      "of descriptors (%ld, a quarter of ulimit -n), so that the program never "
+			      "runs short; raise ulimit -n to sample more threads at once",
+			      (int)t->tid, memphis__fd_held());
+}
+
 static void on_added(struct memphis__thread *t)
 {
 	if (memphis__drain_sampling()) {
 		int err = backend->open(t);
 		if (err < 0)
-			memphis__log(MPH_LOG_WARN, "thread %d is not sampled: %s", (int)t->tid,
-				     strerror(-err));
+			not_opened(t, "no samples", err);
 		else if (region_on)
 			backend->enable(t, 1);
 	}
 	if (first_touch) {
 		int err = memphis__touch_open(t);
 		if (err < 0)
-			memphis__log(MPH_LOG_WARN, "page faults of thread %d are not recorded: %s",
-				     (int)t->tid, strerror(-err));
+			not_opened(t, "no page faults", err);
 	}
 }
 
@@ -199,10 +216,21 @@ static const struct memphis__thread_hooks hooks = {
 
 /* ---- regions ---- */
 
+/* Start or stop one thread's sampling. When the program closed the stream's descriptor
+ * (the event lives on through its mapping, but takes no ioctl), what it holds is read,
+ * the stream ended and a new one opened. Caller holds the drain and registry locks. */
 static void enable_one(struct memphis__thread *t, void *ctx)
 {
-	if (t->sample.fd >= 0 && !t->gone)
-		backend->enable(t, *(int *)ctx);
+	int on = *(int *)ctx;
+
+	if (t->gone || (t->sample.fd < 0 && !t->sample.base))
+		return;
+	if (backend->enable(t, on) == -EBADF && t->sample.base) {
+		drain_one(t, NULL);
+		backend->close(t);
+		if (backend->open(t) == 0 && on)
+			backend->enable(t, 1);
+	}
 }
 
 /* Open (on = 1) or close the region for sampling: the flag under the registry lock, so a
@@ -266,11 +294,11 @@ void memphis__drain_region_end(struct memphis__region_counts *c)
 
 struct pollset {
 	struct pollfd *fds;
-	pid_t *tids;
+	pid_t *tids;   /* tid + 1 for a fault stream's descriptor, -tid - 1 for a sample's */
 	size_t n, cap;
 };
 
-/* Append fd (of thread tid; 0 for the kick eventfd) to the poll set. */
+/* Append fd (of thread tid, as in pollset.tids; 0 for the kick pipe) to the poll set. */
 static void pollset_add(struct pollset *ps, int fd, pid_t tid)
 {
 	if (ps->n == ps->cap) {
@@ -289,14 +317,27 @@ static void pollset_add(struct pollset *ps, int fd, pid_t tid)
 	ps->tids[ps->n++] = tid;
 }
 
+/* Poll only descriptors that still are the streams' (the program may have closed them and
+ * reused the numbers): checked whenever the set is built. */
 static void collect(struct memphis__thread *t, void *ctx)
 {
 	if (t->gone)
 		return;
-	if (t->sample.fd >= 0)
-		pollset_add(ctx, t->sample.fd, t->tid);
-	if (t->fault.fd >= 0)
-		pollset_add(ctx, t->fault.fd, t->tid);
+	if (memphis__ring_check(&t->sample))
+		pollset_add(ctx, t->sample.fd, -t->tid - 1);
+	if (memphis__ring_check(&t->fault))
+		pollset_add(ctx, t->fault.fd, t->tid + 1);
+}
+
+/* A gone thread's streams, drained, are closed at once: a program that makes and ends
+ * threads inside one region must not run out of descriptors. Its counts stay until the
+ * region's LOSS records. Caller holds the drain lock. */
+static void retire(struct memphis__thread *t, void *ctx)
+{
+	if (!t->gone || (t->sample.fd < 0 && !t->sample.base && !t->fault.base))
+		return;
+	drain_one(t, NULL);
+	on_reaped(t);
 }
 
 struct hup {
@@ -304,15 +345,56 @@ struct hup {
 	size_t n;
 };
 
+/* A hang-up from a thread's stream: it exited, when the descriptor still is the stream's
+ * (not a descriptor of the program's that took its number). */
 static void mark_hup(struct memphis__thread *t, void *ctx)
 {
 	struct hup *h = ctx;
 
-	for (size_t i = 0; i < h->n; i++)
-		if (h->tids[i] == t->tid && !t->gone) {
+	for (size_t i = 0; i < h->n; i++) {
+		pid_t tid = h->tids[i] < 0 ? -h->tids[i] - 1 : h->tids[i] - 1;
+		struct memphis__ring *r = h->tids[i] < 0 ? &t->sample : &t->fault;
+		if (tid == t->tid && !t->gone && memphis__ring_check(r)) {
 			drain_one(t, NULL);
 			memphis__thread_mark_gone(t);
+			retire(t, NULL);
 		}
+	}
+}
+
+/* Make the kick pipe; a pipe whose descriptors the program closed is forgotten, not
+ * closed. 0 or -errno. */
+static int kick_open(void)
+{
+	int p[2];
+
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
+		return -errno;
+	p[0] = memphis__fd_take(p[0], 1, &kick_id[0]);
+	p[1] = memphis__fd_take(p[1], 1, &kick_id[1]);
+	if (p[0] < 0 || p[1] < 0) {
+		memphis__fd_close(&p[0], &kick_id[0]);
+		memphis__fd_close(&p[1], &kick_id[1]);
+		return -EMFILE;
+	}
+	kick_fd[0] = p[0];
+	__atomic_store_n(&kick_fd[1], p[1], __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* The kick pipe still ours? Else a new one; the old ends are forgotten, not closed (a user
+ * thread may be writing to the one that is still ours). 1 when it was replaced. */
+static int kick_check(void)
+{
+	int w = __atomic_load_n(&kick_fd[1], __ATOMIC_ACQUIRE);
+
+	if (memphis__fd_is(kick_fd[0], &kick_id[0], NULL) && memphis__fd_is(w, &kick_id[1], NULL))
+		return 0;
+	memphis__fd_forget(&kick_fd[0]);
+	__atomic_store_n(&kick_fd[1], -1, __ATOMIC_RELEASE);
+	memphis__fd_forget(&w);
+	kick_open();
+	return 1;
 }
 
 static void disable_one(struct memphis__thread *t, void *ctx)
@@ -336,11 +418,14 @@ static void *drain_main(void *arg)
 	sem_post(ready);
 
 	while (!__atomic_load_n(&stopping, __ATOMIC_ACQUIRE)) {
+		if (kick_check())
+			gen = ~0u;
 		if (gen != memphis__thread_generation()) {
 			gen = memphis__thread_generation();
 			ps.n = 0;
 			memphis__thread_foreach(collect, &ps);
-			pollset_add(&ps, kick_fd, 0);
+			if (kick_fd[0] >= 0)
+				pollset_add(&ps, kick_fd[0], 0);
 		}
 		int r = poll(ps.fds, ps.n, POLL_MS);
 		if (r < 0 && errno != EINTR)
@@ -348,15 +433,21 @@ static void *drain_main(void *arg)
 
 		pid_t hupped[64];
 		struct hup h = { hupped, 0 };
+		int stale = 0;
 		for (size_t i = 0; r > 0 && i < ps.n; i++) {
-			if (ps.fds[i].fd == kick_fd && (ps.fds[i].revents & POLLIN)) {
-				uint64_t v;
-				ssize_t rr = read(kick_fd, &v, sizeof(v));
-				(void)rr;
+			if (ps.fds[i].revents & POLLNVAL) {
+				stale = 1; /* closed by the program: build the set again */
+			} else if (ps.tids[i] == 0 && (ps.fds[i].revents & POLLIN)) {
+				char v[64];
+				if (memphis__fd_is(kick_fd[0], &kick_id[0], NULL))
+					while (read(kick_fd[0], v, sizeof(v)) > 0)
+						;
 			} else if ((ps.fds[i].revents & (POLLHUP | POLLERR)) && h.n < 64) {
 				hupped[h.n++] = ps.tids[i];
 			}
 		}
+		if (stale)
+			gen = ~0u;
 
 		pthread_mutex_lock(&drain_lock);
 		memphis__drain_all();
@@ -369,7 +460,9 @@ static void *drain_main(void *arg)
 		uint64_t now = memphis__now();
 		if (now - last_scan > SCAN_EVERY_NS) {
 			memphis__thread_scan();
+			memphis__thread_foreach(retire, NULL);
 			last_scan = now;
+			gen = ~0u; /* and check every descriptor polled */
 		}
 		memphis__touch_flush();
 		heap_flush();
@@ -406,9 +499,10 @@ int memphis__drain_start(const struct memphis__drain_params *p)
 	if (nbufs < 1)
 		nbufs = 1;
 	bufs = calloc((size_t)nbufs, sizeof(*bufs));
-	kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (!bufs || kick_fd < 0)
+	if (!bufs)
 		return -ENOMEM;
+	if ((err = kick_open()) < 0)
+		return err;
 	memphis__thread_set_hooks(&hooks);
 	/* glibc carves every thread's static TLS out of its stack: a program with large
 	 * __thread data would leave a default-sized drain thread almost no stack. */
@@ -440,8 +534,10 @@ static void kick(void)
 {
 	uint64_t one = 1;
 
-	if (kick_fd >= 0) {
-		ssize_t w = write(kick_fd, &one, sizeof(one));
+	int fd = __atomic_load_n(&kick_fd[1], __ATOMIC_ACQUIRE);
+
+	if (memphis__fd_is(fd, &kick_id[1], NULL)) {
+		ssize_t w = write(fd, &one, 1);
 		(void)w;
 	}
 }

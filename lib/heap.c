@@ -6,10 +6,12 @@
  * glibc's) does all allocation; we only observe. Re-entrancy: dlsym() allocates while we
  * resolve the real functions, so those first requests come from a small static arena;
  * backtrace() and the library's own allocations run inside the library (self.h:
- * memphis__enter) and are not recorded. Records are kept in mmap'ed chunks (never our
- * own malloc) and handed to the drain thread's write function; when it falls far behind,
- * records are dropped and counted. This file stands on self.c alone: every other file of
- * the library allocates through it, so it must not call them.
+ * memphis__enter) and are not recorded. The real allocator runs inside the library too:
+ * a signal handler that calls the public API while its thread is in malloc gets -EDEADLK
+ * instead of deadlocking on the allocator's lock. Records are kept in mmap'ed chunks
+ * (never our own malloc) and handed to the drain thread's write function; when it falls
+ * far behind, records are dropped and counted. This file stands on self.c alone: every
+ * other file of the library allocates through it, so it must not call them.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -269,7 +271,9 @@ EXPORT void *malloc(size_t size)
 		if (!real_malloc)
 			return arena_alloc(size, 16);
 	}
+	memphis__enter(); /* a signal handler calling the API now gets -EDEADLK */
 	p = real_malloc(size);
+	memphis__leave();
 	record_alloc(p, size, MPH_ALLOC_MALLOC, __builtin_return_address(0));
 	return p;
 }
@@ -286,7 +290,9 @@ EXPORT void *calloc(size_t n, size_t size)
 			return arena_alloc(n * size, 16); /* static storage: already zero */
 		}
 	}
+	memphis__enter();
 	p = real_calloc(n, size);
+	memphis__leave();
 	record_alloc(p, n * size, MPH_ALLOC_CALLOC, __builtin_return_address(0));
 	return p;
 }
@@ -299,7 +305,9 @@ EXPORT void free(void *p)
 		resolve();
 	if (free_wanted(p))
 		record_free(p);
+	memphis__enter();
 	real_free(p);
+	memphis__leave();
 }
 
 EXPORT void *realloc(void *old, size_t size)
@@ -321,7 +329,9 @@ EXPORT void *realloc(void *old, size_t size)
 			return arena_alloc(size, 16);
 	}
 	int w = free_wanted(old); /* before the real call: old may be gone after it */
+	memphis__enter();
 	p = real_realloc(old, size);
+	memphis__leave();
 	if (old && (p || size == 0)) {
 		if (w)
 			record_free(old);
@@ -340,7 +350,9 @@ EXPORT int posix_memalign(void **out, size_t align, size_t size)
 		resolve();
 	if (!real_posix_memalign)
 		return ENOMEM;
+	memphis__enter();
 	rc = real_posix_memalign(out, align, size);
+	memphis__leave();
 	if (rc == 0)
 		record_alloc(*out, size, MPH_ALLOC_POSIX_MEMALIGN, __builtin_return_address(0));
 	return rc;
@@ -354,7 +366,9 @@ EXPORT void *aligned_alloc(size_t align, size_t size)
 		resolve();
 	if (!real_aligned_alloc)
 		return NULL;
+	memphis__enter();
 	p = real_aligned_alloc(align, size);
+	memphis__leave();
 	record_alloc(p, size, MPH_ALLOC_ALIGNED_ALLOC, __builtin_return_address(0));
 	return p;
 }
@@ -367,7 +381,9 @@ EXPORT void *memalign(size_t align, size_t size)
 		resolve();
 	if (!real_memalign)
 		return NULL;
+	memphis__enter();
 	p = real_memalign(align, size);
+	memphis__leave();
 	record_alloc(p, size, MPH_ALLOC_MEMALIGN, __builtin_return_address(0));
 	return p;
 }
@@ -380,7 +396,9 @@ EXPORT void *valloc(size_t size)
 		resolve();
 	if (!real_valloc)
 		return NULL;
+	memphis__enter();
 	p = real_valloc(size);
+	memphis__leave();
 	record_alloc(p, size, MPH_ALLOC_VALLOC, __builtin_return_address(0));
 	return p;
 }

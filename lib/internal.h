@@ -18,7 +18,8 @@
  *   writer.c               the run directory, NOTE blocks
  *   config.c  perf.c  code_ip.c -> code.c, decode.c
  *   heap.c                 the interposed allocator: every file that allocates stands on it
- *   self.c  log.c          leaves: tid, clock, in-library flag; the logger
+ *   self.c  log.c  fd.c    leaves: tid, clock, in-library flag; the logger; the library's
+ *                          own descriptors (high numbers, checked before use, a share)
  *   ../common/             below everything: CRC, maps parser, u64 set and map, search
  *
  * Threads of the profiled process call in through the public functions, the interposed

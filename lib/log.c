@@ -1,5 +1,7 @@
 /* lib/log.c - the library's only writer to stderr: silent unless MEMPHIS_VERBOSE asks,
  * except for the one warning a user must see. */
+#include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,6 +22,26 @@ void memphis__log_set_level(int lvl)
 	__atomic_store_n(&log_level, lvl, __ATOMIC_RELAXED);
 }
 
+/* Write to stderr without ever getting SIGXFSZ (stderr may be a file at its size limit):
+ * the signal is blocked in this thread around the write, and the one our write raised is
+ * taken back (not one that was already pending). */
+static void write_line(const char *buf, size_t len)
+{
+	sigset_t xfsz, old, pending;
+	int was_pending;
+	struct timespec zero = { 0, 0 };
+
+	sigemptyset(&xfsz);
+	sigaddset(&xfsz, SIGXFSZ);
+	pthread_sigmask(SIG_BLOCK, &xfsz, &old);
+	sigpending(&pending);
+	was_pending = sigismember(&pending, SIGXFSZ);
+	ssize_t w = write(STDERR_FILENO, buf, len);
+	if (w < 0 && errno == EFBIG && !was_pending)
+		sigtimedwait(&xfsz, NULL, &zero);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 /* Format and write one line with a single write(2) so lines from threads do not mix;
  * never allocates (the allocator may be the caller). */
 static void emit(const char *prefix, const char *fmt, va_list ap)
@@ -34,8 +56,7 @@ static void emit(const char *prefix, const char *fmt, va_list ap)
 		return;
 	size_t len = strlen(buf);
 	buf[len++] = '\n';
-	ssize_t w = write(STDERR_FILENO, buf, len);
-	(void)w;
+	write_line(buf, len);
 }
 
 void memphis__log(int lvl, const char *fmt, ...)
@@ -47,6 +68,15 @@ void memphis__log(int lvl, const char *fmt, ...)
 		return;
 	va_start(ap, fmt);
 	emit(names[lvl < 0 ? 0 : lvl > 3 ? 3 : lvl], fmt, ap);
+	va_end(ap);
+}
+
+void memphis__warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	emit("", fmt, ap);
 	va_end(ap);
 }
 

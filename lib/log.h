@@ -10,6 +10,10 @@ void memphis__log_set_level(int level);
 /* Log a message at `level` when the verbosity is >= level (default: nothing). One write(2)
  * per line; never allocates. */
 void memphis__log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A line a user always sees whatever the verbosity, prefixed "memphis: ": a bad setting
+ * and what is used instead, a limit that made the library stop something. The caller
+ * makes sure each thing is said once. */
+void memphis__warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The one line a user always sees (e.g. why sampling is impossible): printed once per
  * process whatever the verbosity, prefixed "memphis: ". Later calls are logged only. */
 void memphis__warn_once(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -18,7 +18,7 @@ int memphis__perf_open(struct perf_event_attr *attr, pid_t tid)
 	return fd < 0 ? -errno : (int)fd;
 }
 
-int memphis__ring_map(struct memphis__ring *r, int fd, unsigned data_pages)
+static int ring_map(struct memphis__ring *r, int fd, unsigned data_pages)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	size_t len = (1 + (size_t)data_pages) * page;
@@ -43,13 +43,18 @@ int memphis__ring_open(struct memphis__ring *r, struct perf_event_attr *attr, pi
 
 	for (; data_pages >= 1; data_pages /= 2) {
 		attr->wakeup_watermark = (uint32_t)(data_pages * page / watermark_div);
-		fd = memphis__perf_open(attr, tid);
+		struct memphis__fdid fid;
+		uint64_t id;
+		fd = memphis__fd_take(memphis__perf_open(attr, tid), 0, &fid);
 		if (fd < 0)
 			return fd;
-		err = memphis__ring_map(r, fd, data_pages);
-		if (err == 0)
+		err = ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0 ? -errno : ring_map(r, fd, data_pages);
+		if (err == 0) {
+			r->fid = fid;
+			r->id = id;
 			return 0;
-		close(fd);
+		}
+		memphis__fd_close(&fd, &fid);
 		if (err != -EPERM && err != -ENOMEM)
 			break;
 	}
@@ -105,18 +110,36 @@ skip:
 	return n;
 }
 
+int memphis__ring_check(struct memphis__ring *r)
+{
+	uint64_t id;
+
+	if (r->fd < 0)
+		return 0;
+	/* the inode first: PERF_EVENT_IOC_ID goes only to a perf event */
+	if (memphis__fd_is(r->fd, &r->fid, NULL) && ioctl(r->fd, PERF_EVENT_IOC_ID, &id) == 0 &&
+	    id == r->id)
+		return 1;
+	memphis__fd_forget(&r->fd);
+	return 0;
+}
+
 void memphis__ring_close(struct memphis__ring *r)
 {
 	if (r->base)
 		munmap(r->base, r->data_size + (size_t)sysconf(_SC_PAGESIZE));
-	if (r->fd >= 0)
-		close(r->fd);
+	if (memphis__ring_check(r))
+		memphis__fd_close(&r->fd, &r->fid);
 	memphis__lib_free(r->scratch);
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
 }
 
-int memphis__perf_enable(int fd, int on)
+int memphis__ring_enable(struct memphis__ring *r, int on)
 {
-	return ioctl(fd, on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+	if (!memphis__ring_check(r))
+		return -EBADF;
+	if (ioctl(r->fd, on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0) < 0)
+		return -errno;
+	return 0;
 }

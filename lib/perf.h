@@ -3,10 +3,18 @@
 #define MEMPHIS_PERF_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
+#include "fd.h"
+
+/* A perf event and its ring. The descriptor is the library's (fd.h): checked before every
+ * ioctl and close, by its identity and the event's id (every perf descriptor has the same
+ * inode). The mapping stays readable when the program closed the descriptor. */
 struct memphis__ring {
-	int fd;              /* -1 when closed */
+	int fd;              /* -1 when closed or lost */
+	struct memphis__fdid fid;
+	uint64_t id;         /* PERF_EVENT_IOC_ID */
 	void *base;          /* mmap: control page + data */
 	size_t data_size;    /* power of two */
 	unsigned char *scratch; /* for records that wrap around the end of the data area */
@@ -15,20 +23,23 @@ struct memphis__ring {
 struct perf_event_attr;
 /* perf_event_open for thread `tid`, any CPU, close-on-exec. Returns fd or -errno. */
 int memphis__perf_open(struct perf_event_attr *attr, pid_t tid);
-/* Map `data_pages` (power of two) of ring buffer for fd. Returns 0 or -errno. */
-int memphis__ring_map(struct memphis__ring *r, int fd, unsigned data_pages);
 /* Open an event for `tid` and map its ring, halving the size down to one page while the
  * locked-memory limit refuses; wakeup_watermark = buffer / watermark_div (attr->watermark
- * must be set). Returns 0 or -errno (the open error as is). */
+ * must be set). The descriptor counts in the library's share (fd.h). Returns 0 or -errno
+ * (the open error as is; -EMFILE when the share is used up). */
 int memphis__ring_open(struct memphis__ring *r, struct perf_event_attr *attr, pid_t tid,
 		       unsigned data_pages, unsigned watermark_div);
 /* Call fn(record, ctx) for every complete record in the ring and release them. Records
  * are contiguous for fn even when they wrap. Returns the number of records. */
 typedef void (*memphis__record_fn)(const void *rec, size_t len, void *ctx);
 size_t memphis__ring_drain(struct memphis__ring *r, memphis__record_fn fn, void *ctx);
-/* PERF_EVENT_IOC_ENABLE (on) or _DISABLE; -1 with errno on failure. */
-int memphis__perf_enable(int fd, int on);
-/* Unmap and close; accepts a closed ring. */
+/* 1 when r's descriptor still is its event; else 0, and the descriptor is forgotten (the
+ * program closed it): r->fd = -1, the mapping stays for the last reads. */
+int memphis__ring_check(struct memphis__ring *r);
+/* PERF_EVENT_IOC_ENABLE (on) or _DISABLE. 0 or -errno; -EBADF when the descriptor is no
+ * longer the event's (nothing is sent to it). */
+int memphis__ring_enable(struct memphis__ring *r, int on);
+/* Unmap, and close the descriptor when it still is the event's; accepts a closed ring. */
 void memphis__ring_close(struct memphis__ring *r);
 
 #endif /* MEMPHIS_PERF_H */

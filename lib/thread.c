@@ -263,12 +263,18 @@ struct start {
 	void *arg;
 };
 
+/* The new thread registers before the user's function runs. It may already be cancelled
+ * (pthread_cancel right after pthread_create): registration holds the registry and writer
+ * locks across cancellation points (writev), so cancellation waits until it is done. */
 static void *trampoline(void *p)
 {
 	struct start s = *(struct start *)p;
+	int old;
 
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
 	memphis__lib_free(p);
 	memphis__thread_attach_self();
+	pthread_setcancelstate(old, &old);
 	return s.fn(s.arg);
 }
 

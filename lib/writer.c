@@ -12,25 +12,32 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "crc32c.h"
+#include "fd.h"
 #include "log.h"
 #include "memphis/format.h"
 #include "self.h"
 #include "writer.h"
 
 struct file {
-	int fd;           /* -1: not open yet */
+	int fd;           /* -1: not open yet, or lost (the program closed it) */
+	struct memphis__fdid id;
+	int cpu;          /* -1: meta.mph */
+	int created;      /* the file exists: reopen it when its descriptor is lost */
 	uint64_t blocks;  /* blocks written */
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int dirfd_ = -1;
+static struct memphis__fdid dir_id;
 static char dirpath[4096];
-static struct file meta = { -1, 0 };
+static char dir_abs[4096]; /* absolute, to reopen the directory; "" if unknown */
+static struct file meta = { .fd = -1, .cpu = -1 };
 static struct file *cpus;
 static int ncpus;
 static int error;
@@ -62,14 +69,77 @@ static int make_dir(const char *path, int reuse)
 		close(fd);
 		return -EPERM;
 	}
+	return memphis__fd_take(fd, 1, &dir_id);
+}
+
+/* The run directory's descriptor, opened again by its absolute path if the program closed
+ * it (and only if it still is the same directory). Caller holds the lock. fd or -errno. */
+static int dir_fd(void)
+{
+	int fd;
+	struct stat st;
+
+	if (memphis__fd_ours(&dirfd_, &dir_id, NULL))
+		return dirfd_;
+	if (!dir_abs[0])
+		return -EBADF;
+	fd = open(dir_abs, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || (uint64_t)st.st_dev != dir_id.dev ||
+	    (uint64_t)st.st_ino != dir_id.ino) {
+		close(fd);
+		return -ESTALE;
+	}
+	fd = memphis__fd_take(fd, 1, &dir_id);
+	if (fd >= 0)
+		dirfd_ = fd;
 	return fd;
+}
+
+static void file_name(const struct file *f, char *name, size_t n)
+{
+	if (f->cpu < 0)
+		snprintf(name, n, "%s", MEMPHIS_META_FILE);
+	else
+		snprintf(name, n, MEMPHIS_CPU_FILE_FMT, (unsigned)f->cpu);
+}
+
+/* Make sure f->fd is still the library's file, opening it again (appending, never through
+ * a symlink, only the same file) when the program closed it or reused its number; *st is
+ * its state. Caller holds the lock. 0 or -errno. */
+static int file_fd(struct file *f, struct stat *st)
+{
+	char name[32];
+	int fd, dfd;
+	struct memphis__fdid id;
+
+	if (memphis__fd_ours(&f->fd, &f->id, st))
+		return 0;
+	file_name(f, name, sizeof(name));
+	dfd = dir_fd();
+	if (dfd < 0)
+		return dfd;
+	fd = openat(dfd, name, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	fd = memphis__fd_take(fd, 1, &id);
+	if (fd < 0)
+		return fd;
+	if (id.dev != f->id.dev || id.ino != f->id.ino || fstat(fd, st) < 0) {
+		memphis__fd_close(&fd, &id);
+		return -ESTALE;
+	}
+	f->fd = fd;
+	return 0;
 }
 
 static int write_block(struct file *f, uint16_t type, const void *a, size_t alen,
 		       const void *b, size_t blen);
 
-static int open_file(struct file *f, const char *name, int cpu)
+static int open_file(struct file *f, int cpu)
 {
+	char name[32];
 	struct memphis_rec_file rec = {
 		.format_version = MEMPHIS_FORMAT_VERSION,
 		.kind = cpu < 0 ? MPH_FILE_META : MPH_FILE_SAMPLES,
@@ -78,9 +148,19 @@ static int open_file(struct file *f, const char *name, int cpu)
 		.start_time = t0,
 	};
 
-	f->fd = openat(dirfd_, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	int dfd = dir_fd();
+
+	if (dfd < 0)
+		return dfd;
+	f->cpu = cpu;
+	file_name(f, name, sizeof(name));
+	f->fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (f->fd < 0)
 		return -errno;
+	f->fd = memphis__fd_take(f->fd, 1, &f->id);
+	if (f->fd < 0)
+		return f->fd;
+	f->created = 1;
 	return write_block(f, MPH_BLK_FILE, &rec, sizeof(rec), NULL, 0);
 }
 
@@ -89,8 +169,27 @@ static void fail(int err)
 	if (error)
 		return;
 	error = err;
-	memphis__warn_once("cannot write to %s: %s; sampling stopped, the program continues",
-			   dirpath, strerror(-err));
+	if (err == -EFBIG)
+		memphis__warn_once("cannot write to %s: the file size limit (ulimit -f) is reached; "
+				   "sampling stopped, the program continues", dirpath);
+	else
+		memphis__warn_once("cannot write to %s: %s; sampling stopped, the program continues",
+				   dirpath, strerror(-err));
+}
+
+/* -EFBIG when `total` more bytes would take the file past the size limit (RLIMIT_FSIZE),
+ * else 0: the kernel would cut the write short and then send SIGXFSZ, which kills the
+ * program, to the writing thread. Checked before every block, so no write of ours ever
+ * reaches the limit (the library's files are written only under the writer lock). */
+static int check_size_limit(const struct stat *st, size_t total)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_FSIZE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		return 0;
+	if ((uint64_t)st->st_size + total > (uint64_t)rl.rlim_cur)
+		return -EFBIG;
+	return 0;
 }
 
 static int write_block(struct file *f, uint16_t type, const void *a, size_t alen,
@@ -104,8 +203,11 @@ static int write_block(struct file *f, uint16_t type, const void *a, size_t alen
 	};
 	struct iovec iov[3] = { { &h, sizeof(h) }, { (void *)a, alen }, { (void *)b, blen } };
 	size_t total = sizeof(h) + alen + blen;
-	int i = 0;
+	struct stat st;
+	int i = 0, err;
 
+	if ((err = file_fd(f, &st)) < 0 || (err = check_size_limit(&st, total)) < 0)
+		return err;
 	h.crc = mph_crc32c(mph_crc32c(0, a, alen), b, blen);
 	while (total > 0) {
 		ssize_t w = writev(f->fd, iov + i, 3 - i);
@@ -139,7 +241,9 @@ int memphis__writer_open(const char *path, const char *exe_name, pid_t pid, uint
 		snprintf(dirpath, sizeof(dirpath), "%s", path);
 		fd = make_dir(dirpath, 1);
 	} else {
-		snprintf(name, sizeof(name), "%s", exe_name);
+		/* the name part is cut so that the directory's name fits NAME_MAX (255) with
+		 * "memphis-", "-PID" and ".NN" */
+		snprintf(name, sizeof(name), "%.*s", 255 - 8 - 11 - 3, exe_name);
 		sanitize(name);
 		for (int k = 0; k < 100 && fd < 0; k++) {
 			if (k == 0)
@@ -156,6 +260,14 @@ int memphis__writer_open(const char *path, const char *exe_name, pid_t pid, uint
 		return fd;
 	}
 	dirfd_ = fd;
+	if (dirpath[0] == '/') {
+		snprintf(dir_abs, sizeof(dir_abs), "%s", dirpath);
+	} else if (getcwd(dir_abs, sizeof(dir_abs) - 1 - strlen(dirpath) - 1)) {
+		size_t l = strlen(dir_abs);
+		snprintf(dir_abs + l, sizeof(dir_abs) - l, "/%s", dirpath);
+	} else {
+		dir_abs[0] = 0;
+	}
 	ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
 	if (ncpus < 1)
 		ncpus = 1;
@@ -164,9 +276,11 @@ int memphis__writer_open(const char *path, const char *exe_name, pid_t pid, uint
 		fail(-ENOMEM);
 		return -ENOMEM;
 	}
-	for (int i = 0; i < ncpus; i++)
+	for (int i = 0; i < ncpus; i++) {
 		cpus[i].fd = -1;
-	err = open_file(&meta, MEMPHIS_META_FILE, -1);
+		cpus[i].cpu = i;
+	}
+	err = open_file(&meta, -1);
 	if (err < 0)
 		fail(err);
 	return err;
@@ -179,7 +293,7 @@ int memphis__writer_block2(int cpu, uint16_t type, const void *a, size_t alen,
 	int err = 0;
 
 	pthread_mutex_lock(&lock);
-	if (error || dirfd_ < 0) {
+	if (error || !meta.created) {
 		err = error ? error : -EBADF;
 		goto out;
 	}
@@ -191,10 +305,8 @@ int memphis__writer_block2(int cpu, uint16_t type, const void *a, size_t alen,
 			goto out;
 		}
 		f = &cpus[cpu];
-		if (f->fd < 0) {
-			char name[32];
-			snprintf(name, sizeof(name), MEMPHIS_CPU_FILE_FMT, (unsigned)cpu);
-			err = open_file(f, name, cpu);
+		if (!f->created) {
+			err = open_file(f, cpu);
 			if (err < 0) {
 				fail(err);
 				goto out;
@@ -220,12 +332,12 @@ static void close_file(struct file *f)
 
 	int err;
 
-	if (f->fd < 0)
+	if (!f->created)
 		return;
 	if (!error && (err = write_block(f, MPH_BLK_END, &end, sizeof(end), NULL, 0)) < 0)
 		fail(err);
-	close(f->fd);
-	f->fd = -1;
+	memphis__fd_close(&f->fd, &f->id);
+	f->created = 0;
 }
 
 void memphis__writer_close(void)
@@ -234,9 +346,7 @@ void memphis__writer_close(void)
 	for (int i = 0; cpus && i < ncpus; i++)
 		close_file(&cpus[i]);
 	close_file(&meta);
-	if (dirfd_ >= 0)
-		close(dirfd_);
-	dirfd_ = -1;
+	memphis__fd_close(&dirfd_, &dir_id);
 	pthread_mutex_unlock(&lock);
 }
 

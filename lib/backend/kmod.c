@@ -29,7 +29,8 @@
 
 #define BATCH 1024 /* records per READ */
 
-static int dev_fd = -1;
+static int dev_fd = -1;          /* the library's (fd.h): checked before every ioctl */
+static struct memphis__fdid dev_id;
 static size_t rec_size;
 static uint32_t ncpus;
 static unsigned char *rbuf;                   /* BATCH records as the module wrote them */
@@ -91,9 +92,9 @@ static int kmod_probe(const struct memphis__backend_params *p, uint64_t *period_
 		*period_ns = period_used;
 		return 0;
 	}
-	fd = open(MEMPHISMOD_DEVICE, O_RDWR | O_CLOEXEC);
+	fd = memphis__fd_take(open(MEMPHISMOD_DEVICE, O_RDWR | O_CLOEXEC), 1, &dev_id);
 	if (fd < 0) {
-		err = errno;
+		err = fd == -1 ? errno : -fd;
 		access_reason(err, why, n);
 		return -err;
 	}
@@ -150,7 +151,7 @@ out_free:
 	rbuf = NULL;
 	samples = NULL;
 out_close:
-	close(fd);
+	memphis__fd_close(&fd, &dev_id);
 	return -err;
 }
 
@@ -178,7 +179,7 @@ static int kmod_start(int on)
 	struct memphismod_start st = { .size = sizeof(st) };
 	int r;
 
-	if (dev_fd < 0)
+	if (!memphis__fd_ours(&dev_fd, &dev_id, NULL))
 		return -EBADF;
 	r = on ? ioctl(dev_fd, MEMPHISMOD_IOC_START, &st) : ioctl(dev_fd, MEMPHISMOD_IOC_STOP, 0);
 	if (r < 0) {
@@ -239,7 +240,7 @@ static uint64_t kmod_read_process(memphis__emit_fn *emit)
 {
 	uint64_t lost = 0;
 
-	for (int rounds = 0; dev_fd >= 0 && rounds < 64; rounds++) {
+	for (int rounds = 0; memphis__fd_ours(&dev_fd, &dev_id, NULL) && rounds < 64; rounds++) {
 		struct memphismod_read rd = {
 			.size = sizeof(rd),
 			.buf = (uint64_t)(uintptr_t)rbuf,

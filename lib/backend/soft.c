@@ -97,11 +97,7 @@ static int soft_open(struct memphis__thread *t)
 
 static int soft_enable(struct memphis__thread *t, int on)
 {
-	if (t->sample.fd < 0)
-		return -EBADF;
-	if (memphis__perf_enable(t->sample.fd, on) < 0)
-		return -errno;
-	return 0;
+	return memphis__ring_enable(&t->sample, on);
 }
 
 struct sample_layout {

@@ -1,0 +1,42 @@
+/* lib/fd.h - the library's own descriptors, kept apart from the program's. A leaf.
+ *
+ * A program may close every descriptor it did not open (close_range(3, ~0U), closefrom, a
+ * daemon's loop) and open its own files, which then get the numbers the library had. So
+ * the library keeps its descriptors at high numbers, remembers what each one is (device
+ * and inode) and checks before it writes to, ioctls or closes one: a descriptor that is no
+ * longer the library's is forgotten, never used or closed. It also keeps to a share of
+ * the descriptor limit, so that the program never runs short because of it.
+ */
+#ifndef MEMPHIS_FD_H
+#define MEMPHIS_FD_H
+
+#include <stdint.h>
+#include <sys/stat.h>
+
+/* What a descriptor of the library refers to. */
+struct memphis__fdid {
+	uint64_t dev, ino;
+};
+
+/* Take `fd`, just opened by the library, as its own: moved to a high number (from half the
+ * descriptor limit, at most 4096; it stays where it is when none is free there),
+ * close-on-exec, its identity recorded in *id. An `essential` descriptor (the run's files)
+ * is taken whatever the library holds; another only while the library holds less than
+ * its share, a quarter of RLIMIT_NOFILE: -EMFILE then. Returns the descriptor, or -errno
+ * (`fd` is then closed). */
+int memphis__fd_take(int fd, int essential, struct memphis__fdid *id);
+/* 1 when `fd` still is the file that *id recorded (fstat; *st filled when st is not NULL),
+ * else 0. Does not change anything: usable from any thread. */
+int memphis__fd_is(int fd, const struct memphis__fdid *id, struct stat *st);
+/* memphis__fd_is, and when it says no, *fd is forgotten: set to -1 (never closed by us:
+ * the program closed it, maybe reusing the number) and given back to the share. */
+int memphis__fd_ours(int *fd, const struct memphis__fdid *id, struct stat *st);
+/* Close *fd when it still is ours, forget it otherwise; *fd becomes -1. Accepts -1. */
+void memphis__fd_close(int *fd, const struct memphis__fdid *id);
+/* Forget *fd without closing it (it was found not ours by other means); *fd becomes -1. */
+void memphis__fd_forget(int *fd);
+/* The library's share of descriptors (a quarter of RLIMIT_NOFILE) and how many it holds. */
+long memphis__fd_share(void);
+long memphis__fd_held(void);
+
+#endif /* MEMPHIS_FD_H */

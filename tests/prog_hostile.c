@@ -1,0 +1,286 @@
+/* Hostile and unlucky uses of a profiled program (issue 11). Each mode prints deterministic
+ * lines that the tests compare with an unprofiled run (MEMPHIS_DISABLE=1) or check.
+ *   prog_hostile mark              one region: the API's return values and their texts
+ *   prog_hostile cancel N          N threads, each cancelled right after pthread_create
+ *   prog_hostile sigmark           memphis_mark from a signal handler, often while the
+ *                                  interrupted thread is inside memphis_mark/print
+ *   prog_hostile closefds          a daemon: closes every inherited descriptor
+ *                                  (close_range(3, ~0U)), then puts its own files on every
+ *                                  number the library had, and keeps working in a region
+ *   prog_hostile churn N FILES     N short threads one after another inside a region,
+ *                                  then FILES files opened at once
+ *   prog_hostile many N FILES      N threads alive at once inside a region, FILES files
+ *                                  opened meanwhile
+ *   prog_hostile work N            a region of memory-bound work, N * 3e7 steps (0.1 s each
+ *                                  on the 2-vCPU machine this was written on)
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <memphis.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+static volatile unsigned long sink;
+
+static void work(unsigned long n)
+{
+	static unsigned a[1 << 20];
+	unsigned long s = 0, x = 12345;
+
+	for (unsigned long i = 0; i < n; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		a[(x >> 33) & ((1 << 20) - 1)] += (unsigned)i;
+		s += a[(x >> 13) & ((1 << 20) - 1)];
+	}
+	sink += s;
+}
+
+static void *spin(void *arg)
+{
+	work(arg ? (unsigned long)(uintptr_t)arg : 20000);
+	return NULL;
+}
+
+static int mode_mark(void)
+{
+	int rc = memphis_mark_named("x");
+
+	printf("mark: %d (%s)\n", rc, memphis_strerror(rc));
+	work(2000000);
+	rc = memphis_print();
+	printf("print: %d (%s)\n", rc, memphis_strerror(rc));
+	return 0;
+}
+
+static void *cancellable(void *arg)
+{
+	for (;;) {
+		work(1000);
+		pthread_testcancel();
+	}
+	return NULL;
+}
+
+static int mode_cancel(int n)
+{
+	int done = 0;
+
+	memphis_mark_named("cancel");
+	for (int i = 0; i < n; i++) {
+		pthread_t t;
+		void *res;
+		if (pthread_create(&t, NULL, cancellable, NULL))
+			continue;
+		pthread_cancel(t);
+		pthread_join(t, &res);
+		done += res == PTHREAD_CANCELED;
+	}
+	memphis_print();
+	printf("cancelled %d of %d\n", done, n);
+	return 0;
+}
+
+static volatile sig_atomic_t in_handler_calls, deadlk;
+
+static void on_alarm(int sig)
+{
+	int e = errno;
+	int rc = memphis_mark_named("signal");
+
+	in_handler_calls++;
+	if (rc == -EDEADLK)
+		deadlk++;
+	errno = e;
+}
+
+static int mode_sigmark(void)
+{
+	struct sigaction sa;
+	struct itimerval it = { { 0, 300 }, { 0, 300 } };
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
+	for (int i = 0; i < 400; i++) {
+		memphis_mark_named("main");
+		work(2000);
+		memphis_print();
+	}
+	memset(&it, 0, sizeof(it));
+	setitimer(ITIMER_REAL, &it, NULL);
+	printf("sigmark done\n");
+	fprintf(stderr, "handler calls %d, -EDEADLK %d\n", (int)in_handler_calls, (int)deadlk);
+	return 0;
+}
+
+#define OWN_LINE "the program's own line\n"
+
+/* Every descriptor number open now, from 3 up. */
+static int list_fds(int *fds, int max)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)) && n < max) {
+		int fd = atoi(e->d_name);
+		if (fd >= 3 && fd != dirfd(d))
+			fds[n++] = fd;
+	}
+	closedir(d);
+	return n;
+}
+
+static int mode_closefds(void)
+{
+	int fds[4096], n, own, bad = 0;
+	pthread_t t[4];
+	struct stat st;
+
+	memphis_mark_named("daemon");
+	work(200000);
+	n = list_fds(fds, 4096);
+	if (syscall(SYS_close_range, 3u, ~0u, 0u) < 0)
+		for (int i = 0; i < n; i++)
+			close(fds[i]);
+	own = open("own.txt", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (own < 0)
+		return 1;
+	/* the program's files on every number the library had */
+	for (int i = 0; i < n; i++)
+		if (fds[i] != own && dup2(own, fds[i]) < 0)
+			return 1;
+	for (int round = 0; round < 20; round++) {
+		for (int i = 0; i < 4; i++)
+			pthread_create(&t[i], NULL, spin, (void *)(uintptr_t)200000);
+		for (int i = 0; i < 4; i++)
+			pthread_join(t[i], NULL);
+		if (write(own, OWN_LINE, strlen(OWN_LINE)) < 0)
+			return 1;
+	}
+	memphis_print();
+	memphis_mark_named("after");
+	work(500000);
+	memphis_print();
+	for (int i = 0; i < n; i++)
+		if (fds[i] != own && fcntl(fds[i], F_GETFD) < 0)
+			bad++;
+	fstat(own, &st);
+	printf("own file: %lld bytes (expected %zu)\n", (long long)st.st_size, 20 * strlen(OWN_LINE));
+	printf("descriptors the program put in place and lost: %d\n", bad);
+	return 0;
+}
+
+static int mode_churn(int n, int files)
+{
+	int ok = 0;
+
+	memphis_mark_named("churn");
+	for (int i = 0; i < n; i++) {
+		pthread_t t;
+		if (pthread_create(&t, NULL, spin, NULL) == 0)
+			pthread_join(t, NULL);
+	}
+	FILE **f = calloc((size_t)files, sizeof(*f));
+	for (int i = 0; f && i < files; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "f%d.txt", i);
+		f[i] = fopen(name, "w");
+		ok += f[i] != NULL;
+	}
+	for (int i = 0; f && i < files; i++)
+		if (f[i])
+			fclose(f[i]);
+	memphis_print();
+	printf("threads %d, files opened %d of %d\n", n, ok, files);
+	return ok == files ? 0 : 1;
+}
+
+static volatile int release_all;
+
+static void *waiter(void *arg)
+{
+	while (!release_all)
+		usleep(1000);
+	return NULL;
+}
+
+static int open_files(int files)
+{
+	int ok = 0;
+	FILE **f = calloc((size_t)files, sizeof(*f));
+
+	for (int i = 0; f && i < files; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "f%d.txt", i);
+		f[i] = fopen(name, "w");
+		ok += f[i] != NULL;
+	}
+	for (int i = 0; f && i < files; i++)
+		if (f[i])
+			fclose(f[i]);
+	free(f);
+	return ok;
+}
+
+static int mode_many(int n, int files)
+{
+	pthread_t *t = calloc((size_t)n, sizeof(*t));
+	int made = 0, ok;
+
+	memphis_mark_named("many");
+	for (int i = 0; t && i < n; i++)
+		made += pthread_create(&t[i], NULL, waiter, NULL) == 0;
+	ok = open_files(files);
+	release_all = 1;
+	for (int i = 0; i < made; i++)
+		pthread_join(t[i], NULL);
+	memphis_print();
+	printf("threads %d of %d, files opened %d of %d\n", made, n, ok, files);
+	return ok == files && made == n ? 0 : 1;
+}
+
+static int mode_work(double seconds)
+{
+	memphis_mark_named("work");
+	work((unsigned long)(seconds * 3e7));
+	memphis_print();
+	printf("work done\n");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *m = argc > 1 ? argv[1] : "";
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(m, "mark"))
+		return mode_mark();
+	if (!strcmp(m, "cancel"))
+		return mode_cancel(argc > 2 ? atoi(argv[2]) : 200);
+	if (!strcmp(m, "sigmark"))
+		return mode_sigmark();
+	if (!strcmp(m, "closefds"))
+		return mode_closefds();
+	if (!strcmp(m, "churn"))
+		return mode_churn(argc > 2 ? atoi(argv[2]) : 300, argc > 3 ? atoi(argv[3]) : 20);
+	if (!strcmp(m, "many"))
+		return mode_many(argc > 2 ? atoi(argv[2]) : 40, argc > 3 ? atoi(argv[3]) : 20);
+	if (!strcmp(m, "work"))
+		return mode_work(argc > 2 ? atof(argv[2]) : 1.0);
+	fprintf(stderr, "usage: prog_hostile mark|cancel N|sigmark|closefds|churn N FILES|many N FILES|work S\n");
+	return 2;
+}

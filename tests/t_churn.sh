@@ -1,0 +1,18 @@
+# Descriptors under `ulimit -n`: a thread's streams are closed when it exits (drained
+# first), even inside a region, and the library keeps to a share of the limit, so the
+# program's own open() never fails because of memphis: 300 short threads one after the
+# other, then 40 threads alive at once, each followed by the program opening its files.
+. "$MEMPHIS_SRC/tests/tap.sh"
+P="$B/tests/prog_hostile"
+
+for mode in "churn 300 30" "many 40 20"; do
+	set -- $mode
+	MEMPHIS_DISABLE=1 sh -c "ulimit -n 64; exec timeout 120 \"$P\" $mode" > plain.out 2> plain.err
+	sh -c "ulimit -n 64; exec timeout 120 \"$P\" $mode" > prof.out 2> prof.err
+	rc=$?
+	check "$1 under ulimit -n 64: exit status 0 (got $rc)" test "$rc" = 0
+	check "$1 under ulimit -n 64: output as without memphis" cmp -s plain.out prof.out
+	rm -rf memphis-*/ f*.txt
+done
+check "threads alive at once past the share: one line saying so" \
+	sh -c '[ "$(grep -c "^memphis" prof.err)" = 1 ] && grep -q "share of descriptors" prof.err'

@@ -1,0 +1,24 @@
+# A file size limit (ulimit -f) reached by the library's files: the program never gets
+# SIGXFSZ (which kills it) because of memphis's writes, in the constructor or later; the
+# library gets EFBIG, says so in one line and stops sampling; the program's output and
+# exit status are unchanged.
+. "$MEMPHIS_SRC/tests/tap.sh"
+P="$B/tests/prog_hostile"
+
+MEMPHIS_DISABLE=1 "$P" work 0.3 > plain.out 2> plain.err
+# 4 blocks of 512 bytes: the constructor's first blocks already pass it; 40: a region's
+for f in 4 40; do
+	sh -c "ulimit -f $f; exec \"$P\" work 0.3" > lim$f.out 2> lim$f.err
+	rc=$?
+	check "ulimit -f $f: no SIGXFSZ, exit status 0 (got $rc)" test "$rc" = 0
+	check "ulimit -f $f: output as without memphis" cmp -s plain.out lim$f.out
+	check "ulimit -f $f: one line naming the file size limit" \
+		sh -c "[ \"\$(grep -c '^memphis' lim$f.err)\" = 1 ] && grep -q 'file size limit' lim$f.err"
+	rm -rf memphis-*/
+done
+# stderr itself at the limit: the library's warning line must not raise the signal either
+head -c 1024 /dev/zero > full.err
+sh -c "ulimit -f 2; exec \"$P\" work 0.3" > stderr.out 2>> full.err
+rc=$?
+check "stderr at the size limit: no SIGXFSZ from memphis's warning (got $rc)" test "$rc" = 0
+rm -rf memphis-*/
