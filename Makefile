@@ -50,6 +50,9 @@ UNIT_SRCS := $(wildcard tests/unit_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/%.c=$(B)/tests/%)
 PROG_SRCS := $(wildcard tests/prog_*.c)
 PROG_BINS := $(PROG_SRCS:tests/%.c=$(B)/tests/%)
+# C++ workloads (tests/prog_*.cc): how the report names heap objects of operator new
+PROGXX_SRCS := $(wildcard tests/prog_*.cc)
+PROGXX_BINS := $(PROGXX_SRCS:tests/%.cc=$(B)/tests/%)
 TOOL_SRCS := $(wildcard tests/tool_*.c)
 TOOL_BINS := $(TOOL_SRCS:tests/%.c=$(B)/tests/%)
 EXAMPLE_SRCS := $(wildcard examples/*/*.c)
@@ -69,11 +72,11 @@ PROGRAMS := $(B)/libmemphis.so $(B)/libmemphis.a $(B)/memphis $(B)/memphis-repor
 	$(B)/libmemphis_f.a
 
 .PHONY: all deps demo check check-unit check-vm bench install uninstall clean
-all: $(PROGRAMS) $(UNIT_BINS) $(PROG_BINS) $(TOOL_BINS) $(EXAMPLE_BINS) $(FEXAMPLE_BINS) $(KMOD_KO)
+all: $(PROGRAMS) $(UNIT_BINS) $(PROG_BINS) $(PROGXX_BINS) $(TOOL_BINS) $(EXAMPLE_BINS) $(FEXAMPLE_BINS) $(KMOD_KO)
 
 # Debian packages the build, the tests and the demo need. As root they are installed;
 # otherwise the exact command is printed and make stops.
-DEB_PKGS := gcc make pkg-config libzydis-dev libdwarf-dev libelf-dev zlib1g-dev libnuma-dev \
+DEB_PKGS := gcc g++ make pkg-config libzydis-dev libdwarf-dev libelf-dev zlib1g-dev libnuma-dev \
 	libpfm4-dev libpapi-dev numactl gfortran linux-perf python3 time
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
@@ -166,6 +169,12 @@ $(B)/tests/prog_%: tests/prog_%.c $(B)/libmemphis.so
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(PROG_CFLAGS) $< -o $@ $(PROG_LDFLAGS) $(LDFLAGS)
+
+PROGXX_CXXFLAGS := -std=c++17 -g -O2 -pthread -Iinclude -Wall -Wextra -Werror -Wno-unused-parameter
+$(B)/tests/prog_%: tests/prog_%.cc $(B)/libmemphis.so
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CXX     $<")
+	$(Q)$(CXX) $(PROGXX_CXXFLAGS) $(CXXFLAGS) $< -o $@ $(PROG_LDFLAGS) $(LDFLAGS)
 
 # Test tools are programs of their own; those that write run directories take the CRC from
 # common/.
