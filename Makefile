@@ -230,30 +230,31 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)sh tests/bench.sh $(B)
 
+# Every installed path is quoted: PREFIX, DESTDIR and the directories may hold spaces.
 install: $(PROGRAMS)
-	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(BINDIR) $(DESTDIR)$(INCDIR)/memphis
-	install -m 0644 $(B)/libmemphis.a $(DESTDIR)$(LIBDIR)/
-	install -m 0755 $(B)/libmemphis.so $(DESTDIR)$(LIBDIR)/libmemphis.so.$(VERSION)
-	ln -sf libmemphis.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libmemphis.so.$(firstword $(subst ., ,$(VERSION)))
-	ln -sf libmemphis.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libmemphis.so
-	install -m 0644 $(B)/memphis.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
-	install -m 0644 include/memphis.h $(DESTDIR)$(INCDIR)/
-	install -m 0644 include/memphis/format.h $(DESTDIR)$(INCDIR)/memphis/
-	install -d $(DESTDIR)$(FMODDIR)
-	install -m 0644 $(B)/libmemphis_f.a $(DESTDIR)$(LIBDIR)/
-	install -m 0644 $(B)/fortran/memphis.mod $(DESTDIR)$(FMODDIR)/
-	install -m 0755 $(B)/memphis $(B)/memphis-report $(DESTDIR)$(BINDIR)/
+	install -d "$(DESTDIR)$(LIBDIR)/pkgconfig" "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(INCDIR)/memphis"
+	install -m 0644 $(B)/libmemphis.a "$(DESTDIR)$(LIBDIR)/"
+	install -m 0755 $(B)/libmemphis.so "$(DESTDIR)$(LIBDIR)/libmemphis.so.$(VERSION)"
+	ln -sf libmemphis.so.$(VERSION) "$(DESTDIR)$(LIBDIR)/libmemphis.so.$(firstword $(subst ., ,$(VERSION)))"
+	ln -sf libmemphis.so.$(VERSION) "$(DESTDIR)$(LIBDIR)/libmemphis.so"
+	install -m 0644 $(B)/memphis.pc "$(DESTDIR)$(LIBDIR)/pkgconfig/"
+	install -m 0644 include/memphis.h "$(DESTDIR)$(INCDIR)/"
+	install -m 0644 include/memphis/format.h "$(DESTDIR)$(INCDIR)/memphis/"
+	install -d "$(DESTDIR)$(FMODDIR)"
+	install -m 0644 $(B)/libmemphis_f.a "$(DESTDIR)$(LIBDIR)/"
+	install -m 0644 $(B)/fortran/memphis.mod "$(DESTDIR)$(FMODDIR)/"
+	install -m 0755 $(B)/memphis $(B)/memphis-report "$(DESTDIR)$(BINDIR)/"
 	for m in docs/*.1 docs/*.3; do [ -f "$$m" ] || continue; s=$${m##*.}; \
-	  install -d $(DESTDIR)$(MANDIR)/man$$s && install -m 0644 $$m $(DESTDIR)$(MANDIR)/man$$s/; done
+	  install -d "$(DESTDIR)$(MANDIR)/man$$s" && install -m 0644 $$m "$(DESTDIR)$(MANDIR)/man$$s/"; done
 
 uninstall:
-	rm -f $(DESTDIR)$(LIBDIR)/libmemphis.a $(DESTDIR)$(LIBDIR)/libmemphis.so* \
-	  $(DESTDIR)$(LIBDIR)/libmemphis_f.a $(DESTDIR)$(FMODDIR)/memphis.mod \
-	  $(DESTDIR)$(LIBDIR)/pkgconfig/memphis.pc $(DESTDIR)$(INCDIR)/memphis.h \
-	  $(DESTDIR)$(BINDIR)/memphis $(DESTDIR)$(BINDIR)/memphis-report
-	rm -rf $(DESTDIR)$(INCDIR)/memphis
+	rm -f "$(DESTDIR)$(LIBDIR)/libmemphis.a" "$(DESTDIR)$(LIBDIR)"/libmemphis.so* \
+	  "$(DESTDIR)$(LIBDIR)/libmemphis_f.a" "$(DESTDIR)$(FMODDIR)/memphis.mod" \
+	  "$(DESTDIR)$(LIBDIR)/pkgconfig/memphis.pc" "$(DESTDIR)$(INCDIR)/memphis.h" \
+	  "$(DESTDIR)$(BINDIR)/memphis" "$(DESTDIR)$(BINDIR)/memphis-report"
+	rm -rf "$(DESTDIR)$(INCDIR)/memphis"
 	for m in docs/*.1 docs/*.3; do [ -f "$$m" ] || continue; s=$${m##*.}; \
-	  rm -f $(DESTDIR)$(MANDIR)/man$$s/$${m##*/}; done
+	  rm -f "$(DESTDIR)$(MANDIR)/man$$s/$${m##*/}"; done
 
 clean:
 	rm -rf $(B) $(B)-ubsan $(B)-asan
