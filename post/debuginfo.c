@@ -457,6 +457,16 @@ int mr_debuginfo_line(struct mr_debuginfo *d, uint64_t vaddr, struct mr_line *ou
 	return 0;
 }
 
+bool mr_debuginfo_has_lines(const struct mr_debuginfo *d)
+{
+	return d->nlines > 0;
+}
+
+bool mr_debuginfo_has_symbols(const struct mr_debuginfo *d)
+{
+	return d->nfuncs > 0 || d->nscopes > 0;
+}
+
 int mr_debuginfo_own_line(struct mr_debuginfo *d, uint64_t vaddr,
 			  bool (*foreign)(const char *file), struct mr_line *out)
 {

@@ -59,6 +59,11 @@ int mr_debuginfo_open_dir(const char *path, const char *debug_dir, struct mr_deb
 			  char *err, size_t errlen);
 void mr_debuginfo_close(struct mr_debuginfo *d);
 
+/* Whether the object has a DWARF line table (built with -g, or a debug file found) and
+ * whether it has function symbols at all (false: stripped). */
+bool mr_debuginfo_has_lines(const struct mr_debuginfo *d);
+bool mr_debuginfo_has_symbols(const struct mr_debuginfo *d);
+
 /* The separate debug file whose DWARF is used, or NULL (DWARF from the object itself, or
  * none). */
 const char *mr_debuginfo_debug_file(const struct mr_debuginfo *d);

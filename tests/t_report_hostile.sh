@@ -58,4 +58,15 @@ cat o >>e
 check "foreign bytes as a cpu file: bad magic named" has e "cpu003.mph: offset 0: bad block magic"
 check "foreign bytes as a cpu file: nothing of them echoed" sh -c '! grep -qiE "SECR|52434553|53454352" e'
 
+
+# --- an executable without -g, or stripped: said once, naming it
+cp "$GEN" nog && strip -g nog && cp "$GEN" stripped && strip --strip-all stripped
+"$R" good --exe nog >o 2>e
+check "built without -g: one warning naming it" \
+	sh -c '[ $(grep -c "executable nog has no debug information" e) -eq 1 ]'
+"$R" good --exe stripped >o 2>e
+check "stripped: one warning naming it" \
+	sh -c '[ $(grep -c "executable stripped is stripped" e) -eq 1 ]'
+check "with -g: no such warning" sh -c '! grep -qE "no debug information|is stripped" good.err'
+
 done_testing
