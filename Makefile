@@ -50,6 +50,9 @@ UNIT_SRCS := $(wildcard tests/unit_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/%.c=$(B)/tests/%)
 PROG_SRCS := $(wildcard tests/prog_*.c)
 PROG_BINS := $(PROG_SRCS:tests/%.c=$(B)/tests/%)
+# C++ workloads (tests/prog_*.cc): how the report names heap objects of operator new
+PROGXX_SRCS := $(wildcard tests/prog_*.cc)
+PROGXX_BINS := $(PROGXX_SRCS:tests/%.cc=$(B)/tests/%)
 TOOL_SRCS := $(wildcard tests/tool_*.c)
 TOOL_BINS := $(TOOL_SRCS:tests/%.c=$(B)/tests/%)
 EXAMPLE_SRCS := $(wildcard examples/*/*.c)
@@ -69,11 +72,11 @@ PROGRAMS := $(B)/libmemphis.so $(B)/libmemphis.a $(B)/memphis $(B)/memphis-repor
 	$(B)/libmemphis_f.a
 
 .PHONY: all deps demo check check-unit check-vm bench install uninstall clean
-all: $(PROGRAMS) $(UNIT_BINS) $(PROG_BINS) $(TOOL_BINS) $(EXAMPLE_BINS) $(FEXAMPLE_BINS) $(KMOD_KO)
+all: $(PROGRAMS) $(UNIT_BINS) $(PROG_BINS) $(PROGXX_BINS) $(TOOL_BINS) $(EXAMPLE_BINS) $(FEXAMPLE_BINS) $(KMOD_KO)
 
 # Debian packages the build, the tests and the demo need. As root they are installed;
 # otherwise the exact command is printed and make stops.
-DEB_PKGS := gcc make pkg-config libzydis-dev libdwarf-dev libelf-dev zlib1g-dev libnuma-dev \
+DEB_PKGS := gcc g++ make pkg-config libzydis-dev libdwarf-dev libelf-dev zlib1g-dev libnuma-dev \
 	libpfm4-dev libpapi-dev numactl gfortran linux-perf python3 time
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
@@ -167,6 +170,12 @@ $(B)/tests/prog_%: tests/prog_%.c $(B)/libmemphis.so
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(PROG_CFLAGS) $< -o $@ $(PROG_LDFLAGS) $(LDFLAGS)
 
+PROGXX_CXXFLAGS := -std=c++17 -g -O2 -pthread -Iinclude -Wall -Wextra -Werror -Wno-unused-parameter
+$(B)/tests/prog_%: tests/prog_%.cc $(B)/libmemphis.so
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CXX     $<")
+	$(Q)$(CXX) $(PROGXX_CXXFLAGS) $(CXXFLAGS) $< -o $@ $(PROG_LDFLAGS) $(LDFLAGS)
+
 # Test tools are programs of their own; those that write run directories take the CRC from
 # common/.
 $(B)/tests/tool_%: tests/tool_%.c $(B)/common/crc32c.o
@@ -221,30 +230,31 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)sh tests/bench.sh $(B)
 
+# Every installed path is quoted: PREFIX, DESTDIR and the directories may hold spaces.
 install: $(PROGRAMS)
-	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(BINDIR) $(DESTDIR)$(INCDIR)/memphis
-	install -m 0644 $(B)/libmemphis.a $(DESTDIR)$(LIBDIR)/
-	install -m 0755 $(B)/libmemphis.so $(DESTDIR)$(LIBDIR)/libmemphis.so.$(VERSION)
-	ln -sf libmemphis.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libmemphis.so.$(firstword $(subst ., ,$(VERSION)))
-	ln -sf libmemphis.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libmemphis.so
-	install -m 0644 $(B)/memphis.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
-	install -m 0644 include/memphis.h $(DESTDIR)$(INCDIR)/
-	install -m 0644 include/memphis/format.h $(DESTDIR)$(INCDIR)/memphis/
-	install -d $(DESTDIR)$(FMODDIR)
-	install -m 0644 $(B)/libmemphis_f.a $(DESTDIR)$(LIBDIR)/
-	install -m 0644 $(B)/fortran/memphis.mod $(DESTDIR)$(FMODDIR)/
-	install -m 0755 $(B)/memphis $(B)/memphis-report $(DESTDIR)$(BINDIR)/
+	install -d "$(DESTDIR)$(LIBDIR)/pkgconfig" "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(INCDIR)/memphis"
+	install -m 0644 $(B)/libmemphis.a "$(DESTDIR)$(LIBDIR)/"
+	install -m 0755 $(B)/libmemphis.so "$(DESTDIR)$(LIBDIR)/libmemphis.so.$(VERSION)"
+	ln -sf libmemphis.so.$(VERSION) "$(DESTDIR)$(LIBDIR)/libmemphis.so.$(firstword $(subst ., ,$(VERSION)))"
+	ln -sf libmemphis.so.$(VERSION) "$(DESTDIR)$(LIBDIR)/libmemphis.so"
+	install -m 0644 $(B)/memphis.pc "$(DESTDIR)$(LIBDIR)/pkgconfig/"
+	install -m 0644 include/memphis.h "$(DESTDIR)$(INCDIR)/"
+	install -m 0644 include/memphis/format.h "$(DESTDIR)$(INCDIR)/memphis/"
+	install -d "$(DESTDIR)$(FMODDIR)"
+	install -m 0644 $(B)/libmemphis_f.a "$(DESTDIR)$(LIBDIR)/"
+	install -m 0644 $(B)/fortran/memphis.mod "$(DESTDIR)$(FMODDIR)/"
+	install -m 0755 $(B)/memphis $(B)/memphis-report "$(DESTDIR)$(BINDIR)/"
 	for m in docs/*.1 docs/*.3; do [ -f "$$m" ] || continue; s=$${m##*.}; \
-	  install -d $(DESTDIR)$(MANDIR)/man$$s && install -m 0644 $$m $(DESTDIR)$(MANDIR)/man$$s/; done
+	  install -d "$(DESTDIR)$(MANDIR)/man$$s" && install -m 0644 $$m "$(DESTDIR)$(MANDIR)/man$$s/"; done
 
 uninstall:
-	rm -f $(DESTDIR)$(LIBDIR)/libmemphis.a $(DESTDIR)$(LIBDIR)/libmemphis.so* \
-	  $(DESTDIR)$(LIBDIR)/libmemphis_f.a $(DESTDIR)$(FMODDIR)/memphis.mod \
-	  $(DESTDIR)$(LIBDIR)/pkgconfig/memphis.pc $(DESTDIR)$(INCDIR)/memphis.h \
-	  $(DESTDIR)$(BINDIR)/memphis $(DESTDIR)$(BINDIR)/memphis-report
-	rm -rf $(DESTDIR)$(INCDIR)/memphis
+	rm -f "$(DESTDIR)$(LIBDIR)/libmemphis.a" "$(DESTDIR)$(LIBDIR)"/libmemphis.so* \
+	  "$(DESTDIR)$(LIBDIR)/libmemphis_f.a" "$(DESTDIR)$(FMODDIR)/memphis.mod" \
+	  "$(DESTDIR)$(LIBDIR)/pkgconfig/memphis.pc" "$(DESTDIR)$(INCDIR)/memphis.h" \
+	  "$(DESTDIR)$(BINDIR)/memphis" "$(DESTDIR)$(BINDIR)/memphis-report"
+	rm -rf "$(DESTDIR)$(INCDIR)/memphis"
 	for m in docs/*.1 docs/*.3; do [ -f "$$m" ] || continue; s=$${m##*.}; \
-	  rm -f $(DESTDIR)$(MANDIR)/man$$s/$${m##*/}; done
+	  rm -f "$(DESTDIR)$(MANDIR)/man$$s/$${m##*/}"; done
 
 clean:
 	rm -rf $(B) $(B)-ubsan $(B)-asan

@@ -2,7 +2,9 @@
  * region:  memphis run [options] -- ./app args...
  * It only sets MEMPHIS_* and LD_PRELOAD and execs the program, so the program's exit
  * status, output and signals are its own. */
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -29,7 +31,10 @@ static void usage(FILE *f)
 		"  -d, --depth N         allocation call-site frames, 1-8  (MEMPHIS_CALLSITE_DEPTH)\n"
 		"  -v, --verbose         library messages on stderr        (MEMPHIS_VERBOSE=2)\n"
 		"  -h, --help            this text\n"
-		"Then: memphis-report memphis-PROGRAM-PID/\n");
+		"Then: memphis-report memphis-PROGRAM-PID/\n"
+		"A statically linked PROGRAM cannot be preloaded: memphis says so and runs it.\n"
+		"Exit status: PROGRAM's; 127 when it or libmemphis.so is not found, or the library's\n"
+		"path holds a space or ':' (LD_PRELOAD cannot carry it); 126 when it cannot be run.\n");
 }
 
 /* The library next to this launcher (build tree), in ../lib (installed), or LIBDIR. */
@@ -57,6 +62,60 @@ static int find_library(char *out, size_t n)
 	}
 	snprintf(out, n, "%s/libmemphis.so", MEMPHIS_LIBDIR);
 	return access(out, R_OK) == 0 ? 0 : -ENOENT;
+}
+
+/* The file execvp(prog) would run: prog itself when it holds a '/', else the first
+ * executable of that name along PATH. Returns 0 or -ENOENT. */
+static int find_program(const char *prog, char *out, size_t n)
+{
+	const char *path = getenv("PATH");
+
+	if (strchr(prog, '/')) {
+		snprintf(out, n, "%s", prog);
+		return 0;
+	}
+	if (!path)
+		path = "/bin:/usr/bin";
+	for (const char *p = path;; p++) {
+		const char *e = strchr(p, ':');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+
+		snprintf(out, n, "%.*s%s%s", (int)len, p, len ? "/" : "", prog);
+		if (access(out, X_OK) == 0)
+			return 0;
+		if (!e)
+			return -ENOENT;
+		p = e;
+	}
+}
+
+/* Is file an ELF executable without a program interpreter (PT_INTERP): statically linked,
+ * so that the dynamic loader, and with it LD_PRELOAD, never runs? Scripts, 32-bit and
+ * unreadable files answer no (execvp reports what is wrong with them). */
+static int statically_linked(const char *file)
+{
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	Elf64_Ehdr eh;
+	int interp = 0;
+
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(Elf64_Phdr) ||
+	    (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)) {
+		close(fd);
+		return 0;
+	}
+	for (unsigned i = 0; i < eh.e_phnum && !interp; i++) {
+		Elf64_Phdr ph;
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) != (ssize_t)sizeof(ph)) {
+			close(fd);
+			return 0;
+		}
+		interp = ph.p_type == PT_INTERP;
+	}
+	close(fd);
+	return !interp;
 }
 
 int main(int argc, char **argv)
@@ -104,6 +163,17 @@ int main(int argc, char **argv)
 				"in ../lib and in %s)\n", MEMPHIS_LIBDIR);
 		return 127;
 	}
+	/* LD_PRELOAD separates its entries by spaces and colons and has no quoting */
+	if (strpbrk(lib, " :")) {
+		fprintf(stderr, "memphis: cannot preload %s: LD_PRELOAD cannot carry a path with a "
+				"space or ':'; install memphis under a path without them\n", lib);
+		return 127;
+	}
+	char file[PATH_MAX];
+	if (find_program(argv[optind], file, sizeof(file)) == 0 && statically_linked(file))
+		fprintf(stderr, "memphis: %s is statically linked: LD_PRELOAD cannot load libmemphis "
+				"into it, so it runs unprofiled unless it was linked with libmemphis.a "
+				"itself\n", file);
 	const char *old = getenv("LD_PRELOAD");
 	if (old && *old)
 		snprintf(preload, sizeof(preload), "%s:%s", lib, old);

@@ -135,6 +135,15 @@ static int open_exe(struct mr_attrib *a, const struct mr_attrib_opts *o, char *e
 		return rc;
 	}
 	snprintf(a->exe_bid, sizeof(a->exe_bid), "%s", mr_debuginfo_build_id(di));
+	/* said once, naming the object: without it every name below is a guess */
+	if (!mr_debuginfo_has_symbols(di))
+		mr_run_add_warning(a->run, "executable %s is stripped (no symbols, no debug "
+				   "information): its variables and lines cannot be named; profile "
+				   "a build with -g that is not stripped", a->exe_path);
+	else if (!mr_debuginfo_has_lines(di))
+		mr_run_add_warning(a->run, "executable %s has no debug information (built without "
+				   "-g, or its debug file is not installed): source lines cannot be "
+				   "named, variables only by ELF symbols; rebuild with -g", a->exe_path);
 	if (run_bid && *run_bid && strcasecmp(run_bid, a->exe_bid)) {
 		if (!o->force) {
 			snprintf(err, errlen, "executable %s has build-id %s but the run was made by "

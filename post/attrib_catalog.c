@@ -4,6 +4,7 @@
 #include "attrib_impl.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,10 +161,105 @@ static uint32_t fortran_site(struct mr_attrib *a, uint64_t site, uint64_t t, uin
 	return mph_u64map_put(&a->var_by_key, key, id) ? id : 0;
 }
 
+/* Is the shared object known as `base` a runtime whose frames are allocator plumbing: the
+ * C++ runtime (operator new and its nothrow/aligned/array forms), libc's own wrappers
+ * around malloc (strdup, fopen's buffer, ...), the unwinder? Not libmemphis: its own data
+ * is never the program's. */
+static bool runtime_object(const char *base)
+{
+	static const char *const prefixes[] = { "libstdc++.so", "libc++.so", "libc++abi.so",
+						"libc.so", "libgcc_s.so" };
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(base, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+/* Is the function (DWARF or symbol name) operator new / new[] in any form (mangled _Znw*,
+ * _Zna*, or demangled)? */
+static bool operator_new(const char *f)
+{
+	return !strncmp(f, "_Znw", 4) || !strncmp(f, "_Zna", 4) || !strncmp(f, "operator new", 12);
+}
+
+/* Is the file one of the C++ standard library's headers (std::allocator,
+ * __gnu_cxx::new_allocator, allocator_traits, the containers' _M_allocate)? */
+static bool cxx_header(const char *file)
+{
+	return strstr(file, "/include/c++/") != NULL;
+}
+
+/* What the return address of an allocation's call stack is (cached per address in
+ * var_by_key under tag 6: the value is the enum). */
+enum frame_kind { FRAME_ALLOCATOR = 1, FRAME_PROGRAM, FRAME_INLINED_ALLOCATOR };
+
+/* The kind of return address ret at time t: FRAME_ALLOCATOR in a runtime object
+ * (runtime_object), in operator new, or in code of the C++ library's headers;
+ * FRAME_INLINED_ALLOCATOR for such header code inlined into a function of the program that
+ * has a line of its own before it (mr_debuginfo_own_line); else FRAME_PROGRAM. */
+static enum frame_kind frame_kind(struct mr_attrib *a, uint64_t ret, uint64_t t)
+{
+	uint64_t key = (ret & ((1ull << 60) - 1)) | (6ull << 60);
+	uint64_t *slot = mph_u64map_get(&a->var_by_key, key);
+	enum frame_kind k = FRAME_PROGRAM;
+	uint64_t t0, t1;
+	struct span *sp;
+	struct mr_line ln;
+	const struct obj *o;
+
+	if (slot)
+		return (enum frame_kind)*slot;
+	sp = ret ? attrib_span_at(a, ret - 1, t, &t0, &t1) : NULL;
+	if (sp) {
+		o = &a->obj[sp->obj];
+		mr_debuginfo_line(o->di, ret - 1 - sp->bias, &ln);
+		if ((!o->is_exe && runtime_object(o->base)) || (ln.function && operator_new(ln.function)))
+			k = FRAME_ALLOCATOR;
+		else if (ln.file && cxx_header(ln.file))
+			k = mr_debuginfo_own_line(o->di, ret - 1 - sp->bias, cxx_header, &ln) == 0
+				    ? FRAME_INLINED_ALLOCATOR : FRAME_ALLOCATOR;
+	}
+	mph_u64map_put(&a->var_by_key, key, k);
+	return k;
+}
+
+/* The frame of ALLOCS record r that names it: the first (innermost) that is not an
+ * allocator frame; the outermost recorded when all are. 0 when none. *kind: its kind. */
+static uint64_t naming_frame(struct mr_attrib *a, const struct memphis_rec_alloc *r,
+			     enum frame_kind *kind)
+{
+	uint32_t n = r->nframes < MEMPHIS_MAX_FRAMES ? r->nframes : MEMPHIS_MAX_FRAMES;
+	uint32_t i = 0;
+
+	*kind = FRAME_PROGRAM;
+	if (!n)
+		return 0;
+	while ((*kind = frame_kind(a, r->frames[i], r->time)) == FRAME_ALLOCATOR && i + 1 < n)
+		i++;
+	return r->frames[i];
+}
+
+/* Name "KIND at FILE:LINE in FUNCTION" for a program function into which the C++ library's
+ * allocator code was inlined (FRAME_INLINED_ALLOCATOR): the function's own line before it. */
+static int inlined_site_name(struct mr_attrib *a, const struct memphis_rec_alloc *r,
+			     uint64_t site, char **name)
+{
+	uint64_t t0, t1;
+	struct span *sp = attrib_span_at(a, site - 1, r->time, &t0, &t1);
+	struct mr_line ln;
+
+	if (!sp || mr_debuginfo_own_line(a->obj[sp->obj].di, site - 1 - sp->bias, cxx_header, &ln))
+		return -1;
+	return asprintf(name, "%s at %s:%u in %s", alloc_kind_name(r->kind),
+			attrib_base_name(ln.file), ln.line, ln.function);
+}
+
 /* Variable id of the call site of ALLOCS record r (created on first sight). */
 uint32_t attrib_site_var(struct mr_attrib *a, const struct memphis_rec_alloc *r)
 {
-	uint64_t site = r->nframes ? r->frames[0] : 0;
+	enum frame_kind kind;
+	uint64_t site = naming_frame(a, r, &kind);
 	uint64_t key = (site & ((1ull << 60) - 1)) | (1ull << 60);
 	uint64_t *slot = mph_u64map_get(&a->var_by_key, key);
 	struct mr_varinfo v = { .kind = MR_VAR_HEAP };
@@ -176,6 +272,8 @@ uint32_t attrib_site_var(struct mr_attrib *a, const struct memphis_rec_alloc *r)
 		return (uint32_t)rc;
 	if (!site) {
 		rc = asprintf(&v.name, "%s at <unknown call site>", alloc_kind_name(r->kind));
+	} else if (kind == FRAME_INLINED_ALLOCATOR && inlined_site_name(a, r, site, &v.name) >= 0) {
+		rc = 0;
 	} else if (attrib_describe_code(a, site - 1, r->time, where, sizeof(where), func, sizeof(func))) {
 		rc = func[0] ? asprintf(&v.name, "%s at %s in %s", alloc_kind_name(r->kind), where, func)
 			     : asprintf(&v.name, "%s at %s", alloc_kind_name(r->kind), where);

@@ -457,6 +457,41 @@ int mr_debuginfo_line(struct mr_debuginfo *d, uint64_t vaddr, struct mr_line *ou
 	return 0;
 }
 
+bool mr_debuginfo_has_lines(const struct mr_debuginfo *d)
+{
+	return d->nlines > 0;
+}
+
+bool mr_debuginfo_has_symbols(const struct mr_debuginfo *d)
+{
+	return d->nfuncs > 0 || d->nscopes > 0;
+}
+
+int mr_debuginfo_own_line(struct mr_debuginfo *d, uint64_t vaddr,
+			  bool (*foreign)(const char *file), struct mr_line *out)
+{
+	const struct scope_ent *s = scope_at(d, vaddr);
+	size_t lo = mph_upper_bound(d->lines, d->nlines, sizeof(*d->lines),
+				    offsetof(struct line_ent, lo), vaddr);
+
+	memset(out, 0, sizeof(*out));
+	if (!s || !s->depth)
+		return -ENOENT;
+	while (s->parent != NONE && s->depth)
+		s = &d->scopes[s->parent];
+	if (s->depth || !s->name)
+		return -ENOENT;
+	for (size_t i = lo; i-- > 0 && d->lines[i].lo >= s->lo;) {
+		if (d->lines[i].file && d->lines[i].line && !foreign(d->lines[i].file)) {
+			out->function = s->name;
+			out->file = d->lines[i].file;
+			out->line = d->lines[i].line;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 const struct mr_var *mr_debuginfo_var_at(struct mr_debuginfo *d, uint64_t vaddr)
 {
 	const struct mr_var *v = idx_lookup(&d->idx[0], vaddr);

@@ -8,6 +8,7 @@
 #ifndef MR_DEBUGINFO_H
 #define MR_DEBUGINFO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -58,6 +59,11 @@ int mr_debuginfo_open_dir(const char *path, const char *debug_dir, struct mr_deb
 			  char *err, size_t errlen);
 void mr_debuginfo_close(struct mr_debuginfo *d);
 
+/* Whether the object has a DWARF line table (built with -g, or a debug file found) and
+ * whether it has function symbols at all (false: stripped). */
+bool mr_debuginfo_has_lines(const struct mr_debuginfo *d);
+bool mr_debuginfo_has_symbols(const struct mr_debuginfo *d);
+
 /* The separate debug file whose DWARF is used, or NULL (DWARF from the object itself, or
  * none). */
 const char *mr_debuginfo_debug_file(const struct mr_debuginfo *d);
@@ -95,6 +101,14 @@ uint64_t mr_debuginfo_tls_tpoff(const struct mr_debuginfo *d);
 /* Source position of the instruction at vaddr. Returns 0, or -ENOENT if no line-table row
  * covers it (then *out still has the function, from DWARF or the ELF symbols, if any). */
 int mr_debuginfo_line(struct mr_debuginfo *d, uint64_t vaddr, struct mr_line *out);
+
+/* For vaddr inside code inlined into a function (a subprogram of this object): the source
+ * position of the nearest line-table row at or before vaddr, inside that function, whose
+ * file foreign() rejects not (e.g. the program's own line that the C++ library's inlined
+ * allocator code came from). out->function is the function. Returns 0, or -ENOENT when
+ * vaddr is not inlined code or no such row exists (out is then zeroed). */
+int mr_debuginfo_own_line(struct mr_debuginfo *d, uint64_t vaddr,
+			  bool (*foreign)(const char *file), struct mr_line *out);
 
 /* The variable whose [addr, addr+size) holds vaddr (the smallest, if several do): DWARF
  * globals, statics and function statics first (Fortran: module variables as "mod::var",

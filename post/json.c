@@ -59,6 +59,33 @@ void mr_json_obj_end(struct mr_json *j) { close_(j, '}'); }
 void mr_json_arr(struct mr_json *j) { open_(j, '['); }
 void mr_json_arr_end(struct mr_json *j) { close_(j, ']'); }
 
+/* Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlong forms, no
+ * surrogates, nothing above U+10FFFF), 0 when p does not start one. */
+static size_t utf8_len(const unsigned char *p)
+{
+	unsigned c = p[0];
+	size_t n;
+	unsigned lo = 0x80, hi = 0xbf;
+
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+	else
+		return 0;
+	if (p[1] < lo || p[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (p[i] < 0x80 || p[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+/* JSON text is UTF-8 (RFC 8259): names from the run (region names cut at a byte limit,
+ * paths, symbols) may not be; each byte that starts no well-formed sequence becomes
+ * U+FFFD. */
 void mr_json_write_string(FILE *f, const char *s)
 {
 	fputc('"', f);
@@ -72,10 +99,19 @@ void mr_json_write_string(FILE *f, const char *s)
 		case '\b': fputs("\\b", f); break;
 		case '\f': fputs("\\f", f); break;
 		default:
-			if (*p < 0x20 || *p == 0x7f)
+			if (*p < 0x20 || *p == 0x7f) {
 				fprintf(f, "\\u%04x", *p);
-			else
-				fputc(*p, f); /* UTF-8 passes through; bytes >= 0x80 unchanged */
+			} else if (*p < 0x80) {
+				fputc(*p, f);
+			} else {
+				size_t n = utf8_len(p);
+				if (n) {
+					fwrite(p, 1, n, f);
+					p += n - 1;
+				} else {
+					fputs("\\ufffd", f);
+				}
+			}
 		}
 	}
 	fputc('"', f);

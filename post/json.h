@@ -26,7 +26,8 @@ void mr_json_dbl(struct mr_json *j, double v);    /* non-finite values write nul
 void mr_json_bool(struct mr_json *j, int v);
 void mr_json_null(struct mr_json *j);
 
-/* Write s as a quoted JSON string to f (usable without a writer). */
+/* Write s as a quoted JSON string to f (usable without a writer): always valid UTF-8, each
+ * byte of s that starts no well-formed UTF-8 sequence written as \ufffd. */
 void mr_json_write_string(FILE *f, const char *s);
 
 #endif /* MR_JSON_H */

@@ -35,13 +35,16 @@ int rundir_open_cpufile(struct mr_run *run, struct mr_cpufile *cf, struct blockf
 	char what[256];
 	int r;
 
-	bf->fd = open(cf->path, O_RDONLY | O_CLOEXEC);
+	bf->fd = rundir_open_file(cf->path);
 	bf->name = cf->name;
 	bf->off = 0;
 	bf->blocks = 0;
 	if (bf->fd < 0) {
+		int e = bf->fd;
+
+		bf->fd = -1;
 		if (!cf->damaged && mr_run_add_damage(run, "%s: cannot open: %s", cf->name,
-						      strerror(errno)))
+						      rundir_open_strerror(e)))
 			return -ENOMEM;
 		cf->damaged = 1;
 		return -ENODATA;
@@ -114,7 +117,7 @@ static int scan_cpufiles(struct mr_run *run, char *err, size_t errlen)
 			snprintf(err, errlen, "out of memory");
 			goto out;
 		}
-		if (stat(run->cpus[run->ncpufiles - 1].path, &st) == 0)
+		if (lstat(run->cpus[run->ncpufiles - 1].path, &st) == 0)
 			run->cpus[run->ncpufiles - 1].size = (uint64_t)st.st_size;
 	}
 	if (run->ncpufiles)

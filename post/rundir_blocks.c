@@ -36,6 +36,34 @@ const char *mr_block_name(unsigned type)
 	return other;
 }
 
+int rundir_open_file(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		int e = -errno;
+		close(fd);
+		return e;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
+const char *rundir_open_strerror(int rc)
+{
+	if (rc == -ELOOP)
+		return "a symbolic link (not followed: a run directory holds only regular files)";
+	if (rc == -EINVAL)
+		return "not a regular file (not read)";
+	return strerror(-rc);
+}
+
 /* Read exactly n bytes unless EOF comes first. Returns bytes read, or -1 on an I/O error. */
 static ssize_t read_full(int fd, void *p, size_t n)
 {
@@ -73,8 +101,8 @@ int rundir_bf_next(struct blockfile *bf, struct memphis_block *hdr, char *what, 
 		return BF_DAMAGE;
 	}
 	if (hdr->magic != MEMPHIS_BLOCK_MAGIC) {
-		snprintf(what, wlen, "bad block magic 0x%08" PRIx32 " (not a block boundary)",
-			 hdr->magic);
+		/* never the bytes themselves: the file may not be ours (format.md) */
+		snprintf(what, wlen, "bad block magic (not a block boundary)");
 		return BF_DAMAGE;
 	}
 	if (hdr->length > MEMPHIS_MAX_PAYLOAD) {

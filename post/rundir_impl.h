@@ -29,6 +29,15 @@ enum bf_result { BF_BLOCK = 1, BF_EOF = 0, BF_DAMAGE = -1, BF_IOERR = -2 };
 
 /* ---- shared between the pieces ---- */
 
+/* Open a file of the run directory for reading, safely for a directory that is not ours:
+ * never follows a symbolic link (O_NOFOLLOW), never blocks (O_NONBLOCK: a FIFO), and keeps
+ * only a regular file. Returns the fd (the caller closes it) or -errno: -ELOOP for a
+ * symbolic link, -EINVAL for anything but a regular file. */
+int rundir_open_file(const char *path);
+
+/* The words for a failure of rundir_open_file (static text). */
+const char *rundir_open_strerror(int rc);
+
 /* Read the next framed block of bf into hdr and bf->buf. Returns BF_BLOCK, BF_EOF at a
  * clean end of file, or BF_DAMAGE / BF_IOERR with a message (without the file name and
  * offset, which the caller adds: the block starts at bf->off) in what. */

@@ -303,15 +303,15 @@ int rundir_read_meta(struct mr_run *run, char *err, size_t errlen)
 
 	if (!path)
 		return -ENOMEM;
-	bf.fd = open(path, O_RDONLY | O_CLOEXEC);
+	bf.fd = rundir_open_file(path);
 	if (bf.fd < 0) {
-		rc = -errno;
+		rc = bf.fd;
 		if (rc == -ENOENT)
 			snprintf(err, errlen, "%s: no %s: not a memphis run directory, or the run "
 				 "wrote nothing (was the program linked with -lmemphis?)",
 				 run->dir, MEMPHIS_META_FILE);
 		else
-			snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+			snprintf(err, errlen, "%s: %s", path, rundir_open_strerror(rc));
 		free(path);
 		return rc;
 	}

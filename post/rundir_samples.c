@@ -43,7 +43,7 @@ static int mem_next(struct mr_sample_iter *it, struct memphis_block *h,
 	}
 	memcpy(h, it->map + off, sizeof(*h));
 	if (h->magic != MEMPHIS_BLOCK_MAGIC) {
-		snprintf(what, wlen, "bad block magic 0x%08" PRIx32 " (not a block boundary)", h->magic);
+		snprintf(what, wlen, "bad block magic (not a block boundary)");
 		return BF_DAMAGE;
 	}
 	if (h->length > MEMPHIS_MAX_PAYLOAD) {

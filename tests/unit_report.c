@@ -294,6 +294,43 @@ static void test_json(void)
 	free(buf);
 }
 
+/* One string through mr_json_write_string, in a malloc'd buffer (NULL on failure). */
+static char *json_string(const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	mr_json_write_string(f, s);
+	fclose(f);
+	return buf;
+}
+
+/* JSON text must be valid UTF-8 (issue 11): a region name cut inside a character, stray
+ * bytes, overlong forms and surrogates become U+FFFD; well-formed UTF-8 passes through. */
+static void test_json_utf8(void)
+{
+	static const struct { const char *in, *out, *what; } cases[] = {
+		{ "ab\xc3\xa9", "\"ab\xc3\xa9\"", "2-byte character kept" },
+		{ "\xe2\x82\xac\xf0\x9f\x98\x80", "\"\xe2\x82\xac\xf0\x9f\x98\x80\"", "3- and 4-byte kept" },
+		{ "name\xc3", "\"name\\ufffd\"", "cut after a lead byte" },
+		{ "x\xe2\x82", "\"x\\ufffd\\ufffd\"", "cut inside a 3-byte character" },
+		{ "\x80z", "\"\\ufffdz\"", "stray continuation byte" },
+		{ "\xc0\xaf", "\"\\ufffd\\ufffd\"", "overlong form" },
+		{ "\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"", "surrogate" },
+		{ "\xf5\x80\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"", "above U+10FFFF" },
+		{ "\xff", "\"\\ufffd\"", "0xff" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = json_string(cases[i].in);
+		ok(got && !strcmp(got, cases[i].out), "json utf-8: %s", cases[i].what);
+		free(got);
+	}
+}
+
 static void test_crc(void)
 {
 	static const size_t sizes[] = { 0, 1, 7, 4095, 4096, 4097, 229376, 229381, 1 << 20 };
@@ -326,6 +363,7 @@ int main(void)
 	test_pages();
 	test_reader();
 	test_json();
+	test_json_utf8();
 	ok(!strcmp(mr_fmt_count(b, 1234567), "1,234,567") && !strcmp(mr_fmt_count(b, 999), "999"),
 	   "thousands separators");
 	printf("1..%d\n", n_test);
