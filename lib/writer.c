@@ -164,11 +164,23 @@ static int open_file(struct file *f, int cpu)
 	return write_block(f, MPH_BLK_FILE, &rec, sizeof(rec), NULL, 0);
 }
 
+/* The first write error: stop writing for good, tell the user once, and leave the reason
+ * in meta.mph when it can still be written (a full cpu file's disk may have room for one
+ * small block; a failing meta.mph just fails again), so the report can say why the run
+ * has no END block instead of guessing. Caller holds the writer lock. */
 static void fail(int err)
 {
+	char why[160];
+	uint64_t now = memphis__now();
+	int n;
+
 	if (error)
 		return;
 	error = err;
+	n = snprintf(why, sizeof(why), "write error: %s; the library stopped writing the run",
+		     err == -EFBIG ? "the file size limit (ulimit -f) is reached" : strerror(-err));
+	if (meta.created && n > 0)
+		write_block(&meta, MPH_BLK_NOTE, &now, sizeof(now), why, (size_t)n);
 	if (err == -EFBIG)
 		memphis__warn_once("cannot write to %s: the file size limit (ulimit -f) is reached; "
 				   "sampling stopped, the program continues", dirpath);

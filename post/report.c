@@ -109,9 +109,11 @@ static void losses(struct report *r)
 		r->st.dropped += reg->dropped;
 		r->st.recorded += reg->samples;
 	}
-	/* No END in meta.mph: the process ended without the library's shutdown (_exit, abort,
-	 * a fatal signal, a kill), so what it still buffered was never written. */
-	if (!r->run->meta_clean_end)
+	/* No END in meta.mph: the library stopped writing after a write error (it leaves a
+	 * note when it can), or the process ended without the library's shutdown (_exit,
+	 * abort, a fatal signal, a kill), so what it still buffered was never written. */
+	r->st.write_error = mr_run_write_error(r->run);
+	if (!r->run->meta_clean_end && !r->st.write_error)
 		r->st.unwritten_ms = (mr_run_get_u64(r->run, "unwritten_max_ns", 1100000000ull) +
 				      999999) / 1000000;
 	/* LOSS records of regions that never got a REGION record */

@@ -35,6 +35,7 @@ struct report_stats {
 	uint64_t other_regions;   /* samples of regions not selected */
 	uint64_t unwritten_ms;    /* run ended without the library's shutdown: up to this many
 				   * ms of samples before its end may be missing; 0 if it did not */
+	const char *write_error;  /* the library stopped writing the run: its note, else NULL */
 };
 
 struct report {

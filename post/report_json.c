@@ -95,6 +95,10 @@ static void json_samples(struct mr_json *j, const struct report *r)
 	U("dropped", r->st.dropped);
 	if (r->st.unwritten_ms)
 		U("unwritten_max_ms", r->st.unwritten_ms);
+	if (r->st.write_error) {
+		mr_json_key(j, "write_error");
+		mr_json_str(j, r->st.write_error);
+	}
 	U("attributed", r->st.used);
 	U("remote", r->st.remote);
 	U("local", r->st.local);

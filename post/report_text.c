@@ -127,6 +127,9 @@ static void print_header(const struct report *r, FILE *f)
 			"abort, a fatal signal or a kill): up to %s ms of samples before its end may "
 			"be missing, and are not counted as lost\n",
 			mr_fmt_count(a, r->st.unwritten_ms));
+	if (r->st.write_error)
+		fprintf(f, "run cut short: %s; samples after it are missing and not counted as "
+			"lost\n", r->st.write_error);
 	fprintf(f, "attributed: %s samples with a data address: %s remote, %s local, %s with no "
 		"known page home\n", mr_fmt_count(a, r->st.used), mr_fmt_count(b, r->st.remote),
 		mr_fmt_count(d, r->st.local), mr_fmt_count(e, r->st.unknown_page));

@@ -120,6 +120,10 @@ const char *mr_run_get(const struct mr_run *run, const char *key);
 /* RUN key as an unsigned number, `dflt` if absent or not a number. */
 uint64_t mr_run_get_u64(const struct mr_run *run, const char *key, uint64_t dflt);
 
+/* The library's note that it stopped writing the run ("write error: ..."), NULL if it did
+ * not (or could not even write that note). Valid until mr_run_close. */
+const char *mr_run_write_error(const struct mr_run *run);
+
 /* Node of `cpu` from the topology, -1 if unknown. */
 int mr_run_cpu_node(const struct mr_run *run, unsigned cpu);
 

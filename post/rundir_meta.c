@@ -352,9 +352,16 @@ int rundir_read_meta(struct mr_run *run, char *err, size_t errlen)
 		if (mr_run_add_damage(run, "%s: offset %" PRIu64 ": %s; %s blocks read before it",
 				      MEMPHIS_META_FILE, bf.off, what, mr_fmt_count(n, bf.blocks)))
 			rc = -ENOMEM;
+	} else if (!run->meta_clean_end && mr_run_write_error(run)) {
+		if (mr_run_add_warning(run, "%s: no END block after %" PRIu64 " bytes: the run did "
+				       "not finish cleanly, the library stopped writing it (%s); all "
+				       "complete blocks were read", MEMPHIS_META_FILE, bf.off,
+				       mr_run_write_error(run)))
+			rc = -ENOMEM;
 	} else if (!run->meta_clean_end) {
 		if (mr_run_add_warning(run, "%s: no END block after %" PRIu64 " bytes: the run did "
-				       "not finish cleanly (killed?); all complete blocks were read",
+				       "not finish cleanly (the program was killed or ended without "
+				       "the library's shutdown); all complete blocks were read",
 				       MEMPHIS_META_FILE, bf.off))
 			rc = -ENOMEM;
 	}

@@ -14,6 +14,13 @@ for f in 4 40; do
 	check "ulimit -f $f: output as without memphis" cmp -s plain.out lim$f.out
 	check "ulimit -f $f: one line naming the file size limit" \
 		sh -c "[ \"\$(grep -c '^memphis' lim$f.err)\" = 1 ] && grep -q 'file size limit' lim$f.err"
+	if [ "$f" = 40 ]; then
+		"$REPORT" memphis-*/ > lim$f.report 2> lim$f.rerr
+		check "ulimit -f $f: the report says the library stopped writing at the size limit" \
+			grep -q "^run cut short: write error: the file size limit" lim$f.report
+		check "ulimit -f $f: the report does not guess the program was killed" \
+			sh -c "grep -q 'the library stopped writing it' lim$f.rerr && ! grep -q killed lim$f.rerr"
+	fi
 	rm -rf memphis-*/
 done
 # stderr itself at the limit: the library's warning line must not raise the signal either
