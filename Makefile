@@ -49,7 +49,7 @@ POST_LIB_OBJS := $(filter-out $(B)/post/main.o,$(POST_OBJS)) $(COMMON_OBJS)
 UNIT_SRCS := $(wildcard tests/unit_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/%.c=$(B)/tests/%)
 PROG_SRCS := $(wildcard tests/prog_*.c)
-PROG_BINS := $(PROG_SRCS:tests/%.c=$(B)/tests/%)
+PROG_BINS := $(PROG_SRCS:tests/%.c=$(B)/tests/%) $(B)/tests/dlib_table.so
 TOOL_SRCS := $(wildcard tests/tool_*.c)
 TOOL_BINS := $(TOOL_SRCS:tests/%.c=$(B)/tests/%)
 EXAMPLE_SRCS := $(wildcard examples/*/*.c)
@@ -166,6 +166,12 @@ $(B)/tests/prog_%: tests/prog_%.c $(B)/libmemphis.so
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(PROG_CFLAGS) $< -o $@ $(PROG_LDFLAGS) $(LDFLAGS)
+
+# A library the dlopen test loads, unloads and loads again (tests/t_dlopen.sh).
+$(B)/tests/dlib_table.so: tests/dlib_table.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) -std=gnu11 -g -O2 -fPIC -shared -Wall -Wextra -Werror $< -o $@ $(LDFLAGS)
 
 # Test tools are programs of their own; those that write run directories take the CRC from
 # common/.

@@ -345,6 +345,7 @@ static void *drain_main(void *arg)
 		int r = poll(ps.fds, ps.n, POLL_MS);
 		if (r < 0 && errno != EINTR)
 			usleep(POLL_MS * 1000);
+		memphis__maps_poll(); /* a dlopen/dlclose since the last pass: a MAPS block */
 
 		pid_t hupped[64];
 		struct hup h = { hupped, 0 };
