@@ -162,7 +162,7 @@ void memphis__drain_all(void)
 /* ---- the threads' streams, opened and closed through the registry's hooks ---- */
 
 /* A new thread (registry lock held): its sampling stream, enabled when a region is open,
- * and its page-fault stream. */
+ * and its page-fault stream (a small ring when born inside a region: thread churn). */
 static void on_added(struct memphis__thread *t)
 {
 	if (memphis__drain_sampling()) {
@@ -174,7 +174,7 @@ static void on_added(struct memphis__thread *t)
 			backend->enable(t, 1);
 	}
 	if (first_touch) {
-		int err = memphis__touch_open(t);
+		int err = memphis__touch_open(t, region_on);
 		if (err < 0)
 			memphis__log(MPH_LOG_WARN, "page faults of thread %d are not recorded: %s",
 				     (int)t->tid, strerror(-err));

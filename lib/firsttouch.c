@@ -48,12 +48,12 @@ static void touch_attr(struct perf_event_attr *a)
 	a->clockid = CLOCK_MONOTONIC;
 }
 
-int memphis__touch_open(struct memphis__thread *t)
+int memphis__touch_open(struct memphis__thread *t, int small)
 {
 	struct perf_event_attr a;
 
 	touch_attr(&a);
-	return memphis__ring_open(&t->fault, &a, t->tid, 128, 4);
+	return memphis__ring_open(&t->fault, &a, t->tid, small ? 16 : 128, 4);
 }
 
 struct fault_layout {
