@@ -49,7 +49,7 @@ POST_LIB_OBJS := $(filter-out $(B)/post/main.o,$(POST_OBJS)) $(COMMON_OBJS)
 UNIT_SRCS := $(wildcard tests/unit_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/%.c=$(B)/tests/%)
 PROG_SRCS := $(wildcard tests/prog_*.c)
-PROG_BINS := $(PROG_SRCS:tests/%.c=$(B)/tests/%)
+PROG_BINS := $(PROG_SRCS:tests/%.c=$(B)/tests/%) $(B)/tests/dlib_table.so
 # C++ workloads (tests/prog_*.cc): how the report names heap objects of operator new
 PROGXX_SRCS := $(wildcard tests/prog_*.cc)
 PROGXX_BINS := $(PROGXX_SRCS:tests/%.cc=$(B)/tests/%)
@@ -175,6 +175,12 @@ $(B)/tests/prog_%: tests/prog_%.cc $(B)/libmemphis.so
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CXX     $<")
 	$(Q)$(CXX) $(PROGXX_CXXFLAGS) $(CXXFLAGS) $< -o $@ $(PROG_LDFLAGS) $(LDFLAGS)
+
+# A library the dlopen test loads, unloads and loads again (tests/t_dlopen.sh).
+$(B)/tests/dlib_table.so: tests/dlib_table.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) -std=gnu11 -g -O2 -fPIC -shared -Wall -Wextra -Werror $< -o $@ $(LDFLAGS)
 
 # Test tools are programs of their own; those that write run directories take the CRC from
 # common/.

@@ -166,8 +166,6 @@ void memphis__drain_all(void)
 
 /* ---- the threads' streams, opened and closed through the registry's hooks ---- */
 
-/* A new thread (registry lock held): its sampling stream, enabled when a region is open,
- * and its page-fault stream. */
 /* A stream of thread t could not be opened: the log says why; when the library's share of
  * descriptors (fd.h) is used up, one line for the user, once. */
 static void not_opened(struct memphis__thread *t, const char *what, int err)
@@ -182,6 +180,8 @@ static void not_opened(struct memphis__thread *t, const char *what, int err)
 			      (int)t->tid, memphis__fd_held());
 }
 
+/* A new thread (registry lock held): its sampling stream, enabled when a region is open,
+ * and its page-fault stream (a small ring when born inside a region: thread churn). */
 static void on_added(struct memphis__thread *t)
 {
 	if (memphis__drain_sampling()) {
@@ -192,7 +192,7 @@ static void on_added(struct memphis__thread *t)
 			backend->enable(t, 1);
 	}
 	if (first_touch) {
-		int err = memphis__touch_open(t);
+		int err = memphis__touch_open(t, region_on);
 		if (err < 0)
 			not_opened(t, "no page faults", err);
 	}
@@ -430,6 +430,7 @@ static void *drain_main(void *arg)
 		int r = poll(ps.fds, ps.n, POLL_MS);
 		if (r < 0 && errno != EINTR)
 			usleep(POLL_MS * 1000);
+		memphis__maps_poll(); /* a dlopen/dlclose since the last pass: a MAPS block */
 
 		pid_t hupped[64];
 		struct hup h = { hupped, 0 };

@@ -48,12 +48,12 @@ static void touch_attr(struct perf_event_attr *a)
 	a->clockid = CLOCK_MONOTONIC;
 }
 
-int memphis__touch_open(struct memphis__thread *t)
+int memphis__touch_open(struct memphis__thread *t, int small)
 {
 	struct perf_event_attr a;
 
 	touch_attr(&a);
-	return memphis__ring_open(&t->fault, &a, t->tid, 128, 4);
+	return memphis__ring_open(&t->fault, &a, t->tid, small ? 16 : 128, 4);
 }
 
 struct fault_layout {
@@ -111,19 +111,23 @@ static int thp_possible(void)
 
 /* 1 if every base page of the 2 MiB range holding `addr` is present (pagemap bit 63).
  * The record is written at fault entry, so the faulting page itself may not be mapped
- * yet (a huge page is being zeroed): wait for it a little before judging. */
-static int range_present(int pagemap, uint64_t addr)
+ * yet (a huge page is being zeroed, and on a busy machine the faulting thread may wait
+ * for a CPU first): wait for it, up to 100 ms for one range and `*budget` 250 us sleeps
+ * over the whole flush, so that pages that never come (unmapped meanwhile) cannot stall
+ * the drain thread for long. */
+static int range_present(int pagemap, uint64_t addr, int *budget)
 {
 	uint64_t e[512];
 	uint64_t range = addr >> HUGE_SHIFT;
 	unsigned self = (unsigned)((addr >> 12) & 511);
 	off_t off = (off_t)((range << HUGE_SHIFT) >> 12) * 8;
 
-	for (int tries = 0; tries < 40; tries++) {
+	for (int tries = 0;; tries++) {
 		if (pread(pagemap, e, sizeof(e), off) != (ssize_t)sizeof(e))
 			return 0;
-		if (e[self] >> 63)
+		if (e[self] >> 63 || tries == 400 || *budget <= 0)
 			break;
+		--*budget;
 		usleep(250);
 	}
 	for (int i = 0; i < 512; i++)
@@ -141,7 +145,7 @@ static int cmp_range(const void *a, const void *b)
 
 static void mark_huge(void)
 {
-	int pagemap;
+	int pagemap, budget = 800; /* 200 ms of waiting per flush at most */
 
 	if (thp < 0)
 		thp = thp_possible();
@@ -157,7 +161,7 @@ static void mark_huge(void)
 		while (j < nbatch && batch[j].addr >> HUGE_SHIFT == range)
 			j++;
 		if (mph_u64set_add(&seen, range) == 1 && j - i == 1 &&
-		    range_present(pagemap, batch[i].addr)) {
+		    range_present(pagemap, batch[i].addr, &budget)) {
 			batch[i].flags |= MPH_TOUCH_HUGE;
 			batch[i].page_shift = HUGE_SHIFT;
 		}

@@ -6,8 +6,11 @@
 
 #include "thread.h"
 
-/* Open the thread's page-fault stream (enabled at once). 0 or -errno. */
-int memphis__touch_open(struct memphis__thread *t);
+/* Open the thread's page-fault stream (enabled at once). `small`: a 64 KiB ring instead of
+ * 512 KiB, for threads born inside a region (thread churn: the ring's allocation and
+ * release were most of a short thread's cost; such threads rarely first-touch much, and
+ * the drain is woken at a quarter full). 0 or -errno. */
+int memphis__touch_open(struct memphis__thread *t, int small);
 /* Drain it into buffered first-touch records. Caller holds the drain lock. */
 void memphis__touch_drain(struct memphis__thread *t);
 /* Write buffered first-touch records and the home nodes of their pages. Caller holds the

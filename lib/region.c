@@ -49,6 +49,7 @@ static void close_locked(void)
 
 void memphis__region_open(const char *name)
 {
+	memphis__maps_poll(); /* objects loaded since the last snapshot are named from the start */
 	pthread_mutex_lock(&region_lock);
 	if (open_)
 		close_locked();

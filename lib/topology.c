@@ -3,6 +3,7 @@
  * without NUMA support everything is node 0, and still recorded. */
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <numa.h>
 #include <numaif.h>
 #include <stdlib.h>
@@ -75,6 +76,34 @@ void memphis__pages_write(uint32_t region, const uint64_t *pages, size_t n)
 	}
 }
 
+/* memphis__dl_changes() when the last MAPS block was written. */
+static uint64_t maps_dl_seen;
+
+static int dl_count(struct dl_phdr_info *info, size_t size, void *data)
+{
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs))
+		*(uint64_t *)data = info->dlpi_adds + info->dlpi_subs;
+	return 1; /* the counters are the same in every entry: one is enough */
+}
+
+/* Contract in topology.h. */
+uint64_t memphis__dl_changes(void)
+{
+	uint64_t n = 0;
+
+	dl_iterate_phdr(dl_count, &n);
+	return n;
+}
+
+/* Contract in topology.h. */
+int memphis__maps_poll(void)
+{
+	if (memphis__dl_changes() == __atomic_load_n(&maps_dl_seen, __ATOMIC_RELAXED))
+		return 0;
+	memphis__maps_write();
+	return 1;
+}
+
 void memphis__maps_write(void)
 {
 	size_t cap = 65536, len = 8;
@@ -82,6 +111,7 @@ void memphis__maps_write(void)
 	int fd;
 	uint64_t now = memphis__now();
 
+	__atomic_store_n(&maps_dl_seen, memphis__dl_changes(), __ATOMIC_RELAXED);
 	memphis__enter();
 	fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
 	buf = malloc(cap);

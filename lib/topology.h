@@ -12,5 +12,14 @@ void memphis__topology_write(void);
 void memphis__pages_write(uint32_t region, const uint64_t *pages, size_t n);
 /* Write a MAPS block with the current /proc/self/maps, then the TLS block. */
 void memphis__maps_write(void);
+/* The number of shared-object loads plus unloads so far (dl_iterate_phdr's dlpi_adds +
+ * dlpi_subs): changes with every dlopen/dlclose that maps or unmaps an object. Takes the
+ * dynamic linker's list lock briefly: call with none of the library's locks held. */
+uint64_t memphis__dl_changes(void);
+/* Write a MAPS block (memphis__maps_write) if objects were loaded or unloaded since the
+ * last one. Returns 1 if it wrote one, else 0. Same locking rule. The snapshot follows
+ * the dlopen/dlclose by at most the time between two calls; the report looks an address
+ * that is in no object of a snapshot up in the next one. */
+int memphis__maps_poll(void);
 
 #endif /* MEMPHIS_TOPOLOGY_H */

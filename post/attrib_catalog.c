@@ -400,16 +400,39 @@ int attrib_describe_code(struct mr_attrib *a, uint64_t pc, uint64_t t, char *buf
 	return 0;
 }
 
-uint32_t mr_attrib_code(struct mr_attrib *a, uint64_t ip, uint64_t t)
+/* Line id of runtime address ip at time t; [*t0, *t1) is when the answer holds (the same
+ * address can be another object's code after a dlclose/dlopen). Cached per object and
+ * file-relative address, so a library reloaded elsewhere shares its answers. */
+uint32_t attrib_code_at(struct mr_attrib *a, uint64_t ip, uint64_t t, uint64_t *t0,
+			uint64_t *t1)
 {
-	uint64_t *slot = mph_u64map_get(&a->line_by_ip, ip);
+	struct span *sp;
+	uint64_t key, *slot, rel;
 	char buf[512];
 	uint32_t id;
 
+	*t0 = 0;
+	*t1 = UINT64_MAX;
+	sp = attrib_span_at(a, ip, t, t0, t1);
+	if (!sp)
+		return 0;
+	rel = ip - sp->bias;
+	key = ((uint64_t)sp->obj + 1) << 48 ^ rel;
+	if (sp->obj >= 0xffff || rel >> 48)
+		key = 0; /* no exact key: not cached */
+	slot = key ? mph_u64map_get(&a->line_by_ip, key) : NULL;
 	if (slot)
 		return (uint32_t)*slot;
 	attrib_describe_code(a, ip, t, buf, sizeof(buf), NULL, 0);
 	id = strcmp(buf, "??") ? attrib_intern_line(a, buf) : 0;
-	mph_u64map_put(&a->line_by_ip, ip, id);
+	if (key)
+		mph_u64map_put(&a->line_by_ip, key, id);
 	return id;
+}
+
+uint32_t mr_attrib_code(struct mr_attrib *a, uint64_t ip, uint64_t t)
+{
+	uint64_t t0, t1;
+
+	return attrib_code_at(a, ip, t, &t0, &t1);
 }

@@ -58,6 +58,7 @@ struct ip_cache_range {
 
 struct ip_cache_slot {
 	uint64_t ip;
+	uint64_t lt0, lt1; /* when line holds */
 	uint32_t line;
 	uint32_t region;
 	uint64_t page;
@@ -123,6 +124,10 @@ uint32_t attrib_intern_line(struct mr_attrib *a, const char *name);
 /* Variable id of the call site of ALLOCS record r (created on first sight). */
 uint32_t attrib_site_var(struct mr_attrib *a, const struct memphis_rec_alloc *r);
 
+/* Line id of code address ip at time t, valid for [*t0, *t1) (0: "??"). */
+uint32_t attrib_code_at(struct mr_attrib *a, uint64_t ip, uint64_t t, uint64_t *t0,
+			uint64_t *t1);
+
 /* Variable id for a stack of thread index idx. */
 uint32_t attrib_stack_var(struct mr_attrib *a, uint32_t idx);
 
@@ -145,7 +150,9 @@ uint32_t attrib_obj_for_path(struct mr_attrib *a, const char *path, size_t len);
 /* Build the object spans of one parsed snapshot. Returns 0 or -ENOMEM. */
 int attrib_build_spans(struct mr_attrib *a, struct snap *s);
 
-/* The span containing addr at time t with its object open and bias known, or NULL. */
+/* The span containing addr at time t (or, if in none, in the next snapshot: mapped
+ * between the two) with its object open and bias known, or NULL; [*t0, *t1) is the time
+ * the snapshot in force holds. */
 struct span *attrib_span_at(struct mr_attrib *a, uint64_t addr, uint64_t t, uint64_t *t0,
 			    uint64_t *t1);
 

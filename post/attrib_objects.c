@@ -169,20 +169,33 @@ static struct snap *snap_at(struct mr_attrib *a, uint64_t t, uint64_t *t0, uint6
 	return &a->snap[lo - 1];
 }
 
-/* The span containing addr at time t with its object open and bias known, or NULL. */
+/* The span containing addr in snapshot s, or NULL. */
+static struct span *span_in(struct snap *s, uint64_t addr)
+{
+	size_t lo = mph_upper_bound(s->span, s->nspan, sizeof(*s->span), offsetof(struct span, lo),
+				    addr);
+
+	return lo == 0 || addr >= s->span[lo - 1].hi ? NULL : &s->span[lo - 1];
+}
+
+/* The span containing addr at time t with its object open and bias known, or NULL. The
+ * library writes a snapshot when it notices a dlopen/dlclose, which can be a little after
+ * the fact: an address in no object of the snapshot in force but in one of the next
+ * snapshot was mapped in between (the sample touched it), so the next snapshot answers.
+ * [*t0, *t1) is the time the answer holds for this address. */
 struct span *attrib_span_at(struct mr_attrib *a, uint64_t addr, uint64_t t, uint64_t *t0,
 			    uint64_t *t1)
 {
 	struct snap *s = snap_at(a, t, t0, t1);
-	size_t lo;
 	struct span *sp;
 
 	if (!s)
 		return NULL;
-	lo = mph_upper_bound(s->span, s->nspan, sizeof(*s->span), offsetof(struct span, lo), addr);
-	if (lo == 0 || addr >= s->span[lo - 1].hi)
+	sp = span_in(s, addr);
+	if (!sp && s + 1 < a->snap + a->nsnap)
+		sp = span_in(s + 1, addr);
+	if (!sp)
 		return NULL;
-	sp = &s->span[lo - 1];
 	if (!sp->bias_known) {
 		struct obj *o = &a->obj[sp->obj];
 		if (!attrib_obj_di(a, sp->obj))

@@ -112,11 +112,13 @@ void mr_attrib_sample(struct mr_attrib *a, const struct memphis_rec_sample *s, i
 
 	if (!c->valid || c->ip != s->ip) {
 		c->ip = s->ip;
-		c->line = mr_attrib_code(a, s->ip, s->time);
+		c->line = attrib_code_at(a, s->ip, s->time, &c->lt0, &c->lt1);
 		c->valid = 1;
 		c->nrange = 0;
 		c->next = 0;
 		c->has_page = 0;
+	} else if (s->time < c->lt0 || s->time >= c->lt1) {
+		c->line = attrib_code_at(a, s->ip, s->time, &c->lt0, &c->lt1);
 	}
 	r->line = c->line;
 	r->var = 0;

@@ -235,15 +235,6 @@ void mr_run_drop_heap_records(struct mr_run *run)
 	run->nallocs = run->nfrees = 0;
 }
 
-/* Contract in rundir.h. */
-const char *mr_run_write_error(const struct mr_run *run)
-{
-	for (size_t i = 0; i < run->nnotes; i++)
-		if (!strncmp(run->notes[i].text, "write error: ", 13))
-			return run->notes[i].text;
-	return NULL;
-}
-
 const char *mr_run_get(const struct mr_run *run, const char *key)
 {
 	for (size_t i = run->nkv; i-- > 0;)

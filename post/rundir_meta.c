@@ -292,6 +292,15 @@ static int meta_block(struct mr_run *run, const struct memphis_block *h, unsigne
 	}
 }
 
+/* Contract in rundir.h. */
+const char *mr_run_write_error(const struct mr_run *run)
+{
+	for (size_t i = 0; i < run->nnotes; i++)
+		if (!strncmp(run->notes[i].text, "write error: ", 13))
+			return run->notes[i].text;
+	return NULL;
+}
+
 /* Read meta.mph. Returns 0 (damage recorded in run), or -errno with err set. */
 int rundir_read_meta(struct mr_run *run, char *err, size_t errlen)
 {

@@ -14,8 +14,10 @@
 #include "insn.h"
 #include "perf.h"
 #include "self.h"
+#include "topology.h"
 
 static struct memphis__code *code; /* used under the drain lock only */
+static uint64_t code_dl; /* memphis__dl_changes() when code was last emptied */
 static uint64_t period;            /* ns, from the probe */
 
 static void soft_attr(struct perf_event_attr *a, uint64_t period_ns)
@@ -163,10 +165,20 @@ static void soft_read(struct memphis__thread *t, memphis__emit_fn *emit)
 {
 	struct reading rd = { t, emit };
 
+	uint64_t dl = memphis__dl_changes();
+
 	if (!code) {
 		memphis__enter();
 		code = memphis__code_new();
 		memphis__leave();
+		code_dl = dl;
+	} else if (dl != code_dl) {
+		/* code was unmapped or mapped (dlclose/dlopen): nothing cached about an address
+		 * still holds, answers for unmapped code (NOADDR) included */
+		memphis__enter();
+		memphis__code_invalidate(code);
+		memphis__leave();
+		code_dl = dl;
 	}
 	memphis__ring_drain(&t->sample, on_record, &rd);
 }

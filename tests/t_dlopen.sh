@@ -1,0 +1,50 @@
+# dlopen'd libraries: a library loaded after the start and before a region, unloaded and
+# loaded again inside a region, then moved to another address and unloaded inside the
+# region (tests/prog_dlopen.c). Its global must be named with its source lines in every
+# phase, and the samples of each phase must have an address and a variable.
+. "$MEMPHIS_SRC/tests/tap.sh"
+P="$B/tests/prog_dlopen"
+L="$B/tests/dlib_table.so"
+
+MEMPHIS_DISABLE=1 "$P" "$L" 4 > plain.out 2> plain.err
+MEMPHIS_PERIOD=100us "$P" "$L" 12 > prof.out 2> prof.err
+check "the program runs profiled" test -s prof.out
+MEMPHIS_PERIOD=100us "$P" "$L" 4 > prof4.out 2> /dev/null
+check "output unchanged" cmp -s plain.out prof4.out
+b1=$(sed -n 's/^base first //p' prof.err)
+b2=$(sed -n 's/^base moved //p' prof.err)
+check "the library came back at another address ($b1 then $b2)" test -n "$b1" -a "$b1" != "$b2"
+d=$(ls -td memphis-prog_dlopen-*/ | tail -n 1)
+for phase in before first moved; do
+	"$REPORT" --all --top 0 --region "$phase" "$d" > "$phase.txt" 2> "$phase.err"
+	python3 - "$phase.txt" > "$phase.res" <<'PY'
+import re, sys
+tab = unk = noaddr = 0
+lines = False
+var = None
+for l in open(sys.argv[1]):
+    m = re.match(r"samples: .* ([0-9,]+) no address", l)
+    if m:
+        noaddr = int(m.group(1).replace(",", ""))
+    m = re.match(r"\(\d+\) (.*) (\d+)$", l.rstrip())
+    if m:
+        var = m.group(1)
+        if var.endswith(":dl_table"):
+            tab += int(m.group(2))
+        elif var == "<unknown>":
+            unk += int(m.group(2))
+        continue
+    if var and var.endswith(":dl_table") and l.startswith("    dlib_table.c:"):
+        lines = True
+    if not l.startswith("    "):
+        var = None
+print(tab, unk, noaddr, "ok" if lines else "no-lines")
+PY
+	read tab unk noaddr lines < "$phase.res"
+	echo "# $phase: dl_table $tab, <unknown> $unk, no address $noaddr, lines $lines"
+	check "$phase: the library's global is named, with its source lines ($tab samples, $lines)" \
+		test "${tab:-0}" -gt 20 -a "$lines" = ok
+	check "$phase: at most 5% of its samples unknown or without an address ($unk + $noaddr of $tab)" \
+		test $(( (${unk:-0} + ${noaddr:-0}) * 20 )) -le "${tab:-0}"
+done
+rm -rf memphis-*/
