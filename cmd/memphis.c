@@ -30,6 +30,9 @@ static void usage(FILE *f)
 		"      --no-first-touch  do not record page faults         (MEMPHIS_FIRST_TOUCH=0)\n"
 		"  -d, --depth N         allocation call-site frames, 1-8  (MEMPHIS_CALLSITE_DEPTH)\n"
 		"  -v, --verbose         library messages on stderr        (MEMPHIS_VERBOSE=2)\n"
+		"      --children        also profile the processes PROGRAM starts, each in its\n"
+		"                        own run directory (DIR.PID with -o DIR); by default\n"
+		"                        only PROGRAM itself is profiled   (MEMPHIS_CHILDREN=1)\n"
 		"  -h, --help            this text\n"
 		"Then: memphis-report memphis-PROGRAM-PID/\n"
 		"A statically linked PROGRAM cannot be preloaded: memphis says so and runs it.\n"
@@ -125,6 +128,7 @@ int main(int argc, char **argv)
 		{ "output", required_argument, 0, 'o' },  { "region", required_argument, 0, 'r' },
 		{ "no-first-touch", no_argument, 0, 'F' }, { "depth", required_argument, 0, 'd' },
 		{ "verbose", no_argument, 0, 'v' },       { "help", no_argument, 0, 'h' },
+		{ "children", no_argument, 0, 'C' },
 		{ 0, 0, 0, 0 },
 	};
 	char lib[PATH_MAX + 64], preload[2 * PATH_MAX + 128];
@@ -150,6 +154,7 @@ int main(int argc, char **argv)
 		case 'F': setenv("MEMPHIS_FIRST_TOUCH", "0", 1); break;
 		case 'd': setenv("MEMPHIS_CALLSITE_DEPTH", optarg, 1); break;
 		case 'v': setenv("MEMPHIS_VERBOSE", "2", 1); break;
+		case 'C': setenv("MEMPHIS_CHILDREN", "1", 1); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 1;
 		}
@@ -181,6 +186,11 @@ int main(int argc, char **argv)
 		snprintf(preload, sizeof(preload), "%s", lib);
 	setenv("LD_PRELOAD", preload, 1);
 	setenv("MEMPHIS_REGION", region, 1);
+	/* exec keeps this pid: the library profiles the process with it, and the processes
+	 * it starts only with --children */
+	char self[24];
+	snprintf(self, sizeof(self), "%d", (int)getpid());
+	setenv("MEMPHIS_LAUNCHED", self, 1);
 	execvp(argv[optind], argv + optind);
 	fprintf(stderr, "memphis: cannot run %s: %s\n", argv[optind], strerror(errno));
 	return errno == ENOENT ? 127 : 126;

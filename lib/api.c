@@ -210,6 +210,9 @@ __attribute__((constructor)) static void memphis_init(void)
 	memphis__config_read(&cfg);
 	if (cfg.disabled)
 		return;
+	/* a process the launched program started, which inherited LD_PRELOAD: not asked for */
+	if (cfg.launched_pid && cfg.launched_pid != getpid() && !cfg.children)
+		return;
 	memphis__enter();
 	pid = getpid();
 	start_time = memphis__now();
@@ -217,7 +220,14 @@ __attribute__((constructor)) static void memphis_init(void)
 	exe[n > 0 ? n : 0] = 0;
 	base = strrchr(exe, '/');
 	base = base ? base + 1 : exe;
-	if ((start_err = memphis__writer_open(cfg.output, base[0] ? base : "prog", pid,
+	/* `memphis run --children -o DIR`: the launched program writes DIR, each other
+	 * process DIR.PID */
+	char output[sizeof(cfg.output) + 24];
+	if (cfg.output[0] && cfg.launched_pid && cfg.launched_pid != pid)
+		snprintf(output, sizeof(output), "%s.%d", cfg.output, (int)pid);
+	else
+		snprintf(output, sizeof(output), "%s", cfg.output);
+	if ((start_err = memphis__writer_open(output, base[0] ? base : "prog", pid,
 					      start_time)) < 0)
 		goto out;
 

@@ -145,4 +145,6 @@ void memphis__config_read(struct memphis__config *c)
 		"the default name memphis-<program>-<pid>");
 	env_str("MEMPHIS_REGION", c->auto_region, sizeof(c->auto_region), "", "no whole-run region");
 	c->disabled = env_bool("MEMPHIS_DISABLE", 0);
+	c->launched_pid = env_long("MEMPHIS_LAUNCHED", 0, 0, INT_MAX);
+	c->children = env_bool("MEMPHIS_CHILDREN", 0);
 }

@@ -20,6 +20,10 @@ struct memphis__config {
 				  * region name's length by memphis_mark_named like any name */
 	int verbose;             /* MEMPHIS_VERBOSE: 0..3 (larger acts as 3), default 0 */
 	int disabled;            /* MEMPHIS_DISABLE: boolean, 1 = load but do nothing */
+	long launched_pid;       /* MEMPHIS_LAUNCHED: the pid `memphis run` started (its own,
+				  * kept by exec); other processes that inherit the preload are
+				  * not profiled unless `children`; 0 = no launcher */
+	int children;            /* MEMPHIS_CHILDREN: boolean, profile those processes too */
 };
 
 /* The shortest and longest sampling periods (MEMPHIS_PERIOD), in ns and as written in the

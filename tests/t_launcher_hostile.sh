@@ -1,4 +1,6 @@
-# `memphis run` where LD_PRELOAD cannot work (issue 11 item 15): a statically linked program
+# `memphis run` where LD_PRELOAD cannot work or reaches too far (issue 11 item 15): the
+# processes a shell starts are not profiled unless --children (then each has its own run
+# directory, DIR.PID with -o DIR); a statically linked program
 # gets one clear line and still runs with its own exit status; a library path with a space
 # or ':' (LD_PRELOAD splits there) gets one clear line and exit status 127.
 . "$MEMPHIS_SRC/tests/tap.sh"
@@ -26,4 +28,21 @@ for dir in "a b" "c:d"; do
 	check "library under '$dir': one clear line" \
 		sh -c 'grep -q "space or '"'"':'"'"'" err && [ $(wc -l < err) -eq 1 ]'
 done
+
+H="$B/examples/hello/hello"
+MEMPHIS_DISABLE=1 "$H" > hello.plain
+"$B/memphis" run -o only -- sh -c "$H > h1; $H > h2; true" > out 2> err
+check "children not asked for: only the launched shell has a run directory" \
+	sh -c '[ "$(ls -d only* 2>/dev/null)" = only ] && ! ls -d memphis-hello-* > /dev/null 2>&1'
+check "children not asked for: no 'File exists', nothing on stderr" test ! -s err
+check "children not asked for: their output unchanged" sh -c 'cmp -s hello.plain h1 && cmp -s hello.plain h2'
+"$B/memphis" run --children -o all -- sh -c "$H > h1; $H > h2; true" > out 2> err
+check "--children -o all: the shell in all, each child in all.PID (3 directories)" \
+	sh -c '[ -d all ] && [ "$(ls -d all.* | grep -c "^all\.[0-9][0-9]*$")" = 2 ]'
+check "--children -o all: each child's run names hello" \
+	sh -c 'for d in all.*; do "$0" dump --meta "$d" | grep -q "exe=.*hello" || exit 1; done' "$REPORT"
+check "--children: nothing on stderr, outputs unchanged" \
+	sh -c '! [ -s err ] && cmp -s hello.plain h1 && cmp -s hello.plain h2'
+"$B/memphis" run --help > help
+check "--help documents --children" grep -q -- "--children" help
 echo "1..$TAP_N"
