@@ -116,10 +116,19 @@ static void append(char *buf, size_t n, const char *key, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf + used, n - used, fmt, ap);
 	va_end(ap);
-	/* one line per key: values never contain a newline */
-	for (char *p = buf + used; *p; p++)
-		if (*p == '\n')
-			*p = ' ';
+	/* one line per key: a value's backslashes and newlines (a path may hold them) are
+	 * written as \\ and \n (the RUN key escape=c says so) */
+	for (char *p = buf + used; *p; p++) {
+		if (*p != '\n' && *p != '\\')
+			continue;
+		if (strlen(buf) + 1 >= n) {
+			*p = 0; /* no room to escape it: the value ends here */
+			break;
+		}
+		memmove(p + 1, p, strlen(p) + 1);
+		p[1] = *p == '\n' ? 'n' : '\\';
+		*p++ = '\\';
+	}
 	used = strlen(buf);
 	if (used + 1 < n) {
 		buf[used] = '\n';
@@ -156,6 +165,7 @@ static void write_run_info(const struct run_info *ri)
 	gethostname(host, sizeof(host) - 1);
 	clock_gettime(CLOCK_REALTIME, &rt);
 	run[0] = 0;
+	append(run, sizeof(run), "escape", "c");
 	append(run, sizeof(run), "memphis_version", "%s", memphis_version());
 	append(run, sizeof(run), "pid", "%d", (int)pid);
 	append(run, sizeof(run), "exe", "%s", ri->exe);

@@ -61,6 +61,26 @@ struct mr_debuginfo *attrib_obj_di(struct mr_attrib *a, uint32_t i)
 	return o->di;
 }
 
+/* The kernel writes a newline of a path in /proc/PID/maps as \012 and nothing else
+ * escaped, so "\012" is ambiguous: when no file has the path as written, read it as the
+ * newline it most likely was (in place). */
+static void maps_path_unescape(char *p)
+{
+	char *out = p;
+
+	if (!strstr(p, "\\012") || access(p, F_OK) == 0)
+		return;
+	for (const char *s = p; *s;) {
+		if (!strncmp(s, "\\012", 4)) {
+			*out++ = '\n';
+			s += 4;
+		} else {
+			*out++ = *s++;
+		}
+	}
+	*out = '\0';
+}
+
 /* Index of the object for a maps path, created if new. NOT_YET when out of memory. */
 uint32_t attrib_obj_for_path(struct mr_attrib *a, const char *path, size_t len)
 {
@@ -70,6 +90,7 @@ uint32_t attrib_obj_for_path(struct mr_attrib *a, const char *path, size_t len)
 
 	if (!p)
 		return NOT_YET;
+	maps_path_unescape(p);
 	h = mph_hash_str(p);
 	slot = mph_u64map_get(&a->obj_by_path, h);
 	if (slot) {

@@ -34,10 +34,27 @@ int rundir_append(void *arrp, size_t *n, const void *src, size_t cnt, size_t sz)
 	return 0;
 }
 
-/* Parse the "key=value\n" lines of a RUN block. Returns 0 or -ENOMEM. */
+/* Undo the RUN block's escapes in place: \\ is a backslash, \n a newline. */
+static void unescape(char *s)
+{
+	char *out = s;
+
+	for (; *s; s++) {
+		if (*s == '\\' && (s[1] == 'n' || s[1] == '\\'))
+			*out++ = *++s == 'n' ? '\n' : '\\';
+		else
+			*out++ = *s;
+	}
+	*out = '\0';
+}
+
+/* Parse the "key=value\n" lines of a RUN block; after the key escape=c (written first by
+ * libraries that escape) values are unescaped, older runs are read as they are. Returns 0
+ * or -ENOMEM. */
 static int parse_run(struct mr_run *run, char *text)
 {
 	char *save = NULL;
+	int escaped = 0;
 
 	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *eq = strchr(line, '=');
@@ -46,6 +63,12 @@ static int parse_run(struct mr_run *run, char *text)
 		if (!eq)
 			continue;
 		*eq = '\0';
+		if (!strcmp(line, "escape")) {
+			escaped = !strcmp(eq + 1, "c");
+			continue;
+		}
+		if (escaped)
+			unescape(eq + 1);
 		kv.key = strdup(line);
 		kv.value = strdup(eq + 1);
 		if (!kv.key || !kv.value || rundir_append(&run->kv, &run->nkv, &kv, 1, sizeof(kv))) {

@@ -69,4 +69,17 @@ check "stripped: one warning naming it" \
 	sh -c '[ $(grep -c "executable stripped is stripped" e) -eq 1 ]'
 check "with -g: no such warning" sh -c '! grep -qE "no debug information|is stripped" good.err'
 
+# a newline in the executable's path (issue 11 item 15): the RUN block escapes it, the
+# kernel's maps write it as \012; the report finds the binary all the same
+nl=$(printf 'he\nllo')
+cp "$B/examples/hello/hello" "./$nl"
+LD_LIBRARY_PATH="$B" "./$nl" > /dev/null
+nld=$(ls -td memphis-he_llo-*/ | head -n 1)
+"$R" "$nld" > nl.out 2> nl.err
+check "newline in the executable's path: the report reads the binary (no 'cannot read')" \
+	sh -c '! grep -q "cannot read" nl.err && grep -q "malloc at hello.c" nl.out'
+"$R" --json "$nld" > nl.json 2>/dev/null
+check "newline in the executable's path: --json gives it exactly" \
+	python3 -c 'import json,sys; sys.exit(not json.load(open("nl.json"))["run"]["exe"].endswith("/he\nllo"))'
+
 done_testing
