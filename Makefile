@@ -208,7 +208,7 @@ FUZZ_HDRS := $(wildcard include/*.h include/memphis/*.h lib/*.h lib/*/*.h post/*
 
 fuzz: $(FUZZ_BINS)
 ifneq ($(FUZZ_SECONDS)$(FUZZ_RUNS),)
-	$(Q)mkdir -p $(FUZZ_B)/corpus $(FUZZ_B)/run && cd $(FUZZ_B)/run && \
+	$(Q)rm -rf $(FUZZ_B)/run && mkdir -p $(FUZZ_B)/corpus $(FUZZ_B)/run && cd $(FUZZ_B)/run && \
 	  MEMPHIS_BUILD=$(abspath $(B)) MEMPHIS_SRC=$(CURDIR) MEMPHIS_FUZZ_CORPUS=$(abspath $(FUZZ_B))/corpus \
 	  MEMPHIS_FUZZ_SECONDS=$(FUZZ_SECONDS) MEMPHIS_FUZZ_RUNS=$(FUZZ_RUNS) sh $(CURDIR)/tests/t_fuzz.sh
 endif

@@ -1,7 +1,7 @@
 /* libFuzzer entry for the run-directory reader (post/rundir.c), the reader of bytes that
  * come from outside: the input is split into meta.mph and cpu000.mph of a fresh run
  * directory (first two bytes: where to split), which is opened and every sample streamed.
- * Built and run by tests/t_fuzz.sh (clang -fsanitize=fuzzer,address,undefined). */
+ * Built by `make fuzz` (clang -fsanitize=fuzzer,address,undefined), run by tests/t_fuzz.sh. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
