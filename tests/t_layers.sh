@@ -61,15 +61,16 @@ layers() {
 
 common=$(objs "$B/common")
 groups=""
-# shellcheck disable=SC2046 # word splitting of object lists is intended (no spaces in paths)
 for g in lib post; do
 	list=$(objs "$B/$g")
 	[ -n "$list" ] || continue
 	groups="$groups $g${common:++common}"
+	# shellcheck disable=SC2086 # lists of objects, split on purpose (no spaces in paths)
 	layers "$g${common:+ (with common/)}" $list $common
 done
 if [ -n "$common" ]; then
 	groups="$groups common"
+	# shellcheck disable=SC2086
 	layers common $common
 fi
 [ -n "$groups" ] || { echo "t_layers: no objects under $B/lib, $B/post or $B/common" >&2; exit 77; }
