@@ -4,7 +4,8 @@
 #   make check      the test suite (TAP, ends with "N passed, N failed")
 #   make bench      overhead and throughput figures (prints, asserts nothing)
 #   make fuzz       build the libFuzzer targets (tests/fuzz_*.c) into build-fuzz/ with clang;
-#                   FUZZ_SECONDS=N runs each for N seconds, FUZZ_RUNS=N for N executions
+#                   FUZZ_SECONDS=N runs each for N seconds, FUZZ_RUNS=N for N executions,
+#                   FUZZ_ONLY=REGEX only the targets whose name matches
 #   make install / uninstall   PREFIX=/usr/local DESTDIR=
 # V=1 shows the commands. User CFLAGS/LDFLAGS are appended to ours.
 
@@ -210,7 +211,8 @@ fuzz: $(FUZZ_BINS)
 ifneq ($(FUZZ_SECONDS)$(FUZZ_RUNS),)
 	$(Q)rm -rf $(FUZZ_B)/run && mkdir -p $(FUZZ_B)/corpus $(FUZZ_B)/run && cd $(FUZZ_B)/run && \
 	  MEMPHIS_BUILD=$(abspath $(B)) MEMPHIS_SRC=$(CURDIR) MEMPHIS_FUZZ_CORPUS=$(abspath $(FUZZ_B))/corpus \
-	  MEMPHIS_FUZZ_SECONDS=$(FUZZ_SECONDS) MEMPHIS_FUZZ_RUNS=$(FUZZ_RUNS) sh $(CURDIR)/tests/t_fuzz.sh
+	  MEMPHIS_FUZZ_SECONDS=$(FUZZ_SECONDS) MEMPHIS_FUZZ_RUNS=$(FUZZ_RUNS) MEMPHIS_FUZZ_ONLY='$(FUZZ_ONLY)' \
+	  sh $(CURDIR)/tests/t_fuzz.sh
 endif
 
 .SECONDEXPANSION:

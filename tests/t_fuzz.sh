@@ -5,7 +5,7 @@
 # small ELF objects with DWARF 4 compiled from tests/fixtures (fuzz_debuginfo).
 # MEMPHIS_FUZZ_SECONDS (default 10) per target; MEMPHIS_FUZZ_RUNS=N runs N executions
 # instead. MEMPHIS_FUZZ_CORPUS=DIR keeps the corpora in DIR/NAME (`make fuzz FUZZ_SECONDS=N`
-# does). Skips (77) when clang or libFuzzer is not installed (Debian: clang,
+# does). MEMPHIS_FUZZ_ONLY=REGEX runs only the targets whose name matches. Skips (77) when clang or libFuzzer is not installed (Debian: clang,
 # libclang-rt-14-dev). A crash's input is kept and named.
 . "$MEMPHIS_SRC/tests/tap.sh"
 SECS=${MEMPHIS_FUZZ_SECONDS:-10}
@@ -21,7 +21,7 @@ if ! clang -fsanitize=fuzzer,address,undefined probe.c -o probe 2> probe.err; th
 	exit 77
 fi
 # Empty FUZZ_* on the command line: make must not run this script again.
-if ! make --no-print-directory -s -C "$S" B="$B" FUZZ_SECONDS= FUZZ_RUNS= fuzz > build.log 2>&1; then
+if ! make --no-print-directory -s -C "$S" B="$B" FUZZ_SECONDS= FUZZ_RUNS= FUZZ_ONLY= fuzz > build.log 2>&1; then
 	not_ok "make fuzz builds every target"
 	sed 's/^/# /' build.log | tail -n 30
 	exit 1
@@ -61,9 +61,13 @@ fi
 [ -n "$(ls seed/debuginfo)" ] || cp "$B/examples/hello/hello" seed/debuginfo/
 
 # ---- one run per target ----
+# fuzz_rundir writes its run directory under TMPDIR: this test's own, so that no other run
+# (or its cleanup) shares it
+mkdir -p tmp && TMPDIR=$PWD/tmp && export TMPDIR
 for bin in "$FB"/fuzz_*; do
 	[ -x "$bin" ] || continue
 	name=${bin##*/fuzz_}
+	[ -z "${MEMPHIS_FUZZ_ONLY:-}" ] || echo "$name" | grep -qE "$MEMPHIS_FUZZ_ONLY" || continue
 	if [ -n "${MEMPHIS_FUZZ_CORPUS:-}" ]; then corpus=$MEMPHIS_FUZZ_CORPUS/$name; else corpus=corpus-$name; fi
 	mkdir -p "$corpus" "art-$name"
 	if [ -n "$RUNS" ]; then limit="-runs=$RUNS"; what="$RUNS executions"; else limit="-max_total_time=$SECS"; what="$SECS s"; fi
@@ -85,5 +89,4 @@ for bin in "$FB"/fuzz_*; do
 		done
 	fi
 done
-rm -rf /tmp/memphis-fuzz-*
 done_testing
