@@ -3,6 +3,9 @@
 #   make demo       install missing packages, build, profile examples/cg, print the report
 #   make check      the test suite (TAP, ends with "N passed, N failed")
 #   make bench      overhead and throughput figures (prints, asserts nothing)
+#   make fuzz       build the libFuzzer targets (tests/fuzz_*.c) into build-fuzz/ with clang;
+#                   FUZZ_SECONDS=N runs each for N seconds, FUZZ_RUNS=N for N executions,
+#                   FUZZ_ONLY=REGEX only the targets whose name matches
 #   make install / uninstall   PREFIX=/usr/local DESTDIR=
 # V=1 shows the commands. User CFLAGS/LDFLAGS are appended to ours.
 
@@ -71,13 +74,13 @@ KMOD_KO := $(if $(KMOD_KDIR),$(B)/kmod/memphismod.ko)
 PROGRAMS := $(B)/libmemphis.so $(B)/libmemphis.a $(B)/memphis $(B)/memphis-report $(B)/memphis.pc \
 	$(B)/libmemphis_f.a
 
-.PHONY: all deps demo check check-unit check-vm bench install uninstall clean
+.PHONY: all deps demo check check-unit check-vm bench fuzz install uninstall clean
 all: $(PROGRAMS) $(UNIT_BINS) $(PROG_BINS) $(PROGXX_BINS) $(TOOL_BINS) $(EXAMPLE_BINS) $(FEXAMPLE_BINS) $(KMOD_KO)
 
 # Debian packages the build, the tests and the demo need. As root they are installed;
 # otherwise the exact command is printed and make stops.
 DEB_PKGS := gcc g++ make pkg-config libzydis-dev libdwarf-dev libelf-dev zlib1g-dev libnuma-dev \
-	libpfm4-dev libpapi-dev numactl gfortran linux-perf python3 time
+	libpfm4-dev libpapi-dev numactl gfortran linux-perf python3 time clang libclang-rt-14-dev
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || missing="$$missing $$p"; \
@@ -212,6 +215,39 @@ $(B)/kmod/memphismod.ko: kmod/memphismod.c kmod/Kbuild include/memphis/memphismo
 	  chmod 0755 $@; else tail -n 20 $(@D)/build.log; rm -f $@; \
 	  echo "memphis: WARNING: kmod/ did not build against $(KMOD_KDIR) (log: $(@D)/build.log); the library is unaffected, the module's guest tests will skip"; fi
 
+# Fuzz targets: tests/fuzz_NAME.c is linked with the sources in FUZZ_NAME_SRCS (one
+# variable per target, so moving a file changes one line) by clang with libFuzzer, ASan
+# and UBSan, into $(B)-fuzz/fuzz_NAME. tests/t_fuzz.sh runs each for a few seconds in
+# `make check` (seeded there); `make fuzz FUZZ_SECONDS=N` (or FUZZ_RUNS=N) runs it longer,
+# keeping the corpora in $(B)-fuzz/corpus/.
+FUZZ_CC ?= clang
+FUZZ_B := $(B)-fuzz
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=undefined -Iinclude -Ilib -Ilib/backend -Ipost -Icommon \
+	-I/usr/include/libdwarf
+FUZZ_rundir_SRCS := $(wildcard post/rundir*.c) common/crc32c.c
+FUZZ_maps_SRCS := common/maps.c
+FUZZ_debuginfo_SRCS := $(wildcard post/debuginfo*.c)
+FUZZ_debuginfo_LIBS := -ldwarf -lelf -lz
+FUZZ_kmod_record_SRCS := lib/backend/kmod_record.c
+FUZZ_NAMES := $(patsubst tests/fuzz_%.c,%,$(wildcard tests/fuzz_*.c))
+FUZZ_BINS := $(FUZZ_NAMES:%=$(FUZZ_B)/fuzz_%)
+FUZZ_HDRS := $(wildcard include/*.h include/memphis/*.h lib/*.h lib/*/*.h post/*.h common/*.h)
+
+fuzz: $(FUZZ_BINS)
+ifneq ($(FUZZ_SECONDS)$(FUZZ_RUNS),)
+	$(Q)rm -rf $(FUZZ_B)/run && mkdir -p $(FUZZ_B)/corpus $(FUZZ_B)/run && cd $(FUZZ_B)/run && \
+	  MEMPHIS_BUILD=$(abspath $(B)) MEMPHIS_SRC=$(CURDIR) MEMPHIS_FUZZ_CORPUS=$(abspath $(FUZZ_B))/corpus \
+	  MEMPHIS_FUZZ_SECONDS=$(FUZZ_SECONDS) MEMPHIS_FUZZ_RUNS=$(FUZZ_RUNS) MEMPHIS_FUZZ_ONLY='$(FUZZ_ONLY)' \
+	  sh $(CURDIR)/tests/t_fuzz.sh
+endif
+
+.SECONDEXPANSION:
+$(FUZZ_B)/fuzz_%: tests/fuzz_%.c $$(FUZZ_$$*_SRCS) $(FUZZ_HDRS)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  FUZZ    $@")
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(FUZZ_$*_SRCS) -o $@ $(FUZZ_$*_LIBS)
+
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)sh examples/cg/demo.sh $(B)
@@ -263,6 +299,6 @@ uninstall:
 	  rm -f "$(DESTDIR)$(MANDIR)/man$$s/$${m##*/}"; done
 
 clean:
-	rm -rf $(B) $(B)-ubsan $(B)-asan
+	rm -rf $(B) $(B)-ubsan $(B)-asan $(B)-fuzz
 
 -include $(filter-out $(B)/memphis.d,$(shell find $(B) -name '*.d' 2>/dev/null))

@@ -1,7 +1,8 @@
 /* libFuzzer entry for the run-directory reader (post/rundir.c), the reader of bytes that
  * come from outside: the input is split into meta.mph and cpu000.mph of a fresh run
- * directory (first two bytes: where to split), which is opened and every sample streamed.
- * Built and run by tests/t_fuzz.sh (clang -fsanitize=fuzzer,address,undefined). */
+ * directory ($TMPDIR/memphis-fuzz-PID; first two bytes: where to split), which is opened
+ * and every sample streamed.
+ * Built by `make fuzz` (clang -fsanitize=fuzzer,address,undefined), run by tests/t_fuzz.sh. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,11 +12,23 @@
 
 #include "rundir.h"
 
-static char dir[64];
+static char dir[4096];
+
+/* The fuzzer exits through exit(): leave no directory behind. */
+static void cleanup(void)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/meta.mph", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/cpu000.mph", dir);
+	unlink(path);
+	rmdir(dir);
+}
 
 static void put(const char *name, const uint8_t *p, size_t n)
 {
-	char path[128];
+	char path[4200];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
@@ -37,8 +50,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t sum = 0;
 
 	if (!dir[0]) {
-		snprintf(dir, sizeof(dir), "/tmp/memphis-fuzz-%d", (int)getpid());
+		const char *tmp = getenv("TMPDIR");
+
+		snprintf(dir, sizeof(dir), "%s/memphis-fuzz-%d", tmp && *tmp ? tmp : "/tmp", (int)getpid());
 		mkdir(dir, 0700);
+		atexit(cleanup);
 	}
 	if (size < 2)
 		return 0;

@@ -1,29 +1,9 @@
-# tests/report_common.sh - sourced by tests/t_report_*.sh: TAP helpers and paths.
+# tests/report_common.sh - sourced by tests/t_report_*.sh: the report's paths and helpers
+# on top of tests/tap.sh (ok, not_ok, check, check_if, done_testing).
 # Runs in the temp dir tests/run.sh gives; $MEMPHIS_BUILD and $MEMPHIS_SRC are set by it.
-B=${MEMPHIS_BUILD:-build}
-S=${MEMPHIS_SRC:-.}
-R="$B/memphis-report"
+. "$MEMPHIS_SRC/tests/tap.sh"
+R=$REPORT
 GEN="$B/tests/tool_gen"
-tap_n=0
-tap_fail=0
-
-# ok STATUS DESCRIPTION - one TAP line; STATUS 0 passes.
-ok() {
-	tap_n=$((tap_n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $tap_n - $2"
-	else
-		echo "not ok $tap_n - $2"
-		tap_fail=$((tap_fail + 1))
-	fi
-}
-
-# check DESCRIPTION COMMAND... - passes when COMMAND succeeds.
-check() {
-	d=$1
-	shift
-	if "$@" >/dev/null 2>&1; then ok 0 "$d"; else ok 1 "$d"; fi
-}
 
 # has FILE TEXT - FILE contains the fixed string TEXT.
 has() { grep -qF -- "$2" "$1"; }
@@ -33,11 +13,6 @@ run_rc() {
 	o=$1; e=$2; shift 2
 	"$@" >"$o" 2>"$e"
 	echo $?
-}
-
-done_testing() {
-	echo "1..$tap_n"
-	[ "$tap_fail" = 0 ]
 }
 
 need_built() {

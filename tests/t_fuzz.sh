@@ -1,29 +1,37 @@
-# libFuzzer over the run-directory reader for a bounded time, seeded with a real run
-# directory. Skips when clang with libFuzzer is not installed (Debian: clang,
-# libclang-rt-14-dev).
+#!/bin/sh
+# tests/t_fuzz.sh - every libFuzzer target (tests/fuzz_*.c, built by `make fuzz` into
+# BUILD-fuzz/) for a bounded time each, seeded with real inputs made here: a run directory
+# (fuzz_rundir), this shell's /proc/PID/maps (fuzz_maps), module records (fuzz_kmod_record),
+# small ELF objects with DWARF 4 compiled from tests/fixtures (fuzz_debuginfo).
+# MEMPHIS_FUZZ_SECONDS (default 10) per target; MEMPHIS_FUZZ_RUNS=N runs N executions
+# instead. MEMPHIS_FUZZ_CORPUS=DIR keeps the corpora in DIR/NAME (`make fuzz FUZZ_SECONDS=N`
+# does). MEMPHIS_FUZZ_ONLY=REGEX runs only the targets whose name matches. Skips (77) when clang or libFuzzer is not installed (Debian: clang,
+# libclang-rt-14-dev). A crash's input is kept and named.
 . "$MEMPHIS_SRC/tests/tap.sh"
-SECS=${MEMPHIS_FUZZ_SECONDS:-20}
+SECS=${MEMPHIS_FUZZ_SECONDS:-10}
+RUNS=${MEMPHIS_FUZZ_RUNS:-}
+FB=$B-fuzz
 if ! command -v clang > /dev/null; then
-	skip "fuzz the run-directory reader" "clang is not installed"
-	exit 0
+	echo "t_fuzz: clang is not installed (Debian: apt-get install clang libclang-rt-14-dev)" >&2
+	exit 77
 fi
-if ! clang -fsanitize=fuzzer,address,undefined -std=c11 -D_GNU_SOURCE -I"$S/include" -I"$S/post" \
-	-I"$S/common" -I/usr/include/libdwarf "$S/tests/fuzz_rundir.c" "$S"/post/rundir*.c \
-	"$S/common/crc32c.c" -o fuzz_rundir 2> build.err; then
-	if grep -q "fuzzer" build.err; then
-		skip "fuzz the run-directory reader" "libFuzzer is not installed"
-		exit 0
-	fi
-	cat build.err >&2
-	not_ok "fuzz_rundir builds"
-	exit 0
+printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }\n' > probe.c
+if ! clang -fsanitize=fuzzer,address,undefined probe.c -o probe 2> probe.err; then
+	echo "t_fuzz: clang cannot link libFuzzer (Debian: apt-get install libclang-rt-14-dev)" >&2
+	exit 77
 fi
-ok "fuzz_rundir builds with -fsanitize=fuzzer,address,undefined"
-# seed corpus: a real (small) run directory, as the fuzzer's input layout
-"$B/examples/hello/hello" > /dev/null
-d=$(rundir hello)
-mkdir corpus
-python3 - "$d" corpus/seed <<'PY'
+# Empty FUZZ_* on the command line: make must not run this script again.
+if ! make --no-print-directory -s -C "$S" B="$B" FUZZ_SECONDS= FUZZ_RUNS= FUZZ_ONLY= fuzz > build.log 2>&1; then
+	not_ok "make fuzz builds every target"
+	sed 's/^/# /' build.log | tail -n 30
+	exit 1
+fi
+ok "make fuzz builds every target into $FB"
+
+# ---- seeds, one directory per target ----
+mkdir -p seed/rundir seed/maps seed/kmod_record seed/debuginfo
+"$B/examples/hello/hello" > /dev/null 2>&1
+python3 - "$(rundir hello)" seed/rundir/hello <<'PY'
 import sys, os
 d, out = sys.argv[1], sys.argv[2]
 meta = open(os.path.join(d, "meta.mph"), "rb").read()[:60000]
@@ -34,9 +42,51 @@ for f in sorted(os.listdir(d)):
         break
 open(out, "wb").write(bytes([len(meta) >> 8, len(meta) & 255]) + meta + cpu)
 PY
-./fuzz_rundir -max_total_time="$SECS" -max_len=70000 -rss_limit_mb=1024 corpus > fuzz.log 2>&1
-rc=$?
-grep -E "^#[0-9]+.*DONE|stat::number_of_executed_units" fuzz.log | tail -n 1 | sed 's/^/# /'
-check "libFuzzer found no crash, leak or UB in the reader in ${SECS} s (exit $rc)" test $rc -eq 0
-[ $rc -eq 0 ] || tail -n 30 fuzz.log | sed 's/^/# /'
-rm -rf /tmp/memphis-fuzz-*
+cat /proc/self/maps > seed/maps/self
+printf '00400000-00401000 r-xp 00000000 08:01 42 /bin/x\n7f00-7f10 rw-p 0 00:00 0\n' > seed/maps/small
+# records: size selector (0: 192 bytes), CPU count, then struct memphismod_record
+# (time ip addr data_src weight pid tid cpu flags, include/memphis/memphismod.h)
+python3 - seed/kmod_record <<'PY'
+import struct, sys
+for i, (addr, flags) in enumerate([(0, 0), (0x7f0000001000, 1), (0xffff800000000000, 1 | 2), (0, 8 | 16)]):
+    rec = struct.pack("<QQQQQIII", 1000 + i, 0x401000, addr, 0x1000142, 30, 7, 7, 1) + struct.pack("<I", flags)
+    open("%s/r%d" % (sys.argv[1], i), "wb").write(bytes([0, 4]) + rec + bytes(192 - len(rec)))
+PY
+fx=$S/tests/fixtures
+if command -v cc > /dev/null; then
+	cc -g -gdwarf-4 -O2 -shared -fPIC -I"$fx" "$fx/dbg_lib.c" -o seed/debuginfo/lib-O2.so &&
+		cc -g -gdwarf-4 -O0 -shared -fPIC -I"$fx" "$fx/dbg_lib.c" -o seed/debuginfo/lib-O0.so &&
+		cc -g -gdwarf-4 -O1 -c -I"$fx" "$fx/dbg_vars2.c" -o seed/debuginfo/vars2.o
+fi
+[ -n "$(ls seed/debuginfo)" ] || cp "$B/examples/hello/hello" seed/debuginfo/
+
+# ---- one run per target ----
+# fuzz_rundir writes its run directory under TMPDIR: this test's own, so that no other run
+# (or its cleanup) shares it
+mkdir -p tmp && TMPDIR=$PWD/tmp && export TMPDIR
+for bin in "$FB"/fuzz_*; do
+	[ -x "$bin" ] || continue
+	name=${bin##*/fuzz_}
+	[ -z "${MEMPHIS_FUZZ_ONLY:-}" ] || echo "$name" | grep -qE "$MEMPHIS_FUZZ_ONLY" || continue
+	if [ -n "${MEMPHIS_FUZZ_CORPUS:-}" ]; then corpus=$MEMPHIS_FUZZ_CORPUS/$name; else corpus=corpus-$name; fi
+	mkdir -p "$corpus" "art-$name"
+	if [ -n "$RUNS" ]; then limit="-runs=$RUNS"; what="$RUNS executions"; else limit="-max_total_time=$SECS"; what="$SECS s"; fi
+	t0=$(date +%s)
+	"$bin" "$limit" -error_exitcode=1 -rss_limit_mb=2048 -max_len=70000 -print_final_stats=1 \
+		-artifact_prefix="art-$name/" "$corpus" "seed/$name" > "fuzz-$name.log" 2>&1
+	rc=$?
+	t1=$(date +%s)
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "fuzz-$name.log")
+	echo "# fuzz_$name: ${execs:-?} executions in $((t1 - t0)) s, exit $rc"
+	if [ "$rc" = 0 ]; then
+		ok "fuzz_$name: no crash, leak or UB in $what"
+	else
+		not_ok "fuzz_$name: no crash, leak or UB in $what (exit $rc)"
+		grep -E "ERROR|SUMMARY|^    #[0-9]" "fuzz-$name.log" | head -n 25 | sed 's/^/# /'
+		for a in "art-$name"/*; do
+			[ -f "$a" ] || continue
+			mkdir -p "$FB/crashes" && cp "$a" "$FB/crashes/" && echo "# input kept: $FB/crashes/${a##*/}"
+		done
+	fi
+done
+done_testing

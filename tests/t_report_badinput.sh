@@ -11,40 +11,40 @@ N=40000
 # --- empty and missing directories
 mkdir empty
 rc=$(run_rc o e "$R" empty)
-ok $([ "$rc" = 2 ] && echo 0) "empty run directory exits 2 (got $rc)"
+check "empty run directory exits 2 (got $rc)" [ "$rc" = 2 ]
 check "empty run directory: message names meta.mph" has e "meta.mph"
 rc=$(run_rc o e "$R" no-such-dir)
-ok $([ "$rc" = 2 ] && echo 0) "missing run directory exits 2 (got $rc)"
+check "missing run directory exits 2 (got $rc)" [ "$rc" = 2 ]
 check "missing run directory: message names it" has e "no-such-dir"
 
 # --- a good run for reference
 "$GEN" good -n $N --truth truth.json >/dev/null
 rc=$(run_rc good.txt good.err "$R" good)
-ok $([ "$rc" = 0 ] && echo 0) "undamaged run exits 0 (got $rc)"
+check "undamaged run exits 0 (got $rc)" [ "$rc" = 0 ]
 check "undamaged run: no damage message" sh -c '! grep -q damaged good.err'
 
 # --- meta.mph missing while samples exist
 cp -r good nometa && rm nometa/meta.mph
 rc=$(run_rc o e "$R" nometa)
-ok $([ "$rc" = 2 ] && echo 0) "run without meta.mph exits 2 (got $rc)"
+check "run without meta.mph exits 2 (got $rc)" [ "$rc" = 2 ]
 check "run without meta.mph: says so" has e "no meta.mph"
 
 # --- truncated sample file, inside its second SAMPLES block
 "$GEN" trunc -n $N --truncate cpu001.mph:300000 >/dev/null
 rc=$(run_rc trunc.txt trunc.err "$R" trunc)
-ok $([ "$rc" = 2 ] && echo 0) "truncated cpu file exits 2 (got $rc)"
+check "truncated cpu file exits 2 (got $rc)" [ "$rc" = 2 ]
 check "truncated: file and offset of the last complete block" \
 	has trunc.err "cpu001.mph: offset 229432: truncated SAMPLES block"
 check "truncated: samples read before it" has trunc.err "4,096 samples read before it"
 check "truncated: the valid prefix is still reported" has trunc.txt "Node1: total"
 rc=$(run_rc trunc.json trunc.jerr "$R" trunc --json)
-ok $([ "$rc" = 2 ] && echo 0) "truncated, --json: exits 2 (got $rc)"
+check "truncated, --json: exits 2 (got $rc)" [ "$rc" = 2 ]
 check "truncated, --json: damage listed in the JSON" has trunc.json "cpu001.mph: offset 229432"
 
 # --- a flipped byte in the first SAMPLES block of cpu002.mph
 "$GEN" flip -n $N --flip cpu002.mph:100 >/dev/null
 rc=$(run_rc flip.txt flip.err "$R" flip)
-ok $([ "$rc" = 2 ] && echo 0) "corrupted cpu file exits 2 (got $rc)"
+check "corrupted cpu file exits 2 (got $rc)" [ "$rc" = 2 ]
 check "corrupted: checksum mismatch with file and offset" \
 	has flip.err "cpu002.mph: offset 40: checksum mismatch in SAMPLES block; 0 samples read before it"
 check "corrupted: other CPUs still reported" has flip.txt "Node0: total"
@@ -53,36 +53,36 @@ check "corrupted: other CPUs still reported" has flip.txt "Node0: total"
 sz=$(wc -c < good/meta.mph)
 "$GEN" flipmeta -n $N --flip meta.mph:$((sz - 40)) >/dev/null
 rc=$(run_rc fm.txt fm.err "$R" flipmeta)
-ok $([ "$rc" = 2 ] && echo 0) "corrupted meta.mph exits 2 (got $rc)"
+check "corrupted meta.mph exits 2 (got $rc)" [ "$rc" = 2 ]
 check "corrupted meta.mph: named with an offset" grep -q "meta.mph: offset [0-9]*: " fm.err
 check "corrupted meta.mph: report still printed" has fm.txt "samples:"
 
 # --- meta.mph cut inside its first block: nothing readable
 "$GEN" cutmeta -n 1000 --truncate meta.mph:20 >/dev/null
 rc=$(run_rc o e "$R" cutmeta)
-ok $([ "$rc" = 2 ] && echo 0) "meta.mph cut in its first block exits 2 (got $rc)"
+check "meta.mph cut in its first block exits 2 (got $rc)" [ "$rc" = 2 ]
 check "meta.mph cut: offset 0 named" has e "meta.mph: offset 0: truncated FILE block"
 
 # --- dump of a damaged run: prefix printed, damage at the end
 rc=$(run_rc d.txt d.err "$R" dump trunc)
-ok $([ "$rc" = 2 ] && echo 0) "dump of a truncated run exits 2 (got $rc)"
+check "dump of a truncated run exits 2 (got $rc)" [ "$rc" = 2 ]
 check "dump: damage reported at the end" sh -c 'tail -n 3 d.txt | grep -q "cpu001.mph: offset 229432"'
 lines=$(grep -vc '^#' d.txt)
-ok $([ "$lines" -gt 0 ] && [ "$lines" -lt $N ] && echo 0) "dump: the readable samples are printed ($lines of $N)"
+check_if "dump: the readable samples are printed ($lines of $N)" '[ "$lines" -gt 0 ] && [ "$lines" -lt $N ]'
 
 # --- future format version: refused clearly
 "$GEN" future -n 1000 --future >/dev/null
 rc=$(run_rc o e "$R" future)
-ok $([ "$rc" = 2 ] && echo 0) "future format version exits 2 (got $rc)"
+check "future format version exits 2 (got $rc)" [ "$rc" = 2 ]
 check "future format version: says which version and what to do" has e "format version 2"
 
 # --- unknown block types are skipped, a missing END is only a warning
 "$GEN" unk -n 5000 --unknown-block >/dev/null
 rc=$(run_rc unk.txt o "$R" unk)
-ok $([ "$rc" = 0 ] && echo 0) "unknown block types skipped, exit 0 (got $rc)"
+check "unknown block types skipped, exit 0 (got $rc)" [ "$rc" = 0 ]
 "$GEN" noend -n 5000 --no-end >/dev/null
 rc=$(run_rc o e "$R" noend)
-ok $([ "$rc" = 0 ] && echo 0) "missing END block: exit 0 (got $rc)"
+check "missing END block: exit 0 (got $rc)" [ "$rc" = 0 ]
 check "missing END block: warned" has e "no END block"
 
 # --- the executable: missing, pointed to with --exe, rebuilt (other build-id), --force
@@ -90,31 +90,31 @@ cp "$GEN" ./prog
 ./prog moved -n 5000 >/dev/null
 mv prog prog.moved
 rc=$(run_rc o e "$R" moved)
-ok $([ "$rc" = 2 ] && echo 0) "missing executable exits 2 (got $rc)"
+check "missing executable exits 2 (got $rc)" [ "$rc" = 2 ]
 check "missing executable: names the path and --exe" sh -c "grep -q '$PWD/prog' e && grep -q -- '--exe' e"
 rc=$(run_rc o e "$R" moved --exe prog.moved)
-ok $([ "$rc" = 0 ] && echo 0) "--exe points to the moved executable (got $rc)"
+check "--exe points to the moved executable (got $rc)" [ "$rc" = 0 ]
 check "--exe: symbols resolve" has o "colidx"
 cp /bin/true prog
 rc=$(run_rc o e "$R" moved)
-ok $([ "$rc" = 2 ] && echo 0) "rebuilt executable (other build-id) exits 2 (got $rc)"
+check "rebuilt executable (other build-id) exits 2 (got $rc)" [ "$rc" = 2 ]
 check "rebuilt executable: says build-id and --force" sh -c "grep -q 'build-id' e && grep -q -- '--force' e"
 rc=$(run_rc o e "$R" moved --force)
-ok $([ "$rc" = 0 ] && echo 0) "--force accepts the mismatch (got $rc)"
+check "--force accepts the mismatch (got $rc)" [ "$rc" = 0 ]
 check "--force: warns that symbols may be wrong" has e "symbols may be wrong"
 
 # --- bad usage exits 1
 rc=$(run_rc o e "$R" good --no-such-option)
-ok $([ "$rc" = 1 ] && echo 0) "unknown option exits 1 (got $rc)"
+check "unknown option exits 1 (got $rc)" [ "$rc" = 1 ]
 rc=$(run_rc o e "$R" report)
-ok $([ "$rc" = 1 ] && echo 0) "missing RUNDIR exits 1 (got $rc)"
+check "missing RUNDIR exits 1 (got $rc)" [ "$rc" = 1 ]
 rc=$(run_rc o e "$R" good --top many)
-ok $([ "$rc" = 1 ] && echo 0) "--top with a non-number exits 1 (got $rc)"
+check "--top with a non-number exits 1 (got $rc)" [ "$rc" = 1 ]
 rc=$(run_rc o e "$R" good --region nosuch)
-ok $([ "$rc" = 1 ] && echo 0) "--region with an unknown name exits 1 (got $rc)"
+check "--region with an unknown name exits 1 (got $rc)" [ "$rc" = 1 ]
 check "--region unknown: lists the regions there are" has e "regions: solve, other"
 rc=$(run_rc o e "$R" dump good extra)
-ok $([ "$rc" = 1 ] && echo 0) "dump with two directories exits 1 (got $rc)"
+check "dump with two directories exits 1 (got $rc)" [ "$rc" = 1 ]
 
 # --- damage anywhere: 40 random truncations and flipped bytes over every file; the
 # report must never crash or hang: exit 0 (damage in a skipped place) or 2, never more
@@ -144,6 +144,6 @@ for f in meta.mph cpu000.mph cpu001.mph cpu002.mph cpu003.mph; do
 		i=$((i + 1))
 	done
 done
-ok $([ "$crashes" = 0 ] && echo 0) "$i random damages: report and dump exit 0 or 2, never crash ($crashes bad)"
+check "$i random damages: report and dump exit 0 or 2, never crash ($crashes bad)" [ "$crashes" = 0 ]
 
 done_testing

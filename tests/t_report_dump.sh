@@ -7,9 +7,9 @@ N=12345
 
 "$GEN" run -n $N >/dev/null
 "$R" dump run > all.txt; rc=$?
-ok $([ "$rc" = 0 ] && echo 0) "dump exits 0 (got $rc)"
+check "dump exits 0 (got $rc)" [ "$rc" = 0 ]
 lines=$(grep -vc '^#' all.txt)
-ok $([ "$lines" = $N ] && echo 0) "one line per sample ($lines of $N)"
+check "one line per sample ($lines of $N)" [ "$lines" = $N ]
 check "metadata: RUN keys" has all.txt "#   backend=soft"
 check "metadata: topology with cpu -> node" has all.txt "#   cpu node: 0:0 1:0 2:1 3:1"
 check "metadata: threads" grep -q "^#   .* s thread 2 tid 4002 start" all.txt
@@ -27,10 +27,10 @@ check "samples: times are seconds since the start" sh -c "grep -v '^#' all.txt |
 check "--meta: metadata only" sh -c '[ "$(grep -vc "^#" meta.txt)" = 0 ] && grep -q "# run:" meta.txt'
 "$R" dump --samples run > samples.txt
 lines=$(grep -vc '^#' samples.txt)
-ok $([ "$lines" = $N ] && ! grep -q "# run:" samples.txt && echo 0) "--samples: samples only ($lines)"
+check_if "--samples: samples only ($lines)" '[ "$lines" = $N ] && ! grep -q "# run:" samples.txt'
 "$R" dump run --meta > meta2.txt
 check "options may follow RUNDIR" cmp -s meta.txt meta2.txt
 "$R" dump --help > help.txt; rc=$?
-ok $([ "$rc" = 0 ] && echo 0) "dump --help exits 0"
+check "dump --help exits 0" [ "$rc" = 0 ]
 check "dump --help describes the columns" has help.txt "time_s cpu tid ip sampled_ip addr flags page_node region"
 done_testing

@@ -13,13 +13,13 @@ fi
 sed -e 's/\\-/-/g' -e 's/\\f[BIRP]//g' -e 's/\\(em/-/g' "$MAN" > man.txt
 
 "$R" --help > top.txt; rc=$?
-ok $([ "$rc" = 0 ] && echo 0) "memphis-report --help exits 0 (got $rc)"
+check "memphis-report --help exits 0 (got $rc)" [ "$rc" = 0 ]
 cmds=$(sed -n '/^Commands:/,/^$/p' top.txt | awk 'NR > 1 && NF { print $1 }')
-ok $([ -n "$cmds" ] && echo 0) "--help lists the commands: $(echo $cmds)"
+check "--help lists the commands: $(echo $cmds)" [ -n "$cmds" ]
 for c in $cmds; do
 	check "command '$c' is in the man page" grep -q "^\.B $c\$\|^\.B $c \|memphis-report $c" "$MAN"
 	"$R" "$c" --help > "help-$c.txt"; rc=$?
-	ok $([ "$rc" = 0 ] && echo 0) "memphis-report $c --help exits 0 (got $rc)"
+	check "memphis-report $c --help exits 0 (got $rc)" [ "$rc" = 0 ]
 	for o in $(grep -o -- '--[a-z][a-z-]*' "help-$c.txt" | sort -u); do
 		check "$c option $o is in the man page" grep -q -- "$o" man.txt
 	done
@@ -29,5 +29,5 @@ for o in $(grep -o -- '--[a-z][a-z-]*' man.txt | sort -u); do
 	check "man page option $o is in a --help" sh -c "cat top.txt help-*.txt | grep -q -- '$o'"
 done
 "$R" help report > hr.txt; rc=$?
-ok $([ "$rc" = 0 ] && cmp -s hr.txt help-report.txt && echo 0) "'memphis-report help report' = 'report --help'"
+check_if "'memphis-report help report' = 'report --help'" '[ "$rc" = 0 ] && cmp -s hr.txt help-report.txt'
 done_testing

@@ -12,7 +12,7 @@ fi
 "$GEN" run -n 60000 --allocs 5000 --truth truth.json >/dev/null
 "$R" run --top 0 > text.txt; rc1=$?
 "$R" run --top 0 --json > rep.json; rc2=$?
-ok $([ "$rc1" = 0 ] && [ "$rc2" = 0 ] && echo 0) "report and report --json exit 0 ($rc1, $rc2)"
+check_if "report and report --json exit 0 ($rc1, $rc2)" '[ "$rc1" = 0 ] && [ "$rc2" = 0 ]'
 check "JSON parses and has the schema version" python3 -c '
 import json,sys; r=json.load(open("rep.json")); sys.exit(r["schema"] != "memphis-report/1")'
 
@@ -189,7 +189,7 @@ check "one node: JSON says no_remote and agrees with the text" sh -c \
 
 mkdir empty
 "$R" empty --json > err.json; rc=$?
-ok $([ "$rc" = 2 ] && echo 0) "--json error: exit 2 (got $rc)"
+check "--json error: exit 2 (got $rc)" [ "$rc" = 2 ]
 check "--json error: the error is a JSON object" python3 -c '
 import json, sys
 e = json.load(open("err.json"))["error"]

@@ -1,6 +1,11 @@
-/* tests/tap.h - TAP output for the unit tests: tap(ok, __LINE__ of the case, "what", ...)
- * prints "ok N - what" or "not ok N - what" and, on failure, the file and line of the
- * case. main() ends with: printf("1..%d\n", n_test); return n_fail != 0; */
+/* tests/tap.h - the TAP printer of the C unit tests (tests/unit_*.c), one per test binary:
+ *   ok(cond, "what", ...)        "ok N - what" or "not ok N - what" plus the file and line
+ *                                of the call; returns cond (0 or 1)
+ *   tap(ok, line, "what", ...)   the same for a table-driven case, naming the case's line
+ *   tap_skip("why", "what", ...) "ok N - what # SKIP why"
+ *   return tap_done();           at the end of main(): prints the plan "1..N", returns
+ *                                1 when a case failed, else 0
+ * Lines are flushed at once, so they keep their order with the output of child processes. */
 #ifndef MEMPHIS_TESTS_TAP_H
 #define MEMPHIS_TESTS_TAP_H
 
@@ -9,9 +14,9 @@
 
 static int n_test, n_fail;
 
-static void tap_at(int ok, const char *file, int line, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static void tap_at(int ok, const char *file, int line, const char *fmt, ...)
+static int tap_at(int ok, const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5), unused));
+static int tap_at(int ok, const char *file, int line, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -24,8 +29,33 @@ static void tap_at(int ok, const char *file, int line, const char *fmt, ...)
 		n_fail++;
 		printf("# failed: case at %s:%d\n", file, line);
 	}
+	fflush(stdout);
+	return ok;
 }
 
-#define tap(ok, line, ...) tap_at((ok), __FILE__, (line), __VA_ARGS__)
+static void tap_skip(const char *why, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), unused));
+static void tap_skip(const char *why, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("ok %d - ", ++n_test);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf(" # SKIP %s\n", why);
+	fflush(stdout);
+}
+
+static int tap_done(void) __attribute__((unused));
+static int tap_done(void)
+{
+	printf("1..%d\n", n_test);
+	fflush(stdout);
+	return n_fail != 0;
+}
+
+#define tap(ok, line, ...) tap_at(!!(ok), __FILE__, (line), __VA_ARGS__)
+#define ok(cond, ...) tap_at(!!(cond), __FILE__, __LINE__, __VA_ARGS__)
 
 #endif /* MEMPHIS_TESTS_TAP_H */

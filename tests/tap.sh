@@ -1,16 +1,32 @@
-# tests/tap.sh - sourced by tests/t_*.sh: TAP helpers and paths.
-# check DESC CMD...   runs CMD; "ok N - DESC" if it succeeds, else "not ok N - DESC".
-# skip DESC WHY       "ok N - DESC # SKIP WHY".
+# tests/tap.sh - the TAP printer of the shell tests: sourced by tests/t_*.sh (the report's
+# tests through tests/report_common.sh), which tests/run.sh runs in an empty directory with
+# MEMPHIS_BUILD and MEMPHIS_SRC set. One TAP line per check, numbered here:
+#   ok DESC              "ok N - DESC"
+#   not_ok DESC          "not ok N - DESC" (counted as a failure)
+#   check DESC CMD...    runs CMD; ok when it exits 0, else not ok
+#   check_if DESC COND   the same for a shell condition, evaluated here ('[ "$rc" = 0 ] && ...')
+#   skip DESC WHY        "ok N - DESC # SKIP WHY"
+#   done_testing         prints the plan "1..N"; returns 1 when a check failed
+# The guest tests (tests/vm/guest-lib.sh) print "@@VM ok - ..." instead: they share a
+# serial console with the kernel, and the host numbers their lines (tests/vm/run.sh).
 B=${MEMPHIS_BUILD:?run through tests/run.sh}
 S=${MEMPHIS_SRC:?run through tests/run.sh}
 REPORT=${MEMPHIS_REPORT:-$B/memphis-report}
 TAP_N=0
+TAP_FAILED=0
 ok() { TAP_N=$((TAP_N + 1)); echo "ok $TAP_N - $1"; }
-not_ok() { TAP_N=$((TAP_N + 1)); echo "not ok $TAP_N - $1"; }
+not_ok() { TAP_N=$((TAP_N + 1)); TAP_FAILED=$((TAP_FAILED + 1)); echo "not ok $TAP_N - $1"; }
 check() {
 	desc=$1; shift
 	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
 }
+check_if() {
+	if eval "$2"; then ok "$1"; else not_ok "$1"; fi
+}
 skip() { TAP_N=$((TAP_N + 1)); echo "ok $TAP_N - $1 # SKIP $2"; }
+done_testing() {
+	echo "1..$TAP_N"
+	[ "$TAP_FAILED" = 0 ]
+}
 # The run directory a program left in the current directory (newest first).
 rundir() { ls -td memphis-"$1"-*/ 2>/dev/null | head -n 1; }

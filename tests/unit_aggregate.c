@@ -209,6 +209,5 @@ int main(void)
 {
 	test_small();
 	test_many_nodes();
-	printf("1..%d\n", n_test);
-	return n_fail != 0;
+	return tap_done();
 }

@@ -12,7 +12,7 @@
 
 #include "allocsite.h"
 
-static int n_test, n_fail;
+#include "tap.h"
 
 struct fcase {
 	int line;           /* of this case in this file */
@@ -46,17 +46,6 @@ static const struct fcase cases[] = {
 	{ __LINE__, ".c", "  p = malloc(n); /* allocate(p) */", MR_FSITE_NONE, NULL },
 	{ __LINE__, ".f90.orig", "  allocate(u(n))", MR_FSITE_NONE, NULL },
 };
-
-static void tap(int ok, int line, const char *fmt, const char *a, const char *b)
-{
-	printf("%s %d - ", ok ? "ok" : "not ok", ++n_test);
-	printf(fmt, a, b);
-	printf("\n");
-	if (!ok) {
-		n_fail++;
-		printf("# failed: case at tests/unit_allocsite.c:%d\n", line);
-	}
-}
 
 int main(void)
 {

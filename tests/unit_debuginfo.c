@@ -28,26 +28,9 @@
 
 #include "debuginfo.h"
 
-static int n_tests, n_failed;
+#include "tap.h"
+
 static char fixtures[4096], tmpdir[4096];
-
-/* One TAP line: "ok N - what" or "not ok N - what". Returns cond. */
-static int ok(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	n_tests++;
-	if (!cond)
-		n_failed++;
-	printf("%sok %d - ", cond ? "" : "not ", n_tests);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	return cond;
-}
 
 /* Run a shell command (in tmpdir); 0 on success. Its output goes to stderr. */
 static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -856,6 +839,5 @@ int main(void)
 	check_libc_debug();
 
 	sh("rm -rf '%s'", tmpdir);
-	printf("1..%d\n", n_tests);
-	return n_failed ? 1 : 0;
+	return tap_done();
 }

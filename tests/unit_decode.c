@@ -389,8 +389,7 @@ static void test_e2e_load(struct memphis__code *c)
 	unsigned f;
 
 	if (!at) {
-		printf("ok %d - e2e load # SKIP the compiler left no non-clobbering indexed "
-		       "load\n", ++n_test);
+		tap_skip("the compiler left no non-clobbering indexed load", "e2e load");
 		return;
 	}
 	memset(&regs, 0, sizeof(regs));
@@ -426,7 +425,7 @@ static void test_e2e_call(struct memphis__code *c)
 
 	memset(&regs, 0, sizeof(regs));
 	if (!at) {
-		printf("ok %d - e2e after call # SKIP no call found\n", ++n_test);
+		tap_skip("no call found", "e2e after call");
 		return;
 	}
 	f = memphis__code_attribute(c, at + in.length, &regs, &ip, &a);
@@ -469,7 +468,7 @@ static void test_e2e_loop(struct memphis__code *c)
 		pos += in.length;
 	}
 	if (!jcc) {
-		printf("ok %d - e2e loop head # SKIP no backward branch found\n", ++n_test);
+		tap_skip("no backward branch found", "e2e loop head");
 		return;
 	}
 	memset(&regs, 0, sizeof(regs));
@@ -517,14 +516,19 @@ static void test_e2e_anon(struct memphis__code *c)
 			  -1, 0);
 
 	if (p == MAP_FAILED) {
-		printf("ok %d - e2e anonymous code # SKIP mmap: %s\n", ++n_test, strerror(errno));
+		char why[128];
+
+		snprintf(why, sizeof(why), "mmap: %s", strerror(errno));
+		tap_skip(why, "e2e anonymous code");
 		return;
 	}
 	memset(p, 0xcc, (size_t)psz);
 	memcpy(p + 128, b, n);
 	if (mprotect(p, (size_t)psz, PROT_READ | PROT_EXEC) < 0) {
-		printf("ok %d - e2e anonymous code # SKIP mprotect: %s\n", ++n_test,
-		       strerror(errno));
+		char why[128];
+
+		snprintf(why, sizeof(why), "mprotect: %s", strerror(errno));
+		tap_skip(why, "e2e anonymous code");
 		munmap(p, (size_t)psz);
 		return;
 	}

@@ -91,6 +91,5 @@ int main(void)
 	tap(m.n == 0 && m.map == NULL, __LINE__, "mph_maps_free: empties, twice and NULL harmless");
 	tap(mph_maps_parse("", 0, &m) == 0 && m.n == 0, __LINE__, "mph_maps_parse: empty text");
 	mph_maps_free(&m);
-	printf("1..%d\n", n_test);
-	return n_fail != 0;
+	return tap_done();
 }

@@ -47,6 +47,5 @@ int main(void)
 	all = mph_u64set_take(&s, &n);
 	tap(all && n == 0, __LINE__, "take of an empty set: an empty array, not NULL");
 	free(all);
-	printf("1..%d\n", n_test);
-	return n_fail != 0;
+	return tap_done();
 }

@@ -1,0 +1,111 @@
+#!/bin/sh
+# tests/t_identity.sh - the report's output is the same as the report of the pinned commit
+# PIN (below) on the same run directories: programs run here under the current library
+# (examples cg, hello and fortran/ocean, and a golden program built as t_golden.sh does),
+# then both reports read each run: default text, --json, --all --json, --by line,
+# --matrix, dump, and the error text and exit status on a damaged copy. One TAP line per
+# comparison; a difference shows its first lines.
+#
+# Why a pin: issue 10 restructured lib/ and post/ without changing behaviour (checked
+# against 006cdf1, the tree before it), and this holds every later change to the same
+# promise. PIN is the last commit whose output is the reference. An issue that changes the
+# output on purpose moves PIN to its own last commit and says so (and why) in its closing
+# note. 4bdacfd: issue 11's last output change (heap sampling line, unfinished-run and
+# write-error lines, RUN escapes).
+#
+# The old report is built once from `git archive PIN` into BUILD/identity-PIN/ (reused
+# while it exists). Skips (77) when the source tree is not a git checkout holding PIN.
+PIN=4bdacfd
+. "$MEMPHIS_SRC/tests/tap.sh"
+if ! command -v git > /dev/null || ! git -C "$S" cat-file -e "$PIN^{commit}" 2> /dev/null; then
+	echo "t_identity: $S is not a git checkout with commit $PIN (the reference report)" >&2
+	exit 77
+fi
+REF=$B/identity-$PIN
+OLD=$REF/build/memphis-report
+if [ ! -x "$OLD" ]; then
+	rm -rf "$REF" && mkdir -p "$REF" &&
+		git -C "$S" archive "$PIN" $(for p in Makefile include common post; do
+			git -C "$S" cat-file -e "$PIN:$p" 2> /dev/null && echo "$p"; done) |
+			tar -x -C "$REF" &&
+		make --no-print-directory -s -C "$REF" -j2 B=build CFLAGS= LDFLAGS= build/memphis-report > ref-build.log 2>&1
+	if [ ! -x "$OLD" ]; then
+		not_ok "build the reference report of $PIN"
+		tail -n 20 ref-build.log | sed 's/^/# /'
+		exit 1
+	fi
+fi
+NEW=$REPORT
+
+# same DESC ARGS...: run both reports with ARGS; stdout, stderr and exit status must match.
+same() {
+	desc=$1; shift
+	"$OLD" "$@" > old.out 2> old.err; echo "exit $?" >> old.err
+	"$NEW" "$@" > new.out 2> new.err; echo "exit $?" >> new.err
+	# the program's own name in its messages is not output
+	sed -i "s|$OLD|memphis-report|g" old.out old.err
+	sed -i "s|$NEW|memphis-report|g" new.out new.err
+	if cmp -s old.out new.out && cmp -s old.err new.err; then
+		ok "$desc: same output ($(wc -l < new.out | tr -d ' ') lines, $(tail -n 1 new.err))"
+	else
+		not_ok "$desc: same output"
+		{ diff old.out new.out; diff old.err new.err; } | head -n 12 | sed 's/^/# /'
+	fi
+}
+
+# compare NAME RUNDIR: every comparison on one run directory.
+compare() {
+	same "$1: report" "$2"
+	same "$1: --json" "$2" --json
+	same "$1: --all --json" "$2" --all --json
+	same "$1: --by line" "$2" --by line
+	same "$1: --matrix" "$2" --matrix
+	same "$1: dump" dump "$2"
+}
+
+# ran NAME: the run directory the program NAME left here, or a failure.
+ran() {
+	d=$(rundir "$1")
+	[ -n "$d" ] || not_ok "$1 left a run directory"
+	echo "$d"
+}
+
+export MEMPHIS_PERIOD=250us OMP_NUM_THREADS=2
+"$B/examples/hello/hello" > hello.out 2>&1
+d=$(ran hello) && [ -n "$d" ] && compare hello "$d"
+"$B/examples/cg/cg" -n 20000 -i 20 > cg.out 2>&1
+d=$(ran cg) && [ -n "$d" ] && compare cg "$d"
+if [ -x "$B/examples/fortran/ocean" ]; then
+	"$B/examples/fortran/ocean" -n 200000 -s 10 > ocean.out 2>&1
+	d=$(ran ocean) && [ -n "$d" ] && compare ocean "$d"
+else
+	skip "ocean: report, --json, ..." "examples/fortran/ocean is not built (no gfortran)"
+fi
+G=$S/tests/golden
+if cc -g -O2 -shared -fPIC -Wl,-soname,libgolden.so.1 -o libgolden.so.1 "$G/golden_lib.c" 2> golden.err &&
+	cc -g -O2 -I"$S/include" -o golden "$G/golden.c" "$G/golden_alloc.c" -L. -l:libgolden.so.1 \
+		-Wl,-rpath,"$PWD" -L"$B" -Wl,-rpath,"$B" -lmemphis -pthread 2>> golden.err; then
+	(ulimit -s 65536 2> /dev/null; ./golden 1 > golden.out 2>&1)
+	d=$(ran golden) && [ -n "$d" ] && {
+		compare golden "$d"
+		same "golden: --region thread --all --json" "$d" --region thread --all --json
+	}
+else
+	not_ok "build the golden program (tests/golden)"
+	sed 's/^/# /' golden.err
+fi
+
+# a damaged copy: a cpu file cut inside a block, another with a flipped byte
+d=$(rundir cg)
+if [ -n "$d" ]; then
+	cp -r "$d" damaged
+	f=$(ls damaged/cpu*.mph | head -n 1)
+	n=$(wc -c < "$f")
+	head -c $((n * 2 / 3)) "$f" > cut && mv cut "$f"
+	g=$(ls damaged/cpu*.mph | tail -n 1)
+	[ "$g" != "$f" ] && printf '\125' | dd of="$g" bs=1 seek=100 conv=notrunc 2> /dev/null
+	same "damaged cg: report" damaged
+	same "damaged cg: --json" damaged --json
+	same "damaged cg: dump" dump damaged
+fi
+done_testing

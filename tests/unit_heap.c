@@ -1,0 +1,105 @@
+/* tests/unit_heap.c - the heap index of memphis-report (post/heap.c): which allocation holds an
+ * address at a time, with reuse after free, reuse without a free, small objects inside a
+ * freed big one, and a million reused objects (lookup time printed, not asserted).
+ * Table-driven; TAP output. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <memphis/format.h>
+
+#include "heap.h"
+
+#include "tap.h"
+
+static void test_heap(void)
+{
+	/* addr, size, t_alloc; frees below */
+	struct memphis_rec_alloc al[] = {
+		{ .time = 10, .addr = 0x1000, .size = 0x100 },  /* 0: freed at 20 */
+		{ .time = 30, .addr = 0x1000, .size = 0x80 },   /* 1: same address, reused */
+		{ .time = 5, .addr = 0x2000, .size = 0x1000 },  /* 2: big, never freed */
+		{ .time = 40, .addr = 0x5000, .size = 0x10 },   /* 3: reuse without a free: ends at 50 */
+		{ .time = 50, .addr = 0x5000, .size = 0x20 },   /* 4 */
+		{ .time = 1, .addr = 0x10000, .size = 0x100000 }, /* 5: huge, freed at 2 */
+		{ .time = 3, .addr = 0x10100, .size = 0x10 },   /* 6: inside 5's old range */
+	};
+	struct memphis_rec_free fr[] = { { .time = 20, .addr = 0x1000 }, { .time = 2, .addr = 0x10000 },
+					 { .time = 99, .addr = 0xdead } };
+	static const struct {
+		uint64_t addr, t;
+		int want; /* record index, -1 none */
+		const char *what;
+	} cases[] = {
+		{ 0x1000, 15, 0, "live object at its start" },
+		{ 0x10ff, 15, 0, "live object at its last byte" },
+		{ 0x1100, 15, -1, "one past the end" },
+		{ 0x1010, 25, -1, "after its free, before the reuse" },
+		{ 0x1010, 35, 1, "the reusing allocation" },
+		{ 0x1090, 35, -1, "beyond the smaller reuse" },
+		{ 0x1000, 5, -1, "before the first allocation" },
+		{ 0x2fff, 100, 2, "never freed object, late" },
+		{ 0x5008, 45, 3, "reuse without free: older one before" },
+		{ 0x5018, 55, 4, "reuse without free: newer one after" },
+		{ 0x5008, 55, 4, "reuse without free: same byte, newer" },
+		{ 0x10100, 4, 6, "small object inside a freed big one" },
+		{ 0x20000, 4, -1, "freed big object's range later" },
+		{ 0x20000, 1, 5, "big object while live" },
+	};
+	struct mr_heap h;
+
+	ok(mr_heap_build(&h, al, sizeof(al) / sizeof(al[0]), fr, sizeof(fr) / sizeof(fr[0])) == 0,
+	   "heap: build");
+	ok(h.unmatched_frees == 1, "heap: one free without allocation (%zu)", h.unmatched_frees);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct mr_heap_obj *o = mr_heap_find(&h, cases[i].addr, cases[i].t);
+		int got = o ? (int)o->rec : -1;
+		ok(got == cases[i].want, "heap: %s (0x%" PRIx64 " at %" PRIu64 "): %d, want %d",
+		   cases[i].what, cases[i].addr, cases[i].t, got, cases[i].want);
+	}
+	mr_heap_free(&h);
+
+	/* a million objects, each address reused 4 times over time */
+	{
+		size_t n = 1000000;
+		struct memphis_rec_alloc *a = calloc(n, sizeof(*a));
+		struct memphis_rec_free *f = calloc(n, sizeof(*f));
+		struct timespec t0, t1;
+		size_t bad = 0;
+		double ns;
+
+		if (!a || !f) {
+			ok(0, "heap: allocate the big case");
+			return;
+		}
+		for (size_t i = 0; i < n; i++) {
+			uint64_t slot = i / 4, gen = i % 4;
+			a[i] = (struct memphis_rec_alloc){ .time = gen * 100 + 1, .addr = 0x100000 + slot * 64,
+							   .size = 48 };
+			f[i] = (struct memphis_rec_free){ .time = gen * 100 + 50, .addr = 0x100000 + slot * 64 };
+		}
+		ok(mr_heap_build(&h, a, n, f, n) == 0, "heap: build 1,000,000 objects");
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		for (size_t i = 0; i < n; i++) {
+			uint64_t slot = (i * 7919) % (n / 4), gen = i % 4;
+			const struct mr_heap_obj *o = mr_heap_find(&h, 0x100000 + slot * 64 + 8, gen * 100 + 10);
+			bad += !o || o->rec != slot * 4 + gen;
+			bad += mr_heap_find(&h, 0x100000 + slot * 64 + 8, gen * 100 + 60) != NULL;
+			bad += mr_heap_find(&h, 0x100000 + slot * 64 + 50, gen * 100 + 10) != NULL;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		ns = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / (3.0 * (double)n);
+		ok(bad == 0, "heap: 3,000,000 lookups among 1,000,000 reused objects right (%zu wrong)", bad);
+		printf("# heap lookup among 1,000,000 objects: %.0f ns\n", ns);
+		mr_heap_free(&h);
+		free(a);
+		free(f);
+	}
+}
+
+int main(void)
+{
+	test_heap();
+	return tap_done();
+}

@@ -1,0 +1,85 @@
+/* tests/unit_json.c - the JSON writer of memphis-report (post/json.c): string escaping, full
+ * uint64, empty arrays, commas and closing, valid UTF-8 out of any bytes. TAP output. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+
+#include "tap.h"
+
+static void test_json(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct mr_json j;
+
+	if (!f) {
+		ok(0, "json: memstream");
+		return;
+	}
+	mr_json_init(&j, f);
+	mr_json_obj(&j);
+	mr_json_key(&j, "s");
+	mr_json_str(&j, "a\"b\\c\nd\te\x01" "f/\xc3\xa9");
+	mr_json_key(&j, "n");
+	mr_json_u64(&j, UINT64_MAX);
+	mr_json_key(&j, "a");
+	mr_json_arr(&j);
+	mr_json_arr_end(&j);
+	mr_json_key(&j, "z");
+	mr_json_null(&j);
+	mr_json_obj_end(&j);
+	fclose(f);
+	ok(strstr(buf, "\"a\\\"b\\\\c\\nd\\te\\u0001f/\xc3\xa9\"") != NULL, "json: string escaping");
+	ok(strstr(buf, "18446744073709551615") != NULL, "json: full uint64");
+	ok(strstr(buf, "\"a\": []") != NULL, "json: empty array");
+	ok(strstr(buf, "\"z\": null\n}") != NULL, "json: commas and closing");
+	free(buf);
+}
+
+/* One string through mr_json_write_string, in a malloc'd buffer (NULL on failure). */
+static char *json_string(const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	mr_json_write_string(f, s);
+	fclose(f);
+	return buf;
+}
+
+/* JSON text must be valid UTF-8 (issue 11): a region name cut inside a character, stray
+ * bytes, overlong forms and surrogates become U+FFFD; well-formed UTF-8 passes through. */
+static void test_json_utf8(void)
+{
+	static const struct { const char *in, *out, *what; } cases[] = {
+		{ "ab\xc3\xa9", "\"ab\xc3\xa9\"", "2-byte character kept" },
+		{ "\xe2\x82\xac\xf0\x9f\x98\x80", "\"\xe2\x82\xac\xf0\x9f\x98\x80\"", "3- and 4-byte kept" },
+		{ "name\xc3", "\"name\\ufffd\"", "cut after a lead byte" },
+		{ "x\xe2\x82", "\"x\\ufffd\\ufffd\"", "cut inside a 3-byte character" },
+		{ "\x80z", "\"\\ufffdz\"", "stray continuation byte" },
+		{ "\xc0\xaf", "\"\\ufffd\\ufffd\"", "overlong form" },
+		{ "\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"", "surrogate" },
+		{ "\xf5\x80\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"", "above U+10FFFF" },
+		{ "\xff", "\"\\ufffd\"", "0xff" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = json_string(cases[i].in);
+		ok(got && !strcmp(got, cases[i].out), "json utf-8: %s", cases[i].what);
+		free(got);
+	}
+}
+
+int main(void)
+{
+	test_json();
+	test_json_utf8();
+	return tap_done();
+}
