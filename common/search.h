@@ -13,13 +13,17 @@
 /* Number of leading elements of base[0..n) whose uint64_t key, `key_off` bytes into each
  * element of `stride` bytes, is <= x. The keys must be sorted ascending (ties allowed).
  * Example: i = mph_upper_bound(v, n, sizeof(*v), offsetof(struct var, addr), addr);
- * then v[i - 1] is the last variable starting at or before addr when i > 0. */
+ * then v[i - 1] is the last variable starting at or before addr when i > 0.
+ * base may be NULL when n is 0 (an empty table). */
 static inline size_t mph_upper_bound(const void *base, size_t n, size_t stride, size_t key_off,
 				     uint64_t x)
 {
-	const unsigned char *b = (const unsigned char *)base + key_off;
+	const unsigned char *b;
 	size_t lo = 0, hi = n;
 
+	if (n == 0)
+		return 0; /* NULL + key_off would be undefined */
+	b = (const unsigned char *)base + key_off;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		uint64_t k;
