@@ -184,40 +184,6 @@ static int mode_closefds(void)
 	return 0;
 }
 
-static int mode_churn(int n, int files)
-{
-	int ok = 0;
-
-	memphis_mark_named("churn");
-	for (int i = 0; i < n; i++) {
-		pthread_t t;
-		if (pthread_create(&t, NULL, spin, NULL) == 0)
-			pthread_join(t, NULL);
-	}
-	FILE **f = calloc((size_t)files, sizeof(*f));
-	for (int i = 0; f && i < files; i++) {
-		char name[32];
-		snprintf(name, sizeof(name), "f%d.txt", i);
-		f[i] = fopen(name, "w");
-		ok += f[i] != NULL;
-	}
-	for (int i = 0; f && i < files; i++)
-		if (f[i])
-			fclose(f[i]);
-	memphis_print();
-	printf("threads %d, files opened %d of %d\n", n, ok, files);
-	return ok == files ? 0 : 1;
-}
-
-static volatile int release_all;
-
-static void *waiter(void *arg)
-{
-	while (!release_all)
-		usleep(1000);
-	return NULL;
-}
-
 static int open_files(int files)
 {
 	int ok = 0;
@@ -234,6 +200,31 @@ static int open_files(int files)
 			fclose(f[i]);
 	free(f);
 	return ok;
+}
+
+static int mode_churn(int n, int files)
+{
+	int ok;
+
+	memphis_mark_named("churn");
+	for (int i = 0; i < n; i++) {
+		pthread_t t;
+		if (pthread_create(&t, NULL, spin, NULL) == 0)
+			pthread_join(t, NULL);
+	}
+	ok = open_files(files);
+	memphis_print();
+	printf("threads %d, files opened %d of %d\n", n, ok, files);
+	return ok == files ? 0 : 1;
+}
+
+static volatile int release_all;
+
+static void *waiter(void *arg)
+{
+	while (!release_all)
+		usleep(1000);
+	return NULL;
 }
 
 static int mode_many(int n, int files)
