@@ -1,9 +1,10 @@
 /* tests/prog_heapkinds.c - heap objects of every kind memphis records besides malloc
- * (tests/t_heapkinds.sh): arrays made by pvalloc, reallocarray, mmap (one trimmed to an
- * alignment by munmap of its head and tail), mremap and a large malloc, each read by
- * chases of its own of the same length, in turns, inside region "kinds", so each gets the
- * same share of the samples. Prints what an overflowing reallocarray returned and the sums: the
- * output must be the same with and without the library.
+ * (tests/t_heapkinds.sh): arrays made by pvalloc, reallocarray, mmap, mmap64 (as
+ * -D_FILE_OFFSET_BITS=64 builds call it; cut to an alignment by munmap of its head and
+ * tail), mremap and a large malloc, each read by chases of its own of the same length, in
+ * turns, inside region "kinds", so each gets the same share of the samples. Prints what an
+ * overflowing reallocarray returned, whether errno survived successful calls, and the sums:
+ * the output must be the same with and without the library.
  * `prog_heapkinds threads STEPS`: threads that chase arrays on their own stacks (one of
  * them a stack the program mapped itself, MAP_STACK), inside region "stacks".
  * The memphis API is referenced weakly: built without -lmemphis the program runs unprofiled,
@@ -80,7 +81,7 @@ static int kinds(long steps)
 	       errno == ENOMEM ? "ENOMEM" : strerror(errno));
 	errno = EXDEV; /* a successful call leaves errno alone, recorded or not */
 	c = mmap(NULL, BYTES, RW, ANON, -1, 0);                   /* SITE:mmap */
-	raw = mmap(NULL, 3 * (size_t)BYTES, RW, ANON, -1, 0);     /* SITE:mmap_aligned */
+	raw = mmap64(NULL, 3 * (size_t)BYTES, RW, ANON, -1, 0);   /* SITE:mmap_aligned */
 	d0 = mmap(NULL, BYTES / 4, RW, ANON, -1, 0);
 	if (c == MAP_FAILED || raw == MAP_FAILED || d0 == MAP_FAILED)
 		return 1;

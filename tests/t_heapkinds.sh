@@ -2,7 +2,7 @@
 # named by its call site like a malloc, with the share of the samples it gets by
 # construction (tests/prog_heapkinds.c: six arrays, one chase each, 1/6 of the region each,
 # +-5 points); an array cut to an alignment out of a larger mapping keeps the name of its
-# mmap; a large malloc is one object, not also an mmap. An overflowing reallocarray gives
+# mmap (mmap64 there); a large malloc is one object, not also an mmap. An overflowing reallocarray gives
 # NULL and ENOMEM as glibc's does; output and exit status are the same with and without
 # the library (the same binary, unlinked, run plain and with LD_PRELOAD). Thread stacks,
 # one of them mapped by the program with MAP_STACK, stay stacks, not mmap objects.
