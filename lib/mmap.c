@@ -48,7 +48,7 @@
 #define MREMAP_DONTUNMAP 4
 #endif
 #define MAX_MAPS (1u << 16) /* recorded mappings live at once; more are counted, not recorded */
-#define SAVED 4             /* ranges a failed munmap or mremap puts back */
+#define SAVED 2             /* ranges a failed munmap or mremap puts back (on the stack) */
 
 typedef void *mmap_fn(void *, size_t, int, int, int, off_t);
 typedef int munmap_fn(void *, size_t);
