@@ -84,7 +84,8 @@ uint32_t attrib_intern_line(struct mr_attrib *a, const char *name)
 static const char *alloc_kind_name(unsigned k)
 {
 	static const char *const n[] = { "malloc", "calloc", "realloc", "memalign",
-					 "posix_memalign", "aligned_alloc", "valloc" };
+					 "posix_memalign", "aligned_alloc", "valloc", "pvalloc",
+					 "reallocarray", "mmap", "mremap" };
 
 	return k < sizeof(n) / sizeof(n[0]) ? n[k] : "alloc";
 }
