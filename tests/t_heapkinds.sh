@@ -5,7 +5,8 @@
 # mmap (mmap64 there); a large malloc is one object, not also an mmap. An overflowing reallocarray gives
 # NULL and ENOMEM as glibc's does; output and exit status are the same with and without
 # the library (the same binary, unlinked, run plain and with LD_PRELOAD). Thread stacks,
-# one of them mapped by the program with MAP_STACK, stay stacks, not mmap objects.
+# one of them mapped by the program with MAP_STACK, stay stacks, not mmap objects. An array
+# from libnuma's numa_alloc_onnode is named by the program's line, not by libnuma's code.
 # MEMPHIS_HEAPKINDS_STEPS (default 200000000) is the length of each chase.
 . "$MEMPHIS_SRC/tests/tap.sh"
 CC=${CC:-cc}
@@ -90,4 +91,13 @@ d=$(rundir heapkinds)
 check "threads: no stack named as an mmap object" sh -c '! grep -Eq "^\([0-9]+\) mm?re?map at" threads.txt'
 stacks=$(grep -c '^([0-9]*) <stack of thread [1-8]> ' threads.txt)
 check "threads: the 8 threads' stacks found as stacks ($stacks)" [ "$stacks" = 8 ]
+rm -rf memphis-*/
+
+# libnuma maps its arrays itself: the report skips its frames like libc's
+MEMPHIS_PERIOD=250us "$B/tests/prog_numaalloc" $((STEPS / 4)) >numa.out 2>numa.err
+d=$(rundir prog_numaalloc)
+"$REPORT" "$d" --all --top 3 >numa.txt 2>report.err || sed 's/^/# /' report.err
+want="mmap at prog_numaalloc.c:$(grep -n 'SITE:numa' "$S/tests/prog_numaalloc.c" | cut -d: -f1) in main"
+check "numa_alloc_onnode: the hottest variable is '$want'" sh -c "grep -m1 '^(1) ' numa.txt | grep -qF '$want'" ||
+	sed 's/^/# /' numa.txt | head -n 30
 echo "1..$TAP_N"
