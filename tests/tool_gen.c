@@ -5,7 +5,9 @@
  *
  * usage: tool_gen OUTDIR [-n SAMPLES] [--allocs N] [--seed S] [--exe PATH] [--one-node]
  *                 [--truth FILE] [--truncate FILE:K] [--flip FILE:K] [--future]
- *                 [--unknown-block] [--no-end] [--block N] [--tls-block]
+ *                 [--unknown-block] [--no-end] [--block N] [--tls-block] [--self-tls]
+ * --self-tls: the TLS block is recorded as libmemphis's own, under a file name the report
+ * can only know from the RUN keys lib and lib_name (its samples are then set aside).
  * Only libc and libm.
  */
 #include <errno.h>
@@ -37,6 +39,8 @@ __thread double tls_buf[512];   /* TLS of every thread */
 #define HEAP_REUSE_SIZE 65536ull
 #define HEAP_SMALL 0x210000000000ull
 #define UNKNOWN_BASE 0x300000000000ull
+#define SELF_PATH "/nonexistent/memphis-copy.so"   /* --self-tls: RUN lib */
+#define SELF_NAME "/nonexistent/memphis-copy.so.0" /* ... lib_name, its TLS entry's path */
 
 enum { V_COLIDX, V_A, V_P, V_REUSE_B, V_REUSE_C, V_SMALL, V_STACK0, V_TLS = V_STACK0 + NCPU,
        V_UNKNOWN, NV };
@@ -254,7 +258,7 @@ int main(int argc, char **argv)
 	const char *dir = NULL, *exe = NULL, *truth_path = NULL;
 	const char *trunc_spec = NULL, *flip_spec = NULL;
 	uint64_t n = 100000, nsmall = 1000, per_block = 4096;
-	int one_node = 0, future = 0, unknown_block = 0, no_end = 0, tls_block = 0;
+	int one_node = 0, future = 0, unknown_block = 0, no_end = 0, tls_block = 0, self_tls = 0;
 	char exe_buf[4096], path[4200];
 	struct truth tr[NV];
 	uint64_t totals[5] = { 0 }; /* exact approx noaddr nonmem total */
@@ -288,12 +292,15 @@ int main(int argc, char **argv)
 			no_end = 1;
 		else if (!strcmp(o, "--tls-block"))
 			tls_block = 1;
+		else if (!strcmp(o, "--self-tls"))
+			tls_block = self_tls = 1;
 		else if (o[0] != '-' && !dir)
 			dir = o;
 		else {
 			fprintf(stderr, "usage: tool_gen OUTDIR [-n SAMPLES] [--allocs N] [--seed S] "
 				"[--exe PATH] [--one-node] [--truth FILE] [--truncate FILE:K] "
-				"[--flip FILE:K] [--future] [--unknown-block] [--no-end] [--block N] [--tls-block]\n");
+				"[--flip FILE:K] [--future] [--unknown-block] [--no-end] [--block N] [--tls-block] "
+				"[--self-tls]\n");
 			return 1;
 		}
 	}
@@ -360,6 +367,9 @@ int main(int argc, char **argv)
 				   "backend_skip=ibs: synthetic\nperiod_ns=1000000\nweight=stall\n"
 				   "first_touch=1\ncallsite_depth=4\npage_size=4096\nfuture_key=ignored\n",
 				   exe, build_id(), exe, n);
+		if (self_tls && len > 0 && (size_t)len < sizeof(run))
+			len += snprintf(run + len, sizeof(run) - (size_t)len, "lib=%s\nlib_name=%s\n",
+					SELF_PATH, SELF_NAME);
 		block(m, MPH_BLK_RUN, run, (size_t)len);
 	}
 	{
@@ -392,7 +402,12 @@ int main(int argc, char **argv)
 	if (tls_block) {
 		/* the executable's static TLS block as the library records it (path "") */
 		struct memphis_rec_tls t = { (int64_t)(tls_data - fs0), tls_memsz, (uint32_t)tls_modid, 0 };
-		block(m, MPH_BLK_TLS, &t, sizeof(t));
+		unsigned char b[sizeof(t) + 64] = { 0 };
+		if (self_tls)
+			t.path_len = (uint32_t)strlen(SELF_NAME);
+		memcpy(b, &t, sizeof(t));
+		memcpy(b + sizeof(t), SELF_NAME, t.path_len);
+		block(m, MPH_BLK_TLS, b, sizeof(t) + ((t.path_len + 7u) & ~7u));
 	}
 	{
 		struct memphis_rec_thread th[NCPU];
