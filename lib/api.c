@@ -372,17 +372,17 @@ __attribute__((destructor)) static void memphis_fini(void)
 	memphis__drain_finish();
 }
 
-void memphis__finish_before_exec(void)
+void memphis__finish_now(const char *how)
 {
 	int saved = errno;
 
 	if (state != RUNNING || getpid() != pid)
 		goto out;
-	/* Bounded: exec may come from a signal handler that interrupted the library; then
-	 * nothing is flushed and the report says what may be missing. */
+	/* Bounded: exec or _exit may come from a signal handler that interrupted the
+	 * library; then nothing is flushed and the report says what may be missing. */
 	if (memphis__region_end_within(200) < 0)
 		goto out;
-	memphis__note(MPH_LOG_INFO, "exec: the run ends here, everything written");
+	memphis__note(MPH_LOG_INFO, "%s: the run ends here, everything written", how);
 	memphis__drain_stop();
 	state = FINISHED;
 	memphis__thread_deactivate();
