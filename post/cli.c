@@ -7,6 +7,7 @@
 #include "json.h"
 
 int mr_cli_json;
+const char *mr_cli_schema = MR_JSON_SCHEMA;
 
 int mr_error(int code, const char *fmt, ...)
 {
@@ -22,7 +23,7 @@ int mr_error(int code, const char *fmt, ...)
 		mr_json_init(&j, stdout);
 		mr_json_obj(&j);
 		mr_json_key(&j, "schema");
-		mr_json_str(&j, MR_JSON_SCHEMA);
+		mr_json_str(&j, mr_cli_schema);
 		mr_json_key(&j, "error");
 		mr_json_obj(&j);
 		mr_json_key(&j, "message");

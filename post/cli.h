@@ -17,6 +17,8 @@ enum mr_exit {
 
 /* Set by a subcommand once it has seen --json: errors are then printed as JSON. */
 extern int mr_cli_json;
+/* The schema an error object names: MR_JSON_SCHEMA unless a subcommand has its own. */
+extern const char *mr_cli_schema;
 
 /* Print a fatal error: "memphis-report: MSG" on stderr, or with --json the object
  * {"schema": ..., "error": {"message": MSG, "exit": code}} on stdout. Returns code. */
@@ -42,5 +44,7 @@ int mr_cmd_report(int argc, char **argv);
 void mr_help_report(FILE *f);
 int mr_cmd_dump(int argc, char **argv);
 void mr_help_dump(FILE *f);
+int mr_cmd_compare(int argc, char **argv);
+void mr_help_compare(FILE *f);
 
 #endif /* MR_CLI_H */

@@ -11,6 +11,8 @@ static const struct mr_cmd cmds[] = {
 	{ "report", "per-node tables of the variables behind remote accesses (default)",
 	  mr_cmd_report, mr_help_report },
 	{ "dump", "the run's metadata and one line per sample", mr_cmd_dump, mr_help_dump },
+	{ "compare", "before/after: remote shares per node and variable, with a verdict",
+	  mr_cmd_compare, mr_help_compare },
 };
 
 static void help(FILE *f)

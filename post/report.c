@@ -149,8 +149,8 @@ static void get_touch(void *arg, size_t i, struct mr_agg_touch *out)
 	out->tid_node = mr_run_cpu_node(r->run, t->cpu);
 }
 
-/* Everything after the options: open, count, print. Returns the exit status. */
-static int run_report(struct report *r)
+/* Everything after the options: open, count, print on out. Returns the exit status. */
+static int run_report(struct report *r, FILE *out)
 {
 	struct mr_attrib_opts ao = { .exe = r->o.exe, .force = r->o.force };
 	uint32_t *ids;
@@ -189,19 +189,36 @@ static int run_report(struct report *r)
 	if (!ids)
 		return mr_error(MR_EXIT_DATA, "out of memory");
 	if (r->o.json) {
-		report_print_json(r, ids, nids, stdout);
+		report_print_json(r, ids, nids, out);
 	} else {
-		report_print_text(r, ids, nids, stdout);
+		report_print_text(r, ids, nids, out);
 		if (r->run->nwarnings || r->run->ndamage) {
-			printf("\n");
-			mr_print_problems(r->run, stdout, "");
+			fprintf(out, "\n");
+			mr_print_problems(r->run, out, "");
 		}
 	}
 	free(ids);
-	fflush(stdout);
+	fflush(out);
 	if (!r->o.json)
 		mr_print_problems(r->run, stderr, "memphis-report: ");
 	return r->run->ndamage ? MR_EXIT_DATA : MR_EXIT_OK;
+}
+
+int report_run(const struct report_opts *o, FILE *out)
+{
+	struct report r;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	r.o = *o;
+	rc = run_report(&r, out);
+	mr_agg_tables_free(&r.tables);
+	mr_agg_free(&r.agg);
+	free(r.region_sel);
+	free(r.cpu_node);
+	mr_attrib_close(r.a);
+	mr_run_close(r.run);
+	return rc;
 }
 
 int mr_cmd_report(int argc, char **argv)
@@ -211,7 +228,7 @@ int mr_cmd_report(int argc, char **argv)
 
 	memset(&r, 0, sizeof(r));
 	if (report_parse_options(&r.o, argc, argv, &rc))
-		rc = run_report(&r);
+		rc = run_report(&r, stdout);
 	mr_agg_tables_free(&r.tables);
 	mr_agg_free(&r.agg);
 	free(r.region_sel);

@@ -55,6 +55,11 @@ struct report {
 	int no_remote;            /* remote asked for, none found: the tables show all */
 };
 
+/* Run the report of o->dir with options *o (o->regions stays the caller's) and print it
+ * on out: the text, or with o->json the JSON object. Errors are printed by mr_error.
+ * Returns the exit status (MR_EXIT_DATA also after a report of a damaged run). */
+int report_run(const struct report_opts *o, FILE *out);
+
 /* Parse the command line of `report` into *o (o->regions is malloc'd: free it). Returns
  * true when the report should run; false when the command is over (--help printed, or a
  * usage error printed) with its exit status in *exit_code. */

@@ -1,6 +1,7 @@
 /* post/report_json.c - the JSON report: one object of schema memphis-report/1
  * (docs/report-schema.md), written in the order of that document. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -18,6 +19,16 @@ static void json_node(struct mr_json *j, const struct report *r, uint32_t idx)
 		mr_json_null(j);
 	else
 		mr_json_u64(j, idx);
+}
+
+/* Threads the run saw start (THREADS records of kind start, the main thread's included). */
+static uint64_t threads_started(const struct mr_run *run)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < run->nthreads; i++)
+		n += run->threads[i].event == MPH_THREAD_START;
+	return n;
 }
 
 /* "run": the RUN keys and what was read. */
@@ -46,6 +57,8 @@ static void json_run(struct mr_json *j, const struct report *r)
 	mr_json_str(j, report_weighting(mr_run_get(run, "weight")));
 	mr_json_key(j, "page_size");
 	mr_json_u64(j, mr_attrib_page_size(r->a));
+	mr_json_key(j, "threads");
+	mr_json_u64(j, threads_started(run));
 	if (mr_run_get_u64(run, "heap_sample_every", 1) > 1) {
 		mr_json_key(j, "heap_sample_below");
 		mr_json_u64(j, mr_run_get_u64(run, "heap_sample_below", 0));
@@ -298,6 +311,92 @@ static void json_variable(struct mr_json *j, const struct report *r, uint32_t id
 	mr_json_obj_end(j);
 }
 
+/* One line of "lines": its samples and matrix, counted from cells c[0 .. n) (all of that
+ * line); m is scratch of (nnodes + 1)^2 entries. */
+static void json_line(struct mr_json *j, const struct report *r, const struct mr_agg_cell *c,
+		      size_t n, uint64_t *m)
+{
+	uint32_t w = r->nnodes + 1;
+	uint64_t total = 0;
+
+	memset(m, 0, (size_t)w * w * sizeof(*m));
+	for (size_t i = 0; i < n; i++) {
+		m[c[i].cpu_node * w + c[i].page_node] += c[i].n;
+		total += c[i].n;
+	}
+	mr_json_obj(j);
+	mr_json_key(j, "name");
+	mr_json_str(j, report_key_name(r, 0, c[0].line));
+	U("samples", total);
+	mr_json_key(j, "counts");
+	mr_json_arr(j);
+	for (uint32_t s = 0; s < w; s++) {
+		mr_json_arr(j);
+		for (uint32_t p = 0; p < w; p++)
+			mr_json_u64(j, m[s * w + p]);
+		mr_json_arr_end(j);
+	}
+	mr_json_arr_end(j);
+	mr_json_obj_end(j);
+}
+
+/* Cells by line id, then anything (qsort). */
+static int cell_by_line(const void *x, const void *y)
+{
+	const struct mr_agg_cell *a = x, *b = y;
+
+	return (a->line > b->line) - (a->line < b->line);
+}
+
+/* Lines (runs of cells: first cell index, count, samples) by samples descending, then name. */
+struct line_run {
+	size_t first, n;
+	uint64_t total;
+	uint32_t line;
+};
+
+static int run_order(const void *x, const void *y, void *rep)
+{
+	const struct line_run *a = x, *b = y;
+	const struct report *r = rep;
+
+	if (a->total != b->total)
+		return a->total > b->total ? -1 : 1;
+	return strcmp(report_key_name(r, 0, a->line), report_key_name(r, 0, b->line));
+}
+
+/* "lines" (--by line only): every source line with attributed samples, by samples
+ * descending, each with its node x node matrix as a variable has (what compare --by line
+ * reads). Out of memory: the member is written empty. */
+static void json_lines(struct mr_json *j, const struct report *r)
+{
+	uint32_t w = r->nnodes + 1;
+	size_t n = r->agg.ncells, nruns = 0;
+	struct mr_agg_cell *c = n ? malloc(n * sizeof(*c)) : NULL;
+	struct line_run *runs = n ? malloc(n * sizeof(*runs)) : NULL;
+	uint64_t *m = calloc((size_t)w * w, sizeof(*m));
+
+	mr_json_key(j, "lines");
+	mr_json_arr(j);
+	if (n && c && runs && m) {
+		memcpy(c, r->agg.cells, n * sizeof(*c));
+		qsort(c, n, sizeof(*c), cell_by_line);
+		for (size_t i = 0; i < n; i++) {
+			if (!nruns || runs[nruns - 1].line != c[i].line)
+				runs[nruns++] = (struct line_run){ i, 0, 0, c[i].line };
+			runs[nruns - 1].n++;
+			runs[nruns - 1].total += c[i].n;
+		}
+		qsort_r(runs, nruns, sizeof(*runs), run_order, (void *)r);
+		for (size_t i = 0; i < nruns; i++)
+			json_line(j, r, c + runs[i].first, runs[i].n, m);
+	}
+	mr_json_arr_end(j);
+	free(c);
+	free(runs);
+	free(m);
+}
+
 /* "warnings" and "damage" of the run. */
 static void json_problems(struct mr_json *j, const struct report *r)
 {
@@ -335,6 +434,8 @@ void report_print_json(const struct report *r, const uint32_t *ids, size_t nids,
 	for (size_t i = 0; i < nids; i++)
 		json_variable(j, r, ids[i]);
 	mr_json_arr_end(j);
+	if (r->o.by_line)
+		json_lines(j, r);
 	json_problems(j, r);
 	mr_json_obj_end(j);
 }

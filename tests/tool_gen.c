@@ -6,6 +6,10 @@
  * usage: tool_gen OUTDIR [-n SAMPLES] [--allocs N] [--seed S] [--exe PATH] [--one-node]
  *                 [--truth FILE] [--truncate FILE:K] [--flip FILE:K] [--future]
  *                 [--unknown-block] [--no-end] [--block N] [--tls-block] [--self-tls]
+ *                 [--remote-pct P]
+ * --remote-pct P: each sample of a variable whose pages have fixed homes (all but stacks
+ * and TLS) is taken on a CPU of the other node than its page with probability P/100 (by
+ * default the CPU is uniform, which makes about half of them remote); for compare's tests.
  * --self-tls: the TLS block is recorded as libmemphis's own, under a file name the report
  * can only know from the RUN keys lib and lib_name (its samples are then set aside).
  * Only libc and libm.
@@ -259,6 +263,7 @@ int main(int argc, char **argv)
 	const char *trunc_spec = NULL, *flip_spec = NULL;
 	uint64_t n = 100000, nsmall = 1000, per_block = 4096;
 	int one_node = 0, future = 0, unknown_block = 0, no_end = 0, tls_block = 0, self_tls = 0;
+	double remote_pct = -1;
 	char exe_buf[4096], path[4200];
 	struct truth tr[NV];
 	uint64_t totals[5] = { 0 }; /* exact approx noaddr nonmem total */
@@ -282,6 +287,8 @@ int main(int argc, char **argv)
 			flip_spec = argv[++i];
 		else if (!strcmp(o, "--block") && i + 1 < argc)
 			per_block = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(o, "--remote-pct") && i + 1 < argc)
+			remote_pct = strtod(argv[++i], NULL);
 		else if (!strcmp(o, "--one-node"))
 			one_node = 1;
 		else if (!strcmp(o, "--future"))
@@ -300,7 +307,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "usage: tool_gen OUTDIR [-n SAMPLES] [--allocs N] [--seed S] "
 				"[--exe PATH] [--one-node] [--truth FILE] [--truncate FILE:K] "
 				"[--flip FILE:K] [--future] [--unknown-block] [--no-end] [--block N] [--tls-block] "
-				"[--self-tls]\n");
+				"[--self-tls] [--remote-pct P]\n");
 			return 1;
 		}
 	}
@@ -641,6 +648,15 @@ int main(int argc, char **argv)
 				pnode = one_node ? 0 : 1;
 			else
 				pnode = cpu_node[c];
+			if (remote_pct >= 0 && !one_node && v != V_TLS &&
+			    (v < V_STACK0 || v >= V_STACK0 + NCPU)) {
+				/* a separate draw: runs without the option keep their samples */
+				uint64_t r2 = rnd();
+				int node = (double)(r2 % 1000000) < remote_pct * 10000 ? !pnode : pnode;
+				c = node * 2 + (int)((r2 >> 32) & 1);
+				s.cpu = (uint16_t)c;
+				s.tid = tids[c];
+			}
 			/* the first partial page of colidx/a lies before the first touched page: its
 			 * home is unknown unless covered; keep samples off it */
 			if ((v == V_COLIDX || v == V_A) &&
