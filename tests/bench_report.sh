@@ -3,10 +3,13 @@
 # side with `perf report` on the same program. Prints figures, asserts nothing.
 #   1. synthetic runs of 1 M and 10 M samples (tests/tool_gen): samples/s (wall and CPU)
 #      and peak RSS, which must stay flat in the number of samples;
-#   2. examples/cg/cg profiled by memphis and by `perf record -e task-clock` with the same
+#   2. memphis-report compare of two synthetic runs of BENCH_COMPARE_N samples (default
+#      10 M), run directory against run directory and saved report against run directory;
+#   3. examples/cg/cg profiled by memphis and by `perf record -e task-clock` with the same
 #      period and the same user registers; memphis-report vs `perf report --stdio`, both
 #      timed, as samples/s and their ratio.
 # Environment: BENCH_SIZES (default "1000000 10000000"), BENCH_PERIOD_NS (default 20000),
+# BENCH_COMPARE_N (default 10000000),
 # BENCH_CG_ARGS (default "-i 150": over a million samples of examples/cg at 20 us).
 B=${1:-build}
 B=$(cd "$B" && pwd) || exit 1
@@ -29,7 +32,9 @@ fi
 measure() {
 	if [ -n "$TIME" ]; then
 		"$TIME" -f "%e %U %S %M" -o t.out "$@" >/dev/null 2>t.err
-		read -r wall u s rss < t.out
+		# the last line: time puts "Command exited with non-zero status N" before it
+		tail -n 1 t.out > t.last
+		read -r wall u s rss < t.last
 		cpu=$(awk "BEGIN { print $u + $s }")
 	else
 		t0=$(date +%s.%N)
@@ -59,6 +64,22 @@ done
 if [ -n "$TIME" ] && [ "$first_n" != "$last_n" ]; then
 	echo "peak RSS ratio ${last_n}/${first_n} samples: $(awk "BEGIN { printf \"%.2f\", $last_rss / $first_rss }") (flat = 1.00; samples ratio $(awk "BEGIN { print $last_n / $first_n }"))"
 fi
+
+CMP_N=${BENCH_COMPARE_N:-10000000}
+echo
+echo "== memphis-report compare of two synthetic runs of $CMP_N samples each (a 5-point shift)"
+"$GEN" cmpa -n "$CMP_N" --allocs 100000 --remote-pct 50 --seed 1 >/dev/null || exit 1
+"$GEN" cmpb -n "$CMP_N" --allocs 100000 --remote-pct 55 --seed 2 >/dev/null || exit 1
+"$R" cmpa >/dev/null 2>&1 # warm the page cache and the symbol files
+printf "%-34s %10s %10s %10s %6s\n" "compare" wall_s cpu_s peak_RSS exit
+measure "$R" compare cmpa cmpb
+crc=$(cd "$tmp" && "$R" compare cmpa cmpb >/dev/null 2>&1; echo $?)
+printf "%-34s %10s %10s %10s %6s\n" "run directory vs run directory" "$wall" "$cpu" "$rss" "$crc"
+"$R" --json cmpa > cmpa.json 2>/dev/null
+measure "$R" compare cmpa.json cmpb
+printf "%-34s %10s %10s %10s %6s\n" "saved report vs run directory" "$wall" "$cpu" "$rss" "$crc"
+echo "(exit 1: the shift is found; a compare costs about two reports, the JSON step is small)"
+rm -rf cmpa cmpb cmpa.json
 
 echo
 echo "== the same program under memphis and under perf record (period ${PERIOD} ns)"
