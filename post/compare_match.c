@@ -203,7 +203,8 @@ static int pair_sites(const struct cmp_side *a, const struct cmp_side *b, size_t
 		}
 	}
 done:
-	qsort(c, n, sizeof(*c), by_distance);
+	if (n) /* c is NULL when no candidate was found */
+		qsort(c, n, sizeof(*c), by_distance);
 	for (size_t k = 0; k < n; k++)
 		if (ma[c[k].i] == SIZE_MAX && mb[c[k].j] == SIZE_MAX) {
 			ma[c[k].i] = c[k].j;
