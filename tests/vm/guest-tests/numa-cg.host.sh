@@ -8,3 +8,30 @@ judge cg-master hotspot "a=$(lines 'a\[k + o\] = v;\|a\[k\] = diag;')" \
 	"colidx=$(lines 'colidx\[k + o\] = (int)j;\|colidx\[k\] = (int)i;')"
 judge cg-aware aware
 judge cg-interleave interleave
+
+# compare A B (issue 13): master-initialised -> NUMA-aware improves node 1 and its `a` and
+# `colidx` with exit 0; the pair swapped regresses them with exit 1 and --junit failures.
+compare_pair() {
+	a=$1 b=$2
+	shift 2
+	if [ ! -d "$VM_OUT/$a" ] || [ ! -d "$VM_OUT/$b" ]; then
+		vm_result fail "compare $a $b: a run directory did not come back from the guest"
+		return
+	fi
+	out="$VM_OUT/compare-$a-$b"
+	"$MEMPHIS_BUILD/memphis-report" compare "$VM_OUT/$a" "$VM_OUT/$b" --json \
+		--junit "$out.xml" > "$out.json" 2> "$out.err"
+	rc=$?
+	"$MEMPHIS_BUILD/memphis-report" compare "$VM_OUT/$a" "$VM_OUT/$b" > "$out.txt" 2>&1
+	python3 "$MEMPHIS_SRC/tests/vm/guest-tests/compare_check.py" "$out.json" "$out.xml" \
+		"$rc" "$@" > "$out.check" 2>&1
+	while IFS= read -r line; do
+		case $line in
+		ok\ *) vm_result ok "[compare $a $b] ${line#ok }" ;;
+		fail\ *) vm_result fail "[compare $a $b] ${line#fail }" ;;
+		*) vm_note "[compare $a $b] $line" ;;
+		esac
+	done < "$out.check"
+}
+compare_pair cg-master cg-aware improved
+compare_pair cg-aware cg-master regressed

@@ -1,0 +1,92 @@
+#!/bin/sh
+# memphis-report compare across rebuilds of a real program (issue 13, "Matching"):
+# examples/cg is copied three times into the test directory, each copy keeping the file
+# name cg.c and built with the Makefile's example flags: the original, one with 3 blank
+# lines inserted above its allocations (vector()'s malloc and every line below it move
+# down by 3), and one with the global `colidx` renamed `colind`. Each is run under
+# libmemphis. Compare of original vs shifted: the heap site is matched across the shift
+# (named with both lines, line_shift 3, neither gone nor new) and the globals by name;
+# original vs renamed: colidx is gone and colind is new. This host has one node, so every
+# verdict is "unchanged" and exit 0: what is checked here is the matching (the verdicts
+# are checked with real remote accesses in the 2-node guest, tests/vm numa-cg.host.sh).
+. "$MEMPHIS_SRC/tests/report_common.sh"
+need_built
+if ! have_python; then
+	echo "python3 is needed to read the JSON" >&2
+	exit 77
+fi
+CC=${CC:-cc}
+CFLAGS_EX="-std=gnu11 -g -O2 -fopenmp -pthread -I$S/include -Wall -Wextra -Werror -Wno-unused-parameter"
+export OMP_NUM_THREADS=2 MEMPHIS_PERIOD=100us
+
+mkdir orig shift rename
+cp "$S/examples/cg/cg.c" orig/cg.c
+awk '/^\/\* Vectors are first-touched/ && !d { print ""; print ""; print ""; d = 1 } { print }' \
+	orig/cg.c > shift/cg.c
+sed 's/\<colidx\>/colind/g' orig/cg.c > rename/cg.c
+# the allocation line before and after the shift, from the sources themselves
+la=$(grep -n 'malloc(' orig/cg.c | head -n 1 | cut -d: -f1)
+lb=$(grep -n 'malloc(' shift/cg.c | head -n 1 | cut -d: -f1)
+check_if "the copy moved vector()'s malloc down by 3 lines (cg.c:$la -> cg.c:$lb)" \
+	'[ -n "$la" ] && [ "$lb" = $((la + 3)) ]'
+check_if "the renamed copy has colind and no colidx" \
+	'grep -q colind rename/cg.c && ! grep -q colidx rename/cg.c'
+
+built=0
+for v in orig shift rename; do
+	# Built inside its directory so that the DWARF file name is cg.c in all three.
+	if (cd $v && $CC $CFLAGS_EX cg.c -o cg -L"$B" -Wl,-rpath,"$B" -lmemphis -lm) 2> $v.cc.err &&
+		(cd $v && MEMPHIS_OUTPUT=run ./cg -n 150000 -i 6) > $v.out 2> $v.err &&
+		[ -f $v/run/meta.mph ]; then
+		built=$((built + 1))
+	else
+		sed "s/^/# $v: /" $v.cc.err $v.err | tail -n 5
+	fi
+done
+check_if "the three copies of cg build and run under libmemphis ($built of 3)" '[ $built = 3 ]'
+
+# verdicts.py COMPARE.json: one line per variable "KIND|VERDICT|LINE_SHIFT|A-NAME|B-NAME"
+# (- for a side without it), then "summary NEW GONE EXIT".
+cat > vars.py <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+for v in r["variables"]:
+    side = lambda s: v[s]["name"] if v[s] else "-"
+    print("|".join([v["kind"], v["verdict"], str(v["line_shift"]), side("in_a"), side("in_b")]))
+s = r["summary"]
+print("summary", s["new"], s["gone"], s["exit"])
+PY
+
+"$R" compare orig/run shift/run --json > shift.json 2> shift.err
+rc=$?
+python3 vars.py shift.json > shift.vars 2>> shift.err
+sed 's/^/# shifted: /' shift.vars
+check_if "original vs shifted: compare exits 0 (one node: unchanged)" '[ "$rc" = 0 ]'
+check_if "the heap site matches across the shift: malloc at cg.c:$la in vector -> cg.c:$lb, line_shift 3" \
+	"grep -qxF 'heap|unchanged|3|malloc at cg.c:$la in vector|malloc at cg.c:$lb in vector' shift.vars"
+check_if "no heap object of cg.c is gone or new after the shift" \
+	'! grep "cg\.c" shift.vars | grep -q "|-"'
+for g in a colidx rowstr; do
+	check_if "global $g matches by name across the shift" "grep -qx 'static|unchanged|0|$g|$g' shift.vars"
+done
+check_if "every verdict is unchanged on this one-node host" \
+	'! grep -v "^summary" shift.vars | cut -d"|" -f2 | grep -vqx unchanged'
+
+"$R" compare orig/run rename/run --json > rename.json 2> rename.err
+rc=$?
+python3 vars.py rename.json > rename.vars 2>> rename.err
+sed 's/^/# renamed: /' rename.vars
+check_if "original vs renamed: compare exits 0 (new and gone are not regressions)" '[ "$rc" = 0 ]'
+check_if "the renamed global shows as gone: colidx" "grep -qx 'static|gone|0|colidx|-' rename.vars"
+check_if "the renamed global shows as new: colind" "grep -qx 'static|new|0|-|colind' rename.vars"
+check_if "the unshifted heap site matches by name: malloc at cg.c:$la in vector" \
+	"grep -qxF 'heap|unchanged|0|malloc at cg.c:$la in vector|malloc at cg.c:$la in vector' rename.vars"
+nnew=$(grep "^summary" rename.vars | cut -d" " -f2)
+ngone=$(grep "^summary" rename.vars | cut -d" " -f3)
+check_if "the summary counts them: $nnew new, $ngone gone (a variable seen once in one run is new/gone too)" \
+	'[ "${nnew:-0}" -ge 1 ] && [ "${ngone:-0}" -ge 1 ]'
+# --local: every access is local here, so the two variables have shares to show
+"$R" compare --local orig/run rename/run > rename.txt 2>&1
+check_if "the text (--local) names both: colidx gone, colind new" \
+	'grep -q "^  colidx .* gone\$" rename.txt && grep -q "^  colind .* new\$" rename.txt'
+done_testing
