@@ -69,8 +69,9 @@ check_if "no heap object of cg.c is gone or new after the shift" \
 for g in a colidx rowstr; do
 	check_if "global $g matches by name across the shift" "grep -qx 'static|unchanged|0|$g|$g' shift.vars"
 done
-check_if "every verdict is unchanged on this one-node host" \
-	'! grep -v "^summary" shift.vars | cut -d"|" -f2 | grep -vqx unchanged'
+# (a variable with a sample or two, a stack, may be seen in one run only: new or gone)
+check_if "no variable regressed or improved on this one-node host" \
+	'! grep -v "^summary" shift.vars | cut -d"|" -f2 | grep -qxE "regressed|improved"'
 
 "$R" compare orig/run rename/run --json > rename.json 2> rename.err
 rc=$?
