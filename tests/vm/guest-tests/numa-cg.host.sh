@@ -11,6 +11,10 @@ judge cg-interleave interleave
 
 # compare A B (issue 13): master-initialised -> NUMA-aware improves node 1 and its `a` and
 # `colidx` with exit 0; the pair swapped regresses them with exit 1 and --junit failures.
+# The gate runs at --max-regress 10pt: the fix also moves half of the vectors to node 1, so
+# node 0's random reads of p[colidx[k]] become partly remote (node 0 +3.5 pts, the vectors
+# +5.7 pts of node 1's accesses in one pair of runs) — real changes, which the default 2 pts
+# reports as regressions (its verdict is printed as a note); a and colidx move by 14-23 pts.
 compare_pair() {
 	a=$1 b=$2
 	shift 2
@@ -19,10 +23,11 @@ compare_pair() {
 		return
 	fi
 	out="$VM_OUT/compare-$a-$b"
-	"$MEMPHIS_BUILD/memphis-report" compare "$VM_OUT/$a" "$VM_OUT/$b" --json \
-		--junit "$out.xml" > "$out.json" 2> "$out.err"
+	"$MEMPHIS_BUILD/memphis-report" compare --max-regress 10pt "$VM_OUT/$a" "$VM_OUT/$b" \
+		--json --junit "$out.xml" > "$out.json" 2> "$out.err"
 	rc=$?
 	"$MEMPHIS_BUILD/memphis-report" compare "$VM_OUT/$a" "$VM_OUT/$b" > "$out.txt" 2>&1
+	vm_note "[compare $a $b] at the default 2 pts: $(grep '^verdict' "$out.txt")"
 	python3 "$MEMPHIS_SRC/tests/vm/guest-tests/compare_check.py" "$out.json" "$out.xml" \
 		"$rc" "$@" > "$out.check" 2>&1
 	while IFS= read -r line; do
