@@ -49,6 +49,7 @@ struct cmp_item {
 	char *name, *kind;        /* kind: "global", "heap", ..., "line" */
 	/* heap objects: the allocation site ("KIND at FILE:LINE in FUNC"), for matching */
 	char *site_alloc, *site_file, *site_func;
+	char *site_callers;       /* the callers' functions, '\n'-separated ("" unknown) */
 	unsigned site_line;       /* 0: no site read */
 	uint64_t *remote, *local;
 	uint64_t remote_all, local_all;

@@ -68,8 +68,40 @@ static bool u64_at(json_object *a, size_t i, uint64_t *out)
 	return true;
 }
 
+/* The "site" member of heap variable v (reports since issue 13): file, line, function and
+ * callers into it; the allocation kind is the name's start. Returns 1 when there is
+ * none, 0 or -ENOMEM. */
+static int site_member(struct cmp_item *it, json_object *v)
+{
+	json_object *site = member(v, "site", json_type_object);
+	json_object *file = member(site, "file", json_type_string);
+	json_object *fn = member(site, "function", json_type_string);
+	json_object *callers = member(site, "callers", json_type_array);
+	const char *at = strstr(it->name, " at ");
+	uint64_t line;
+	size_t len = 0;
+	FILE *m;
+
+	if (!file || !fn || !at || !u64_member(site, "line", &line) || !line || line > 1u << 30)
+		return 1;
+	it->site_alloc = strndup(it->name, (size_t)(at - it->name));
+	it->site_file = strdup(json_object_get_string(file));
+	it->site_func = strdup(json_object_get_string(fn));
+	if (!it->site_alloc || !it->site_file || !it->site_func || !(m = open_memstream(&it->site_callers, &len)))
+		return -ENOMEM;
+	for (size_t i = 0; callers && i < json_object_array_length(callers); i++) {
+		const char *c = json_object_get_string(json_object_array_get_idx(callers, i));
+		fprintf(m, "%s%s", i ? "\n" : "", c ? c : "??");
+	}
+	if (fclose(m))
+		return -ENOMEM;
+	it->site_line = (unsigned)line;
+	return 0;
+}
+
 /* Heap names "KIND at FILE:LINE in FUNC" (report-schema.md): the site's parts into it, or
- * nothing when the name has another form (the variable then matches by name only). */
+ * nothing when the name has another form (the variable then matches by name only). For
+ * reports without "site" members. */
 static int parse_site(struct cmp_item *it)
 {
 	const char *at = strstr(it->name, " at "), *in, *colon;
@@ -88,7 +120,8 @@ static int parse_site(struct cmp_item *it)
 	it->site_alloc = strndup(it->name, (size_t)(at - it->name));
 	it->site_file = strndup(at + 4, (size_t)(colon - (at + 4)));
 	it->site_func = strdup(in ? in + 4 : "");
-	if (!it->site_alloc || !it->site_file || !it->site_func)
+	it->site_callers = strdup("");
+	if (!it->site_alloc || !it->site_file || !it->site_func || !it->site_callers)
 		return -ENOMEM;
 	it->site_line = (unsigned)line;
 	return 0;
@@ -143,8 +176,11 @@ static int load_item(struct cmp_side *s, struct cmp_item *it, json_object *v, in
 	}
 	if (is_line)
 		return 0;
-	if (!strcmp(it->kind, "heap") && parse_site(it))
-		return -ENOMEM;
+	if (!strcmp(it->kind, "heap")) {
+		int rc = site_member(it, v);
+		if (rc < 0 || (rc > 0 && parse_site(it)))
+			return -ENOMEM;
+	}
 	sp = member(v, "sampled_pages", json_type_object);
 	byn = member(sp, "by_node", json_type_array);
 	u64_member(sp, "total", &it->pages_total);
@@ -241,6 +277,7 @@ static void item_free(struct cmp_item *it)
 	free(it->site_alloc);
 	free(it->site_file);
 	free(it->site_func);
+	free(it->site_callers);
 	free(it->remote);
 	free(it->local);
 	free(it->pages);

@@ -225,6 +225,32 @@ static void json_tables(struct mr_json *j, const struct report *r)
 	mr_json_arr_end(j);
 }
 
+/* "site" of a heap variable: its call site in parts and the callers' functions. */
+static void json_site(struct mr_json *j, const struct mr_varinfo *vi)
+{
+	const char *c = vi->site_callers;
+
+	mr_json_key(j, "site");
+	mr_json_obj(j);
+	mr_json_key(j, "file");
+	mr_json_str(j, vi->site_file);
+	U("line", vi->site_line);
+	mr_json_key(j, "function");
+	mr_json_str(j, vi->site_func);
+	mr_json_key(j, "callers");
+	mr_json_arr(j);
+	while (c && *c) {
+		const char *nl = strchr(c, '\n');
+		size_t len = nl ? (size_t)(nl - c) : strlen(c);
+		char *one = strndup(c, len);
+		mr_json_str(j, one ? one : "??");
+		free(one);
+		c += len + (nl != NULL);
+	}
+	mr_json_arr_end(j);
+	mr_json_obj_end(j);
+}
+
 /* One entry of "variables": what it is, its counts, matrix, pages and first touch. */
 static void json_variable(struct mr_json *j, const struct report *r, uint32_t id)
 {
@@ -248,6 +274,8 @@ static void json_variable(struct mr_json *j, const struct report *r, uint32_t id
 	if (vi->kind == MR_VAR_HEAP) {
 		U("objects", vi->objects);
 		U("bytes", vi->bytes);
+		if (vi->site_file)
+			json_site(j, vi);
 	} else if (vi->kind != MR_VAR_UNKNOWN && vi->kind != MR_VAR_STACK) {
 		U("size", vi->bytes);
 	}
