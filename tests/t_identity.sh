@@ -11,14 +11,14 @@
 # promise. PIN is the last commit whose output is the reference. An issue that changes the
 # output on purpose moves PIN to its own last commit and says so (and why) in its closing
 # note. 4bdacfd: issue 11's last output change (heap sampling line, unfinished-run and
-# write-error lines, RUN escapes). a3e15bd: issue 13 (the JSON's run.threads, and lines
-# with --by line); it also takes in issue 11's "set aside ... in libmemphis" line
-# (7e8ac52), which left PIN behind and made the text comparisons fail whenever a run had
-# such samples.
+# write-error lines, RUN escapes). 69cdb11: issue 13 (the JSON's run.threads, a heap
+# variable's site, lines with --by line); it also takes in issue 11's "set aside ... in
+# libmemphis" line (7e8ac52), which left PIN behind and made the text comparisons fail
+# whenever a run had such samples.
 #
 # The old report is built once from `git archive PIN` into BUILD/identity-PIN/ (reused
 # while it exists). Skips (77) when the source tree is not a git checkout holding PIN.
-PIN=a3e15bd
+PIN=69cdb11
 . "$MEMPHIS_SRC/tests/tap.sh"
 if ! command -v git > /dev/null || ! git -C "$S" cat-file -e "$PIN^{commit}" 2> /dev/null; then
 	echo "t_identity: $S is not a git checkout with commit $PIN (the reference report)" >&2
