@@ -231,6 +231,8 @@ FUZZ_maps_SRCS := common/maps.c
 FUZZ_debuginfo_SRCS := $(wildcard post/debuginfo*.c)
 FUZZ_debuginfo_LIBS := -ldwarf -lelf -lz
 FUZZ_kmod_record_SRCS := lib/backend/kmod_record.c
+FUZZ_compare_json_SRCS := post/compare_parse.c
+FUZZ_compare_json_LIBS := -ljson-c
 FUZZ_NAMES := $(patsubst tests/fuzz_%.c,%,$(wildcard tests/fuzz_*.c))
 FUZZ_BINS := $(FUZZ_NAMES:%=$(FUZZ_B)/fuzz_%)
 FUZZ_HDRS := $(wildcard include/*.h include/memphis/*.h lib/*.h lib/*/*.h post/*.h common/*.h)
