@@ -60,7 +60,8 @@ static void judge(struct cmp_cell *c, uint64_t xa, uint64_t na, uint64_t xb, uin
 		c->v = CMP_NODATA;
 		return;
 	}
-	if (!(c->ci.lo > 0 || c->ci.hi < 0) || !(fabs(c->delta) > thr)) {
+	/* beyond the threshold by more than rounding: 0.52 - 0.50 is 0.0200000000000000178 */
+	if (!(c->ci.lo > 0 || c->ci.hi < 0) || !(fabs(c->delta) > thr + 1e-9)) {
 		c->v = CMP_UNCHANGED;
 		return;
 	}
