@@ -121,6 +121,8 @@ int memphis__ibs_sample(const struct memphis__perf_sample *ps, uint64_t st, int 
 			 (ps->data_src & (PERF_MEM_OP_LOAD | PERF_MEM_OP_STORE));
 
 	memset(out, 0, sizeof(*out));
+	if (st & PERF_SAMPLE_WEIGHT_STRUCT)
+		out->ins_lat = ps->ins_lat; /* the kernel's var2_w: TagToRetCtr */
 	if (ps->raw && ps->raw_size >= 4 + 8 * MEMPHIS_IBS_NREGS) {
 		memcpy(&caps, ps->raw, 4);
 		memcpy(r, (const unsigned char *)ps->raw + 4, sizeof(r));
@@ -133,12 +135,15 @@ int memphis__ibs_sample(const struct memphis__perf_sample *ps, uint64_t st, int 
 			acc.remote = 0;
 		}
 		ip = acc.ip_valid ? acc.ip : ps->ip;
+		if (!out->ins_lat)
+			out->ins_lat = (uint16_t)(r[MEMPHIS_IBS_OP_DATA] >> 16); /* TagToRetCtr */
 	} else if (kernel_src) { /* no raw registers: the kernel's fields only */
 		memset(&acc, 0, sizeof(acc));
 		memphis_mem_src_decode(ps->data_src, &acc);
 		acc.addr = ps->addr;
 		acc.addr_valid = ps->addr != 0;
 		acc.latency = ps->lat;
+		out->ins_lat = ps->ins_lat;
 		ip = ps->ip;
 	} else {
 		return 0;

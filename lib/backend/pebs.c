@@ -325,6 +325,7 @@ static void on_record(const void *rec, size_t len, void *ctx)
 	s.cpu = (uint16_t)ps.cpu;
 	s.data_src = ps.data_src;
 	s.weight = ps.lat;
+	s.ins_lat = ps.ins_lat;
 	s.flags = user_addr(ps.addr) ? MPH_S_EXACT | MPH_S_HWADDR : MPH_S_NOADDR;
 	if (s.flags & MPH_S_EXACT)
 		s.addr = ps.addr;
