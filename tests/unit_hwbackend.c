@@ -251,7 +251,7 @@ static void test_select(void)
 	fake_err[0] = -ENOENT, fake_err[1] = -ENOENT, fake_err[2] = -ENOENT, fake_err[3] = 0;
 	b = memphis__backend_choose(table, 4, "auto", &p, &period, why, sizeof(why), skips, sizeof(skips));
 	ok(b == &fb[3] && !strcmp(skips, "ibs: reason 0\npebs: reason 1\nkmod: reason 2\n") &&
-	   strstr(why, "auto: soft"), "auto: no PMU, no module: soft, the others' reasons in order");
+	   !strcmp(why, "auto: the first usable of ibs, pebs, kmod, soft"), "auto: no PMU, no module: soft, the others' reasons in order");
 	fake_err[1] = 0;
 	memset(probes, 0, sizeof(probes));
 	b = memphis__backend_choose(table, 4, "auto", &p, &period, why, sizeof(why), skips, sizeof(skips));
@@ -391,10 +391,14 @@ static void test_pebs(void)
 	   "hybrid (fake sysfs; libpfm4 4.13 has no adl_glc/adl_grt): cpu_core type 8 aux+loads+stores, "
 	   "cpu_atom type 10 loads 0x5d0 + stores 0x6d0, ldlat 30 on both (%s)", err ? why : "");
 	rm_root();
-	o.prefix = ""; /* this machine's CPU: no libpfm4 table here (a VM's CPU model) */
+	err = memphis__pebs_plan(&o, &p, why, sizeof(why));
+	ok(err == -ENOENT && strstr(why, "no hardware core PMU") && !strchr(why, '\n'),
+	   "no core PMU in sysfs: -ENOENT, one line (%s)", why);
+	core_pmu("cpu", "4");
+	o.prefix = "nosuchpmu::";
 	err = memphis__pebs_plan(&o, &p, why, sizeof(why));
 	ok(err == -ENOENT && strstr(why, "no load-latency event"),
-	   "no libpfm4 table for the CPU, no sysfs alias: -ENOENT, one line (%s)", why);
+	   "a core PMU libpfm4 does not know, no sysfs alias: -ENOENT, one line (%s)", why);
 }
 
 static void test_ibs_attr(void)

@@ -152,10 +152,9 @@ static int defaults(struct memphis__hw_plan *p, const struct memphis__pebs_opts 
 		ld.size = sizeof(ld);
 		st = ld;
 		if (type < 0 || memphis__pmu_alias(o->sysfs, pmu, "mem-loads", &ld) < 0) {
-			snprintf(why, n, "pebs: no load-latency event for this CPU (libpfm4 %d.%d "
-				 "does not know it%s%s has no mem-loads); use MEMPHIS_BACKEND=soft",
-				 PFM_MAJ_VERSION(pfm_get_version()), PFM_MIN_VERSION(pfm_get_version()),
-				 type < 0 ? ", and sysfs has no PMU " : ", and sysfs PMU ", pmu);
+			snprintf(why, n, "pebs: no load-latency event for this CPU (libpfm4 has no "
+				 "table for it and sysfs PMU %s no mem-loads event); name one with "
+				 "MEMPHIS_EVENT, or use MEMPHIS_BACKEND=soft", pmu);
 			return -ENOENT;
 		}
 		memphis__pmu_set(o->sysfs, pmu, "ldlat", &ld, o->ldlat);
@@ -193,6 +192,12 @@ int memphis__pebs_plan(const struct memphis__pebs_opts *o, struct memphis__hw_pl
 			}
 		}
 		return 0;
+	}
+	if (!hybrid && memphis__pmu_type(o->sysfs, "cpu") < 0) {
+		snprintf(why, n, "pebs: no hardware core PMU (ENOENT: sysfs has no cpu or cpu_core "
+			 "PMU: a virtual machine without PMU passthrough, or no kernel driver for this "
+			 "CPU); use MEMPHIS_BACKEND=soft or kmod");
+		return -ENOENT;
 	}
 	if (!hybrid)
 		return defaults(p, o, "cpu", o->prefix ? o->prefix : "", why, n);

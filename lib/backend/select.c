@@ -28,15 +28,21 @@ const struct memphis__backend *memphis__backend_choose(const struct memphis__bac
 			continue;
 		reason[0] = 0;
 		if (table[i]->probe(p, period_ns, reason, sizeof(reason)) == 0) {
-			if (automatic)
-				snprintf(why, why_n, "auto: %s, the first usable of " MEMPHIS__BACKEND_CHOICES,
-					 table[i]->name);
-			else
+			if (automatic) {
+				size_t k = (size_t)snprintf(why, why_n, "auto: the first usable of");
+				for (size_t j = 0; j < n && k < why_n; j++)
+					k += (size_t)snprintf(why + k, why_n - k, "%s %s", j ? "," : "",
+							      table[j]->name);
+			} else
 				snprintf(why, why_n, "MEMPHIS_BACKEND=%s", want);
 			return table[i];
 		}
-		size_t used = strlen(skips);
-		snprintf(skips + used, skips_n - used, "%s: %s\n", table[i]->name, reason);
+		/* "name: reason", the reason without the name when it starts with it */
+		size_t used = strlen(skips), k = strlen(table[i]->name);
+		const char *r = reason;
+		if (!strncmp(r, table[i]->name, k) && r[k] == ':' && r[k + 1] == ' ')
+			r += k + 2;
+		snprintf(skips + used, skips_n - used, "%s: %s\n", table[i]->name, r);
 		/* one backend asked for: its reason; auto: the last one's (the most common
 		 * source, soft, whose fix is the usual one) */
 		snprintf(why, why_n, "%s", reason);
