@@ -241,7 +241,11 @@ __attribute__((constructor)) static void memphis_init(void)
 					      start_time)) < 0)
 		goto out;
 
-	const struct memphis__backend_params bp = { .period_ns = cfg.period_ns, .pid = pid };
+	const struct memphis__backend_params bp = {
+		.period_ns = cfg.period_ns, .pid = pid, .event = cfg.event, .ldlat = cfg.ldlat,
+		.hw_period = cfg.hw_period, .ibs_cnt_ctl = cfg.ibs_cnt_ctl,
+		.ibs_l3missonly = cfg.ibs_l3missonly, .sysfs = "/sys",
+	};
 	struct run_info ri = { .exe = exe, .period_ns = cfg.period_ns, .why = why, .skips = skips,
 			       .error_line = error_line };
 	ri.backend = memphis__backend_select(cfg.backend, &bp, &ri.period_ns, why, sizeof(why),

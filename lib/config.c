@@ -147,4 +147,10 @@ void memphis__config_read(struct memphis__config *c)
 	c->disabled = env_bool("MEMPHIS_DISABLE", 0);
 	c->launched_pid = env_long("MEMPHIS_LAUNCHED", 0, 0, INT_MAX);
 	c->children = env_bool("MEMPHIS_CHILDREN", 0);
+	env_str("MEMPHIS_EVENT", c->event, sizeof(c->event), "", "the CPU's default events");
+	/* the SDM's minimum threshold is 3 (libpfm4 takes 1); perf mem's default is 30 */
+	c->ldlat = (unsigned)env_long("MEMPHIS_LDLAT", 30, 3, 65535);
+	c->hw_period = (uint64_t)env_long("MEMPHIS_HW_PERIOD", 0, 0, 1L << 40);
+	c->ibs_cnt_ctl = env_bool("MEMPHIS_IBS_CNT_CTL", 1);
+	c->ibs_l3missonly = env_bool("MEMPHIS_IBS_L3MISSONLY", 0);
 }

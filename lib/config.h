@@ -24,6 +24,14 @@ struct memphis__config {
 				  * kept by exec); other processes that inherit the preload are
 				  * not profiled unless `children`; 0 = no launcher */
 	int children;            /* MEMPHIS_CHILDREN: boolean, profile those processes too */
+	/* hardware backends (ibs, pebs) */
+	char event[512];         /* MEMPHIS_EVENT: libpfm4 event names, comma-separated, for
+				  * pebs; "" = the CPU's defaults */
+	unsigned ldlat;          /* MEMPHIS_LDLAT: PEBS load-latency threshold, 3..65535, 30 */
+	uint64_t hw_period;      /* MEMPHIS_HW_PERIOD: events between hardware samples, 0 =
+				  * the backend's default (pebs 10007/20011, ibs 0x20000) */
+	int ibs_cnt_ctl;         /* MEMPHIS_IBS_CNT_CTL: boolean, 1 = count ops, 0 = cycles */
+	int ibs_l3missonly;      /* MEMPHIS_IBS_L3MISSONLY: boolean, 0 default */
 };
 
 /* The shortest and longest sampling periods (MEMPHIS_PERIOD), in ns and as written in the

@@ -1,5 +1,5 @@
 /* lib/backend/backend.h - a sample source behind one small interface. One file per source
- * (soft.c, kmod.c; ibs.c, pebs.c later), each defining `memphis__backend_NAME`, listed in
+ * (soft.c, kmod.c, ibs.c, pebs.c), each defining `memphis__backend_NAME`, listed in
  * names.h; select.c chooses one. A backend owns its own state (device, buffers, the code
  * cache); it hands samples to the caller's emit function and never writes files itself.
  * Below it: thread (the registry), code, perf, log, self. */
@@ -18,6 +18,14 @@
 struct memphis__backend_params {
 	uint64_t period_ns;  /* MEMPHIS_PERIOD */
 	pid_t pid;           /* the profiled process */
+	/* hardware backends (pebs, ibs) */
+	const char *event;   /* MEMPHIS_EVENT: libpfm4 names, comma-separated; NULL/"" = defaults */
+	unsigned ldlat;      /* MEMPHIS_LDLAT: PEBS load-latency threshold, cycles */
+	uint64_t hw_period;  /* MEMPHIS_HW_PERIOD: events (PEBS) or ops/cycles (IBS) between
+			      * samples; 0 = the backend's default */
+	int ibs_cnt_ctl;     /* MEMPHIS_IBS_CNT_CTL: IBS counts dispatched ops (1) or cycles (0) */
+	int ibs_l3missonly;  /* MEMPHIS_IBS_L3MISSONLY: only ops that missed L3 (Zen 4+) */
+	const char *sysfs;   /* the sysfs root: "/sys" (NULL means it) */
 };
 
 /* Where samples go: s->region is filled in by the callee. Caller holds the drain lock. */
@@ -58,6 +66,13 @@ MEMPHIS__BACKENDS(MEMPHIS__BACKEND_DECLARE_)
  * cannot run) for the RUN block. Returns the backend with *period_ns set, or NULL when
  * none can run (then `why` holds the one line to print). */
 const struct memphis__backend *memphis__backend_select(const char *want,
+						       const struct memphis__backend_params *p,
+						       uint64_t *period_ns, char *why, size_t why_n,
+						       char *skips, size_t skips_n);
+
+/* memphis__backend_select over a table of n backends (tests give fake ones). */
+const struct memphis__backend *memphis__backend_choose(const struct memphis__backend *const *table,
+						       size_t n, const char *want,
 						       const struct memphis__backend_params *p,
 						       uint64_t *period_ns, char *why, size_t why_n,
 						       char *skips, size_t skips_n);
