@@ -15,6 +15,7 @@ if [ ! -f "$ko" ] || [ ! -x "$tool" ]; then
 	exit 0
 fi
 GID=2000
+t0=$(cut -d' ' -f1 /proc/uptime)
 paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
 echo 3 > /proc/sys/kernel/perf_event_paranoid
 dmesg -c > /dev/null 2>&1
@@ -57,14 +58,18 @@ for k in ibs pebs; do
 	fi
 done
 # auto (the default) takes the clock silently where no hardware kind is offered
-MEMPHIS_BACKEND=kmod MEMPHIS_OUTPUT=$VM_OUT/auto-run timeout 100 vmrunas 1000 $GID "$hello" \
-	> /dev/null 2> "$VM_OUT/auto.stderr"
+mkdir -p "$VM_OUT/auto"
+chown 1000:$GID "$VM_OUT/auto"
+MEMPHIS_BACKEND=kmod MEMPHIS_OUTPUT=$VM_OUT/auto/run timeout 100 vmrunas 1000 $GID "$hello" \
+	> /dev/null 2> "$VM_OUT/auto/stderr"
 rc=$?
-vm_note "hello, MEMPHIS_BACKEND=kmod, MEMPHIS_KMOD_KIND unset: exit $rc, stderr: $(head -c 300 "$VM_OUT/auto.stderr")"
-if [ "$rc" = 0 ] && [ ! -s "$VM_OUT/auto.stderr" ]; then
+sel=$(grep -a -o 'backend=[a-z]*' "$VM_OUT/auto/run/meta.mph" 2>/dev/null | head -n 1)
+vm_note "hello, MEMPHIS_BACKEND=kmod, MEMPHIS_KMOD_KIND unset: exit $rc, $sel, stderr: $(head -c 300 "$VM_OUT/auto/stderr")"
+if [ "$rc" = 0 ] && [ "$sel" = backend=kmod ] && [ ! -s "$VM_OUT/auto/stderr" ]; then
 	vm_result ok "kmod backend, MEMPHIS_KMOD_KIND=auto without a hardware kind: the cpu clock, nothing said"
 else
 	vm_result fail "kmod backend, MEMPHIS_KMOD_KIND=auto without a hardware kind: the cpu clock, nothing said"
 fi
 rmmod memphismod || vm_result fail "kmod-hw: rmmod at the end"
 echo "$paranoid" > /proc/sys/kernel/perf_event_paranoid
+vm_note "kmod-hw tests took $(echo "$t0 $(cut -d' ' -f1 /proc/uptime)" | awk '{printf "%.1f", $2 - $1}') s in the guest"
