@@ -206,7 +206,8 @@ $(B)/examples/%: examples/%.f90 $(B)/fortran/memphis.mod $(B)/libmemphis_f.a $(B
 	$(Q)$(FC) $(EX_FFLAGS) -I$(B)/fortran -J$(@D)/$(*F).fmod $< -o $@ -L$(B) -Wl,-rpath,'$$ORIGIN/../..' \
 	  -lmemphis_f -lmemphis $(LDFLAGS)
 
-$(B)/kmod/memphismod.ko: kmod/memphismod.c kmod/Kbuild include/memphis/memphismod.h
+$(B)/kmod/memphismod.ko: kmod/memphismod.c kmod/Kbuild include/memphis/memphismod.h \
+	include/memphis/memphismod_rec.h include/memphis/hwdecode.h
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  KMOD    $@ ($(notdir $(KMOD_KDIR)))")
 	$(Q)cp kmod/memphismod.c kmod/Kbuild $(@D)/

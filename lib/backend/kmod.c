@@ -5,7 +5,11 @@
  * The module samples the whole process (every thread, present and future) with a
  * cpu-clock event per CPU and returns records with the interrupted user registers, so a
  * sample is attributed exactly as the soft backend does (execution predecessor, address
- * rebuilt from the registers; lib/insn.h): weights are stall-weighted too. It works per
+ * rebuilt from the registers; lib/insn.h): weights are stall-weighted too. Where the
+ * module offers a hardware kind (caps of GET_VERSION), MEMPHIS_KMOD_KIND=auto (default)
+ * takes it instead: IBS op or PEBS load-latency records carry the data address, source and
+ * latency themselves (untested on hardware). MEMPHIS_KMOD_KIND=clock|ibs|pebs chooses;
+ * a kind the module does not offer or refuses is said in one line, then the clock. It works per
  * process, not per thread: the per-thread hooks do nothing and the process hooks
  * start/stop the module at region boundaries and empty its buffers from the drain thread
  * (at least every 100 ms) and at memphis_print().
@@ -40,6 +44,56 @@ static uint64_t unknown_tid;                  /* samples of threads not in the r
 static struct memphis__code *code;            /* under the drain lock only */
 static uint32_t pid;                          /* the profiled process, from the probe */
 static uint64_t period_used;                  /* ns, configured in the module */
+static uint64_t kind_used;                    /* enum memphismod_kind configured */
+static uint64_t buffer_used;                  /* bytes per CPU, configured */
+
+static const char *kind_name(uint64_t kind)
+{
+	return kind == MEMPHISMOD_KIND_IBS_OP ? "IBS op" :
+	       kind == MEMPHISMOD_KIND_PEBS_LDLAT ? "PEBS load latency" : "cpu clock";
+}
+
+/* The kind MEMPHIS_KMOD_KIND (auto, clock, ibs, pebs) asks for, given the module's caps.
+ * A hardware kind named but not offered, or a bad value, is said in one line. */
+static uint64_t kind_wanted(uint64_t caps)
+{
+	const char *k = getenv("MEMPHIS_KMOD_KIND");
+
+	if (!k || !*k || strcmp(k, "auto") == 0) {
+		if (caps & MEMPHISMOD_CAP_IBS_OP)
+			return MEMPHISMOD_KIND_IBS_OP;
+		if (caps & MEMPHISMOD_CAP_PEBS)
+			return MEMPHISMOD_KIND_PEBS_LDLAT;
+		return MEMPHISMOD_KIND_CPU_CLOCK;
+	}
+	if (strcmp(k, "ibs") == 0 || strcmp(k, "pebs") == 0) {
+		uint64_t kind = k[0] == 'i' ? MEMPHISMOD_KIND_IBS_OP : MEMPHISMOD_KIND_PEBS_LDLAT;
+		uint64_t cap = k[0] == 'i' ? MEMPHISMOD_CAP_IBS_OP : MEMPHISMOD_CAP_PEBS;
+
+		if (caps & cap)
+			return kind;
+		memphis__warn("kmod: MEMPHIS_KMOD_KIND=%s: %s does not offer %s sampling on this "
+			      "machine (the CPU or kernel has no such PMU, e.g. a VM without PMU "
+			      "passthrough; the module's load line in dmesg says why): sampling "
+			      "with the cpu clock", k, MEMPHISMOD_DEVICE, kind_name(kind));
+		return MEMPHISMOD_KIND_CPU_CLOCK;
+	}
+	if (strcmp(k, "clock") != 0)
+		memphis__warn("MEMPHIS_KMOD_KIND=%s is not auto, clock, ibs or pebs: using the cpu clock", k);
+	return MEMPHISMOD_KIND_CPU_CLOCK;
+}
+
+/* CONFIGURE the kind with the module's default period for hardware kinds (their periods
+ * count ops or loads, not ns), else period_ns. 0 or -errno. */
+static int configure(int fd, uint64_t kind, uint64_t period_ns, uint64_t buffer)
+{
+	struct memphismod_config c = { .size = sizeof(c) };
+
+	c.kind = kind;
+	c.period = kind == MEMPHISMOD_KIND_CPU_CLOCK ? period_ns : 0;
+	c.buffer_size = buffer;
+	return ioctl(fd, MEMPHISMOD_IOC_CONFIGURE, &c) < 0 ? -errno : 0;
+}
 
 /* Why the device cannot be used, for the one line the user sees. */
 static void access_reason(int err, char *why, size_t n)
@@ -84,8 +138,7 @@ static int kmod_probe(const struct memphis__backend_params *p, uint64_t *period_
 		      size_t n)
 {
 	struct memphismod_version v = { .size = sizeof(v) };
-	struct memphismod_config c = { .size = sizeof(c) };
-	uint64_t period = p->period_ns;
+	uint64_t period = p->period_ns, kind, buffer;
 	int fd, err;
 
 	if (dev_fd >= 0) {
@@ -117,14 +170,20 @@ static int kmod_probe(const struct memphis__backend_params *p, uint64_t *period_
 		period = v.period_min;
 	if (period > v.period_max)
 		period = v.period_max;
-	c.kind = MEMPHISMOD_KIND_CPU_CLOCK;
-	c.period = period;
-	c.buffer_size = buffer_bytes(&v, period);
-	if (ioctl(fd, MEMPHISMOD_IOC_CONFIGURE, &c) < 0) {
-		err = errno;
+	buffer = buffer_bytes(&v, period);
+	kind = kind_wanted(v.caps);
+	if (kind != MEMPHISMOD_KIND_CPU_CLOCK) {
+		err = -configure(fd, kind, period, buffer);
+		if (err) {
+			memphis__warn("kmod: %s refused %s sampling (CONFIGURE: %s): sampling with "
+				      "the cpu clock", MEMPHISMOD_DEVICE, kind_name(kind), strerror(err));
+			kind = MEMPHISMOD_KIND_CPU_CLOCK;
+		}
+	}
+	if (kind == MEMPHISMOD_KIND_CPU_CLOCK && (err = -configure(fd, kind, period, buffer)) != 0) {
 		snprintf(why, n, "%s: CONFIGURE (period %llu ns, buffer %llu bytes) failed: %s",
-			 MEMPHISMOD_DEVICE, (unsigned long long)c.period,
-			 (unsigned long long)c.buffer_size, strerror(err));
+			 MEMPHISMOD_DEVICE, (unsigned long long)period, (unsigned long long)buffer,
+			 strerror(err));
 		goto out_close;
 	}
 	rbuf = memphis__lib_malloc(BATCH * v.record_size);
@@ -138,11 +197,16 @@ static int kmod_probe(const struct memphis__backend_params *p, uint64_t *period_
 	ncpus = v.nr_cpus > UINT32_MAX ? UINT32_MAX : (uint32_t)v.nr_cpus;
 	pid = (uint32_t)p->pid;
 	period_used = period;
+	kind_used = kind;
+	buffer_used = buffer;
 	*period_ns = period; /* the module's limits may have moved it */
 	dev_fd = fd;
-	memphis__log(MPH_LOG_INFO, "kmod: %s abi %llu, period %llu ns, buffer %llu bytes/cpu",
-		     MEMPHISMOD_DEVICE, (unsigned long long)v.abi_version,
-		     (unsigned long long)period, (unsigned long long)c.buffer_size);
+	memphis__log(MPH_LOG_INFO, "kmod: %s abi %llu, caps %#llx, %s, period %llu %s, buffer %llu "
+		     "bytes/cpu", MEMPHISMOD_DEVICE, (unsigned long long)v.abi_version,
+		     (unsigned long long)v.caps, kind_name(kind),
+		     (unsigned long long)(kind == MEMPHISMOD_KIND_CPU_CLOCK ? period : 0),
+		     kind == MEMPHISMOD_KIND_CPU_CLOCK ? "ns" : "(the module's default)",
+		     (unsigned long long)buffer);
 	return 0;
 
 out_free:
@@ -182,6 +246,19 @@ static int kmod_start(int on)
 	if (!memphis__fd_ours(&dev_fd, &dev_id, NULL))
 		return -EBADF;
 	r = on ? ioctl(dev_fd, MEMPHISMOD_IOC_START, &st) : ioctl(dev_fd, MEMPHISMOD_IOC_STOP, 0);
+	if (r < 0 && on && kind_used != MEMPHISMOD_KIND_CPU_CLOCK) {
+		/* the hardware event could not be created (e.g. the PMU is busy): the clock */
+		int err = errno;
+
+		memphis__warn("kmod: START of %s sampling failed (%s): sampling with the cpu clock",
+			      kind_name(kind_used), strerror(err));
+		kind_used = MEMPHISMOD_KIND_CPU_CLOCK;
+		r = configure(dev_fd, kind_used, period_used, buffer_used);
+		if (r == 0)
+			r = ioctl(dev_fd, MEMPHISMOD_IOC_START, &st);
+		else
+			errno = -r;
+	}
 	if (r < 0) {
 		int err = errno;
 		memphis__warn_once("kmod: %s failed: %s", on ? "START" : "STOP", strerror(err));
