@@ -117,8 +117,8 @@ static void die(const char *what)
 
 static void block(FILE *f, uint16_t type, const void *p, size_t n)
 {
-	struct memphis_block h = { MEMPHIS_BLOCK_MAGIC, type, 1, (uint32_t)n,
-				   mph_crc32c(0, p, n) };
+	struct memphis_block h = { MEMPHIS_BLOCK_MAGIC, type, type == MPH_BLK_SAMPLES ? 2 : 1,
+				   (uint32_t)n, mph_crc32c(0, p, n) };
 
 	if (fwrite(&h, sizeof(h), 1, f) != 1 || (n && fwrite(p, n, 1, f) != 1))
 		die("write");
