@@ -133,7 +133,6 @@ static struct cred *mph_kcred;       /* for creating the CPU-wide events */
 static u64 mph_caps;                 /* MEMPHISMOD_CAP_* of the hardware kinds */
 static u32 mph_ibs_type;             /* the ibs_op PMU's perf type */
 static u64 mph_ibs_config;           /* MPH_IBS_CNT_CTL, or 0 where the CPU lacks it */
-static bool mph_ibs_zen3_erratum;    /* family 19h model <= 0x0f */
 static u8 mph_pebs_precise;          /* highest precise_ip the kernel accepted */
 static u64 mph_hw_weight;            /* PERF_SAMPLE_WEIGHT_STRUCT, or WEIGHT where refused */
 
@@ -198,7 +197,9 @@ static void mph_overflow(struct perf_event *event, struct perf_sample_data *data
 			in.ibs_caps = *(const u32 *)raw;
 			in.ibs_regs = (const u64 *)(raw + sizeof(u32));
 		}
-		in.zen3_erratum = mph_ibs_zen3_erratum;
+		/* the decoder's erratum 1293 and CacheHitSt depend on the model */
+		in.cpu_family = boot_cpu_data.x86;
+		in.cpu_model = boot_cpu_data.x86_model;
 	}
 	r = &b->rec[head & b->mask];
 	if (memphismod_rec_fill(&in, r) != MEMPHISMOD_REC_KEEP)
@@ -428,7 +429,6 @@ static bool mph_probe_ibs(char *why, size_t n)
 		snprintf(why, n, "no (%s: %d: the kernel has no ibs_op PMU)", MPH_IBS_SYSFS_TYPE, err);
 		return false;
 	}
-	mph_ibs_zen3_erratum = boot_cpu_data.x86 == 0x19 && boot_cpu_data.x86_model <= 0x0f;
 	mph_ibs_config = MPH_IBS_CNT_CTL;
 	mph_hw_weight = PERF_SAMPLE_WEIGHT_STRUCT;
 	err = mph_try_event(MEMPHISMOD_KIND_IBS_OP, "ibs_op");

@@ -452,7 +452,8 @@ static int ibs_case(uint64_t ctl, uint64_t rip, uint64_t data, uint64_t data2, u
 
 	memcpy(raw, &caps, 4);
 	memcpy(raw + 4, regs, sizeof(regs));
-	return memphis__ibs_sample(&ps, PERF_SAMPLE_RAW, erratum, out);
+	/* erratum: a Zen 3 (family 19h model 01h, erratum 1293), else a Zen 4 (model 11h) */
+	return memphis__ibs_sample(&ps, PERF_SAMPLE_RAW, 0x19, erratum ? 0x01 : 0x11, out);
 }
 
 static void test_ibs_sample(void)
@@ -468,8 +469,9 @@ static void test_ibs_sample(void)
 	   "the documented sample as published (kernel RIP) is dropped: user code only");
 	ok(ibs_case(ctl, 0x401000, data, d2, d3, 0x7f08a5398920ull, 0, 0, &s) == 1 && s.ip == 0x401000 &&
 	   s.addr == 0x7f08a5398920ull && s.flags == (MPH_S_STORE | MPH_S_EXACT | MPH_S_HWADDR) &&
-	   s.weight == 0 && s.ins_lat == 0x255 && (s.data_src & 0x1f) == PERF_MEM_OP_STORE,
-	   "documented store: exact user address, no source or latency (stores have none), TagToRet 0x255");
+	   s.weight == 0 && s.ins_lat == 0 && (s.data_src & 0x1f) == PERF_MEM_OP_STORE,
+	   "documented store: exact user address, no source or latencies (the kernel gives them for "
+	   "load misses only)");
 	/* Zen 4 l3missonly DRAM load (the Genoa record's DATA2/DATA3), remote */
 	const uint64_t d3z = 0x1dc14d700a1ull;
 	ok(ibs_case(0x5410007f424ull, 0x401000, 0x4f70200, 0x23 | 0x10, d3z, 0x7fff7c3b5784ull, 0xbff, 0, &s) == 1 &&
@@ -486,8 +488,10 @@ static void test_ibs_sample(void)
 	   "neither load nor store: dropped");
 	ok(ibs_case(ctl, 0x401000, data, d2, d3 & ~(1ull << 17), 0x7f0000001000, 0, 0, &s) == 1 &&
 	   (s.flags & MPH_S_NOADDR) && !s.addr, "LinAddrValid clear: no address");
-	ok(ibs_case(ctl, 0x401000, data | 1ull << 38, d2, d3, 0x7f0000001000, 0, 0, &s) == 1 && s.ip == 0x400000,
-	   "RipInvalid: the interrupt's ip instead of IBS_OP_RIP");
+	ok(ibs_case(ctl, 0x401000, data | 1ull << 38, d2, d3, 0x7f0000001000, 0x80, 0, &s) == 1 &&
+	   s.ip == 0x400000, "RipInvalid (caps RipInvalidChk): the interrupt's ip instead of IBS_OP_RIP");
+	ok(ibs_case(ctl, 0x401000, data | 1ull << 38, d2, d3, 0x7f0000001000, 0, 0, &s) == 1 &&
+	   s.ip == 0x401000, "RipInvalid without RipInvalidChk in caps is not a valid bit (as the kernel)");
 	const uint64_t ld3 = 1 | 1ull << 7 | 1ull << 17 | 1ull << 20 | 1ull << 16 | 200ull << 32;
 	ok(ibs_case(ctl, 0x401000, data, 0x13, ld3, 0x7f0000001000, 0, 1, &s) == 1 && !(s.flags & MPH_S_REMOTE_HW) &&
 	   s.weight == 200, "Zen 3 erratum 1293 (MissNoMabAlloc): OP_DATA2's remote DRAM not believed");

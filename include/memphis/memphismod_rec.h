@@ -43,7 +43,8 @@ struct memphismod_sample_in {
 	__u8 ours;           /* current is a live user thread of the session's process and exec */
 	__u8 user_mode;      /* CPU_CLOCK: the interrupted context was user mode */
 	__u8 weight_struct;  /* the event asked PERF_SAMPLE_WEIGHT_STRUCT (else WEIGHT) */
-	__u8 zen3_erratum;   /* IBS on family 19h model <= 0x0f (erratum 1293) */
+	__u32 cpu_family, cpu_model; /* IBS: the CPU's (boot_cpu_data x86, x86_model), for
+	                      * the decoder's erratum 1293 and CacheHitSt; 0: unknown */
 };
 
 /* Why a sample is not recorded. */
@@ -53,41 +54,6 @@ enum memphismod_rec_verdict {
 	MEMPHISMOD_REC_KERNEL_IP, /* kernel code (or ip 0) */
 	MEMPHISMOD_REC_NOMEM,    /* IBS: the op neither loads nor stores, or the sample is invalid */
 };
-
-#define MEMPHISMOD_IBS_CAPS_ZEN4 (1U << 11) /* IBS_CAPS_ZEN4: DataSrc extension */
-
-/* union perf_mem_data_src for what the IBS registers say (the inverse of
- * memphis_mem_src_decode for every source it names). */
-static inline __u64 memphismod_hw_to_data_src(const struct memphis_hw_access *a)
-{
-	__u64 v = 0, num = PERF_MEM_LVLNUM_NA, hit = PERF_MEM_S(LVL, HIT);
-
-	if (a->is_load)
-		v |= PERF_MEM_S(OP, LOAD);
-	if (a->is_store)
-		v |= PERF_MEM_S(OP, STORE);
-	if (!v)
-		v = PERF_MEM_S(OP, NA);
-	switch (a->src) {
-	case MEMPHIS_SRC_L1: num = PERF_MEM_LVLNUM_L1; hit |= PERF_MEM_S(LVL, L1); break;
-	case MEMPHIS_SRC_LFB: num = PERF_MEM_LVLNUM_LFB; hit |= PERF_MEM_S(LVL, LFB); break;
-	case MEMPHIS_SRC_L2: num = PERF_MEM_LVLNUM_L2; hit |= PERF_MEM_S(LVL, L2); break;
-	case MEMPHIS_SRC_L3: num = PERF_MEM_LVLNUM_L3; hit |= PERF_MEM_S(LVL, L3); break;
-	case MEMPHIS_SRC_NEAR_CACHE: num = PERF_MEM_LVLNUM_ANY_CACHE; break;
-	case MEMPHIS_SRC_FAR_CACHE: num = PERF_MEM_LVLNUM_ANY_CACHE; break;
-	case MEMPHIS_SRC_LOCAL_RAM: num = PERF_MEM_LVLNUM_RAM; hit |= PERF_MEM_S(LVL, LOC_RAM); break;
-	case MEMPHIS_SRC_REMOTE_RAM: num = PERF_MEM_LVLNUM_RAM; hit |= PERF_MEM_S(LVL, REM_RAM1); break;
-	case MEMPHIS_SRC_PMEM: num = PERF_MEM_LVLNUM_PMEM; break;
-	case MEMPHIS_SRC_CXL: num = PERF_MEM_LVLNUM_CXL; break;
-	case MEMPHIS_SRC_IO: num = PERF_MEM_LVLNUM_IO; hit |= PERF_MEM_S(LVL, IO); break;
-	case MEMPHIS_SRC_UNCACHED: hit |= PERF_MEM_S(LVL, UNC); break;
-	default: hit = PERF_MEM_S(LVL, NA); break;
-	}
-	v |= hit | ((__u64)num << PERF_MEM_LVLNUM_SHIFT);
-	if (a->remote)
-		v |= PERF_MEM_S(REMOTE, REMOTE);
-	return v;
-}
 
 /* Fill *r from one sample, or say why not (then *r is untouched). For CPU_CLOCK the
  * record has REC_REGS and zero registers: the caller copies them. Every field of *r that
@@ -107,20 +73,16 @@ memphismod_rec_fill(const struct memphismod_sample_in *in, struct memphismod_rec
 			return MEMPHISMOD_REC_KERNEL_IP;
 		flags = MEMPHISMOD_REC_REGS;
 	} else if (in->kind == MEMPHISMOD_KIND_IBS_OP && !(in->sample_flags & PERF_SAMPLE_DATA_SRC)) {
-		/* the driver did not decode the op: decode its registers here */
+		/* the driver did not decode the op: decode its registers here, into the data
+		 * source the driver would have written (include/memphis/hwdecode.h) */
 		struct memphis_hw_access a;
-		const __u64 *g = in->ibs_regs;
 
-		if (!g || memphis_ibs_op_decode(g, !!(in->ibs_caps & MEMPHISMOD_IBS_CAPS_ZEN4), &a) < 0)
+		if (!in->ibs_regs || memphis_ibs_decode(in->ibs_regs, in->ibs_caps, in->cpu_family,
+							in->cpu_model, &a) < 0)
 			return MEMPHISMOD_REC_NOMEM;
 		if (!a.is_load && !a.is_store)
 			return MEMPHISMOD_REC_NOMEM;
-		/* erratum 1293: DataSrc, RmtNode and L2Miss are wrong for these ops */
-		if (in->zen3_erratum && a.is_load && (g[MEMPHIS_IBS_OP_DATA3] & ((1ULL << 16) | (1ULL << 21)))) {
-			a.src = MEMPHIS_SRC_NA;
-			a.remote = 0;
-		}
-		data_src = memphismod_hw_to_data_src(&a);
+		data_src = a.data_src;
 		flags |= MEMPHISMOD_REC_DATA_SRC;
 		if (a.addr_valid) {
 			addr = a.addr;
@@ -130,7 +92,7 @@ memphismod_rec_fill(const struct memphismod_sample_in *in, struct memphismod_rec
 			weight = a.latency;
 			flags |= MEMPHISMOD_REC_WEIGHT;
 		}
-		ins_lat = memphis__bits(g[MEMPHIS_IBS_OP_DATA], 16, 16); /* TagToRetCtr */
+		ins_lat = a.ins_lat; /* TagToRetCtr, where the driver gives it: load misses */
 		if (ins_lat)
 			flags |= MEMPHISMOD_REC_INS_LAT;
 	} else {

@@ -83,70 +83,39 @@ int memphis__ibs_plan(const struct memphis__ibs_opts *o, struct memphis__hw_plan
 	return 0;
 }
 
-/* union perf_mem_data_src for a decoded access, as the kernel's perf_ibs_parse_ld_st_data
- * would write it (op, lvl_num, remote, hit/miss); the integrator may move it beside
- * memphis_ibs_op_decode in hwdecode.h. */
-static uint64_t data_src_of(const struct memphis_hw_access *acc)
-{
-	static const unsigned char lvlnum[] = {
-		[MEMPHIS_SRC_NA] = PERF_MEM_LVLNUM_NA, [MEMPHIS_SRC_L1] = PERF_MEM_LVLNUM_L1,
-		[MEMPHIS_SRC_LFB] = PERF_MEM_LVLNUM_LFB, [MEMPHIS_SRC_L2] = PERF_MEM_LVLNUM_L2,
-		[MEMPHIS_SRC_L3] = PERF_MEM_LVLNUM_L3, [MEMPHIS_SRC_NEAR_CACHE] = PERF_MEM_LVLNUM_ANY_CACHE,
-		[MEMPHIS_SRC_FAR_CACHE] = PERF_MEM_LVLNUM_ANY_CACHE, [MEMPHIS_SRC_LOCAL_RAM] = PERF_MEM_LVLNUM_RAM,
-		[MEMPHIS_SRC_REMOTE_RAM] = PERF_MEM_LVLNUM_RAM, [MEMPHIS_SRC_PMEM] = PERF_MEM_LVLNUM_PMEM,
-		[MEMPHIS_SRC_CXL] = PERF_MEM_LVLNUM_CXL, [MEMPHIS_SRC_IO] = PERF_MEM_LVLNUM_IO,
-		[MEMPHIS_SRC_UNCACHED] = PERF_MEM_LVLNUM_NA,
-	};
-	uint64_t v = acc->is_load ? PERF_MEM_S(OP, LOAD) : PERF_MEM_S(OP, STORE);
-	unsigned src = acc->src < sizeof(lvlnum) ? acc->src : MEMPHIS_SRC_NA;
-
-	v |= (uint64_t)lvlnum[src] << PERF_MEM_LVLNUM_SHIFT;
-	v |= src == MEMPHIS_SRC_NA ? PERF_MEM_S(LVL, NA)
-	   : src == MEMPHIS_SRC_UNCACHED ? PERF_MEM_S(LVL, UNC) | PERF_MEM_S(LVL, HIT)
-				       : PERF_MEM_S(LVL, HIT);
-	if (acc->remote)
-		v |= PERF_MEM_S(REMOTE, REMOTE);
-	v |= PERF_MEM_S(SNOOP, NA) | PERF_MEM_S(LOCK, NA) | PERF_MEM_S(TLB, NA);
-	return v;
-}
-
-int memphis__ibs_sample(const struct memphis__perf_sample *ps, uint64_t st, int zen3_erratum,
-			struct memphis_rec_sample *out)
+int memphis__ibs_sample(const struct memphis__perf_sample *ps, uint64_t st, unsigned family,
+			unsigned model, struct memphis_rec_sample *out)
 {
 	struct memphis_hw_access acc;
-	__u64 r[MEMPHIS_IBS_NREGS];
-	uint32_t caps;
 	uint64_t ip;
 	int kernel_src = (st & PERF_SAMPLE_DATA_SRC) &&
 			 (ps->data_src & (PERF_MEM_OP_LOAD | PERF_MEM_OP_STORE));
 
 	memset(out, 0, sizeof(*out));
-	if (st & PERF_SAMPLE_WEIGHT_STRUCT)
-		out->ins_lat = ps->ins_lat; /* the kernel's var2_w: TagToRetCtr */
 	if (ps->raw && ps->raw_size >= 4 + 8 * MEMPHIS_IBS_NREGS) {
-		memcpy(&caps, ps->raw, 4);
-		memcpy(r, (const unsigned char *)ps->raw + 4, sizeof(r));
-		if (!(r[MEMPHIS_IBS_OP_CTL] >> 17 & 1)) /* En: Val alone is checked below */
-			return 0;
-		if (memphis_ibs_op_decode(r, (caps >> 11) & 1, &acc) < 0)
-			return 0;
-		if (zen3_erratum && (r[MEMPHIS_IBS_OP_DATA3] & (1ull << 16 | 1ull << 21)) && acc.miss) {
-			acc.src = MEMPHIS_SRC_NA; /* OP_DATA2 and L2Miss are not to be trusted */
-			acc.remote = 0;
-		}
+		if (memphis_ibs_raw_decode(ps->raw, ps->raw_size, family, model, &acc) < 0)
+			return 0; /* short payload, or En/Val clear */
 		ip = acc.ip_valid ? acc.ip : ps->ip;
-		if (!out->ins_lat)
-			out->ins_lat = (uint16_t)(r[MEMPHIS_IBS_OP_DATA] >> 16); /* TagToRetCtr */
 	} else if (kernel_src) { /* no raw registers: the kernel's fields only */
-		memset(&acc, 0, sizeof(acc));
-		memphis_mem_src_decode(ps->data_src, &acc);
-		acc.addr = ps->addr;
-		acc.addr_valid = ps->addr != 0;
-		acc.latency = ps->lat;
-		out->ins_lat = ps->ins_lat;
+		memphis_perf_decode(ps->data_src, 0, 0, ps->addr, 1, &acc);
 		ip = ps->ip;
 	} else {
 		return 0;
+	}
+	if (kernel_src) { /* the kernel's data source and latencies win over the registers' */
+		struct memphis_hw_access k;
+
+		memphis_mem_src_decode(ps->data_src, &k);
+		acc.data_src = ps->data_src;
+		acc.is_load = k.is_load;
+		acc.is_store = k.is_store;
+		acc.remote = k.remote;
+	}
+	if (st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) {
+		if (ps->lat)
+			acc.latency = ps->lat;
+		if (ps->ins_lat)
+			acc.ins_lat = ps->ins_lat; /* var2_w: TagToRetCtr */
 	}
 	if (!acc.is_load && !acc.is_store)
 		return 0;
@@ -164,18 +133,11 @@ int memphis__ibs_sample(const struct memphis__perf_sample *ps, uint64_t st, int 
 	} else {
 		out->flags |= MPH_S_NOADDR;
 	}
-	if (kernel_src) {
-		struct memphis_hw_access k = acc;
-		out->data_src = ps->data_src;
-		memphis_mem_src_decode(ps->data_src, &k);
-		acc.remote = k.remote;
-	} else {
-		out->data_src = data_src_of(&acc);
-	}
+	out->data_src = acc.data_src;
 	if (acc.remote)
 		out->flags |= MPH_S_REMOTE_HW;
-	out->weight = (st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) && ps->lat ? ps->lat
-										: acc.latency;
+	out->weight = acc.latency;
+	out->ins_lat = acc.ins_lat;
 	return 1;
 }
 
@@ -183,23 +145,25 @@ int memphis__ibs_sample(const struct memphis__perf_sample *ps, uint64_t st, int 
 
 static struct memphis__hw_plan plan;
 static int per_cpu;        /* the kernel has no per-task IBS: one event per CPU */
-static int zen3_erratum;
+static unsigned cpu_family, cpu_model; /* for the decoder's errata and CacheHitSt */
 static pid_t own_pid;
 static int ncpus;
 static struct memphis__hw_set *cpu_sets;
 static struct memphis__ring *cpu_rings;
 
-static int family_19h_before_zen4(void)
+/* The CPU's family and model from CPUID leaf 1 (extended fields added as AMD defines
+ * them); 0, 0 when CPUID has no leaf 1: the decoder then trusts no model-specific bit. */
+static void cpu_family_model(unsigned *family, unsigned *model)
 {
-	unsigned a, b, c, d, family, model;
+	unsigned a, b, c, d;
 
+	*family = *model = 0;
 	if (!__get_cpuid(1, &a, &b, &c, &d))
-		return 0;
-	family = (a >> 8) & 0xf;
-	if (family == 0xf)
-		family += (a >> 20) & 0xff;
-	model = ((a >> 4) & 0xf) | ((a >> 12) & 0xf0);
-	return family == 0x19 && model < 0x10;
+		return;
+	*family = (a >> 8) & 0xf;
+	if (*family == 0xf)
+		*family += (a >> 20) & 0xff;
+	*model = ((a >> 4) & 0xf) | ((a >> 12) & 0xf0);
 }
 
 static int try_open(pid_t tid, int cpu, int *failed)
@@ -229,7 +193,7 @@ static int ibs_probe(const struct memphis__backend_params *p, uint64_t *period_n
 	unsigned what = 0;
 
 	own_pid = p->pid;
-	zen3_erratum = family_19h_before_zen4();
+	cpu_family_model(&cpu_family, &cpu_model);
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
 		o.kernel_fields = fields[i];
 		if ((err = memphis__ibs_plan(&o, &plan, notes, sizeof(notes), why, n)) < 0)
@@ -302,7 +266,7 @@ static void on_record(const void *rec, size_t len, void *ctx)
 	if (memphis__perf_record_count(rec, len, &rd->loss) != PERF_RECORD_SAMPLE ||
 	    memphis__perf_sample_parse(rec, len, st, &ps) < 0)
 		return;
-	if (!memphis__ibs_sample(&ps, st, zen3_erratum, &s))
+	if (!memphis__ibs_sample(&ps, st, cpu_family, cpu_model, &s))
 		return;
 	if (rd->t) {
 		rd->emit(rd->t, &s);

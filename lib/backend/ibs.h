@@ -31,12 +31,13 @@ uint64_t memphis__ibs_period(uint64_t want);
  * 0, or -ENOENT with why (no ibs_op PMU). */
 int memphis__ibs_plan(const struct memphis__ibs_opts *o, struct memphis__hw_plan *p,
 		      char *notes, size_t notes_n, char *why, size_t n);
-/* One IBS op sample into out: address, direction, data source (the kernel's DATA_SRC
- * when it filled one, else built from the raw registers), latency; zen3_erratum: ignore
- * OP_DATA2 and L2Miss when MissNoMabAlloc or SwPf is set (erratum #1293, family 19h
- * models below 10h). Returns 1 to keep; 0 to drop: not a valid op sample (En/Val), not
- * a load or store, or a kernel instruction (memphis samples user code only). */
+/* One IBS op sample into out: address, direction, data source and latencies. The raw
+ * registers are decoded by include/memphis/hwdecode.h's memphis_ibs_raw_decode with the
+ * CPU's family and model (CPUID; 0, 0: unknown), which honours every validity bit and
+ * erratum #1293; the kernel's DATA_SRC, WEIGHT and WEIGHT_STRUCT win where it filled
+ * them (6.1+). Returns 1 to keep; 0 to drop: not a valid op sample (En/Val), not a load
+ * or store, or a kernel instruction (memphis samples user code only). */
 int memphis__ibs_sample(const struct memphis__perf_sample *ps, uint64_t sample_type,
-			int zen3_erratum, struct memphis_rec_sample *out);
+			unsigned family, unsigned model, struct memphis_rec_sample *out);
 
 #endif /* MEMPHIS_IBS_H */
