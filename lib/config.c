@@ -123,6 +123,21 @@ static void env_str(const char *name, char *dst, size_t n, const char *def, cons
 	memcpy(dst, s, strlen(s) + 1);
 }
 
+/* One of names[n] (any case) as its index; a value not among them is `def`, with a line. */
+static int env_choice(const char *name, const char *const *names, int n, int def,
+		      const char *why)
+{
+	const char *s = getenv(name);
+
+	if (!s || !*s)
+		return def;
+	for (int i = 0; i < n; i++)
+		if (!strcasecmp(s, names[i]))
+			return i;
+	bad(name, s, why, names[def]);
+	return def;
+}
+
 void memphis__config_read(struct memphis__config *c)
 {
 	const char *p;
@@ -153,4 +168,7 @@ void memphis__config_read(struct memphis__config *c)
 	c->hw_period = (uint64_t)env_long("MEMPHIS_HW_PERIOD", 0, 0, 1L << 40);
 	c->ibs_cnt_ctl = env_bool("MEMPHIS_IBS_CNT_CTL", 1);
 	c->ibs_l3missonly = env_bool("MEMPHIS_IBS_L3MISSONLY", 0);
+	static const char *const kinds[] = MEMPHIS__KMOD_KIND_NAMES;
+	c->kmod_kind = env_choice("MEMPHIS_KMOD_KIND", kinds, (int)(sizeof(kinds) / sizeof(kinds[0])),
+				  MEMPHIS__KMOD_AUTO, "is not auto, clock, ibs or pebs");
 }

@@ -32,6 +32,15 @@ run_case() { # run_case WHO CMD...: one run of prog_hwpages, its checks
 	fi
 	grep -a -q '^backend=pebs$' "$d/meta.mph" && ok "$who: backend=pebs in the RUN block" ||
 		not_ok "$who: backend=pebs in the RUN block ($(grep -a '^backend' "$d/meta.mph" | head -n 3))"
+	# what was sampled: latency-weighted events in the hardware's unit, no time period
+	"$REPORT" dump --meta "$d" > meta.txt 2>&1
+	check "$who: RUN says weight=latency, hw_period=1 events, no period_ns" \
+		sh -c "grep -q '^#   weight=latency$' meta.txt && grep -q '^#   hw_period=1$' meta.txt &&
+		       grep -q '^#   hw_period_unit=events$' meta.txt && ! grep -q '^#   period_ns=' meta.txt"
+	check "$who: RUN hw_events names the event and its encoding (software type 1, PAGE_FAULTS config 2)" \
+		grep -q '^#   hw_events=perf::PAGE-FAULTS type=1 config=0x2 config1=0 precise_ip=[0-3] period=1$' meta.txt
+	check "$who: RUN precise_ip is the one the kernel took, no ldlat (MEMPHIS_EVENT's own)" \
+		sh -c "grep -q '^#   precise_ip=[0-3]$' meta.txt && ! grep -q '^#   ldlat=' meta.txt"
 	counts "$d" > counts.txt
 	read -r g s h total lost < counts.txt
 	echo "# $who (paranoid $paranoid): hw_global $g of 300 pages, hw_static $s of 200, heap $h of 100; $total samples, lost $lost"

@@ -225,14 +225,19 @@ static int fake_err[4];
 static int probes[4];
 
 #define FAKE(i)                                                                                  \
-	static int probe##i(const struct memphis__backend_params *p, uint64_t *period, char *why,   \
-			    size_t n)                                                                \
+	static int probe##i(const struct memphis__backend_params *p, struct memphis__sampling *out, \
+			    char *why, size_t n)                                                     \
 	{                                                                                        \
 		probes[i]++;                                                                     \
-		*period = p->period_ns;                                                          \
-		if (fake_err[i])                                                                 \
+		if (fake_err[i]) { /* half-filled, as a probe that fails late */                 \
+			out->hw_period = 77;                                                     \
 			snprintf(why, n, "reason %d", i);                                        \
-		return fake_err[i];                                                              \
+			return fake_err[i];                                                      \
+		}                                                                                \
+		out->weight = i < 2 ? "latency" : "stall";                                       \
+		if (i >= 2)                                                                      \
+			out->period_ns = p->period_ns;                                           \
+		return 0;                                                                        \
 	}
 FAKE(0) FAKE(1) FAKE(2) FAKE(3)
 
@@ -245,13 +250,17 @@ static void test_select(void)
 	const struct memphis__backend *const table[] = { &fb[0], &fb[1], &fb[2], &fb[3] };
 	struct memphis__backend_params p = { .period_ns = 1000000 };
 	char why[256], skips[512];
-	uint64_t period;
+	struct memphis__sampling period;
 	const struct memphis__backend *b;
 
 	fake_err[0] = -ENOENT, fake_err[1] = -ENOENT, fake_err[2] = -ENOENT, fake_err[3] = 0;
 	b = memphis__backend_choose(table, 4, "auto", &p, &period, why, sizeof(why), skips, sizeof(skips));
 	ok(b == &fb[3] && !strcmp(skips, "ibs: reason 0\npebs: reason 1\nkmod: reason 2\n") &&
 	   !strcmp(why, "auto: the first usable of ibs, pebs, kmod, soft"), "auto: no PMU, no module: soft, the others' reasons in order");
+	ok(!strcmp(period.weight, "stall") && period.period_ns == 1000000 && period.hw_period == 0 &&
+	   period.precise_ip == -1, "the chosen probe's sampling only: a refused probe's half-filled "
+	   "one does not leak (weight %s, hw_period %llu)", period.weight,
+	   (unsigned long long)period.hw_period);
 	fake_err[1] = 0;
 	memset(probes, 0, sizeof(probes));
 	b = memphis__backend_choose(table, 4, "auto", &p, &period, why, sizeof(why), skips, sizeof(skips));
@@ -259,7 +268,8 @@ static void test_select(void)
 	   "auto: PEBS usable: pebs, after ibs, before kmod and soft (not probed)");
 	fake_err[0] = 0;
 	b = memphis__backend_choose(table, 4, "auto", &p, &period, why, sizeof(why), skips, sizeof(skips));
-	ok(b == &fb[0] && !skips[0], "auto: IBS first");
+	ok(b == &fb[0] && !skips[0] && !strcmp(period.weight, "latency") && !period.period_ns,
+	   "auto: IBS first, weight latency from its probe, no time period");
 	fake_err[0] = fake_err[1] = fake_err[3] = -EACCES, fake_err[2] = 0;
 	b = memphis__backend_choose(table, 4, "auto", &p, &period, why, sizeof(why), skips, sizeof(skips));
 	ok(b == &fb[2], "auto: no perf at all, the module granted: kmod");

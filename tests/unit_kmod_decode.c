@@ -161,10 +161,13 @@ static void test_ins_lat(void)
 	memset(buf, 0xa5, sizeof(buf));
 	memcpy(buf, &r, sizeof(r));
 	ret = memphis__kmod_decode(buf, MEMPHISMOD_RECORD_SIZE_VER1, 4, &out);
-	ok(ret == 0 && out.ins_lat == 77, "decode: ins_lat of a %d-byte record", MEMPHISMOD_RECORD_SIZE_VER1);
+	ok(ret == 0 && out.s.ins_lat == 77, "decode: ins_lat of a %d-byte record", MEMPHISMOD_RECORD_SIZE_VER1);
 	ret = memphis__kmod_decode(buf, V0, 4, &out);
-	ok(ret == 0 && out.ins_lat == 0 && out.s.addr == 0x601000,
+	ok(ret == 0 && out.s.ins_lat == 0 && out.s.addr == 0x601000,
 	   "decode: a first-version record (192 bytes, then 0xa5 bytes) has no ins_lat");
+	r.ins_lat = 0x12345;
+	ret = memphis__kmod_decode(&r, sizeof(r), 4, &out);
+	ok(ret == 0 && out.s.ins_lat == 0xffff, "decode: ins_lat beyond the sample's 16 bits saturates");
 }
 
 /* ---- the module's conversion (memphismod_rec_fill), then the library's decode ---- */
@@ -349,7 +352,7 @@ static void run_fcase(const struct fcase *c)
 		/* then as READ hands it to the library */
 		ok = ok && memphis__kmod_decode(&r, sizeof(r), 4, &out) == 0 &&
 		     out.s.flags == c->sflags && out.s.addr == c->raddr && out.pid == 100 &&
-		     out.s.weight == ((r.flags & W) ? c->rweight : 1) && out.ins_lat == c->rins_lat;
+		     out.s.weight == ((r.flags & W) ? c->rweight : 1) && out.s.ins_lat == c->rins_lat;
 	}
 	if (!ok)
 		printf("# got verdict %d flags %#x addr %#llx weight %llu ins_lat %u data_src %#llx "

@@ -261,6 +261,28 @@ void memphis__hw_set_close(struct memphis__hw_set *s, struct memphis__ring *r)
 
 /* ---- why ---- */
 
+void memphis__hw_plan_describe(const struct memphis__hw_plan *p, char *buf, size_t n,
+			       uint64_t *period)
+{
+	size_t k = 0;
+
+	*period = 0;
+	if (n)
+		buf[0] = 0;
+	for (unsigned i = 0; i < p->n && k < n; i++) {
+		const struct perf_event_attr *a = &p->ev[i].attr;
+		int w = snprintf(buf + k, n - k, "%s%s type=%u config=%#llx config1=%#llx "
+				 "precise_ip=%u period=%llu", i ? "; " : "", p->ev[i].name, a->type,
+				 (unsigned long long)a->config, (unsigned long long)a->config1,
+				 (unsigned)a->precise_ip, (unsigned long long)a->sample_period);
+		if (w < 0)
+			break;
+		k += (size_t)w;
+		if (!*period && p->ev[i].kind != MEMPHIS__HW_COUNT)
+			*period = a->sample_period;
+	}
+}
+
 int memphis__paranoid(void)
 {
 	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");

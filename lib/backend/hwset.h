@@ -89,6 +89,12 @@ unsigned memphis__hw_set_kind(const struct memphis__hw_set *s, uint64_t id);
 /* Close every event and unmap the ring; accepts a closed set. */
 void memphis__hw_set_close(struct memphis__hw_set *s, struct memphis__ring *r);
 
+/* The plan's events and encodings for the RUN block's hw_events key, "; " between:
+ * "NAME type=T config=0x.. config1=0x.. precise_ip=P period=N" (period 0: a counting
+ * leader), cut at n - 1 bytes. Also sets *period to the first sampling event's period. */
+void memphis__hw_plan_describe(const struct memphis__hw_plan *p, char *buf, size_t n,
+			       uint64_t *period);
+
 /* ---- why ---- */
 
 /* What the refused event asked for, to tell the causes that share an errno apart. */

@@ -177,8 +177,8 @@ static int try_open(pid_t tid, int cpu, int *failed)
 	return err;
 }
 
-static int ibs_probe(const struct memphis__backend_params *p, uint64_t *period_ns, char *why,
-		     size_t n)
+static int ibs_probe(const struct memphis__backend_params *p, struct memphis__sampling *out,
+		     char *why, size_t n)
 {
 	static const uint64_t fields[] = {
 		PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT_STRUCT,
@@ -221,7 +221,9 @@ static int ibs_probe(const struct memphis__backend_params *p, uint64_t *period_n
 		     per_cpu ? "per CPU" : "per thread", (unsigned long long)plan.ev[0].attr.sample_period,
 		     (unsigned long long)plan.ev[0].attr.config,
 		     (unsigned long long)plan.ev[0].attr.sample_type);
-	*period_ns = p->period_ns;
+	out->weight = "latency";
+	out->hw_unit = o.cnt_ctl ? "ops" : "cycles";
+	memphis__hw_plan_describe(&plan, out->hw_events, sizeof(out->hw_events), &out->hw_period);
 	return 0;
 }
 
@@ -389,7 +391,6 @@ static uint64_t ibs_read_process(memphis__emit_fn *emit)
 
 const struct memphis__backend memphis__backend_ibs = {
 	.name = "ibs",
-	.weight = "latency",
 	.probe = ibs_probe,
 	.open = ibs_open,
 	.enable = ibs_enable,

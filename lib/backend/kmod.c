@@ -8,8 +8,9 @@
  * rebuilt from the registers; lib/insn.h): weights are stall-weighted too. Where the
  * module offers a hardware kind (caps of GET_VERSION), MEMPHIS_KMOD_KIND=auto (default)
  * takes it instead: IBS op or PEBS load-latency records carry the data address, source and
- * latency themselves (untested on hardware). MEMPHIS_KMOD_KIND=clock|ibs|pebs chooses;
- * a kind the module does not offer or refuses is said in one line, then the clock. It works per
+ * latency themselves (untested on hardware), at MEMPHIS_HW_PERIOD and MEMPHIS_LDLAT (0: the
+ * module's defaults). MEMPHIS_KMOD_KIND=clock|ibs|pebs (config.c) chooses; a kind the
+ * module does not offer or refuses is said in one line, then the clock. It works per
  * process, not per thread: the per-thread hooks do nothing and the process hooks
  * start/stop the module at region boundaries and empty its buffers from the drain thread
  * (at least every 100 ms) and at memphis_print().
@@ -43,7 +44,9 @@ static size_t nsamples;
 static uint64_t unknown_tid;                  /* samples of threads not in the registry */
 static struct memphis__code *code;            /* under the drain lock only */
 static uint32_t pid;                          /* the profiled process, from the probe */
-static uint64_t period_used;                  /* ns, configured in the module */
+static uint64_t period_used;                  /* ns of the cpu clock (the fallback's too) */
+static uint64_t hw_period_used;               /* ops or loads of a hardware kind */
+static uint64_t ldlat_used;                   /* PEBS_LDLAT threshold sent, 0: default */
 static uint64_t kind_used;                    /* enum memphismod_kind configured */
 static uint64_t buffer_used;                  /* bytes per CPU, configured */
 
@@ -53,44 +56,58 @@ static const char *kind_name(uint64_t kind)
 	       kind == MEMPHISMOD_KIND_PEBS_LDLAT ? "PEBS load latency" : "cpu clock";
 }
 
-/* The kind MEMPHIS_KMOD_KIND (auto, clock, ibs, pebs) asks for, given the module's caps.
- * A hardware kind named but not offered, or a bad value, is said in one line. */
-static uint64_t kind_wanted(uint64_t caps)
+/* The kind MEMPHIS_KMOD_KIND (want: enum memphis__kmod_kind, parsed by config.c) asks
+ * for, given the module's caps. A hardware kind named but not offered is said in one line. */
+static uint64_t kind_wanted(uint64_t caps, int want)
 {
-	const char *k = getenv("MEMPHIS_KMOD_KIND");
-
-	if (!k || !*k || strcmp(k, "auto") == 0) {
+	if (want == MEMPHIS__KMOD_AUTO) {
 		if (caps & MEMPHISMOD_CAP_IBS_OP)
 			return MEMPHISMOD_KIND_IBS_OP;
 		if (caps & MEMPHISMOD_CAP_PEBS)
 			return MEMPHISMOD_KIND_PEBS_LDLAT;
 		return MEMPHISMOD_KIND_CPU_CLOCK;
 	}
-	if (strcmp(k, "ibs") == 0 || strcmp(k, "pebs") == 0) {
-		uint64_t kind = k[0] == 'i' ? MEMPHISMOD_KIND_IBS_OP : MEMPHISMOD_KIND_PEBS_LDLAT;
-		uint64_t cap = k[0] == 'i' ? MEMPHISMOD_CAP_IBS_OP : MEMPHISMOD_CAP_PEBS;
+	if (want == MEMPHIS__KMOD_IBS || want == MEMPHIS__KMOD_PEBS) {
+		int ibs = want == MEMPHIS__KMOD_IBS;
+		uint64_t kind = ibs ? MEMPHISMOD_KIND_IBS_OP : MEMPHISMOD_KIND_PEBS_LDLAT;
 
-		if (caps & cap)
+		if (caps & (ibs ? MEMPHISMOD_CAP_IBS_OP : MEMPHISMOD_CAP_PEBS))
 			return kind;
 		memphis__warn("kmod: MEMPHIS_KMOD_KIND=%s: %s does not offer %s sampling on this "
 			      "machine (the CPU or kernel has no such PMU, e.g. a VM without PMU "
 			      "passthrough; the module's load line in dmesg says why): sampling "
-			      "with the cpu clock", k, MEMPHISMOD_DEVICE, kind_name(kind));
-		return MEMPHISMOD_KIND_CPU_CLOCK;
+			      "with the cpu clock", ibs ? "ibs" : "pebs", MEMPHISMOD_DEVICE,
+			      kind_name(kind));
 	}
-	if (strcmp(k, "clock") != 0)
-		memphis__warn("MEMPHIS_KMOD_KIND=%s is not auto, clock, ibs or pebs: using the cpu clock", k);
 	return MEMPHISMOD_KIND_CPU_CLOCK;
 }
 
-/* CONFIGURE the kind with the module's default period for hardware kinds (their periods
- * count ops or loads, not ns), else period_ns. 0 or -errno. */
-static int configure(int fd, uint64_t kind, uint64_t period_ns, uint64_t buffer)
+/* The period CONFIGURE gets for a hardware kind: MEMPHIS_HW_PERIOD (want; 0 = the
+ * module's default) moved into the module's limits (IBS: a multiple of 16). */
+static uint64_t hw_period_of(uint64_t kind, uint64_t want)
+{
+	uint64_t lo = MEMPHISMOD_PEBS_PERIOD_MIN, hi = MEMPHISMOD_PEBS_PERIOD_MAX;
+
+	if (kind == MEMPHISMOD_KIND_IBS_OP) {
+		lo = MEMPHISMOD_IBS_PERIOD_MIN;
+		hi = MEMPHISMOD_IBS_PERIOD_MAX;
+		want &= ~0xfull;
+	}
+	if (!want)
+		return kind == MEMPHISMOD_KIND_IBS_OP ? MEMPHISMOD_IBS_PERIOD_DEFAULT
+						      : MEMPHISMOD_PEBS_PERIOD_DEFAULT;
+	return want < lo ? lo : want > hi ? hi : want;
+}
+
+/* CONFIGURE the kind: period in ns for the clock, in ops or loads for the hardware kinds
+ * (their own period), ldlat for PEBS only (0 = the module's default). 0 or -errno. */
+static int configure(int fd, uint64_t kind, uint64_t period, uint64_t ldlat, uint64_t buffer)
 {
 	struct memphismod_config c = { .size = sizeof(c) };
 
 	c.kind = kind;
-	c.period = kind == MEMPHISMOD_KIND_CPU_CLOCK ? period_ns : 0;
+	c.period = period;
+	c.ldlat = kind == MEMPHISMOD_KIND_PEBS_LDLAT ? ldlat : 0;
 	c.buffer_size = buffer;
 	return ioctl(fd, MEMPHISMOD_IOC_CONFIGURE, &c) < 0 ? -errno : 0;
 }
@@ -134,15 +151,33 @@ static uint64_t buffer_bytes(const struct memphismod_version *v, uint64_t period
 	return want;
 }
 
-static int kmod_probe(const struct memphis__backend_params *p, uint64_t *period_ns, char *why,
-		      size_t n)
+/* What the module samples with `kind`, for the RUN block. */
+static void describe(uint64_t kind, struct memphis__sampling *out)
+{
+	out->kmod_kind = kind == MEMPHISMOD_KIND_IBS_OP ? "ibs" :
+			 kind == MEMPHISMOD_KIND_PEBS_LDLAT ? "pebs" : "clock";
+	if (kind == MEMPHISMOD_KIND_CPU_CLOCK) {
+		out->weight = "stall";
+		out->period_ns = period_used;
+		return;
+	}
+	out->weight = "latency";
+	out->hw_period = hw_period_used;
+	/* the module counts cycles where the CPU has no IbsOpCntCtl (its load line says) */
+	out->hw_unit = kind == MEMPHISMOD_KIND_IBS_OP ? "ops" : "events";
+	if (kind == MEMPHISMOD_KIND_PEBS_LDLAT)
+		out->ldlat = (unsigned)(ldlat_used ? ldlat_used : MEMPHISMOD_LDLAT_DEFAULT);
+}
+
+static int kmod_probe(const struct memphis__backend_params *p, struct memphis__sampling *out,
+		      char *why, size_t n)
 {
 	struct memphismod_version v = { .size = sizeof(v) };
 	uint64_t period = p->period_ns, kind, buffer;
 	int fd, err;
 
 	if (dev_fd >= 0) {
-		*period_ns = period_used;
+		describe(kind_used, out);
 		return 0;
 	}
 	fd = memphis__fd_take(open(MEMPHISMOD_DEVICE, O_RDWR | O_CLOEXEC), 1, &dev_id);
@@ -171,16 +206,18 @@ static int kmod_probe(const struct memphis__backend_params *p, uint64_t *period_
 	if (period > v.period_max)
 		period = v.period_max;
 	buffer = buffer_bytes(&v, period);
-	kind = kind_wanted(v.caps);
+	kind = kind_wanted(v.caps, p->kmod_kind);
 	if (kind != MEMPHISMOD_KIND_CPU_CLOCK) {
-		err = -configure(fd, kind, period, buffer);
+		hw_period_used = hw_period_of(kind, p->hw_period);
+		ldlat_used = p->ldlat;
+		err = -configure(fd, kind, hw_period_used, ldlat_used, buffer);
 		if (err) {
 			memphis__warn("kmod: %s refused %s sampling (CONFIGURE: %s): sampling with "
 				      "the cpu clock", MEMPHISMOD_DEVICE, kind_name(kind), strerror(err));
 			kind = MEMPHISMOD_KIND_CPU_CLOCK;
 		}
 	}
-	if (kind == MEMPHISMOD_KIND_CPU_CLOCK && (err = -configure(fd, kind, period, buffer)) != 0) {
+	if (kind == MEMPHISMOD_KIND_CPU_CLOCK && (err = -configure(fd, kind, period, 0, buffer)) != 0) {
 		snprintf(why, n, "%s: CONFIGURE (period %llu ns, buffer %llu bytes) failed: %s",
 			 MEMPHISMOD_DEVICE, (unsigned long long)period, (unsigned long long)buffer,
 			 strerror(err));
@@ -199,13 +236,13 @@ static int kmod_probe(const struct memphis__backend_params *p, uint64_t *period_
 	period_used = period;
 	kind_used = kind;
 	buffer_used = buffer;
-	*period_ns = period; /* the module's limits may have moved it */
+	describe(kind, out); /* the module's limits may have moved the period */
 	dev_fd = fd;
 	memphis__log(MPH_LOG_INFO, "kmod: %s abi %llu, caps %#llx, %s, period %llu %s, buffer %llu "
 		     "bytes/cpu", MEMPHISMOD_DEVICE, (unsigned long long)v.abi_version,
 		     (unsigned long long)v.caps, kind_name(kind),
-		     (unsigned long long)(kind == MEMPHISMOD_KIND_CPU_CLOCK ? period : 0),
-		     kind == MEMPHISMOD_KIND_CPU_CLOCK ? "ns" : "(the module's default)",
+		     (unsigned long long)(kind == MEMPHISMOD_KIND_CPU_CLOCK ? period : hw_period_used),
+		     kind == MEMPHISMOD_KIND_CPU_CLOCK ? "ns" : out->hw_unit,
 		     (unsigned long long)buffer);
 	return 0;
 
@@ -253,7 +290,7 @@ static int kmod_start(int on)
 		memphis__warn("kmod: START of %s sampling failed (%s): sampling with the cpu clock",
 			      kind_name(kind_used), strerror(err));
 		kind_used = MEMPHISMOD_KIND_CPU_CLOCK;
-		r = configure(dev_fd, kind_used, period_used, buffer_used);
+		r = configure(dev_fd, kind_used, period_used, 0, buffer_used);
 		if (r == 0)
 			r = ioctl(dev_fd, MEMPHISMOD_IOC_START, &st);
 		else
@@ -360,7 +397,6 @@ static uint64_t kmod_read_process(memphis__emit_fn *emit)
 
 const struct memphis__backend memphis__backend_kmod = {
 	.name = "kmod",
-	.weight = "stall",
 	.probe = kmod_probe,
 	.open = kmod_open,
 	.enable = kmod_enable,

@@ -34,7 +34,7 @@ int memphis__kmod_decode(const void *rec, size_t size, uint32_t n_cpus,
 	if (r.flags & MEMPHISMOD_REC_WEIGHT)
 		out->s.weight = r.weight > UINT32_MAX ? UINT32_MAX : (uint32_t)r.weight;
 	if (r.flags & MEMPHISMOD_REC_INS_LAT)
-		out->ins_lat = r.ins_lat;
+		out->s.ins_lat = r.ins_lat > UINT16_MAX ? UINT16_MAX : (uint16_t)r.ins_lat;
 	if (r.flags & MEMPHISMOD_REC_DATA_SRC) {
 		struct memphis_hw_access a = { 0 };
 

@@ -11,11 +11,11 @@
 #include "memphis/format.h"
 
 struct memphis__kmod_sample {
-	struct memphis_rec_sample s; /* time, sampled_ip, ip, tid, cpu, weight, data_src, and
-	                              * for event addresses addr + flags; region left 0 */
+	struct memphis_rec_sample s; /* time, sampled_ip, ip, tid, cpu, weight, data_src,
+	                              * ins_lat (REC_INS_LAT, saturated at 16 bits), and for
+	                              * event addresses addr + flags; region left 0 */
 	uint32_t pid;
 	int has_regs;                /* regs valid: rebuild the address as the soft backend */
-	uint32_t ins_lat;            /* REC_INS_LAT: the op's issue-to-retire cycles, else 0 */
 	uint64_t regs[MPH_NREGS];    /* lib/insn.h order */
 };
 

@@ -234,8 +234,8 @@ static int try_plan(int *failed)
 	return err;
 }
 
-static int pebs_probe(const struct memphis__backend_params *p, uint64_t *period_ns, char *why,
-		      size_t n)
+static int pebs_probe(const struct memphis__backend_params *p, struct memphis__sampling *out,
+		      char *why, size_t n)
 {
 	struct memphis__pebs_opts o = {
 		.sysfs = p->sysfs ? p->sysfs : "/sys", .events = p->event, .prefix = "",
@@ -252,7 +252,13 @@ static int pebs_probe(const struct memphis__backend_params *p, uint64_t *period_
 				return err;
 			err = try_plan(&failed);
 			if (err == 0) {
-				*period_ns = p->period_ns;
+				out->weight = "latency";
+				out->hw_unit = "events";
+				/* MEMPHIS_EVENT's names carry their own (config1 in hw_events) */
+				out->ldlat = p->event && *p->event ? 0 : o.ldlat;
+				out->precise_ip = precise;
+				memphis__hw_plan_describe(&plan, out->hw_events, sizeof(out->hw_events),
+							  &out->hw_period);
 				memphis__log(MPH_LOG_INFO, "pebs: %u events, precise_ip %d, %s",
 					     plan.n, precise, ws ? "WEIGHT_STRUCT" : "WEIGHT");
 				return 0;
@@ -369,7 +375,6 @@ static void pebs_close(struct memphis__thread *t)
 
 const struct memphis__backend memphis__backend_pebs = {
 	.name = "pebs",
-	.weight = "latency",
 	.probe = pebs_probe,
 	.open = pebs_open,
 	.enable = pebs_enable,

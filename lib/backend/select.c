@@ -11,7 +11,7 @@
 const struct memphis__backend *memphis__backend_choose(const struct memphis__backend *const *table,
 						       size_t n, const char *want,
 						       const struct memphis__backend_params *p,
-						       uint64_t *period_ns, char *why, size_t why_n,
+						       struct memphis__sampling *out, char *why, size_t why_n,
 						       char *skips, size_t skips_n)
 {
 	int automatic = !strcmp(want, "auto");
@@ -27,7 +27,9 @@ const struct memphis__backend *memphis__backend_choose(const struct memphis__bac
 		if (!automatic && strcmp(want, table[i]->name))
 			continue;
 		reason[0] = 0;
-		if (table[i]->probe(p, period_ns, reason, sizeof(reason)) == 0) {
+		memset(out, 0, sizeof(*out));
+		out->precise_ip = -1;
+		if (table[i]->probe(p, out, reason, sizeof(reason)) == 0) {
 			if (automatic) {
 				size_t k = (size_t)snprintf(why, why_n, "auto: the first usable of");
 				for (size_t j = 0; j < n && k < why_n; j++)
@@ -57,7 +59,7 @@ const struct memphis__backend *memphis__backend_choose(const struct memphis__bac
 
 const struct memphis__backend *memphis__backend_select(const char *want,
 						       const struct memphis__backend_params *p,
-						       uint64_t *period_ns, char *why, size_t why_n,
+						       struct memphis__sampling *out, char *why, size_t why_n,
 						       char *skips, size_t skips_n)
 {
 #define ENTRY(name) &memphis__backend_##name,
@@ -65,5 +67,5 @@ const struct memphis__backend *memphis__backend_select(const char *want,
 #undef ENTRY
 
 	return memphis__backend_choose(table, sizeof(table) / sizeof(table[0]), want, p,
-				       period_ns, why, why_n, skips, skips_n);
+				       out, why, why_n, skips, skips_n);
 }
