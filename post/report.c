@@ -20,6 +20,19 @@ static uint32_t node_index(const struct report *r, int node)
 	return node >= 0 && (uint32_t)node < r->nnodes ? (uint32_t)node : r->nnodes;
 }
 
+/* Count hardware sample sm, attributed to res, taken on a CPU of node index cpu_node, of
+ * a page of node index page_node, in r->hw. Out of line: soft runs pay only the
+ * mr_hw_sample test in count_sample. 0 or -ENOMEM. */
+static __attribute__((noinline)) int count_hw(struct report *r,
+					       const struct memphis_rec_sample *sm,
+					       const struct mr_resolved *res, uint32_t cpu_node,
+					       uint32_t page_node)
+{
+	int page_remote = page_node == r->nnodes || cpu_node == r->nnodes ? -1 : cpu_node != page_node;
+
+	return mr_hwsrc_add(&r->hw, cpu_node, res->var, res->line, sm, page_remote);
+}
+
 /* Count one sample of a selected region in r->st and, with a usable data address, in
  * the aggregate. 0 or -ENOMEM. */
 static int count_sample(struct report *r, const struct memphis_rec_sample *sm, uint16_t addr_ok)
@@ -50,9 +63,7 @@ static int count_sample(struct report *r, const struct memphis_rec_sample *sm, u
 		r->st.local++;
 	if (mr_agg_add(&r->agg, res.var, res.line, cpu_node, page_node))
 		return -ENOMEM;
-	if (mr_hw_sample(sm) &&
-	    mr_hwsrc_add(&r->hw, cpu_node, res.var, res.line, sm,
-			 page_node == r->nnodes || cpu_node == r->nnodes ? -1 : cpu_node != page_node))
+	if (__builtin_expect(mr_hw_sample(sm), 0) && count_hw(r, sm, &res, cpu_node, page_node))
 		return -ENOMEM;
 	if (!res.same_page && mr_agg_add_page(&r->agg, res.var, sm->addr, page_node))
 		return -ENOMEM;

@@ -1,5 +1,6 @@
-/* post/report_text.c - the text report: header, per-node tables, pages and first touch,
- * node x node matrices. */
+/* post/report_text.c - the text report: header, per-node tables (under each, for hardware
+ * runs, the data sources of its variables' samples), pages and first touch, node x node
+ * matrices. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
