@@ -1,10 +1,11 @@
 /* post/hwsrc.h - where the data of hardware samples came from, and how long it took: per
- * (variable, line), counts by data source (enum memphis_hw_src, from the sample's
+ * (CPU node, variable, line), counts by data source (enum memphis_hw_src, from the sample's
  * perf_mem_data_src: one convention for IBS and PEBS, include/memphis/hwdecode.h), loads
  * and stores apart, the access latency (the sample's weight in cycles: mean, and p90 from
  * a log-bucket histogram) and how often the hardware's remote flag disagrees with the
  * page-home judgement. Pure counting, no I/O. Soft samples (data_src 0, no MPH_S_HWADDR)
- * are not counted.
+ * are not counted: the caller checks mr_hw_sample. Orders (mr_hw_order) give the sums the
+ * report prints: per node x variable (or line), per variable, per variable x line.
  *
  * p90 error: weights below 16 are exact; above, a bucket spans 1/8 of its power of two and
  * is reported by its middle, so the reported p90 lies within 1/16 (6.25 %) of the weight
