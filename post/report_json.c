@@ -21,6 +21,28 @@ static void json_node(struct mr_json *j, const struct report *r, uint32_t idx)
 		mr_json_u64(j, idx);
 }
 
+/* The hardware sampling of a run whose RUN block has hw_period (members only added; none
+ * for time-based runs): the period in its unit, the events as encoded, precise_ip, the
+ * load-latency threshold and the module's kind, each when the run names it. */
+static void json_hw_sampling(struct mr_json *j, const struct mr_run *run)
+{
+	static const char *const strs[] = { "hw_period_unit", "hw_events", "kmod_kind" };
+	static const char *const nums[] = { "precise_ip", "ldlat" };
+
+	mr_json_key(j, "hw_period");
+	mr_json_u64(j, mr_run_get_u64(run, "hw_period", 0));
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
+		if (mr_run_get(run, strs[i])) {
+			mr_json_key(j, strs[i]);
+			mr_json_str(j, mr_run_get(run, strs[i]));
+		}
+	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
+		if (mr_run_get(run, nums[i])) {
+			mr_json_key(j, nums[i]);
+			mr_json_u64(j, mr_run_get_u64(run, nums[i], 0));
+		}
+}
+
 /* "run": the RUN keys and what was read. */
 static void json_run(struct mr_json *j, const struct report *r)
 {
@@ -45,6 +67,8 @@ static void json_run(struct mr_json *j, const struct report *r)
 	mr_json_u64(j, mr_run_get_u64(run, "period_ns", 0));
 	mr_json_key(j, "weighting");
 	mr_json_str(j, report_weighting(mr_run_get(run, "weight")));
+	if (mr_run_get_u64(run, "hw_period", 0))
+		json_hw_sampling(j, run);
 	mr_json_key(j, "page_size");
 	mr_json_u64(j, mr_attrib_page_size(r->a));
 	if (mr_run_get_u64(run, "heap_sample_every", 1) > 1) {

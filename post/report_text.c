@@ -94,6 +94,11 @@ static void print_header(const struct report *r, FILE *f)
 	const struct mr_run *run = r->run;
 	const char *backend = mr_run_get(run, "backend");
 	uint64_t period = mr_run_get_u64(run, "period_ns", 0);
+	/* hardware sampling counts events or ops, not time (RUN hw_period, docs/format.md) */
+	uint64_t hw_period = mr_run_get_u64(run, "hw_period", 0);
+	uint64_t ldlat = mr_run_get_u64(run, "ldlat", 0);
+	const char *unit = mr_run_get(run, "hw_period_unit");
+	const char *kmod_kind = mr_run_get(run, "kmod_kind");
 	char a[32], b[32], d[32], e[32], g[32], h[32], k[32];
 
 	fprintf(f, "memphis-report: %s\n", run->dir);
@@ -101,8 +106,16 @@ static void print_header(const struct report *r, FILE *f)
 		mr_run_get(run, "cmdline") ? ", command line: " : "",
 		mr_run_get(run, "cmdline") ? mr_run_get(run, "cmdline") : "");
 	fprintf(f, "backend: %s", backend && *backend ? backend : "unknown");
-	if (period)
+	if (kmod_kind && *kmod_kind)
+		fprintf(f, " (%s)", kmod_kind);
+	if (hw_period) {
+		fprintf(f, ", one sample every %s %s", mr_fmt_count(a, hw_period),
+			unit && *unit ? unit : "events");
+		if (ldlat)
+			fprintf(f, " (loads of %s+ cycles)", mr_fmt_count(b, ldlat));
+	} else if (period) {
 		fprintf(f, ", period %s ns (%.3g ms)", mr_fmt_count(a, period), (double)period / 1e6);
+	}
 	fprintf(f, "; weighting: %s\n", report_weighting(mr_run_get(run, "weight")));
 	if (mr_run_get_u64(run, "heap_sample_every", 1) > 1)
 		fprintf(f, "heap: allocations under %s bytes recorded 1 in %s on average "

@@ -42,6 +42,14 @@ run_case() { # run_case WHO CMD...: one run of prog_hwpages, its checks
 	check "$who: RUN precise_ip is the one the kernel took, no ldlat (MEMPHIS_EVENT's own)" \
 		sh -c "grep -q '^#   precise_ip=[0-3]$' meta.txt && ! grep -q '^#   ldlat=' meta.txt"
 	counts "$d" > counts.txt
+	check "$who: the report's header gives the period in events, not in ns" \
+		sh -c "grep -q '^backend: pebs, one sample every 1 events; weighting: hardware' report.txt &&
+		       ! grep -q '^backend: .*period' report.txt"
+	"$REPORT" --json "$d" > report.json 2>&1
+	check "$who: JSON run: hw_period 1, unit events, period_ns 0" python3 -c "
+import json, sys
+r = json.load(open('report.json'))['run']
+sys.exit(not (r['hw_period'] == 1 and r['hw_period_unit'] == 'events' and r['period_ns'] == 0))"
 	read -r g s h total lost < counts.txt
 	echo "# $who (paranoid $paranoid): hw_global $g of 300 pages, hw_static $s of 200, heap $h of 100; $total samples, lost $lost"
 	check_if "$who: every touched page found once, by variable (300 / 200 / 100 exactly)" \
