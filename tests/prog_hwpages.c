@@ -33,8 +33,7 @@ int main(int argc, char **argv)
 		return 2;
 	if (posix_memalign((void **)&heap, 4096, (size_t)(h ? h : 1) * 4096))
 		return 1;
-	/* for the whole process: madvise would split the .bss mapping, and the report does
-	 * not name globals in the second part of a split .bss (issue for post/) */
+	/* for the whole process: one huge-page fault would stand for 512 touched pages */
 	prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
 	memphis_mark_named("touch");
 	touch(hw_global, g);
