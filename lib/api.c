@@ -23,6 +23,7 @@
 #include "drain.h"
 #include "heap.h"
 #include "log.h"
+#include "maps.h"
 #include "memphis.h"
 #include "region.h"
 #include "self.h"
@@ -136,6 +137,84 @@ static void append(char *buf, size_t n, const char *key, const char *fmt, ...)
 	}
 }
 
+/* Which loaded module holds the library's own code (found by an address of it). */
+struct self_module {
+	uintptr_t addr;
+	int found, is_exe;
+	char name[4096];      /* as the dynamic linker names it (the TLS records' path) */
+};
+
+static int find_self(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	struct self_module *s = ctx;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type != PT_LOAD || s->addr < lo || s->addr - lo >= ph->p_memsz)
+			continue;
+		s->found = 1;
+		s->is_exe = !info->dlpi_name || !info->dlpi_name[0];
+		snprintf(s->name, sizeof(s->name), "%s", s->is_exe ? "" : info->dlpi_name);
+		return 1;
+	}
+	return 0;
+}
+
+/* The path of the mapping holding addr as /proc/self/maps writes it into out ("" when not
+ * found): the name the report sees the library under in the MAPS blocks. */
+static void maps_path_of(uintptr_t addr, char *out, size_t n)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	struct mph_mapping m;
+
+	out[0] = '\0';
+	if (!f)
+		return;
+	while ((len = getline(&line, &cap, f)) > 0) {
+		const char *eol = line + len - (line[len - 1] == '\n');
+
+		if (!mph_maps_parse_line(line, eol, &m) || addr < m.start || addr >= m.end)
+			continue;
+		if (m.path_len < n) {
+			memcpy(out, m.path, m.path_len);
+			out[m.path_len] = '\0';
+		}
+		break;
+	}
+	free(line);
+	fclose(f);
+}
+
+/* RUN keys lib and lib_name: which object is the library itself, so that the report sets
+ * aside the samples of its code and data instead of naming them as the program's. */
+static void append_self(char *run, size_t len)
+{
+	static char path[4096];
+	static struct self_module s;
+
+	memset(&s, 0, sizeof(s));
+	s.addr = (uintptr_t)&find_self;
+	dl_iterate_phdr(find_self, &s);
+	if (!s.found)
+		return;
+	if (s.is_exe) {
+		append(run, len, "lib", "%s", ""); /* linked into the executable */
+		return;
+	}
+	maps_path_of(s.addr, path, sizeof(path));
+	if (!path[0])
+		return;
+	append(run, len, "lib", "%s", path);
+	if (strcmp(path, s.name))
+		append(run, len, "lib_name", "%s", s.name);
+}
+
 /* What the RUN block needs beyond the configuration. */
 struct run_info {
 	const char *exe;
@@ -171,6 +250,7 @@ static void write_run_info(const struct run_info *ri)
 	append(run, sizeof(run), "pid", "%d", (int)pid);
 	append(run, sizeof(run), "exe", "%s", ri->exe);
 	append(run, sizeof(run), "build_id", "%s", build_id);
+	append_self(run, sizeof(run));
 	append(run, sizeof(run), "cmdline", "%s", cmdline);
 	append(run, sizeof(run), "hostname", "%s", host);
 	append(run, sizeof(run), "start_realtime", "%llu",
@@ -314,17 +394,17 @@ __attribute__((destructor)) static void memphis_fini(void)
 	memphis__drain_finish();
 }
 
-void memphis__finish_before_exec(void)
+void memphis__finish_now(const char *how)
 {
 	int saved = errno;
 
 	if (state != RUNNING || getpid() != pid)
 		goto out;
-	/* Bounded: exec may come from a signal handler that interrupted the library; then
-	 * nothing is flushed and the report says what may be missing. */
+	/* Bounded: exec or _exit may come from a signal handler that interrupted the
+	 * library; then nothing is flushed and the report says what may be missing. */
 	if (memphis__region_end_within(200) < 0)
 		goto out;
-	memphis__note(MPH_LOG_INFO, "exec: the run ends here, everything written");
+	memphis__note(MPH_LOG_INFO, "%s: the run ends here, everything written", how);
 	memphis__drain_stop();
 	state = FINISHED;
 	memphis__thread_deactivate();

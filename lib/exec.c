@@ -46,7 +46,7 @@ EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
 	if (!real_execve)
 		return no_real();
-	memphis__finish_before_exec();
+	memphis__finish_now("exec");
 	return real_execve(path, argv, envp);
 }
 
@@ -54,7 +54,7 @@ EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	if (!real_execvpe)
 		return no_real();
-	memphis__finish_before_exec();
+	memphis__finish_now("exec");
 	return real_execvpe(file, argv, envp);
 }
 
@@ -62,7 +62,7 @@ EXPORT int execv(const char *path, char *const argv[])
 {
 	if (!real_execv)
 		return no_real();
-	memphis__finish_before_exec();
+	memphis__finish_now("exec");
 	return real_execv(path, argv);
 }
 
@@ -70,7 +70,7 @@ EXPORT int execvp(const char *file, char *const argv[])
 {
 	if (!real_execvp)
 		return no_real();
-	memphis__finish_before_exec();
+	memphis__finish_now("exec");
 	return real_execvp(file, argv);
 }
 
@@ -78,7 +78,7 @@ EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
 	if (!real_fexecve)
 		return no_real();
-	memphis__finish_before_exec();
+	memphis__finish_now("exec");
 	return real_fexecve(fd, argv, envp);
 }
 

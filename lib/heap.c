@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "heap.h"
@@ -39,6 +40,7 @@ static int (*real_posix_memalign)(void **, size_t, size_t);
 static void *(*real_aligned_alloc)(size_t, size_t);
 static void *(*real_memalign)(size_t, size_t);
 static void *(*real_valloc)(size_t);
+static void *(*real_pvalloc)(size_t);
 
 /* Static arena for allocations made while dlsym() resolves the real functions. */
 static _Alignas(16) unsigned char arena[65536];
@@ -164,13 +166,17 @@ static void resolve(void)
 	real_aligned_alloc = dlsym(RTLD_NEXT, "aligned_alloc");
 	real_memalign = dlsym(RTLD_NEXT, "memalign");
 	real_valloc = dlsym(RTLD_NEXT, "valloc");
+	real_pvalloc = dlsym(RTLD_NEXT, "pvalloc");
 	__atomic_store_n(&real_malloc, (void *(*)(size_t))dlsym(RTLD_NEXT, "malloc"), __ATOMIC_RELEASE);
 	resolving = 0;
 }
 
+/* Chunks are mapped and unmapped by raw syscalls: the mmap and munmap symbols are the
+ * interposed ones of mmap.c, which stands on this file. */
 static void *chunk_new(size_t size)
 {
-	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *p = (void *)syscall(SYS_mmap, NULL, size, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	return p == MAP_FAILED ? NULL : p;
 }
 
@@ -196,44 +202,95 @@ static void append(struct stream *st, const void *rec)
 	memcpy(st->cur->rec + st->cur->n++ * st->size, rec, st->size);
 }
 
-/* Record an allocation of `size` bytes at p, called from `site`. */
+int memphis__heap_recording(void)
+{
+	return !memphis__inside() && __atomic_load_n(&recording, __ATOMIC_RELAXED);
+}
+
+int memphis__heap_wanted(uint64_t size)
+{
+	return memphis__heap_recording() && size >= heap_min;
+}
+
+void memphis__heap_describe(struct memphis_rec_alloc *r, const void *p, uint64_t size, int kind,
+			    const void *site)
+{
+	memset(r, 0, sizeof(*r));
+	r->time = memphis__now();
+	r->addr = (uint64_t)(uintptr_t)p;
+	r->size = size;
+	r->tid = (uint32_t)memphis__gettid();
+	r->kind = (uint16_t)kind;
+	r->frames[0] = (uint64_t)(uintptr_t)site;
+	r->nframes = 1;
+	if (depth > 1) {
+		/* the interposer's own frames (up to 3 in lib/mmap.c) come before the site */
+		void *bt[MEMPHIS_MAX_FRAMES + 6];
+		int n = backtrace(bt, depth + 6);
+		int i = 0;
+		while (i < n && bt[i] != site)
+			i++;
+		for (i++; i < n && r->nframes < depth; i++)
+			r->frames[r->nframes++] = (uint64_t)(uintptr_t)bt[i];
+	}
+}
+
+void memphis__heap_put_alloc(const struct memphis_rec_alloc *r)
+{
+	int err = errno;
+
+	memphis__enter();
+	pthread_mutex_lock(&heap_lock);
+	append(&allocs, r);
+	pthread_mutex_unlock(&heap_lock);
+	memphis__leave();
+	errno = err;
+}
+
+void memphis__heap_put_free(uint64_t addr)
+{
+	struct memphis_rec_free r = { 0 };
+	int err = errno;
+
+	memphis__enter();
+	r.time = memphis__now();
+	r.addr = addr;
+	r.tid = (uint32_t)memphis__gettid();
+	pthread_mutex_lock(&heap_lock);
+	append(&frees, &r);
+	pthread_mutex_unlock(&heap_lock);
+	memphis__leave();
+	errno = err;
+}
+
+void memphis__heap_unrecorded(void)
+{
+	__atomic_add_fetch(&unsampled, 1, __ATOMIC_RELAXED);
+}
+
+/* Record an allocation of `size` bytes at p, called from `site`. errno is kept: the
+ * program sees the real allocator's. */
 static void record_alloc(void *p, size_t size, int kind, void *site)
 {
 	struct memphis_rec_alloc r;
+	int err;
 
-	if (!p || memphis__inside() || !__atomic_load_n(&recording, __ATOMIC_RELAXED) ||
-	    size < heap_min)
+	if (!p || !memphis__heap_wanted(size))
 		return;
 	if (size < MEMPHIS__HEAP_SAMPLE_BELOW && sample_every > 1) {
 		if (!sample_small())
 			return;
 		if (live_add((uintptr_t)p) < 0) {
-			__atomic_add_fetch(&unsampled, 1, __ATOMIC_RELAXED);
+			memphis__heap_unrecorded();
 			return;
 		}
 	}
+	err = errno;
 	memphis__enter();
-	memset(&r, 0, sizeof(r));
-	r.time = memphis__now();
-	r.addr = (uint64_t)(uintptr_t)p;
-	r.size = size;
-	r.tid = (uint32_t)memphis__gettid();
-	r.kind = (uint16_t)kind;
-	r.frames[0] = (uint64_t)(uintptr_t)site;
-	r.nframes = 1;
-	if (depth > 1) {
-		void *bt[MEMPHIS_MAX_FRAMES + 4];
-		int n = backtrace(bt, depth + 4);
-		int i = 0;
-		while (i < n && bt[i] != site)
-			i++;
-		for (i++; i < n && r.nframes < depth; i++)
-			r.frames[r.nframes++] = (uint64_t)(uintptr_t)bt[i];
-	}
-	pthread_mutex_lock(&heap_lock);
-	append(&allocs, &r);
-	pthread_mutex_unlock(&heap_lock);
+	memphis__heap_describe(&r, p, size, kind, site);
+	memphis__heap_put_alloc(&r);
 	memphis__leave();
+	errno = err;
 }
 
 /* Whether the free of live block p is to be recorded: 0 no, 1 yes, 2 yes and p was a
@@ -250,16 +307,7 @@ static int free_wanted(void *p)
 /* Record the free of p (free_wanted said so). */
 static void record_free(void *p)
 {
-	struct memphis_rec_free r = { 0 };
-
-	memphis__enter();
-	r.time = memphis__now();
-	r.addr = (uint64_t)(uintptr_t)p;
-	r.tid = (uint32_t)memphis__gettid();
-	pthread_mutex_lock(&heap_lock);
-	append(&frees, &r);
-	pthread_mutex_unlock(&heap_lock);
-	memphis__leave();
+	memphis__heap_put_free((uint64_t)(uintptr_t)p);
 }
 
 EXPORT void *malloc(size_t size)
@@ -310,7 +358,9 @@ EXPORT void free(void *p)
 	memphis__leave();
 }
 
-EXPORT void *realloc(void *old, size_t size)
+/* realloc, recorded as `kind` from `site` (realloc and reallocarray). */
+static inline __attribute__((always_inline)) void *realloc_as(void *old, size_t size, int kind,
+							       void *site)
 {
 	void *p;
 
@@ -338,8 +388,26 @@ EXPORT void *realloc(void *old, size_t size)
 	} else if (w == 2) {
 		live_add((uintptr_t)old); /* not moved: still the recorded block */
 	}
-	record_alloc(p, size, MPH_ALLOC_REALLOC, __builtin_return_address(0));
+	record_alloc(p, size, kind, site);
 	return p;
+}
+
+EXPORT void *realloc(void *old, size_t size)
+{
+	return realloc_as(old, size, MPH_ALLOC_REALLOC, __builtin_return_address(0));
+}
+
+/* glibc's reallocarray: ENOMEM and NULL when n * size overflows (nothing else is called),
+ * else realloc(old, n * size). */
+EXPORT void *reallocarray(void *old, size_t n, size_t size)
+{
+	size_t bytes;
+
+	if (__builtin_mul_overflow(n, size, &bytes)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return realloc_as(old, bytes, MPH_ALLOC_REALLOCARRAY, __builtin_return_address(0));
 }
 
 EXPORT int posix_memalign(void **out, size_t align, size_t size)
@@ -388,18 +456,58 @@ EXPORT void *memalign(size_t align, size_t size)
 	return p;
 }
 
+/* valloc or pvalloc of `size` bytes while the real allocator is being resolved (a
+ * re-entrant call from dlsym): page-aligned memory of the bootstrap arena, or ENOMEM. */
+static void *arena_pages(size_t size)
+{
+	size_t pg = (size_t)getpagesize();
+	void *p = size <= sizeof(arena) ? arena_alloc(size ? size : 1, pg) : NULL;
+
+	if (!p)
+		errno = ENOMEM;
+	return p;
+}
+
 EXPORT void *valloc(size_t size)
 {
 	void *p;
 
-	if (!real_malloc)
+	if (!__atomic_load_n(&real_malloc, __ATOMIC_ACQUIRE)) {
 		resolve();
+		if (!real_malloc)
+			return arena_pages(size);
+	}
 	if (!real_valloc)
 		return NULL;
 	memphis__enter();
 	p = real_valloc(size);
 	memphis__leave();
 	record_alloc(p, size, MPH_ALLOC_VALLOC, __builtin_return_address(0));
+	return p;
+}
+
+/* pvalloc: valloc of size rounded up to whole pages (one page for 0), recorded with the
+ * rounded size, all of which the program may use (and whose free is then always
+ * recorded, as that of any block of a page or more). */
+EXPORT void *pvalloc(size_t size)
+{
+	size_t pg = (size_t)getpagesize();
+	size_t whole = size > SIZE_MAX - (pg - 1) ? SIZE_MAX : size ? (size + pg - 1) & ~(pg - 1) : pg;
+	void *p;
+
+	if (!__atomic_load_n(&real_malloc, __ATOMIC_ACQUIRE)) {
+		resolve();
+		if (!real_malloc)
+			return arena_pages(whole);
+	}
+	if (!real_pvalloc) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memphis__enter();
+	p = real_pvalloc(size);
+	memphis__leave();
+	record_alloc(p, whole, MPH_ALLOC_PVALLOC, __builtin_return_address(0));
 	return p;
 }
 
@@ -461,7 +569,7 @@ static void write_chunks(memphis__heap_write_fn *write, uint16_t type, size_t si
 		struct chunk *next = c->next;
 		if (c->n)
 			write(type, c->rec, c->n * size);
-		munmap(c, sizeof(*c));
+		syscall(SYS_munmap, c, sizeof(*c));
 		c = next;
 	}
 }

@@ -20,6 +20,24 @@ typedef void memphis__heap_write_fn(uint16_t type, const void *recs, size_t len)
  * included, and release them. Returns the records dropped since the last call (writer
  * too slow or no memory). */
 uint64_t memphis__heap_flush(memphis__heap_write_fn *write);
+/* The recording of allocations made elsewhere (lib/mmap.c): sampling does not apply.
+ * Whether allocations and frees are recorded now: recording (not before memphis__heap_init,
+ * after memphis__heap_stop or in a fork child) and the calling thread is not in the
+ * library. memphis__heap_wanted: and an allocation of `size` bytes is not under heap_min. */
+int memphis__heap_recording(void);
+int memphis__heap_wanted(uint64_t size);
+struct memphis_rec_alloc;
+/* Fill *r for an allocation of `size` bytes at p of `kind` (enum memphis_alloc_kind), made
+ * from return address `site` (the interposer's __builtin_return_address(0)): now, this
+ * thread, site and the frames above it. Call it inside the library (memphis__enter). */
+void memphis__heap_describe(struct memphis_rec_alloc *r, const void *p, uint64_t size, int kind,
+			    const void *site);
+/* Append allocation record r, or the free (now, this thread) of the block at addr; dropped
+ * and counted when the writer is too far behind. errno is kept. */
+void memphis__heap_put_alloc(const struct memphis_rec_alloc *r);
+void memphis__heap_put_free(uint64_t addr);
+/* Count one allocation left unrecorded (a table was full): it is reported with the drops. */
+void memphis__heap_unrecorded(void);
 /* Stop recording (library shutdown, before the last flush); later allocations are not
  * tracked. */
 void memphis__heap_stop(void);

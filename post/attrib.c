@@ -193,8 +193,9 @@ static int build_tls(struct mr_attrib *a)
 
 		if (run->tls[i].tp_offset >= 0 || !run->tls[i].memsz)
 			continue; /* not a static block below fs_base */
-		if (!run->tls[i].path[0] || run->tls[i].modid == 1) {
-			/* the executable (the dynamic linker names it "") */
+		if (!run->tls[i].path[0]) {
+			/* the executable (the dynamic linker names it ""; module id 1 only when
+			 * it has TLS, else the first library with TLS) */
 			if (a->exe_obj == NOT_YET)
 				continue;
 			oi = a->exe_obj;
@@ -227,6 +228,10 @@ int mr_attrib_open(struct mr_run *run, const struct mr_attrib_opts *o, struct mr
 		goto oom;
 	a->run = run;
 	a->exe_obj = NOT_YET;
+	a->self_path = mr_run_get(run, "lib");
+	a->self_name = mr_run_get(run, "lib_name");
+	if (a->self_name && !a->self_name[0])
+		a->self_name = NULL;
 	if (mph_u64map_init(&a->obj_by_path, 64) || mph_u64map_init(&a->var_by_key, 256) ||
 	    mph_u64map_init(&a->line_by_hash, 1024) || mph_u64map_init(&a->line_by_ip, 4096) ||
 	    mph_u64map_init(&a->thread_by_tid, 64) || mr_pagemap_build(&a->pages, run))

@@ -7,6 +7,12 @@
  * snapshot before the sample (executable and shared libraries), else <unknown> (id 0).
  * Results are cached per instruction address and per object, so a warm lookup costs a
  * few hash probes.
+ *
+ * libmemphis's own accesses are no program variable: a sample whose instruction is in the
+ * library's code, or whose data address is in the library's object (its data, bss,
+ * read-only data) or in its static TLS block, is marked self and attributed to nothing.
+ * The library is the object the run names (RUN lib, lib_name; older runs: a file named
+ * libmemphis.so*).
  */
 #ifndef MR_ATTRIB_H
 #define MR_ATTRIB_H
@@ -48,13 +54,16 @@ struct mr_resolved {
 	uint32_t line;   /* line id, 0 = unknown code */
 	int page_node;   /* home node of the data page, -1 unknown */
 	int same_page;   /* the page is the one this instruction touched last time */
+	int self;        /* libmemphis's own access (its code or its data), to be set aside:
+			  * var 0, page_node -1 (line 0 when the code is the library's) */
 };
 
 /* Attribute one sample: its instruction always, its data address when use_addr. */
 void mr_attrib_sample(struct mr_attrib *a, const struct memphis_rec_sample *s, int use_addr,
 		      struct mr_resolved *r);
 
-/* Variable id of data address addr accessed by thread tid at time t (0 = <unknown>). */
+/* Variable id of data address addr accessed by thread tid at time t (0 = <unknown>, also
+ * for libmemphis's own data). */
 uint32_t mr_attrib_data(struct mr_attrib *a, uint64_t addr, uint64_t t, uint32_t tid);
 /* Line id of the instruction at ip (0 = unknown). */
 uint32_t mr_attrib_code(struct mr_attrib *a, uint64_t ip, uint64_t t);

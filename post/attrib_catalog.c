@@ -84,7 +84,8 @@ uint32_t attrib_intern_line(struct mr_attrib *a, const char *name)
 static const char *alloc_kind_name(unsigned k)
 {
 	static const char *const n[] = { "malloc", "calloc", "realloc", "memalign",
-					 "posix_memalign", "aligned_alloc", "valloc" };
+					 "posix_memalign", "aligned_alloc", "valloc", "pvalloc",
+					 "reallocarray", "mmap", "mremap" };
 
 	return k < sizeof(n) / sizeof(n[0]) ? n[k] : "alloc";
 }
@@ -163,12 +164,12 @@ static uint32_t fortran_site(struct mr_attrib *a, uint64_t site, uint64_t t, uin
 
 /* Is the shared object known as `base` a runtime whose frames are allocator plumbing: the
  * C++ runtime (operator new and its nothrow/aligned/array forms), libc's own wrappers
- * around malloc (strdup, fopen's buffer, ...), the unwinder? Not libmemphis: its own data
- * is never the program's. */
+ * around malloc (strdup, fopen's buffer, ...), the unwinder, libnuma's numa_alloc_*
+ * (anonymous mmaps)? Not libmemphis: its own data is never the program's. */
 static bool runtime_object(const char *base)
 {
 	static const char *const prefixes[] = { "libstdc++.so", "libc++.so", "libc++abi.so",
-						"libc.so", "libgcc_s.so" };
+						"libc.so", "libgcc_s.so", "libnuma.so" };
 
 	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
 		if (!strncmp(base, prefixes[i], strlen(prefixes[i])))
@@ -255,12 +256,15 @@ static int inlined_site_name(struct mr_attrib *a, const struct memphis_rec_alloc
 			attrib_base_name(ln.file), ln.line, ln.function);
 }
 
-/* Variable id of the call site of ALLOCS record r (created on first sight). */
+/* Variable id of the call site of ALLOCS record r (created on first sight). One variable
+ * per site and allocation kind: a line whose skipped runtime frames both malloc and mmap
+ * (libnuma's numa_alloc_onnode) has two objects, each named by its own kind. Sites are
+ * user addresses (below 2^56), so the kind fits in bits 56-59. */
 uint32_t attrib_site_var(struct mr_attrib *a, const struct memphis_rec_alloc *r)
 {
 	enum frame_kind kind;
 	uint64_t site = naming_frame(a, r, &kind);
-	uint64_t key = (site & ((1ull << 60) - 1)) | (1ull << 60);
+	uint64_t key = (site & ((1ull << 56) - 1)) | ((uint64_t)(r->kind & 0xf) << 56) | (1ull << 60);
 	uint64_t *slot = mph_u64map_get(&a->var_by_key, key);
 	struct mr_varinfo v = { .kind = MR_VAR_HEAP };
 	char where[512], func[256];

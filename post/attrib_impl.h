@@ -19,6 +19,10 @@
 #include "u64map.h"
 #define IP_CACHE_BITS 16
 #define NOT_YET UINT32_MAX
+/* data_resolve's answer for data of libmemphis itself, and the ip cache's line for its
+ * code (never catalog ids) */
+#define SELF_VAR (UINT32_MAX - 1)
+#define SELF_LINE UINT32_MAX
 
 /* One ELF object seen in the maps. */
 struct obj {
@@ -28,12 +32,15 @@ struct obj {
 	struct mr_debuginfo *di;  /* NULL until opened or when unreadable */
 	int tried;
 	int is_exe;
+	int is_self;              /* libmemphis itself (see attrib_obj_for_path) */
 	uint64_t v0, o0;          /* lowest PT_LOAD vaddr and its file offset */
 };
 
 /* Where one object lies in one snapshot: [lo, hi) (its bss included). */
 struct span {
 	uint64_t lo, hi;
+	uint64_t file_hi;         /* end of its file's mappings: hi without the anonymous
+				   * mapping after them (the bss, maybe merged with more) */
 	uint64_t bias;            /* runtime address - vaddr, valid once the object is open */
 	uint64_t base_start, base_off; /* the mapping with the lowest file offset */
 	uint32_t obj;
@@ -59,7 +66,7 @@ struct ip_cache_range {
 struct ip_cache_slot {
 	uint64_t ip;
 	uint64_t lt0, lt1; /* when line holds */
-	uint32_t line;
+	uint32_t line;     /* SELF_LINE: ip is in libmemphis's code */
 	uint32_t region;
 	uint64_t page;
 	int32_t pnode;
@@ -76,6 +83,8 @@ struct range {
 struct mr_attrib {
 	struct mr_run *run;
 	char *exe_path;             /* RUN exe (or --exe) */
+	const char *self_path;      /* RUN lib: libmemphis's file ("": linked into the exe) */
+	const char *self_name;      /* RUN lib_name, NULL when absent */
 	char exe_bid[128];
 
 	struct obj *obj;
@@ -155,6 +164,11 @@ int attrib_build_spans(struct mr_attrib *a, struct snap *s);
  * the snapshot in force holds. */
 struct span *attrib_span_at(struct mr_attrib *a, uint64_t addr, uint64_t t, uint64_t *t0,
 			    uint64_t *t1);
+
+/* The span containing addr at time t as attrib_span_at finds it, without opening its
+ * object (bias maybe unknown): enough to ask a->obj[sp->obj].is_self. */
+struct span *attrib_span_find(struct mr_attrib *a, uint64_t addr, uint64_t t, uint64_t *t0,
+			      uint64_t *t1);
 
 /* Format the source position of runtime address pc as "file:line" (or a fallback) into
  * buf. Returns 1 if a file:line was found, 0 otherwise. */

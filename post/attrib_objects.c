@@ -81,6 +81,27 @@ static void maps_path_unescape(char *p)
 	*out = '\0';
 }
 
+/* Is the object at path (raw: as the run wrote it; p: unescaped) libmemphis itself? The
+ * run names the library's file (RUN lib, as the maps name it, and lib_name, as its TLS
+ * entry does): exact, whatever the file is called, and nothing when the library was
+ * linked into the executable. Runs older than those keys: a file named libmemphis.so*. */
+static int obj_is_self(const struct mr_attrib *a, const char *raw, size_t len, const char *p)
+{
+	static const char deleted[] = " (deleted)";
+	size_t n;
+
+	if (!a->self_path)
+		return !strncmp(attrib_base_name(p), "libmemphis.so", 13);
+	if (!a->self_path[0])
+		return 0;
+	if (a->self_name && !strcmp(p, a->self_name))
+		return 1;
+	n = strlen(a->self_path);
+	/* the maps say " (deleted)" after the file was replaced (rebuilt) during the run */
+	return len >= n && !memcmp(raw, a->self_path, n) &&
+	       (len == n || (len == n + sizeof(deleted) - 1 && !memcmp(raw + n, deleted, len - n)));
+}
+
 /* Index of the object for a maps path, created if new. NOT_YET when out of memory. */
 uint32_t attrib_obj_for_path(struct mr_attrib *a, const char *path, size_t len)
 {
@@ -108,6 +129,7 @@ uint32_t attrib_obj_for_path(struct mr_attrib *a, const char *path, size_t len)
 	no[a->nobj].base = object_name(p);
 	no[a->nobj].is_exe = !strcmp(p, a->exe_path) || (a->run && mr_run_get(a->run, "exe") &&
 							   !strcmp(p, mr_run_get(a->run, "exe")));
+	no[a->nobj].is_self = !no[a->nobj].is_exe && obj_is_self(a, path, len, p);
 	no[a->nobj].file = strdup(no[a->nobj].is_exe ? a->exe_path : p);
 	if (!no[a->nobj].file || !no[a->nobj].base || !mph_u64map_put(&a->obj_by_path, h, a->nobj)) {
 		free(p);
@@ -167,6 +189,8 @@ int attrib_build_spans(struct mr_attrib *a, struct snap *s)
 	/* the bss beyond the file is an anonymous mapping right after the last file page */
 	for (size_t k = 0; k < s->nspan; k++) {
 		const struct mph_mapping *next = mph_maps_find(m, s->span[k].hi);
+
+		s->span[k].file_hi = s->span[k].hi;
 		if (next && next->path[0] == '\0' && next->start == s->span[k].hi)
 			s->span[k].hi = next->end;
 	}
@@ -204,8 +228,8 @@ static struct span *span_in(struct snap *s, uint64_t addr)
  * the fact: an address in no object of the snapshot in force but in one of the next
  * snapshot was mapped in between (the sample touched it), so the next snapshot answers.
  * [*t0, *t1) is the time the answer holds for this address. */
-struct span *attrib_span_at(struct mr_attrib *a, uint64_t addr, uint64_t t, uint64_t *t0,
-			    uint64_t *t1)
+struct span *attrib_span_find(struct mr_attrib *a, uint64_t addr, uint64_t t, uint64_t *t0,
+			      uint64_t *t1)
 {
 	struct snap *s = snap_at(a, t, t0, t1);
 	struct span *sp;
@@ -215,6 +239,14 @@ struct span *attrib_span_at(struct mr_attrib *a, uint64_t addr, uint64_t t, uint
 	sp = span_in(s, addr);
 	if (!sp && s + 1 < a->snap + a->nsnap)
 		sp = span_in(s + 1, addr);
+	return sp;
+}
+
+struct span *attrib_span_at(struct mr_attrib *a, uint64_t addr, uint64_t t, uint64_t *t0,
+			    uint64_t *t1)
+{
+	struct span *sp = attrib_span_find(a, addr, t, t0, t1);
+
 	if (!sp)
 		return NULL;
 	if (!sp->bias_known) {

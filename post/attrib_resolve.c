@@ -18,9 +18,33 @@
 #include "search.h"
 #include "pages.h"
 
+/* Is addr, in span sp (at time t, valid for [t0, t1)) of libmemphis, the library's own?
+ * Its file's mappings are; the anonymous mapping after them only as far as the library's
+ * segments reach (its bss: the kernel may merge other anonymous memory into it). Sets *rg
+ * to where and when the answer holds when it is 1. */
+static int self_data(struct mr_attrib *a, struct span *sp, uint64_t addr, uint64_t t,
+		     uint64_t t0, uint64_t t1, struct range *rg)
+{
+	uint64_t lo = 0, hi = 0;
+
+	if (addr < sp->file_hi) {
+		*rg = (struct range){ sp->lo, sp->file_hi, t0, t1, 0, 1 };
+		return 1;
+	}
+	sp = attrib_span_at(a, addr, t, &t0, &t1); /* opens the library for its segments */
+	if (!sp || !mr_debuginfo_segment_range(a->obj[sp->obj].di, addr - sp->bias, &lo, &hi))
+		return 0;
+	lo += sp->bias;
+	hi += sp->bias;
+	*rg = (struct range){ lo > sp->file_hi ? lo : sp->file_hi, hi < sp->hi ? hi : sp->hi,
+			      t0, t1, 0, 1 };
+	return 1;
+}
+
 /* Full data attribution with the validity of the answer in *rg (rg->valid = 0: do not
- * cache). The TLS block of the sample's thread is tried before the stacks: glibc puts the
- * static TLS of a thread at the top of its stack mapping, inside [stack_lo, stack_hi). */
+ * cache); SELF_VAR for libmemphis's own data (its object, its static TLS block). The TLS
+ * block of the sample's thread is tried before the stacks: glibc puts the static TLS of a
+ * thread at the top of its stack mapping, inside [stack_lo, stack_hi). */
 static uint32_t data_resolve(struct mr_attrib *a, uint64_t addr, uint64_t t, uint32_t tid,
 			     struct range *rg)
 {
@@ -48,6 +72,10 @@ static uint32_t data_resolve(struct mr_attrib *a, uint64_t addr, uint64_t t, uin
 
 				if (addr < blk || addr >= blk + a->tls[i].memsz)
 					continue;
+				if (a->obj[a->tls[i].obj].is_self) {
+					*rg = (struct range){ blk, blk + a->tls[i].memsz, 0, UINT64_MAX, tid, 1 };
+					return SELF_VAR;
+				}
 				di = attrib_obj_di(a, a->tls[i].obj);
 				mv = di ? mr_debuginfo_tls_var_at(di, addr - blk) : NULL;
 				if (!mv)
@@ -74,7 +102,10 @@ static uint32_t data_resolve(struct mr_attrib *a, uint64_t addr, uint64_t t, uin
 		}
 		return attrib_stack_var(a, a->stack_index[ho->rec]);
 	}
-	sp = attrib_span_at(a, addr, t, &t0, &t1);
+	sp = attrib_span_find(a, addr, t, &t0, &t1);
+	if (sp && a->obj[sp->obj].is_self && self_data(a, sp, addr, t, t0, t1, rg))
+		return SELF_VAR;
+	sp = sp ? attrib_span_at(a, addr, t, &t0, &t1) : NULL;
 	if (sp) {
 		const struct mr_var *mv = mr_debuginfo_var_at(a->obj[sp->obj].di, addr - sp->bias);
 		unsigned f;
@@ -94,13 +125,30 @@ static uint32_t data_resolve(struct mr_attrib *a, uint64_t addr, uint64_t t, uin
 uint32_t mr_attrib_data(struct mr_attrib *a, uint64_t addr, uint64_t t, uint32_t tid)
 {
 	struct range rg;
+	uint32_t v = data_resolve(a, addr, t, tid, &rg);
 
-	return data_resolve(a, addr, t, tid, &rg);
+	return v == SELF_VAR ? 0 : v;
 }
 
 int mr_attrib_page_node(struct mr_attrib *a, uint32_t region, uint64_t addr)
 {
 	return mr_pagemap_node(&a->pages, region, addr);
+}
+
+/* The line of instruction ip at time t into slot c, or SELF_LINE when it is libmemphis's
+ * code (its debug information is then not read), with the time that holds. */
+static void code_resolve(struct mr_attrib *a, struct ip_cache_slot *c, uint64_t ip, uint64_t t)
+{
+	uint64_t t0 = 0, t1 = UINT64_MAX;
+	struct span *sp = attrib_span_find(a, ip, t, &t0, &t1);
+
+	if (sp && a->obj[sp->obj].is_self && ip < sp->file_hi) {
+		c->line = SELF_LINE;
+		c->lt0 = t0;
+		c->lt1 = t1;
+	} else {
+		c->line = attrib_code_at(a, ip, t, &c->lt0, &c->lt1);
+	}
 }
 
 void mr_attrib_sample(struct mr_attrib *a, const struct memphis_rec_sample *s, int use_addr,
@@ -112,19 +160,20 @@ void mr_attrib_sample(struct mr_attrib *a, const struct memphis_rec_sample *s, i
 
 	if (!c->valid || c->ip != s->ip) {
 		c->ip = s->ip;
-		c->line = attrib_code_at(a, s->ip, s->time, &c->lt0, &c->lt1);
+		code_resolve(a, c, s->ip, s->time);
 		c->valid = 1;
 		c->nrange = 0;
 		c->next = 0;
 		c->has_page = 0;
 	} else if (s->time < c->lt0 || s->time >= c->lt1) {
-		c->line = attrib_code_at(a, s->ip, s->time, &c->lt0, &c->lt1);
+		code_resolve(a, c, s->ip, s->time);
 	}
-	r->line = c->line;
 	r->var = 0;
 	r->page_node = -1;
 	r->same_page = 0;
-	if (!use_addr || !s->addr)
+	r->self = c->line == SELF_LINE;
+	r->line = r->self ? 0 : c->line;
+	if (!use_addr || !s->addr || r->self)
 		return;
 	for (k = 0; k < c->nrange; k++) {
 		const struct ip_cache_range *cr = &c->r[k];
@@ -144,6 +193,11 @@ void mr_attrib_sample(struct mr_attrib *a, const struct memphis_rec_sample *s, i
 			if (c->nrange < IP_CACHE_WAYS)
 				c->nrange++;
 		}
+	}
+	if (r->var == SELF_VAR) {
+		r->var = 0;
+		r->self = 1;
+		return;
 	}
 	page = s->addr & ~(a->pages.page_size - 1);
 	if (c->has_page && c->page == page && c->region == s->region) {

@@ -514,6 +514,18 @@ unsigned mr_debuginfo_segment(const struct mr_debuginfo *d, uint64_t vaddr)
 	return 0;
 }
 
+unsigned mr_debuginfo_segment_range(const struct mr_debuginfo *d, uint64_t vaddr, uint64_t *lo,
+				    uint64_t *hi)
+{
+	for (size_t i = 0; i < d->nsegs; i++)
+		if (vaddr >= d->segs[i].lo && vaddr < d->segs[i].hi) {
+			*lo = d->segs[i].lo;
+			*hi = d->segs[i].hi;
+			return d->segs[i].flags;
+		}
+	return 0;
+}
+
 ssize_t mr_debuginfo_code(const struct mr_debuginfo *d, uint64_t vaddr, void *buf, size_t len)
 {
 	for (size_t i = 0; i < d->nsegs; i++) {

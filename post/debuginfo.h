@@ -135,6 +135,10 @@ size_t mr_debuginfo_vars(struct mr_debuginfo *d, const struct mr_var **vars);
 #define MR_SEG_W 2u
 #define MR_SEG_R 4u
 unsigned mr_debuginfo_segment(const struct mr_debuginfo *d, uint64_t vaddr);
+/* The same, and the segment's extent [*lo, *hi) (vaddrs, its bss included) when one holds
+ * vaddr (else *lo and *hi are left alone). */
+unsigned mr_debuginfo_segment_range(const struct mr_debuginfo *d, uint64_t vaddr, uint64_t *lo,
+				    uint64_t *hi);
 
 /* Copy up to len bytes of the executable segment at vaddr from the file into buf (re-opens
  * the file). Returns the bytes copied (fewer at the segment's end), -ENOENT if vaddr is

@@ -50,6 +50,10 @@ static int count_sample(struct report *r, const struct memphis_rec_sample *sm, u
 	if (!(sm->flags & addr_ok) || !sm->addr)
 		return 0;
 	mr_attrib_sample(r->a, sm, 1, &res);
+	if (res.self) {
+		r->st.self++;
+		return 0;
+	}
 	r->st.used++;
 	cpu_node = sm->cpu < r->run->ncpus ? r->cpu_node[sm->cpu] : r->nnodes;
 	page_node = node_index(r, res.page_node);

@@ -31,6 +31,8 @@ struct report_opts {
 struct report_stats {
 	uint64_t total, exact, approx, noaddr, nonmem, noflag, kernel;
 	uint64_t used;            /* samples attributed with their data address */
+	uint64_t self;            /* samples with a usable data address set aside: libmemphis's
+				   * own (its code or data), in no other count below and no table */
 	uint64_t remote, local, unknown_page, unknown_cpu;
 	uint64_t lost, throttled, dropped, recorded;
 	uint64_t other_regions;   /* samples of regions not selected */

@@ -125,6 +125,8 @@ static void json_samples(struct mr_json *j, const struct report *r)
 		mr_json_str(j, r->st.write_error);
 	}
 	U("attributed", r->st.used);
+	if (r->st.self)
+		U("in_libmemphis", r->st.self);
 	U("remote", r->st.remote);
 	U("local", r->st.local);
 	U("unknown_page_node", r->st.unknown_page);

@@ -147,6 +147,9 @@ static void print_header(const struct report *r, FILE *f)
 	fprintf(f, "attributed: %s samples with a data address: %s remote, %s local, %s with no "
 		"known page home\n", mr_fmt_count(a, r->st.used), mr_fmt_count(b, r->st.remote),
 		mr_fmt_count(d, r->st.local), mr_fmt_count(e, r->st.unknown_page));
+	if (r->st.self)
+		fprintf(f, "set aside: %s samples in libmemphis itself (its code, or its own data), "
+			"in no table\n", mr_fmt_count(a, r->st.self));
 	fprintf(f, "nodes: %u; regions:", r->nnodes);
 	{
 		int any = 0;

@@ -1,5 +1,5 @@
 /* Ends inside an open region without memphis_print(), the way argv[1] says: "exit"
- * (normal exit, the reference), "_exit", "abort" (SIGABRT, default disposition),
+ * (normal exit, the reference), "_exit", "_Exit", "abort" (SIGABRT, default disposition),
  * "quick_exit", "exec" (execv of this program with "done", which prints and exits 0).
  * The region reads a 32 MiB array for about 0.3 s: its samples are still in the
  * library's buffers when the program ends. Prints a deterministic line first. */
@@ -41,6 +41,8 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	if (!strcmp(how, "_exit"))
 		_exit(3);
+	if (!strcmp(how, "_Exit"))
+		_Exit(5);
 	if (!strcmp(how, "abort"))
 		abort();
 	if (!strcmp(how, "quick_exit"))

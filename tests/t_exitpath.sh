@@ -1,11 +1,11 @@
-# A program that leaves an open region by exec, _exit, abort or quick_exit: same output and
-# exit status as without memphis; exec writes what was buffered first (the samples are in
-# the run); the others cannot, and the report says how much may be missing, never a silent
-# "lost 0".
+# A program that leaves an open region by exec, _exit, _Exit, abort or quick_exit: same
+# output and exit status as without memphis; exec, _exit, _Exit and quick_exit write what
+# was buffered first (the samples are in the run, the run finished); abort cannot, and the
+# report says how much may be missing, never a silent "lost 0".
 . "$MEMPHIS_SRC/tests/tap.sh"
 P="$B/tests/prog_exitpath"
 
-for how in exit exec _exit abort quick_exit; do
+for how in exit exec _exit _Exit abort quick_exit; do
 	MEMPHIS_DISABLE=1 "$P" $how > plain.out 2> /dev/null
 	prc=$?
 	"$P" $how > prof.out 2> /dev/null
@@ -17,7 +17,7 @@ for how in exit exec _exit abort quick_exit; do
 	d=${d%/meta.mph}
 	"$REPORT" "$d" > $how.report 2> $how.err
 	case $how in
-	exit | exec)
+	exit | exec | _exit | _Exit | quick_exit)
 		check "$how: the region's samples are in the run" \
 			grep -Eq '^samples: [1-9][0-9,]* total' $how.report
 		check "$how: run finished cleanly, nothing said to be missing" \

@@ -141,6 +141,26 @@ a = {v["name"]: v["samples"] for v in json.load(open("all.json"))["variables"]}
 b = {v["name"]: v["samples"] for v in json.load(open("tls.json"))["variables"]}
 sys.exit(not (a == b and a.get("tls_buf", 0) > 0))'
 
+# the same block recorded as libmemphis's own TLS, under a file name only RUN lib_name gives
+"$GEN" selfrun -n 60000 --allocs 5000 --self-tls >/dev/null
+"$R" selfrun --all --top 0 --json > self.json
+"$R" selfrun --all --top 0 > self.txt
+check "libmemphis's TLS block (named by RUN lib_name): its samples set aside, nothing else moves" python3 -c '
+import json, sys
+a = json.load(open("all.json")); b = json.load(open("self.json"))
+va = {v["name"]: v["samples"] for v in a["variables"]}
+vb = {v["name"]: v["samples"] for v in b["variables"]}
+n = va.get("tls_buf", 0)
+sys.exit(not (n > 0 and "tls_buf" not in vb and vb == {k: v for k, v in va.items() if k != "tls_buf"}
+              and b["samples"].get("in_libmemphis") == n
+              and b["samples"]["attributed"] + n == a["samples"]["attributed"]))'
+n=$(python3 -c '
+import json
+print(format(json.load(open("self.json"))["samples"].get("in_libmemphis", 0), ","))')
+check "... and the text header says how many ($n)" grep -q "^set aside: $n samples in libmemphis itself" self.txt
+check "no header line and no in_libmemphis when nothing is set aside" sh -c \
+	"! grep -q '^set aside' text.txt && ! grep -q in_libmemphis all.json"
+
 "$R" run --json --region other --all > other.json
 check "--region other: only that region's samples" python3 -c '
 import json, sys

@@ -5,12 +5,14 @@
  *
  * usage: tool_gen OUTDIR [-n SAMPLES] [--allocs N] [--seed S] [--exe PATH] [--one-node]
  *                 [--truth FILE] [--truncate FILE:K] [--flip FILE:K] [--future]
- *                 [--unknown-block] [--no-end] [--block N] [--tls-block] [--hw FILE]
+ *                 [--unknown-block] [--no-end] [--block N] [--tls-block] [--self-tls] [--hw FILE]
  * --hw FILE: a hardware run (backend ibs, weight latency): every sample with an address is
  * exact and carries a data source (perf_mem_data_src), a latency, its load/store kind and
  * the hardware's remote flag, drawn from a second generator (the soft run's variables,
  * lines and CPUs stay the same); FILE gets one line per attributed sample: CPU node, variable,
  * line, source key, store, HITM, latency, page remote, hardware remote (tab-separated).
+ * --self-tls: the TLS block is recorded as libmemphis's own, under a file name the report
+ * can only know from the RUN keys lib and lib_name (its samples are then set aside).
  * Only libc and libm.
  */
 #include <errno.h>
@@ -44,6 +46,8 @@ __thread double tls_buf[512];   /* TLS of every thread */
 #define HEAP_REUSE_SIZE 65536ull
 #define HEAP_SMALL 0x210000000000ull
 #define UNKNOWN_BASE 0x300000000000ull
+#define SELF_PATH "/nonexistent/memphis-copy.so"   /* --self-tls: RUN lib */
+#define SELF_NAME "/nonexistent/memphis-copy.so.0" /* ... lib_name, its TLS entry's path */
 
 enum { V_COLIDX, V_A, V_P, V_REUSE_B, V_REUSE_C, V_SMALL, V_STACK0, V_TLS = V_STACK0 + NCPU,
        V_UNKNOWN, NV };
@@ -339,7 +343,7 @@ int main(int argc, char **argv)
 	const char *trunc_spec = NULL, *flip_spec = NULL, *hw_path = NULL;
 	FILE *hwf = NULL;
 	uint64_t n = 100000, nsmall = 1000, per_block = 4096;
-	int one_node = 0, future = 0, unknown_block = 0, no_end = 0, tls_block = 0;
+	int one_node = 0, future = 0, unknown_block = 0, no_end = 0, tls_block = 0, self_tls = 0;
 	char exe_buf[4096], path[4200];
 	struct truth tr[NV];
 	uint64_t totals[5] = { 0 }; /* exact approx noaddr nonmem total */
@@ -375,13 +379,15 @@ int main(int argc, char **argv)
 			tls_block = 1;
 		else if (!strcmp(o, "--hw") && i + 1 < argc)
 			hw_path = argv[++i];
+		else if (!strcmp(o, "--self-tls"))
+			tls_block = self_tls = 1;
 		else if (o[0] != '-' && !dir)
 			dir = o;
 		else {
 			fprintf(stderr, "usage: tool_gen OUTDIR [-n SAMPLES] [--allocs N] [--seed S] "
 				"[--exe PATH] [--one-node] [--truth FILE] [--truncate FILE:K] "
 				"[--flip FILE:K] [--future] [--unknown-block] [--no-end] [--block N] [--tls-block] "
-				"[--hw FILE]\n");
+				"[--self-tls] [--hw FILE]\n");
 			return 1;
 		}
 	}
@@ -451,6 +457,9 @@ int main(int argc, char **argv)
 				   "first_touch=1\ncallsite_depth=4\npage_size=4096\nfuture_key=ignored\n",
 				   exe, build_id(), exe, n, hwf ? "ibs" : "soft", hwf ? "pebs" : "ibs",
 				   hwf ? "latency" : "stall");
+		if (self_tls && len > 0 && (size_t)len < sizeof(run))
+			len += snprintf(run + len, sizeof(run) - (size_t)len, "lib=%s\nlib_name=%s\n",
+					SELF_PATH, SELF_NAME);
 		block(m, MPH_BLK_RUN, run, (size_t)len);
 	}
 	{
@@ -483,7 +492,12 @@ int main(int argc, char **argv)
 	if (tls_block) {
 		/* the executable's static TLS block as the library records it (path "") */
 		struct memphis_rec_tls t = { (int64_t)(tls_data - fs0), tls_memsz, (uint32_t)tls_modid, 0 };
-		block(m, MPH_BLK_TLS, &t, sizeof(t));
+		unsigned char b[sizeof(t) + 64] = { 0 };
+		if (self_tls)
+			t.path_len = (uint32_t)strlen(SELF_NAME);
+		memcpy(b, &t, sizeof(t));
+		memcpy(b + sizeof(t), SELF_NAME, t.path_len);
+		block(m, MPH_BLK_TLS, b, sizeof(t) + ((t.path_len + 7u) & ~7u));
 	}
 	{
 		struct memphis_rec_thread th[NCPU];

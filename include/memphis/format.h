@@ -102,7 +102,9 @@ struct memphis_rec_thread {
 enum memphis_alloc_kind {
 	MPH_ALLOC_MALLOC = 0, MPH_ALLOC_CALLOC = 1, MPH_ALLOC_REALLOC = 2,
 	MPH_ALLOC_MEMALIGN = 3, MPH_ALLOC_POSIX_MEMALIGN = 4, MPH_ALLOC_ALIGNED_ALLOC = 5,
-	MPH_ALLOC_VALLOC = 6,
+	MPH_ALLOC_VALLOC = 6, MPH_ALLOC_PVALLOC = 7, MPH_ALLOC_REALLOCARRAY = 8,
+	MPH_ALLOC_MMAP = 9,    /* an anonymous private mapping the program made */
+	MPH_ALLOC_MREMAP = 10, /* such a mapping moved or resized: its free is recorded too */
 };
 
 struct memphis_rec_alloc {

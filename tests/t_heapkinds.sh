@@ -1,0 +1,103 @@
+# Heap objects made by pvalloc, reallocarray, mmap and mremap (issue 11 item 15): each is
+# named by its call site like a malloc, with the share of the samples it gets by
+# construction (tests/prog_heapkinds.c: six arrays, one chase each, 1/6 of the region each,
+# +-5 points); an array cut to an alignment out of a larger mapping keeps the name of its
+# mmap (mmap64 there); a large malloc is one object, not also an mmap. An overflowing reallocarray gives
+# NULL and ENOMEM as glibc's does; output and exit status are the same with and without
+# the library (the same binary, unlinked, run plain and with LD_PRELOAD). Thread stacks,
+# one of them mapped by the program with MAP_STACK, stay stacks, not mmap objects. An array
+# from libnuma's numa_alloc_onnode is named by the program's line, not by libnuma's code.
+# MEMPHIS_HEAPKINDS_STEPS (default 200000000) is the length of each chase.
+. "$MEMPHIS_SRC/tests/tap.sh"
+CC=${CC:-cc}
+STEPS=${MEMPHIS_HEAPKINDS_STEPS:-200000000}
+SRC=$S/tests/prog_heapkinds.c
+
+command -v python3 >/dev/null || { echo "python3 is needed to read the JSON report" >&2; exit 77; }
+command -v "$CC" >/dev/null || { echo "no C compiler ($CC)" >&2; exit 77; }
+
+# the program without the library: the memphis API is referenced weakly
+if "$CC" -g -O2 -I"$S/include" -pthread -o heapkinds "$SRC" 2>build.err; then
+	ok "build prog_heapkinds.c without the library"
+else
+	not_ok "build prog_heapkinds.c without the library"
+	sed 's/^/# /' build.err
+fi
+./heapkinds "$STEPS" >plain.out 2>plain.err
+rc0=$?
+LD_PRELOAD=$B/libmemphis.so MEMPHIS_PERIOD=250us ./heapkinds "$STEPS" >prof.out 2>prof.err
+rc1=$?
+check "exit status 0 with and without the library ($rc0, $rc1)" [ "$rc0" = 0 -a "$rc1" = 0 ]
+check "output the same with and without the library" cmp -s plain.out prof.out
+for f in plain prof; do
+	check "$f: an overflowing reallocarray returns NULL with errno ENOMEM" \
+		sh -c "[ \$(grep -c '^overflowing reallocarray.*: NULL, errno ENOMEM\$' $f.out) = 2 ]"
+done
+"$B/tests/prog_heapkinds" 1000 >linked.out 2>linked.err
+./heapkinds 1000 >plain1000.out 2>&1
+check "linked with -lmemphis: the same output" cmp -s plain1000.out linked.out
+
+d=$(rundir heapkinds)
+"$REPORT" "$d" --all --json --top 0 >kinds.json 2>report.err || sed 's/^/# /' report.err
+line() { grep -n "SITE:$1 " "$SRC" | cut -d: -f1; }
+cat >expect <<EOF
+pvalloc at prog_heapkinds.c:$(line pvalloc) in kinds
+reallocarray at prog_heapkinds.c:$(line reallocarray) in kinds
+mmap at prog_heapkinds.c:$(line mmap) in kinds
+mmap at prog_heapkinds.c:$(line mmap_aligned) in kinds
+mremap at prog_heapkinds.c:$(line mremap) in kinds
+malloc at prog_heapkinds.c:$(line malloc) in kinds
+EOF
+# prints TAP lines from TAP_N + 1: each expected name found with its share, and nothing else
+python3 - "$TAP_N" kinds.json expect >checks 2>check.err <<'EOF'
+import json, sys
+n = int(sys.argv[1])
+def check(good, what, detail=""):
+    global n
+    n += 1
+    print("%s %d - %s%s" % ("ok" if good else "not ok", n, what, " (" + detail + ")" if detail else ""))
+doc = json.load(open(sys.argv[2]))
+want = [l.strip() for l in open(sys.argv[3]) if l.strip()]
+counts = {}
+for table in doc.get("tables", []):
+    for e in table["entries"]:
+        counts[e["name"]] = counts.get(e["name"], 0) + e["count"]
+total = sum(counts.values())
+check(total >= 2000, "at least 2000 attributed samples", "%d" % total)
+for name in want:
+    share = 100.0 * counts.get(name, 0) / total if total else 0
+    check(abs(share - 100.0 / len(want)) <= 5,
+          "%s: %.1f %% of the samples (expect %.1f +- 5)" % (name, share, 100.0 / len(want)),
+          "not in the report" if name not in counts else "")
+others = sorted(((c, k) for k, c in counts.items() if k not in want), reverse=True)
+covered = 100.0 * sum(counts.get(k, 0) for k in want) / total if total else 0
+check(covered >= 95, "at least 95 %% of the samples on the six arrays (%.1f %%)" % covered,
+      ", ".join("%s %d" % (k, c) for c, k in others[:4]))
+EOF
+cat checks
+TAP_N=$((TAP_N + $(grep -c '^\(not \)\{0,1\}ok ' checks)))
+[ -s check.err ] && { not_ok "the share checks ran"; sed 's/^/# /' check.err; }
+rm -rf memphis-*/
+
+# thread stacks: glibc's are mapped inside libc (never seen), the program's own has MAP_STACK
+./heapkinds threads $((STEPS / 4)) >tplain.out 2>&1
+rc0=$?
+LD_PRELOAD=$B/libmemphis.so MEMPHIS_PERIOD=250us ./heapkinds threads $((STEPS / 4)) >tprof.out 2>tprof.err
+rc1=$?
+check "threads: exit status 0 and the same output with and without the library" \
+	sh -c "[ $rc0 = 0 ] && [ $rc1 = 0 ] && cmp -s tplain.out tprof.out"
+d=$(rundir heapkinds)
+"$REPORT" "$d" --all --top 0 >threads.txt 2>report.err || sed 's/^/# /' report.err
+check "threads: no stack named as an mmap object" sh -c '! grep -Eq "^\([0-9]+\) mm?re?map at" threads.txt'
+stacks=$(grep -c '^([0-9]*) <stack of thread [1-8]> ' threads.txt)
+check "threads: the 8 threads' stacks found as stacks ($stacks)" [ "$stacks" = 8 ]
+rm -rf memphis-*/
+
+# libnuma maps its arrays itself: the report skips its frames like libc's
+MEMPHIS_PERIOD=250us "$B/tests/prog_numaalloc" $((STEPS / 4)) >numa.out 2>numa.err
+d=$(rundir prog_numaalloc)
+"$REPORT" "$d" --all --top 3 >numa.txt 2>report.err || sed 's/^/# /' report.err
+want="mmap at prog_numaalloc.c:$(grep -n 'SITE:numa' "$S/tests/prog_numaalloc.c" | cut -d: -f1) in main"
+check "numa_alloc_onnode: the hottest variable is '$want'" sh -c "grep -m1 '^(1) ' numa.txt | grep -qF '$want'" ||
+	sed 's/^/# /' numa.txt | head -n 30
+echo "1..$TAP_N"
