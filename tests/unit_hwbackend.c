@@ -215,7 +215,13 @@ static void test_why(void)
 		memphis__hw_why(t[i].err, "pebs", "cpu/MEM_TRANS_RETIRED:LOAD_LATENCY", t[i].paranoid, t[i].what,
 				why, sizeof(why));
 		tap(strstr(why, t[i].want1) && strstr(why, t[i].want2) && !strchr(why, '\n') &&
-		    !strncmp(why, "pebs: ", 6), t[i].line, "why for %s: %s", strerror(-t[i].err), why);
+		    !strncmp(why, "pebs: ", 6) && !strstr(why, "IBS"), t[i].line, "why for %s: %s",
+		    strerror(-t[i].err), why);
+	}
+	{
+		char why[512];
+		memphis__hw_why(-ENOSPC, "ibs", "ibs_op", 2, 0, why, sizeof(why));
+		ok(strstr(why, "one IBS op user per CPU") != NULL, "why for ENOSPC under ibs: %s", why);
 	}
 }
 

@@ -334,9 +334,10 @@ void memphis__hw_why(int err, const char *backend, const char *event, int parano
 				 err == -EACCES ? "EACCES" : "EPERM", paranoid);
 		break;
 	case ENOSPC:
-		snprintf(why, n, "%s: %s is in use by another tool (ENOSPC: one IBS op user per CPU, "
-			 "e.g. perf record/perf mem, numatop or another memphis); stop it, or use "
-			 "MEMPHIS_BACKEND=soft", backend, event);
+		snprintf(why, n, "%s: %s is in use by another tool (ENOSPC: %s, e.g. perf "
+			 "record/perf mem, numatop or another memphis); stop it, or use "
+			 "MEMPHIS_BACKEND=soft", backend, event,
+			 strcmp(backend, "ibs") ? "the PMU's counters are taken" : "one IBS op user per CPU");
 		break;
 	case ENODATA:
 		snprintf(why, n, "%s: %s needs the mem-loads-aux event as its group leader (ENODATA: "
