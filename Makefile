@@ -32,7 +32,7 @@ POST_CFLAGS := $(BASE_CFLAGS) -Icommon -I/usr/include/libdwarf $(CFLAGS)
 # common/: internal code both lib/ and post/ use (CRC, maps parser, u64 map, hash, search),
 # built once, position-independent and hidden, linked into both; never installed.
 COMMON_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden $(CFLAGS)
-LIB_LIBS := -lZydis -lelf -lnuma -ldl -lpthread
+LIB_LIBS := -lZydis -lelf -lnuma -lpfm -ldl -lpthread
 POST_LIBS := -ldwarf -lelf -lZydis -lz -ljson-c -lm
 
 ifeq ($(V),1)
@@ -207,7 +207,8 @@ $(B)/examples/%: examples/%.f90 $(B)/fortran/memphis.mod $(B)/libmemphis_f.a $(B
 	$(Q)$(FC) $(EX_FFLAGS) -I$(B)/fortran -J$(@D)/$(*F).fmod $< -o $@ -L$(B) -Wl,-rpath,'$$ORIGIN/../..' \
 	  -lmemphis_f -lmemphis $(LDFLAGS)
 
-$(B)/kmod/memphismod.ko: kmod/memphismod.c kmod/Kbuild include/memphis/memphismod.h
+$(B)/kmod/memphismod.ko: kmod/memphismod.c kmod/Kbuild include/memphis/memphismod.h \
+	include/memphis/memphismod_rec.h include/memphis/hwdecode.h
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  KMOD    $@ ($(notdir $(KMOD_KDIR)))")
 	$(Q)cp kmod/memphismod.c kmod/Kbuild $(@D)/
@@ -231,6 +232,8 @@ FUZZ_maps_SRCS := common/maps.c
 FUZZ_debuginfo_SRCS := $(wildcard post/debuginfo*.c)
 FUZZ_debuginfo_LIBS := -ldwarf -lelf -lz
 FUZZ_kmod_record_SRCS := lib/backend/kmod_record.c
+FUZZ_compare_json_SRCS := post/compare_parse.c
+FUZZ_compare_json_LIBS := -ljson-c
 FUZZ_NAMES := $(patsubst tests/fuzz_%.c,%,$(wildcard tests/fuzz_*.c))
 FUZZ_BINS := $(FUZZ_NAMES:%=$(FUZZ_B)/fuzz_%)
 FUZZ_HDRS := $(wildcard include/*.h include/memphis/*.h lib/*.h lib/*/*.h post/*.h common/*.h)

@@ -29,6 +29,14 @@
  *    not) nothing more is recorded.
  *  - The file's owner is this module: it cannot be unloaded while a session is open;
  *    closing the file (also at process exit) stops and frees everything.
+ *  - Hardware kinds (untested on hardware: no machine of the project has the PMU):
+ *    IBS_OP on the ibs_op PMU, PEBS_LDLAT on the core PMU (raw 0x1cd, config1 = ldlat),
+ *    both probed once at load (mph_hw_probe) by creating a disabled event; a kind is in
+ *    caps only when that worked, else CONFIGURE refuses it with -EOPNOTSUPP and the load
+ *    line in dmesg says why. The records carry what the PMU driver put in
+ *    perf_sample_data (address, data source, latency), converted by the pure
+ *    memphismod_rec_fill() of include/memphis/memphismod_rec.h (unit-tested in user
+ *    space). IBS events are per CPU before 6.2 (the ibs_op PMU had no task context).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -46,11 +54,14 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/version.h>
 #include <linux/vmalloc.h>
 #include <asm/cpufeature.h>
+#include <asm/processor.h>
 #include <asm/ptrace.h>
 
 #include "memphis/memphismod.h"
+#include "memphis/memphismod_rec.h"
 
 #define MPH_REC_SIZE sizeof(struct memphismod_record)
 #define MPH_PERIOD_MIN 10000ULL          /* the kernel's floor for clock events */
@@ -98,6 +109,7 @@ struct mph_session {
 	u32 tgid_nr;
 	int running;                     /* read by the handler */
 	u64 kind, period, buf_size;      /* configuration */
+	u64 ldlat;                       /* PEBS_LDLAT threshold */
 	struct perf_event **events;      /* nr_events entries, NULL where none */
 	unsigned int nr_events;
 	struct mph_cpu_buf *bufs;        /* nr_cpu_ids entries */
@@ -112,24 +124,37 @@ static struct class *mph_class;
 static struct device *mph_dev;
 static struct cred *mph_kcred;       /* for creating the CPU-wide events */
 
-/* ---- the overflow handler: hard-irq context ---- */
+/* What mph_hw_probe() found at load; read-only afterwards. */
+#define MPH_IBS_SYSFS_TYPE "/sys/bus/event_source/devices/ibs_op/type"
+#define MPH_IBS_CNT_CTL (1ULL << 19)  /* ibs_op config: count ops, not cycles */
+#define MPH_PEBS_LDLAT_EVENT 0x1cdULL /* MEM_TRANS_RETIRED.LOAD_LATENCY */
+/* Kernels before 6.2 give the ibs_op PMU no task context: per-task events fail there. */
+#define MPH_IBS_PER_TASK (LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0))
+static u64 mph_caps;                 /* MEMPHISMOD_CAP_* of the hardware kinds */
+static u32 mph_ibs_type;             /* the ibs_op PMU's perf type */
+static u64 mph_ibs_config;           /* MPH_IBS_CNT_CTL, or 0 where the CPU lacks it */
+static u8 mph_pebs_precise;          /* highest precise_ip the kernel accepted */
+static u64 mph_hw_weight;            /* PERF_SAMPLE_WEIGHT_STRUCT, or WEIGHT where refused */
+
+/* ---- the overflow handler: hard-irq context (clock) or NMI (IBS, PEBS) ---- */
 
 static void mph_overflow(struct perf_event *event, struct perf_sample_data *data,
 			 struct pt_regs *regs)
 {
 	struct mph_session *s = event->overflow_handler_context;
 	struct task_struct *tsk = current;
+	struct memphismod_sample_in in = { 0 };
 	struct memphismod_record *r;
 	struct mph_cpu_buf *b;
 	unsigned long head, tail;
 	int cpu;
 
-	if (!READ_ONCE(s->running) || !regs || !user_mode(regs))
+	if (!s || !READ_ONCE(s->running) || !regs) /* s: NULL for the load-time probe events */
 		return;
 	if ((tsk->flags & (PF_KTHREAD | PF_EXITING)) || task_tgid(tsk) != s->tgid ||
 	    tsk->self_exec_id != s->exec_id)
 		return;
-	if (instruction_pointer(regs) >= TASK_SIZE_MAX)
+	if (s->kind == MEMPHISMOD_KIND_CPU_CLOCK && !user_mode(regs))
 		return;
 	cpu = smp_processor_id();
 	b = &s->bufs[cpu];
@@ -138,37 +163,67 @@ static void mph_overflow(struct perf_event *event, struct perf_sample_data *data
 	head = b->head;
 	tail = smp_load_acquire(&b->tail);
 	if (head - tail > b->mask) {
+		/* counted before the conversion: an IBS op without memory access is among
+		 * the lost while the buffer is full */
 		atomic64_inc(&b->lost);
 		return;
 	}
+	in.kind = s->kind;
+	in.ours = 1;
+	in.ip = instruction_pointer(regs);
+	in.user_mode = user_mode(regs);
+	in.user_top = TASK_SIZE_MAX;
+	in.time = ktime_get_mono_fast_ns();
+	in.pid = s->tgid_nr;
+	in.tid = (u32)task_pid_nr_ns(tsk, s->pid_ns);
+	in.cpu = (u32)cpu;
+	if (s->kind != MEMPHISMOD_KIND_CPU_CLOCK) {
+		/* only the fields the driver filled: the rest of perf_sample_data is not
+		 * initialised before an in-kernel counter's handler runs */
+		in.sample_flags = data->sample_flags;
+		if (in.sample_flags & PERF_SAMPLE_ADDR)
+			in.addr = data->addr;
+		if (in.sample_flags & PERF_SAMPLE_DATA_SRC)
+			in.data_src = data->data_src.val;
+		if (in.sample_flags & PERF_SAMPLE_WEIGHT_TYPE)
+			in.weight = data->weight.full;
+		in.weight_struct = mph_hw_weight == PERF_SAMPLE_WEIGHT_STRUCT;
+		/* IBS raw sample: u32 caps, then the op MSRs from IBS_OP_CTL on */
+		if (s->kind == MEMPHISMOD_KIND_IBS_OP && (in.sample_flags & PERF_SAMPLE_RAW) &&
+		    data->raw && !data->raw->frag.copy && data->raw->frag.data &&
+		    data->raw->frag.size >= sizeof(u32) + MEMPHIS_IBS_NREGS * sizeof(u64)) {
+			const u8 *raw = data->raw->frag.data;
+
+			in.ibs_caps = *(const u32 *)raw;
+			in.ibs_regs = (const u64 *)(raw + sizeof(u32));
+		}
+		/* the decoder's erratum 1293 and CacheHitSt depend on the model */
+		in.cpu_family = boot_cpu_data.x86;
+		in.cpu_model = boot_cpu_data.x86_model;
+	}
 	r = &b->rec[head & b->mask];
-	r->time = ktime_get_mono_fast_ns();
-	r->ip = instruction_pointer(regs);
-	r->addr = 0;
-	r->data_src = 0;
-	r->weight = 0;
-	r->pid = s->tgid_nr;
-	r->tid = (u32)task_pid_nr_ns(tsk, s->pid_ns);
-	r->cpu = (u32)cpu;
-	r->flags = MEMPHISMOD_REC_REGS;
-	/* AX BX CX DX SI DI BP SP IP R8..R15: perf's PERF_REG_X86_* order, lib/insn.h's */
-	r->regs[0] = regs->ax;
-	r->regs[1] = regs->bx;
-	r->regs[2] = regs->cx;
-	r->regs[3] = regs->dx;
-	r->regs[4] = regs->si;
-	r->regs[5] = regs->di;
-	r->regs[6] = regs->bp;
-	r->regs[7] = regs->sp;
-	r->regs[8] = regs->ip;
-	r->regs[9] = regs->r8;
-	r->regs[10] = regs->r9;
-	r->regs[11] = regs->r10;
-	r->regs[12] = regs->r11;
-	r->regs[13] = regs->r12;
-	r->regs[14] = regs->r13;
-	r->regs[15] = regs->r14;
-	r->regs[16] = regs->r15;
+	if (memphismod_rec_fill(&in, r) != MEMPHISMOD_REC_KEEP)
+		return;
+	if (r->flags & MEMPHISMOD_REC_REGS) {
+		/* AX BX CX DX SI DI BP SP IP R8..R15: perf's PERF_REG_X86_* order, lib/insn.h's */
+		r->regs[0] = regs->ax;
+		r->regs[1] = regs->bx;
+		r->regs[2] = regs->cx;
+		r->regs[3] = regs->dx;
+		r->regs[4] = regs->si;
+		r->regs[5] = regs->di;
+		r->regs[6] = regs->bp;
+		r->regs[7] = regs->sp;
+		r->regs[8] = regs->ip;
+		r->regs[9] = regs->r8;
+		r->regs[10] = regs->r9;
+		r->regs[11] = regs->r10;
+		r->regs[12] = regs->r11;
+		r->regs[13] = regs->r12;
+		r->regs[14] = regs->r13;
+		r->regs[15] = regs->r14;
+		r->regs[16] = regs->r15;
+	}
 	smp_store_release(&b->head, head + 1);
 }
 
@@ -250,19 +305,50 @@ out_free:
 	return -ENOMEM;
 }
 
-static struct perf_event *mph_counter(struct mph_session *s, int cpu, struct task_struct *task)
+/* The attr of a session's kind (per thread when task, else CPU-wide). */
+static void mph_attr(struct perf_event_attr *attr, u64 kind, u64 period, u64 ldlat, bool task)
 {
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_SOFTWARE,
-		.size = sizeof(attr),
-		.config = task ? PERF_COUNT_SW_TASK_CLOCK : PERF_COUNT_SW_CPU_CLOCK,
-		.sample_period = s->period,
-		.exclude_kernel = 1,
-		.exclude_hv = 1,
-		/* per thread: threads created later inherit the event (threads only) */
-		.inherit = task ? 1 : 0,
-		.inherit_thread = task ? 1 : 0,
-	};
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->sample_period = period;
+	/* per thread: threads created later inherit the event (threads only) */
+	attr->inherit = task ? 1 : 0;
+	attr->inherit_thread = task ? 1 : 0;
+	switch (kind) {
+	case MEMPHISMOD_KIND_IBS_OP:
+		attr->type = mph_ibs_type;
+		attr->config = mph_ibs_config;
+		/* RAW: the op registers, for kernels whose driver fills no data source. IBS
+		 * refuses exclude_kernel (no privilege filter before swfilt): the handler
+		 * drops kernel samples. */
+		attr->sample_type = PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC | mph_hw_weight |
+				    PERF_SAMPLE_RAW;
+		break;
+	case MEMPHISMOD_KIND_PEBS_LDLAT:
+		attr->type = PERF_TYPE_RAW;
+		attr->config = MPH_PEBS_LDLAT_EVENT;
+		attr->config1 = ldlat;
+		attr->precise_ip = mph_pebs_precise;
+		attr->sample_type = PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC | mph_hw_weight;
+		attr->exclude_kernel = 1;
+		attr->exclude_hv = 1;
+		/* wakeup_events without watermark keeps the kernel from batching PEBS records
+		 * (large PEBS, auto-reload): batched records but the last go to the event's
+		 * ring buffer, which an in-kernel counter does not have, not to the handler */
+		attr->wakeup_events = 1;
+		break;
+	default:
+		attr->type = PERF_TYPE_SOFTWARE;
+		attr->config = task ? PERF_COUNT_SW_TASK_CLOCK : PERF_COUNT_SW_CPU_CLOCK;
+		attr->exclude_kernel = 1;
+		attr->exclude_hv = 1;
+		break;
+	}
+}
+
+static struct perf_event *mph_create(struct perf_event_attr *attr, int cpu,
+				     struct task_struct *task, void *ctx)
+{
 	const struct cred *old = NULL;
 	struct perf_event *ev;
 
@@ -271,13 +357,154 @@ static struct perf_event *mph_counter(struct mph_session *s, int cpu, struct tas
 	 * the module's kernel credentials; the handler's thread-group filter confines it. */
 	if (!task)
 		old = override_creds(mph_kcred);
-	ev = perf_event_create_kernel_counter(&attr, cpu, task, mph_overflow, s);
+	ev = perf_event_create_kernel_counter(attr, cpu, task, mph_overflow, ctx);
 	if (!task)
 		revert_creds(old);
 	return ev;
 }
 
-/* per_cpu_events=1: one cpu-clock event per online CPU with a buffer. */
+static struct perf_event *mph_counter(struct mph_session *s, int cpu, struct task_struct *task)
+{
+	struct perf_event_attr attr;
+
+	mph_attr(&attr, s->kind, s->period, s->ldlat, task != NULL);
+	return mph_create(&attr, cpu, task, s);
+}
+
+/* ---- the hardware kinds: found once at load ---- */
+
+/* The ibs_op PMU's dynamic perf type. The kernel exports no lookup of a PMU by name
+ * (perf_pmu_register()'s idr is static), so it is read where perf tools read it, from
+ * sysfs, once at load in insmod's process context (as the DAMON IBS RFC does). The
+ * probe event of mph_hw_probe() then confirms the PMU behind the type is ibs_op. */
+static int mph_ibs_sysfs_type(u32 *type)
+{
+	char buf[16] = "";
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t n;
+
+	f = filp_open(MPH_IBS_SYSFS_TYPE, O_RDONLY, 0);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	n = kernel_read(f, buf, sizeof(buf) - 1, &pos);
+	filp_close(f, NULL);
+	if (n < 0)
+		return (int)n;
+	buf[n] = 0;
+	return kstrtou32(strim(buf), 10, type);
+}
+
+/* Create and release a disabled CPU-wide event of the kind with the attr of the module
+ * (nothing is counted; the PMU's event_init and hw_config judge the attr). 0 or -errno. */
+static int mph_try_event(u64 kind, const char *want_pmu)
+{
+	struct perf_event_attr attr;
+	struct perf_event *ev;
+	int err = 0;
+
+	mph_attr(&attr, kind, kind == MEMPHISMOD_KIND_IBS_OP ? MEMPHISMOD_IBS_PERIOD_DEFAULT :
+		 MEMPHISMOD_PEBS_PERIOD_DEFAULT, MEMPHISMOD_LDLAT_DEFAULT, false);
+	attr.disabled = 1;
+	ev = mph_create(&attr, raw_smp_processor_id(), NULL, NULL);
+	if (IS_ERR(ev))
+		return PTR_ERR(ev);
+	if (want_pmu && (!ev->pmu || !ev->pmu->name || strcmp(ev->pmu->name, want_pmu)))
+		err = -ENOENT;
+	perf_event_release_kernel(ev);
+	return err;
+}
+
+/* Fill why (for the load line) and return whether IBS op sampling works here. */
+static bool mph_probe_ibs(char *why, size_t n)
+{
+	int err;
+
+	if (!boot_cpu_has(X86_FEATURE_IBS)) {
+		snprintf(why, n, "no (the CPU reports no IBS)");
+		return false;
+	}
+	err = mph_ibs_sysfs_type(&mph_ibs_type);
+	if (err) {
+		snprintf(why, n, "no (%s: %d: the kernel has no ibs_op PMU)", MPH_IBS_SYSFS_TYPE, err);
+		return false;
+	}
+	mph_ibs_config = MPH_IBS_CNT_CTL;
+	mph_hw_weight = PERF_SAMPLE_WEIGHT_STRUCT;
+	err = mph_try_event(MEMPHISMOD_KIND_IBS_OP, "ibs_op");
+	if (err == -EINVAL) { /* no IbsOpCntCtl: the period counts cycles */
+		mph_ibs_config = 0;
+		err = mph_try_event(MEMPHISMOD_KIND_IBS_OP, "ibs_op");
+	}
+	if (err == -EINVAL) {
+		mph_hw_weight = PERF_SAMPLE_WEIGHT;
+		err = mph_try_event(MEMPHISMOD_KIND_IBS_OP, "ibs_op");
+	}
+	if (err) {
+		snprintf(why, n, "no (ibs_op type %u: creating an event failed: %d)", mph_ibs_type, err);
+		return false;
+	}
+	snprintf(why, n, "yes (ibs_op type %u, counting %s, per %s)", mph_ibs_type,
+		 mph_ibs_config ? "ops" : "cycles", MPH_IBS_PER_TASK ? "thread" : "CPU");
+	return true;
+}
+
+/* Fill why and return whether PEBS load-latency sampling works here: the highest
+ * precise_ip the kernel accepts (3, 2, 1), with WEIGHT_STRUCT where accepted. */
+static bool mph_probe_pebs(char *why, size_t n)
+{
+	int err = -EOPNOTSUPP;
+	u8 p;
+
+	if (!boot_cpu_has(X86_FEATURE_PEBS)) {
+		snprintf(why, n, "no (the CPU reports no PEBS)");
+		return false;
+	}
+	mph_hw_weight = PERF_SAMPLE_WEIGHT_STRUCT;
+	for (p = 3; p >= 1; p--) {
+		mph_pebs_precise = p;
+		err = mph_try_event(MEMPHISMOD_KIND_PEBS_LDLAT, NULL);
+		if (err == -EINVAL && mph_hw_weight == PERF_SAMPLE_WEIGHT_STRUCT) {
+			mph_hw_weight = PERF_SAMPLE_WEIGHT;
+			err = mph_try_event(MEMPHISMOD_KIND_PEBS_LDLAT, NULL);
+		}
+		if (err != -EOPNOTSUPP)
+			break;
+	}
+	if (err == -ENODATA) {
+		/* Sapphire Rapids, hybrid P-cores: a load-latency event with DATA_SRC must be
+		 * in a group led by mem-loads-aux (0x8203); perf_event_create_kernel_counter()
+		 * has no group leader argument, so the module cannot build that group. */
+		snprintf(why, n, "no (the CPU needs the mem-loads-aux group leader, which in-kernel counters cannot have: use the library's pebs backend)");
+		return false;
+	}
+	if (err) {
+		mph_pebs_precise = 0;
+		snprintf(why, n, "no (raw 0x1cd with precise_ip: %d: no PEBS PMU driver)", err);
+		return false;
+	}
+	snprintf(why, n, "yes (precise_ip %u, %s)", mph_pebs_precise,
+		 mph_hw_weight == PERF_SAMPLE_WEIGHT_STRUCT ? "weight struct" : "weight");
+	return true;
+}
+
+/* Once at load: which hardware kinds this machine samples (mph_caps), said in one line.
+ * An AMD CPU has no PEBS and an Intel CPU no IBS, so at most one of them is probed for
+ * real; mph_hw_weight is the probed kind's. */
+static void mph_hw_probe(void)
+{
+	char ibs[160], pebs[200];
+
+	if (mph_probe_ibs(ibs, sizeof(ibs)))
+		mph_caps |= MEMPHISMOD_CAP_IBS_OP;
+	else if (mph_probe_pebs(pebs, sizeof(pebs)))
+		mph_caps |= MEMPHISMOD_CAP_PEBS;
+	if (mph_caps & MEMPHISMOD_CAP_IBS_OP)
+		snprintf(pebs, sizeof(pebs), "not probed (IBS found)");
+	pr_info("hardware sampling: IBS op %s; PEBS load latency %s\n", ibs, pebs);
+}
+
+/* per_cpu_events=1 (and IBS before 6.2): one event per online CPU with a buffer. */
 static int mph_events_create_cpu(struct mph_session *s)
 {
 	unsigned int cpu;
@@ -394,11 +621,7 @@ static int mph_get_version(unsigned long arg)
 		return err;
 	memset(&v, 0, sizeof(v));
 	v.abi_version = MEMPHISMOD_ABI_VERSION;
-	v.caps = MEMPHISMOD_CAP_CPU_CLOCK;
-	if (boot_cpu_has(X86_FEATURE_IBS))
-		v.caps |= MEMPHISMOD_CAP_IBS_OP;
-	if (boot_cpu_has(X86_FEATURE_PEBS))
-		v.caps |= MEMPHISMOD_CAP_PEBS;
+	v.caps = MEMPHISMOD_CAP_CPU_CLOCK | mph_caps;
 	v.record_size = MPH_REC_SIZE;
 	v.buffer_min = (u64)MPH_BUF_KB_MIN << 10;
 	v.buffer_max = (u64)buf_kb_max << 10;
@@ -412,7 +635,7 @@ static int mph_get_version(unsigned long arg)
 static int mph_configure(struct mph_session *s, unsigned long arg)
 {
 	struct memphismod_config c;
-	u64 usize, period, buf;
+	u64 usize, period, buf, ldlat = 0;
 	int err;
 
 	err = mph_copy_in(&c, sizeof(c), MEMPHISMOD_CONFIG_SIZE_VER0, arg, &usize);
@@ -422,18 +645,31 @@ static int mph_configure(struct mph_session *s, unsigned long arg)
 		return -EINVAL;
 	switch (c.kind) {
 	case MEMPHISMOD_KIND_CPU_CLOCK:
+		period = c.period ? c.period : MPH_PERIOD_DEFAULT;
+		if (period < MPH_PERIOD_MIN || period > MPH_PERIOD_MAX || c.ldlat)
+			return -EINVAL;
 		break;
 	case MEMPHISMOD_KIND_IBS_OP:
+		/* not in caps: no IBS here (the load line in dmesg says why) */
+		if (!(mph_caps & MEMPHISMOD_CAP_IBS_OP))
+			return -EOPNOTSUPP;
+		period = c.period ? c.period : MEMPHISMOD_IBS_PERIOD_DEFAULT;
+		if (period < MEMPHISMOD_IBS_PERIOD_MIN || period > MEMPHISMOD_IBS_PERIOD_MAX ||
+		    (period & 0xf) || c.ldlat)
+			return -EINVAL;
+		break;
 	case MEMPHISMOD_KIND_PEBS_LDLAT:
-		/* Reserved: the hardware paths are not built in this version (and no machine
-		 * of the project has the PMU to test them on). */
-		return -EOPNOTSUPP;
+		if (!(mph_caps & MEMPHISMOD_CAP_PEBS))
+			return -EOPNOTSUPP;
+		period = c.period ? c.period : MEMPHISMOD_PEBS_PERIOD_DEFAULT;
+		ldlat = c.ldlat ? c.ldlat : MEMPHISMOD_LDLAT_DEFAULT;
+		if (period < MEMPHISMOD_PEBS_PERIOD_MIN || period > MEMPHISMOD_PEBS_PERIOD_MAX ||
+		    ldlat < MEMPHISMOD_LDLAT_MIN || ldlat > MEMPHISMOD_LDLAT_MAX)
+			return -EINVAL;
+		break;
 	default:
 		return -EINVAL;
 	}
-	period = c.period ? c.period : MPH_PERIOD_DEFAULT;
-	if (period < MPH_PERIOD_MIN || period > MPH_PERIOD_MAX)
-		return -EINVAL;
 	buf = c.buffer_size ? c.buffer_size : (u64)buf_kb_default << 10;
 	if (buf < (u64)MPH_BUF_KB_MIN << 10 || buf > (u64)buf_kb_max << 10)
 		return -EINVAL;
@@ -442,6 +678,7 @@ static int mph_configure(struct mph_session *s, unsigned long arg)
 	mph_resources_free(s); /* a new configuration starts from nothing */
 	s->kind = c.kind;
 	s->period = period;
+	s->ldlat = ldlat;
 	s->buf_size = buf;
 	return 0;
 }
@@ -464,7 +701,9 @@ static int mph_start(struct mph_session *s, unsigned long arg)
 		if (err)
 			return err;
 	}
-	return per_cpu_events ? mph_events_create_cpu(s) : mph_events_create_task(s);
+	if (per_cpu_events || (s->kind == MEMPHISMOD_KIND_IBS_OP && !MPH_IBS_PER_TASK))
+		return mph_events_create_cpu(s);
+	return mph_events_create_task(s);
 }
 
 /* Stop: the events are released (no timer runs between regions); the buffers and what
@@ -663,9 +902,10 @@ static int __init mph_init(void)
 {
 	int err;
 
-	BUILD_BUG_ON(sizeof(struct memphismod_record) != MEMPHISMOD_RECORD_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct memphismod_record) != MEMPHISMOD_RECORD_SIZE_VER1);
+	BUILD_BUG_ON(offsetof(struct memphismod_record, ins_lat) != MEMPHISMOD_RECORD_SIZE_VER0);
 	BUILD_BUG_ON(sizeof(struct memphismod_version) != MEMPHISMOD_VERSION_SIZE_VER0);
-	BUILD_BUG_ON(sizeof(struct memphismod_config) != MEMPHISMOD_CONFIG_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct memphismod_config) != MEMPHISMOD_CONFIG_SIZE_VER1);
 	BUILD_BUG_ON(sizeof(struct memphismod_start) != MEMPHISMOD_START_SIZE_VER0);
 	BUILD_BUG_ON(sizeof(struct memphismod_read) != MEMPHISMOD_READ_SIZE_VER0);
 
@@ -675,6 +915,7 @@ static int __init mph_init(void)
 	mph_kcred = prepare_kernel_cred(NULL);
 	if (!mph_kcred)
 		return -ENOMEM;
+	mph_hw_probe();
 	err = alloc_chrdev_region(&mph_devt, 0, 1, "memphismod");
 	if (err)
 		goto out_put_cred;

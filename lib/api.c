@@ -219,7 +219,8 @@ static void append_self(char *run, size_t len)
 struct run_info {
 	const char *exe;
 	const struct memphis__backend *backend; /* NULL: none */
-	uint64_t period_ns;                      /* the backend's, else the configured one */
+	struct memphis__sampling sm;             /* what it samples (probe); period_ns the
+						  * configured one when none */
 	int first_touch;                         /* as it runs */
 	const char *why, *skips, *error_line;
 };
@@ -262,8 +263,23 @@ static void write_run_info(const struct run_info *ri)
 		append(run, sizeof(run), "backend_skip", "%.*s", (int)len, p);
 		p += len + (nl ? 1 : 0);
 	}
-	append(run, sizeof(run), "period_ns", "%llu", (unsigned long long)ri->period_ns);
-	append(run, sizeof(run), "weight", "%s", ri->backend ? ri->backend->weight : "none");
+	/* a time period for time-based sources; the hardware's own unit for hardware ones */
+	if (ri->sm.period_ns || !ri->backend)
+		append(run, sizeof(run), "period_ns", "%llu", (unsigned long long)ri->sm.period_ns);
+	if (ri->sm.hw_period) {
+		append(run, sizeof(run), "hw_period", "%llu", (unsigned long long)ri->sm.hw_period);
+		append(run, sizeof(run), "hw_period_unit", "%s", ri->sm.hw_unit ? ri->sm.hw_unit : "");
+	}
+	if (ri->sm.hw_events[0])
+		append(run, sizeof(run), "hw_events", "%s", ri->sm.hw_events);
+	if (ri->sm.precise_ip >= 0)
+		append(run, sizeof(run), "precise_ip", "%d", ri->sm.precise_ip);
+	if (ri->sm.ldlat)
+		append(run, sizeof(run), "ldlat", "%u", ri->sm.ldlat);
+	if (ri->sm.kmod_kind)
+		append(run, sizeof(run), "kmod_kind", "%s", ri->sm.kmod_kind);
+	append(run, sizeof(run), "weight", "%s",
+	       ri->backend && ri->sm.weight ? ri->sm.weight : "none");
 	append(run, sizeof(run), "first_touch", "%d", ri->first_touch);
 	append(run, sizeof(run), "unwritten_max_ns", "%llu", MEMPHIS__DRAIN_UNWRITTEN_NS);
 	append(run, sizeof(run), "callsite_depth", "%d", cfg.callsite_depth);
@@ -321,11 +337,17 @@ __attribute__((constructor)) static void memphis_init(void)
 					      start_time)) < 0)
 		goto out;
 
-	const struct memphis__backend_params bp = { .period_ns = cfg.period_ns, .pid = pid };
-	struct run_info ri = { .exe = exe, .period_ns = cfg.period_ns, .why = why, .skips = skips,
-			       .error_line = error_line };
-	ri.backend = memphis__backend_select(cfg.backend, &bp, &ri.period_ns, why, sizeof(why),
+	const struct memphis__backend_params bp = {
+		.period_ns = cfg.period_ns, .pid = pid, .event = cfg.event, .ldlat = cfg.ldlat,
+		.hw_period = cfg.hw_period, .ibs_cnt_ctl = cfg.ibs_cnt_ctl,
+		.ibs_l3missonly = cfg.ibs_l3missonly, .sysfs = "/sys", .kmod_kind = cfg.kmod_kind,
+	};
+	static struct run_info ri; /* its sampling description is 1 KiB: off the stack */
+	ri = (struct run_info){ .exe = exe, .why = why, .skips = skips, .error_line = error_line };
+	ri.backend = memphis__backend_select(cfg.backend, &bp, &ri.sm, why, sizeof(why),
 					     skips, sizeof(skips));
+	if (!ri.backend)
+		ri.sm = (struct memphis__sampling){ .period_ns = cfg.period_ns, .precise_ip = -1 };
 	if (!ri.backend) {
 		sample_err = -EACCES;
 		if (strcmp(cfg.backend, "none")) {

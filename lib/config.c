@@ -123,6 +123,21 @@ static void env_str(const char *name, char *dst, size_t n, const char *def, cons
 	memcpy(dst, s, strlen(s) + 1);
 }
 
+/* One of names[n] (any case) as its index; a value not among them is `def`, with a line. */
+static int env_choice(const char *name, const char *const *names, int n, int def,
+		      const char *why)
+{
+	const char *s = getenv(name);
+
+	if (!s || !*s)
+		return def;
+	for (int i = 0; i < n; i++)
+		if (!strcasecmp(s, names[i]))
+			return i;
+	bad(name, s, why, names[def]);
+	return def;
+}
+
 void memphis__config_read(struct memphis__config *c)
 {
 	const char *p;
@@ -147,4 +162,13 @@ void memphis__config_read(struct memphis__config *c)
 	c->disabled = env_bool("MEMPHIS_DISABLE", 0);
 	c->launched_pid = env_long("MEMPHIS_LAUNCHED", 0, 0, INT_MAX);
 	c->children = env_bool("MEMPHIS_CHILDREN", 0);
+	env_str("MEMPHIS_EVENT", c->event, sizeof(c->event), "", "the CPU's default events");
+	/* the SDM's minimum threshold is 3 (libpfm4 takes 1); perf mem's default is 30 */
+	c->ldlat = (unsigned)env_long("MEMPHIS_LDLAT", 30, 3, 65535);
+	c->hw_period = (uint64_t)env_long("MEMPHIS_HW_PERIOD", 0, 0, 1L << 40);
+	c->ibs_cnt_ctl = env_bool("MEMPHIS_IBS_CNT_CTL", 1);
+	c->ibs_l3missonly = env_bool("MEMPHIS_IBS_L3MISSONLY", 0);
+	static const char *const kinds[] = MEMPHIS__KMOD_KIND_NAMES;
+	c->kmod_kind = env_choice("MEMPHIS_KMOD_KIND", kinds, (int)(sizeof(kinds) / sizeof(kinds[0])),
+				  MEMPHIS__KMOD_AUTO, "is not auto, clock, ibs or pebs");
 }

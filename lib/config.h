@@ -7,6 +7,13 @@
 
 #include "memphis/format.h"
 
+/* MEMPHIS_KMOD_KIND: what the kmod backend asks /dev/memphismod for. auto: IBS op, else
+ * PEBS load latency, where the module's caps offer them, else the cpu clock. */
+enum memphis__kmod_kind {
+	MEMPHIS__KMOD_AUTO = 0, MEMPHIS__KMOD_CLOCK, MEMPHIS__KMOD_IBS, MEMPHIS__KMOD_PEBS
+};
+#define MEMPHIS__KMOD_KIND_NAMES { "auto", "clock", "ibs", "pebs" } /* enum order */
+
 struct memphis__config {
 	char backend[16];        /* MEMPHIS_BACKEND: auto (default) or a name of backend/names.h */
 	uint64_t period_ns;      /* MEMPHIS_PERIOD: 1ms default; "250us", "100000ns", "2ms" */
@@ -24,6 +31,15 @@ struct memphis__config {
 				  * kept by exec); other processes that inherit the preload are
 				  * not profiled unless `children`; 0 = no launcher */
 	int children;            /* MEMPHIS_CHILDREN: boolean, profile those processes too */
+	/* hardware backends (ibs, pebs) */
+	char event[512];         /* MEMPHIS_EVENT: libpfm4 event names, comma-separated, for
+				  * pebs; "" = the CPU's defaults */
+	unsigned ldlat;          /* MEMPHIS_LDLAT: PEBS load-latency threshold, 3..65535, 30 */
+	uint64_t hw_period;      /* MEMPHIS_HW_PERIOD: events between hardware samples, 0 =
+				  * the backend's default (pebs 10007/20011, ibs 0x20000) */
+	int ibs_cnt_ctl;         /* MEMPHIS_IBS_CNT_CTL: boolean, 1 = count ops, 0 = cycles */
+	int ibs_l3missonly;      /* MEMPHIS_IBS_L3MISSONLY: boolean, 0 default */
+	int kmod_kind;           /* MEMPHIS_KMOD_KIND: enum memphis__kmod_kind, auto default */
 };
 
 /* The shortest and longest sampling periods (MEMPHIS_PERIOD), in ns and as written in the

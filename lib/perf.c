@@ -13,7 +13,12 @@
 
 int memphis__perf_open(struct perf_event_attr *attr, pid_t tid)
 {
-	long fd = syscall(SYS_perf_event_open, attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	return memphis__perf_open_on(attr, tid, -1, -1);
+}
+
+int memphis__perf_open_on(struct perf_event_attr *attr, pid_t tid, int cpu, int group_fd)
+{
+	long fd = syscall(SYS_perf_event_open, attr, tid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
 
 	return fd < 0 ? -errno : (int)fd;
 }
@@ -38,6 +43,12 @@ static int ring_map(struct memphis__ring *r, int fd, unsigned data_pages)
 int memphis__ring_open(struct memphis__ring *r, struct perf_event_attr *attr, pid_t tid,
 		       unsigned data_pages, unsigned watermark_div)
 {
+	return memphis__ring_open_on(r, attr, tid, -1, -1, data_pages, watermark_div);
+}
+
+int memphis__ring_open_on(struct memphis__ring *r, struct perf_event_attr *attr, pid_t tid,
+			  int cpu, int group_fd, unsigned data_pages, unsigned watermark_div)
+{
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	int fd, err = -ENOMEM;
 
@@ -45,7 +56,7 @@ int memphis__ring_open(struct memphis__ring *r, struct perf_event_attr *attr, pi
 		attr->wakeup_watermark = (uint32_t)(data_pages * page / watermark_div);
 		struct memphis__fdid fid;
 		uint64_t id;
-		fd = memphis__fd_take(memphis__perf_open(attr, tid), 0, &fid);
+		fd = memphis__fd_take(memphis__perf_open_on(attr, tid, cpu, group_fd), 0, &fid);
 		if (fd < 0)
 			return fd;
 		err = ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0 ? -errno : ring_map(r, fd, data_pages);

@@ -23,12 +23,18 @@ struct memphis__ring {
 struct perf_event_attr;
 /* perf_event_open for thread `tid`, any CPU, close-on-exec. Returns fd or -errno. */
 int memphis__perf_open(struct perf_event_attr *attr, pid_t tid);
+/* perf_event_open for thread tid (or -1) on cpu (or -1) in the group of group_fd (or -1),
+ * close-on-exec. Returns fd or -errno. */
+int memphis__perf_open_on(struct perf_event_attr *attr, pid_t tid, int cpu, int group_fd);
 /* Open an event for `tid` and map its ring, halving the size down to one page while the
  * locked-memory limit refuses; wakeup_watermark = buffer / watermark_div (attr->watermark
  * must be set). The descriptor counts in the library's share (fd.h). Returns 0 or -errno
  * (the open error as is; -EMFILE when the share is used up). */
 int memphis__ring_open(struct memphis__ring *r, struct perf_event_attr *attr, pid_t tid,
 		       unsigned data_pages, unsigned watermark_div);
+/* memphis__ring_open for thread tid (or -1) on cpu (or -1) in the group of group_fd (or -1). */
+int memphis__ring_open_on(struct memphis__ring *r, struct perf_event_attr *attr, pid_t tid,
+			  int cpu, int group_fd, unsigned data_pages, unsigned watermark_div);
 /* Call fn(record, ctx) for every complete record in the ring and release them. Records
  * are contiguous for fn even when they wrap. Returns the number of records. */
 typedef void (*memphis__record_fn)(const void *rec, size_t len, void *ctx);

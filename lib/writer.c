@@ -210,7 +210,7 @@ static int write_block(struct file *f, uint16_t type, const void *a, size_t alen
 	struct memphis_block h = {
 		.magic = MEMPHIS_BLOCK_MAGIC,
 		.type = type,
-		.version = 1,
+		.version = type == MPH_BLK_SAMPLES ? 2 : 1, /* format.h: layout versions */
 		.length = (uint32_t)(alen + blen),
 	};
 	struct iovec iov[3] = { { &h, sizeof(h) }, { (void *)a, alen }, { (void *)b, blen } };

@@ -329,6 +329,9 @@ void mr_attrib_close(struct mr_attrib *a)
 	for (size_t i = 0; i < a->nvars; i++) {
 		free(a->vars[i].name);
 		free(a->vars[i].decl);
+		free(a->vars[i].site_file);
+		free(a->vars[i].site_func);
+		free(a->vars[i].site_callers);
 	}
 	for (size_t i = 0; i < a->nlines; i++)
 		free(a->lines[i]);

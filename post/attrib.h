@@ -32,6 +32,11 @@ struct mr_varinfo {
 	uint64_t lo, hi;   /* address range for globals and TLS offsets (0/0 otherwise) */
 	uint64_t objects;  /* heap: allocations from this call site */
 	uint64_t bytes;    /* heap: bytes allocated from this call site; others: size */
+	/* heap, when the naming frame has a line: the call site's file (base name), line and
+	 * function, and the functions of the recorded frames outside it (its callers as the
+	 * first allocation from the site recorded them), '\n'-separated; NULL/0 otherwise */
+	char *site_file, *site_func, *site_callers;
+	unsigned site_line;
 };
 
 struct mr_attrib_opts {

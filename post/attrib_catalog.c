@@ -52,6 +52,9 @@ uint32_t attrib_add_var(struct mr_attrib *a, uint64_t key, struct mr_varinfo *v)
 oom:
 	free(v->name);
 	free(v->decl);
+	free(v->site_file);
+	free(v->site_func);
+	free(v->site_callers);
 	return NOT_YET;
 }
 
@@ -228,17 +231,49 @@ static enum frame_kind frame_kind(struct mr_attrib *a, uint64_t ret, uint64_t t)
 /* The frame of ALLOCS record r that names it: the first (innermost) that is not an
  * allocator frame; the outermost recorded when all are. 0 when none. *kind: its kind. */
 static uint64_t naming_frame(struct mr_attrib *a, const struct memphis_rec_alloc *r,
-			     enum frame_kind *kind)
+			     enum frame_kind *kind, uint32_t *idx)
 {
 	uint32_t n = r->nframes < MEMPHIS_MAX_FRAMES ? r->nframes : MEMPHIS_MAX_FRAMES;
 	uint32_t i = 0;
 
 	*kind = FRAME_PROGRAM;
+	*idx = 0;
 	if (!n)
 		return 0;
 	while ((*kind = frame_kind(a, r->frames[i], r->time)) == FRAME_ALLOCATOR && i + 1 < n)
 		i++;
+	*idx = i;
 	return r->frames[i];
+}
+
+/* The structured site of a heap variable (compare matches sites across rebuilds by it):
+ * file, line and function of the naming frame from where/func as attrib_describe_code
+ * gave them, and the functions of the recorded frames after frame idx. Best effort: out
+ * of memory leaves the fields NULL. */
+static void site_parts(struct mr_attrib *a, const struct memphis_rec_alloc *r, uint32_t idx,
+		       const char *where, const char *func, struct mr_varinfo *v)
+{
+	uint32_t n = r->nframes < MEMPHIS_MAX_FRAMES ? r->nframes : MEMPHIS_MAX_FRAMES;
+	const char *colon = strrchr(where, ':');
+	char w[512], f[256];
+	size_t len = 0;
+	FILE *m;
+
+	if (!colon || !func[0] || !(v->site_line = (unsigned)strtoul(colon + 1, NULL, 10)))
+		return;
+	v->site_file = strndup(where, (size_t)(colon - where));
+	v->site_func = strdup(func);
+	m = open_memstream(&v->site_callers, &len);
+	if (!m)
+		return;
+	for (uint32_t k = idx + 1; k < n; k++) {
+		attrib_describe_code(a, r->frames[k] - 1, r->time, w, sizeof(w), f, sizeof(f));
+		fprintf(m, "%s%s", k > idx + 1 ? "\n" : "", f[0] ? f : "??");
+	}
+	if (fclose(m)) {
+		free(v->site_callers);
+		v->site_callers = NULL;
+	}
 }
 
 /* Name "KIND at FILE:LINE in FUNCTION" for a program function into which the C++ library's
@@ -263,7 +298,8 @@ static int inlined_site_name(struct mr_attrib *a, const struct memphis_rec_alloc
 uint32_t attrib_site_var(struct mr_attrib *a, const struct memphis_rec_alloc *r)
 {
 	enum frame_kind kind;
-	uint64_t site = naming_frame(a, r, &kind);
+	uint32_t idx;
+	uint64_t site = naming_frame(a, r, &kind, &idx);
 	uint64_t key = (site & ((1ull << 56) - 1)) | ((uint64_t)(r->kind & 0xf) << 56) | (1ull << 60);
 	uint64_t *slot = mph_u64map_get(&a->var_by_key, key);
 	struct mr_varinfo v = { .kind = MR_VAR_HEAP };
@@ -281,6 +317,8 @@ uint32_t attrib_site_var(struct mr_attrib *a, const struct memphis_rec_alloc *r)
 	} else if (attrib_describe_code(a, site - 1, r->time, where, sizeof(where), func, sizeof(func))) {
 		rc = func[0] ? asprintf(&v.name, "%s at %s in %s", alloc_kind_name(r->kind), where, func)
 			     : asprintf(&v.name, "%s at %s", alloc_kind_name(r->kind), where);
+		if (rc >= 0)
+			site_parts(a, r, idx, where, func, &v);
 	} else {
 		rc = func[0] ? asprintf(&v.name, "%s in %s", alloc_kind_name(r->kind), func)
 			     : asprintf(&v.name, "%s at %s", alloc_kind_name(r->kind), where);

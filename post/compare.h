@@ -2,6 +2,7 @@
  *   compare.c        the command: options, --help, provenance, exit status
  *   compare_load.c   one side's model from a saved --json report or from a run directory
  *                    (the same JSON, produced in memory and parsed: one loading path)
+ *   compare_parse.c  the JSON report into the model (json-c)
  *   compare_stats.c  Wilson intervals and Newcombe's interval for a difference of two
  *                    proportions, the --max-regress threshold
  *   compare_match.c  pairing variables (heap objects by allocation site across rebuilds),
@@ -49,6 +50,7 @@ struct cmp_item {
 	char *name, *kind;        /* kind: "global", "heap", ..., "line" */
 	/* heap objects: the allocation site ("KIND at FILE:LINE in FUNC"), for matching */
 	char *site_alloc, *site_file, *site_func;
+	char *site_callers;       /* the callers' functions, '\n'-separated ("" unknown) */
 	unsigned site_line;       /* 0: no site read */
 	uint64_t *remote, *local;
 	uint64_t remote_all, local_all;
@@ -92,6 +94,12 @@ struct cmp_opts {
  * run, missing executable) has been printed by the report already when *printed is set. */
 int cmp_load(struct cmp_side *s, const char *path, const char *exe, const struct cmp_opts *o,
 	     char *err, size_t errlen, int *printed);
+
+/* Parse the memphis-report/1 JSON text buf[0 .. n) into s (s->path, malloc'd, set by the
+ * caller: messages name it; the rest zeroed). Returns 0, -ENOMEM, or -EINVAL with one
+ * line in err (not JSON, truncated, another schema, a member missing or of the wrong
+ * type). Free s with cmp_side_free in every case. */
+int cmp_parse(struct cmp_side *s, const char *buf, size_t n, char *err, size_t errlen);
 
 /* Free what a side holds; s may be zeroed. */
 void cmp_side_free(struct cmp_side *s);

@@ -60,7 +60,8 @@ static void judge(struct cmp_cell *c, uint64_t xa, uint64_t na, uint64_t xb, uin
 		c->v = CMP_NODATA;
 		return;
 	}
-	if (!(c->ci.lo > 0 || c->ci.hi < 0) || !(fabs(c->delta) > thr)) {
+	/* beyond the threshold by more than rounding: 0.52 - 0.50 is 0.0200000000000000178 */
+	if (!(c->ci.lo > 0 || c->ci.hi < 0) || !(fabs(c->delta) > thr + 1e-9)) {
 		c->v = CMP_UNCHANGED;
 		return;
 	}
@@ -150,16 +151,20 @@ static int by_name_kind(const void *x, const void *y)
 	return c ? c : strcmp((*a)->kind, (*b)->kind);
 }
 
-/* A candidate pair of heap sites: A's item i, B's item j, line distance d. */
+/* A candidate pair of heap sites: A's item i, B's item j, line distance d, other: the
+ * callers differ (1) or agree (0). */
 struct cand {
 	size_t i, j;
-	unsigned d;
+	unsigned other, d;
 };
 
+/* Same callers first, then the nearest lines, then the order of the reports. */
 static int by_distance(const void *x, const void *y)
 {
 	const struct cand *a = x, *b = y;
 
+	if (a->other != b->other)
+		return a->other < b->other ? -1 : 1;
 	if (a->d != b->d)
 		return a->d < b->d ? -1 : 1;
 	return a->i != b->i ? (a->i < b->i ? -1 : 1) : (a->j > b->j) - (a->j < b->j);
@@ -173,7 +178,8 @@ static bool same_site(const struct cmp_item *a, const struct cmp_item *b)
 }
 
 /* Pair the heap sites left unpaired (ma[i] / mb[j] == SIZE_MAX) whose allocation kind,
- * file and function agree, nearest lines first. */
+ * file and function agree: those with the same callers first (a site's identity beyond its
+ * line), then the nearest lines. */
 static int pair_sites(const struct cmp_side *a, const struct cmp_side *b, size_t *ma, size_t *mb)
 {
 	struct cand *c = NULL;
@@ -197,6 +203,7 @@ static int pair_sites(const struct cmp_side *a, const struct cmp_side *b, size_t
 				c = nc;
 			}
 			c[n++] = (struct cand){ i, j,
+				!!strcmp(a->items[i].site_callers, b->items[j].site_callers),
 				a->items[i].site_line > b->items[j].site_line
 					? a->items[i].site_line - b->items[j].site_line
 					: b->items[j].site_line - a->items[i].site_line };

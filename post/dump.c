@@ -16,6 +16,9 @@ void mr_help_dump(FILE *f)
 		   "regions with loss counts, counts of allocations, frees and first touches),\n"
 		   "then one line per sample:\n"
 		   "  time_s cpu tid ip sampled_ip addr flags page_node region\n"
+		   "(runs of a hardware backend, RUN weight=latency or count, add before region:\n"
+		   "  weight ins_lat data_src\n"
+		   "the access and instruction latencies in cycles and perf_mem_data_src in hex)\n"
 		   "and the damage found, if any.\n\n"
 		   "Options:\n"
 		   "  --meta      only the metadata\n"
@@ -142,12 +145,15 @@ static int dump_samples(struct mr_run *run)
 	const struct memphis_rec_sample *s;
 	size_t n;
 	char fl[128];
+	const char *wk = mr_run_get(run, "weight");
+	int hw = wk && (!strcmp(wk, "latency") || !strcmp(wk, "count"));
 
 	if (mr_pagemap_build(&pm, run) || mr_samples_begin(run, &it)) {
 		mr_pagemap_free(&pm);
 		return mr_error(MR_EXIT_DATA, "out of memory");
 	}
-	printf("# time_s cpu tid ip sampled_ip addr flags page_node region\n");
+	printf("# time_s cpu tid ip sampled_ip addr flags page_node %sregion\n",
+	       hw ? "weight ins_lat data_src " : "");
 	while ((n = mr_samples_next(it, &s)) > 0) {
 		for (size_t i = 0; i < n; i++) {
 			const struct memphis_rec_region *r = mr_run_region(run, s[i].region);
@@ -158,10 +164,13 @@ static int dump_samples(struct mr_run *run)
 				snprintf(nb, sizeof(nb), "%d", node);
 			else
 				snprintf(nb, sizeof(nb), "-");
-			printf("%.6f %u %" PRIu32 " 0x%" PRIx64 " 0x%" PRIx64 " 0x%" PRIx64 " %s %s %s\n",
+			printf("%.6f %u %" PRIu32 " 0x%" PRIx64 " 0x%" PRIx64 " 0x%" PRIx64 " %s %s ",
 			       secs(run, s[i].time), s[i].cpu, s[i].tid, s[i].ip, s[i].sampled_ip,
-			       s[i].addr, flag_words(s[i].flags, fl, sizeof(fl)), nb,
-			       r ? r->name : "?");
+			       s[i].addr, flag_words(s[i].flags, fl, sizeof(fl)), nb);
+			if (hw)
+				printf("%" PRIu32 " %u 0x%" PRIx64 " ", s[i].weight,
+				       (unsigned)s[i].ins_lat, s[i].data_src);
+			printf("%s\n", r ? r->name : "?");
 		}
 	}
 	mr_samples_end(it);

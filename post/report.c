@@ -20,6 +20,19 @@ static uint32_t node_index(const struct report *r, int node)
 	return node >= 0 && (uint32_t)node < r->nnodes ? (uint32_t)node : r->nnodes;
 }
 
+/* Count hardware sample sm, attributed to res, taken on a CPU of node index cpu_node, of
+ * a page of node index page_node, in r->hw. Out of line: soft runs pay only the
+ * mr_hw_sample test in count_sample. 0 or -ENOMEM. */
+static __attribute__((noinline)) int count_hw(struct report *r,
+					       const struct memphis_rec_sample *sm,
+					       const struct mr_resolved *res, uint32_t cpu_node,
+					       uint32_t page_node)
+{
+	int page_remote = page_node == r->nnodes || cpu_node == r->nnodes ? -1 : cpu_node != page_node;
+
+	return mr_hwsrc_add(&r->hw, cpu_node, res->var, res->line, sm, page_remote);
+}
+
 /* Count one sample of a selected region in r->st and, with a usable data address, in
  * the aggregate. 0 or -ENOMEM. */
 static int count_sample(struct report *r, const struct memphis_rec_sample *sm, uint16_t addr_ok)
@@ -53,6 +66,8 @@ static int count_sample(struct report *r, const struct memphis_rec_sample *sm, u
 	else if (cpu_node != r->nnodes)
 		r->st.local++;
 	if (mr_agg_add(&r->agg, res.var, res.line, cpu_node, page_node))
+		return -ENOMEM;
+	if (__builtin_expect(mr_hw_sample(sm), 0) && count_hw(r, sm, &res, cpu_node, page_node))
 		return -ENOMEM;
 	if (!res.same_page && mr_agg_add_page(&r->agg, res.var, sm->addr, page_node))
 		return -ENOMEM;
@@ -149,6 +164,21 @@ static void get_touch(void *arg, size_t i, struct mr_agg_touch *out)
 	out->tid_node = mr_run_cpu_node(r->run, t->cpu);
 }
 
+/* After the sample pass: is this a hardware run (a hardware sample attributed, or RUN
+ * weight=latency)? Then the orders its tables read. Returns false when out of memory. */
+static bool hw_prepare(struct report *r)
+{
+	const char *w = mr_run_get(r->run, "weight");
+
+	r->hw_shown = r->hw.total > 0 || (w && !strcmp(w, "latency"));
+	r->hw_lat = !w || strcmp(w, "count") != 0;
+	if (!r->hw_shown)
+		return true;
+	return !mr_hw_order_init(&r->hw_by_node, &r->hw, MR_HW_NODE,
+				 r->o.by_line ? MR_HW_LINE : MR_HW_VAR) &&
+	       !mr_hw_order_init(&r->hw_by_var, &r->hw, MR_HW_VAR, MR_HW_LINE);
+}
+
 /* Everything after the options: open, count, print on out. Returns the exit status. */
 static int run_report(struct report *r, FILE *out)
 {
@@ -170,8 +200,12 @@ static int run_report(struct report *r, FILE *out)
 	rc = mr_agg_init(&r->agg, r->nnodes);
 	if (rc)
 		return mr_error(MR_EXIT_DATA, "%s", rc == -E2BIG ? "too many nodes" : "out of memory");
+	if (mr_hwsrc_init(&r->hw))
+		return mr_error(MR_EXIT_DATA, "out of memory");
 	if (!sample_pass(r))
 		return MR_EXIT_DATA;
+	if (!hw_prepare(r))
+		return mr_error(MR_EXIT_DATA, "out of memory");
 	losses(r);
 	if (mr_agg_finish(&r->agg, mr_attrib_nvars(r->a)) ||
 	    mr_agg_first_touches(&r->agg, r->run->ntouches, get_touch, r))
@@ -204,6 +238,20 @@ static int run_report(struct report *r, FILE *out)
 	return r->run->ndamage ? MR_EXIT_DATA : MR_EXIT_OK;
 }
 
+/* Release what run_report left in r (not r->o). */
+static void report_free(struct report *r)
+{
+	mr_agg_tables_free(&r->tables);
+	mr_agg_free(&r->agg);
+	mr_hw_order_free(&r->hw_by_node);
+	mr_hw_order_free(&r->hw_by_var);
+	mr_hwsrc_free(&r->hw);
+	free(r->region_sel);
+	free(r->cpu_node);
+	mr_attrib_close(r->a);
+	mr_run_close(r->run);
+}
+
 int report_run(const struct report_opts *o, FILE *out)
 {
 	struct report r;
@@ -212,12 +260,7 @@ int report_run(const struct report_opts *o, FILE *out)
 	memset(&r, 0, sizeof(r));
 	r.o = *o;
 	rc = run_report(&r, out);
-	mr_agg_tables_free(&r.tables);
-	mr_agg_free(&r.agg);
-	free(r.region_sel);
-	free(r.cpu_node);
-	mr_attrib_close(r.a);
-	mr_run_close(r.run);
+	report_free(&r);
 	return rc;
 }
 
@@ -229,12 +272,7 @@ int mr_cmd_report(int argc, char **argv)
 	memset(&r, 0, sizeof(r));
 	if (report_parse_options(&r.o, argc, argv, &rc))
 		rc = run_report(&r, stdout);
-	mr_agg_tables_free(&r.tables);
-	mr_agg_free(&r.agg);
-	free(r.region_sel);
-	free(r.cpu_node);
+	report_free(&r);
 	free(r.o.regions);
-	mr_attrib_close(r.a);
-	mr_run_close(r.run);
 	return rc;
 }

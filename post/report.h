@@ -2,7 +2,7 @@
  *   report.c          the command: open, stream and attribute the samples, count, print
  *   report_options.c  --help, the options, --region selection
  *   aggregate.c       the counting (aggregate.h)
- *   report_text.c     the text report
+ *   report_text.c     the text report (with the data-source tables of hardware runs)
  *   report_json.c     the JSON report (schema memphis-report/1, docs/report-schema.md)
  */
 #ifndef MR_REPORT_H
@@ -15,6 +15,7 @@
 
 #include "aggregate.h"
 #include "attrib.h"
+#include "hwsrc.h"
 #include "rundir.h"
 
 struct report_opts {
@@ -53,6 +54,12 @@ struct report {
 	uint32_t region_sel_n;
 	enum mr_agg_mode table_mode; /* what the tables count */
 	int no_remote;            /* remote asked for, none found: the tables show all */
+	/* hardware runs: data sources and latencies (hwsrc.h) */
+	struct mr_hwsrc hw;       /* by CPU node index, variable, line */
+	int hw_shown;             /* a hardware run: the report shows them */
+	int hw_lat;               /* the weights are latencies (RUN weight is not "count") */
+	struct mr_hw_order hw_by_node; /* hw by node, then variable (line with --by line) */
+	struct mr_hw_order hw_by_var;  /* hw by variable, then line */
 };
 
 /* Run the report of o->dir with options *o (o->regions stays the caller's) and print it

@@ -31,6 +31,28 @@ static uint64_t threads_started(const struct mr_run *run)
 	return n;
 }
 
+/* The hardware sampling of a run whose RUN block has hw_period (members only added; none
+ * for time-based runs): the period in its unit, the events as encoded, precise_ip, the
+ * load-latency threshold and the module's kind, each when the run names it. */
+static void json_hw_sampling(struct mr_json *j, const struct mr_run *run)
+{
+	static const char *const strs[] = { "hw_period_unit", "hw_events", "kmod_kind" };
+	static const char *const nums[] = { "precise_ip", "ldlat" };
+
+	mr_json_key(j, "hw_period");
+	mr_json_u64(j, mr_run_get_u64(run, "hw_period", 0));
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
+		if (mr_run_get(run, strs[i])) {
+			mr_json_key(j, strs[i]);
+			mr_json_str(j, mr_run_get(run, strs[i]));
+		}
+	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
+		if (mr_run_get(run, nums[i])) {
+			mr_json_key(j, nums[i]);
+			mr_json_u64(j, mr_run_get_u64(run, nums[i], 0));
+		}
+}
+
 /* "run": the RUN keys and what was read. */
 static void json_run(struct mr_json *j, const struct report *r)
 {
@@ -55,6 +77,8 @@ static void json_run(struct mr_json *j, const struct report *r)
 	mr_json_u64(j, mr_run_get_u64(run, "period_ns", 0));
 	mr_json_key(j, "weighting");
 	mr_json_str(j, report_weighting(mr_run_get(run, "weight")));
+	if (mr_run_get_u64(run, "hw_period", 0))
+		json_hw_sampling(j, run);
 	mr_json_key(j, "page_size");
 	mr_json_u64(j, mr_attrib_page_size(r->a));
 	mr_json_key(j, "threads");
@@ -150,6 +174,122 @@ static void json_regions(struct mr_json *j, const struct report *r)
 	mr_json_arr_end(j);
 }
 
+/* The members of a hardware stat (into the open object). */
+static void json_hw_members(struct mr_json *j, const struct report *r, const struct mr_hw_stat *st)
+{
+	U("samples", st->n);
+	U("loads", st->loads);
+	U("stores", st->stores);
+	mr_json_key(j, "sources");
+	mr_json_obj(j);
+	for (int i = 0; i < MEMPHIS_SRC_COUNT; i++)
+		U(mr_hw_src_key(mr_hw_src_order[i]),
+		  st->src[0][mr_hw_src_order[i]] + st->src[1][mr_hw_src_order[i]]);
+	mr_json_obj_end(j);
+	mr_json_key(j, "store_sources");
+	mr_json_obj(j);
+	for (int i = 0; i < MEMPHIS_SRC_COUNT; i++)
+		U(mr_hw_src_key(mr_hw_src_order[i]), st->src[1][mr_hw_src_order[i]]);
+	mr_json_obj_end(j);
+	U("hitm", st->hitm);
+	mr_json_key(j, "latency");
+	if (!r->hw_lat) {
+		mr_json_null(j);
+	} else {
+		mr_json_obj(j);
+		U("samples", st->lat_n);
+		mr_json_key(j, "mean");
+		mr_json_dbl(j, mr_hw_lat_mean(st));
+		mr_json_key(j, "p90");
+		mr_json_dbl(j, mr_hw_lat_pct(st, 90));
+		mr_json_obj_end(j);
+	}
+	U("page_remote", st->page_remote);
+	U("hw_remote", st->hw_remote);
+	U("hw_remote_disagree", st->disagree);
+}
+
+/* "hardware": the data sources of every node's hardware samples (hardware runs only). */
+static void json_hardware(struct mr_json *j, const struct report *r)
+{
+	struct mr_hw_stat st;
+	char lbl[32];
+
+	mr_json_key(j, "hardware");
+	mr_json_obj(j);
+	mr_json_key(j, "latency_is_weight");
+	mr_json_bool(j, r->hw_lat);
+	mr_json_key(j, "nodes");
+	mr_json_arr(j);
+	for (uint32_t nd = 0; nd <= r->nnodes; nd++) {
+		if (!mr_hwsrc_sum(&r->hw, &r->hw_by_node, nd, MR_HW_ANY, &st))
+			continue;
+		mr_json_obj(j);
+		mr_json_key(j, "node");
+		json_node(j, r, nd);
+		report_node_label(r, nd, lbl, sizeof(lbl));
+		mr_json_key(j, "label");
+		mr_json_str(j, lbl);
+		json_hw_members(j, r, &st);
+		mr_json_obj_end(j);
+	}
+	mr_json_arr_end(j);
+	mr_json_obj_end(j);
+}
+
+/* A line of a variable's hardware samples, merged over nodes. */
+struct hw_line {
+	const char *name;
+	uint32_t line;
+	struct mr_hw_stat st;
+};
+
+static int hw_line_cmp(const void *x, const void *y)
+{
+	const struct hw_line *a = x, *b = y;
+
+	if (a->st.n != b->st.n)
+		return a->st.n > b->st.n ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+/* "hardware" of variable id: its data sources over all nodes, and by line (samples
+ * descending, then name). */
+static void json_var_hardware(struct mr_json *j, const struct report *r, uint32_t id)
+{
+	struct mr_hw_stat st;
+	size_t first, n = mr_hw_order_range(&r->hw_by_var, id, MR_HW_ANY, &first), nl = 0;
+	struct hw_line *ls = calloc(n ? n : 1, sizeof(*ls));
+
+	mr_hwsrc_sum(&r->hw, &r->hw_by_var, id, MR_HW_ANY, &st);
+	mr_json_key(j, "hardware");
+	mr_json_obj(j);
+	json_hw_members(j, r, &st);
+	for (size_t i = first; i < first + n && ls; i++) {
+		uint32_t e = r->hw_by_var.idx[i], line = mr_hwsrc_field(&r->hw, e, MR_HW_LINE);
+
+		if (!nl || ls[nl - 1].line != line) {
+			ls[nl].line = line;
+			ls[nl++].name = report_key_name(r, 0, line);
+		}
+		mr_hw_stat_merge(&ls[nl - 1].st, &r->hw.st[e]);
+	}
+	if (ls)
+		qsort(ls, nl, sizeof(*ls), hw_line_cmp);
+	mr_json_key(j, "lines");
+	mr_json_arr(j);
+	for (size_t i = 0; i < nl; i++) {
+		mr_json_obj(j);
+		mr_json_key(j, "name");
+		mr_json_str(j, ls[i].name);
+		json_hw_members(j, r, &ls[i].st);
+		mr_json_obj_end(j);
+	}
+	mr_json_arr_end(j);
+	mr_json_obj_end(j);
+	free(ls);
+}
+
 /* "no_remote", "table_mode" and "tables": the per-node tables with the --top cut. */
 static void json_tables(struct mr_json *j, const struct report *r)
 {
@@ -193,6 +333,15 @@ static void json_tables(struct mr_json *j, const struct report *r)
 				mr_json_str(j, mr_var_kind_name(mr_attrib_var(r->a, g->key)->kind));
 			}
 			U("count", g->total);
+			if (r->hw_shown) {
+				struct mr_hw_stat st;
+
+				mr_hwsrc_sum(&r->hw, &r->hw_by_node, tb->node, g->key, &st);
+				mr_json_key(j, "hardware");
+				mr_json_obj(j);
+				json_hw_members(j, r, &st);
+				mr_json_obj_end(j);
+			}
 			mr_json_key(j, "items");
 			mr_json_arr(j);
 			for (size_t k = 0; k < nitems; k++) {
@@ -225,6 +374,32 @@ static void json_tables(struct mr_json *j, const struct report *r)
 	mr_json_arr_end(j);
 }
 
+/* "site" of a heap variable: its call site in parts and the callers' functions. */
+static void json_site(struct mr_json *j, const struct mr_varinfo *vi)
+{
+	const char *c = vi->site_callers;
+
+	mr_json_key(j, "site");
+	mr_json_obj(j);
+	mr_json_key(j, "file");
+	mr_json_str(j, vi->site_file);
+	U("line", vi->site_line);
+	mr_json_key(j, "function");
+	mr_json_str(j, vi->site_func);
+	mr_json_key(j, "callers");
+	mr_json_arr(j);
+	while (c && *c) {
+		const char *nl = strchr(c, '\n');
+		size_t len = nl ? (size_t)(nl - c) : strlen(c);
+		char *one = strndup(c, len);
+		mr_json_str(j, one ? one : "??");
+		free(one);
+		c += len + (nl != NULL);
+	}
+	mr_json_arr_end(j);
+	mr_json_obj_end(j);
+}
+
 /* One entry of "variables": what it is, its counts, matrix, pages and first touch. */
 static void json_variable(struct mr_json *j, const struct report *r, uint32_t id)
 {
@@ -248,6 +423,8 @@ static void json_variable(struct mr_json *j, const struct report *r, uint32_t id
 	if (vi->kind == MR_VAR_HEAP) {
 		U("objects", vi->objects);
 		U("bytes", vi->bytes);
+		if (vi->site_file)
+			json_site(j, vi);
 	} else if (vi->kind != MR_VAR_UNKNOWN && vi->kind != MR_VAR_STACK) {
 		U("size", vi->bytes);
 	}
@@ -308,6 +485,8 @@ static void json_variable(struct mr_json *j, const struct report *r, uint32_t id
 		U("line_pages", v->ft_line_pages);
 		mr_json_obj_end(j);
 	}
+	if (r->hw_shown)
+		json_var_hardware(j, r, id);
 	mr_json_obj_end(j);
 }
 
@@ -429,6 +608,8 @@ void report_print_json(const struct report *r, const uint32_t *ids, size_t nids,
 	json_samples(j, r);
 	json_regions(j, r);
 	json_tables(j, r);
+	if (r->hw_shown)
+		json_hardware(j, r);
 	mr_json_key(j, "variables");
 	mr_json_arr(j);
 	for (size_t i = 0; i < nids; i++)

@@ -49,7 +49,7 @@ const char *report_weighting(const char *w)
 	if (!strcmp(w, "stall"))
 		return "stall-weighted samples (latency-exposed time, not access counts)";
 	if (!strcmp(w, "latency"))
-		return "hardware samples (counted; each also carries its load latency, see dump)";
+		return "hardware samples (counted; sources and latencies under Data sources)";
 	if (!strcmp(w, "count"))
 		return "access-count samples";
 	return w;

@@ -1,5 +1,6 @@
 /* post/rundir_samples.c - the sample stream: the cpu files mapped one after another,
- * their SAMPLES blocks checked and handed out as record arrays. */
+ * their SAMPLES blocks checked and handed out as record arrays (layout version 2 in
+ * place; version 1, 56-byte records of format 1 runs, converted into a buffer). */
 #include "rundir_impl.h"
 
 #include <dirent.h>
@@ -24,7 +25,35 @@ struct mr_sample_iter {
 	const unsigned char *map; /* the whole file mapped, NULL: read() it */
 	size_t msize;
 	size_t released;      /* bytes of the mapping given back (RSS stays flat) */
+	struct memphis_rec_sample *conv; /* version 1 records converted to version 2 */
+	size_t conv_cap;      /* records conv holds */
 };
+
+/* Record size of a SAMPLES block of layout `version`, 0 for a version not known here. */
+static size_t sample_size(uint16_t version)
+{
+	return version == 2 ? sizeof(struct memphis_rec_sample)
+	       : version == 1 ? MEMPHIS_SAMPLE_V1_SIZE : 0;
+}
+
+/* Version 1 records (the first MEMPHIS_SAMPLE_V1_SIZE bytes of each) into it->conv, with
+ * the version 2 fields 0. Returns the array, or NULL when out of memory. */
+static const struct memphis_rec_sample *convert_v1(struct mr_sample_iter *it,
+						   const unsigned char *p, size_t n)
+{
+	if (n > it->conv_cap) {
+		struct memphis_rec_sample *nc = realloc(it->conv, n * sizeof(*nc));
+		if (!nc)
+			return NULL;
+		it->conv = nc;
+		it->conv_cap = n;
+	}
+	for (size_t i = 0; i < n; i++) {
+		memset(&it->conv[i], 0, sizeof(it->conv[i]));
+		memcpy(&it->conv[i], p + i * MEMPHIS_SAMPLE_V1_SIZE, MEMPHIS_SAMPLE_V1_SIZE);
+	}
+	return it->conv;
+}
 
 /* The next block of a mapped file, like rundir_bf_next (payload in *payload, inside the mapping,
  * or copied to bf->buf when it is not 8-byte aligned). */
@@ -110,6 +139,7 @@ size_t mr_samples_next(struct mr_sample_iter *it, const struct memphis_rec_sampl
 	struct mr_run *run = it->run;
 	char what[256], n[32], err[256];
 	const unsigned char *payload;
+	size_t n_recs;
 
 	while (it->file < run->ncpufiles) {
 		struct mr_cpufile *cf = &run->cpus[it->file];
@@ -157,8 +187,8 @@ size_t mr_samples_next(struct mr_sample_iter *it, const struct memphis_rec_sampl
 			iter_next_file(it);
 			continue;
 		}
-		if (r == BF_BLOCK && h.type == MPH_BLK_SAMPLES && h.version == 1 &&
-		    rundir_check_array(&h, sizeof(**recs), what, sizeof(what)))
+		if (r == BF_BLOCK && h.type == MPH_BLK_SAMPLES && sample_size(h.version) &&
+		    rundir_check_array(&h, sample_size(h.version), what, sizeof(what)))
 			r = BF_DAMAGE;
 		if (r != BF_BLOCK) {
 			if (!cf->damaged)
@@ -173,14 +203,26 @@ size_t mr_samples_next(struct mr_sample_iter *it, const struct memphis_rec_sampl
 			cf->clean_end = 1;
 			continue;
 		}
-		if (h.type != MPH_BLK_SAMPLES || h.version != 1 || h.length == 0) {
-			if (h.type != MPH_BLK_SAMPLES && h.type != MPH_BLK_NOTE)
+		if (h.type != MPH_BLK_SAMPLES || !sample_size(h.version) || h.length == 0) {
+			if ((h.type != MPH_BLK_SAMPLES || !sample_size(h.version)) &&
+			    h.type != MPH_BLK_NOTE)
 				run->unknown_blocks++;
 			continue;
 		}
+		n_recs = h.length / sample_size(h.version);
+		if (h.version == 1) {
+			payload = (const unsigned char *)convert_v1(it, payload, n_recs);
+			if (!payload) {
+				mr_run_add_damage(run, "%s: out of memory for %s samples of layout "
+						  "version 1", cf->name, mr_fmt_count(what, n_recs));
+				cf->damaged = 1;
+				iter_next_file(it);
+				continue;
+			}
+		}
 		*recs = (const struct memphis_rec_sample *)payload;
-		cf->samples += h.length / sizeof(**recs);
-		return h.length / sizeof(**recs);
+		cf->samples += n_recs;
+		return n_recs;
 	}
 	return 0;
 }
@@ -194,5 +236,6 @@ void mr_samples_end(struct mr_sample_iter *it)
 	if (it->bf.fd >= 0)
 		close(it->bf.fd);
 	free(it->bf.buf);
+	free(it->conv);
 	free(it);
 }

@@ -10,13 +10,19 @@
 #include "crc32c.h"
 #include <memphis/format.h>
 
-/* Write one framed block. */
-static void put_block(FILE *f, uint16_t type, const void *p, uint32_t n)
+/* Write one framed block of layout version `version`. */
+static void put_block_v(FILE *f, uint16_t type, uint16_t version, const void *p, uint32_t n)
 {
-	struct memphis_block b = { MEMPHIS_BLOCK_MAGIC, type, 1, n, mph_crc32c(0, p, n) };
+	struct memphis_block b = { MEMPHIS_BLOCK_MAGIC, type, version, n, mph_crc32c(0, p, n) };
 
 	fwrite(&b, sizeof(b), 1, f);
 	fwrite(p, 1, n, f);
+}
+
+/* Write one framed block in the layout this tree writes (SAMPLES 2, the rest 1). */
+static void put_block(FILE *f, uint16_t type, const void *p, uint32_t n)
+{
+	put_block_v(f, type, type == MPH_BLK_SAMPLES ? 2 : 1, p, n);
 }
 
 /* DIR/meta.mph: FILE and RUN blocks, and with_pages: two PAGES blocks. */

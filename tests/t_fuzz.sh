@@ -2,7 +2,8 @@
 # tests/t_fuzz.sh - every libFuzzer target (tests/fuzz_*.c, built by `make fuzz` into
 # BUILD-fuzz/) for a bounded time each, seeded with real inputs made here: a run directory
 # (fuzz_rundir), this shell's /proc/PID/maps (fuzz_maps), module records (fuzz_kmod_record),
-# small ELF objects with DWARF 4 compiled from tests/fixtures (fuzz_debuginfo).
+# small ELF objects with DWARF 4 compiled from tests/fixtures (fuzz_debuginfo), saved
+# --json reports of a synthetic run, by variable and by line (fuzz_compare_json).
 # MEMPHIS_FUZZ_SECONDS (default 10) per target; MEMPHIS_FUZZ_RUNS=N runs N executions
 # instead. MEMPHIS_FUZZ_CORPUS=DIR keeps the corpora in DIR/NAME (`make fuzz FUZZ_SECONDS=N`
 # does). MEMPHIS_FUZZ_ONLY=REGEX runs only the targets whose name matches. Skips (77) when clang or libFuzzer is not installed (Debian: clang,
@@ -29,7 +30,10 @@ fi
 ok "make fuzz builds every target into $FB"
 
 # ---- seeds, one directory per target ----
-mkdir -p seed/rundir seed/maps seed/kmod_record seed/debuginfo
+mkdir -p seed/rundir seed/maps seed/kmod_record seed/debuginfo seed/compare_json
+"$B/tests/tool_gen" gen -n 3000 --allocs 20 > /dev/null 2>&1 &&
+	"$B/memphis-report" --json gen > seed/compare_json/var.json 2> /dev/null
+"$B/memphis-report" --json --by line gen > seed/compare_json/line.json 2> /dev/null
 "$B/examples/hello/hello" > /dev/null 2>&1
 python3 - "$(rundir hello)" seed/rundir/hello <<'PY'
 import sys, os

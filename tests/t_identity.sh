@@ -11,14 +11,20 @@
 # promise. PIN is the last commit whose output is the reference. An issue that changes the
 # output on purpose moves PIN to its own last commit and says so (and why) in its closing
 # note. 4bdacfd: issue 11's last output change (heap sampling line, unfinished-run and
-# write-error lines, RUN escapes). a3e15bd: issue 13 (the JSON's run.threads, and lines
-# with --by line); it also takes in issue 11's "set aside ... in libmemphis" line
-# (7e8ac52), which left PIN behind and made the text comparisons fail whenever a run had
-# such samples.
+# write-error lines, RUN escapes). 69cdb11: issue 13 (the JSON's run.threads, a heap
+# variable's site, lines with --by line); it also takes in issue 11's "set aside ... in
+# libmemphis" line (7e8ac52), which left PIN behind and made the text comparisons fail
+# whenever a run had such samples.
+#
+# Format 2 (SAMPLES layout 2): the old report refuses today's runs, so it reads a copy
+# rewritten as format 1 (tests/tool_v1.c) while today's report reads the run as written;
+# dump, which prints the file sizes, reads the format 1 copy in both, and today's dump of
+# the samples must be the same on both copies. The damaged copy is made from the format 1
+# copy (under v1/) and read by both.
 #
 # The old report is built once from `git archive PIN` into BUILD/identity-PIN/ (reused
 # while it exists). Skips (77) when the source tree is not a git checkout holding PIN.
-PIN=a3e15bd
+PIN=69cdb11
 . "$MEMPHIS_SRC/tests/tap.sh"
 if ! command -v git > /dev/null || ! git -C "$S" cat-file -e "$PIN^{commit}" 2> /dev/null; then
 	echo "t_identity: $S is not a git checkout with commit $PIN (the reference report)" >&2
@@ -40,14 +46,26 @@ if [ ! -x "$OLD" ]; then
 fi
 NEW=$REPORT
 
-# same DESC ARGS...: run both reports with ARGS; stdout, stderr and exit status must match.
+# with PROG DIR ARGS...: run PROG with ARGS, each @RUN in them replaced by DIR.
+with() {
+	prog=$1; dir=$2; shift 2
+	for a; do
+		shift
+		[ "$a" = @RUN ] && a=$dir
+		set -- "$@" "$a"
+	done
+	"$prog" "$@"
+}
+
+# same DESC ARGS...: the old report on the format 1 copy OLDRUN and today's on NEWRUN (@RUN
+# in ARGS); stdout, stderr and exit status must match.
 same() {
 	desc=$1; shift
-	"$OLD" "$@" > old.out 2> old.err; echo "exit $?" >> old.err
-	"$NEW" "$@" > new.out 2> new.err; echo "exit $?" >> new.err
-	# the program's own name in its messages is not output
-	sed -i "s|$OLD|memphis-report|g" old.out old.err
-	sed -i "s|$NEW|memphis-report|g" new.out new.err
+	with "$OLD" "$OLDRUN" "$@" > old.out 2> old.err; echo "exit $?" >> old.err
+	with "$NEW" "$NEWRUN" "$@" > new.out 2> new.err; echo "exit $?" >> new.err
+	# the program's own name and the run's two paths in its messages are not output
+	sed -i "s|$OLD|memphis-report|g; s|$OLDRUN|RUN|g" old.out old.err
+	sed -i "s|$NEW|memphis-report|g; s|$NEWRUN|RUN|g" new.out new.err
 	if cmp -s old.out new.out && cmp -s old.err new.err; then
 		ok "$desc: same output ($(wc -l < new.out | tr -d ' ') lines, $(tail -n 1 new.err))"
 	else
@@ -58,12 +76,24 @@ same() {
 
 # compare NAME RUNDIR: every comparison on one run directory.
 compare() {
-	same "$1: report" "$2"
-	same "$1: --json" "$2" --json
-	same "$1: --all --json" "$2" --all --json
-	same "$1: --by line" "$2" --by line
-	same "$1: --matrix" "$2" --matrix
-	same "$1: dump" dump "$2"
+	r=${2%/}
+	mkdir -p v1 && rm -rf "v1/$r"
+	if ! "$B/tests/tool_v1" "$r" "v1/$r"; then
+		not_ok "$1: a format 1 copy"
+		return
+	fi
+	OLDRUN=v1/$r NEWRUN=$r
+	same "$1: report" @RUN
+	same "$1: --json" @RUN --json
+	same "$1: --all --json" @RUN --all --json
+	same "$1: --by line" @RUN --by line
+	same "$1: --matrix" @RUN --matrix
+	NEWRUN=v1/$r
+	same "$1: dump" dump @RUN
+	"$NEW" dump --samples "$r" > v2.dump 2>&1
+	"$NEW" dump --samples "v1/$r" > v1.dump 2>&1
+	check "$1: dump --samples: format 1 and 2 copies alike" cmp -s v1.dump v2.dump
+	NEWRUN=$r
 }
 
 # ran NAME: the run directory the program NAME left here, or a failure.
@@ -91,7 +121,7 @@ if cc -g -O2 -shared -fPIC -Wl,-soname,libgolden.so.1 -o libgolden.so.1 "$G/gold
 	(ulimit -s 65536 2> /dev/null; ./golden 1 > golden.out 2>&1)
 	d=$(ran golden) && [ -n "$d" ] && {
 		compare golden "$d"
-		same "golden: --region thread --all --json" "$d" --region thread --all --json
+		same "golden: --region thread --all --json" @RUN --region thread --all --json
 	}
 else
 	not_ok "build the golden program (tests/golden)"
@@ -100,15 +130,17 @@ fi
 
 # a damaged copy: a cpu file cut inside a block, another with a flipped byte
 d=$(rundir cg)
-if [ -n "$d" ]; then
-	cp -r "$d" damaged
+d=${d%/}
+if [ -n "$d" ] && [ -d "v1/$d" ]; then
+	cp -r "v1/$d" damaged
 	f=$(ls damaged/cpu*.mph | head -n 1)
 	n=$(wc -c < "$f")
 	head -c $((n * 2 / 3)) "$f" > cut && mv cut "$f"
 	g=$(ls damaged/cpu*.mph | tail -n 1)
 	[ "$g" != "$f" ] && printf '\125' | dd of="$g" bs=1 seek=100 conv=notrunc 2> /dev/null
-	same "damaged cg: report" damaged
-	same "damaged cg: --json" damaged --json
-	same "damaged cg: dump" dump damaged
+	OLDRUN=damaged NEWRUN=damaged
+	same "damaged cg: report" @RUN
+	same "damaged cg: --json" @RUN --json
+	same "damaged cg: dump" dump @RUN
 fi
 done_testing

@@ -34,12 +34,12 @@ check "run without meta.mph: says so" has e "no meta.mph"
 rc=$(run_rc trunc.txt trunc.err "$R" trunc)
 check "truncated cpu file exits 2 (got $rc)" [ "$rc" = 2 ]
 check "truncated: file and offset of the last complete block" \
-	has trunc.err "cpu001.mph: offset 229432: truncated SAMPLES block"
+	has trunc.err "cpu001.mph: offset 262200: truncated SAMPLES block"
 check "truncated: samples read before it" has trunc.err "4,096 samples read before it"
 check "truncated: the valid prefix is still reported" has trunc.txt "Node1: total"
 rc=$(run_rc trunc.json trunc.jerr "$R" trunc --json)
 check "truncated, --json: exits 2 (got $rc)" [ "$rc" = 2 ]
-check "truncated, --json: damage listed in the JSON" has trunc.json "cpu001.mph: offset 229432"
+check "truncated, --json: damage listed in the JSON" has trunc.json "cpu001.mph: offset 262200"
 
 # --- a flipped byte in the first SAMPLES block of cpu002.mph
 "$GEN" flip -n $N --flip cpu002.mph:100 >/dev/null
@@ -66,7 +66,7 @@ check "meta.mph cut: offset 0 named" has e "meta.mph: offset 0: truncated FILE b
 # --- dump of a damaged run: prefix printed, damage at the end
 rc=$(run_rc d.txt d.err "$R" dump trunc)
 check "dump of a truncated run exits 2 (got $rc)" [ "$rc" = 2 ]
-check "dump: damage reported at the end" sh -c 'tail -n 3 d.txt | grep -q "cpu001.mph: offset 229432"'
+check "dump: damage reported at the end" sh -c 'tail -n 3 d.txt | grep -q "cpu001.mph: offset 262200"'
 lines=$(grep -vc '^#' d.txt)
 check_if "dump: the readable samples are printed ($lines of $N)" '[ "$lines" -gt 0 ] && [ "$lines" -lt $N ]'
 
@@ -74,7 +74,7 @@ check_if "dump: the readable samples are printed ($lines of $N)" '[ "$lines" -gt
 "$GEN" future -n 1000 --future >/dev/null
 rc=$(run_rc o e "$R" future)
 check "future format version exits 2 (got $rc)" [ "$rc" = 2 ]
-check "future format version: says which version and what to do" has e "format version 2"
+check "future format version: says which version and what to do" has e "format version 3"
 
 # --- unknown block types are skipped, a missing END is only a warning
 "$GEN" unk -n 5000 --unknown-block >/dev/null

@@ -37,6 +37,17 @@ check "MEMPHIS_DISABLE=maybe: one line naming it and the 0 used" \
 	sh -c '[ "$(grep -c "^memphis" d.err)" = 1 ] && grep -q "MEMPHIS_DISABLE=maybe.*using 0" d.err'
 rm -rf memphis-*/
 
+# parsed once at start (lib/config.c), whatever backend runs
+MEMPHIS_KMOD_KIND=fast "$P" mark > k.out 2> k.err
+check "MEMPHIS_KMOD_KIND=fast: one line naming it and the auto used" \
+	sh -c '[ "$(grep -c "^memphis" k.err)" = 1 ] && grep -q "MEMPHIS_KMOD_KIND=fast is not auto, clock, ibs or pebs.*using auto" k.err'
+rm -rf memphis-*/
+for v in auto clock IBS pebs; do
+	MEMPHIS_KMOD_KIND=$v "$P" mark > k.out 2> k.err
+	check "MEMPHIS_KMOD_KIND=$v: taken, silent" sh -c '[ ! -s k.err ]'
+	rm -rf memphis-*/
+done
+
 MEMPHIS_FIRST_TOUCH=no "$P" mark > f.out 2> f.err
 check "MEMPHIS_FIRST_TOUCH=no: first touch off, silent" \
 	sh -c "[ ! -s f.err ] && \"$REPORT\" dump --meta \"$(rundir prog_hostile)\" | grep -q '^#   first_touch=0$'"

@@ -6,10 +6,15 @@
  * usage: tool_gen OUTDIR [-n SAMPLES] [--allocs N] [--seed S] [--exe PATH] [--one-node]
  *                 [--truth FILE] [--truncate FILE:K] [--flip FILE:K] [--future]
  *                 [--unknown-block] [--no-end] [--block N] [--tls-block] [--self-tls]
- *                 [--remote-pct P]
+ *                 [--remote-pct P] [--hw FILE]
  * --remote-pct P: each sample of a variable whose pages have fixed homes (all but stacks
  * and TLS) is taken on a CPU of the other node than its page with probability P/100 (by
  * default the CPU is uniform, which makes about half of them remote); for compare's tests.
+ * --hw FILE: a hardware run (backend ibs, weight latency): every sample with an address is
+ * exact and carries a data source (perf_mem_data_src), a latency, its load/store kind and
+ * the hardware's remote flag, drawn from a second generator (the soft run's variables,
+ * lines and CPUs stay the same); FILE gets one line per attributed sample: CPU node, variable,
+ * line, source key, store, HITM, latency, page remote, hardware remote (tab-separated).
  * --self-tls: the TLS block is recorded as libmemphis's own, under a file name the report
  * can only know from the RUN keys lib and lib_name (its samples are then set aside).
  * Only libc and libm.
@@ -22,6 +27,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <linux/perf_event.h>
 
 #include "crc32c.h"
 #include <memphis/format.h>
@@ -110,6 +117,83 @@ static __attribute__((noipa)) void site_small(void)
 	sites[3] = here(); site_lines[3] = __LINE__;
 }
 
+/* ---- --hw: data sources, each with the class a reader must find, written from the
+ * perf_mem_data_src layout (linux/perf_event.h) by hand, not through memphis' decoder ---- */
+
+#define DS(a, s) PERF_MEM_S(a, s)
+#define DS_LD DS(OP, LOAD)
+#define DS_HIT(x) (DS(LVL, x) | DS(LVL, HIT))
+#define DS_NUM(n) ((uint64_t)(n) << PERF_MEM_LVLNUM_SHIFT)
+#define DS_HOPS(h) ((uint64_t)(h) << PERF_MEM_HOPS_SHIFT)
+
+struct hw_class {
+	const char *key;        /* the report's JSON key of the source */
+	uint64_t ds;
+	int store, hitm, hw_remote;
+	uint32_t lat_lo, lat_hi; /* latency drawn in [lo, hi]; 0: none */
+	int share;              /* per mille among the local (or remote) page's classes */
+};
+
+static const struct hw_class hw_local[] = {
+	{ "l1", 0x10268100142ull, 0, 0, 0, 4, 7, 300 },      /* published Skylake-SP L1 load */
+	{ "lfb", 0x11868100242ull, 0, 0, 0, 10, 40, 100 },   /* published Skylake-SP LFB load */
+	{ "l2", DS_LD | DS_HIT(L2) | DS_NUM(PERF_MEM_LVLNUM_L2), 0, 0, 0, 12, 20, 100 },
+	{ "l3", DS_LD | DS_HIT(L3) | DS_NUM(PERF_MEM_LVLNUM_L3), 0, 0, 0, 35, 60, 100 },
+	/* AMD: another CCX of the socket, which IBS calls remote */
+	{ "near_cache", DS_LD | DS_HIT(REM_CCE1) | DS_NUM(PERF_MEM_LVLNUM_ANY_CACHE) |
+	  DS(REMOTE, REMOTE) | DS_HOPS(PERF_MEM_HOPS_0), 0, 0, 1, 80, 150, 100 },
+	{ "local_dram", DS_LD | DS_HIT(LOC_RAM) | DS_NUM(PERF_MEM_LVLNUM_RAM), 0, 0, 0, 150, 400, 150 },
+	{ "l1", DS(OP, STORE) | DS_HIT(L1) | DS_NUM(PERF_MEM_LVLNUM_L1), 1, 0, 0, 0, 0, 100 },
+	{ "io", DS_LD | DS_HIT(IO) | DS_NUM(PERF_MEM_LVLNUM_IO), 0, 0, 0, 1000, 3000, 30 },
+	{ "na", DS_LD | DS(LVL, NA) | DS_NUM(PERF_MEM_LVLNUM_NA), 0, 0, 0, 0, 0, 20 },
+};
+
+static const struct hw_class hw_remote[] = {
+	{ "remote_dram", DS_LD | DS_HIT(REM_RAM1) | DS_NUM(PERF_MEM_LVLNUM_RAM) | DS(REMOTE, REMOTE) |
+	  DS_HOPS(PERF_MEM_HOPS_2), 0, 0, 1, 300, 900, 400 },
+	{ "remote_cache", DS_LD | DS_HIT(REM_CCE1) | DS_NUM(PERF_MEM_LVLNUM_ANY_CACHE) |
+	  DS(REMOTE, REMOTE) | DS_HOPS(PERF_MEM_HOPS_2) | DS(SNOOP, HITM), 0, 1, 1, 250, 700, 200 },
+	{ "l1", 0x10268100142ull, 0, 0, 0, 4, 7, 200 },      /* a remote line already in L1 */
+	{ "l1", DS(OP, STORE) | DS_HIT(L1) | DS_NUM(PERF_MEM_LVLNUM_L1), 1, 0, 0, 0, 0, 150 },
+	{ "uncached", DS_LD | DS_HIT(UNC) | DS_NUM(0x08), 0, 0, 0, 500, 800, 50 },
+};
+
+static uint64_t hw_rng = 0x2545f4914f6cdd1dull;
+static uint64_t hw_rnd(void)
+{
+	hw_rng ^= hw_rng << 13;
+	hw_rng ^= hw_rng >> 7;
+	hw_rng ^= hw_rng << 17;
+	return hw_rng;
+}
+
+/* Give sample s (with an address, on a page remote or not from its CPU) a data source,
+ * latency, kind and remote flag; one line of truth to tf. */
+static void hw_fill(struct memphis_rec_sample *s, int page_remote, FILE *tf, int cpu_node,
+		    const char *var, int line)
+{
+	const struct hw_class *t = page_remote ? hw_remote : hw_local;
+	size_t n = page_remote ? sizeof(hw_remote) / sizeof(*t) : sizeof(hw_local) / sizeof(*t);
+	uint64_t r = hw_rnd();
+	int pick = (int)(r % 1000), k = 0;
+	uint32_t lat = 0;
+
+	while (k + 1 < (int)n && pick >= t[k].share) {
+		pick -= t[k].share;
+		k++;
+	}
+	t += k;
+	if (t->lat_hi)
+		lat = t->lat_lo + (uint32_t)((r >> 16) % (t->lat_hi - t->lat_lo + 1));
+	s->data_src = t->ds;
+	s->weight = lat;
+	s->ins_lat = (uint16_t)(lat ? lat + 3 : 0);
+	s->flags = (uint16_t)((s->flags & MPH_S_TLS) | MPH_S_EXACT | MPH_S_HWADDR | (t->store ? MPH_S_STORE : MPH_S_LOAD) |
+			      (t->hw_remote ? MPH_S_REMOTE_HW : 0));
+	fprintf(tf, "%d\t%s\ttool_gen.c:%d\t%s\t%d\t%d\t%" PRIu32 "\t%d\t%d\n", cpu_node, var,
+		line, t->key, t->store, t->hitm, lat, page_remote, t->hw_remote);
+}
+
 /* ---- writing framed blocks ---- */
 
 struct out {
@@ -125,8 +209,8 @@ static void die(const char *what)
 
 static void block(FILE *f, uint16_t type, const void *p, size_t n)
 {
-	struct memphis_block h = { MEMPHIS_BLOCK_MAGIC, type, 1, (uint32_t)n,
-				   mph_crc32c(0, p, n) };
+	struct memphis_block h = { MEMPHIS_BLOCK_MAGIC, type, type == MPH_BLK_SAMPLES ? 2 : 1,
+				   (uint32_t)n, mph_crc32c(0, p, n) };
 
 	if (fwrite(&h, sizeof(h), 1, f) != 1 || (n && fwrite(p, n, 1, f) != 1))
 		die("write");
@@ -260,7 +344,8 @@ struct truth {
 int main(int argc, char **argv)
 {
 	const char *dir = NULL, *exe = NULL, *truth_path = NULL;
-	const char *trunc_spec = NULL, *flip_spec = NULL;
+	const char *trunc_spec = NULL, *flip_spec = NULL, *hw_path = NULL;
+	FILE *hwf = NULL;
 	uint64_t n = 100000, nsmall = 1000, per_block = 4096;
 	int one_node = 0, future = 0, unknown_block = 0, no_end = 0, tls_block = 0, self_tls = 0;
 	double remote_pct = -1;
@@ -299,6 +384,8 @@ int main(int argc, char **argv)
 			no_end = 1;
 		else if (!strcmp(o, "--tls-block"))
 			tls_block = 1;
+		else if (!strcmp(o, "--hw") && i + 1 < argc)
+			hw_path = argv[++i];
 		else if (!strcmp(o, "--self-tls"))
 			tls_block = self_tls = 1;
 		else if (o[0] != '-' && !dir)
@@ -307,7 +394,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "usage: tool_gen OUTDIR [-n SAMPLES] [--allocs N] [--seed S] "
 				"[--exe PATH] [--one-node] [--truth FILE] [--truncate FILE:K] "
 				"[--flip FILE:K] [--future] [--unknown-block] [--no-end] [--block N] [--tls-block] "
-				"[--self-tls] [--remote-pct P]\n");
+				"[--self-tls] [--remote-pct P] [--hw FILE]\n");
 			return 1;
 		}
 	}
@@ -335,6 +422,8 @@ int main(int argc, char **argv)
 	sink = (uint64_t)(uintptr_t)x_static;
 	if (mkdir(dir, 0755) && errno != EEXIST)
 		die(dir);
+	if (hw_path && !(hwf = fopen(hw_path, "w")))
+		die(hw_path);
 
 	/* ---- meta.mph ---- */
 	uint64_t t_start = 1000000000000ull;
@@ -370,10 +459,11 @@ int main(int argc, char **argv)
 		int len = snprintf(run, sizeof(run),
 				   "memphis_version=0.1.0\npid=4000\nexe=%s\nbuild_id=%s\n"
 				   "cmdline=%s -n %" PRIu64 "\nhostname=gen\nstart_realtime=0\n"
-				   "backend=soft\nbackend_why=synthetic run from tool_gen\n"
-				   "backend_skip=ibs: synthetic\nperiod_ns=1000000\nweight=stall\n"
+				   "backend=%s\nbackend_why=synthetic run from tool_gen\n"
+				   "backend_skip=%s: synthetic\nperiod_ns=1000000\nweight=%s\n"
 				   "first_touch=1\ncallsite_depth=4\npage_size=4096\nfuture_key=ignored\n",
-				   exe, build_id(), exe, n);
+				   exe, build_id(), exe, n, hwf ? "ibs" : "soft", hwf ? "pebs" : "ibs",
+				   hwf ? "latency" : "stall");
 		if (self_tls && len > 0 && (size_t)len < sizeof(run))
 			len += snprintf(run + len, sizeof(run) - (size_t)len, "lib=%s\nlib_name=%s\n",
 					SELF_PATH, SELF_NAME);
@@ -613,9 +703,10 @@ int main(int argc, char **argv)
 		} else if (cat < 880) {
 			v = V_COLIDX;
 			line = L_COLIDX1;
-			approx = 1;
+			approx = !hwf; /* hardware addresses are exact */
 			addr = (uint64_t)(uintptr_t)&colidx[(r >> 32) % (sizeof(colidx) / 4)];
-			s.flags = (uint16_t)((s.flags & ~MPH_S_EXACT) | MPH_S_APPROX);
+			if (approx)
+				s.flags = (uint16_t)((s.flags & ~MPH_S_EXACT) | MPH_S_APPROX);
 		} else if (cat < 940) {
 			s.flags = MPH_S_NOADDR | MPH_S_LOAD;
 			line = L_A;
@@ -665,6 +756,8 @@ int main(int argc, char **argv)
 				addr += PAGE;
 				s.addr = addr;
 			}
+			if (hwf)
+				hw_fill(&s, pnode != cpu_node[c], hwf, cpu_node[c], tr[v].name, lines[line]);
 			if (approx) {
 				tr[v].approx++;
 			} else {
@@ -736,6 +829,8 @@ int main(int argc, char **argv)
 	}
 	if (fclose(m))
 		die("fclose");
+	if (hwf && fclose(hwf))
+		die(hw_path);
 	free(xp);
 	free(maps);
 	if (trunc_spec)

@@ -9,6 +9,10 @@
  *                                  record must be this pid, one of its tids, a user ip, a
  *                                  time inside the run and a CPU below nr_cpus
  *   tool_kmod hold SECONDS         start sampling, print "sampling", spin (unload test)
+ *   tool_kmod hwkinds              the hardware kinds (IBS op, PEBS load latency): each is
+ *                                  configurable exactly when caps has it, else CONFIGURE
+ *                                  says EOPNOTSUPP; ldlat is refused for the clock kind and
+ *                                  a first-version (40-byte) CONFIGURE still works
  *   tool_kmod fork-eperm           a forked child may not START or READ the parent's session
  *   tool_kmod fuzz CALLS SEED      random commands, sizes, pointers and sequences; any record
  *                                  returned must be valid as above; exit 0 unless a record
@@ -149,6 +153,43 @@ static int cmd_info(void)
 	       "\n", v.abi_version, v.caps, v.record_size, v.buffer_min, v.buffer_max,
 	       v.buffer_default, v.period_min, v.period_max, v.nr_cpus);
 	return v.abi_version == MEMPHISMOD_ABI_VERSION && v.size == sizeof(v) ? 0 : 1;
+}
+
+static int cmd_hwkinds(void)
+{
+	static const struct { __u64 kind, cap; const char *name; } k[] = {
+		{ MEMPHISMOD_KIND_IBS_OP, MEMPHISMOD_CAP_IBS_OP, "IBS op" },
+		{ MEMPHISMOD_KIND_PEBS_LDLAT, MEMPHISMOD_CAP_PEBS, "PEBS load latency" },
+	};
+	struct memphismod_version v;
+	struct memphismod_config c;
+	int fd = open_dev(), bad = 0, r;
+
+	if (fd < 0 || get_version(fd, &v) < 0)
+		return 1;
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+		memset(&c, 0, sizeof(c));
+		c.size = sizeof(c);
+		c.kind = k[i].kind;
+		r = ioctl(fd, MEMPHISMOD_IOC_CONFIGURE, &c);
+		printf("%s: %s in caps %#llx, CONFIGURE: %s\n", k[i].name,
+		       (v.caps & k[i].cap) ? "offered" : "not offered", (unsigned long long)v.caps,
+		       r == 0 ? "ok" : strerror(errno));
+		if ((v.caps & k[i].cap) ? r != 0 : (r == 0 || errno != EOPNOTSUPP))
+			bad++;
+	}
+	memset(&c, 0, sizeof(c));
+	c.size = sizeof(c);
+	c.ldlat = 30;
+	r = ioctl(fd, MEMPHISMOD_IOC_CONFIGURE, &c);
+	printf("cpu clock with ldlat 30: %s\n", r == 0 ? "accepted" : strerror(errno));
+	bad += r == 0 || errno != EINVAL;
+	c.size = MEMPHISMOD_CONFIG_SIZE_VER0;
+	r = ioctl(fd, MEMPHISMOD_IOC_CONFIGURE, &c); /* ldlat lies beyond the 40 bytes sent */
+	printf("cpu clock, first-version CONFIGURE (40 bytes): %s\n", r == 0 ? "ok" : strerror(errno));
+	bad += r != 0;
+	close(fd);
+	return bad ? 1 : 0;
 }
 
 static int cmd_open(void)
@@ -451,6 +492,8 @@ int main(int argc, char **argv)
 		return cmd_sample(atof(argv[2]), argc >= 4 ? atoi(argv[3]) : 2, 0);
 	if (argc >= 3 && !strcmp(argv[1], "hold"))
 		return cmd_sample(atof(argv[2]), 2, 1);
+	if (argc >= 2 && !strcmp(argv[1], "hwkinds"))
+		return cmd_hwkinds();
 	if (argc >= 2 && !strcmp(argv[1], "fork-eperm"))
 		return cmd_fork_eperm();
 	if (argc >= 4 && !strcmp(argv[1], "fuzz"))

@@ -4,11 +4,13 @@
  * proportions: comparison of eleven methods", Statistics in Medicine 17:873-890, 1998:
  * his worked examples, method 10; the single proportions from the worked examples of his
  * companion paper, Statistics in Medicine 17:857-872, 1998, method 3), to the 4 decimals
- * printed there; and
- * the --max-regress parser, case by case. */
+ * printed there; the verdict rule on one-node sides (the interval must exclude 0 AND the
+ * change exceed the threshold; which direction is bad by mode; new / gone); and the
+ * --max-regress parser, case by case. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "compare.h"
 #include "tap.h"
@@ -58,6 +60,55 @@ static const struct pts_case pts[] = {
 	{ __LINE__, "2px", 0, 0 },    { __LINE__, "nan", 0, 0 },     { __LINE__, "+2", 0, 0 },
 };
 
+/* One-node side with one variable "v" of x remote and n - x local samples (mode 0) or
+ * x local and n - x remote (mode 1); nitems 0 for none. */
+struct mini {
+	struct cmp_side s;
+	struct cmp_item it;
+	uint64_t rem, loc, irem, iloc, pages[2];
+};
+
+static void mini(struct mini *m, uint64_t x, uint64_t n, int mode, size_t nitems)
+{
+	memset(m, 0, sizeof(*m));
+	m->rem = mode ? n - x : x;
+	m->loc = mode ? x : n - x;
+	m->irem = m->rem, m->iloc = m->loc;
+	m->it = (struct cmp_item){ .name = "v", .kind = "global", .remote = &m->irem,
+				   .local = &m->iloc, .remote_all = m->rem, .local_all = m->loc,
+				   .pages = m->pages };
+	m->s = (struct cmp_side){ .nnodes = 1, .remote = &m->rem, .local = &m->loc,
+				  .items = &m->it, .nitems = nitems, .threads = -1 };
+}
+
+struct verdict_case {
+	int line;
+	uint64_t xa, na, xb, nb;
+	int mode;
+	double thr;
+	enum cmp_verdict want;
+};
+
+static const struct verdict_case verdicts[] = {
+	/* +4 points, but the interval (-0.4 .. +8.4) includes 0 */
+	{ __LINE__, 480, 1000, 520, 1000, 0, 0.02, CMP_UNCHANGED },
+	/* +1.5 points, interval excludes 0, below the threshold */
+	{ __LINE__, 5000, 10000, 5150, 10000, 0, 0.02, CMP_UNCHANGED },
+	/* the same at a 1-point threshold */
+	{ __LINE__, 5000, 10000, 5150, 10000, 0, 0.01, CMP_REGRESSED },
+	{ __LINE__, 5000, 10000, 5300, 10000, 0, 0.02, CMP_REGRESSED },
+	{ __LINE__, 5300, 10000, 5000, 10000, 0, 0.02, CMP_IMPROVED },
+	/* local shares: down is bad */
+	{ __LINE__, 5300, 10000, 5000, 10000, 1, 0.02, CMP_REGRESSED },
+	{ __LINE__, 5000, 10000, 5300, 10000, 1, 0.02, CMP_IMPROVED },
+	/* --all: no judgement */
+	{ __LINE__, 5000, 10000, 5300, 10000, 2, 0.02, CMP_UNCHANGED },
+	/* exactly the threshold is not beyond it */
+	{ __LINE__, 5000, 10000, 5200, 10000, 0, 0.02, CMP_UNCHANGED },
+	/* different lengths: shares, not counts (same 50 % in 1,000 and 100,000) */
+	{ __LINE__, 500, 1000, 50000, 100000, 0, 0.02, CMP_UNCHANGED },
+};
+
 /* Equal at the 4 printed decimals. */
 static int near4(double a, double b)
 {
@@ -88,6 +139,42 @@ int main(void)
 		d = cmp_newcombe(5500, 10000, 5000, 10000, CMP_Z95);
 		ok(d.lo > 0.035 && d.hi < 0.065 && d.lo < 0.05 && d.hi > 0.05,
 		   "a 5-point shift on 10,000 samples each: %.4f .. %.4f excludes 0", d.lo, d.hi);
+	}
+	for (size_t i = 0; i < sizeof(verdicts) / sizeof(verdicts[0]); i++) {
+		const struct verdict_case *c = &verdicts[i];
+		struct mini a, b;
+		struct cmp_result r;
+		memset(&r, 0, sizeof(r));
+		mini(&a, c->xa, c->na, c->mode, 1);
+		mini(&b, c->xb, c->nb, c->mode, 1);
+		if (cmp_compare(&a.s, &b.s, c->mode, c->thr, &r)) {
+			tap(0, c->line, "cmp_compare: out of memory");
+			continue;
+		}
+		/* regressions: node 0, all nodes and the variable */
+		tap(r.nodes[0].v == c->want && r.npairs == 1 && r.pairs[0].v == c->want &&
+			    r.regressions == 3 * (c->want == CMP_REGRESSED), c->line,
+		    "%llu/%llu -> %llu/%llu (%s, %g pts): node %s, variable %s, %zu regressions",
+		    (unsigned long long)c->xa, (unsigned long long)c->na,
+		    (unsigned long long)c->xb, (unsigned long long)c->nb,
+		    c->mode == 0 ? "remote" : c->mode == 1 ? "local" : "all", 100 * c->thr,
+		    cmp_verdict_name(r.nodes[0].v), cmp_verdict_name(r.pairs[0].v), r.regressions);
+		cmp_result_free(&r);
+	}
+	{
+		struct mini a, b;
+		struct cmp_result r;
+		memset(&r, 0, sizeof(r));
+		mini(&a, 100, 1000, 0, 1);
+		mini(&b, 100, 1000, 0, 0); /* B lacks the variable */
+		ok(!cmp_compare(&a.s, &b.s, 0, 0.02, &r) && r.npairs == 1 && r.pairs[0].v == CMP_GONE &&
+			   r.gones == 1 && r.regressions == 0,
+		   "a variable of A only is gone, not a regression");
+		cmp_result_free(&r);
+		ok(!cmp_compare(&b.s, &a.s, 0, 0.02, &r) && r.npairs == 1 && r.pairs[0].v == CMP_NEW &&
+			   r.news == 1,
+		   "a variable of B only is new");
+		cmp_result_free(&r);
 	}
 	for (size_t i = 0; i < sizeof(pts) / sizeof(pts[0]); i++) {
 		const struct pts_case *c = &pts[i];

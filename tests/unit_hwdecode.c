@@ -15,7 +15,9 @@
 #include "tap.h"
 
 /* asm/amd-ibs.h bit positions */
-#define CTL_OP_VAL (1ULL << 18)
+#define CTL_OP_EN (1ULL << 17)
+#define CTL_OP_VAL ((1ULL << 18) | CTL_OP_EN) /* En and Val: a sample */
+#define CTL_VAL_ONLY (1ULL << 18)
 #define DATA_RIP_INVALID (1ULL << 38)
 #define D2_SRC_LO(x) ((unsigned long long)(x) & 7)
 #define D2_RMT_NODE (1ULL << 4)
@@ -43,8 +45,10 @@ struct ibs_case {
 };
 
 static const struct ibs_case ibs_cases[] = {
-	{ __LINE__, "op_val clear: not a sample", 0, 0, 0, D3_LD | D3_LIN_VALID, 0,
+	{ __LINE__, "op_val clear: not a sample", CTL_OP_EN, 0, 0, D3_LD | D3_LIN_VALID, 0,
 	  -1, 0, 0, 0, 0, 0, 0, MEMPHIS_SRC_NA, 0 },
+	{ __LINE__, "Val without En (a stale register): not a sample", CTL_VAL_ONLY, 0, 0,
+	  D3_LD | D3_LIN_VALID, 0, -1, 0, 0, 0, 0, 0, 0, MEMPHIS_SRC_NA, 0 },
 	{ __LINE__, "load hitting L1: address, no latency",
 	  CTL_OP_VAL, 0, 0, D3_LD | D3_LIN_VALID | D3_TLB_LAT(77), 0,
 	  0, 1, 1, 1, 0, 0, 0, MEMPHIS_SRC_L1, 0 },
@@ -73,9 +77,9 @@ static const struct ibs_case ibs_cases[] = {
 	{ __LINE__, "Zen 4: own CCX cache (ext DataSrc 1)",
 	  CTL_OP_VAL, 0, D2_SRC_LO(1), D3_LD | D3_DC_MISS | D3_L2_MISS, 1,
 	  0, 1, 0, 1, 0, 1, 0, MEMPHIS_SRC_L3, 0 },
-	{ __LINE__, "Zen 4: near CCX cache (ext DataSrc 2)",
+	{ __LINE__, "Zen 4: near CCX cache (ext DataSrc 2): same node, yet remote for the hardware",
 	  CTL_OP_VAL, 0, D2_SRC_LO(2), D3_LD | D3_DC_MISS | D3_L2_MISS, 1,
-	  0, 1, 0, 1, 0, 1, 0, MEMPHIS_SRC_NEAR_CACHE, 0 },
+	  0, 1, 0, 1, 0, 1, 1, MEMPHIS_SRC_NEAR_CACHE, 0 },
 	{ __LINE__, "Zen 4: remote DRAM (ext DataSrc 3, RmtNode 1)",
 	  CTL_OP_VAL, 0, D2_SRC_LO(3) | D2_RMT_NODE, D3_LD | D3_LIN_VALID | D3_DC_MISS | D3_L2_MISS, 1,
 	  0, 1, 1, 1, 0, 1, 1, MEMPHIS_SRC_REMOTE_RAM, 0 },
@@ -85,14 +89,18 @@ static const struct ibs_case ibs_cases[] = {
 	{ __LINE__, "Zen 4: extension memory (ext DataSrc 8 = hi 1, lo 0)",
 	  CTL_OP_VAL, 0, D2_SRC_HI(1), D3_LD | D3_DC_MISS | D3_L2_MISS, 1,
 	  0, 1, 0, 1, 0, 1, 0, MEMPHIS_SRC_CXL, 0 },
-	{ __LINE__, "Zen 4: peer agent memory (ext DataSrc 12 = hi 1, lo 4)",
+	{ __LINE__, "Zen 4: peer agent memory (ext DataSrc 12): no level in the kernel's table",
 	  CTL_OP_VAL, 0, D2_SRC_HI(1) | D2_SRC_LO(4), D3_LD | D3_DC_MISS | D3_L2_MISS, 1,
-	  0, 1, 0, 1, 0, 1, 0, MEMPHIS_SRC_CXL, 0 },
+	  0, 1, 0, 1, 0, 1, 0, MEMPHIS_SRC_NA, 0 },
 	{ __LINE__, "Zen 4: PMEM (ext DataSrc 6)",
 	  CTL_OP_VAL, 0, D2_SRC_LO(6), D3_LD | D3_DC_MISS | D3_L2_MISS, 1,
 	  0, 1, 0, 1, 0, 1, 0, MEMPHIS_SRC_PMEM, 0 },
-	{ __LINE__, "store: address kept, no source, remote or latency",
+	{ __LINE__, "store missing L1, L2 hit: address kept, OP_DATA2 and latency unused",
 	  CTL_OP_VAL, 0, D2_SRC_LO(3) | D2_RMT_NODE, D3_ST | D3_LIN_VALID | D3_DC_MISS | D3_LAT(500), 0,
+	  0, 1, 1, 0, 1, 1, 0, MEMPHIS_SRC_L2, 0 },
+	{ __LINE__, "store missing L2: OP_DATA2 (loads only) ignored, no source",
+	  CTL_OP_VAL, 0, D2_SRC_LO(3) | D2_RMT_NODE,
+	  D3_ST | D3_LIN_VALID | D3_DC_MISS | D3_L2_MISS | D3_LAT(500), 0,
 	  0, 1, 1, 0, 1, 1, 0, MEMPHIS_SRC_NA, 0 },
 	{ __LINE__, "RIP invalid: ip not used",
 	  CTL_OP_VAL, DATA_RIP_INVALID, 0, D3_LD, 0,
@@ -181,16 +189,303 @@ static void run_src(const struct src_case *c)
 	tap(ok, c->line, "perf_mem_data_src %#llx: %s", c->v, c->what);
 }
 
+/* ---- the kernel's IBS -> perf_mem_data_src mapping (perf_ibs_parse_ld_st_data), one case
+ * per documented bit; expected values built with PERF_MEM_S() of <linux/perf_event.h>. */
+#define D2_HIT_ST (1ULL << 5)
+#define D3_L1TLB_MISS (1ULL << 2)
+#define D3_L2TLB_MISS (1ULL << 3)
+#define D3_UC (1ULL << 14)
+#define D3_LOCKED (1ULL << 15)
+#define D3_NO_MAB (1ULL << 16)
+#define D3_PHY_VALID (1ULL << 18)
+#define D3_SW_PF (1ULL << 21)
+#define D3_WIDTH(w) ((unsigned long long)(w) << 22)
+#define DATA_TAG_TO_RET(x) ((unsigned long long)(x) << 16)
+#define LVLNUM_UNC 0x08ULL /* PERF_MEM_LVLNUM_UNC (v6.8), absent from older headers */
+#define OPNA (S(OP, NA) | S(LVL, NA) | S(SNOOP, NA) | S(LOCK, NA) | S(TLB, NA) | S(LVLNUM, NA))
+#define LD S(OP, LOAD)
+#define ST S(OP, STORE)
+#define HIT(x) (S(LVL, x) | S(LVL, HIT))
+#define SN_NA S(SNOOP, NA)
+#define LK_NA S(LOCK, NA)
+#define TLB_NA S(TLB, NA)
+#define TLB_L1 (S(TLB, L1) | S(TLB, HIT))
+#define REM1 (S(REMOTE, REMOTE) | S(HOPS, 1))
+#define ZEN4 MEMPHIS_IBS_CAPS_ZEN4
+#define RIPCHK MEMPHIS_IBS_CAPS_RIPINVALIDCHK
+
+struct ds_case {
+	int line;
+	const char *what;
+	unsigned long long data2, data3;
+	unsigned caps, family, model;
+	unsigned long long want;  /* the kernel's data_src */
+	unsigned src, remote, hitm, locked, l2_miss;
+};
+
+static const struct ds_case ds_cases[] = {
+	{ __LINE__, "non-memory op: PERF_MEM_NA", 0, D3_LIN_VALID, 0, 0x17, 0x31,
+	  OPNA, MEMPHIS_SRC_NA, 0, 0, 0, 0 },
+	{ __LINE__, "load, L1 hit, no address: TLB n/a",
+	  0, D3_LD, 0, 0x17, 0x31, LD | HIT(L1) | S(LVLNUM, L1) | SN_NA | LK_NA | TLB_NA,
+	  MEMPHIS_SRC_L1, 0, 0, 0, 0 },
+	{ __LINE__, "load, L1 hit, L1 TLB hit", 0, D3_LD | D3_LIN_VALID, 0, 0x17, 0x31,
+	  LD | HIT(L1) | S(LVLNUM, L1) | SN_NA | LK_NA | TLB_L1, MEMPHIS_SRC_L1, 0, 0, 0, 0 },
+	{ __LINE__, "L1 TLB miss, L2 TLB hit", 0, D3_LD | D3_LIN_VALID | D3_L1TLB_MISS, 0, 0x17, 0x31,
+	  LD | HIT(L1) | S(LVLNUM, L1) | SN_NA | LK_NA | S(TLB, L2) | S(TLB, HIT),
+	  MEMPHIS_SRC_L1, 0, 0, 0, 0 },
+	{ __LINE__, "both TLBs missed", 0, D3_LD | D3_LIN_VALID | D3_L1TLB_MISS | D3_L2TLB_MISS,
+	  0, 0x17, 0x31, LD | HIT(L1) | S(LVLNUM, L1) | SN_NA | LK_NA | S(TLB, L2) | S(TLB, MISS),
+	  MEMPHIS_SRC_L1, 0, 0, 0, 0 },
+	{ __LINE__, "Locked", 0, D3_LD | D3_LOCKED, 0, 0x17, 0x31,
+	  LD | HIT(L1) | S(LVLNUM, L1) | SN_NA | S(LOCK, LOCKED) | TLB_NA, MEMPHIS_SRC_L1, 0, 0, 1, 0 },
+	{ __LINE__, "uncached (UC) wins over DcMiss", D2_SRC_LO(3), D3_LD | D3_UC | D3_DC_MISS, 0, 0x17, 0x31,
+	  LD | HIT(UNC) | (LVLNUM_UNC << PERF_MEM_LVLNUM_SHIFT) | SN_NA | LK_NA | TLB_NA,
+	  MEMPHIS_SRC_UNCACHED, 0, 0, 0, 0 },
+	{ __LINE__, "UC with DataSrc 7 (I/O) is I/O", D2_SRC_LO(7), D3_LD | D3_UC | D3_DC_MISS | D3_L2_MISS,
+	  0, 0x17, 0x31, LD | HIT(IO) | S(LVLNUM, IO) | SN_NA | LK_NA | TLB_NA, MEMPHIS_SRC_IO, 0, 0, 0, 1 },
+	{ __LINE__, "L2 hit", 0, D3_LD | D3_DC_MISS, 0, 0x17, 0x31,
+	  LD | HIT(L2) | S(LVLNUM, L2) | SN_NA | LK_NA | TLB_NA, MEMPHIS_SRC_L2, 0, 0, 0, 0 },
+	{ __LINE__, "Zen 3 erratum #1293: SwPf, L2Miss clear: no L2 hit, OP_DATA2 ignored",
+	  D2_SRC_LO(3) | D2_RMT_NODE, D3_LD | D3_DC_MISS | D3_SW_PF, 0, 0x19, 0x01,
+	  LD | S(LVL, NA) | S(LVLNUM, NA) | SN_NA | LK_NA | TLB_NA, MEMPHIS_SRC_NA, 0, 0, 0, 0 },
+	{ __LINE__, "Zen 3 erratum #1293: MissNoMabAlloc: an LFB (MAB) hit",
+	  D2_SRC_LO(3) | D2_RMT_NODE, D3_LD | D3_DC_MISS | D3_L2_MISS | D3_NO_MAB, 0, 0x19, 0x01,
+	  LD | HIT(LFB) | S(LVLNUM, LFB) | SN_NA | LK_NA | TLB_NA, MEMPHIS_SRC_LFB, 0, 0, 0, 0 },
+	{ __LINE__, "erratum #1293 not on Zen 3 model 0x10+: remote DRAM",
+	  D2_SRC_LO(3) | D2_RMT_NODE, D3_LD | D3_DC_MISS | D3_L2_MISS | D3_NO_MAB, 0, 0x19, 0x11,
+	  LD | HIT(REM_RAM1) | S(LVLNUM, RAM) | REM1 | SN_NA | LK_NA | TLB_NA,
+	  MEMPHIS_SRC_REMOTE_RAM, 1, 0, 0, 1 },
+	{ __LINE__, "erratum #1293 not applied when the CPU is unknown",
+	  D2_SRC_LO(3), D3_LD | D3_DC_MISS | D3_SW_PF, 0, 0, 0,
+	  LD | HIT(L2) | S(LVLNUM, L2) | SN_NA | LK_NA | TLB_NA, MEMPHIS_SRC_L2, 0, 0, 0, 0 },
+	{ __LINE__, "Zen 3 DataSrc 2, CacheHitSt 0 on Zen 2 (17h): HITM",
+	  D2_SRC_LO(2), D3_LD | D3_DC_MISS | D3_L2_MISS, 0, 0x17, 0x31,
+	  LD | HIT(L3) | HIT(REM_CCE1) | S(LVLNUM, ANY_CACHE) | S(HOPS, 0) | S(SNOOP, HITM) | LK_NA | TLB_NA,
+	  MEMPHIS_SRC_L3, 0, 1, 0, 1 },
+	{ __LINE__, "CacheHitSt 1: clean, no HITM", D2_SRC_LO(2) | D2_HIT_ST, D3_LD | D3_DC_MISS | D3_L2_MISS,
+	  0, 0x17, 0x31, LD | HIT(L3) | HIT(REM_CCE1) | S(LVLNUM, ANY_CACHE) | S(HOPS, 0) | SN_NA | LK_NA | TLB_NA,
+	  MEMPHIS_SRC_L3, 0, 0, 0, 1 },
+	{ __LINE__, "CacheHitSt not valid on Family 19h model 0x21: no HITM",
+	  D2_SRC_LO(2), D3_LD | D3_DC_MISS | D3_L2_MISS, 0, 0x19, 0x21,
+	  LD | HIT(L3) | HIT(REM_CCE1) | S(LVLNUM, ANY_CACHE) | S(HOPS, 0) | SN_NA | LK_NA | TLB_NA,
+	  MEMPHIS_SRC_L3, 0, 0, 0, 1 },
+	{ __LINE__, "CacheHitSt not trusted for an unknown CPU", D2_SRC_LO(2), D3_LD | D3_DC_MISS | D3_L2_MISS,
+	  0, 0, 0, LD | HIT(L3) | HIT(REM_CCE1) | S(LVLNUM, ANY_CACHE) | S(HOPS, 0) | SN_NA | LK_NA | TLB_NA,
+	  MEMPHIS_SRC_L3, 0, 0, 0, 1 },
+	{ __LINE__, "Zen 3 DataSrc 3 RmtNode 0: local DRAM", D2_SRC_LO(3), D3_LD | D3_DC_MISS | D3_L2_MISS,
+	  0, 0x19, 0x11, LD | HIT(LOC_RAM) | S(LVLNUM, RAM) | SN_NA | LK_NA | TLB_NA,
+	  MEMPHIS_SRC_LOCAL_RAM, 0, 0, 0, 1 },
+	{ __LINE__, "Zen 3 DataSrc 4: remote cache, remote whatever RmtNode says",
+	  D2_SRC_LO(4), D3_LD | D3_DC_MISS | D3_L2_MISS, 0, 0x17, 0x31,
+	  LD | HIT(REM_CCE2) | S(LVLNUM, ANY_CACHE) | REM1 | SN_NA | LK_NA | TLB_NA,
+	  MEMPHIS_SRC_FAR_CACHE, 1, 0, 0, 1 },
+	{ __LINE__, "Zen 3 DataSrc 7 RmtNode 1: I/O, RmtNode not applicable",
+	  D2_SRC_LO(7) | D2_RMT_NODE, D3_LD | D3_DC_MISS | D3_L2_MISS, 0, 0x17, 0x31,
+	  LD | HIT(IO) | S(LVLNUM, IO) | SN_NA | LK_NA | TLB_NA, MEMPHIS_SRC_IO, 0, 0, 0, 1 },
+	{ __LINE__, "no DataSrc, MissNoMabAlloc: LFB", 0, D3_LD | D3_DC_MISS | D3_L2_MISS | D3_NO_MAB,
+	  0, 0x17, 0x31, LD | HIT(LFB) | S(LVLNUM, LFB) | SN_NA | LK_NA | TLB_NA, MEMPHIS_SRC_LFB, 0, 0, 0, 1 },
+	{ __LINE__, "store missing L2: OP_DATA2 not used, MAB", D2_SRC_LO(3) | D2_RMT_NODE,
+	  D3_ST | D3_DC_MISS | D3_L2_MISS | D3_NO_MAB, 0, 0x17, 0x31,
+	  ST | HIT(LFB) | S(LVLNUM, LFB) | SN_NA | LK_NA | TLB_NA, MEMPHIS_SRC_LFB, 0, 0, 0, 1 },
+	{ __LINE__, "Zen 4 DataSrc 1: L3", D2_SRC_LO(1), D3_LD | D3_DC_MISS | D3_L2_MISS, ZEN4, 0x19, 0x11,
+	  LD | HIT(L3) | S(LVLNUM, L3) | S(SNOOP, HITM) | LK_NA | TLB_NA, MEMPHIS_SRC_L3, 0, 1, 0, 1 },
+	{ __LINE__, "Zen 4 DataSrc 2: near CCX, HITM", D2_SRC_LO(2), D3_LD | D3_DC_MISS | D3_L2_MISS,
+	  ZEN4, 0x19, 0x11, LD | HIT(REM_CCE1) | S(LVLNUM, ANY_CACHE) | S(REMOTE, REMOTE) | S(HOPS, 0) |
+	  S(SNOOP, HITM) | LK_NA | TLB_NA, MEMPHIS_SRC_NEAR_CACHE, 1, 1, 0, 1 },
+	{ __LINE__, "Zen 4 DataSrc 5: far CCX (another node), HITM", D2_SRC_LO(5) | D2_RMT_NODE,
+	  D3_LD | D3_DC_MISS | D3_L2_MISS, ZEN4, 0x19, 0x11,
+	  LD | HIT(REM_CCE2) | S(LVLNUM, ANY_CACHE) | REM1 | S(SNOOP, HITM) | LK_NA | TLB_NA,
+	  MEMPHIS_SRC_FAR_CACHE, 1, 1, 0, 1 },
+	{ __LINE__, "Zen 4 DataSrc 3 RmtNode 1: remote DRAM", D2_SRC_LO(3) | D2_RMT_NODE,
+	  D3_LD | D3_DC_MISS | D3_L2_MISS, ZEN4, 0x19, 0x11,
+	  LD | HIT(REM_RAM1) | S(LVLNUM, RAM) | REM1 | SN_NA | LK_NA | TLB_NA, MEMPHIS_SRC_REMOTE_RAM, 1, 0, 0, 1 },
+	{ __LINE__, "Zen 4 DataSrc 6 RmtNode 1: remote PMEM", D2_SRC_LO(6) | D2_RMT_NODE,
+	  D3_LD | D3_DC_MISS | D3_L2_MISS, ZEN4, 0x19, 0x11,
+	  LD | S(LVLNUM, PMEM) | REM1 | SN_NA | LK_NA | TLB_NA, MEMPHIS_SRC_PMEM, 1, 0, 0, 1 },
+	{ __LINE__, "Zen 4 DataSrc 8 (hi bits 1, lo 0): CXL", D2_SRC_HI(1), D3_LD | D3_DC_MISS | D3_L2_MISS,
+	  ZEN4, 0x19, 0x11, LD | S(LVLNUM, CXL) | SN_NA | LK_NA | TLB_NA, MEMPHIS_SRC_CXL, 0, 0, 0, 1 },
+	{ __LINE__, "hi bits without Zen 4 caps: DataSrc 0, no source", D2_SRC_HI(1), D3_LD | D3_DC_MISS | D3_L2_MISS,
+	  0, 0x19, 0x11, LD | S(LVL, NA) | S(LVLNUM, NA) | SN_NA | LK_NA | TLB_NA, MEMPHIS_SRC_NA, 0, 0, 0, 1 },
+};
+
+static void run_ds(const struct ds_case *c)
+{
+	__u64 r[MEMPHIS_IBS_NREGS] = { CTL_OP_VAL, RIP, 0, c->data2, c->data3, LIN, 0x1000 };
+	struct memphis_hw_access a;
+	unsigned long long got = memphis_ibs_data_src(r, c->caps, c->family, c->model);
+	int ret = memphis_ibs_decode(r, c->caps, c->family, c->model, &a);
+	int ok = got == c->want && ret == 0 && a.data_src == c->want && a.src == c->src &&
+		 a.remote == c->remote && a.hitm == c->hitm && a.locked == c->locked &&
+		 a.l2_miss == c->l2_miss;
+
+	if (!ok)
+		printf("# got %#llx want %#llx; src %d remote %d hitm %d locked %d l2_miss %d\n", got,
+		       c->want, a.src, a.remote, a.hitm, a.locked, a.l2_miss);
+	tap(ok, c->line, "ibs data_src: %s", c->what);
+}
+
+/* ---- records built from published real-hardware values (HW-BACKENDS.md §1) */
+
+/* payload: caps word then the registers, as perf's PERF_SAMPLE_RAW carries them after its
+ * u32 size; returns the size. Unaligned on purpose (odd start). */
+static __u32 raw_payload(unsigned char *buf, __u32 caps, const __u64 *regs, int n)
+{
+	memcpy(buf, &caps, 4);
+	for (int i = 0; i < n; i++)
+		memcpy(buf + 4 + 8 * i, &regs[i], 8);
+	return 4u + 8u * (__u32)n;
+}
+
+static void test_real_ibs(void)
+{
+	unsigned char store[80], *buf = store + 1;
+	struct memphis_hw_access a;
+	__u32 size, caps;
+	__u64 r[MEMPHIS_IBS_NREGS_MAX];
+	/* tools/perf/Documentation/perf-amd-ibs.txt: an Op sample (a kernel store, Zen 3+) */
+	const __u64 doc[] = { 0x000002c30006186aULL, 0xffffffff8204aea7ULL, 0x0000010002550001ULL,
+			      0x13, 0x31960092ULL, 0xff110008a5398920ULL, 0x8a5398920ULL };
+	/* a Zen 4 l3missonly DRAM load, equivalent to a published Genoa record: caps 0xbff
+	 * (BrnTrgt, no OpData4), user addresses of our own */
+	const __u64 zen4[] = { 0x5410007f424ULL, 0x401a2bULL, 0x4f70200ULL, 0x23,
+			       0x1dc14d700a1ULL, 0x7f3c3b5784ULL, 0x11f7c3b5784ULL, 0x401a36ULL };
+
+	size = raw_payload(buf, 0x3ff & ~MEMPHIS_IBS_CAPS_BRNTRGT, doc, 7);
+	ok(size == 60 && memphis_ibs_raw_regs(buf, size, &caps, r) == 7 && r[6] == 0x8a5398920ULL,
+	   "doc sample: 60-byte payload, 7 registers");
+	ok(memphis_ibs_raw_decode(buf, size, 0x19, 0x01, &a) == 0 && a.valid && a.ip_valid &&
+	   a.ip == 0xffffffff8204aea7ULL, "doc sample: En+Val, RIP valid");
+	ok(a.is_store && !a.is_load && a.miss && a.l2_miss && a.latency == 0 && a.ins_lat == 0 &&
+	   a.width == 32, "doc sample: a 32-byte store that missed L1 and L2, no latency "
+	   "(stores have none) (store %d miss %d l2 %d lat %u width %u)", a.is_store, a.miss,
+	   a.l2_miss, a.latency, a.width);
+	ok(a.addr_valid && a.addr == 0xff110008a5398920ULL && !a.addr_user && a.phys_valid &&
+	   a.phys == 0x8a5398920ULL, "doc sample: linear and physical address valid; a kernel "
+	   "address, not a user one");
+	ok(a.data_src == (ST | S(LVL, NA) | S(LVLNUM, NA) | SN_NA | LK_NA | TLB_L1) &&
+	   a.data_src == 0x1e29080024ULL && a.src == MEMPHIS_SRC_NA && !a.remote,
+	   "doc sample: the kernel's data_src %#llx: store, level n/a (OP_DATA2 RmtNode is for "
+	   "loads only), L1 TLB hit", (unsigned long long)a.data_src);
+
+	size = raw_payload(buf, 0xbff, zen4, 8);
+	ok(size == 68 && memphis_ibs_raw_regs(buf, size, &caps, r) == 8 && caps == 0xbff &&
+	   r[MEMPHIS_IBS_BR_TARGET] == 0x401a36ULL, "Zen 4: 68-byte payload with BR_TARGET");
+	ok(memphis_ibs_raw_decode(buf, size - 8, 0x19, 0x11, &a) == -1,
+	   "Zen 4: caps announce BR_TARGET, 60 bytes are short: refused");
+	ok(memphis_ibs_raw_decode(buf, size, 0x19, 0x11, &a) == 0 && a.is_load && !a.is_store &&
+	   a.addr_valid && a.addr_user && a.addr == 0x7f3c3b5784ULL && a.phys_valid,
+	   "Zen 4: a load with valid user linear and physical addresses");
+	ok(a.src == MEMPHIS_SRC_LOCAL_RAM && !a.remote && a.latency == 476 && a.width == 4 &&
+	   a.ins_lat == 0x4f7, "Zen 4: DataSrc 3 (DRAM), RmtNode 0: local DRAM, DcMissLat 476, "
+	   "width 4, TagToRet %u", a.ins_lat);
+	ok(a.data_src == (LD | HIT(LOC_RAM) | S(LVLNUM, RAM) | SN_NA | LK_NA | TLB_L1),
+	   "Zen 4: the kernel's data_src %#llx", (unsigned long long)a.data_src);
+	{
+		__u64 rm[8];
+		memcpy(rm, zen4, sizeof(rm));
+		rm[MEMPHIS_IBS_OP_DATA2] |= D2_RMT_NODE;
+		size = raw_payload(buf, 0xbff & ~MEMPHIS_IBS_CAPS_BRNTRGT, rm, 7);
+		ok(size == 60 && memphis_ibs_raw_decode(buf, size, 0x19, 0x11, &a) == 0 &&
+		   a.src == MEMPHIS_SRC_REMOTE_RAM && a.remote && a.latency == 476,
+		   "Zen 4 without BR_TARGET (60 bytes), RmtNode 1: remote DRAM");
+		rm[MEMPHIS_IBS_OP_DATA] |= DATA_RIP_INVALID;
+		rm[MEMPHIS_IBS_OP_DATA3] &= ~(D3_LIN_VALID | D3_PHY_VALID);
+		raw_payload(buf, 0xbff & ~MEMPHIS_IBS_CAPS_BRNTRGT, rm, 7);
+		ok(memphis_ibs_raw_decode(buf, size, 0x19, 0x11, &a) == 0 && !a.ip_valid && !a.ip &&
+		   !a.addr_valid && !a.addr && !a.phys_valid,
+		   "RipInvalid, LinAddrValid and PhyAddrValid clear: no ip, no addresses");
+		rm[MEMPHIS_IBS_OP_DATA3] &= ~3ULL; /* neither LdOp nor StOp */
+		rm[MEMPHIS_IBS_OP_DATA3] |= D3_LIN_VALID;
+		raw_payload(buf, 0xbff & ~MEMPHIS_IBS_CAPS_BRNTRGT, rm, 7);
+		ok(memphis_ibs_raw_decode(buf, size, 0x19, 0x11, &a) == 0 && a.valid && !a.has_src &&
+		   !a.addr_valid && a.data_src == OPNA && !a.latency,
+		   "non-memory op: valid sample, no address, no source, no latency");
+		rm[MEMPHIS_IBS_OP_CTL] &= ~(1ULL << 17);
+		raw_payload(buf, 0xbff & ~MEMPHIS_IBS_CAPS_BRNTRGT, rm, 7);
+		ok(memphis_ibs_raw_decode(buf, size, 0x19, 0x11, &a) == -1, "En clear: refused");
+	}
+	{
+		__u64 r4[9];
+		memcpy(r4, zen4, sizeof(zen4));
+		r4[8] = 0x5a5a;
+		size = raw_payload(buf, 0xbff | MEMPHIS_IBS_CAPS_OPDATA4, r4, 9);
+		ok(size == 76 && memphis_ibs_raw_regs(buf, size, &caps, r) == 9 &&
+		   r[MEMPHIS_IBS_OP_DATA4] == 0x5a5a && r[MEMPHIS_IBS_BR_TARGET] == 0x401a36ULL,
+		   "caps with OpData4: OP_DATA4 after BR_TARGET");
+	}
+	ok(memphis_ibs_raw_decode(buf, 3, 0, 0, &a) == -1, "payload shorter than its caps word");
+}
+
+struct perf_case {
+	int line;
+	const char *what;
+	unsigned long long data_src, weight;
+	int weight_struct;
+	unsigned long long addr;
+	/* expected */
+	int has_src, is_load, is_store, remote, hitm;
+	unsigned src, latency, ins_lat, addr_user;
+};
+
+static const struct perf_case perf_cases[] = {
+	{ __LINE__, "SKX 0x10268100142 (LOAD, L1 hit), weight 0x47", 0x10268100142ULL, 0x47, 1,
+	  0x7ffd1000, 1, 1, 0, 0, 0, MEMPHIS_SRC_L1, 0x47, 0, 1 },
+	{ __LINE__, "SKX 0x11868100242 (LOAD, LFB hit, lvlnum 0xc), weight 0xe1", 0x11868100242ULL,
+	  0xe1, 1, 0x7ffd1040, 1, 1, 0, 0, 0, MEMPHIS_SRC_LFB, 0xe1, 0, 1 },
+	{ __LINE__, "WEIGHT_STRUCT var2 is the instruction latency", 0x11868100242ULL,
+	  (0x1234ULL << 32) | 0xe1, 1, 0x7ffd1040, 1, 1, 0, 0, 0, MEMPHIS_SRC_LFB, 0xe1, 0x1234, 1 },
+	{ __LINE__, "IvyBridge 0x68100142 (lvl bits only: L1 hit), plain WEIGHT 7", 0x68100142ULL, 7, 0,
+	  0xffff881817d63e02ULL, 1, 1, 0, 0, 0, MEMPHIS_SRC_L1, 7, 0, 0 },
+	{ __LINE__, "PERF_MEM_NA 0x1e05080021 (software event): no source", 0x1e05080021ULL, 0, 1,
+	  0x601000, 0, 0, 0, 0, 0, MEMPHIS_SRC_NA, 0, 0, 1 },
+	{ __LINE__, "remote DRAM (lvl REM_RAM1, lvlnum RAM, remote, hops 1)",
+	  LD | HIT(REM_RAM1) | S(LVLNUM, RAM) | REM1 | S(SNOOP, HIT), 310, 1, 0x601040,
+	  1, 1, 0, 1, 0, MEMPHIS_SRC_REMOTE_RAM, 310, 0, 1 },
+	{ __LINE__, "remote cache HITM (REM_CCE1, any cache, remote)",
+	  LD | HIT(REM_CCE1) | S(LVLNUM, ANY_CACHE) | S(REMOTE, REMOTE) | S(SNOOP, HITM), 250, 1, 0x601080,
+	  1, 1, 0, 1, 1, MEMPHIS_SRC_FAR_CACHE, 250, 0, 1 },
+	{ __LINE__, "local L3 HITM (another core's modified line)",
+	  LD | HIT(L3) | S(LVLNUM, L3) | S(SNOOP, HITM), 80, 1, 0x6010c0,
+	  1, 1, 0, 0, 1, MEMPHIS_SRC_L3, 80, 0, 1 },
+	{ __LINE__, "store, L1 hit (precise store)", ST | HIT(L1) | S(LVLNUM, L1), 0, 1, 0x601100,
+	  1, 0, 1, 0, 0, MEMPHIS_SRC_L1, 0, 0, 1 },
+	{ __LINE__, "weight above 32 bits, plain WEIGHT: clamped", 0x68100142ULL, 1ULL << 40, 0, 0x601100,
+	  1, 1, 0, 0, 0, MEMPHIS_SRC_L1, 0xffffffffu, 0, 1 },
+};
+
+static void run_perf(const struct perf_case *c)
+{
+	struct memphis_hw_access a;
+	int ok;
+
+	memphis_perf_decode(c->data_src, c->weight, c->weight_struct, c->addr, 1, &a);
+	ok = a.valid && a.has_src == c->has_src && a.is_load == c->is_load &&
+	     a.is_store == c->is_store && a.remote == c->remote && a.hitm == c->hitm &&
+	     a.src == c->src && a.latency == c->latency && a.ins_lat == c->ins_lat &&
+	     a.addr_valid && a.addr == c->addr && a.addr_user == c->addr_user &&
+	     a.data_src == c->data_src;
+	if (!ok)
+		printf("# got has_src %d load %d store %d remote %d hitm %d src %d lat %u ins %u user %d\n",
+		       a.has_src, a.is_load, a.is_store, a.remote, a.hitm, a.src, a.latency,
+		       a.ins_lat, a.addr_user);
+	tap(ok, c->line, "perf data_src %#llx: %s", c->data_src, c->what);
+}
+
 int main(void)
 {
 	size_t ni = sizeof(ibs_cases) / sizeof(ibs_cases[0]);
 	size_t ns = sizeof(src_cases) / sizeof(src_cases[0]);
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("1..%zu\n", ni + ns);
 	for (size_t i = 0; i < ni; i++)
 		run_ibs(&ibs_cases[i]);
 	for (size_t i = 0; i < ns; i++)
 		run_src(&src_cases[i]);
-	return n_fail ? 1 : 0;
+	for (size_t i = 0; i < sizeof(ds_cases) / sizeof(ds_cases[0]); i++)
+		run_ds(&ds_cases[i]);
+	test_real_ibs();
+	for (size_t i = 0; i < sizeof(perf_cases) / sizeof(perf_cases[0]); i++)
+		run_perf(&perf_cases[i]);
+	return tap_done();
 }

@@ -19,7 +19,11 @@
 
 #include <stdint.h>
 
-#define MEMPHIS_FORMAT_VERSION 1u
+/* 2: SAMPLES blocks of layout version 2 (64-byte samples with ins_lat). A reader of
+ * version 1 skips block layouts it does not know and would have shown a run without its
+ * samples; the larger number makes it refuse the run instead ("use a newer
+ * memphis-report"). Readers of version 2 read version 1 runs (56-byte samples). */
+#define MEMPHIS_FORMAT_VERSION 2u
 #define MEMPHIS_BLOCK_MAGIC    0x4b4c424du /* "MBLK" */
 #define MEMPHIS_MAX_PAYLOAD    (64u << 20) /* readers reject larger blocks as damage */
 #define MEMPHIS_META_FILE      "meta.mph"
@@ -30,7 +34,7 @@
 struct memphis_block {
 	uint32_t magic;   /* MEMPHIS_BLOCK_MAGIC */
 	uint16_t type;    /* enum memphis_block_type */
-	uint16_t version; /* layout version of this block type, 1 for all today */
+	uint16_t version; /* layout version of this block type: 1, SAMPLES 2 (1 is read) */
 	uint32_t length;  /* payload bytes that follow */
 	uint32_t crc;     /* CRC-32C (Castagnoli) of the payload */
 };
@@ -49,7 +53,8 @@ enum memphis_block_type {
 	MPH_BLK_LOSS = 10,       /* struct memphis_rec_loss[] (per thread, per region) */
 	MPH_BLK_PAGES = 11,      /* struct memphis_rec_pages_hdr + struct memphis_rec_page[] */
 	MPH_BLK_NOTE = 12,       /* uint64 time, then one line of text (warnings, events) */
-	MPH_BLK_SAMPLES = 13,    /* struct memphis_rec_sample[] (cpuNNN.mph only) */
+	MPH_BLK_SAMPLES = 13,    /* struct memphis_rec_sample[] (cpuNNN.mph only); layout
+	                          * version 2; version 1 holds the first 56 bytes of each */
 	MPH_BLK_END = 14,        /* struct memphis_rec_end: the file was closed cleanly */
 	MPH_BLK_TLS = 15,        /* struct memphis_rec_tls entries, each followed by its path */
 };
@@ -183,6 +188,8 @@ enum memphis_sample_flags {
 	MPH_S_REMOTE_HW = 1 << 10, /* hardware data source says remote */
 };
 
+/* SAMPLES layout version 2. Version 1 (format 1) records are the first
+ * MEMPHIS_SAMPLE_V1_SIZE bytes of this one: readers convert them with ins_lat 0. */
 struct memphis_rec_sample {
 	uint64_t time;       /* CLOCK_MONOTONIC ns */
 	uint64_t ip;         /* instruction the sample is attributed to */
@@ -191,10 +198,18 @@ struct memphis_rec_sample {
 	uint64_t data_src;   /* hardware data source (union perf_mem_data_src), 0 for soft */
 	uint32_t tid;
 	uint32_t region;     /* region seq */
-	uint32_t weight;     /* 1 for soft samples, latency in cycles for hardware */
+	uint32_t weight;     /* soft: 1; hardware: the access latency in cycles (PEBS
+	                      * WEIGHT_STRUCT var1 or WEIGHT, IBS DcMissLat), 0 unknown */
 	uint16_t cpu;
 	uint16_t flags;      /* enum memphis_sample_flags */
+	/* layout version 2 */
+	uint16_t ins_lat;    /* instruction latency in cycles (PEBS WEIGHT_STRUCT var2, IBS
+	                      * TagToRet), 0 when unknown (soft, version 1) */
+	uint16_t reserved16; /* 0 */
+	uint32_t reserved;   /* 0 */
 };
+
+#define MEMPHIS_SAMPLE_V1_SIZE 56u /* sizeof a SAMPLES layout version 1 record */
 
 /* Where a module's static TLS block lies for every thread: at fs_base + tp_offset, memsz
  * bytes (x86-64 variant II: tp_offset < 0). One entry per loaded module with a PT_TLS
@@ -223,7 +238,9 @@ _Static_assert(sizeof(struct memphis_rec_region) == 120, "region record layout")
 _Static_assert(sizeof(struct memphis_rec_loss) == 32, "loss record layout");
 _Static_assert(sizeof(struct memphis_rec_pages_hdr) == 16, "pages header layout");
 _Static_assert(sizeof(struct memphis_rec_page) == 16, "page record layout");
-_Static_assert(sizeof(struct memphis_rec_sample) == 56, "sample record layout");
+_Static_assert(sizeof(struct memphis_rec_sample) == 64, "sample record layout");
+_Static_assert(__builtin_offsetof(struct memphis_rec_sample, ins_lat) == MEMPHIS_SAMPLE_V1_SIZE,
+	       "sample layout 2 extends layout 1");
 _Static_assert(sizeof(struct memphis_rec_tls) == 24, "tls record layout");
 
 #endif /* MEMPHIS_FORMAT_H */

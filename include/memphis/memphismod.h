@@ -13,7 +13,8 @@
  * nonzero reserved fields -EINVAL, event kinds the machine cannot sample -EOPNOTSUPP.
  *
  * Use: open("/dev/memphismod", O_RDWR | O_CLOEXEC); GET_VERSION; CONFIGURE (optional,
- * defaults: cpu clock, 1 ms, the module's default buffer); START samples every thread of
+ * defaults: cpu clock, 1 ms, the module's default buffer; the hardware kinds only when
+ * caps has MEMPHISMOD_CAP_IBS_OP / MEMPHISMOD_CAP_PEBS, else -EOPNOTSUPP); START samples every thread of
  * the calling process, present and future, until STOP or close; READ takes buffered
  * records (only from the process that started sampling); STOP pauses, START resumes.
  */
@@ -28,8 +29,10 @@
 
 /* GET_VERSION caps */
 #define MEMPHISMOD_CAP_CPU_CLOCK  (1ULL << 0) /* software cpu-clock sampling with registers */
-#define MEMPHISMOD_CAP_IBS_OP     (1ULL << 1) /* the CPU has AMD IBS (op sampling) */
-#define MEMPHISMOD_CAP_PEBS       (1ULL << 2) /* the CPU has Intel PEBS */
+#define MEMPHISMOD_CAP_IBS_OP     (1ULL << 1) /* KIND_IBS_OP works here: the kernel has the
+                                               * ibs_op PMU and accepted a probe event */
+#define MEMPHISMOD_CAP_PEBS       (1ULL << 2) /* KIND_PEBS_LDLAT works here: the kernel
+                                               * accepted a probe load-latency event */
 #define MEMPHISMOD_CAP_KERNEL_IP  (1ULL << 3) /* caller may receive kernel samples (CAP_PERFMON) */
 
 /* CONFIGURE kind */
@@ -37,9 +40,29 @@ enum memphismod_kind {
 	MEMPHISMOD_KIND_CPU_CLOCK = 0, /* software clock (task-clock per thread, or cpu-clock
 	                                * per CPU with per_cpu_events=1); period in ns;
 	                                * records carry user registers */
-	MEMPHISMOD_KIND_IBS_OP = 1,    /* reserved: period in ops; records carry addr, data_src */
-	MEMPHISMOD_KIND_PEBS_LDLAT = 2, /* reserved: period in loads; addr, data_src, weight */
+	MEMPHISMOD_KIND_IBS_OP = 1,    /* AMD IBS op sampling (the ibs_op PMU): period in ops
+	                                * (cycles on CPUs without IbsOpCntCtl), a multiple of 16;
+	                                * records carry addr, data_src, weight (load misses) and
+	                                * ins_lat; ops that neither load nor store are dropped */
+	MEMPHISMOD_KIND_PEBS_LDLAT = 2, /* Intel PEBS load latency (raw event 0x1cd, config1 =
+	                                * ldlat): period in loads slower than ldlat cycles;
+	                                * records carry addr, data_src, weight, ins_lat */
 };
+
+/* Period limits of the hardware kinds (CONFIGURE.period; 0 = the default). IBS: the
+ * hardware counts in units of 16 (MaxCnt) and the kernel refuses a period below 0x90 or
+ * with low bits set, above 0xFFFF0 without the 23-bit extension. PEBS: no randomisation,
+ * so the default is prime. ldlat: the SDM's minimum threshold is 3 cycles, the MSR holds
+ * 16 bits; perf's default is 30. */
+#define MEMPHISMOD_IBS_PERIOD_MIN      0x100ULL
+#define MEMPHISMOD_IBS_PERIOD_MAX      0xFFFF0ULL
+#define MEMPHISMOD_IBS_PERIOD_DEFAULT  100000ULL  /* ops, multiple of 16 */
+#define MEMPHISMOD_PEBS_PERIOD_MIN     1000ULL
+#define MEMPHISMOD_PEBS_PERIOD_MAX     (1ULL << 31)
+#define MEMPHISMOD_PEBS_PERIOD_DEFAULT 10007ULL   /* loads, prime */
+#define MEMPHISMOD_LDLAT_MIN           3ULL
+#define MEMPHISMOD_LDLAT_MAX           0xFFFFULL
+#define MEMPHISMOD_LDLAT_DEFAULT       30ULL
 
 struct memphismod_version {
 	__u64 size;        /* in: sizeof(struct memphismod_version) */
@@ -58,11 +81,15 @@ struct memphismod_version {
 struct memphismod_config {
 	__u64 size;        /* in: sizeof(struct memphismod_config) */
 	__u64 kind;        /* enum memphismod_kind */
-	__u64 period;      /* ns (cpu clock), 0 = 1 ms */
+	__u64 period;      /* ns (cpu clock), ops (IBS), loads (PEBS); 0 = the kind's default */
 	__u64 buffer_size; /* bytes per CPU, 0 = buffer_default, else within [min, max] */
 	__u64 flags;       /* must be 0 */
+	/* --- appended (same ABI; a caller of the first version sends 40 bytes: ldlat 0) --- */
+	__u64 ldlat;       /* PEBS_LDLAT: load latency threshold in cycles, 0 = 30; must be
+	                    * 0 for the other kinds */
 };
 #define MEMPHISMOD_CONFIG_SIZE_VER0 40
+#define MEMPHISMOD_CONFIG_SIZE_VER1 48
 
 struct memphismod_start {
 	__u64 size;  /* in: sizeof(struct memphismod_start) */
@@ -87,6 +114,8 @@ struct memphismod_read {
 #define MEMPHISMOD_REC_DATA_SRC (1U << 2) /* data_src is union perf_mem_data_src */
 #define MEMPHISMOD_REC_WEIGHT   (1U << 3) /* weight is the access latency in cycles */
 #define MEMPHISMOD_REC_KERNEL   (1U << 4) /* ip is a kernel address (CAP_PERFMON callers only) */
+#define MEMPHISMOD_REC_INS_LAT  (1U << 5) /* ins_lat is the op's issue-to-retire cycles
+                                           * (IBS TagToRet, PEBS instruction latency) */
 
 #define MEMPHISMOD_NREGS 17 /* AX BX CX DX SI DI BP SP IP R8..R15 (lib/insn.h order) */
 
@@ -101,8 +130,13 @@ struct memphismod_record {
 	__u32 cpu;
 	__u32 flags;    /* MEMPHISMOD_REC_* */
 	__u64 regs[MEMPHISMOD_NREGS]; /* when REC_REGS, else 0 */
+	/* --- appended (same ABI, record_size 200: a reader of the first version steps by
+	 *     record_size and never sees these) --- */
+	__u32 ins_lat;  /* when REC_INS_LAT, else 0 */
+	__u32 reserved; /* 0 */
 };
 #define MEMPHISMOD_RECORD_SIZE_VER0 192
+#define MEMPHISMOD_RECORD_SIZE_VER1 200
 
 #define MEMPHISMOD_IOC_MAGIC 0xB7
 /* The argument is a pointer to the struct; its first __u64 is its size (the number in the

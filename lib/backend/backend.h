@@ -1,5 +1,5 @@
 /* lib/backend/backend.h - a sample source behind one small interface. One file per source
- * (soft.c, kmod.c; ibs.c, pebs.c later), each defining `memphis__backend_NAME`, listed in
+ * (soft.c, kmod.c, ibs.c, pebs.c), each defining `memphis__backend_NAME`, listed in
  * names.h; select.c chooses one. A backend owns its own state (device, buffers, the code
  * cache); it hands samples to the caller's emit function and never writes files itself.
  * Below it: thread (the registry), code, perf, log, self. */
@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "config.h"
 #include "memphis/format.h"
 #include "names.h"
 #include "thread.h"
@@ -18,6 +19,32 @@
 struct memphis__backend_params {
 	uint64_t period_ns;  /* MEMPHIS_PERIOD */
 	pid_t pid;           /* the profiled process */
+	/* hardware backends (pebs, ibs) */
+	const char *event;   /* MEMPHIS_EVENT: libpfm4 names, comma-separated; NULL/"" = defaults */
+	unsigned ldlat;      /* MEMPHIS_LDLAT: PEBS load-latency threshold, cycles */
+	uint64_t hw_period;  /* MEMPHIS_HW_PERIOD: events (PEBS) or ops/cycles (IBS) between
+			      * samples; 0 = the backend's default */
+	int ibs_cnt_ctl;     /* MEMPHIS_IBS_CNT_CTL: IBS counts dispatched ops (1) or cycles (0) */
+	int ibs_l3missonly;  /* MEMPHIS_IBS_L3MISSONLY: only ops that missed L3 (Zen 4+) */
+	const char *sysfs;   /* the sysfs root: "/sys" (NULL means it) */
+	int kmod_kind;       /* MEMPHIS_KMOD_KIND: enum memphis__kmod_kind (config.h) */
+};
+
+/* What the chosen backend samples, as probe found it: the RUN block's keys (docs/format.md).
+ * The caller zeroes it (precise_ip -1) before each probe. */
+struct memphis__sampling {
+	const char *weight;     /* RUN weight: "stall" (clock samples attributed from the
+				 * registers), "latency" (hardware samples, each an access
+				 * with its latency) */
+	uint64_t period_ns;     /* time-based sources: ns between samples; 0 for hardware */
+	uint64_t hw_period;     /* hardware: hw_unit between samples (the first sampling
+				 * event's; hw_events has each event's); 0 time-based */
+	const char *hw_unit;    /* "ops", "cycles" (IBS), "events" (PEBS: of its event) */
+	unsigned ldlat;         /* PEBS load-latency threshold in cycles, 0: none */
+	int precise_ip;         /* PEBS: precise_ip the kernel took; -1 not a PEBS event */
+	const char *kmod_kind;  /* kmod: "clock", "ibs" or "pebs"; NULL other backends */
+	char hw_events[1024];   /* hardware events opened by the library, "; " between:
+				 * "NAME type=T config=0x.. config1=0x.. precise_ip=P period=N" */
 };
 
 /* Where samples go: s->region is filled in by the callee. Caller holds the drain lock. */
@@ -25,12 +52,12 @@ typedef void memphis__emit_fn(struct memphis__thread *t, struct memphis_rec_samp
 
 struct memphis__backend {
 	const char *name;
-	const char *weight;   /* RUN key "weight": stall, latency, count */
-	/* 0 if usable on this machine for this process, and *period_ns the period it will
-	 * sample at (p->period_ns, or the nearest it supports); else -errno and a one-line
-	 * reason in why. */
-	int (*probe)(const struct memphis__backend_params *p, uint64_t *period_ns, char *why,
-		     size_t n);
+	/* 0 if usable on this machine for this process, and *out what it will sample: the
+	 * weight, and the period (p->period_ns, or the nearest it supports, for time-based
+	 * sources; the events and their period for hardware ones); else -errno and a
+	 * one-line reason in why (*out then means nothing). */
+	int (*probe)(const struct memphis__backend_params *p, struct memphis__sampling *out,
+		     char *why, size_t n);
 	/* Open the thread's sampling stream, disabled. 0 or -errno. */
 	int (*open)(struct memphis__thread *t);
 	/* Start / stop sampling of the thread. 0 or -errno. */
@@ -55,11 +82,18 @@ MEMPHIS__BACKENDS(MEMPHIS__BACKEND_DECLARE_)
 
 /* Choose per `want` (MEMPHIS_BACKEND: auto, none or a name) and probe it with p; fills
  * why (the reason for the choice) and skips (one "name: reason" line per source that
- * cannot run) for the RUN block. Returns the backend with *period_ns set, or NULL when
- * none can run (then `why` holds the one line to print). */
+ * cannot run) for the RUN block. Returns the backend with *out filled by its probe, or
+ * NULL when none can run (then `why` holds the one line to print). */
 const struct memphis__backend *memphis__backend_select(const char *want,
 						       const struct memphis__backend_params *p,
-						       uint64_t *period_ns, char *why, size_t why_n,
+						       struct memphis__sampling *out, char *why, size_t why_n,
+						       char *skips, size_t skips_n);
+
+/* memphis__backend_select over a table of n backends (tests give fake ones). */
+const struct memphis__backend *memphis__backend_choose(const struct memphis__backend *const *table,
+						       size_t n, const char *want,
+						       const struct memphis__backend_params *p,
+						       struct memphis__sampling *out, char *why, size_t why_n,
 						       char *skips, size_t skips_n);
 
 #endif /* MEMPHIS_BACKEND_H */

@@ -5,7 +5,12 @@
  * The module samples the whole process (every thread, present and future) with a
  * cpu-clock event per CPU and returns records with the interrupted user registers, so a
  * sample is attributed exactly as the soft backend does (execution predecessor, address
- * rebuilt from the registers; lib/insn.h): weights are stall-weighted too. It works per
+ * rebuilt from the registers; lib/insn.h): weights are stall-weighted too. Where the
+ * module offers a hardware kind (caps of GET_VERSION), MEMPHIS_KMOD_KIND=auto (default)
+ * takes it instead: IBS op or PEBS load-latency records carry the data address, source and
+ * latency themselves (untested on hardware), at MEMPHIS_HW_PERIOD and MEMPHIS_LDLAT (0: the
+ * module's defaults). MEMPHIS_KMOD_KIND=clock|ibs|pebs (config.c) chooses; a kind the
+ * module does not offer or refuses is said in one line, then the clock. It works per
  * process, not per thread: the per-thread hooks do nothing and the process hooks
  * start/stop the module at region boundaries and empty its buffers from the drain thread
  * (at least every 100 ms) and at memphis_print().
@@ -39,7 +44,73 @@ static size_t nsamples;
 static uint64_t unknown_tid;                  /* samples of threads not in the registry */
 static struct memphis__code *code;            /* under the drain lock only */
 static uint32_t pid;                          /* the profiled process, from the probe */
-static uint64_t period_used;                  /* ns, configured in the module */
+static uint64_t period_used;                  /* ns of the cpu clock (the fallback's too) */
+static uint64_t hw_period_used;               /* ops or loads of a hardware kind */
+static uint64_t ldlat_used;                   /* PEBS_LDLAT threshold sent, 0: default */
+static uint64_t kind_used;                    /* enum memphismod_kind configured */
+static uint64_t buffer_used;                  /* bytes per CPU, configured */
+
+static const char *kind_name(uint64_t kind)
+{
+	return kind == MEMPHISMOD_KIND_IBS_OP ? "IBS op" :
+	       kind == MEMPHISMOD_KIND_PEBS_LDLAT ? "PEBS load latency" : "cpu clock";
+}
+
+/* The kind MEMPHIS_KMOD_KIND (want: enum memphis__kmod_kind, parsed by config.c) asks
+ * for, given the module's caps. A hardware kind named but not offered is said in one line. */
+static uint64_t kind_wanted(uint64_t caps, int want)
+{
+	if (want == MEMPHIS__KMOD_AUTO) {
+		if (caps & MEMPHISMOD_CAP_IBS_OP)
+			return MEMPHISMOD_KIND_IBS_OP;
+		if (caps & MEMPHISMOD_CAP_PEBS)
+			return MEMPHISMOD_KIND_PEBS_LDLAT;
+		return MEMPHISMOD_KIND_CPU_CLOCK;
+	}
+	if (want == MEMPHIS__KMOD_IBS || want == MEMPHIS__KMOD_PEBS) {
+		int ibs = want == MEMPHIS__KMOD_IBS;
+		uint64_t kind = ibs ? MEMPHISMOD_KIND_IBS_OP : MEMPHISMOD_KIND_PEBS_LDLAT;
+
+		if (caps & (ibs ? MEMPHISMOD_CAP_IBS_OP : MEMPHISMOD_CAP_PEBS))
+			return kind;
+		memphis__warn("kmod: MEMPHIS_KMOD_KIND=%s: %s does not offer %s sampling on this "
+			      "machine (the CPU or kernel has no such PMU, e.g. a VM without PMU "
+			      "passthrough; the module's load line in dmesg says why): sampling "
+			      "with the cpu clock", ibs ? "ibs" : "pebs", MEMPHISMOD_DEVICE,
+			      kind_name(kind));
+	}
+	return MEMPHISMOD_KIND_CPU_CLOCK;
+}
+
+/* The period CONFIGURE gets for a hardware kind: MEMPHIS_HW_PERIOD (want; 0 = the
+ * module's default) moved into the module's limits (IBS: a multiple of 16). */
+static uint64_t hw_period_of(uint64_t kind, uint64_t want)
+{
+	uint64_t lo = MEMPHISMOD_PEBS_PERIOD_MIN, hi = MEMPHISMOD_PEBS_PERIOD_MAX;
+
+	if (kind == MEMPHISMOD_KIND_IBS_OP) {
+		lo = MEMPHISMOD_IBS_PERIOD_MIN;
+		hi = MEMPHISMOD_IBS_PERIOD_MAX;
+		want &= ~0xfull;
+	}
+	if (!want)
+		return kind == MEMPHISMOD_KIND_IBS_OP ? MEMPHISMOD_IBS_PERIOD_DEFAULT
+						      : MEMPHISMOD_PEBS_PERIOD_DEFAULT;
+	return want < lo ? lo : want > hi ? hi : want;
+}
+
+/* CONFIGURE the kind: period in ns for the clock, in ops or loads for the hardware kinds
+ * (their own period), ldlat for PEBS only (0 = the module's default). 0 or -errno. */
+static int configure(int fd, uint64_t kind, uint64_t period, uint64_t ldlat, uint64_t buffer)
+{
+	struct memphismod_config c = { .size = sizeof(c) };
+
+	c.kind = kind;
+	c.period = period;
+	c.ldlat = kind == MEMPHISMOD_KIND_PEBS_LDLAT ? ldlat : 0;
+	c.buffer_size = buffer;
+	return ioctl(fd, MEMPHISMOD_IOC_CONFIGURE, &c) < 0 ? -errno : 0;
+}
 
 /* Why the device cannot be used, for the one line the user sees. */
 static void access_reason(int err, char *why, size_t n)
@@ -80,16 +151,33 @@ static uint64_t buffer_bytes(const struct memphismod_version *v, uint64_t period
 	return want;
 }
 
-static int kmod_probe(const struct memphis__backend_params *p, uint64_t *period_ns, char *why,
-		      size_t n)
+/* What the module samples with `kind`, for the RUN block. */
+static void describe(uint64_t kind, struct memphis__sampling *out)
+{
+	out->kmod_kind = kind == MEMPHISMOD_KIND_IBS_OP ? "ibs" :
+			 kind == MEMPHISMOD_KIND_PEBS_LDLAT ? "pebs" : "clock";
+	if (kind == MEMPHISMOD_KIND_CPU_CLOCK) {
+		out->weight = "stall";
+		out->period_ns = period_used;
+		return;
+	}
+	out->weight = "latency";
+	out->hw_period = hw_period_used;
+	/* the module counts cycles where the CPU has no IbsOpCntCtl (its load line says) */
+	out->hw_unit = kind == MEMPHISMOD_KIND_IBS_OP ? "ops" : "events";
+	if (kind == MEMPHISMOD_KIND_PEBS_LDLAT)
+		out->ldlat = (unsigned)(ldlat_used ? ldlat_used : MEMPHISMOD_LDLAT_DEFAULT);
+}
+
+static int kmod_probe(const struct memphis__backend_params *p, struct memphis__sampling *out,
+		      char *why, size_t n)
 {
 	struct memphismod_version v = { .size = sizeof(v) };
-	struct memphismod_config c = { .size = sizeof(c) };
-	uint64_t period = p->period_ns;
+	uint64_t period = p->period_ns, kind, buffer;
 	int fd, err;
 
 	if (dev_fd >= 0) {
-		*period_ns = period_used;
+		describe(kind_used, out);
 		return 0;
 	}
 	fd = memphis__fd_take(open(MEMPHISMOD_DEVICE, O_RDWR | O_CLOEXEC), 1, &dev_id);
@@ -117,14 +205,22 @@ static int kmod_probe(const struct memphis__backend_params *p, uint64_t *period_
 		period = v.period_min;
 	if (period > v.period_max)
 		period = v.period_max;
-	c.kind = MEMPHISMOD_KIND_CPU_CLOCK;
-	c.period = period;
-	c.buffer_size = buffer_bytes(&v, period);
-	if (ioctl(fd, MEMPHISMOD_IOC_CONFIGURE, &c) < 0) {
-		err = errno;
+	buffer = buffer_bytes(&v, period);
+	kind = kind_wanted(v.caps, p->kmod_kind);
+	if (kind != MEMPHISMOD_KIND_CPU_CLOCK) {
+		hw_period_used = hw_period_of(kind, p->hw_period);
+		ldlat_used = p->ldlat;
+		err = -configure(fd, kind, hw_period_used, ldlat_used, buffer);
+		if (err) {
+			memphis__warn("kmod: %s refused %s sampling (CONFIGURE: %s): sampling with "
+				      "the cpu clock", MEMPHISMOD_DEVICE, kind_name(kind), strerror(err));
+			kind = MEMPHISMOD_KIND_CPU_CLOCK;
+		}
+	}
+	if (kind == MEMPHISMOD_KIND_CPU_CLOCK && (err = -configure(fd, kind, period, 0, buffer)) != 0) {
 		snprintf(why, n, "%s: CONFIGURE (period %llu ns, buffer %llu bytes) failed: %s",
-			 MEMPHISMOD_DEVICE, (unsigned long long)c.period,
-			 (unsigned long long)c.buffer_size, strerror(err));
+			 MEMPHISMOD_DEVICE, (unsigned long long)period, (unsigned long long)buffer,
+			 strerror(err));
 		goto out_close;
 	}
 	rbuf = memphis__lib_malloc(BATCH * v.record_size);
@@ -138,11 +234,16 @@ static int kmod_probe(const struct memphis__backend_params *p, uint64_t *period_
 	ncpus = v.nr_cpus > UINT32_MAX ? UINT32_MAX : (uint32_t)v.nr_cpus;
 	pid = (uint32_t)p->pid;
 	period_used = period;
-	*period_ns = period; /* the module's limits may have moved it */
+	kind_used = kind;
+	buffer_used = buffer;
+	describe(kind, out); /* the module's limits may have moved the period */
 	dev_fd = fd;
-	memphis__log(MPH_LOG_INFO, "kmod: %s abi %llu, period %llu ns, buffer %llu bytes/cpu",
-		     MEMPHISMOD_DEVICE, (unsigned long long)v.abi_version,
-		     (unsigned long long)period, (unsigned long long)c.buffer_size);
+	memphis__log(MPH_LOG_INFO, "kmod: %s abi %llu, caps %#llx, %s, period %llu %s, buffer %llu "
+		     "bytes/cpu", MEMPHISMOD_DEVICE, (unsigned long long)v.abi_version,
+		     (unsigned long long)v.caps, kind_name(kind),
+		     (unsigned long long)(kind == MEMPHISMOD_KIND_CPU_CLOCK ? period : hw_period_used),
+		     kind == MEMPHISMOD_KIND_CPU_CLOCK ? "ns" : out->hw_unit,
+		     (unsigned long long)buffer);
 	return 0;
 
 out_free:
@@ -182,6 +283,19 @@ static int kmod_start(int on)
 	if (!memphis__fd_ours(&dev_fd, &dev_id, NULL))
 		return -EBADF;
 	r = on ? ioctl(dev_fd, MEMPHISMOD_IOC_START, &st) : ioctl(dev_fd, MEMPHISMOD_IOC_STOP, 0);
+	if (r < 0 && on && kind_used != MEMPHISMOD_KIND_CPU_CLOCK) {
+		/* the hardware event could not be created (e.g. the PMU is busy): the clock */
+		int err = errno;
+
+		memphis__warn("kmod: START of %s sampling failed (%s): sampling with the cpu clock",
+			      kind_name(kind_used), strerror(err));
+		kind_used = MEMPHISMOD_KIND_CPU_CLOCK;
+		r = configure(dev_fd, kind_used, period_used, 0, buffer_used);
+		if (r == 0)
+			r = ioctl(dev_fd, MEMPHISMOD_IOC_START, &st);
+		else
+			errno = -r;
+	}
 	if (r < 0) {
 		int err = errno;
 		memphis__warn_once("kmod: %s failed: %s", on ? "START" : "STOP", strerror(err));
@@ -283,7 +397,6 @@ static uint64_t kmod_read_process(memphis__emit_fn *emit)
 
 const struct memphis__backend memphis__backend_kmod = {
 	.name = "kmod",
-	.weight = "stall",
 	.probe = kmod_probe,
 	.open = kmod_open,
 	.enable = kmod_enable,

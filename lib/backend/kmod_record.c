@@ -15,7 +15,9 @@ int memphis__kmod_decode(const void *rec, size_t size, uint32_t n_cpus,
 
 	if (size < MEMPHISMOD_RECORD_SIZE_VER0)
 		return -EINVAL;
-	memcpy(&r, rec, sizeof(r));
+	/* a module of the first version writes 192 bytes: the appended fields read 0 */
+	memset(&r, 0, sizeof(r));
+	memcpy(&r, rec, size < sizeof(r) ? size : sizeof(r));
 	memset(out, 0, sizeof(*out));
 	if ((r.flags & MEMPHISMOD_REC_KERNEL) || r.ip >= (1ull << 63) || r.ip == 0)
 		return -EPERM;
@@ -31,6 +33,8 @@ int memphis__kmod_decode(const void *rec, size_t size, uint32_t n_cpus,
 	out->s.flags = MPH_S_NOADDR | MPH_S_NOPRED;
 	if (r.flags & MEMPHISMOD_REC_WEIGHT)
 		out->s.weight = r.weight > UINT32_MAX ? UINT32_MAX : (uint32_t)r.weight;
+	if (r.flags & MEMPHISMOD_REC_INS_LAT)
+		out->s.ins_lat = r.ins_lat > UINT16_MAX ? UINT16_MAX : (uint16_t)r.ins_lat;
 	if (r.flags & MEMPHISMOD_REC_DATA_SRC) {
 		struct memphis_hw_access a = { 0 };
 
@@ -50,6 +54,9 @@ int memphis__kmod_decode(const void *rec, size_t size, uint32_t n_cpus,
 	} else if (r.flags & MEMPHISMOD_REC_REGS) {
 		out->has_regs = 1;
 		memcpy(out->regs, r.regs, sizeof(out->regs));
+	} else if (r.flags & MEMPHISMOD_REC_DATA_SRC) {
+		/* a hardware sample of a memory op without a valid address: ip is exact */
+		out->s.flags = MPH_S_NOADDR | hw_flags;
 	}
 	return 0;
 }

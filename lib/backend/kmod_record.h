@@ -11,8 +11,9 @@
 #include "memphis/format.h"
 
 struct memphis__kmod_sample {
-	struct memphis_rec_sample s; /* time, sampled_ip, ip, tid, cpu, weight, data_src, and
-	                              * for event addresses addr + flags; region left 0 */
+	struct memphis_rec_sample s; /* time, sampled_ip, ip, tid, cpu, weight, data_src,
+	                              * ins_lat (REC_INS_LAT, saturated at 16 bits), and for
+	                              * event addresses addr + flags; region left 0 */
 	uint32_t pid;
 	int has_regs;                /* regs valid: rebuild the address as the soft backend */
 	uint64_t regs[MPH_NREGS];    /* lib/insn.h order */
@@ -24,8 +25,10 @@ struct memphis__kmod_sample {
  * the 16-bit field, tid 0 (-ERANGE), rec_size below the first version (-EINVAL). A data
  * address from the event gives MPH_S_EXACT | MPH_S_HWADDR (user addresses only, else
  * MPH_S_NOADDR), plus MPH_S_REMOTE_HW / MPH_S_LOAD / MPH_S_STORE from a data source
- * (union perf_mem_data_src, include/memphis/hwdecode.h); without address and registers
- * the sample is MPH_S_NOADDR | MPH_S_NOPRED.
+ * (union perf_mem_data_src, include/memphis/hwdecode.h); a data source without an address
+ * gives MPH_S_NOADDR plus those; without address, data source and registers the sample is
+ * MPH_S_NOADDR | MPH_S_NOPRED. A record of the first version (192 bytes) reads as if its
+ * appended fields (ins_lat) were 0.
  * Returns 0 and fills *out. Pure: no system calls, no allocation. */
 int memphis__kmod_decode(const void *rec, size_t rec_size, uint32_t ncpus,
 			 struct memphis__kmod_sample *out);

@@ -1,38 +1,19 @@
 /* lib/backend/select.c - choosing the sample source. MEMPHIS_BACKEND=auto takes the first
- * usable one in the order of names.h; the RUN block records which ran and why the others
- * could not. A backend is one file (lib/backend/NAME.c) implementing struct memphis__backend. */
+ * usable one in the order of names.h (ibs, pebs, kmod, soft); the RUN block records which
+ * ran and why the others could not, one line each. A backend is one file
+ * (lib/backend/NAME.c) implementing struct memphis__backend. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "backend.h"
 
-/* Hardware sources that are not built yet still report why they would not run here, so
- * the run metadata says what the machine has. */
-static void hardware_skips(char *skips, size_t n)
-{
-	size_t used = strlen(skips);
-	int ibs = access("/sys/bus/event_source/devices/ibs_op/type", F_OK) == 0;
-	int cpu_pmu = access("/sys/bus/event_source/devices/cpu/type", F_OK) == 0 ||
-		      access("/sys/bus/event_source/devices/cpu_core/type", F_OK) == 0;
-
-	snprintf(skips + used, n - used, "ibs: %s\npebs: %s\n",
-		 ibs ? "IBS PMU present, backend not built in this version" : "no ibs_op PMU",
-		 cpu_pmu ? "core PMU present, backend not built in this version"
-			 : "no hardware core PMU (software events only)");
-}
-
-const struct memphis__backend *memphis__backend_select(const char *want,
+const struct memphis__backend *memphis__backend_choose(const struct memphis__backend *const *table,
+						       size_t n, const char *want,
 						       const struct memphis__backend_params *p,
-						       uint64_t *period_ns, char *why, size_t why_n,
+						       struct memphis__sampling *out, char *why, size_t why_n,
 						       char *skips, size_t skips_n)
 {
-	/* auto: soft when the process may use perf_event_open itself, else the module */
-#define ENTRY(name) &memphis__backend_##name,
-	static const struct memphis__backend *const table[] = { MEMPHIS__BACKENDS(ENTRY) };
-#undef ENTRY
-	const size_t n = sizeof(table) / sizeof(table[0]);
 	int automatic = !strcmp(want, "auto");
 
 	why[0] = 0;
@@ -41,21 +22,32 @@ const struct memphis__backend *memphis__backend_select(const char *want,
 		snprintf(why, why_n, "MEMPHIS_BACKEND=none");
 		return NULL;
 	}
-	if (automatic)
-		hardware_skips(skips, skips_n);
 	for (size_t i = 0; i < n; i++) {
 		char reason[512];
 		if (!automatic && strcmp(want, table[i]->name))
 			continue;
-		if (table[i]->probe(p, period_ns, reason, sizeof(reason)) == 0) {
-			snprintf(why, why_n, automatic ? "auto: first usable of the built backends"
-						       : "MEMPHIS_BACKEND=%s", want);
+		reason[0] = 0;
+		memset(out, 0, sizeof(*out));
+		out->precise_ip = -1;
+		if (table[i]->probe(p, out, reason, sizeof(reason)) == 0) {
+			if (automatic) {
+				size_t k = (size_t)snprintf(why, why_n, "auto: the first usable of");
+				for (size_t j = 0; j < n && k < why_n; j++)
+					k += (size_t)snprintf(why + k, why_n - k, "%s %s", j ? "," : "",
+							      table[j]->name);
+			} else
+				snprintf(why, why_n, "MEMPHIS_BACKEND=%s", want);
 			return table[i];
 		}
-		size_t used = strlen(skips);
-		snprintf(skips + used, skips_n - used, "%s: %s\n", table[i]->name, reason);
-		if (!automatic || !why[0]) /* auto: the first source's reason is the usual fix */
-			snprintf(why, why_n, "%s", reason);
+		/* "name: reason", the reason without the name when it starts with it */
+		size_t used = strlen(skips), k = strlen(table[i]->name);
+		const char *r = reason;
+		if (!strncmp(r, table[i]->name, k) && r[k] == ':' && r[k + 1] == ' ')
+			r += k + 2;
+		snprintf(skips + used, skips_n - used, "%s: %s\n", table[i]->name, r);
+		/* one backend asked for: its reason; auto: the last one's (the most common
+		 * source, soft, whose fix is the usual one) */
+		snprintf(why, why_n, "%s", reason);
 		if (!automatic)
 			return NULL;
 	}
@@ -63,4 +55,17 @@ const struct memphis__backend *memphis__backend_select(const char *want,
 		snprintf(why, why_n,
 			 "MEMPHIS_BACKEND=%s: no such backend (use " MEMPHIS__BACKEND_CHOICES ")", want);
 	return NULL;
+}
+
+const struct memphis__backend *memphis__backend_select(const char *want,
+						       const struct memphis__backend_params *p,
+						       struct memphis__sampling *out, char *why, size_t why_n,
+						       char *skips, size_t skips_n)
+{
+#define ENTRY(name) &memphis__backend_##name,
+	static const struct memphis__backend *const table[] = { MEMPHIS__BACKENDS(ENTRY) };
+#undef ENTRY
+
+	return memphis__backend_choose(table, sizeof(table) / sizeof(table[0]), want, p,
+				       out, why, why_n, skips, skips_n);
 }

@@ -38,8 +38,8 @@ static void soft_attr(struct perf_event_attr *a, uint64_t period_ns)
 	a->clockid = CLOCK_MONOTONIC;
 }
 
-static int soft_probe(const struct memphis__backend_params *p, uint64_t *period_ns, char *why,
-		      size_t n)
+static int soft_probe(const struct memphis__backend_params *p, struct memphis__sampling *out,
+		      char *why, size_t n)
 {
 	struct perf_event_attr a;
 	int fd;
@@ -49,7 +49,8 @@ static int soft_probe(const struct memphis__backend_params *p, uint64_t *period_
 	if (fd >= 0) {
 		close(fd);
 		period = p->period_ns;
-		*period_ns = period;
+		out->period_ns = period;
+		out->weight = "stall";
 		return 0;
 	}
 	if (fd == -EACCES || fd == -EPERM) {
@@ -190,7 +191,6 @@ static void soft_close(struct memphis__thread *t)
 
 const struct memphis__backend memphis__backend_soft = {
 	.name = "soft",
-	.weight = "stall",
 	.probe = soft_probe,
 	.open = soft_open,
 	.enable = soft_enable,

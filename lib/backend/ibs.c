@@ -1,0 +1,401 @@
+/* lib/backend/ibs.c - AMD IBS op sampling through perf_event_open on the ibs_op PMU: every
+ * sample is one retired op with its exact data address, where its data came from and its
+ * latency. Per thread on kernels that allow it (6.2 and later), else per CPU with the
+ * samples of other processes dropped. The PMU's type and format bits come from sysfs;
+ * the samples are decoded from PERF_SAMPLE_RAW with every validity bit (include/memphis/
+ * hwdecode.h), the kernel's DATA_SRC and WEIGHT preferred where it fills them (6.1+).
+ * Untested on hardware: no machine of the project has IBS. */
+#include <cpuid.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "ibs.h"
+#include "log.h"
+#include "memphis/hwdecode.h"
+#include "self.h"
+
+#define BASE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | \
+		   PERF_SAMPLE_CPU | PERF_SAMPLE_RAW)
+#define RING_PAGES 128
+#define USER_TOP (1ull << 47)
+
+uint64_t memphis__ibs_period(uint64_t want)
+{
+	if (!want)
+		want = MEMPHIS__IBS_PERIOD;
+	want &= ~0xfull;
+	if (want < MEMPHIS__IBS_PERIOD_MIN)
+		want = MEMPHIS__IBS_PERIOD_MIN;
+	if (want > MEMPHIS__IBS_PERIOD_MAX)
+		want = MEMPHIS__IBS_PERIOD_MAX;
+	return want;
+}
+
+int memphis__ibs_plan(const struct memphis__ibs_opts *o, struct memphis__hw_plan *p,
+		      char *notes, size_t notes_n, char *why, size_t n)
+{
+	struct memphis__hw_event *ev = &p->ev[0];
+	struct perf_event_attr *a = &ev->attr;
+	int type = memphis__pmu_type(o->sysfs, "ibs_op");
+
+	memset(p, 0, sizeof(*p));
+	notes[0] = 0;
+	if (type < 0) {
+		memphis__hw_why(type == -ENOENT ? -ENOENT : type, "ibs", "ibs_op", 2, 0, why, n);
+		if (type == -ENOENT)
+			snprintf(why, n, "ibs: no ibs_op PMU in sysfs (not an AMD CPU with IBS, or a "
+				 "virtual machine without it); use MEMPHIS_BACKEND=pebs, soft or kmod");
+		return type;
+	}
+	p->n = 1;
+	ev->leader = -1;
+	ev->kind = MEMPHIS__HW_ANY;
+	snprintf(ev->name, sizeof(ev->name), "ibs_op");
+	a->size = sizeof(*a);
+	a->type = (uint32_t)type;
+	a->sample_period = memphis__ibs_period(o->period);
+	a->sample_type = BASE_TYPE | o->kernel_fields;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	if (o->cnt_ctl && memphis__pmu_set(o->sysfs, "ibs_op", "cnt_ctl", a, 1) < 0) {
+		struct memphis__pmu_term t;
+		memphis__pmu_term_parse("config:19", &t); /* IbsOpCntCtl, where sysfs is silent */
+		memphis__pmu_term_set(a, &t, 1);
+	}
+	if (o->l3missonly) {
+		if (memphis__pmu_has(o->sysfs, "ibs_op", "caps/zen4_ibs_extensions") &&
+		    memphis__pmu_set(o->sysfs, "ibs_op", "l3missonly", a, 1) == 0)
+			;
+		else
+			snprintf(notes, notes_n, "MEMPHIS_IBS_L3MISSONLY=1 ignored: this CPU/kernel has "
+				 "no l3missonly (Zen 4 and later, caps/zen4_ibs_extensions)");
+	}
+	/* user-only sampling needs the kernel's software filter; without it IBS refuses
+	 * exclude_kernel and kernel samples are dropped here */
+	if (memphis__pmu_set(o->sysfs, "ibs_op", "swfilt", a, 1) == 0)
+		a->exclude_kernel = 1;
+	return 0;
+}
+
+int memphis__ibs_sample(const struct memphis__perf_sample *ps, uint64_t st, unsigned family,
+			unsigned model, struct memphis_rec_sample *out)
+{
+	struct memphis_hw_access acc;
+	uint64_t ip;
+	int kernel_src = (st & PERF_SAMPLE_DATA_SRC) &&
+			 (ps->data_src & (PERF_MEM_OP_LOAD | PERF_MEM_OP_STORE));
+
+	memset(out, 0, sizeof(*out));
+	if (ps->raw && ps->raw_size >= 4 + 8 * MEMPHIS_IBS_NREGS) {
+		if (memphis_ibs_raw_decode(ps->raw, ps->raw_size, family, model, &acc) < 0)
+			return 0; /* short payload, or En/Val clear */
+		ip = acc.ip_valid ? acc.ip : ps->ip;
+	} else if (kernel_src) { /* no raw registers: the kernel's fields only */
+		memphis_perf_decode(ps->data_src, 0, 0, ps->addr, 1, &acc);
+		ip = ps->ip;
+	} else {
+		return 0;
+	}
+	if (kernel_src) { /* the kernel's data source and latencies win over the registers' */
+		struct memphis_hw_access k;
+
+		memphis_mem_src_decode(ps->data_src, &k);
+		acc.data_src = ps->data_src;
+		acc.is_load = k.is_load;
+		acc.is_store = k.is_store;
+		acc.remote = k.remote;
+	}
+	if (st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) {
+		if (ps->lat)
+			acc.latency = ps->lat;
+		if (ps->ins_lat)
+			acc.ins_lat = ps->ins_lat; /* var2_w: TagToRetCtr */
+	}
+	if (!acc.is_load && !acc.is_store)
+		return 0;
+	if (ip >= USER_TOP)
+		return 0;
+	out->time = ps->time;
+	out->ip = ip;
+	out->sampled_ip = ip;
+	out->tid = ps->tid;
+	out->cpu = (uint16_t)ps->cpu;
+	out->flags = acc.is_load ? MPH_S_LOAD : MPH_S_STORE;
+	if (acc.addr_valid && acc.addr >= 4096 && acc.addr < USER_TOP) {
+		out->addr = acc.addr;
+		out->flags |= MPH_S_EXACT | MPH_S_HWADDR;
+	} else {
+		out->flags |= MPH_S_NOADDR;
+	}
+	out->data_src = acc.data_src;
+	if (acc.remote)
+		out->flags |= MPH_S_REMOTE_HW;
+	out->weight = acc.latency;
+	out->ins_lat = acc.ins_lat;
+	return 1;
+}
+
+/* ---- the backend ---- */
+
+static struct memphis__hw_plan plan;
+static int per_cpu;        /* the kernel has no per-task IBS: one event per CPU */
+static unsigned cpu_family, cpu_model; /* for the decoder's errata and CacheHitSt */
+static pid_t own_pid;
+static int ncpus;
+static struct memphis__hw_set *cpu_sets;
+static struct memphis__ring *cpu_rings;
+
+/* The CPU's family and model from CPUID leaf 1 (extended fields added as AMD defines
+ * them); 0, 0 when CPUID has no leaf 1: the decoder then trusts no model-specific bit. */
+static void cpu_family_model(unsigned *family, unsigned *model)
+{
+	unsigned a, b, c, d;
+
+	*family = *model = 0;
+	if (!__get_cpuid(1, &a, &b, &c, &d))
+		return;
+	*family = (a >> 8) & 0xf;
+	if (*family == 0xf)
+		*family += (a >> 20) & 0xff;
+	*model = ((a >> 4) & 0xf) | ((a >> 12) & 0xf0);
+}
+
+static int try_open(pid_t tid, int cpu, int *failed)
+{
+	struct memphis__hw_set s;
+	struct memphis__ring r = { .fd = -1 };
+	int err = memphis__hw_set_open(&s, &r, &plan, tid, cpu, 1, failed);
+
+	if (err == 0)
+		memphis__hw_set_close(&s, &r);
+	return err;
+}
+
+static int ibs_probe(const struct memphis__backend_params *p, struct memphis__sampling *out,
+		     char *why, size_t n)
+{
+	static const uint64_t fields[] = {
+		PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT_STRUCT,
+		PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT, 0,
+	};
+	struct memphis__ibs_opts o = {
+		.sysfs = p->sysfs ? p->sysfs : "/sys", .period = p->hw_period,
+		.cnt_ctl = p->ibs_cnt_ctl, .l3missonly = p->ibs_l3missonly,
+	};
+	char notes[160];
+	int err = -EINVAL, failed;
+	unsigned what = 0;
+
+	own_pid = p->pid;
+	cpu_family_model(&cpu_family, &cpu_model);
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		o.kernel_fields = fields[i];
+		if ((err = memphis__ibs_plan(&o, &plan, notes, sizeof(notes), why, n)) < 0)
+			return err;
+		what = plan.ev[0].attr.exclude_kernel ? 0 : MEMPHIS__HW_WHY_KERNEL;
+		err = try_open(0, -1, &failed); /* per thread: kernels 6.2 and later */
+		if (err == -EINVAL || err == -EOPNOTSUPP) {
+			int e2 = try_open(-1, 0, &failed);
+			if (e2 == 0 || e2 == -EACCES || e2 == -EPERM || e2 == -ENOSPC) {
+				per_cpu = 1;
+				what |= MEMPHIS__HW_WHY_CPU;
+				err = e2;
+			}
+		}
+		if (err != -EINVAL)
+			break;
+	}
+	if (err < 0) {
+		memphis__hw_why(err, "ibs", "ibs_op", memphis__paranoid(), what, why, n);
+		return err;
+	}
+	if (notes[0])
+		memphis__log(MPH_LOG_WARN, "%s", notes);
+	memphis__log(MPH_LOG_INFO, "ibs: %s, period %llu, config %#llx, sample_type %#llx",
+		     per_cpu ? "per CPU" : "per thread", (unsigned long long)plan.ev[0].attr.sample_period,
+		     (unsigned long long)plan.ev[0].attr.config,
+		     (unsigned long long)plan.ev[0].attr.sample_type);
+	out->weight = "latency";
+	out->hw_unit = o.cnt_ctl ? "ops" : "cycles";
+	memphis__hw_plan_describe(&plan, out->hw_events, sizeof(out->hw_events), &out->hw_period);
+	return 0;
+}
+
+static int ibs_open(struct memphis__thread *t)
+{
+	struct memphis__hw_set *s;
+	int failed, err;
+
+	if (per_cpu)
+		return 0;
+	s = memphis__lib_calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	if ((err = memphis__hw_set_open(s, &t->sample, &plan, t->tid, -1, RING_PAGES, &failed)) < 0) {
+		memphis__lib_free(s);
+		return err;
+	}
+	t->backend_state = s;
+	return 0;
+}
+
+static int ibs_enable(struct memphis__thread *t, int on)
+{
+	return t->backend_state ? memphis__hw_set_enable(t->backend_state, &t->sample, on) : 0;
+}
+
+struct reading {
+	struct memphis__thread *t;   /* NULL per CPU: the samples are collected */
+	memphis__emit_fn *emit;
+	struct memphis__perf_losses loss;
+	struct memphis_rec_sample *buf;
+	size_t n, cap;
+};
+
+static void on_record(const void *rec, size_t len, void *ctx)
+{
+	struct reading *rd = ctx;
+	struct memphis__perf_sample ps;
+	struct memphis_rec_sample s;
+	uint64_t st = plan.ev[0].attr.sample_type;
+
+	if (memphis__perf_record_count(rec, len, &rd->loss) != PERF_RECORD_SAMPLE ||
+	    memphis__perf_sample_parse(rec, len, st, &ps) < 0)
+		return;
+	if (!memphis__ibs_sample(&ps, st, cpu_family, cpu_model, &s))
+		return;
+	if (rd->t) {
+		rd->emit(rd->t, &s);
+		return;
+	}
+	if (ps.pid != (uint32_t)own_pid)
+		return;
+	if (rd->n == rd->cap) {
+		size_t cap = rd->cap ? rd->cap * 2 : 4096;
+		struct memphis_rec_sample *b = memphis__lib_realloc(rd->buf, cap * sizeof(*b));
+		if (!b) {
+			rd->loss.lost++;
+			return;
+		}
+		rd->buf = b;
+		rd->cap = cap;
+	}
+	rd->buf[rd->n++] = s;
+}
+
+static void ibs_read(struct memphis__thread *t, memphis__emit_fn *emit)
+{
+	struct reading rd = { .t = t, .emit = emit };
+
+	if (per_cpu || !t->backend_state)
+		return;
+	memphis__ring_drain(&t->sample, on_record, &rd);
+	t->r_lost += rd.loss.lost + rd.loss.lost_samples;
+	t->r_throttled += rd.loss.throttle;
+}
+
+static void ibs_close(struct memphis__thread *t)
+{
+	if (t->backend_state) {
+		memphis__hw_set_close(t->backend_state, &t->sample);
+		memphis__lib_free(t->backend_state);
+		t->backend_state = NULL;
+	}
+}
+
+/* Per CPU: the events open at the first region and stay open, enabled in regions. */
+static int ibs_start(int on)
+{
+	int failed, opened = 0;
+
+	if (!per_cpu)
+		return 0;
+	if (!cpu_sets) {
+		ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+		if (ncpus < 1)
+			ncpus = 1;
+		cpu_sets = memphis__lib_calloc((size_t)ncpus, sizeof(*cpu_sets));
+		cpu_rings = memphis__lib_calloc((size_t)ncpus, sizeof(*cpu_rings));
+		if (!cpu_sets || !cpu_rings)
+			return -ENOMEM;
+		for (int c = 0; c < ncpus; c++) {
+			cpu_rings[c].fd = -1;
+			cpu_sets[c].ring = -1;
+			if (memphis__hw_set_open(&cpu_sets[c], &cpu_rings[c], &plan, -1, c, RING_PAGES,
+						 &failed) == 0)
+				opened++;
+		}
+		if (!opened)
+			return -ENODEV;
+	}
+	for (int c = 0; c < ncpus; c++)
+		if (cpu_sets[c].ring >= 0)
+			memphis__hw_set_enable(&cpu_sets[c], &cpu_rings[c], on);
+	return 0;
+}
+
+struct matching {
+	struct reading *rd;
+	memphis__emit_fn *emit;
+	size_t matched;
+};
+
+static int by_tid(const void *a, const void *b)
+{
+	const struct memphis_rec_sample *x = a, *y = b;
+
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+static void emit_thread(struct memphis__thread *t, void *ctx)
+{
+	struct matching *m = ctx;
+	size_t lo = 0, hi = m->rd->n;
+
+	if (t->gone)
+		return;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->rd->buf[mid].tid < (uint32_t)t->tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < m->rd->n && m->rd->buf[lo].tid == (uint32_t)t->tid; lo++, m->matched++)
+		m->emit(t, &m->rd->buf[lo]);
+}
+
+static uint64_t ibs_read_process(memphis__emit_fn *emit)
+{
+	struct reading rd = { .t = NULL, .emit = emit };
+	struct matching m = { &rd, emit, 0 };
+
+	if (!per_cpu || !cpu_sets)
+		return 0;
+	for (int c = 0; c < ncpus; c++)
+		if (cpu_sets[c].ring >= 0)
+			memphis__ring_drain(&cpu_rings[c], on_record, &rd);
+	if (rd.n) {
+		qsort(rd.buf, rd.n, sizeof(*rd.buf), by_tid);
+		memphis__thread_foreach(emit_thread, &m);
+	}
+	memphis__lib_free(rd.buf);
+	return rd.loss.lost + rd.loss.lost_samples;
+}
+
+const struct memphis__backend memphis__backend_ibs = {
+	.name = "ibs",
+	.probe = ibs_probe,
+	.open = ibs_open,
+	.enable = ibs_enable,
+	.read = ibs_read,
+	.close = ibs_close,
+	.start = ibs_start,
+	.read_process = ibs_read_process,
+};

@@ -1,0 +1,43 @@
+/* lib/backend/ibs.h - the AMD IBS op backend's attr and sample decoding, apart from the
+ * backend so that tests build them against a fake sysfs ibs_op directory and records
+ * made from published register values. Below it: hwset, perf_ring. */
+#ifndef MEMPHIS_IBS_H
+#define MEMPHIS_IBS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hwset.h"
+#include "memphis/format.h"
+#include "perf_ring.h"
+
+#define MEMPHIS__IBS_PERIOD 0x20000u   /* ops (cnt_ctl) or cycles between samples */
+#define MEMPHIS__IBS_PERIOD_MIN 0x90u  /* the kernel's op minimum; low nibble must be 0 */
+#define MEMPHIS__IBS_PERIOD_MAX 0xffff0u /* MaxCnt 16 bits x 16, without OpCntExt */
+
+struct memphis__ibs_opts {
+	const char *sysfs;
+	uint64_t period;     /* 0: MEMPHIS__IBS_PERIOD */
+	int cnt_ctl;         /* count dispatched ops (1) or cycles (0) */
+	int l3missonly;      /* only ops that missed L3 (Zen 4+: caps/zen4_ibs_extensions) */
+	uint64_t kernel_fields; /* ADDR|DATA_SRC|WEIGHT(_STRUCT) asked beside RAW, or 0 */
+};
+
+/* The period the kernel takes for want: low nibble cleared, within MIN..MAX. */
+uint64_t memphis__ibs_period(uint64_t want);
+/* The ibs_op event: type and format bits (cnt_ctl, l3missonly, swfilt) from sysfs, the
+ * period, sample_type IP|TID|TIME|ID|CPU|RAW plus o->kernel_fields. One event, kind ANY.
+ * *notes gets what was asked and cannot be had (l3missonly before Zen 4), "" if nothing.
+ * 0, or -ENOENT with why (no ibs_op PMU). */
+int memphis__ibs_plan(const struct memphis__ibs_opts *o, struct memphis__hw_plan *p,
+		      char *notes, size_t notes_n, char *why, size_t n);
+/* One IBS op sample into out: address, direction, data source and latencies. The raw
+ * registers are decoded by include/memphis/hwdecode.h's memphis_ibs_raw_decode with the
+ * CPU's family and model (CPUID; 0, 0: unknown), which honours every validity bit and
+ * erratum #1293; the kernel's DATA_SRC, WEIGHT and WEIGHT_STRUCT win where it filled
+ * them (6.1+). Returns 1 to keep; 0 to drop: not a valid op sample (En/Val), not a load
+ * or store, or a kernel instruction (memphis samples user code only). */
+int memphis__ibs_sample(const struct memphis__perf_sample *ps, uint64_t sample_type,
+			unsigned family, unsigned model, struct memphis_rec_sample *out);
+
+#endif /* MEMPHIS_IBS_H */
