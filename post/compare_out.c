@@ -222,6 +222,19 @@ static void print_markdown(const struct cmp_side *a, const struct cmp_side *b,
 
 /* ---- JSON ---- */
 
+/* One side of a cell: "key": {"samples", "of", "share", "per_second"}. */
+static void json_cell_side(struct mr_json *j, const char *key, uint64_t x, uint64_t n,
+			   double share, double rate)
+{
+	mr_json_key(j, key);
+	mr_json_obj(j);
+	mr_json_key(j, "samples"), mr_json_u64(j, x);
+	mr_json_key(j, "of"), mr_json_u64(j, n);
+	mr_json_key(j, "share"), mr_json_dbl(j, share);
+	mr_json_key(j, "per_second"), mr_json_dbl(j, rate);
+	mr_json_obj_end(j);
+}
+
 static void json_cell(struct mr_json *j, const struct cmp_cell *c, uint32_t node, uint32_t nn)
 {
 	mr_json_obj(j);
@@ -230,20 +243,8 @@ static void json_cell(struct mr_json *j, const struct cmp_cell *c, uint32_t node
 		mr_json_null(j);
 	else
 		mr_json_u64(j, node);
-	mr_json_key(j, "a");
-	mr_json_obj(j);
-	mr_json_key(j, "samples"), mr_json_u64(j, c->xa);
-	mr_json_key(j, "of"), mr_json_u64(j, c->na);
-	mr_json_key(j, "share"), mr_json_dbl(j, c->pa);
-	mr_json_key(j, "per_second"), mr_json_dbl(j, c->rate_a);
-	mr_json_obj_end(j);
-	mr_json_key(j, "b");
-	mr_json_obj(j);
-	mr_json_key(j, "samples"), mr_json_u64(j, c->xb);
-	mr_json_key(j, "of"), mr_json_u64(j, c->nb);
-	mr_json_key(j, "share"), mr_json_dbl(j, c->pb);
-	mr_json_key(j, "per_second"), mr_json_dbl(j, c->rate_b);
-	mr_json_obj_end(j);
+	json_cell_side(j, "a", c->xa, c->na, c->pa, c->rate_a);
+	json_cell_side(j, "b", c->xb, c->nb, c->pb, c->rate_b);
 	mr_json_key(j, "delta"), mr_json_dbl(j, c->delta);
 	mr_json_key(j, "ci95"), mr_json_arr(j), mr_json_dbl(j, c->ci.lo), mr_json_dbl(j, c->ci.hi);
 	mr_json_arr_end(j);
@@ -285,10 +286,8 @@ static void json_item_side(struct mr_json *j, const char *key, const struct cmp_
 	mr_json_key(j, "name"), mr_json_str(j, it->name);
 	mr_json_key(j, "remote"), mr_json_u64(j, it->remote_all);
 	mr_json_key(j, "local"), mr_json_u64(j, it->local_all);
-	mr_json_key(j, "sampled_pages_by_node"), mr_json_arr(j);
-	for (uint32_t i = 0; i <= nn && strcmp(it->kind, "line"); i++)
-		mr_json_u64(j, it->pages[i]);
-	mr_json_arr_end(j);
+	mr_json_key(j, "sampled_pages_by_node");
+	mr_json_u64_array(j, it->pages, strcmp(it->kind, "line") ? nn + 1 : 0);
 	mr_json_key(j, "first_touch");
 	if (!it->has_ft) {
 		mr_json_null(j);

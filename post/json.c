@@ -140,6 +140,14 @@ void mr_json_u64(struct mr_json *j, uint64_t v)
 	fprintf(j->f, "%" PRIu64, v);
 }
 
+void mr_json_u64_array(struct mr_json *j, const uint64_t *v, size_t n)
+{
+	mr_json_arr(j);
+	for (size_t i = 0; i < n; i++)
+		mr_json_u64(j, v[i]);
+	mr_json_arr_end(j);
+}
+
 void mr_json_i64(struct mr_json *j, int64_t v)
 {
 	pre(j);

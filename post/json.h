@@ -25,6 +25,8 @@ void mr_json_i64(struct mr_json *j, int64_t v);
 void mr_json_dbl(struct mr_json *j, double v);    /* non-finite values write null */
 void mr_json_bool(struct mr_json *j, int v);
 void mr_json_null(struct mr_json *j);
+/* An array of the n values v[0..n), as mr_json_arr, mr_json_u64 each, mr_json_arr_end. */
+void mr_json_u64_array(struct mr_json *j, const uint64_t *v, size_t n);
 
 /* Write s as a quoted JSON string to f (usable without a writer): always valid UTF-8, each
  * byte of s that starts no well-formed UTF-8 sequence written as \ufffd. */

@@ -440,22 +440,15 @@ static void json_variable(struct mr_json *j, const struct report *r, uint32_t id
 	mr_json_str(j, "home node of the page (last: unknown)");
 	mr_json_key(j, "counts");
 	mr_json_arr(j);
-	for (uint32_t s = 0; s < w; s++) {
-		mr_json_arr(j);
-		for (uint32_t p = 0; p < w; p++)
-			mr_json_u64(j, v->matrix[s * w + p]);
-		mr_json_arr_end(j);
-	}
+	for (uint32_t s = 0; s < w; s++)
+		mr_json_u64_array(j, &v->matrix[s * w], w);
 	mr_json_arr_end(j);
 	mr_json_obj_end(j);
 	mr_json_key(j, "sampled_pages");
 	mr_json_obj(j);
 	U("total", v->pages);
 	mr_json_key(j, "by_node");
-	mr_json_arr(j);
-	for (uint32_t p = 0; p < w; p++)
-		mr_json_u64(j, v->pages_node[p]);
-	mr_json_arr_end(j);
+	mr_json_u64_array(j, v->pages_node, w);
 	mr_json_obj_end(j);
 	mr_json_key(j, "first_touch");
 	if (!v->ft_pages) {
@@ -464,10 +457,7 @@ static void json_variable(struct mr_json *j, const struct report *r, uint32_t id
 		mr_json_obj(j);
 		U("pages", v->ft_pages);
 		mr_json_key(j, "by_node");
-		mr_json_arr(j);
-		for (uint32_t p = 0; p < w; p++)
-			mr_json_u64(j, v->ft_node[p]);
-		mr_json_arr_end(j);
+		mr_json_u64_array(j, v->ft_node, w);
 		report_thread_text(r, v->ft_tid, who, sizeof(who));
 		mr_json_key(j, "thread");
 		mr_json_str(j, who);
@@ -509,12 +499,8 @@ static void json_line(struct mr_json *j, const struct report *r, const struct mr
 	U("samples", total);
 	mr_json_key(j, "counts");
 	mr_json_arr(j);
-	for (uint32_t s = 0; s < w; s++) {
-		mr_json_arr(j);
-		for (uint32_t p = 0; p < w; p++)
-			mr_json_u64(j, m[s * w + p]);
-		mr_json_arr_end(j);
-	}
+	for (uint32_t s = 0; s < w; s++)
+		mr_json_u64_array(j, &m[s * w], w);
 	mr_json_arr_end(j);
 	mr_json_obj_end(j);
 }
