@@ -30,13 +30,7 @@ compare_pair() {
 	vm_note "[compare $a $b] at the default 2 pts: $(grep '^verdict' "$out.txt")"
 	python3 "$MEMPHIS_SRC/tests/vm/guest-tests/compare_check.py" "$out.json" "$out.xml" \
 		"$rc" "$@" > "$out.check" 2>&1
-	while IFS= read -r line; do
-		case $line in
-		ok\ *) vm_result ok "[compare $a $b] ${line#ok }" ;;
-		fail\ *) vm_result fail "[compare $a $b] ${line#fail }" ;;
-		*) vm_note "[compare $a $b] $line" ;;
-		esac
-	done < "$out.check"
+	results "compare $a $b" "$out.check"
 }
 compare_pair cg-master cg-aware improved
 compare_pair cg-aware cg-master regressed

@@ -2,7 +2,7 @@
 # Guest: run NAME CMD... runs one workload single-stepped (timer samples then carry exact
 # addresses, shared/VM-RECIPE.md) with its run directory in $VM_OUT/NAME.
 # Host: judge NAME CHECK [ARGS] runs memphis-report --json (with --all, and the default
-# remote tables) on it and reports the checks of numa_check.py as results.
+# remote tables) on it and reports the checks of numa_check.py as results (results).
 export MEMPHIS_PERIOD=250us OMP_PROC_BIND=true OMP_WAIT_POLICY=passive
 CG_SIZE="-n 4000 -i 4"  # ~20 s single-stepped (TCG runs ~1.4 M instructions/s so)
 
@@ -33,11 +33,17 @@ judge() {
 	"$R" --json --top 1000 "$VM_OUT/$name" > "$VM_OUT/$name.remote.json" 2>> "$VM_OUT/$name.report.err"
 	python3 "$MEMPHIS_SRC/tests/vm/guest-tests/numa_check.py" "$VM_OUT/$name.json" \
 		"$VM_OUT/$name.remote.json" "$@" > "$VM_OUT/$name.check" 2>&1
+	results "$name" "$VM_OUT/$name.check"
+}
+
+# results TAG FILE: a checker's "ok DESC" / "fail DESC" lines as results, the rest as notes,
+# each prefixed with [TAG].
+results() {
 	while IFS= read -r line; do
 		case $line in
-		ok\ *) vm_result ok "[$name] ${line#ok }" ;;
-		fail\ *) vm_result fail "[$name] ${line#fail }" ;;
-		*) vm_note "[$name] $line" ;;
+		ok\ *) vm_result ok "[$1] ${line#ok }" ;;
+		fail\ *) vm_result fail "[$1] ${line#fail }" ;;
+		*) vm_note "[$1] $line" ;;
 		esac
-	done < "$VM_OUT/$name.check"
+	done < "$2"
 }
