@@ -66,7 +66,9 @@ check_if "the heap site matches across the shift: malloc at cg.c:$la in vector -
 	"grep -qxF 'heap|unchanged|3|malloc at cg.c:$la in vector|malloc at cg.c:$lb in vector' shift.vars"
 check_if "no heap object of cg.c is gone or new after the shift" \
 	'! grep "cg\.c" shift.vars | grep -q "|-"'
-for g in a colidx rowstr; do
+# a and colidx are read at every nonzero (thousands of samples); rowstr once per row, and at
+# 100 us a run can hold none of it: it is then "gone", which is right, so it is not checked.
+for g in a colidx; do
 	check_if "global $g matches by name across the shift" "grep -qx 'static|unchanged|0|$g|$g' shift.vars"
 done
 # (a variable with a sample or two, a stack, may be seen in one run only: new or gone)
