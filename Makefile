@@ -32,7 +32,7 @@ POST_CFLAGS := $(BASE_CFLAGS) -Icommon -I/usr/include/libdwarf $(CFLAGS)
 # common/: internal code both lib/ and post/ use (CRC, maps parser, u64 map, hash, search),
 # built once, position-independent and hidden, linked into both; never installed.
 COMMON_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden $(CFLAGS)
-LIB_LIBS := -lZydis -lelf -lnuma -lpfm -ldl -lpthread
+LIB_LIBS := -lZydis -lelf -lnuma -lpfm -lpapi -ldl -lpthread
 POST_LIBS := -ldwarf -lelf -lZydis -lz -ljson-c -lm
 
 ifeq ($(V),1)

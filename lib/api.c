@@ -20,11 +20,13 @@
 #include "api.h"
 #include "backend/backend.h"
 #include "config.h"
+#include "counters.h"
 #include "drain.h"
 #include "heap.h"
 #include "log.h"
 #include "maps.h"
 #include "memphis.h"
+#include "numastat.h"
 #include "region.h"
 #include "self.h"
 #include "thread.h"
@@ -372,6 +374,10 @@ __attribute__((constructor)) static void memphis_init(void)
 				   strerror(-start_err));
 		goto out;
 	}
+	/* counted per region: PAPI only when events are asked for */
+	memphis__numastat_enable(cfg.numa_counters);
+	if (memphis__counters_init(cfg.papi_events) > 0)
+		memphis__thread_set_observer(memphis__counters_thread_added);
 	pthread_atfork(NULL, NULL, atfork_child);
 	state = RUNNING;
 	memphis__thread_activate(pid);

@@ -171,4 +171,6 @@ void memphis__config_read(struct memphis__config *c)
 	static const char *const kinds[] = MEMPHIS__KMOD_KIND_NAMES;
 	c->kmod_kind = env_choice("MEMPHIS_KMOD_KIND", kinds, (int)(sizeof(kinds) / sizeof(kinds[0])),
 				  MEMPHIS__KMOD_AUTO, "is not auto, clock, ibs or pebs");
+	env_str("MEMPHIS_PAPI_EVENTS", c->papi_events, sizeof(c->papi_events), "", "no PAPI events");
+	c->numa_counters = env_bool("MEMPHIS_NUMA_COUNTERS", 0);
 }

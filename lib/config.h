@@ -40,6 +40,11 @@ struct memphis__config {
 	int ibs_cnt_ctl;         /* MEMPHIS_IBS_CNT_CTL: boolean, 1 = count ops, 0 = cycles */
 	int ibs_l3missonly;      /* MEMPHIS_IBS_L3MISSONLY: boolean, 0 default */
 	int kmod_kind;           /* MEMPHIS_KMOD_KIND: enum memphis__kmod_kind, auto default */
+	/* counted per region (counters.c, numastat.c) */
+	char papi_events[1024];  /* MEMPHIS_PAPI_EVENTS: PAPI event names, comma-separated;
+				  * "" (default) = PAPI is not initialised */
+	int numa_counters;       /* MEMPHIS_NUMA_COUNTERS: boolean, 0 default: the kernel's
+				  * NUMA counters and numa_maps per region */
 };
 
 /* The shortest and longest sampling periods (MEMPHIS_PERIOD), in ns and as written in the

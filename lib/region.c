@@ -5,9 +5,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "counters.h"
 #include "drain.h"
 #include "log.h"
 #include "memphis/format.h"
+#include "numastat.h"
 #include "region.h"
 #include "self.h"
 #include "thread.h"
@@ -28,6 +30,9 @@ static void close_locked(void)
 	struct memphis_rec_region r;
 
 	memphis__enter();
+	/* counted first: the counts end as close to the program's print as they can */
+	memphis__counters_end(seq);
+	memphis__numastat_end(seq);
 	memphis__drain_lock();
 	memphis__drain_region_end(&c);
 	open_ = 0;
@@ -61,6 +66,9 @@ void memphis__region_open(const char *name)
 	open_ = 1;
 	memphis__drain_region_begin(seq);
 	memphis__drain_unlock();
+	/* counted last: the counts start as close to the program's mark as they can */
+	memphis__numastat_begin(seq);
+	memphis__counters_begin(seq);
 	pthread_mutex_unlock(&region_lock);
 }
 

@@ -1,7 +1,7 @@
 /* lib/region.h - the open region: its name, sequence number and start time, and the lock
  * that serialises opening and closing (memphis_mark* / memphis_print / shutdown). Lock
- * order: region lock -> drain lock -> registry lock -> heap lock. Below it: drain,
- * topology, thread, writer, self. */
+ * order: region lock -> drain lock -> registry lock -> heap lock. Below it: counters,
+ * numastat, drain, topology, thread, writer, self. */
 #ifndef MEMPHIS_REGION_H
 #define MEMPHIS_REGION_H
 

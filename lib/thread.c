@@ -32,10 +32,16 @@ static pid_t drain_tid;
 static int active;  /* the library runs: threads attach */
 static pid_t pid;
 static const struct memphis__thread_hooks *hooks;
+static void (*observer)(pid_t tid);
 
 void memphis__thread_set_hooks(const struct memphis__thread_hooks *h)
 {
 	hooks = h;
+}
+
+void memphis__thread_set_observer(void (*added)(pid_t tid))
+{
+	observer = added;
 }
 
 void memphis__thread_activate(pid_t process)
@@ -112,6 +118,8 @@ static struct memphis__thread *add(pid_t tid, uint64_t fs_base, uint64_t lo, uin
 	t->fault.fd = -1;
 	if (hooks && hooks->added)
 		hooks->added(t);
+	if (observer)
+		observer(tid);
 	threads[nthreads++] = t;
 	generation++;
 	write_thread_record(t, MPH_THREAD_START);

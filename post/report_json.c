@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "json.h"
 #include "report.h"
+#include "report_counters.h"
 
 static const char *const mode_name[] = { "remote", "local", "all" };
 
@@ -603,6 +604,7 @@ void report_print_json(const struct report *r, const uint32_t *ids, size_t nids,
 	mr_json_arr_end(j);
 	if (r->o.by_line)
 		json_lines(j, r);
+	report_counters_json(j, r);
 	json_problems(j, r);
 	mr_json_obj_end(j);
 }

@@ -216,6 +216,7 @@ void mr_run_close(struct mr_run *run)
 	free(run->frees);
 	free(run->touches);
 	free(run->regions);
+	free(run->counters);
 	free(run->losses);
 	free(run->pages);
 	free(run->notes);

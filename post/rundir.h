@@ -92,6 +92,8 @@ struct mr_run {
 	size_t npages;
 	struct mr_note *notes;
 	size_t nnotes;
+	struct memphis_rec_counter *counters; /* COUNTERS records, as written */
+	size_t ncounters;
 	struct mr_tls_mod *tls;       /* TLS blocks, one per module path (the last record wins) */
 	size_t ntls;
 

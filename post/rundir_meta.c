@@ -147,6 +147,7 @@ static bool record_array(struct mr_run *run, unsigned type, void **arr, size_t *
 	case MPH_BLK_FREES: return ARRAY(frees, nfrees);
 	case MPH_BLK_FIRST_TOUCH: return ARRAY(touches, ntouches);
 	case MPH_BLK_LOSS: return ARRAY(losses, nlosses);
+	case MPH_BLK_COUNTERS: return ARRAY(counters, ncounters);
 	default: return false;
 	}
 #undef ARRAY
@@ -166,7 +167,7 @@ static int meta_block(struct mr_run *run, const struct memphis_block *h, unsigne
 		snprintf(what, wlen, "first block is %s, not FILE", mr_block_name(h->type));
 		return -EINVAL;
 	}
-	if (h->type >= MPH_BLK_FILE && h->type <= MPH_BLK_TLS && h->version != 1) {
+	if (h->type >= MPH_BLK_FILE && h->type <= MPH_BLK_COUNTERS && h->version != 1) {
 		run->unknown_blocks++;
 		return mr_run_add_warning(run, "%s: skipped a %s block of layout version %u "
 					  "(this memphis-report knows version 1)",

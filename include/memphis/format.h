@@ -57,6 +57,7 @@ enum memphis_block_type {
 	                          * version 2; version 1 holds the first 56 bytes of each */
 	MPH_BLK_END = 14,        /* struct memphis_rec_end: the file was closed cleanly */
 	MPH_BLK_TLS = 15,        /* struct memphis_rec_tls entries, each followed by its path */
+	MPH_BLK_COUNTERS = 16,   /* struct memphis_rec_counter[] (counters of one region) */
 };
 
 enum memphis_file_kind { MPH_FILE_META = 0, MPH_FILE_SAMPLES = 1 };
@@ -223,6 +224,37 @@ struct memphis_rec_tls {
 	uint32_t path_len;
 };
 
+/* Counted, not sampled: what a region's counters added up to (MPH_BLK_COUNTERS, written at
+ * memphis_print() when MEMPHIS_PAPI_EVENTS asks for PAPI events or the kernel's NUMA
+ * counters exist). Added in format 2 as a new block type: older readers skip it. */
+enum memphis_counter_source {
+	MPH_CTR_PAPI = 0,      /* a PAPI event of one thread (tid), counted over the region */
+	MPH_CTR_NUMASTAT = 1,  /* a node's sysfs numastat counter, its change over the region
+				* (the whole system's, not only this process's) */
+	MPH_CTR_VMSTAT = 2,    /* a /proc/vmstat counter, its change over the region (whole
+				* system): numa_pages_migrated, pgmigrate_success */
+	MPH_CTR_NUMA_MAPS = 3, /* the process's resident base pages on `node` at the region's
+				* end (/proc/self/numa_maps) */
+};
+
+enum memphis_counter_flags {
+	/* the counter could not be counted: `error` says why (a PAPI error code for PAPI, else
+	 * -errno), and after the name's NUL, `name` holds the reason as text (NUL-terminated) */
+	MPH_CTR_UNAVAILABLE = 1,
+};
+
+struct memphis_rec_counter {
+	uint32_t region;   /* region seq */
+	uint16_t source;   /* enum memphis_counter_source */
+	uint16_t flags;    /* enum memphis_counter_flags */
+	uint32_t tid;      /* PAPI: the thread (0: the event, for every thread); else 0 */
+	int32_t node;      /* numastat, numa_maps: the node; else -1 */
+	int32_t cpu;       /* PAPI: the CPU the thread last ran on at the region's end, -1 unknown */
+	int32_t error;     /* MPH_CTR_UNAVAILABLE: why; else 0 */
+	uint64_t value;    /* the count (see the source) */
+	char name[64];     /* event or counter name, NUL-terminated */
+};
+
 struct memphis_rec_end {
 	uint64_t time;
 	uint64_t blocks; /* blocks in this file before this one */
@@ -242,5 +274,6 @@ _Static_assert(sizeof(struct memphis_rec_sample) == 64, "sample record layout");
 _Static_assert(__builtin_offsetof(struct memphis_rec_sample, ins_lat) == MEMPHIS_SAMPLE_V1_SIZE,
 	       "sample layout 2 extends layout 1");
 _Static_assert(sizeof(struct memphis_rec_tls) == 24, "tls record layout");
+_Static_assert(sizeof(struct memphis_rec_counter) == 96, "counter record layout");
 
 #endif /* MEMPHIS_FORMAT_H */
