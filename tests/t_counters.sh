@@ -1,0 +1,116 @@
+#!/bin/sh
+# tests/t_counters.sh - counters per region (issue 15). tests/prog_counters faults 4000
+# pages in region "faults" on the main thread and starts a thread there that faults 1000;
+# region "quiet" faults none. With MEMPHIS_PAPI_EVENTS=perf::TASK-CLOCK,perf::PAGE-FAULTS,
+# PAPI_TOT_CYC: the two software events are counted per thread (page faults within 2 % of
+# the pages touched, in the region that touched them only; the thread made mid-region is
+# counted), PAPI_TOT_CYC is named as not counted where the machine has no PMU, and the
+# program's output and exit status are those of a run without memphis. With
+# MEMPHIS_NUMA_COUNTERS=1 the kernel's counters and the resident pages per node are there.
+# Then as the user nobody at perf_event_paranoid 2 and 3 (set for the length of one run,
+# then put back): every event is counted or named with a reason, and the program is
+# unaffected.
+. "$MEMPHIS_SRC/tests/tap.sh"
+P=$B/tests/prog_counters
+EVENTS=perf::TASK-CLOCK,perf::PAGE-FAULTS,PAPI_TOT_CYC
+if ! command -v python3 > /dev/null; then
+	echo "t_counters: python3 is needed to read the JSON report" >&2
+	exit 77
+fi
+
+"$P" > plain.out 2>&1
+plain_rc=$?
+grep '^sum' plain.out > plain.sum
+
+# counted DIR WHO: run the program with the events into DIR; compare with the plain run
+counted() {
+	dir=$1; who=$2; shift 2
+	"$@" env MEMPHIS_PAPI_EVENTS=$EVENTS MEMPHIS_NUMA_COUNTERS=1 MEMPHIS_OUTPUT=$dir \
+		LD_PRELOAD=$B/libmemphis.so "$P" > "$dir.out" 2> "$dir.err"
+	rc=$?
+	check_if "$who: exit status unchanged ($rc)" '[ "$rc" = "$plain_rc" ]'
+	grep '^sum' "$dir.out" > "$dir.sum"
+	check "$who: program output unchanged" cmp -s plain.sum "$dir.sum"
+	check "$who: no line on stderr but memphis's" sh -c "! grep -qv '^memphis' $dir.err"
+	"$REPORT" report --json "$dir" > "$dir.json" 2> "$dir.rerr"
+	"$REPORT" report "$dir" > "$dir.txt" 2>> "$dir.rerr"
+}
+
+# checks JSON ARGS: python checks of the report, one "ok ..." / "fail ..." line each
+checks() {
+	python3 - "$@" << 'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+mode, main_tid, thr_tid = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+names = {r["seq"]: r["name"] for r in d["regions"]}
+ctr = {names[c["region"]]: c for c in d.get("counters", [])}
+def say(ok, what): print(("ok " if ok else "fail ") + what)
+def val(c, tid, ev):
+    for t in c["threads"]:
+        if t["tid"] == tid:
+            return t["values"].get(ev)
+    return None
+def named(c, ev):
+    return [b for b in c["not_counted"] if b["event"] == ev and b["reason"]]
+say("faults" in ctr and "quiet" in ctr, "both regions have counters")
+f, q = ctr.get("faults", {"threads": [], "not_counted": [], "kernel": [], "events": []}), \
+       ctr.get("quiet", {"threads": [], "not_counted": [], "kernel": [], "events": []})
+for ev in ("perf::TASK-CLOCK", "perf::PAGE-FAULTS", "PAPI_TOT_CYC"):
+    say(ev in f["events"] or bool(named(f, ev)), ev + " counted or named with a reason")
+if mode == "counted":
+    pf = val(f, main_tid, "perf::PAGE-FAULTS")
+    say(pf is not None and abs(pf - 4000) <= 80, "main thread: %s page faults in faults (4000 +- 2 %%)" % pf)
+    pt = val(f, thr_tid, "perf::PAGE-FAULTS")
+    say(pt is not None and abs(pt - 1000) <= 20, "thread made mid-region: %s page faults (1000 +- 2 %%)" % pt)
+    tc = val(f, thr_tid, "perf::TASK-CLOCK")
+    say(tc is not None and tc > 1000000, "thread made mid-region: task clock %s ns" % tc)
+    pq = val(q, main_tid, "perf::PAGE-FAULTS")
+    say(pq is not None and pq <= 5, "main thread: %s page faults in quiet (~0)" % pq)
+    say(val(q, thr_tid, "perf::PAGE-FAULTS") is None, "the ended thread is not in quiet")
+    s = f["sum"]["values"].get("perf::PAGE-FAULTS", 0)
+    say(s == sum(t["values"]["perf::PAGE-FAULTS"] for t in f["threads"]), "sum is the threads' sum")
+    if "PAPI_TOT_CYC" not in f["events"]:
+        say(bool(named(f, "PAPI_TOT_CYC")), "PAPI_TOT_CYC named as not counted")
+    res = sum(k["value"] for k in f["kernel"] if k["source"] == "numa_maps")
+    say(res >= 5000, "numa_maps: %d resident pages at the end of faults (>= 5000)" % res)
+    loc = sum(k["value"] for k in f["kernel"] if k["name"] == "local_node")
+    say(loc >= 4900, "numastat: local_node moved by %d in faults (>= 4900)" % loc)
+PY
+}
+
+main_tid() { sed -n 's/^main //p' "$1"; }
+thr_tid() { sed -n 's/^thread //p' "$1"; }
+
+mkdir -p root && counted root/run root
+checks root/run.json counted "$(main_tid root/run.out)" "$(thr_tid root/run.out)" > root.chk
+while read -r res what; do
+	check_if "root: $what" '[ "$res" = ok ]'
+done < root.chk
+check "root: text report names the events" grep -q "perf::PAGE-FAULTS" root/run.txt
+if grep -q "PAPI_TOT_CYC" root/run.json && ! grep -q '"events": \[[^]]*PAPI_TOT_CYC' root/run.json; then
+	check "root: text report says PAPI_TOT_CYC is not counted" grep -q "not counted: PAPI_TOT_CYC" root/run.txt
+fi
+
+# unprivileged, at paranoid 2 and 3
+par=/proc/sys/kernel/perf_event_paranoid
+old=$(cat $par 2> /dev/null)
+if [ "$(id -u)" != 0 ] || ! command -v setpriv > /dev/null || ! id nobody > /dev/null 2>&1 ||
+	! setpriv --reuid=nobody --regid=nogroup --clear-groups test -x "$P"; then
+	skip "nobody at paranoid 2 and 3" "not root, no setpriv or user nobody, or the build is not readable by nobody"
+else
+	for level in 2 3; do
+		mkdir -p "p$level" && chmod 777 "p$level"
+		if ! echo "$level" > $par 2> /dev/null; then
+			skip "nobody at paranoid $level" "this kernel does not take perf_event_paranoid=$level"
+			continue
+		fi
+		counted "p$level/run" "nobody, paranoid $level" setpriv --reuid=nobody --regid=nogroup --clear-groups
+		echo "$old" > $par
+		checks "p$level/run.json" named 0 0 > "p$level.chk"
+		while read -r res what; do
+			check_if "nobody, paranoid $level: $what" '[ "$res" = ok ]'
+		done < "p$level.chk"
+	done
+	echo "$old" > $par
+fi
+done_testing
