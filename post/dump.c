@@ -63,6 +63,29 @@ static double secs(const struct mr_run *run, uint64_t t)
 	return ((double)t - (double)run->meta_file.start_time) / 1e9;
 }
 
+/* COUNTERS records, as written (runs without them print nothing, as before). */
+static void dump_counters(const struct mr_run *run)
+{
+	static const char *const src[] = { "papi", "numastat", "vmstat", "numa_maps" };
+	char a[32];
+
+	if (!run->ncounters)
+		return;
+	printf("# counters: %zu records\n", run->ncounters);
+	for (size_t i = 0; i < run->ncounters; i++) {
+		const struct memphis_rec_counter *c = &run->counters[i];
+		int n = (int)strnlen(c->name, sizeof(c->name));
+
+		printf("#   region %" PRIu32 " %s tid %" PRIu32 " node %" PRId32 " cpu %" PRId32 ": %.*s ",
+		       c->region, c->source < 4 ? src[c->source] : "?", c->tid, c->node, c->cpu, n,
+		       c->name);
+		if (c->flags & MPH_CTR_UNAVAILABLE)
+			printf("not counted (error %" PRId32 ")\n", c->error);
+		else
+			printf("%s\n", mr_fmt_count(a, c->value));
+	}
+}
+
 static void dump_meta(const struct mr_run *run)
 {
 	char a[32], b[32], c[32], d[32];
@@ -111,6 +134,7 @@ static void dump_meta(const struct mr_run *run)
 		       l->region, l->tid, mr_fmt_count(a, l->samples), mr_fmt_count(b, l->lost),
 		       mr_fmt_count(c, l->throttled));
 	}
+	dump_counters(run);
 	for (size_t i = 0; i < run->npages; i++) {
 		npg += run->pages[i].hdr.count;
 		if (run->pages[i].hdr.region == 0)

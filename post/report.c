@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "report.h"
+#include "report_counters.h"
 
 /* Node index of a node id: the id, or r->nnodes (unknown) for -1 and ids out of range. */
 static uint32_t node_index(const struct report *r, int node)
@@ -226,6 +227,7 @@ static int run_report(struct report *r, FILE *out)
 		report_print_json(r, ids, nids, out);
 	} else {
 		report_print_text(r, ids, nids, out);
+		report_counters_text(r, out); /* after the tables: only runs with counters */
 		if (r->run->nwarnings || r->run->ndamage) {
 			fprintf(out, "\n");
 			mr_print_problems(r->run, out, "");

@@ -4,6 +4,7 @@
  *   aggregate.c       the counting (aggregate.h)
  *   report_text.c     the text report (with the data-source tables of hardware runs)
  *   report_json.c     the JSON report (schema memphis-report/1, docs/report-schema.md)
+ *   report_counters.c the counters of each region (report_counters.h), text and JSON
  */
 #ifndef MR_REPORT_H
 #define MR_REPORT_H

@@ -8,7 +8,6 @@
 
 #include "cli.h"
 #include "report.h"
-#include "report_counters.h"
 
 const char *report_key_name(const void *arg, int is_var, uint32_t id)
 {
@@ -468,5 +467,4 @@ void report_print_text(const struct report *r, const uint32_t *ids, size_t nids,
 	print_first_touch(r, ids, nids, f);
 	if (r->o.matrix)
 		print_matrix(r, ids, nids, f);
-	report_counters_text(r, f);
 }
