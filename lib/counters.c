@@ -51,6 +51,7 @@ struct entry {
 	struct set_fd *fds;
 	size_t nfds;
 	int cpu;           /* the CPU it last ran on, as last seen; -1 unknown */
+	const char *why;   /* the reason for err when PAPI's text would not say it */
 	long long base[MAX_EVENTS]; /* the counts at the open region's start (0: the thread
 				     * started within it) */
 };
@@ -366,6 +367,7 @@ static int read_entry(struct entry *e, long long *v)
 			memphis__note(MPH_LOG_WARN, "PAPI counters of thread %d not read: its "
 				      "descriptors were closed by the program", (int)e->tid);
 		e->set = PAPI_NULL; /* left to PAPI: it would close the program's descriptors */
+		e->why = "its descriptors were closed by the program";
 		return e->err = PAPI_ESYS;
 	}
 	if ((e->err = PAPI_read(e->set, v)) != PAPI_OK) {
@@ -434,7 +436,7 @@ static void end_entry(struct entry *e, uint32_t seq, struct memphis_rec_counter 
 
 	if (cpu < 0) /* ended: where it was last seen */
 		cpu = e->cpu;
-	const char *why = rc == PAPI_OK ? NULL : PAPI_strerror(rc);
+	const char *why = rc == PAPI_OK ? NULL : e->why ? e->why : PAPI_strerror(rc);
 
 	if (rc != PAPI_OK && !told++)
 		memphis__note(MPH_LOG_WARN, "PAPI counters of thread %d not counted: %s",

@@ -91,6 +91,19 @@ if grep -q "PAPI_TOT_CYC" root/run.json && ! grep -q '"events": \[[^]]*PAPI_TOT_
 	check "root: text report says PAPI_TOT_CYC is not counted" grep -q "not counted: PAPI_TOT_CYC" root/run.txt
 fi
 
+# a daemon closes every descriptor inside a region and puts its own files on their numbers:
+# PAPI must not read, stop or close them (the program's file keeps exactly its lines)
+H=$B/tests/prog_hostile
+MEMPHIS_DISABLE=1 timeout 120 "$H" closefds > hplain.out 2> /dev/null
+rm -f own.txt
+MEMPHIS_PAPI_EVENTS=$EVENTS MEMPHIS_OUTPUT=hostile timeout 120 "$H" closefds > hprof.out 2> hprof.err
+rc=$?
+check_if "close_range inside a region: exit status 0 ($rc)" '[ "$rc" = 0 ]'
+check "close_range inside a region: the program's file holds only its own lines" cmp -s hplain.out hprof.out
+"$REPORT" report hostile > hostile.txt 2>&1
+check "close_range inside a region: the counters are named as not read" \
+	grep -q "not counted: perf::PAGE-FAULTS (thread 0): its descriptors were closed by the program" hostile.txt
+
 # unprivileged, at paranoid 2 and 3
 par=/proc/sys/kernel/perf_event_paranoid
 old=$(cat $par 2> /dev/null)
