@@ -8,7 +8,6 @@
  * never touched again (its counts are "unavailable", its memory stays with PAPI), so PAPI
  * never reads, stops or closes a descriptor of the program.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -23,6 +22,7 @@
 #include <unistd.h>
 
 #include "counters.h"
+#include "fd.h"
 #include "log.h"
 #include "memphis/format.h"
 #include "self.h"
@@ -67,6 +67,11 @@ static struct bad_event bad[MAX_EVENTS * 2];
 static int nbad;
 static struct entry *ent;
 static size_t nent, capent;
+static size_t sweep_at = 64;               /* look for ended threads past this many sets */
+static size_t fds_held;                    /* descriptors of all sets */
+static int open_;                          /* a region is open */
+static struct memphis_rec_counter *done;   /* counts of threads that ended in the region */
+static size_t ndone, capdone;
 
 static void name_bad(const char *name, int err, const char *why)
 {
@@ -80,69 +85,47 @@ static void name_bad(const char *name, int err, const char *why)
 	bad[nbad++].err = err;
 }
 
-/* The perf_event descriptors of the process, ascending, into *out (malloc'd, inside the
- * library). Returns their number, 0 when none or unknown. */
-static size_t perf_fds(int **out)
+/* The lowest n free descriptor numbers into out[] (the kernel gives an open the lowest
+ * free one). Returns how many were found. */
+static size_t free_fds(int *out, size_t n)
 {
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	size_t n = 0, cap = 0;
-	int *v = NULL;
+	size_t k = 0;
 
-	*out = NULL;
-	if (!d)
+	for (int fd = 0; k < n && fd < 1 << 20; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF)
+			out[k++] = fd;
+	return k;
+}
+
+static int is_perf_fd(int fd)
+{
+	char path[64], link[32];
+	ssize_t len;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	len = readlink(path, link, sizeof(link) - 1);
+	if (len <= 0)
 		return 0;
-	while ((e = readdir(d))) {
-		char path[64], link[32];
-		int fd = atoi(e->d_name);
-		ssize_t len;
-
-		if (e->d_name[0] < '0' || e->d_name[0] > '9' || fd == dirfd(d))
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-		len = readlink(path, link, sizeof(link) - 1);
-		if (len <= 0)
-			continue;
-		link[len] = '\0';
-		if (strcmp(link, "anon_inode:[perf_event]"))
-			continue;
-		if (n == cap) {
-			int *nv = realloc(v, (cap ? cap * 2 : 16) * sizeof(*v));
-			if (!nv)
-				break;
-			v = nv;
-			cap = cap ? cap * 2 : 16;
-		}
-		v[n++] = fd;
-	}
-	closedir(d);
-	*out = v;
-	return n;
+	link[len] = '\0';
+	return !strcmp(link, "anon_inode:[perf_event]");
 }
 
-static int has(const int *v, size_t n, int fd)
+/* Which of the numbers free before the set was made, cand[0 .. n), now are perf_event
+ * descriptors: the set's (PAPI opened them at the lowest free numbers; one another thread
+ * opened meanwhile would only make the check stricter). Their event ids are kept, and they
+ * become close-on-exec (PAPI opens them without). */
+static void own_new_fds(struct entry *e, const int *cand, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		if (v[i] == fd)
-			return 1;
-	return 0;
-}
-
-/* The descriptors in after[] not in before[] become the set's: their event ids kept,
- * close-on-exec (PAPI opens them without). */
-static void own_new_fds(struct entry *e, const int *before, size_t nb, const int *after,
-			size_t na)
-{
-	e->fds = calloc(na ? na : 1, sizeof(*e->fds));
+	e->fds = calloc(n ? n : 1, sizeof(*e->fds));
 	if (!e->fds)
 		return;
-	for (size_t i = 0; i < na; i++) {
+	for (size_t i = 0; i < n; i++) {
 		uint64_t id;
 
-		if (has(before, nb, after[i]) || ioctl(after[i], PERF_EVENT_IOC_ID, &id) < 0)
+		if (!is_perf_fd(cand[i]) || ioctl(cand[i], PERF_EVENT_IOC_ID, &id) < 0)
 			continue;
-		fcntl(after[i], F_SETFD, FD_CLOEXEC);
-		e->fds[e->nfds++] = (struct set_fd){ after[i], id };
+		fcntl(cand[i], F_SETFD, FD_CLOEXEC);
+		e->fds[e->nfds++] = (struct set_fd){ cand[i], id };
 	}
 }
 
@@ -152,17 +135,10 @@ static int fds_intact(const struct entry *e)
 	if (!e->fds)
 		return 0;
 	for (size_t i = 0; i < e->nfds; i++) {
-		char path[64], link[32];
-		ssize_t len;
 		uint64_t id;
 
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", e->fds[i].fd);
-		len = readlink(path, link, sizeof(link) - 1);
-		if (len <= 0)
-			return 0;
-		link[len] = '\0';
-		if (strcmp(link, "anon_inode:[perf_event]") ||
-		    ioctl(e->fds[i].fd, PERF_EVENT_IOC_ID, &id) < 0 || id != e->fds[i].id)
+		if (!is_perf_fd(e->fds[i].fd) || ioctl(e->fds[i].fd, PERF_EVENT_IOC_ID, &id) < 0 ||
+		    id != e->fds[i].id)
 			return 0;
 	}
 	return 1;
@@ -179,7 +155,7 @@ static void drop_set(int *set)
  * opened for tid), or, where PAPI cannot attach (it checks with a hardware event, which a
  * machine without a PMU lacks) and tid is the calling thread, the thread's own set, when
  * another thread may read it. Returns PAPI_OK or the error (nothing left open then). */
-static int make_set(pid_t tid, const int *ev, int n, int *set)
+static int make_set(pid_t tid, const int *ev, int n, int probe, int *set)
 {
 	int rc;
 
@@ -192,9 +168,16 @@ static int make_set(pid_t tid, const int *ev, int n, int *set)
 		if (tid != memphis__gettid() || !own_ok)
 			goto fail;
 	}
-	for (int k = 0; k < n; k++) /* one by one: PAPI_add_events hides the error */
-		if ((rc = PAPI_add_event(*set, ev[k])) != PAPI_OK)
+	/* the probe adds one by one (PAPI_add_events hides which failed and why); a thread's
+	 * set all at once: PAPI opens the events again at every add */
+	if (!probe) {
+		if ((rc = PAPI_add_events(*set, (int *)ev, n)) != PAPI_OK)
 			goto fail;
+	} else {
+		for (int k = 0; k < n; k++)
+			if ((rc = PAPI_add_event(*set, ev[k])) != PAPI_OK)
+				goto fail;
+	}
 	if ((rc = PAPI_start(*set)) != PAPI_OK)
 		goto fail;
 	return PAPI_OK;
@@ -241,7 +224,7 @@ static void probe_events(const char *list, int init_rc)
 		}
 		codes[nev] = code;
 		/* the events so far plus this one, on a set of the calling thread */
-		rc = make_set(memphis__gettid(), codes, nev + 1, &probe);
+		rc = make_set(memphis__gettid(), codes, nev + 1, 1, &probe);
 		if (rc != PAPI_OK) {
 			name_bad(tok, rc, PAPI_strerror(rc));
 			continue;
@@ -288,42 +271,6 @@ static struct entry *find(pid_t tid)
 	return NULL;
 }
 
-void memphis__counters_thread_added(pid_t tid)
-{
-	int *before, *after;
-	size_t nb, na;
-	struct entry e = { .tid = tid, .set = PAPI_NULL, .cpu = -1 };
-
-	if (!__atomic_load_n(&nev, __ATOMIC_RELAXED))
-		return;
-	memphis__enter();
-	pthread_mutex_lock(&ctr_lock);
-	if (find(tid))
-		goto out;
-	if (nent == capent) {
-		size_t ncap = capent ? capent * 2 : 16;
-		struct entry *n = realloc(ent, ncap * sizeof(*n));
-		if (!n)
-			goto out;
-		ent = n;
-		capent = ncap;
-	}
-	nb = perf_fds(&before);
-	e.err = make_set(tid, codes, nev, &e.set);
-	if (e.err == PAPI_OK) {
-		na = perf_fds(&after);
-		own_new_fds(&e, before, nb, after, na);
-		free(after);
-	}
-	free(before);
-	if (tid == memphis__gettid())
-		e.cpu = sched_getcpu();
-	ent[nent++] = e; /* base 0: counted from its start, in a region open now */
-out:
-	pthread_mutex_unlock(&ctr_lock);
-	memphis__leave();
-}
-
 /* The CPU thread tid last ran on (/proc/self/task/TID/stat, field 39), -1 if unknown. */
 static int thread_cpu(pid_t tid)
 {
@@ -367,53 +314,16 @@ static int read_entry(struct entry *e, long long *v)
 			memphis__note(MPH_LOG_WARN, "PAPI counters of thread %d not read: its "
 				      "descriptors were closed by the program", (int)e->tid);
 		e->set = PAPI_NULL; /* left to PAPI: it would close the program's descriptors */
+		fds_held -= e->nfds;
 		e->why = "its descriptors were closed by the program";
 		return e->err = PAPI_ESYS;
 	}
 	if ((e->err = PAPI_read(e->set, v)) != PAPI_OK) {
 		PAPI_stop(e->set, NULL);
 		drop_set(&e->set);
+		fds_held -= e->nfds;
 	}
 	return e->err;
-}
-
-/* Forget the entries of threads that ended, freeing their sets (caller holds ctr_lock). */
-static void forget_gone(void)
-{
-	size_t j = 0;
-
-	for (size_t i = 0; i < nent; i++) {
-		if (!thread_gone(ent[i].tid)) {
-			ent[j++] = ent[i];
-			continue;
-		}
-		if (ent[i].set != PAPI_NULL && fds_intact(&ent[i])) {
-			PAPI_stop(ent[i].set, NULL);
-			drop_set(&ent[i].set);
-		}
-		free(ent[i].fds);
-	}
-	nent = j;
-}
-
-void memphis__counters_begin(uint32_t seq)
-{
-	(void)seq;
-	if (!nev)
-		return;
-	memphis__enter();
-	pthread_mutex_lock(&ctr_lock);
-	forget_gone();
-	for (size_t i = 0; i < nent; i++) {
-		int cpu = thread_cpu(ent[i].tid);
-
-		if (cpu >= 0)
-			ent[i].cpu = cpu;
-		if (read_entry(&ent[i], ent[i].base) != PAPI_OK)
-			memset(ent[i].base, 0, sizeof(ent[i].base));
-	}
-	pthread_mutex_unlock(&ctr_lock);
-	memphis__leave();
 }
 
 /* name, then after its NUL the reason (MPH_CTR_UNAVAILABLE records) */
@@ -428,16 +338,15 @@ static void set_name(struct memphis_rec_counter *c, const char *name, const char
 
 /* The records of entry e (nev of them into c): its counts over the region, or why there
  * are none. Caller holds ctr_lock. */
-static void end_entry(struct entry *e, uint32_t seq, struct memphis_rec_counter *c)
+static void entry_records(struct entry *e, uint32_t seq, struct memphis_rec_counter *c)
 {
 	static int told;
 	long long v[MAX_EVENTS] = { 0 };
 	int rc = read_entry(e, v), cpu = thread_cpu(e->tid);
+	const char *why = rc == PAPI_OK ? NULL : e->why ? e->why : PAPI_strerror(rc);
 
 	if (cpu < 0) /* ended: where it was last seen */
 		cpu = e->cpu;
-	const char *why = rc == PAPI_OK ? NULL : e->why ? e->why : PAPI_strerror(rc);
-
 	if (rc != PAPI_OK && !told++)
 		memphis__note(MPH_LOG_WARN, "PAPI counters of thread %d not counted: %s",
 			      (int)e->tid, why ? why : "unknown PAPI error");
@@ -455,6 +364,113 @@ static void end_entry(struct entry *e, uint32_t seq, struct memphis_rec_counter 
 	}
 }
 
+/* Free the sets of threads that ended (caller holds ctr_lock). While a region is open,
+ * their counts are kept for its records first (region seq 0: filled in at its end). */
+static void forget_gone(void)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < nent; i++) {
+		struct entry *e = &ent[i];
+
+		if (!thread_gone(e->tid)) {
+			ent[j++] = *e;
+			continue;
+		}
+		if (open_ && ndone + (size_t)nev > capdone) {
+			size_t ncap = capdone ? capdone * 2 : 64 * (size_t)nev;
+			struct memphis_rec_counter *n = realloc(done, ncap * sizeof(*n));
+			if (n) {
+				done = n;
+				capdone = ncap;
+			}
+		}
+		if (open_ && ndone + (size_t)nev <= capdone) {
+			entry_records(e, 0, done + ndone);
+			ndone += (size_t)nev;
+		}
+		if (e->set != PAPI_NULL && fds_intact(e)) {
+			PAPI_stop(e->set, NULL);
+			drop_set(&e->set);
+			fds_held -= e->nfds;
+		}
+		free(e->fds);
+	}
+	nent = j;
+	sweep_at = 2 * nent > 64 ? 2 * nent : 64;
+}
+
+void memphis__counters_thread_added(pid_t tid)
+{
+	static int told_share;
+	int cand[2 * MAX_EVENTS + 8];
+	size_t nc;
+	struct entry e = { .tid = tid, .set = PAPI_NULL, .cpu = -1 };
+
+	if (!__atomic_load_n(&nev, __ATOMIC_RELAXED))
+		return;
+	memphis__enter();
+	pthread_mutex_lock(&ctr_lock);
+	if (nent >= sweep_at)
+		forget_gone(); /* amortised: a program that churns threads keeps few sets */
+	if (find(tid))
+		goto out;
+	if (nent == capent) {
+		size_t ncap = capent ? capent * 2 : 16;
+		struct entry *n = realloc(ent, ncap * sizeof(*n));
+		if (!n)
+			goto out;
+		ent = n;
+		capent = ncap;
+	}
+	/* PAPI's descriptors count in the library's share (fd.h), so that the program never
+	 * runs short of descriptors because of them */
+	if ((long)(fds_held + (size_t)nev) + memphis__fd_held() > memphis__fd_share()) {
+		e.err = PAPI_ECNFLCT;
+		e.why = "the library's share of descriptors (a quarter of RLIMIT_NOFILE) is used up";
+		if (!told_share++)
+			memphis__note(MPH_LOG_WARN, "PAPI counters of thread %d not counted: %s",
+				      (int)tid, e.why);
+		ent[nent++] = e;
+		goto out;
+	}
+	nc = free_fds(cand, 2 * (size_t)nev + 8);
+	e.err = make_set(tid, codes, nev, 0, &e.set);
+	if (e.err == PAPI_OK) {
+		own_new_fds(&e, cand, nc);
+		fds_held += e.nfds;
+	}
+	if (tid == memphis__gettid())
+		e.cpu = sched_getcpu();
+	ent[nent++] = e; /* base 0: counted from its start, in a region open now */
+out:
+	pthread_mutex_unlock(&ctr_lock);
+	memphis__leave();
+}
+
+void memphis__counters_begin(uint32_t seq)
+{
+	(void)seq;
+	if (!nev)
+		return;
+	memphis__enter();
+	pthread_mutex_lock(&ctr_lock);
+	open_ = 0;
+	forget_gone();
+	for (size_t i = 0; i < nent; i++) {
+		int cpu = thread_cpu(ent[i].tid);
+
+		if (cpu >= 0)
+			ent[i].cpu = cpu;
+		if (read_entry(&ent[i], ent[i].base) != PAPI_OK)
+			memset(ent[i].base, 0, sizeof(ent[i].base));
+	}
+	ndone = 0;
+	open_ = 1;
+	pthread_mutex_unlock(&ctr_lock);
+	memphis__leave();
+}
+
 void memphis__counters_end(uint32_t seq)
 {
 	struct memphis_rec_counter *c;
@@ -464,17 +480,23 @@ void memphis__counters_end(uint32_t seq)
 		return;
 	memphis__enter();
 	pthread_mutex_lock(&ctr_lock);
-	c = calloc((size_t)nbad + nent * (size_t)nev + 1, sizeof(*c));
+	c = calloc((size_t)nbad + ndone + nent * (size_t)nev + 1, sizeof(*c));
 	for (int i = 0; c && i < nbad; i++, n++) {
 		c[n] = (struct memphis_rec_counter){ .region = seq, .source = MPH_CTR_PAPI,
 						      .flags = MPH_CTR_UNAVAILABLE, .node = -1,
 						      .cpu = -1, .error = bad[i].err };
 		set_name(&c[n], bad[i].name, bad[i].why);
 	}
+	for (size_t i = 0; c && i < ndone; i++, n++) {
+		c[n] = done[i];
+		c[n].region = seq;
+	}
 	for (size_t i = 0; c && i < nent; i++, n += (size_t)nev)
-		end_entry(&ent[i], seq, c + n);
+		entry_records(&ent[i], seq, c + n);
 	for (size_t i = 0; i < nent; i++)
 		memset(ent[i].base, 0, sizeof(ent[i].base));
+	open_ = 0;
+	ndone = 0;
 	forget_gone();
 	pthread_mutex_unlock(&ctr_lock);
 	if (n)

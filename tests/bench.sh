@@ -5,6 +5,9 @@
 #     profiled at 1 ms, 250 us and 100 us, runs interleaved; median wall-time ratio,
 #     samples per second, bytes per sample on disk, drain-thread CPU share.
 #  2. memphis-report throughput and memory (tests/bench_report.sh), if present.
+#  3. counters per region (issue 15): profiled runs with and without MEMPHIS_PAPI_EVENTS
+#     (two software events) and MEMPHIS_NUMA_COUNTERS=1, interleaved, on prog_partition
+#     (2 threads, one region) and prog_churn (a PAPI set per thread made).
 B=${1:-build}
 B=$(cd "$B" && pwd)
 RUNS=${BENCH_RUNS:-5}
@@ -83,6 +86,32 @@ if [ -x "$B/tests/prog_churn" ]; then
 	echo "== thread churn: prog_churn, $RUNS interleaved runs"
 	ratio "$B/tests/prog_churn"
 	MEMPHIS_FIRST_TOUCH=0 ratio "$B/tests/prog_churn" | sed 's/^/first touch off: /'
+fi
+# counters PROG ARGS...: profiled, with PAPI events, with the NUMA counters, interleaved
+counters() {
+	rm -f ct
+	for i in $(seq "$RUNS"); do
+		for cfg in lib papi numa; do
+			rm -rf memphis-*/
+			t0=$(now)
+			case $cfg in
+			lib) "$@" > /dev/null 2>&1 ;;
+			papi) MEMPHIS_PAPI_EVENTS=perf::TASK-CLOCK,perf::PAGE-FAULTS "$@" > /dev/null 2>&1 ;;
+			numa) MEMPHIS_NUMA_COUNTERS=1 "$@" > /dev/null 2>&1 ;;
+			esac
+			echo "$cfg $(awk -v a="$t0" -v b="$(now)" 'BEGIN { print b - a }')" >> ct
+		done
+	done
+	lib=$(awk '$1 == "lib" { print $2 }' ct | median)
+	papi=$(awk '$1 == "papi" { print $2 }' ct | median)
+	numa=$(awk '$1 == "numa" { print $2 }' ct | median)
+	awk -v l="$lib" -v p="$papi" -v n="$numa" 'BEGIN { printf "profiled %.3f s, + PAPI events %.3f s (%.3fx), + NUMA counters %.3f s (%.3fx)\n", l, p, p / l, n, n / l }'
+}
+echo
+echo "== counters per region: $RUNS interleaved runs each"
+counters "$B/tests/prog_partition" "$REPS" | sed 's/^/prog_partition: /'
+if [ -x "$B/tests/prog_churn" ]; then
+	counters "$B/tests/prog_churn" | sed 's/^/prog_churn (2000 threads): /'
 fi
 if [ -f "$OLDPWD/tests/bench_report.sh" ]; then
 	echo
