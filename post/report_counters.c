@@ -34,12 +34,17 @@ struct ctr_region {
 	size_t nkern;
 };
 
-/* The reason after the name's NUL in an unavailable record ("" if none). */
-static const char *reason(const struct memphis_rec_counter *c)
+/* The reason after the name's NUL in an unavailable record ("" if none), bounded by the
+ * record (it may come from anyone) into buf. */
+static const char *reason(const struct memphis_rec_counter *c, char *buf, size_t len)
 {
 	size_t n = strnlen(c->name, sizeof(c->name));
 
-	return n + 1 < sizeof(c->name) ? c->name + n + 1 : "";
+	buf[0] = '\0';
+	if (n + 1 < sizeof(c->name))
+		snprintf(buf, len, "%.*s", (int)strnlen(c->name + n + 1, sizeof(c->name) - n - 1),
+			 c->name + n + 1);
+	return buf;
 }
 
 /* A record's name as a C string (the records are read as written: bounded here). */
@@ -310,10 +315,11 @@ static void text_region(const struct report *r, const struct ctr_region *g, FILE
 	}
 	for (size_t i = 0; i < g->nbad; i++) {
 		char label[40] = "every thread", nb[sizeof(g->bad[i]->name) + 1];
+		char why[sizeof(g->bad[i]->name) + 1];
 		if (g->bad[i]->tid)
 			report_thread_text(r, g->bad[i]->tid, label, sizeof(label));
 		fprintf(f, "  not counted: %s (%s): %s\n", rec_name(g->bad[i], nb, sizeof(nb)),
-			label, reason(g->bad[i]));
+			label, reason(g->bad[i], why, sizeof(why)));
 	}
 	text_kernel(g, f);
 	ratios(g, text_ratio, f);
@@ -445,7 +451,7 @@ static void json_region(struct mr_json *j, const struct report *r, const struct 
 	mr_json_key(j, "not_counted");
 	mr_json_arr(j);
 	for (size_t i = 0; i < g->nbad; i++) {
-		char nb[sizeof(g->bad[i]->name) + 1];
+		char nb[sizeof(g->bad[i]->name) + 1], why[sizeof(g->bad[i]->name) + 1];
 		mr_json_obj(j);
 		mr_json_key(j, "event");
 		mr_json_str(j, rec_name(g->bad[i], nb, sizeof(nb)));
@@ -457,7 +463,7 @@ static void json_region(struct mr_json *j, const struct report *r, const struct 
 		mr_json_key(j, "error");
 		mr_json_i64(j, g->bad[i]->error);
 		mr_json_key(j, "reason");
-		mr_json_str(j, reason(g->bad[i]));
+		mr_json_str(j, reason(g->bad[i], why, sizeof(why)));
 		mr_json_obj_end(j);
 	}
 	mr_json_arr_end(j);
