@@ -18,6 +18,12 @@ static const char *const vm_keys[] = { "numa_pages_migrated", "pgmigrate_success
 #define NNODE_KEYS (sizeof(node_keys) / sizeof(node_keys[0]))
 #define NVM_KEYS (sizeof(vm_keys) / sizeof(vm_keys[0]))
 
+/* A thread's numa_pages_migrated. */
+struct task_mig {
+	uint32_t tid;
+	uint64_t pages;
+};
+
 /* Counter values at one moment; have[] says which were read. */
 struct snap {
 	uint32_t nnodes;            /* highest node id + 1 */
@@ -25,6 +31,8 @@ struct snap {
 	unsigned char *node_have;
 	uint64_t vm[NVM_KEYS];
 	unsigned char vm_have[NVM_KEYS];
+	struct task_mig *task;      /* threads whose sched file has numa_pages_migrated */
+	size_t ntask;
 };
 
 static int enabled;             /* set once at start */
@@ -68,22 +76,59 @@ static void read_keys(const char *path, const char *const *keys, size_t nkeys, u
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
-		char *sp = strchr(line, ' ');
+		char *sp = strchr(line, ' '), *num;
 
 		if (!sp)
 			continue;
 		*sp = '\0';
+		num = sp + 1 + strspn(sp + 1, " :"); /* "key value", or sched's "key   :   value" */
 		for (size_t k = 0; k < nkeys; k++)
 			if (!strcmp(line, keys[k])) {
-				v[k] = strtoull(sp + 1, NULL, 10);
+				v[k] = strtoull(num, NULL, 10);
 				have[k] = 1;
 			}
 	}
 	fclose(f);
 }
 
+/* Every thread's numa_pages_migrated (/proc/self/task/TID/sched: kernels with NUMA
+ * balancing) into s->task. */
+static void read_tasks(struct snap *s)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	size_t cap = 0;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		static const char *const key[] = { "numa_pages_migrated" };
+		char path[64];
+		uint64_t v = 0;
+		unsigned char have = 0;
+		long tid = atol(e->d_name);
+
+		if (tid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%ld/sched", tid);
+		read_keys(path, key, 1, &v, &have);
+		if (!have)
+			continue;
+		if (s->ntask == cap) {
+			struct task_mig *n = realloc(s->task, (cap ? cap * 2 : 16) * sizeof(*n));
+			if (!n)
+				break;
+			s->task = n;
+			cap = cap ? cap * 2 : 16;
+		}
+		s->task[s->ntask++] = (struct task_mig){ (uint32_t)tid, v };
+	}
+	closedir(d);
+}
+
 static void snap_free(struct snap *s)
 {
+	free(s->task);
 	free(s->node);
 	free(s->node_have);
 	memset(s, 0, sizeof(*s));
@@ -108,6 +153,7 @@ static void snap_read(struct snap *s)
 			  s->node_have + n * NNODE_KEYS);
 	}
 	read_keys("/proc/vmstat", vm_keys, NVM_KEYS, s->vm, s->vm_have);
+	read_tasks(s);
 }
 
 void memphis__numastat_begin(uint32_t seq)
@@ -179,7 +225,7 @@ void memphis__numastat_end(uint32_t seq)
 	memphis__enter();
 	snap_read(&now);
 	nn = now.nnodes < start_.nnodes ? now.nnodes : start_.nnodes;
-	c = calloc((size_t)nn * (NNODE_KEYS + 1) + NVM_KEYS + 1, sizeof(*c));
+	c = calloc((size_t)nn * (NNODE_KEYS + 1) + NVM_KEYS + now.ntask + 1, sizeof(*c));
 	pages = calloc((size_t)nn + 1, sizeof(*pages));
 	if (!c || !pages)
 		goto out;
@@ -194,6 +240,15 @@ void memphis__numastat_end(uint32_t seq)
 	for (size_t k = 0; k < NVM_KEYS; k++)
 		if (now.vm_have[k] && start_.vm_have[k])
 			c[n++] = rec(seq, MPH_CTR_VMSTAT, -1, vm_keys[k], now.vm[k] - start_.vm[k]);
+	for (size_t i = 0; i < now.ntask; i++) {
+		uint64_t base = 0; /* a thread that started within the region: from its start */
+
+		for (size_t j = 0; j < start_.ntask; j++)
+			if (start_.task[j].tid == now.task[i].tid)
+				base = start_.task[j].pages;
+		c[n] = rec(seq, MPH_CTR_TASK, -1, "numa_pages_migrated", now.task[i].pages - base);
+		c[n++].tid = now.task[i].tid;
+	}
 	if (nn && numa_maps_pages(pages, nn) == 0)
 		for (uint32_t node = 0; node < nn; node++)
 			c[n++] = rec(seq, MPH_CTR_NUMA_MAPS, (int)node, "resident_pages", pages[node]);

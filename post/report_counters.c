@@ -274,6 +274,10 @@ static void text_kernel(const struct ctr_region *g, FILE *f)
 		uint64_t v = kern(g, MPH_CTR_NUMA_MAPS, n, "resident_pages", &have);
 		fprintf(f, " %14s\n", have ? mr_fmt_count(num, v) : "-");
 	}
+	uint64_t mig = kern(g, MPH_CTR_TASK, INT32_MIN, "numa_pages_migrated", &have);
+	if (have)
+		fprintf(f, "  numa_pages_migrated %s (this process's threads, by NUMA balancing)\n",
+			mr_fmt_count(num, mig));
 	for (size_t i = 0; i < g->nkern; i++)
 		if (g->kern[i]->source == MPH_CTR_VMSTAT) {
 			char nb[sizeof(g->kern[i]->name) + 1];
@@ -367,7 +371,7 @@ static void json_ratio(void *ctx, const char *name, double v, const char *what)
 
 static void json_kernel(struct mr_json *j, const struct ctr_region *g)
 {
-	static const char *const src[] = { "papi", "numastat", "vmstat", "numa_maps" };
+	static const char *const src[] = { "papi", "numastat", "vmstat", "numa_maps", "task" };
 
 	mr_json_key(j, "kernel");
 	mr_json_arr(j);
@@ -376,7 +380,11 @@ static void json_kernel(struct mr_json *j, const struct ctr_region *g)
 		char nb[sizeof(c->name) + 1];
 		mr_json_obj(j);
 		mr_json_key(j, "source");
-		mr_json_str(j, c->source < 4 ? src[c->source] : "unknown");
+		mr_json_str(j, c->source < 5 ? src[c->source] : "unknown");
+		if (c->source == MPH_CTR_TASK) {
+			mr_json_key(j, "tid");
+			mr_json_u64(j, c->tid);
+		}
 		mr_json_key(j, "node");
 		if (c->node >= 0)
 			mr_json_u64(j, (uint64_t)c->node);

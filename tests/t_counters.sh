@@ -75,6 +75,9 @@ if mode == "counted":
     say(res >= 5000, "numa_maps: %d resident pages at the end of faults (>= 5000)" % res)
     loc = sum(k["value"] for k in f["kernel"] if k["name"] == "local_node")
     say(loc >= 4900, "numastat: local_node moved by %d in faults (>= 4900)" % loc)
+    if "numa_pages_migrated" in open("/proc/self/sched").read():
+        say(any(k["source"] == "task" and k["tid"] == main_tid for k in f["kernel"]),
+            "the main thread's numa_pages_migrated is there")
 PY
 }
 

@@ -235,6 +235,8 @@ enum memphis_counter_source {
 				* system): numa_pages_migrated, pgmigrate_success */
 	MPH_CTR_NUMA_MAPS = 3, /* the process's resident base pages on `node` at the region's
 				* end (/proc/self/numa_maps) */
+	MPH_CTR_TASK = 4,      /* a thread's (tid) /proc/self/task/TID/sched counter, its change
+				* over the region: numa_pages_migrated (NUMA balancing) */
 };
 
 enum memphis_counter_flags {
@@ -247,7 +249,7 @@ struct memphis_rec_counter {
 	uint32_t region;   /* region seq */
 	uint16_t source;   /* enum memphis_counter_source */
 	uint16_t flags;    /* enum memphis_counter_flags */
-	uint32_t tid;      /* PAPI: the thread (0: the event, for every thread); else 0 */
+	uint32_t tid;      /* PAPI, task: the thread (PAPI 0: the event, for every thread); else 0 */
 	int32_t node;      /* numastat, numa_maps: the node; else -1 */
 	int32_t cpu;       /* PAPI: the CPU the thread last ran on at the region's end, -1 unknown */
 	int32_t error;     /* MPH_CTR_UNAVAILABLE: why; else 0 */
