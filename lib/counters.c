@@ -2,9 +2,9 @@
  *
  * A program may close descriptors it did not open (fd.h). PAPI's perf_event descriptors
  * are opened by PAPI at numbers we do not choose, and PAPI would read, ioctl and close
- * them by number. So each set's descriptors are found when it starts (the perf_event
- * descriptors that appeared while it was made, each with its event id) and checked before
- * PAPI touches the set again: a set with a descriptor that is no longer the same event is
+ * them by number. So each set's descriptors are found when it is made (the lowest free
+ * numbers before, which are perf_event descriptors after, each with its event id) and
+ * checked before PAPI touches the set again: a set with a descriptor that is no longer the same event is
  * never touched again (its counts are "unavailable", its memory stays with PAPI), so PAPI
  * never reads, stops or closes a descriptor of the program.
  */
@@ -43,7 +43,7 @@ struct set_fd {
 };
 
 /* One thread's event set: started when the thread registers, read at every mark and
- * print, freed at the first mark or print after the thread ended. */
+ * print, freed once the thread ended (seen at a mark or print, or when sets pile up). */
 struct entry {
 	pid_t tid;
 	int set;           /* PAPI event set, PAPI_NULL when it could not start */
