@@ -52,7 +52,7 @@ for t in "$MEMPHIS_SRC"/tests/t_*.sh; do
 done
 # The same suites under sanitizers, when `make check` built them: the library, its unit
 # tests and the programs under UBSan; memphis-report under ASan+UBSan.
-SAN_TESTS=${MEMPHIS_SAN_TESTS:-t_sampler|t_threads|t_robust|t_touch|t_fortran}
+SAN_TESTS=${MEMPHIS_SAN_TESTS:-t_sampler|t_threads|t_robust|t_touch|t_fortran|t_counters}
 if [ -d "$MEMPHIS_BUILD-ubsan" ] && [ -z "$MEMPHIS_NO_SAN" ]; then
 	for t in "$MEMPHIS_BUILD-ubsan"/tests/unit_*; do
 		[ -x "$t" ] && [ -f "$MEMPHIS_SRC/tests/${t##*/}.c" ] || continue
@@ -66,7 +66,7 @@ if [ -d "$MEMPHIS_BUILD-ubsan" ] && [ -z "$MEMPHIS_NO_SAN" ]; then
 fi
 if [ -x "$MEMPHIS_BUILD-asan/memphis-report" ] && [ -z "$MEMPHIS_NO_SAN" ]; then
 	for t in "$MEMPHIS_SRC"/tests/t_*.sh; do
-		echo "$t" | grep -qE "t_report|t_compare|t_robust|t_sampler|t_fortran" || continue
+		echo "$t" | grep -qE "t_report|t_compare|t_robust|t_sampler|t_fortran|t_counters" || continue
 		run_one "asan: $(basename "$t")" env MEMPHIS_REPORT="$MEMPHIS_BUILD-asan/memphis-report" \
 			ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 sh "$t"
 	done
