@@ -262,10 +262,13 @@ demo: deps
 # (which does not link the library) runs under ASan.
 UBSAN := -fsanitize=undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 ASAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# memphis-report's threaded sample pass (report_pass.c) under ThreadSanitizer
+TSAN := -fsanitize=thread -fno-omit-frame-pointer
 check: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(MAKE) --no-print-directory B=$(B)-ubsan CFLAGS="$(UBSAN) $(CFLAGS)" all
 	$(Q)$(MAKE) --no-print-directory B=$(B)-asan CFLAGS="$(ASAN) $(CFLAGS)" $(B)-asan/memphis-report
+	$(Q)$(MAKE) --no-print-directory B=$(B)-tsan CFLAGS="$(TSAN) $(CFLAGS)" $(B)-tsan/memphis-report
 	$(Q)sh tests/run.sh $(B)
 
 check-vm: deps

@@ -47,6 +47,21 @@ else
 	not_ok "prog_threads runs under memphis"
 fi
 
+# --- a library that cannot be read at report time: its warning once, where one thread
+# would have met it (the run's one cpu file copied twice: every thread needs the library)
+cp "$B/tests/dlib_table.so" "$PWD/dlib_gone.so"
+if MEMPHIS_PERIOD=100us "$B/tests/prog_dlopen" "$PWD/dlib_gone.so" 12 > dl.out 2>&1; then
+	rm -f dlib_gone.so
+	d=$(rundir prog_dlopen)
+	f=$(ls "$d" | grep '^cpu' | head -n 1)
+	for c in cpu100.mph cpu101.mph; do cp "$d/$f" "$d/$c"; done
+	same_for_jobs gone-text "$d" --all --top 0
+	check "missing library: one warning naming it" \
+		sh -c "[ \$(grep -c 'cannot read .*dlib_gone.so' gone-text.3.err) = 1 ]"
+else
+	not_ok "prog_dlopen runs under memphis"
+fi
+
 # --- damage in two files and no END block: messages and what was kept the same
 "$GEN" bad -n 100000 --truncate cpu001.mph:300000 --flip cpu003.mph:500000 --no-end >/dev/null
 same_for_jobs bad-text bad --top 0
