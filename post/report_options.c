@@ -96,10 +96,6 @@ bool report_parse_options(struct report_opts *o, int argc, char **argv, int *exi
 			mr_cli_json = o->json = 1;
 	optind = 1;
 	opterr = 0;
-	if (getenv("MEMPHIS_REPORT_JOBS") && !report_jobs_env(&jobs))
-		return stop(exit_code, mr_usage("report", "MEMPHIS_REPORT_JOBS wants a number "
-						"from 1 to %d, not '%s'", MR_MAX_JOBS,
-						getenv("MEMPHIS_REPORT_JOBS")));
 	while ((ch = getopt_long(argc, argv, "hj:", lo, NULL)) != -1) {
 		switch (ch) {
 		case 'r': {
@@ -156,6 +152,10 @@ bool report_parse_options(struct report_opts *o, int argc, char **argv, int *exi
 			return stop(exit_code, mr_usage("report", "unknown option %s", argv[optind - 1]));
 		}
 	}
+	if (!o->jobs && getenv("MEMPHIS_REPORT_JOBS") && !report_jobs_env(&jobs))
+		return stop(exit_code, mr_usage("report", "MEMPHIS_REPORT_JOBS wants a number "
+						"from 1 to %d, not '%s'", MR_MAX_JOBS,
+						getenv("MEMPHIS_REPORT_JOBS")));
 	if (optind == argc)
 		return stop(exit_code, mr_usage("report", "missing RUNDIR"));
 	if (optind + 1 != argc)

@@ -70,4 +70,12 @@ check "damaged: exit status 2" grep -qx 2 bad-text.1.rc
 check "damaged: the truncated file and its offset named" has bad-text.1.err \
 	"cpu001.mph: offset 262200: truncated SAMPLES block"
 check "damaged: the flipped file named" has bad-text.1.err "cpu003.mph: offset"
+# --- bad job counts are usage errors (exit 1), named
+rc=$(run_rc o e "$R" syn -j 0)
+check "-j 0 exits 1 (got $rc)" sh -c "[ $rc = 1 ] && grep -q -- '--jobs wants a number' e"
+rc=$(MEMPHIS_REPORT_JOBS=many run_rc o e "$R" syn)
+check "MEMPHIS_REPORT_JOBS=many exits 1 (got $rc)" \
+	sh -c "[ $rc = 1 ] && grep -q 'MEMPHIS_REPORT_JOBS wants a number' e"
+rc=$(MEMPHIS_REPORT_JOBS=many run_rc o e "$R" syn -j 2)
+check "-j 2 overrides a bad MEMPHIS_REPORT_JOBS (exit $rc)" [ "$rc" = 0 ]
 done_testing
