@@ -32,6 +32,10 @@ same_for_jobs syn-text syn --top 0
 same_for_jobs syn-json syn --json
 same_for_jobs syn-line syn --by line --all --top 0 --matrix
 check "synthetic: the report names variables" has syn-text.1.out "Node1: total"
+# a hardware run: data sources and latencies merged the same way
+"$GEN" hw -n 60000 --allocs 2000 --hw hw.tsv >/dev/null
+same_for_jobs hw-text hw --top 0 --all
+same_for_jobs hw-json hw --json --by line
 "$GEN" syn2 -n 300000 --allocs 20000 --remote-pct 60 --seed 2 >/dev/null
 MEMPHIS_REPORT_JOBS=1 "$R" compare syn syn2 > cmp.1 2>&1
 MEMPHIS_REPORT_JOBS=3 "$R" compare syn syn2 > cmp.3 2>&1
