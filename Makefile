@@ -28,12 +28,12 @@ VERSION := $(shell sed -n 's/^\#define MEMPHIS_VERSION_\(MAJOR\|MINOR\|PATCH\) \
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) -Iinclude -MMD -MP
 LIB_CFLAGS := $(BASE_CFLAGS) -Ilib -Icommon -fPIC -fvisibility=hidden -pthread $(CFLAGS)
-POST_CFLAGS := $(BASE_CFLAGS) -Icommon -I/usr/include/libdwarf $(CFLAGS)
+POST_CFLAGS := $(BASE_CFLAGS) -Icommon -I/usr/include/libdwarf -pthread $(CFLAGS)
 # common/: internal code both lib/ and post/ use (CRC, maps parser, u64 map, hash, search),
 # built once, position-independent and hidden, linked into both; never installed.
 COMMON_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden $(CFLAGS)
 LIB_LIBS := -lZydis -lelf -lnuma -lpfm -lpapi -ldl -lpthread
-POST_LIBS := -ldwarf -lelf -lZydis -lz -ljson-c -lm
+POST_LIBS := -ldwarf -lelf -lZydis -lz -ljson-c -lm -pthread
 
 ifeq ($(V),1)
 Q :=
@@ -262,10 +262,13 @@ demo: deps
 # (which does not link the library) runs under ASan.
 UBSAN := -fsanitize=undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 ASAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# memphis-report's threaded sample pass (report_pass.c) under ThreadSanitizer
+TSAN := -fsanitize=thread -fno-omit-frame-pointer
 check: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(MAKE) --no-print-directory B=$(B)-ubsan CFLAGS="$(UBSAN) $(CFLAGS)" all
 	$(Q)$(MAKE) --no-print-directory B=$(B)-asan CFLAGS="$(ASAN) $(CFLAGS)" $(B)-asan/memphis-report
+	$(Q)$(MAKE) --no-print-directory B=$(B)-tsan CFLAGS="$(TSAN) $(CFLAGS)" $(B)-tsan/memphis-report
 	$(Q)sh tests/run.sh $(B)
 
 check-vm: deps

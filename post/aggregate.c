@@ -147,6 +147,48 @@ int mr_agg_add_page(struct mr_agg *g, uint32_t var, uint64_t addr, uint32_t page
 	return mph_u64map_put(&g->seen_pages, key, page_node) ? 0 : -ENOMEM;
 }
 
+/* id through map (NULL: kept); ids the map does not cover stay (they count as 0 later). */
+static uint32_t rename_id(const uint32_t *map, size_t n, uint32_t id)
+{
+	return map && id < n ? map[id] : id;
+}
+
+int mr_agg_merge(struct mr_agg *dst, struct mr_agg *src, const uint32_t *var_map, size_t nvar_map,
+		 const uint32_t *line_map, size_t nline_map)
+{
+	if (flush_run(src) || flush_run(dst))
+		return -ENOMEM;
+	for (size_t i = 0; i <= src->counts.mask; i++) {
+		uint64_t k = src->counts.keys[i], key, *v;
+		struct mr_agg_cell ce;
+
+		if (k == MPH_U64MAP_EMPTY)
+			continue;
+		cell_unpack(src, k, &ce);
+		ce.var = rename_id(var_map, nvar_map, ce.var);
+		ce.line = rename_id(line_map, nline_map, ce.line);
+		if (cell_key(dst, ce.var, ce.line, ce.cpu_node, ce.page_node, &key) ||
+		    !(v = mph_u64map_put(&dst->counts, key, 0)))
+			return -ENOMEM;
+		*v += src->counts.vals[i];
+	}
+	for (size_t i = 0; i <= src->seen_pages.mask; i++) {
+		uint64_t k = src->seen_pages.keys[i];
+		uint32_t var;
+
+		if (k == MPH_U64MAP_EMPTY)
+			continue;
+		/* the key as mr_agg_add_page made it, with the variable renamed (a key that holds
+		 * no known id, an address above 2^48, stays as it is) */
+		var = rename_id(var_map, nvar_map, (uint32_t)(k >> 36));
+		k = (uint64_t)var << 36 | (k & ((1ull << 36) - 1));
+		/* an existing entry stays: dst holds the earlier samples */
+		if (!mph_u64map_put(&dst->seen_pages, k, src->seen_pages.vals[i]))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int mr_agg_finish(struct mr_agg *g, size_t nvars)
 {
 	uint32_t w = g->nnodes + 1;

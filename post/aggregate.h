@@ -84,6 +84,13 @@ int mr_agg_add(struct mr_agg *g, uint32_t var, uint32_t line, uint32_t cpu_node,
  * page_node (the first call for a page of a variable counts). Returns 0 or -ENOMEM. */
 int mr_agg_add_page(struct mr_agg *g, uint32_t var, uint64_t addr, uint32_t page_node);
 
+/* Add what src counted into dst, as if src's samples had followed dst's: cells summed,
+ * a page of a variable keeps dst's node when both saw it. src's variable and line ids are
+ * renamed through var_map[0 .. nvar_map) and line_map[0 .. nline_map) (NULL: kept). Both
+ * before mr_agg_finish, with the same nnodes; src stays to be freed. Returns 0 or -ENOMEM. */
+int mr_agg_merge(struct mr_agg *dst, struct mr_agg *src, const uint32_t *var_map, size_t nvar_map,
+		 const uint32_t *line_map, size_t nline_map);
+
 /* End the sample stream: build g->cells (unordered) and g->vars[0 .. nvars) for variable
  * ids below nvars (other ids count as 0). Call once. Returns 0 or -ENOMEM. */
 int mr_agg_finish(struct mr_agg *g, size_t nvars);

@@ -227,6 +227,7 @@ int mr_attrib_open(struct mr_run *run, const struct mr_attrib_opts *o, struct mr
 	if (!a)
 		goto oom;
 	a->run = run;
+	pthread_mutex_init(&a->lock, NULL);
 	a->exe_obj = NOT_YET;
 	a->self_path = mr_run_get(run, "lib");
 	a->self_name = mr_run_get(run, "lib_name");
@@ -235,9 +236,6 @@ int mr_attrib_open(struct mr_run *run, const struct mr_attrib_opts *o, struct mr
 	if (mph_u64map_init(&a->obj_by_path, 64) || mph_u64map_init(&a->var_by_key, 256) ||
 	    mph_u64map_init(&a->line_by_hash, 1024) || mph_u64map_init(&a->line_by_ip, 4096) ||
 	    mph_u64map_init(&a->thread_by_tid, 64) || mr_pagemap_build(&a->pages, run))
-		goto oom;
-	a->cache = calloc(1u << IP_CACHE_BITS, sizeof(*a->cache));
-	if (!a->cache)
 		goto oom;
 	unk.name = strdup("<unknown>");
 	if (!unk.name || attrib_add_var(a, UINT64_MAX - 1, &unk) != 0)
@@ -321,6 +319,7 @@ void mr_attrib_close(struct mr_attrib *a)
 		free(a->obj[i].path);
 		free(a->obj[i].file);
 		free(a->obj[i].base);
+		free(a->obj[i].unreadable);
 	}
 	for (size_t i = 0; i < a->nsnap; i++) {
 		mph_maps_free(&a->snap[i].maps);
@@ -350,7 +349,8 @@ void mr_attrib_close(struct mr_attrib *a)
 	free(a->site_var);
 	free(a->tls);
 	free(a->stack_index);
-	free(a->cache);
+	free(a->var_keys);
+	pthread_mutex_destroy(&a->lock);
 	free(a->exe_path);
 	free(a);
 }

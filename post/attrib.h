@@ -63,9 +63,32 @@ struct mr_resolved {
 			  * var 0, page_node -1 (line 0 when the code is the library's) */
 };
 
-/* Attribute one sample: its instruction always, its data address when use_addr. */
-void mr_attrib_sample(struct mr_attrib *a, const struct memphis_rec_sample *s, int use_addr,
+/* Attribution by several threads at once: each has a context (its cache). The ids a
+ * context makes depend on what the others made before; mr_attrib_pass_end gives them the
+ * numbers one pass over all samples in the contexts' order would have given. */
+struct mr_attrib_ctx;
+
+/* A warning of the pass (an object whose debug information cannot be read), handed to the
+ * context that needs the object, when it first needs it (NULL: appended to run->warnings
+ * by the context that tried to open it). */
+typedef void mr_attrib_warn_fn(void *arg, const char *msg);
+
+/* A context for one thread's samples. NULL when out of memory. */
+struct mr_attrib_ctx *mr_attrib_ctx_new(struct mr_attrib *a, mr_attrib_warn_fn *warn, void *arg);
+void mr_attrib_ctx_free(struct mr_attrib_ctx *c);
+
+/* Attribute one sample: its instruction always, its data address when use_addr. Contexts
+ * of one mr_attrib may be used by as many threads at once. */
+void mr_attrib_sample(struct mr_attrib_ctx *c, const struct memphis_rec_sample *s, int use_addr,
 		      struct mr_resolved *r);
+
+/* After a pass whose samples went through ctx[0], ctx[1], ... in that order (all of
+ * ctx[0]'s samples before ctx[1]'s), made when the catalog held nvars0 variables and
+ * nlines0 lines: renumber the ids made since as one context would have made them, and
+ * return *var_map and *line_map (malloc'd, the caller frees; [old id] = new id, covering
+ * every id of the pass). Returns 0 or -ENOMEM. */
+int mr_attrib_pass_end(struct mr_attrib *a, struct mr_attrib_ctx *const *ctx, size_t n,
+		       size_t nvars0, size_t nlines0, uint32_t **var_map, uint32_t **line_map);
 
 /* Variable id of data address addr accessed by thread tid at time t (0 = <unknown>, also
  * for libmemphis's own data). */

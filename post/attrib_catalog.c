@@ -39,15 +39,22 @@ uint32_t attrib_add_var(struct mr_attrib *a, uint64_t key, struct mr_varinfo *v)
 	if (a->nvars == a->capvars) {
 		size_t nc = a->capvars ? a->capvars * 2 : 64;
 		struct mr_varinfo *nv = realloc(a->vars, nc * sizeof(*nv));
+		uint64_t *nk;
+
 		if (!nv)
 			goto oom;
 		a->vars = nv;
+		nk = realloc(a->var_keys, nc * sizeof(*nk));
+		if (!nk)
+			goto oom;
+		a->var_keys = nk;
 		a->capvars = nc;
 	}
 	slot = mph_u64map_put(&a->var_by_key, key, a->nvars);
 	if (!slot)
 		goto oom;
 	a->vars[a->nvars] = *v;
+	a->var_keys[a->nvars] = key;
 	return (uint32_t)a->nvars++;
 oom:
 	free(v->name);
@@ -475,6 +482,124 @@ uint32_t attrib_code_at(struct mr_attrib *a, uint64_t ip, uint64_t t, uint64_t *
 uint32_t mr_attrib_code(struct mr_attrib *a, uint64_t ip, uint64_t t)
 {
 	uint64_t t0, t1;
+	uint32_t id;
 
-	return attrib_code_at(a, ip, t, &t0, &t1);
+	pthread_mutex_lock(&a->lock);
+	id = attrib_code_at(a, ip, t, &t0, &t1);
+	pthread_mutex_unlock(&a->lock);
+	return id;
+}
+
+/* The order of ids [id0, n) by first use in the pass: the first context (in order) that
+ * used an id, then its position there; ids no context used last, by id. */
+struct first_use {
+	size_t ctx;
+	uint64_t pos;
+	uint32_t id;
+};
+
+static int cmp_first_use(const void *x, const void *y)
+{
+	const struct first_use *a = x, *b = y;
+
+	if (a->ctx != b->ctx)
+		return a->ctx < b->ctx ? -1 : 1;
+	if (a->pos != b->pos)
+		return a->pos < b->pos ? -1 : 1;
+	return (a->id > b->id) - (a->id < b->id);
+}
+
+/* map[old id] = new id for ids below n: ids below id0 keep theirs, the others in the order
+ * of their first use (var: the variables' first uses, else the lines'). NULL when out of
+ * memory. */
+static uint32_t *first_use_map(struct mr_attrib_ctx *const *ctx, size_t nctx, int var,
+			       size_t id0, size_t n)
+{
+	uint32_t *map = malloc((n + 1) * sizeof(*map));
+	struct first_use *fu = calloc(n - id0 + 1, sizeof(*fu));
+
+	if (!map || !fu) {
+		free(map);
+		free(fu);
+		return NULL;
+	}
+	for (size_t id = 0; id < n; id++)
+		map[id] = (uint32_t)id;
+	for (size_t id = id0; id < n; id++) {
+		struct first_use *f = &fu[id - id0];
+
+		*f = (struct first_use){ nctx, 0, (uint32_t)id };
+		for (size_t k = 0; k < nctx && f->ctx == nctx; k++) {
+			const uint64_t *first = var ? ctx[k]->var_first : ctx[k]->line_first;
+			size_t cap = var ? ctx[k]->cap_var : ctx[k]->cap_line;
+
+			if (id < cap && first[id])
+				*f = (struct first_use){ k, first[id], (uint32_t)id };
+		}
+	}
+	qsort(fu, n - id0, sizeof(*fu), cmp_first_use);
+	for (size_t i = 0; i < n - id0; i++)
+		map[fu[i].id] = (uint32_t)(id0 + i);
+	free(fu);
+	return map;
+}
+
+/* The values of m (all of them line ids) at or above id0, through map. */
+static void rename_values(struct mph_u64map *m, const uint32_t *map, size_t id0, size_t n)
+{
+	for (size_t i = 0; i <= m->mask; i++)
+		if (m->keys[i] != MPH_U64MAP_EMPTY && m->vals[i] >= id0 && m->vals[i] < n)
+			m->vals[i] = map[m->vals[i]];
+}
+
+/* Variables [id0, nvars) were renumbered through map (var_by_key holds other values too,
+ * such as frame kinds, and aliases only of ids made before a pass): their own keys. */
+static void rename_vars(struct mr_attrib *a, const uint32_t *map, size_t id0)
+{
+	uint64_t *keys = a->var_keys;
+
+	for (size_t id = id0; id < a->nvars; id++) {
+		uint64_t *slot = mph_u64map_get(&a->var_by_key, keys[id]);
+
+		if (slot)
+			*slot = map[id];
+	}
+}
+
+int mr_attrib_pass_end(struct mr_attrib *a, struct mr_attrib_ctx *const *ctx, size_t n,
+		       size_t nvars0, size_t nlines0, uint32_t **var_map, uint32_t **line_map)
+{
+	struct mr_varinfo *vars = malloc((a->nvars + 1) * sizeof(*vars));
+	uint64_t *keys = malloc((a->nvars + 1) * sizeof(*keys));
+	char **lines = malloc((a->nlines + 1) * sizeof(*lines));
+	uint32_t *vm = first_use_map(ctx, n, 1, nvars0, a->nvars);
+	uint32_t *lm = first_use_map(ctx, n, 0, nlines0, a->nlines);
+	int oom = 0;
+
+	for (size_t k = 0; k < n; k++)
+		oom |= ctx[k]->oom;
+	*var_map = vm;
+	*line_map = lm;
+	if (!vars || !keys || !lines || !vm || !lm || oom) {
+		free(vars);
+		free(keys);
+		free(lines);
+		return -ENOMEM;
+	}
+	rename_vars(a, vm, nvars0);
+	for (size_t id = 0; id < a->nvars; id++)
+		vars[vm[id]] = a->vars[id];
+	memcpy(a->vars, vars, a->nvars * sizeof(*vars));
+	for (size_t id = 0; id < a->nvars; id++)
+		keys[vm[id]] = a->var_keys[id];
+	memcpy(a->var_keys, keys, a->nvars * sizeof(*keys));
+	for (size_t id = 0; id < a->nlines; id++)
+		lines[lm[id]] = a->lines[id];
+	memcpy(a->lines, lines, a->nlines * sizeof(*lines));
+	free(vars);
+	free(keys);
+	free(lines);
+	rename_values(&a->line_by_hash, lm, nlines0, a->nlines);
+	rename_values(&a->line_by_ip, lm, nlines0, a->nlines);
+	return 0;
 }

@@ -8,6 +8,7 @@
 #ifndef MR_ATTRIB_IMPL_H
 #define MR_ATTRIB_IMPL_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,6 +34,8 @@ struct obj {
 	int tried;
 	int is_exe;
 	int is_self;              /* libmemphis itself (see attrib_obj_for_path) */
+	char *unreadable;         /* opened in a parallel pass and unreadable: the warning,
+				   * told to each pass context that needs the object */
 	uint64_t v0, o0;          /* lowest PT_LOAD vaddr and its file offset */
 };
 
@@ -70,6 +73,7 @@ struct ip_cache_slot {
 	uint32_t region;
 	uint64_t page;
 	int32_t pnode;
+	uint32_t pvar;     /* the variable of the last sample */
 	uint8_t valid, nrange, next, has_page;
 	struct ip_cache_range r[IP_CACHE_WAYS];
 };
@@ -110,6 +114,7 @@ struct mr_attrib {
 	struct mph_u64map thread_by_tid; /* tid -> index in run->threads of its last START */
 
 	struct mr_varinfo *vars;
+	uint64_t *var_keys;         /* [id]: the key of var_by_key it was added under */
 	size_t nvars, capvars;
 	struct mph_u64map var_by_key;
 
@@ -119,7 +124,27 @@ struct mr_attrib {
 	struct mph_u64map line_by_ip;
 
 	struct mr_pagemap pages;
+
+	/* Parallel passes: heap objects, page homes, threads, TLS blocks and the
+	 * snapshots' spans are only read; what resolution may create or open (ids, objects,
+	 * debug information, spans' bias) is changed under lock by the context holder. */
+	pthread_mutex_t lock;
+	struct mr_attrib_ctx *holder; /* the context holding lock, NULL outside a pass */
+};
+
+/* One pass's (one thread's) own state: the per-instruction cache, and for the renumbering
+ * at the end of a parallel pass the first use of each id and unreadable object. */
+struct mr_attrib_ctx {
+	struct mr_attrib *a;
 	struct ip_cache_slot *cache;
+	uint64_t pos;               /* samples attributed so far */
+	uint64_t *var_first, *line_first; /* [id]: pos + 1 at the first use, 0: none */
+	size_t cap_var, cap_line;
+	unsigned char *told;        /* [object]: its unreadable warning was handed to warn */
+	size_t cap_told;
+	mr_attrib_warn_fn *warn;
+	void *warn_arg;
+	int oom;                    /* a first use could not be recorded */
 };
 
 /* ---- shared between the pieces ---- */

@@ -42,22 +42,57 @@ static char *object_name(const char *path)
 	return n;
 }
 
-/* Open the debug information of object i once. Returns it or NULL (warning recorded). */
+/* Hand the warning of unreadable object i to the context holding the lock, the first time
+ * that context needs the object: the pass's warnings are put in order by where each
+ * context needed what (mr_attrib_warn_fn). */
+static void tell_unreadable(struct mr_attrib *a, uint32_t i)
+{
+	struct mr_attrib_ctx *c = a->holder;
+
+	if (i >= c->cap_told) {
+		size_t nc = a->nobj > i ? a->nobj : i + 1;
+		unsigned char *nt = realloc(c->told, nc);
+
+		if (!nt) {
+			c->oom = 1;
+			return;
+		}
+		memset(nt + c->cap_told, 0, nc - c->cap_told);
+		c->told = nt;
+		c->cap_told = nc;
+	}
+	if (!c->told[i]) {
+		c->told[i] = 1;
+		c->warn(c->warn_arg, a->obj[i].unreadable);
+	}
+}
+
+/* Open the debug information of object i once. Returns it or NULL (warning recorded: in
+ * run->warnings, or with a context holding the lock that has a warn function, told to
+ * each such context that needs the object). */
 struct mr_debuginfo *attrib_obj_di(struct mr_attrib *a, uint32_t i)
 {
 	struct obj *o = &a->obj[i];
 	char err[512];
 
-	if (o->tried)
-		return o->di;
-	o->tried = 1;
-	if (mr_debuginfo_open(o->file, &o->di, err, sizeof(err)) < 0) {
-		o->di = NULL;
-		mr_run_add_warning(a->run, "cannot read %s: %s; its code and data stay unresolved",
-				   o->file, err);
-		return NULL;
+	if (!o->tried) {
+		o->tried = 1;
+		if (mr_debuginfo_open(o->file, &o->di, err, sizeof(err)) < 0) {
+			o->di = NULL;
+			if (!a->holder || !a->holder->warn)
+				mr_run_add_warning(a->run, "cannot read %s: %s; its code and data "
+						   "stay unresolved", o->file, err);
+			else if (asprintf(&o->unreadable, "cannot read %s: %s; its code and data "
+					  "stay unresolved", o->file, err) < 0)
+				o->unreadable = NULL;
+		} else {
+			mr_debuginfo_load_base(o->di, &o->v0, &o->o0);
+		}
+		if (o->di || !a->holder || !a->holder->warn)
+			return o->di;
 	}
-	mr_debuginfo_load_base(o->di, &o->v0, &o->o0);
+	if (!o->di && o->unreadable && a->holder && a->holder->warn)
+		tell_unreadable(a, i);
 	return o->di;
 }
 

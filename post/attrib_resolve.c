@@ -41,11 +41,12 @@ static int self_data(struct mr_attrib *a, struct span *sp, uint64_t addr, uint64
 	return 1;
 }
 
-/* Full data attribution with the validity of the answer in *rg (rg->valid = 0: do not
- * cache); SELF_VAR for libmemphis's own data (its object, its static TLS block). The TLS
- * block of the sample's thread is tried before the stacks: glibc puts the static TLS of a
- * thread at the top of its stack mapping, inside [stack_lo, stack_hi). */
-static uint32_t data_resolve(struct mr_attrib *a, uint64_t addr, uint64_t t, uint32_t tid,
+/* Data attribution of a non-zero address that is in no heap object (heap_resolve), with
+ * the validity of the answer in *rg (rg->valid = 0: do not cache); SELF_VAR for
+ * libmemphis's own data (its object, its static TLS block). The TLS block of the sample's
+ * thread is tried before the stacks: glibc puts the static TLS of a thread at the top of
+ * its stack mapping, inside [stack_lo, stack_hi). Under a->lock. */
+static uint32_t other_resolve(struct mr_attrib *a, uint64_t addr, uint64_t t, uint32_t tid,
 			     struct range *rg)
 {
 	const struct mr_heap_obj *ho;
@@ -54,13 +55,6 @@ static uint32_t data_resolve(struct mr_attrib *a, uint64_t addr, uint64_t t, uin
 	struct span *sp;
 
 	rg->valid = 0;
-	if (!addr)
-		return 0;
-	ho = mr_heap_find(&a->heap, addr, t);
-	if (ho) {
-		*rg = (struct range){ ho->addr, ho->end, ho->t0, ho->t1, 0, 1 };
-		return a->site_var[ho->rec];
-	}
 	ti = a->ntls ? mph_u64map_get(&a->thread_by_tid, tid) : NULL;
 	if (ti) {
 		uint64_t fs = a->run->threads[*ti].fs_base;
@@ -122,10 +116,43 @@ static uint32_t data_resolve(struct mr_attrib *a, uint64_t addr, uint64_t t, uin
 	return 0;
 }
 
+/* The heap object at addr at time t: its variable with *rg set, NOT_YET if none. Reads
+ * only what no pass changes (no lock). */
+static uint32_t heap_resolve(struct mr_attrib *a, uint64_t addr, uint64_t t, struct range *rg)
+{
+	const struct mr_heap_obj *ho = mr_heap_find(&a->heap, addr, t);
+
+	if (!ho)
+		return NOT_YET;
+	*rg = (struct range){ ho->addr, ho->end, ho->t0, ho->t1, 0, 1 };
+	return a->site_var[ho->rec];
+}
+
+/* Full data attribution of addr (0 for address 0) by context holder c (NULL: none), as
+ * other_resolve. */
+static uint32_t data_resolve(struct mr_attrib *a, struct mr_attrib_ctx *c, uint64_t addr,
+			     uint64_t t, uint32_t tid, struct range *rg)
+{
+	uint32_t v;
+
+	rg->valid = 0;
+	if (!addr)
+		return 0;
+	v = heap_resolve(a, addr, t, rg);
+	if (v != NOT_YET)
+		return v;
+	pthread_mutex_lock(&a->lock);
+	a->holder = c;
+	v = other_resolve(a, addr, t, tid, rg);
+	a->holder = NULL;
+	pthread_mutex_unlock(&a->lock);
+	return v;
+}
+
 uint32_t mr_attrib_data(struct mr_attrib *a, uint64_t addr, uint64_t t, uint32_t tid)
 {
 	struct range rg;
-	uint32_t v = data_resolve(a, addr, t, tid, &rg);
+	uint32_t v = data_resolve(a, NULL, addr, t, tid, &rg);
 
 	return v == SELF_VAR ? 0 : v;
 }
@@ -151,22 +178,116 @@ static void code_resolve(struct mr_attrib *a, struct ip_cache_slot *c, uint64_t 
 	}
 }
 
-void mr_attrib_sample(struct mr_attrib *a, const struct memphis_rec_sample *s, int use_addr,
-		      struct mr_resolved *r)
+struct mr_attrib_ctx *mr_attrib_ctx_new(struct mr_attrib *a, mr_attrib_warn_fn *warn, void *arg)
 {
-	struct ip_cache_slot *c = &a->cache[mph_fib_slot(s->ip, IP_CACHE_BITS)];
-	uint64_t page;
+	struct mr_attrib_ctx *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->a = a;
+	c->warn = warn;
+	c->warn_arg = arg;
+	c->cache = calloc(1u << IP_CACHE_BITS, sizeof(*c->cache));
+	if (!c->cache) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void mr_attrib_ctx_free(struct mr_attrib_ctx *c)
+{
+	if (!c)
+		return;
+	free(c->cache);
+	free(c->var_first);
+	free(c->line_first);
+	free(c->told);
+	free(c);
+}
+
+/* Record in *first (of *cap entries) that id was first used at pos, if it was not yet. */
+static void note_first(struct mr_attrib_ctx *c, uint64_t **first, size_t *cap, uint32_t id)
+{
+	if (id >= *cap) {
+		size_t nc = *cap ? *cap : 256;
+		uint64_t *nf;
+
+		while (nc <= id)
+			nc *= 2;
+		nf = realloc(*first, nc * sizeof(*nf));
+		if (!nf) {
+			c->oom = 1;
+			return;
+		}
+		memset(nf + *cap, 0, (nc - *cap) * sizeof(*nf));
+		*first = nf;
+		*cap = nc;
+	}
+	if (!(*first)[id])
+		(*first)[id] = c->pos + 1;
+}
+
+/* code_resolve by context c, under the lock. */
+static void code_resolve_ctx(struct mr_attrib_ctx *c, struct ip_cache_slot *slot, uint64_t ip,
+			     uint64_t t)
+{
+	struct mr_attrib *a = c->a;
+
+	pthread_mutex_lock(&a->lock);
+	a->holder = c;
+	code_resolve(a, slot, ip, t);
+	a->holder = NULL;
+	pthread_mutex_unlock(&a->lock);
+	if (slot->line != SELF_LINE)
+		note_first(c, &c->line_first, &c->cap_line, slot->line);
+}
+
+/* The variable of s's data address, from the cache slot's ranges or resolved (and cached). */
+static uint32_t sample_var(struct mr_attrib_ctx *c, struct ip_cache_slot *slot,
+			   const struct memphis_rec_sample *s)
+{
+	struct ip_cache_range *cr;
+	struct range rg;
+	uint32_t var;
 	unsigned k;
 
+	for (k = 0; k < slot->nrange; k++) {
+		cr = &slot->r[k];
+		if (s->addr >= cr->lo && s->addr < cr->hi && s->time >= cr->t0 &&
+		    s->time < cr->t1 && (!cr->tid || cr->tid == s->tid))
+			return cr->var;
+	}
+	var = data_resolve(c->a, c, s->addr, s->time, s->tid, &rg);
+	if (var != SELF_VAR)
+		note_first(c, &c->var_first, &c->cap_var, var);
+	if (rg.valid) {
+		cr = &slot->r[slot->next];
+		*cr = (struct ip_cache_range){ rg.lo, rg.hi, rg.t0, rg.t1, rg.tid, var };
+		slot->next = (uint8_t)((slot->next + 1) % IP_CACHE_WAYS);
+		if (slot->nrange < IP_CACHE_WAYS)
+			slot->nrange++;
+	}
+	return var;
+}
+
+void mr_attrib_sample(struct mr_attrib_ctx *ctx, const struct memphis_rec_sample *s, int use_addr,
+		      struct mr_resolved *r)
+{
+	struct ip_cache_slot *c = &ctx->cache[mph_fib_slot(s->ip, IP_CACHE_BITS)];
+	struct mr_attrib *a = ctx->a;
+	uint64_t page;
+
+	ctx->pos++;
 	if (!c->valid || c->ip != s->ip) {
 		c->ip = s->ip;
-		code_resolve(a, c, s->ip, s->time);
+		code_resolve_ctx(ctx, c, s->ip, s->time);
 		c->valid = 1;
 		c->nrange = 0;
 		c->next = 0;
 		c->has_page = 0;
 	} else if (s->time < c->lt0 || s->time >= c->lt1) {
-		code_resolve(a, c, s->ip, s->time);
+		code_resolve_ctx(ctx, c, s->ip, s->time);
 	}
 	r->var = 0;
 	r->page_node = -1;
@@ -175,34 +296,18 @@ void mr_attrib_sample(struct mr_attrib *a, const struct memphis_rec_sample *s, i
 	r->line = r->self ? 0 : c->line;
 	if (!use_addr || !s->addr || r->self)
 		return;
-	for (k = 0; k < c->nrange; k++) {
-		const struct ip_cache_range *cr = &c->r[k];
-		if (s->addr >= cr->lo && s->addr < cr->hi && s->time >= cr->t0 && s->time < cr->t1 &&
-		    (!cr->tid || cr->tid == s->tid))
-			break;
-	}
-	if (k < c->nrange) {
-		r->var = c->r[k].var;
-	} else {
-		struct range rg;
-		r->var = data_resolve(a, s->addr, s->time, s->tid, &rg);
-		if (rg.valid) {
-			struct ip_cache_range *cr = &c->r[c->next];
-			*cr = (struct ip_cache_range){ rg.lo, rg.hi, rg.t0, rg.t1, rg.tid, r->var };
-			c->next = (uint8_t)((c->next + 1) % IP_CACHE_WAYS);
-			if (c->nrange < IP_CACHE_WAYS)
-				c->nrange++;
-		}
-	}
+	r->var = sample_var(ctx, c, s);
 	if (r->var == SELF_VAR) {
 		r->var = 0;
 		r->self = 1;
 		return;
 	}
+	/* same_page also asks for the same variable: whether a page was sampled for a
+	 * variable must not depend on what the cache held (a thread's cache starts empty) */
 	page = s->addr & ~(a->pages.page_size - 1);
 	if (c->has_page && c->page == page && c->region == s->region) {
 		r->page_node = c->pnode;
-		r->same_page = 1;
+		r->same_page = c->pvar == r->var;
 	} else {
 		r->page_node = mr_attrib_page_node(a, s->region, s->addr);
 		c->page = page;
@@ -210,4 +315,5 @@ void mr_attrib_sample(struct mr_attrib *a, const struct memphis_rec_sample *s, i
 		c->pnode = r->page_node;
 		c->has_page = 1;
 	}
+	c->pvar = r->var;
 }

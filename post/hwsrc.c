@@ -114,6 +114,23 @@ int mr_hwsrc_add(struct mr_hwsrc *h, uint32_t node, uint32_t var, uint32_t line,
 	return 0;
 }
 
+int mr_hwsrc_merge(struct mr_hwsrc *dst, const struct mr_hwsrc *src, const uint32_t *var_map,
+		   const uint32_t *line_map)
+{
+	for (size_t i = 0; i < src->n; i++) {
+		uint32_t var = src->key[MR_HW_VAR][i], line = src->key[MR_HW_LINE][i];
+		struct mr_hw_stat *st = stat_of(dst, src->key[MR_HW_NODE][i],
+						var_map ? var_map[var] : var,
+						line_map ? line_map[line] : line);
+
+		if (!st)
+			return -ENOMEM;
+		mr_hw_stat_merge(st, &src->st[i]);
+	}
+	dst->total += src->total;
+	return 0;
+}
+
 const struct mr_hw_stat *mr_hwsrc_get(const struct mr_hwsrc *h, uint32_t node, uint32_t var,
 				      uint32_t line)
 {

@@ -78,6 +78,11 @@ void mr_hwsrc_free(struct mr_hwsrc *h);
 int mr_hwsrc_add(struct mr_hwsrc *h, uint32_t node, uint32_t var, uint32_t line,
 		 const struct memphis_rec_sample *s, int page_remote);
 
+/* Add the counts of src into dst, src's variable and line ids renamed through var_map and
+ * line_map (indexed by src's ids; NULL: kept). Returns 0 or -ENOMEM. */
+int mr_hwsrc_merge(struct mr_hwsrc *dst, const struct mr_hwsrc *src, const uint32_t *var_map,
+		   const uint32_t *line_map);
+
 /* The counts of (node, var, line), or NULL. */
 const struct mr_hw_stat *mr_hwsrc_get(const struct mr_hwsrc *h, uint32_t node, uint32_t var,
 				      uint32_t line);

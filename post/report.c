@@ -3,8 +3,8 @@
  * section, node x node matrices, as text or JSON (docs/report-schema.md).
  *
  * This file runs the command: open the run and its attribution, stream every sample once
- * through the attribution into the aggregate (aggregate.c), then print (report_text.c,
- * report_json.c). */
+ * through the attribution into the aggregate (report_pass.c, aggregate.c), then print
+ * (report_text.c, report_json.c). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -19,94 +19,6 @@
 static uint32_t node_index(const struct report *r, int node)
 {
 	return node >= 0 && (uint32_t)node < r->nnodes ? (uint32_t)node : r->nnodes;
-}
-
-/* Count hardware sample sm, attributed to res, taken on a CPU of node index cpu_node, of
- * a page of node index page_node, in r->hw. Out of line: soft runs pay only the
- * mr_hw_sample test in count_sample. 0 or -ENOMEM. */
-static __attribute__((noinline)) int count_hw(struct report *r,
-					       const struct memphis_rec_sample *sm,
-					       const struct mr_resolved *res, uint32_t cpu_node,
-					       uint32_t page_node)
-{
-	int page_remote = page_node == r->nnodes || cpu_node == r->nnodes ? -1 : cpu_node != page_node;
-
-	return mr_hwsrc_add(&r->hw, cpu_node, res->var, res->line, sm, page_remote);
-}
-
-/* Count one sample of a selected region in r->st and, with a usable data address, in
- * the aggregate. 0 or -ENOMEM. */
-static int count_sample(struct report *r, const struct memphis_rec_sample *sm, uint16_t addr_ok)
-{
-	struct mr_resolved res;
-	uint32_t cpu_node, page_node;
-
-	r->st.total++;
-	r->st.exact += !!(sm->flags & MPH_S_EXACT);
-	r->st.approx += !!(sm->flags & MPH_S_APPROX);
-	r->st.noaddr += !!(sm->flags & MPH_S_NOADDR);
-	r->st.nonmem += !!(sm->flags & MPH_S_NONMEM);
-	r->st.noflag += !(sm->flags & (MPH_S_EXACT | MPH_S_APPROX | MPH_S_NOADDR | MPH_S_NONMEM));
-	r->st.kernel += !!(sm->flags & MPH_S_KERNEL);
-	if (!(sm->flags & addr_ok) || !sm->addr)
-		return 0;
-	mr_attrib_sample(r->a, sm, 1, &res);
-	if (res.self) {
-		r->st.self++;
-		return 0;
-	}
-	r->st.used++;
-	cpu_node = sm->cpu < r->run->ncpus ? r->cpu_node[sm->cpu] : r->nnodes;
-	page_node = node_index(r, res.page_node);
-	if (cpu_node == r->nnodes)
-		r->st.unknown_cpu++;
-	if (page_node == r->nnodes)
-		r->st.unknown_page++;
-	else if (cpu_node != r->nnodes && cpu_node != page_node)
-		r->st.remote++;
-	else if (cpu_node != r->nnodes)
-		r->st.local++;
-	if (mr_agg_add(&r->agg, res.var, res.line, cpu_node, page_node))
-		return -ENOMEM;
-	if (__builtin_expect(mr_hw_sample(sm), 0) && count_hw(r, sm, &res, cpu_node, page_node))
-		return -ENOMEM;
-	if (!res.same_page && mr_agg_add_page(&r->agg, res.var, sm->addr, page_node))
-		return -ENOMEM;
-	return 0;
-}
-
-/* Stream every sample once, count and aggregate. Returns true, or false after printing
- * the error (exit status 2). */
-static bool sample_pass(struct report *r)
-{
-	struct mr_sample_iter *it;
-	const struct memphis_rec_sample *s;
-	size_t n;
-	uint16_t addr_ok = MPH_S_EXACT | (r->o.approx ? MPH_S_APPROX : 0);
-
-	r->cpu_node = calloc(r->run->ncpus + 1, sizeof(*r->cpu_node));
-	if (!r->cpu_node || mr_samples_begin(r->run, &it)) {
-		mr_error(MR_EXIT_DATA, "out of memory");
-		return false;
-	}
-	for (uint32_t i = 0; i < r->run->ncpus; i++)
-		r->cpu_node[i] = node_index(r, mr_run_cpu_node(r->run, i));
-	while ((n = mr_samples_next(it, &s)) > 0) {
-		for (size_t i = 0; i < n; i++) {
-			if (!report_region_selected(r, s[i].region)) {
-				r->st.other_regions++;
-				continue;
-			}
-			if (count_sample(r, &s[i], addr_ok))
-				goto oom;
-		}
-	}
-	mr_samples_end(it);
-	return true;
-oom:
-	mr_samples_end(it);
-	mr_error(MR_EXIT_DATA, "out of memory aggregating samples");
-	return false;
 }
 
 /* Loss figures of the selected regions: the REGION record, or the LOSS records summed
@@ -203,7 +115,7 @@ static int run_report(struct report *r, FILE *out)
 		return mr_error(MR_EXIT_DATA, "%s", rc == -E2BIG ? "too many nodes" : "out of memory");
 	if (mr_hwsrc_init(&r->hw))
 		return mr_error(MR_EXIT_DATA, "out of memory");
-	if (!sample_pass(r))
+	if (!report_sample_pass(r))
 		return MR_EXIT_DATA;
 	if (!hw_prepare(r))
 		return mr_error(MR_EXIT_DATA, "out of memory");

@@ -1,6 +1,7 @@
 /* post/report.h - the internals of `memphis-report report`, shared by its files:
  *   report.c          the command: open, stream and attribute the samples, count, print
  *   report_options.c  --help, the options, --region selection
+ *   report_pass.c     the sample pass: files read by several threads, merged
  *   aggregate.c       the counting (aggregate.h)
  *   report_text.c     the text report (with the data-source tables of hardware runs)
  *   report_json.c     the JSON report (schema memphis-report/1, docs/report-schema.md)
@@ -26,7 +27,10 @@ struct report_opts {
 	size_t top;               /* groups per table and items per group, 0 = all */
 	const char **regions;     /* --region names (point into argv) */
 	size_t nregions;
+	size_t jobs;              /* --jobs: threads of the sample pass, 0 = the default */
 };
+
+#define MR_MAX_JOBS 256
 
 /* Sample counts of the selected regions. */
 struct report_stats {
@@ -77,6 +81,15 @@ bool report_parse_options(struct report_opts *o, int argc, char **argv, int *exi
  * the error (a name no region has: usage; out of memory) with the exit status in
  * *exit_code. */
 bool report_select_regions(struct report *r, int *exit_code);
+
+/* MEMPHIS_REPORT_JOBS into *n when it is set to a job count (1 .. MR_MAX_JOBS). */
+bool report_jobs_env(long *n);
+
+/* Stream every sample once, with r->o.jobs threads (0: MEMPHIS_REPORT_JOBS, else the
+ * online CPUs), count and aggregate into r->st, r->agg and r->hw; damage and warnings
+ * into r->run in file order. The same result for every number of threads. Returns true,
+ * or false after printing the error (exit status 2). */
+bool report_sample_pass(struct report *r);
 
 /* Is region seq counted (no --region, or selected)? */
 bool report_region_selected(const struct report *r, uint32_t seq);

@@ -36,6 +36,9 @@ void mr_help_report(FILE *f)
 		"  --matrix       print the node x node matrix of each variable shown\n"
 		"  --json         JSON output (schema memphis-report/1, docs/report-schema.md)\n"
 		"  --exe PATH     the executable that ran, when it is no longer at the recorded path\n"
+		"  -j, --jobs N   read the per-CPU sample files with N threads (default: the\n"
+		"                 environment's MEMPHIS_REPORT_JOBS, else the online CPUs); the\n"
+		"                 report is the same for every N\n"
 		"  --force        accept an executable whose build-id differs from the run's\n"
 		"  -h, --help     this text\n\n"
 		"Exit status: 0 ok, 1 bad usage, 2 damaged or unreadable input (after printing what\n"
@@ -55,18 +58,37 @@ const char *report_weighting(const char *w)
 	return w;
 }
 
+/* A job count of 1 .. MR_MAX_JOBS in s into *n. */
+static bool parse_jobs(const char *s, long *n)
+{
+	char *end;
+
+	errno = 0;
+	*n = strtol(s, &end, 10);
+	return !errno && *s && !*end && *n >= 1 && *n <= MR_MAX_JOBS;
+}
+
+bool report_jobs_env(long *n)
+{
+	const char *s = getenv("MEMPHIS_REPORT_JOBS");
+
+	return s && parse_jobs(s, n);
+}
+
 bool report_parse_options(struct report_opts *o, int argc, char **argv, int *exit_code)
 {
 	static const struct option lo[] = {
 		{ "region", required_argument, NULL, 'r' }, { "top", required_argument, NULL, 't' },
 		{ "local", no_argument, NULL, 'l' },        { "all", no_argument, NULL, 'a' },
 		{ "by", required_argument, NULL, 'b' },     { "approx", no_argument, NULL, 'x' },
-		{ "matrix", no_argument, NULL, 'm' },       { "json", no_argument, NULL, 'j' },
+		{ "matrix", no_argument, NULL, 'm' },       { "json", no_argument, NULL, 'J' },
 		{ "exe", required_argument, NULL, 'e' },    { "force", no_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
+		{ "jobs", required_argument, NULL, 'j' },   { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
 	char *end;
+	long jobs;
 
 	o->top = 10;
 	for (int i = 1; i < argc; i++)
@@ -74,7 +96,7 @@ bool report_parse_options(struct report_opts *o, int argc, char **argv, int *exi
 			mr_cli_json = o->json = 1;
 	optind = 1;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "hj:", lo, NULL)) != -1) {
 		switch (ch) {
 		case 'r': {
 			const char **nr = realloc(o->regions, (o->nregions + 1) * sizeof(*nr));
@@ -103,9 +125,16 @@ bool report_parse_options(struct report_opts *o, int argc, char **argv, int *exi
 					    mr_usage("report", "--by wants 'line' or 'variable', not '%s'",
 						     optarg));
 			break;
+		case 'j':
+			if (!parse_jobs(optarg, &jobs))
+				return stop(exit_code,
+					    mr_usage("report", "--jobs wants a number from 1 to %d, "
+						     "not '%s'", MR_MAX_JOBS, optarg));
+			o->jobs = (size_t)jobs;
+			break;
 		case 'x': o->approx = 1; break;
 		case 'm': o->matrix = 1; break;
-		case 'j': break;
+		case 'J': break; /* --json: seen above */
 		case 'e': o->exe = optarg; break;
 		case 'f': o->force = 1; break;
 		case 'h': mr_help_report(stdout); return stop(exit_code, MR_EXIT_OK);
@@ -123,6 +152,10 @@ bool report_parse_options(struct report_opts *o, int argc, char **argv, int *exi
 			return stop(exit_code, mr_usage("report", "unknown option %s", argv[optind - 1]));
 		}
 	}
+	if (!o->jobs && getenv("MEMPHIS_REPORT_JOBS") && !report_jobs_env(&jobs))
+		return stop(exit_code, mr_usage("report", "MEMPHIS_REPORT_JOBS wants a number "
+						"from 1 to %d, not '%s'", MR_MAX_JOBS,
+						getenv("MEMPHIS_REPORT_JOBS")));
 	if (optind == argc)
 		return stop(exit_code, mr_usage("report", "missing RUNDIR"));
 	if (optind + 1 != argc)

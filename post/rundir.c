@@ -28,7 +28,7 @@ static int cmp_cpufile(const void *a, const void *b)
  * bf->off set, -1 when the file cannot be read (damage recorded), or -2 on a future
  * format version (message in err) or out of memory. */
 int rundir_open_cpufile(struct mr_run *run, struct mr_cpufile *cf, struct blockfile *bf,
-			char *err, size_t errlen)
+			mr_sample_note_fn *note, void *arg, char *err, size_t errlen)
 {
 	struct memphis_block h;
 	struct memphis_rec_file f;
@@ -43,8 +43,8 @@ int rundir_open_cpufile(struct mr_run *run, struct mr_cpufile *cf, struct blockf
 		int e = bf->fd;
 
 		bf->fd = -1;
-		if (!cf->damaged && mr_run_add_damage(run, "%s: cannot open: %s", cf->name,
-						      rundir_open_strerror(e)))
+		if (!cf->damaged && rundir_note(run, note, arg, 1, "%s: cannot open: %s", cf->name,
+						rundir_open_strerror(e)))
 			return -ENOMEM;
 		cf->damaged = 1;
 		return -ENODATA;
@@ -71,10 +71,11 @@ int rundir_open_cpufile(struct mr_run *run, struct mr_cpufile *cf, struct blockf
 	if (!cf->damaged) {
 		int m;
 		if (r == BF_EOF)
-			m = mr_run_add_damage(run, "%s: empty file; 0 samples read", cf->name);
+			m = rundir_note(run, note, arg, 1, "%s: empty file; 0 samples read",
+					cf->name);
 		else
-			m = mr_run_add_damage(run, "%s: offset 0: %s; 0 samples read before it",
-					      cf->name, what);
+			m = rundir_note(run, note, arg, 1, "%s: offset 0: %s; 0 samples read "
+					"before it", cf->name, what);
 		if (m) {
 			close(bf->fd);
 			bf->fd = -1;
@@ -124,7 +125,7 @@ static int scan_cpufiles(struct mr_run *run, char *err, size_t errlen)
 		qsort(run->cpus, run->ncpufiles, sizeof(*run->cpus), cmp_cpufile);
 	for (size_t i = 0; i < run->ncpufiles; i++) {
 		struct blockfile bf = { .fd = -1 };
-		int r = rundir_open_cpufile(run, &run->cpus[i], &bf, err, errlen);
+		int r = rundir_open_cpufile(run, &run->cpus[i], &bf, NULL, NULL, err, errlen);
 
 		free(bf.buf);
 		if (r == -EPROTO || r == -ENOMEM) {

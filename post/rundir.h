@@ -144,9 +144,22 @@ struct mr_sample_iter;
 /* Start a pass over the samples. Returns 0 or -ENOMEM. Damage found while streaming is
  * appended to run->damage (once per file, however many passes are made). */
 int mr_samples_begin(struct mr_run *run, struct mr_sample_iter **out);
+/* What a pass found wrong in a file, for mr_samples_begin_files: damage (a message of
+ * run->damage) or a warning (of run->warnings), in the words mr_samples_begin's pass
+ * would append to the run. */
+typedef void mr_sample_note_fn(void *arg, int damage, const char *msg);
+
+/* A pass over cpu files [first, end) only (indexes into run->cpus), for one of several
+ * threads reading a run at once: it writes only the counts of its own files, and hands
+ * damage and warnings to note(arg, ...) instead of appending them to run (NULL: appends
+ * them). Passes over disjoint ranges may run in parallel; mr_samples_end then in one
+ * thread. Returns 0 or -ENOMEM. */
+int mr_samples_begin_files(struct mr_run *run, size_t first, size_t end, mr_sample_note_fn *note,
+			   void *arg, struct mr_sample_iter **out);
 /* The next block of samples: returns their count (> 0) with *recs pointing into a buffer
  * owned by the iterator and valid until the next call, 0 at the end. */
 size_t mr_samples_next(struct mr_sample_iter *it, const struct memphis_rec_sample **recs);
+/* End the pass: the unknown blocks it skipped are added to run->unknown_blocks. */
 void mr_samples_end(struct mr_sample_iter *it);
 
 /* Name of a block type ("SAMPLES"), "type N" for unknown ones (static or per-thread buf). */

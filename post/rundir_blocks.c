@@ -201,6 +201,22 @@ int mr_run_add_warning(struct mr_run *run, const char *fmt, ...)
 	return rc;
 }
 
+int rundir_note(struct mr_run *run, mr_sample_note_fn *note, void *arg, int damage,
+		const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (note) {
+		note(arg, damage, msg);
+		return 0;
+	}
+	return damage ? mr_run_add_damage(run, "%s", msg) : mr_run_add_warning(run, "%s", msg);
+}
+
 char *rundir_path_join(const char *dir, const char *name)
 {
 	char *p = NULL;

@@ -55,14 +55,20 @@ int rundir_check_array(const struct memphis_block *h, size_t recsz, char *what, 
 /* Read meta.mph. Returns 0 (damage recorded in run), or -errno with err set. */
 int rundir_read_meta(struct mr_run *run, char *err, size_t errlen);
 
+/* A message of damage (or a warning) about the run: to note(arg, damage, text) when note
+ * is given, else appended to run->damage (run->warnings). Returns 0 or -ENOMEM. */
+int rundir_note(struct mr_run *run, mr_sample_note_fn *note, void *arg, int damage,
+		const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
 /* "dir/name" in a malloc'd string (the caller frees), NULL when out of memory. */
 char *rundir_path_join(const char *dir, const char *name);
 
 /* Open cpu file cf and read its FILE block. Returns 0 with bf->fd open (positioned after
- * the block, bf->off set); -ENODATA when the file cannot be read (damage recorded in run,
- * cf->damaged set); -EPROTO for a future format version (message in err); -ENOMEM. On
- * failure bf->fd is closed (-1). */
+ * the block, bf->off set); -ENODATA when the file cannot be read (damage recorded through
+ * rundir_note(run, note, arg, ...) unless cf->damaged was set, which it then is); -EPROTO
+ * for a future format version (message in err); -ENOMEM. On failure bf->fd is closed
+ * (-1). */
 int rundir_open_cpufile(struct mr_run *run, struct mr_cpufile *cf, struct blockfile *bf,
-			char *err, size_t errlen);
+			mr_sample_note_fn *note, void *arg, char *err, size_t errlen);
 
 #endif /* MR_RUNDIR_IMPL_H */

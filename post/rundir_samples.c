@@ -21,6 +21,10 @@
 struct mr_sample_iter {
 	struct mr_run *run;
 	size_t file;          /* index of the current cpu file */
+	size_t end;           /* index after the last cpu file of this pass */
+	mr_sample_note_fn *note; /* where damage and warnings go; NULL: into run */
+	void *note_arg;
+	uint64_t unknown;     /* with note: unknown blocks, added to run by mr_samples_end */
 	struct blockfile bf;  /* fd < 0 when no file is open */
 	const unsigned char *map; /* the whole file mapped, NULL: read() it */
 	size_t msize;
@@ -107,7 +111,8 @@ static int mem_next(struct mr_sample_iter *it, struct memphis_block *h,
 	return BF_BLOCK;
 }
 
-int mr_samples_begin(struct mr_run *run, struct mr_sample_iter **out)
+int mr_samples_begin_files(struct mr_run *run, size_t first, size_t end, mr_sample_note_fn *note,
+			   void *arg, struct mr_sample_iter **out)
 {
 	struct mr_sample_iter *it = calloc(1, sizeof(*it));
 
@@ -116,10 +121,19 @@ int mr_samples_begin(struct mr_run *run, struct mr_sample_iter **out)
 		return -ENOMEM;
 	it->run = run;
 	it->bf.fd = -1;
-	for (size_t i = 0; i < run->ncpufiles; i++)
+	it->end = end < run->ncpufiles ? end : run->ncpufiles;
+	it->file = first < it->end ? first : it->end;
+	it->note = note;
+	it->note_arg = arg;
+	for (size_t i = it->file; i < it->end; i++)
 		run->cpus[i].samples = 0;
 	*out = it;
 	return 0;
+}
+
+int mr_samples_begin(struct mr_run *run, struct mr_sample_iter **out)
+{
+	return mr_samples_begin_files(run, 0, run->ncpufiles, NULL, NULL, out);
 }
 
 /* Close the current file of the iterator and move to the next one. */
@@ -141,7 +155,7 @@ size_t mr_samples_next(struct mr_sample_iter *it, const struct memphis_rec_sampl
 	const unsigned char *payload;
 	size_t n_recs;
 
-	while (it->file < run->ncpufiles) {
+	while (it->file < it->end) {
 		struct mr_cpufile *cf = &run->cpus[it->file];
 		struct memphis_block h;
 		int r;
@@ -150,7 +164,8 @@ size_t mr_samples_next(struct mr_sample_iter *it, const struct memphis_rec_sampl
 			err[0] = '\0';
 			struct stat st;
 
-			if (rundir_open_cpufile(run, cf, &it->bf, err, sizeof(err)) < 0) {
+			if (rundir_open_cpufile(run, cf, &it->bf, it->note, it->note_arg, err,
+						sizeof(err)) < 0) {
 				it->file++;
 				continue;
 			}
@@ -179,9 +194,10 @@ size_t mr_samples_next(struct mr_sample_iter *it, const struct memphis_rec_sampl
 			payload = it->bf.buf;
 		if (r == BF_EOF) {
 			if (!cf->clean_end && !cf->damaged) {
-				mr_run_add_warning(run, "%s: no END block after %" PRIu64 " bytes: the run did "
-						   "not close this file cleanly; %s samples read", cf->name,
-						   it->bf.off, mr_fmt_count(n, cf->samples));
+				rundir_note(run, it->note, it->note_arg, 0, "%s: no END block after %"
+					    PRIu64 " bytes: the run did not close this file cleanly; %s "
+					    "samples read", cf->name, it->bf.off,
+					    mr_fmt_count(n, cf->samples));
 				cf->damaged = 1;
 			}
 			iter_next_file(it);
@@ -192,8 +208,9 @@ size_t mr_samples_next(struct mr_sample_iter *it, const struct memphis_rec_sampl
 			r = BF_DAMAGE;
 		if (r != BF_BLOCK) {
 			if (!cf->damaged)
-				mr_run_add_damage(run, "%s: offset %" PRIu64 ": %s; %s samples read before it",
-						  cf->name, it->bf.off, what, mr_fmt_count(n, cf->samples));
+				rundir_note(run, it->note, it->note_arg, 1, "%s: offset %" PRIu64
+					    ": %s; %s samples read before it", cf->name, it->bf.off,
+					    what, mr_fmt_count(n, cf->samples));
 			cf->damaged = 1;
 			iter_next_file(it);
 			continue;
@@ -206,15 +223,16 @@ size_t mr_samples_next(struct mr_sample_iter *it, const struct memphis_rec_sampl
 		if (h.type != MPH_BLK_SAMPLES || !sample_size(h.version) || h.length == 0) {
 			if ((h.type != MPH_BLK_SAMPLES || !sample_size(h.version)) &&
 			    h.type != MPH_BLK_NOTE)
-				run->unknown_blocks++;
+				it->unknown++;
 			continue;
 		}
 		n_recs = h.length / sample_size(h.version);
 		if (h.version == 1) {
 			payload = (const unsigned char *)convert_v1(it, payload, n_recs);
 			if (!payload) {
-				mr_run_add_damage(run, "%s: out of memory for %s samples of layout "
-						  "version 1", cf->name, mr_fmt_count(what, n_recs));
+				rundir_note(run, it->note, it->note_arg, 1, "%s: out of memory for %s "
+					    "samples of layout version 1", cf->name,
+					    mr_fmt_count(what, n_recs));
 				cf->damaged = 1;
 				iter_next_file(it);
 				continue;
@@ -231,6 +249,7 @@ void mr_samples_end(struct mr_sample_iter *it)
 {
 	if (!it)
 		return;
+	it->run->unknown_blocks += it->unknown;
 	if (it->map)
 		munmap((void *)it->map, it->msize);
 	if (it->bf.fd >= 0)

@@ -51,7 +51,7 @@ for t in "$MEMPHIS_SRC"/tests/t_*.sh; do
 	run_one "$(basename "$t")" sh "$t"
 done
 # The same suites under sanitizers, when `make check` built them: the library, its unit
-# tests and the programs under UBSan; memphis-report under ASan+UBSan.
+# tests and the programs under UBSan; memphis-report under ASan+UBSan (and TSan below).
 SAN_TESTS=${MEMPHIS_SAN_TESTS:-t_sampler|t_threads|t_robust|t_touch|t_fortran|t_counters}
 if [ -d "$MEMPHIS_BUILD-ubsan" ] && [ -z "$MEMPHIS_NO_SAN" ]; then
 	for t in "$MEMPHIS_BUILD-ubsan"/tests/unit_*; do
@@ -70,6 +70,12 @@ if [ -x "$MEMPHIS_BUILD-asan/memphis-report" ] && [ -z "$MEMPHIS_NO_SAN" ]; then
 		run_one "asan: $(basename "$t")" env MEMPHIS_REPORT="$MEMPHIS_BUILD-asan/memphis-report" \
 			ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 sh "$t"
 	done
+fi
+# memphis-report's threads under TSan: a race makes the report differ or TSan print to
+# stderr, which t_report_jobs compares between thread counts (halt_on_error: exit 66)
+if [ -x "$MEMPHIS_BUILD-tsan/memphis-report" ] && [ -z "$MEMPHIS_NO_SAN" ]; then
+	run_one "tsan: t_report_jobs.sh" env MEMPHIS_REPORT="$MEMPHIS_BUILD-tsan/memphis-report" \
+		TSAN_OPTIONS=halt_on_error=1 sh "$MEMPHIS_SRC/tests/t_report_jobs.sh"
 fi
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]
