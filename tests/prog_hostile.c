@@ -5,8 +5,8 @@
  *   prog_hostile sigmark           memphis_mark from a signal handler, often while the
  *                                  interrupted thread is inside memphis_mark/print
  *   prog_hostile closefds          a daemon: closes every inherited descriptor
- *                                  (close_range(3, ~0U)), then puts its own files on every
- *                                  number the library had, and keeps working in a region
+ *                                  (close_range(3, ~0U)), then puts its own files on the
+ *                                  numbers the library had, and keeps working in a region
  *   prog_hostile churn N FILES     N short threads one after another inside a region,
  *                                  then FILES files opened at once
  *   prog_hostile many N FILES      N threads alive at once inside a region, FILES files
@@ -159,10 +159,16 @@ static int mode_closefds(void)
 	own = open("own.txt", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (own < 0)
 		return 1;
-	/* the program's files on every number the library had */
-	for (int i = 0; i < n; i++)
-		if (fds[i] != own && dup2(own, fds[i]) < 0)
+	/* The program's files on the numbers the library had: the high ones by dup2, the low
+	 * ones (3, 4, ...: a PAPI event set's) by taking the lowest free numbers again, as a
+	 * daemon's next opens do. dup2 onto a low number would race with any thread's short-lived
+	 * descriptor (the kernel hands out the lowest free one), the library's included. */
+	for (int i = 0; i < n; i++) {
+		if (fds[i] == own)
+			continue;
+		if (fds[i] >= 1024 ? dup2(own, fds[i]) < 0 : (fds[i] = fcntl(own, F_DUPFD, 0)) < 0)
 			return 1;
+	}
 	for (int round = 0; round < 20; round++) {
 		for (int i = 0; i < 4; i++)
 			pthread_create(&t[i], NULL, spin, (void *)(uintptr_t)200000);
