@@ -255,8 +255,16 @@ void memphis__drain_region_begin(uint32_t seq)
 	region_sampling(1);
 }
 
+/* The region's LOSS records, one per thread that sampled, lost or was throttled, written
+ * as one block: a block per thread cost three system calls per thread on every print. */
+struct losses {
+	struct memphis_rec_loss *r;
+	size_t n, cap;
+};
+
 static void loss_one(struct memphis__thread *t, void *ctx)
 {
+	struct losses *l = ctx;
 	struct memphis_rec_loss r = {
 		.region = region_seq,
 		.tid = (uint32_t)t->tid,
@@ -267,9 +275,20 @@ static void loss_one(struct memphis__thread *t, void *ctx)
 
 	counts.lost += t->r_lost;
 	counts.throttled += t->r_throttled;
-	if (t->r_samples || t->r_lost || t->r_throttled)
-		memphis__writer_block(-1, MPH_BLK_LOSS, &r, sizeof(r));
 	t->r_samples = t->r_lost = t->r_throttled = 0;
+	if (!r.samples && !r.lost && !r.throttled)
+		return;
+	if (l->n == l->cap) {
+		size_t ncap = l->cap ? l->cap * 2 : 16;
+		struct memphis_rec_loss *nr = realloc(l->r, ncap * sizeof(*nr));
+		if (!nr) { /* no memory: this one in a block of its own */
+			memphis__writer_block(-1, MPH_BLK_LOSS, &r, sizeof(r));
+			return;
+		}
+		l->r = nr;
+		l->cap = ncap;
+	}
+	l->r[l->n++] = r;
 }
 
 void memphis__drain_region_end(struct memphis__region_counts *c)
@@ -287,7 +306,11 @@ void memphis__drain_region_end(struct memphis__region_counts *c)
 	free(sampled);
 	memphis__touch_flush();
 	heap_flush();
-	memphis__thread_foreach(loss_one, NULL);
+	struct losses l = { 0 };
+	memphis__thread_foreach(loss_one, &l);
+	if (l.n)
+		memphis__writer_block(-1, MPH_BLK_LOSS, l.r, l.n * sizeof(l.r[0]));
+	free(l.r);
 	*c = counts;
 	memphis__leave();
 }

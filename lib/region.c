@@ -23,7 +23,10 @@ static uint64_t t_start;
 static char name_[MEMPHIS_NAME_MAX];
 
 /* Stop sampling, drain everything, write the region's pages, losses and record.
- * Caller holds region_lock and a region is open. */
+ * Caller holds region_lock and a region is open. The maps are not read here: a snapshot
+ * per region cost an open, a read of /proc/self/maps and a block of several KiB on every
+ * memphis_print(); the callers poll for loaded or unloaded objects once the locks are
+ * free (topology.h: dl_iterate_phdr takes the loader's lock). */
 static void close_locked(void)
 {
 	struct memphis__region_counts c;
@@ -46,7 +49,6 @@ static void close_locked(void)
 	r.dropped = c.dropped;
 	memcpy(r.name, name_, sizeof(r.name));
 	memphis__writer_block(-1, MPH_BLK_REGION, &r, sizeof(r));
-	memphis__maps_write();
 	memphis__thread_reap();
 	memphis__drain_unlock();
 	memphis__leave();
@@ -85,6 +87,8 @@ int memphis__region_close(void)
 		err = memphis__writer_error();
 	}
 	pthread_mutex_unlock(&region_lock);
+	if (err == 0)
+		memphis__maps_poll();
 	return err;
 }
 
@@ -115,6 +119,7 @@ int memphis__region_end_within(unsigned ms)
 	if (open_)
 		close_locked();
 	pthread_mutex_unlock(&region_lock);
+	memphis__maps_poll();
 	return 0;
 }
 
@@ -124,4 +129,5 @@ void memphis__region_end(void)
 	if (open_)
 		close_locked();
 	pthread_mutex_unlock(&region_lock);
+	memphis__maps_poll();
 }

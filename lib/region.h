@@ -9,7 +9,8 @@
  * MEMPHIS_NAME_MAX - 1 bytes, no newlines) and start sampling. */
 void memphis__region_open(const char *name);
 /* Close the open region: sampling stops, everything is drained and written with the
- * REGION record and a fresh MAPS snapshot. Returns 0 or the writer's error; -EINVAL (and a
+ * REGION record, and a MAPS snapshot when objects were loaded or unloaded since the last
+ * one (memphis__maps_poll). Returns 0 or the writer's error; -EINVAL (and a
  * NOTE) when no region is open. */
 int memphis__region_close(void);
 /* Close the open region if there is one (library shutdown). */
