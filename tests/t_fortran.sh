@@ -55,7 +55,7 @@ else
 	not_ok "examples/fortran/ocean.f90 builds with $FC -fopenmp"
 	sed 's/^/# /' ocean.err
 fi
-OMP_NUM_THREADS=2 MEMPHIS_PERIOD=250us ./ocean -n 1000000 -s 60 >ocean.out 2>ocean.log
+OMP_NUM_THREADS=2 MEMPHIS_PERIOD=100us ./ocean -n 1000000 -s 60 >ocean.out 2>ocean.log
 rc=$?
 d=$(rundir ocean)
 if [ $rc = 0 ] && [ -n "$d" ]; then
