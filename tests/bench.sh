@@ -49,6 +49,7 @@ ns() {
 }
 
 echo "== make bench on $(uname -m), $NCPU CPUs; load before: $(uptime | sed 's/.*load average/load average/')"
+[ -x /usr/bin/time ] || echo "# /usr/bin/time is missing (Debian package 'time'): CPU times not measured"
 
 # perf record with the soft sampler's attr: skip its columns when it is missing or refused
 PERF=1
@@ -81,8 +82,13 @@ one() {
 	perf:*) set -- env $wenv MEMPHIS_DISABLE=1 perf record -q -e task-clock:u \
 		-c "$(ns "${cfg#perf:}")" --user-regs=$REGS -o perf.data -- "$@" ;;
 	esac
+	echo "0 0" > cpu.out
 	t0=$(now)
-	/usr/bin/time -f "%U %S" -o cpu.out "$@" >/dev/null 2>run.err
+	if [ -x /usr/bin/time ]; then
+		/usr/bin/time -f "%U %S" -o cpu.out "$@" >/dev/null 2>run.err
+	else
+		"$@" >/dev/null 2>run.err
+	fi
 	rc=$?
 	t1=$(now)
 	[ $rc = 0 ] || echo "# $k $w $cfg exited $rc: $(tail -n 1 run.err)" >> failures
@@ -131,7 +137,11 @@ rows() {
 			-v clib="$clib" -v perf="$perf" -v has_perf="$PERF" \
 			'$1 == k && $2 == w && $3 == "lib:" p { t += $4; s += $6; l += $7; b += $8; d += $9 }
 			END {
-				printf "%-9s %-7s %-6s %6.3f %6.3f %8.3f %8.3f", k, w, p, off, coff, lib / off, clib / coff
+				printf "%-9s %-7s %-6s %6.3f %6.3f %8.3f", k, w, p, off, coff, lib / off
+				if (coff > 0)
+					printf " %8.3f", clib / coff
+				else
+					printf " %8s", "-"
 				if (has_perf && perf > 0)
 					printf " %8.3f %8.3f", lib / perf, perf / off
 				else
