@@ -129,15 +129,18 @@ column() { awk -v c="$1" -v k="$2" -v w="$3" -v g="$4" '$1 == k && $2 == w && $3
 rows() {
 	off=$(column 4 "$1" "$2" off)
 	coff=$(column 5 "$1" "$2" off)
+	# the spread of the unprofiled wall times: (max - min) / median, in percent
+	spread=$(awk -v k="$1" -v w="$2" -v m="$off" '$1 == k && $2 == w && $3 == "off" {
+		if (n++ == 0 || $4 < lo) lo = $4; if ($4 > hi) hi = $4 } END { printf "%.0f", (m > 0 ? 100 * (hi - lo) / m : 0) }' results)
 	for p in $PERIODS; do
 		lib=$(column 4 "$1" "$2" "lib:$p")
 		clib=$(column 5 "$1" "$2" "lib:$p")
 		perf=$(column 4 "$1" "$2" "perf:$p")
 		awk -v k="$1" -v w="$2" -v p="$p" -v off="$off" -v coff="$coff" -v lib="$lib" \
-			-v clib="$clib" -v perf="$perf" -v has_perf="$PERF" \
+			-v clib="$clib" -v perf="$perf" -v has_perf="$PERF" -v spread="$spread" \
 			'$1 == k && $2 == w && $3 == "lib:" p { t += $4; s += $6; l += $7; b += $8; d += $9 }
 			END {
-				printf "%-9s %-7s %-6s %6.3f %6.3f %8.3f", k, w, p, off, coff, lib / off
+				printf "%-9s %-7s %-6s %6.3f %5s%% %6.3f %8.3f", k, w, p, off, spread, coff, lib / off
 				if (coff > 0)
 					printf " %8.3f", clib / coff
 				else
@@ -163,8 +166,8 @@ echo "  cg        ${CG#$B/} (a region per iteration)"
 echo "  barrier   ${BARRIER#$B/} (a region per 500 loops)"
 echo "  partition ${PARTITION#$B/} (one region)"
 echo "  spin = libgomp's default waiting, passive = OMP_WAIT_POLICY=passive"
-printf "%-9s %-7s %-6s %6s %6s %8s %8s %8s %8s %9s %7s %6s %7s\n" kernel wait period \
-	off_s cpu_s mem/off cpu/off mem/perf perf/off samples/s B/smpl lost drain%
+printf "%-9s %-7s %-6s %6s %6s %6s %8s %8s %8s %8s %9s %7s %6s %7s\n" kernel wait period \
+	off_s spread cpu_s mem/off cpu/off mem/perf perf/off samples/s B/smpl lost drain%
 for kw in "cg spin" "cg passive" "barrier spin" "barrier passive" "partition spin"; do
 	rows $kw
 done
