@@ -37,6 +37,7 @@ BARRIER="$B/tests/prog_barrier 20000 500"
 PARTITION="$B/tests/prog_partition 6"
 work=$(mktemp -d "${TMPDIR:-/tmp}/memphis-bench.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
+trap 'exit 130' HUP INT TERM
 cd "$work" || exit 1
 start=$(date +%s)
 

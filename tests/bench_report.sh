@@ -25,6 +25,7 @@ PERIOD=${BENCH_PERIOD_NS:-100000}
 CG_ARGS=${BENCH_CG_ARGS:--i 150}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/memphis-bench.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' HUP INT TERM
 cd "$tmp" || exit 1
 
 TIME=/usr/bin/time
