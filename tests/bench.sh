@@ -123,23 +123,28 @@ kernel() {
 	echo "# $1 $2: $RUNS rounds in $(($(date +%s) - t)) s"
 }
 
-# column COL KERNEL WAIT CFG: the median of column COL over the runs of one setting
-column() { awk -v c="$1" -v k="$2" -v w="$3" -v g="$4" '$1 == k && $2 == w && $3 == g { print $c }' results | median; }
+# column EXPR KERNEL WAIT CFG: the median of the awk expression EXPR (of the fields of
+# results) over the runs of one setting
+column() { awk -v k="$2" -v w="$3" -v g="$4" '$1 == k && $2 == w && $3 == g && $4 > 0 { print '"$1"' }' results | median; }
 
 # rows KERNEL WAIT: one table row per period
 rows() {
-	off=$(column 4 "$1" "$2" off)
-	coff=$(column 5 "$1" "$2" off)
+	off=$(column '$4' "$1" "$2" off)
+	coff=$(column '$5' "$1" "$2" off)
 	# the spread of the unprofiled wall times: (max - min) / median, in percent
 	spread=$(awk -v k="$1" -v w="$2" -v m="$off" '$1 == k && $2 == w && $3 == "off" {
 		if (n++ == 0 || $4 < lo) lo = $4; if ($4 > hi) hi = $4 } END { printf "%.0f", (m > 0 ? 100 * (hi - lo) / m : 0) }' results)
 	for p in $PERIODS; do
-		lib=$(column 4 "$1" "$2" "lib:$p")
-		clib=$(column 5 "$1" "$2" "lib:$p")
-		perf=$(column 4 "$1" "$2" "perf:$p")
+		lib=$(column '$4' "$1" "$2" "lib:$p")
+		clib=$(column '$5' "$1" "$2" "lib:$p")
+		perf=$(column '$4' "$1" "$2" "perf:$p")
+		# per run, so that one run slowed by other programs does not weigh in more
+		rate=$(column '$6 / $4' "$1" "$2" "lib:$p")
+		drain=$(column '100 * $9 / 1e9 / $4' "$1" "$2" "lib:$p")
 		awk -v k="$1" -v w="$2" -v p="$p" -v off="$off" -v coff="$coff" -v lib="$lib" \
 			-v clib="$clib" -v perf="$perf" -v has_perf="$PERF" -v spread="$spread" \
-			'$1 == k && $2 == w && $3 == "lib:" p { t += $4; s += $6; l += $7; b += $8; d += $9 }
+			-v rate="$rate" -v drain="$drain" \
+			'$1 == k && $2 == w && $3 == "lib:" p { s += $6; l += $7; b += $8 }
 			END {
 				printf "%-9s %-7s %-6s %6.3f %5s%% %6.3f %8.3f", k, w, p, off, spread, coff, lib / off
 				if (coff > 0)
@@ -150,7 +155,7 @@ rows() {
 					printf " %8.3f %8.3f", lib / perf, perf / off
 				else
 					printf " %8s %8s", "-", "-"
-				printf " %9.0f %7.1f %6d %7.2f\n", s / t, s ? b / s : 0, l, 100 * d / 1e9 / t
+				printf " %9.0f %7.1f %6d %7.2f\n", rate, s ? b / s : 0, l, drain
 			}' results
 	done
 }
