@@ -7,7 +7,8 @@
 #     reads of a 128 MiB array, memory-bound) with the default. Per period, the same binary
 #     unprofiled (MEMPHIS_DISABLE=1), profiled by libmemphis, and unprofiled under
 #     `perf record` with the software sampler's event and registers (lib/backend/soft.c:
-#     task-clock, user only, sample_regs_user 0xff01ff). All settings of a kernel are run
+#     task-clock, user only, sample_regs_user 0xff01ff), and under perf record sampling
+#     once in 10 s (its start-up alone). All settings of a kernel are run
 #     in turn, BENCH_RUNS times (interleaved); medians. docs/bench.md says what each column
 #     of the table means.
 #  2. Allocation-heavy and thread-churn programs: off, MEMPHIS_BACKEND=none, profiled.
@@ -115,6 +116,8 @@ kernel() {
 	t=$(date +%s)
 	for i in $(seq "$RUNS"); do
 		one "$1" "$2" off $3
+		# perf record sampling once in 10 s: its start-up and exit alone
+		[ $PERF = 0 ] || one "$1" "$2" perf:10s $3
 		for p in $PERIODS; do
 			one "$1" "$2" "lib:$p" $3
 			[ $PERF = 0 ] || one "$1" "$2" "perf:$p" $3
@@ -131,6 +134,7 @@ column() { awk -v k="$2" -v w="$3" -v g="$4" '$1 == k && $2 == w && $3 == g && $
 rows() {
 	off=$(column '$4' "$1" "$2" off)
 	coff=$(column '$5' "$1" "$2" off)
+	perf0=$(column '$4' "$1" "$2" perf:10s)
 	# the spread of the unprofiled wall times: (max - min) / median, in percent
 	spread=$(awk -v k="$1" -v w="$2" -v m="$off" '$1 == k && $2 == w && $3 == "off" {
 		if (n++ == 0 || $4 < lo) lo = $4; if ($4 > hi) hi = $4 } END { printf "%.0f", (m > 0 ? 100 * (hi - lo) / m : 0) }' results)
@@ -143,7 +147,7 @@ rows() {
 		drain=$(column '100 * $9 / 1e9 / $4' "$1" "$2" "lib:$p")
 		awk -v k="$1" -v w="$2" -v p="$p" -v off="$off" -v coff="$coff" -v lib="$lib" \
 			-v clib="$clib" -v perf="$perf" -v has_perf="$PERF" -v spread="$spread" \
-			-v rate="$rate" -v drain="$drain" \
+			-v rate="$rate" -v drain="$drain" -v perf0="$perf0" \
 			'$1 == k && $2 == w && $3 == "lib:" p { s += $6; l += $7; b += $8 }
 			END {
 				printf "%-9s %-7s %-6s %6.3f %5s%% %6.3f %8.3f", k, w, p, off, spread, coff, lib / off
@@ -151,10 +155,10 @@ rows() {
 					printf " %8.3f", clib / coff
 				else
 					printf " %8s", "-"
-				if (has_perf && perf > 0)
-					printf " %8.3f %8.3f", lib / perf, perf / off
+				if (has_perf && perf > 0 && perf0 > 0)
+					printf " %8.3f %8.3f %8.3f", lib / perf, perf / off, perf / perf0
 				else
-					printf " %8s %8s", "-", "-"
+					printf " %8s %8s %8s", "-", "-", "-"
 				printf " %9.0f %7.1f %6d %7.2f\n", rate, s ? b / s : 0, l, drain
 			}' results
 	done
@@ -172,15 +176,16 @@ echo "  cg        ${CG#$B/} (a region per iteration)"
 echo "  barrier   ${BARRIER#$B/} (a region per 500 loops)"
 echo "  partition ${PARTITION#$B/} (one region)"
 echo "  spin = libgomp's default waiting, passive = OMP_WAIT_POLICY=passive"
-printf "%-9s %-7s %-6s %6s %6s %6s %8s %8s %8s %8s %9s %7s %6s %7s\n" kernel wait period \
-	off_s spread cpu_s mem/off cpu/off mem/perf perf/off samples/s B/smpl lost drain%
+printf "%-9s %-7s %-6s %6s %6s %6s %8s %8s %8s %8s %8s %9s %7s %6s %7s\n" kernel wait period \
+	off_s spread cpu_s mem/off cpu/off mem/perf perf/off perf/p0 samples/s B/smpl lost drain%
 for kw in "cg spin" "cg passive" "barrier spin" "barrier passive" "partition spin"; do
 	rows $kw
 done
 [ ! -f failures ] || cat failures
 echo "(mem/off: median wall profiled / unprofiled; cpu/off: the same for user+sys CPU time;"
 echo " mem/perf: profiled / perf record at the same period; perf/off: perf record / unprofiled;"
-echo " docs/bench.md says more)"
+echo " perf/p0: perf record / perf record sampling once in 10 s, its sampling without its"
+echo " start-up; docs/bench.md says more)"
 
 # ratio PROG ARGS...: the program off (MEMPHIS_DISABLE=1), with MEMPHIS_BACKEND=none and
 # profiled, interleaved; median wall times and ratios; keeps the last profiled run.
