@@ -2,7 +2,8 @@
 #   make            build library, launcher, memphis-report, examples, test programs
 #   make demo       install missing packages, build, profile examples/cg, print the report
 #   make check      the test suite (TAP, ends with "N passed, N failed")
-#   make bench      overhead and throughput figures (prints, asserts nothing)
+#   make bench      overhead and throughput figures (prints, asserts nothing; docs/bench.md);
+#                   BENCH_QUICK=1 a ~2 minute subset
 #   make fuzz       build the libFuzzer targets (tests/fuzz_*.c) into build-fuzz/ with clang;
 #                   FUZZ_SECONDS=N runs each for N seconds, FUZZ_RUNS=N for N executions,
 #                   FUZZ_ONLY=REGEX only the targets whose name matches

@@ -1,57 +1,193 @@
 #!/bin/sh
-# make bench: figures, no assertions.
-#  1. libmemphis overhead: a memory-bound OpenMP kernel (tests/prog_partition, random reads
-#     of a 128 MiB array, 2 threads), unprofiled (MEMPHIS_DISABLE=1, same binary) and
-#     profiled at 1 ms, 250 us and 100 us, runs interleaved; median wall-time ratio,
-#     samples per second, bytes per sample on disk, drain-thread CPU share.
-#  2. memphis-report throughput and memory (tests/bench_report.sh), if present.
-#  3. counters per region (issue 15): profiled runs with and without MEMPHIS_PAPI_EVENTS
-#     (two software events) and MEMPHIS_NUMA_COUNTERS=1, interleaved, on prog_partition
-#     (2 threads, one region) and prog_churn (a PAPI set per thread made).
+# tests/bench.sh [BUILD] - make bench: what users run, as figures; asserts nothing.
+#  1. Collection overhead on three kernels, with as many threads as cores:
+#     examples/cg (OpenMP, a region per iteration) and tests/prog_barrier (OpenMP, many
+#     short loops, a barrier every few microseconds), each with libgomp's default waiting
+#     (spin, then sleep) and with OMP_WAIT_POLICY=passive; tests/prog_partition (random
+#     reads of a 128 MiB array, memory-bound) with the default. Per period, the same binary
+#     unprofiled (MEMPHIS_DISABLE=1), profiled by libmemphis, and unprofiled under
+#     `perf record` with the software sampler's event and registers (lib/backend/soft.c:
+#     task-clock, user only, sample_regs_user 0xff01ff), and under perf record sampling
+#     once in 10 s (its start-up alone). All settings of a kernel are run
+#     in turn, BENCH_RUNS times (interleaved); medians. docs/bench.md says what each column
+#     of the table means.
+#  2. Allocation-heavy and thread-churn programs: off, MEMPHIS_BACKEND=none, profiled; the
+#     cost of counters per region (issue 15): profiled with and without two PAPI software
+#     events and MEMPHIS_NUMA_COUNTERS=1, on prog_partition and prog_churn.
+#  3. memphis-report throughput, scaling and memory (tests/bench_report.sh).
+# Environment: BENCH_RUNS (default 5; 3 with BENCH_QUICK), BENCH_PERIODS (default
+# "4ms 1ms 250us"; "1ms" with BENCH_QUICK), BENCH_QUICK=1 (a ~2 minute subset: fewer runs,
+# one period, no allocation/churn part, a small report part).
 B=${1:-build}
-B=$(cd "$B" && pwd)
-RUNS=${BENCH_RUNS:-5}
-REPS=${BENCH_REPS:-12}
+B=$(cd "$B" && pwd) || exit 1
+SRC=$(cd "$(dirname "$0")/.." && pwd) || exit 1
+QUICK=${BENCH_QUICK:-0}
+[ "$QUICK" = 0 ] || QUICK=1
+if [ "$QUICK" = 1 ]; then
+	RUNS=${BENCH_RUNS:-3}
+	PERIODS=${BENCH_PERIODS:-1ms}
+else
+	RUNS=${BENCH_RUNS:-5}
+	PERIODS=${BENCH_PERIODS:-"4ms 1ms 250us"}
+fi
+NCPU=$(nproc)
+export OMP_NUM_THREADS="$NCPU"
+# the soft sampler's sample_regs_user (MEMPHIS__REGS_MASK 0xff01ff) in perf's names
+REGS=ax,bx,cx,dx,si,di,bp,sp,ip,r8,r9,r10,r11,r12,r13,r14,r15
+# the kernels and their arguments: one run is about 1-2 s on an idle 2-core machine
+CG="$B/examples/cg/cg -i 30"
+BARRIER="$B/tests/prog_barrier 20000 500"
+PARTITION="$B/tests/prog_partition 6"
 work=$(mktemp -d "${TMPDIR:-/tmp}/memphis-bench.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
+trap 'exit 130' HUP INT TERM
 cd "$work" || exit 1
-export OMP_NUM_THREADS=2
+start=$(date +%s)
 
 now() { date +%s.%N; }
-run() { # run CONFIG: appends "config wall samples bytes drain_cpu_ns" to results
-	cfg=$1
-	rm -rf memphis-*/
-	t0=$(now)
+median() { sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print 0; else print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# ns PERIOD: PERIOD (as MEMPHIS_PERIOD takes it: 4ms, 250us, 100000ns) in nanoseconds
+ns() {
+	echo "$1" | awk '{ v = $1 + 0; u = $1; sub(/^[0-9.]+/, "", u)
+		m = (u == "s") ? 1e9 : (u == "ms") ? 1e6 : (u == "us") ? 1e3 : 1; printf "%.0f\n", v * m }'
+}
+
+echo "== make bench on $(uname -m), $NCPU CPUs; load before: $(uptime | sed 's/.*load average/load average/')"
+[ -x /usr/bin/time ] || echo "# /usr/bin/time is missing (Debian package 'time'): CPU times not measured"
+
+# perf record with the soft sampler's attr: skip its columns when it is missing or refused
+PERF=1
+if ! command -v perf >/dev/null 2>&1; then
+	echo "# perf is not installed (Debian package linux-perf): perf columns skipped"
+	PERF=0
+elif ! perf record -q -e task-clock:u -c 1000000 --user-regs=$REGS -o probe.data -- true \
+	>/dev/null 2>probe.err; then
+	echo "# perf record refused ($(tail -n 1 probe.err)): perf columns skipped"
+	echo "# (perf_event_paranoid is $(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null); as root: sysctl kernel.perf_event_paranoid=-1)"
+	PERF=0
+fi
+rm -f probe.data probe.err
+
+# one KERNEL WAIT CFG CMD...: runs CMD once as CFG (off, lib:PERIOD or perf:PERIOD) with
+# libgomp's default waiting (WAIT spin) or OMP_WAIT_POLICY=WAIT, and appends
+# "kernel wait cfg wall_s cpu_s samples lost bytes drain_ns" to results.
+one() {
+	k=$1 w=$2 cfg=$3
+	shift 3
+	rm -rf memphis-*/ perf.data
+	if [ "$w" = spin ]; then
+		wenv="-u OMP_WAIT_POLICY"
+	else
+		wenv="OMP_WAIT_POLICY=$w"
+	fi
 	case $cfg in
-	off) MEMPHIS_DISABLE=1 "$B/tests/prog_partition" "$REPS" > /dev/null ;;
-	*) MEMPHIS_PERIOD=$cfg "$B/tests/prog_partition" "$REPS" > /dev/null ;;
+	off) set -- env $wenv MEMPHIS_DISABLE=1 "$@" ;;
+	lib:*) set -- env $wenv MEMPHIS_PERIOD="${cfg#lib:}" "$@" ;;
+	perf:*) set -- env $wenv MEMPHIS_DISABLE=1 perf record -q -e task-clock:u \
+		-c "$(ns "${cfg#perf:}")" --user-regs=$REGS -o perf.data -- "$@" ;;
 	esac
+	echo "0 0" > cpu.out
+	t0=$(now)
+	if [ -x /usr/bin/time ]; then
+		/usr/bin/time -f "%U %S" -o cpu.out "$@" >/dev/null 2>run.err
+	else
+		"$@" >/dev/null 2>run.err
+	fi
+	rc=$?
 	t1=$(now)
-	samples=0 bytes=0 drain=0
+	[ $rc = 0 ] || echo "# $k $w $cfg exited $rc: $(tail -n 1 run.err)" >> failures
+	cpu=$(tail -n 1 cpu.out | awk '{ print $1 + $2 }')
+	samples=0 lost=0 bytes=0 drain=0
 	d=$(ls -d memphis-*/ 2>/dev/null | head -n 1)
 	if [ -n "$d" ]; then
 		"$B/memphis-report" dump --meta "$d" > meta.txt 2>/dev/null
-		samples=$(awk '/^#   region [0-9]+ "/ { for (i = 1; i <= NF; i++) if ($i == "samples,") { v = $(i - 1); gsub(",", "", v); s += v } } END { print s + 0 }' meta.txt)
+		# region lines: 'region N "name" T0-T1 s: S samples, L lost, T throttled, D dropped'
+		set -- $(awk '/^#   region [0-9]+ "/ { for (i = 2; i <= NF; i++) {
+				v = $(i - 1); gsub(",", "", v)
+				if ($i ~ /^samples/) s += v; else if ($i ~ /^(lost|throttled|dropped)/) l += v } }
+			END { print s + 0, l + 0 }' meta.txt)
+		samples=$1 lost=$2
 		bytes=$(cat "$d"/cpu*.mph 2>/dev/null | wc -c)
 		drain=$(sed -n 's/.*drain thread cpu_ns=\([0-9]*\).*/\1/p' meta.txt | head -n 1)
 	fi
-	echo "$cfg $(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') $samples $bytes ${drain:-0}" >> results
+	echo "$k $w $cfg $(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') $cpu $samples $lost $bytes ${drain:-0}" >> results
 }
 
-echo "== libmemphis overhead: prog_partition $REPS reps, $OMP_NUM_THREADS threads, $RUNS interleaved runs per setting"
-for i in $(seq "$RUNS"); do
-	for cfg in off 1ms 250us 100us; do run "$cfg"; done
+# kernel KERNEL WAIT CMD...: RUNS rounds of off, then per period profiled and under perf
+kernel() {
+	t=$(date +%s)
+	for i in $(seq "$RUNS"); do
+		one "$1" "$2" off $3
+		# perf record sampling once in 10 s: its start-up and exit alone
+		[ $PERF = 0 ] || one "$1" "$2" perf:10s $3
+		for p in $PERIODS; do
+			one "$1" "$2" "lib:$p" $3
+			[ $PERF = 0 ] || one "$1" "$2" "perf:$p" $3
+		done
+	done
+	echo "# $1 $2: $RUNS rounds in $(($(date +%s) - t)) s"
+}
+
+# column EXPR KERNEL WAIT CFG: the median of the awk expression EXPR (of the fields of
+# results) over the runs of one setting
+column() { awk -v k="$2" -v w="$3" -v g="$4" '$1 == k && $2 == w && $3 == g && $4 > 0 { print '"$1"' }' results | median; }
+
+# rows KERNEL WAIT: one table row per period
+rows() {
+	off=$(column '$4' "$1" "$2" off)
+	coff=$(column '$5' "$1" "$2" off)
+	perf0=$(column '$4' "$1" "$2" perf:10s)
+	# the spread of the unprofiled wall times: (max - min) / median, in percent
+	spread=$(awk -v k="$1" -v w="$2" -v m="$off" '$1 == k && $2 == w && $3 == "off" {
+		if (n++ == 0 || $4 < lo) lo = $4; if ($4 > hi) hi = $4 } END { printf "%.0f", (m > 0 ? 100 * (hi - lo) / m : 0) }' results)
+	for p in $PERIODS; do
+		lib=$(column '$4' "$1" "$2" "lib:$p")
+		clib=$(column '$5' "$1" "$2" "lib:$p")
+		perf=$(column '$4' "$1" "$2" "perf:$p")
+		# per run, so that one run slowed by other programs does not weigh in more
+		rate=$(column '$6 / $4' "$1" "$2" "lib:$p")
+		drain=$(column '100 * $9 / 1e9 / $4' "$1" "$2" "lib:$p")
+		awk -v k="$1" -v w="$2" -v p="$p" -v off="$off" -v coff="$coff" -v lib="$lib" \
+			-v clib="$clib" -v perf="$perf" -v has_perf="$PERF" -v spread="$spread" \
+			-v rate="$rate" -v drain="$drain" -v perf0="$perf0" \
+			'$1 == k && $2 == w && $3 == "lib:" p { s += $6; l += $7; b += $8 }
+			END {
+				printf "%-9s %-7s %-6s %6.3f %5s%% %6.3f %8.3f", k, w, p, off, spread, coff, lib / off
+				if (coff > 0)
+					printf " %8.3f", clib / coff
+				else
+					printf " %8s", "-"
+				if (has_perf && perf > 0 && perf0 > 0)
+					printf " %8.3f %8.3f %8.3f", lib / perf, perf / off, perf / perf0
+				else
+					printf " %8s %8s %8s", "-", "-", "-"
+				printf " %9.0f %7.1f %6d %7.2f\n", rate, s ? b / s : 0, l, drain
+			}' results
+	done
+}
+
+kernel cg spin "$CG"
+kernel cg passive "$CG"
+kernel barrier spin "$BARRIER"
+kernel barrier passive "$BARRIER"
+kernel partition spin "$PARTITION"
+
+echo
+echo "== collection overhead: $OMP_NUM_THREADS threads (OMP_NUM_THREADS = CPUs), medians of $RUNS interleaved runs"
+echo "  cg        ${CG#$B/} (a region per iteration)"
+echo "  barrier   ${BARRIER#$B/} (a region per 500 loops)"
+echo "  partition ${PARTITION#$B/} (one region)"
+echo "  spin = libgomp's default waiting, passive = OMP_WAIT_POLICY=passive"
+printf "%-9s %-7s %-6s %6s %6s %6s %8s %8s %8s %8s %8s %9s %7s %6s %7s\n" kernel wait period \
+	off_s spread cpu_s mem/off cpu/off mem/perf perf/off perf/p0 samples/s B/smpl lost drain%
+for kw in "cg spin" "cg passive" "barrier spin" "barrier passive" "partition spin"; do
+	rows $kw
 done
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-base=$(awk '$1 == "off" { print $2 }' results | median)
-printf '%-8s %10s %10s %12s %12s %14s\n' period "wall (s)" ratio samples/s bytes/sample "drain CPU %"
-printf '%-8s %10.3f %10s %12s %12s %14s\n' none "$base" 1.000 - - -
-for cfg in 1ms 250us 100us; do
-	w=$(awk -v c=$cfg '$1 == c { print $2 }' results | median)
-	awk -v c=$cfg -v w="$w" -v base="$base" '$1 == c { s += $3; b += $4; d += $5; t += $2 }
-	END { printf "%-8s %10.3f %10.3f %12.0f %12.1f %14.2f\n", c, w, w / base, s / t, (s ? b / s : 0), 100 * d / 1e9 / t }' results
-done
-echo "(ratio: median profiled wall time / median unprofiled wall time; target <= 1.03 at 1 ms)"
+[ ! -f failures ] || cat failures
+echo "(mem/off: median wall profiled / unprofiled; cpu/off: the same for user+sys CPU time;"
+echo " mem/perf: profiled / perf record at the same period; perf/off: perf record / unprofiled;"
+echo " perf/p0: perf record / perf record sampling once in 10 s, its sampling without its"
+echo " start-up; docs/bench.md says more)"
 
 # ratio PROG ARGS...: the program off (MEMPHIS_DISABLE=1), with MEMPHIS_BACKEND=none and
 # profiled, interleaved; median wall times and ratios; keeps the last profiled run.
@@ -74,20 +210,8 @@ ratio() {
 	lib=$(awk '$1 == "lib" { print $2 }' rt | median)
 	awk -v o="$off" -v n="$none" -v l="$lib" 'BEGIN { printf "off %.3f s, backend=none %.3f s (%.2fx), profiled %.3f s (%.2fx)\n", o, n, n / o, l, l / o }'
 }
-echo
-echo "== allocation-heavy: prog_allocheavy 20,000,000 small malloc/free, $RUNS interleaved runs"
-ratio "$B/tests/prog_allocheavy" 20000000
-d=$(ls -d memphis-*/ 2>/dev/null | head -n 1)
-if [ -n "$d" ]; then
-	echo "run directory $(du -sk "$d" | cut -f1) KiB; report peak RSS $(/usr/bin/time -f %M "$B/memphis-report" "$d" 2>&1 > /dev/null | tail -n 1) KiB"
-fi
-if [ -x "$B/tests/prog_churn" ]; then
-	echo
-	echo "== thread churn: prog_churn, $RUNS interleaved runs"
-	ratio "$B/tests/prog_churn"
-	MEMPHIS_FIRST_TOUCH=0 ratio "$B/tests/prog_churn" | sed 's/^/first touch off: /'
-fi
-# counters PROG ARGS...: profiled, with PAPI events, with the NUMA counters, interleaved
+# counters PROG ARGS...: profiled, with PAPI events (two software events), with the kernel's
+# NUMA counters (MEMPHIS_NUMA_COUNTERS=1), interleaved; median wall times and ratios
 counters() {
 	rm -f ct
 	for i in $(seq "$RUNS"); do
@@ -107,13 +231,30 @@ counters() {
 	numa=$(awk '$1 == "numa" { print $2 }' ct | median)
 	awk -v l="$lib" -v p="$papi" -v n="$numa" 'BEGIN { printf "profiled %.3f s, + PAPI events %.3f s (%.3fx), + NUMA counters %.3f s (%.3fx)\n", l, p, p / l, n, n / l }'
 }
-echo
-echo "== counters per region: $RUNS interleaved runs each"
-counters "$B/tests/prog_partition" "$REPS" | sed 's/^/prog_partition: /'
-if [ -x "$B/tests/prog_churn" ]; then
+if [ "$QUICK" = 0 ]; then
+	echo
+	echo "== allocation-heavy: prog_allocheavy 20,000,000 small malloc/free, $RUNS interleaved runs"
+	ratio "$B/tests/prog_allocheavy" 20000000
+	d=$(ls -d memphis-*/ 2>/dev/null | head -n 1)
+	if [ -n "$d" ]; then
+		echo "run directory $(du -sk "$d" | cut -f1) KiB; report peak RSS $(/usr/bin/time -f %M "$B/memphis-report" "$d" 2>&1 > /dev/null | tail -n 1) KiB"
+	fi
+	echo
+	echo "== thread churn: prog_churn, $RUNS interleaved runs"
+	ratio "$B/tests/prog_churn"
+	MEMPHIS_FIRST_TOUCH=0 ratio "$B/tests/prog_churn" | sed 's/^/first touch off: /'
+	echo
+	echo "== counters per region: $RUNS interleaved runs each"
+	counters $PARTITION | sed 's/^/prog_partition: /'
 	counters "$B/tests/prog_churn" | sed 's/^/prog_churn (2000 threads): /'
 fi
-if [ -f "$OLDPWD/tests/bench_report.sh" ]; then
-	echo
-	sh "$OLDPWD/tests/bench_report.sh" "$B"
+
+echo
+if [ "$QUICK" = 1 ]; then
+	BENCH_SIZES=${BENCH_SIZES:-1000000} BENCH_COMPARE_N=${BENCH_COMPARE_N:-1000000} \
+		BENCH_CG_ARGS=${BENCH_CG_ARGS:--i 20} sh "$SRC/tests/bench_report.sh" "$B"
+else
+	sh "$SRC/tests/bench_report.sh" "$B"
 fi
+echo
+echo "== make bench took $(($(date +%s) - start)) s; load after: $(uptime | sed 's/.*load average/load average/')"

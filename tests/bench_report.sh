@@ -3,23 +3,29 @@
 # side with `perf report` on the same program. Prints figures, asserts nothing.
 #   1. synthetic runs of 1 M and 10 M samples (tests/tool_gen): samples/s (wall and CPU)
 #      and peak RSS, which must stay flat in the number of samples;
-#   2. memphis-report compare of two synthetic runs of BENCH_COMPARE_N samples (default
+#   2. report scaling: a synthetic run read with 1 and with N workers (memphis-report -j N,
+#      when its --help offers -j): samples/s and whether the JSON output is the same;
+#   3. memphis-report compare of two synthetic runs of BENCH_COMPARE_N samples (default
 #      10 M), run directory against run directory and saved report against run directory;
-#   3. examples/cg/cg profiled by memphis and by `perf record -e task-clock` with the same
+#   4. examples/cg/cg profiled by memphis and by `perf record -e task-clock` with the same
 #      period and the same user registers; memphis-report vs `perf report --stdio`, both
 #      timed, as samples/s and their ratio.
-# Environment: BENCH_SIZES (default "1000000 10000000"), BENCH_PERIOD_NS (default 20000),
-# BENCH_COMPARE_N (default 10000000),
-# BENCH_CG_ARGS (default "-i 150": over a million samples of examples/cg at 20 us).
+# Environment: BENCH_SIZES (default "1000000 10000000"), BENCH_PERIOD_NS (default 100000,
+# libmemphis's shortest period: a shorter MEMPHIS_PERIOD is refused and 1 ms used),
+# BENCH_COMPARE_N (default 10000000), BENCH_SCALE_N (default 10000000),
+# BENCH_REPORT_JOBS (N, default the number of CPUs, at least 2),
+# BENCH_CG_ARGS (default "-i 150", with OMP_WAIT_POLICY=passive: about 100k samples of
+# examples/cg at 100 us).
 B=${1:-build}
 B=$(cd "$B" && pwd) || exit 1
 R="$B/memphis-report"
 GEN="$B/tests/tool_gen"
 SIZES=${BENCH_SIZES:-"1000000 10000000"}
-PERIOD=${BENCH_PERIOD_NS:-20000}
-CG_ARGS=${BENCH_CG_ARGS:--i 150} # >= 1 M samples at 20 us on 2 cores
+PERIOD=${BENCH_PERIOD_NS:-100000}
+CG_ARGS=${BENCH_CG_ARGS:--i 150}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/memphis-bench.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' HUP INT TERM
 cd "$tmp" || exit 1
 
 TIME=/usr/bin/time
@@ -65,6 +71,45 @@ if [ -n "$TIME" ] && [ "$first_n" != "$last_n" ]; then
 	echo "peak RSS ratio ${last_n}/${first_n} samples: $(awk "BEGIN { printf \"%.2f\", $last_rss / $first_rss }") (flat = 1.00; samples ratio $(awk "BEGIN { print $last_n / $first_n }"))"
 fi
 
+# Report scaling: a synthetic run with one sample file per CPU, read with 1 and with
+# JOBS workers (memphis-report -j), when memphis-report --help offers -j.
+SCALE_N=${BENCH_SCALE_N:-10000000}
+JOBS=${BENCH_REPORT_JOBS:-$(nproc)}
+[ "$JOBS" -ge 2 ] 2>/dev/null || JOBS=2
+echo
+echo "== memphis-report scaling: a synthetic run of $SCALE_N samples, 1 and $JOBS workers (-j)"
+if ! { "$R" --help; "$R" report --help; } 2>&1 | grep -Eq -- '(^|[[:space:][,])-j([[:space:]]|$|,|N|])'; then
+	echo "# memphis-report --help does not mention -j: workers are not supported by this build, not measured"
+else
+	"$GEN" scale -n "$SCALE_N" --allocs 100000 >/dev/null || exit 1
+	"$R" scale >/dev/null 2>&1 # warm the page cache and the symbol files
+	if ! "$R" scale -j "$JOBS" >/dev/null 2>scale.err; then
+		echo "# memphis-report scale -j $JOBS failed: $(tail -n 1 scale.err)"
+	fi
+	rm -f scale.t
+	for i in 1 2 3; do
+		for j in 1 "$JOBS"; do
+			measure "$R" scale -j "$j"
+			echo "$j $wall $cpu $rss" >> scale.t
+		done
+	done
+	med() { awk -v j="$1" -v c="$2" '$1 == j { print $c }' scale.t | sort -n | sed -n 2p; }
+	printf "%8s %10s %10s %14s %14s %10s\n" workers wall_s cpu_s "Msamples/s" "Msamples/s" peak_RSS
+	printf "%8s %10s %10s %14s %14s %10s\n" "" "" "" "(wall)" "(cpu)" "(KiB)"
+	for j in 1 "$JOBS"; do
+		w=$(med "$j" 2) c=$(med "$j" 3)
+		printf "%8s %10s %10s %14s %14s %10s\n" "$j" "$w" "$c" "$(rate "$SCALE_N" "$w")" \
+			"$(rate "$SCALE_N" "$c")" "$(med "$j" 4)"
+	done
+	"$R" scale -j 1 --json > j1.json 2>/dev/null
+	"$R" scale -j "$JOBS" --json > jn.json 2>/dev/null
+	if cmp -s j1.json jn.json; then same=identical; else same=DIFFERENT; fi
+	echo "(medians of 3 interleaved runs; speed-up with $JOBS workers (wall)" \
+		"$(awk -v a="$(med 1 2)" -v b="$(med "$JOBS" 2)" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }');" \
+		"--json output with 1 and $JOBS workers: $same)"
+	rm -rf scale scale.t scale.err j1.json jn.json
+fi
+
 CMP_N=${BENCH_COMPARE_N:-10000000}
 echo
 echo "== memphis-report compare of two synthetic runs of $CMP_N samples each (a 5-point shift)"
@@ -92,6 +137,8 @@ if ! command -v perf >/dev/null 2>&1; then
 	echo "# perf is not installed (Debian package linux-perf): skipped"
 	exit 0
 fi
+# passive waiting: the program's speed under load does not matter here, only its samples
+export OMP_WAIT_POLICY=passive
 MEMPHIS_PERIOD="${PERIOD}ns" "$CG" $CG_ARGS >/dev/null 2>&1
 run=$(ls -d memphis-cg-*/ 2>/dev/null | head -n 1)
 if [ -z "$run" ]; then
