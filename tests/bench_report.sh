@@ -176,3 +176,16 @@ echo "ratios memphis-report / perf report: wall time $(awk "BEGIN { printf \"%.2
 	"peak RSS $(awk "BEGIN { if ($prss > 0) printf \"%.2f\", $mrss / $prss; else print \"n/a\" }")"
 echo "(memphis-report's time on a small run is mostly reading DWARF of the program and its"
 echo " libraries once; its per-sample cost is the synthetic figure above)"
+
+# The fixed cost on its own: a run of a few hundred samples costs about what reading the
+# DWARF of the objects the samples touch costs (libc's separate debug file, mostly).
+mkdir small && cd small || exit 1
+MEMPHIS_PERIOD=1ms "$CG" -i 2 >/dev/null 2>&1
+run=$(ls -d memphis-cg-*/ 2>/dev/null | head -n 1)
+if [ -n "$run" ]; then
+	"$R" "$run" >/dev/null 2>&1
+	n=$("$R" "$run" --json 2>/dev/null | sed -n 's/^    "total": \([0-9]*\),$/\1/p' | head -n 1)
+	measure "$R" "$run"
+	echo "fixed cost: memphis-report on a run of $n samples (cg -i 2, period 1 ms):" \
+		"cpu $cpu s, wall $wall s"
+fi
