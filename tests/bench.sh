@@ -189,47 +189,40 @@ echo " mem/perf: profiled / perf record at the same period; perf/off: perf recor
 echo " perf/p0: perf record / perf record sampling once in 10 s, its sampling without its"
 echo " start-up; docs/bench.md says more)"
 
-# ratio PROG ARGS...: the program off (MEMPHIS_DISABLE=1), with MEMPHIS_BACKEND=none and
-# profiled, interleaved; median wall times and ratios; keeps the last profiled run.
-ratio() {
-	rm -f rt
+# interleaved NAME=SETTING... -- PROG ARGS...: PROG under each setting in turn (SETTING is
+# VAR=VALUE, or - for none), RUNS times; prints "NAME median-wall-seconds" per setting. The
+# run directory of the last setting's last run is kept.
+interleaved() {
+	cfgs=""
+	while [ "$1" != -- ]; do cfgs="$cfgs $1"; shift; done
+	shift
+	rm -f it
 	for i in $(seq "$RUNS"); do
-		for cfg in off none lib; do
+		for c in $cfgs; do
 			rm -rf memphis-*/
 			t0=$(now)
-			case $cfg in
-			off) MEMPHIS_DISABLE=1 "$@" > /dev/null 2>&1 ;;
-			none) MEMPHIS_BACKEND=none "$@" > /dev/null 2>&1 ;;
-			lib) "$@" > /dev/null 2>&1 ;;
-			esac
-			echo "$cfg $(awk -v a="$t0" -v b="$(now)" 'BEGIN { print b - a }')" >> rt
+			if [ "${c#*=}" = - ]; then "$@"; else env "${c#*=}" "$@"; fi > /dev/null 2>&1
+			echo "${c%%=*} $(awk -v a="$t0" -v b="$(now)" 'BEGIN { print b - a }')" >> it
 		done
 	done
-	off=$(awk '$1 == "off" { print $2 }' rt | median)
-	none=$(awk '$1 == "none" { print $2 }' rt | median)
-	lib=$(awk '$1 == "lib" { print $2 }' rt | median)
-	awk -v o="$off" -v n="$none" -v l="$lib" 'BEGIN { printf "off %.3f s, backend=none %.3f s (%.2fx), profiled %.3f s (%.2fx)\n", o, n, n / o, l, l / o }'
+	for c in $cfgs; do
+		echo "${c%%=*} $(awk -v n="${c%%=*}" '$1 == n { print $2 }' it | median)"
+	done
+}
+# ratio PROG ARGS...: the program off (MEMPHIS_DISABLE=1), with MEMPHIS_BACKEND=none and
+# profiled; keeps the last profiled run.
+ratio() {
+	interleaved off=MEMPHIS_DISABLE=1 none=MEMPHIS_BACKEND=none lib=- -- "$@" |
+		awk '{ t[$1] = $2 } END { printf "off %.3f s, backend=none %.3f s (%.2fx), profiled %.3f s (%.2fx)\n",
+			t["off"], t["none"], t["none"] / t["off"], t["lib"], t["lib"] / t["off"] }'
 }
 # counters PROG ARGS...: profiled, with PAPI events (two software events), with the kernel's
-# NUMA counters (MEMPHIS_NUMA_COUNTERS=1), interleaved; median wall times and ratios
+# NUMA counters (MEMPHIS_NUMA_COUNTERS=1)
 counters() {
-	rm -f ct
-	for i in $(seq "$RUNS"); do
-		for cfg in lib papi numa; do
-			rm -rf memphis-*/
-			t0=$(now)
-			case $cfg in
-			lib) "$@" > /dev/null 2>&1 ;;
-			papi) MEMPHIS_PAPI_EVENTS=perf::TASK-CLOCK,perf::PAGE-FAULTS "$@" > /dev/null 2>&1 ;;
-			numa) MEMPHIS_NUMA_COUNTERS=1 "$@" > /dev/null 2>&1 ;;
-			esac
-			echo "$cfg $(awk -v a="$t0" -v b="$(now)" 'BEGIN { print b - a }')" >> ct
-		done
-	done
-	lib=$(awk '$1 == "lib" { print $2 }' ct | median)
-	papi=$(awk '$1 == "papi" { print $2 }' ct | median)
-	numa=$(awk '$1 == "numa" { print $2 }' ct | median)
-	awk -v l="$lib" -v p="$papi" -v n="$numa" 'BEGIN { printf "profiled %.3f s, + PAPI events %.3f s (%.3fx), + NUMA counters %.3f s (%.3fx)\n", l, p, p / l, n, n / l }'
+	interleaved lib=- papi=MEMPHIS_PAPI_EVENTS=perf::TASK-CLOCK,perf::PAGE-FAULTS \
+		numa=MEMPHIS_NUMA_COUNTERS=1 -- "$@" |
+		awk '{ t[$1] = $2 } END { printf "profiled %.3f s, + PAPI events %.3f s (%.3fx), + NUMA counters %.3f s (%.3fx)\n",
+			t["lib"], t["papi"], t["papi"] / t["lib"], t["numa"], t["numa"] / t["lib"] }'
 }
 if [ "$QUICK" = 0 ]; then
 	echo
