@@ -8,7 +8,7 @@
 #     unprofiled (MEMPHIS_DISABLE=1), profiled by libmemphis, and unprofiled under
 #     `perf record` with the software sampler's event and registers (lib/backend/soft.c:
 #     task-clock, user only, sample_regs_user 0xff01ff), and under perf record sampling
-#     once in 10 s (its start-up alone). All settings of a kernel are run
+#     once in 10 s; under perf the program is timed from inside (docs/bench.md). All settings of a kernel are run
 #     in turn, BENCH_RUNS times (interleaved); medians. docs/bench.md says what each column
 #     of the table means.
 #  2. Allocation-heavy and thread-churn programs: off, MEMPHIS_BACKEND=none, profiled; the
@@ -83,9 +83,15 @@ one() {
 	case $cfg in
 	off) set -- env $wenv MEMPHIS_DISABLE=1 "$@" ;;
 	lib:*) set -- env $wenv MEMPHIS_PERIOD="${cfg#lib:}" "$@" ;;
-	perf:*) set -- env $wenv MEMPHIS_DISABLE=1 perf record -q -e task-clock:u \
-		-c "$(ns "${cfg#perf:}")" --user-regs=$REGS -o perf.data -- "$@" ;;
+	perf:*) # timed inside perf record: its own wall time ends on whole seconds here
+		# (`perf record sleep 0.1` and `sleep 0.9` both take 1.09 s), which hid any cost
+		set -- env $wenv MEMPHIS_DISABLE=1 perf record -q -e task-clock:u \
+			-c "$(ns "${cfg#perf:}")" --user-regs=$REGS -o perf.data -- \
+			sh -c 'date +%s.%N > in.t0; if [ -x /usr/bin/time ]; then
+				/usr/bin/time -f "%U %S" -o cpu_in.out "$@"; else "$@"; fi
+				r=$?; date +%s.%N > in.t1; exit $r' sh "$@" ;;
 	esac
+	rm -f in.t0 in.t1 cpu_in.out
 	echo "0 0" > cpu.out
 	t0=$(now)
 	if [ -x /usr/bin/time ]; then
@@ -97,6 +103,10 @@ one() {
 	t1=$(now)
 	[ $rc = 0 ] || echo "# $k $w $cfg exited $rc: $(tail -n 1 run.err)" >> failures
 	cpu=$(tail -n 1 cpu.out | awk '{ print $1 + $2 }')
+	if [ -s in.t0 ] && [ -s in.t1 ]; then # perf record: the program's own time
+		t0=$(cat in.t0) t1=$(cat in.t1)
+		[ ! -s cpu_in.out ] || cpu=$(tail -n 1 cpu_in.out | awk '{ print $1 + $2 }')
+	fi
 	samples=0 lost=0 bytes=0 drain=0
 	d=$(ls -d memphis-*/ 2>/dev/null | head -n 1)
 	if [ -n "$d" ]; then
@@ -118,7 +128,7 @@ kernel() {
 	t=$(date +%s)
 	for i in $(seq "$RUNS"); do
 		one "$1" "$2" off $3
-		# perf record sampling once in 10 s: its start-up and exit alone
+		# perf record sampling once in 10 s: the program under perf, without samples
 		[ $PERF = 0 ] || one "$1" "$2" perf:10s $3
 		for p in $PERIODS; do
 			one "$1" "$2" "lib:$p" $3
@@ -185,9 +195,9 @@ for kw in "cg spin" "cg passive" "barrier spin" "barrier passive" "partition spi
 done
 [ ! -f failures ] || cat failures
 echo "(mem/off: median wall profiled / unprofiled; cpu/off: the same for user+sys CPU time;"
-echo " mem/perf: profiled / perf record at the same period; perf/off: perf record / unprofiled;"
-echo " perf/p0: perf record / perf record sampling once in 10 s, its sampling without its"
-echo " start-up; docs/bench.md says more)"
+echo " mem/perf: profiled / the program under perf record at the same period, timed inside"
+echo " perf; perf/off: that / unprofiled; perf/p0: that / under perf record sampling once in"
+echo " 10 s; docs/bench.md says more)"
 
 # interleaved NAME=SETTING... -- PROG ARGS...: PROG under each setting in turn (SETTING is
 # VAR=VALUE, or - for none), RUNS times; prints "NAME median-wall-seconds" per setting. The
