@@ -2,6 +2,7 @@
  * Everything is read from text files the kernel formats; a counter missing at either end
  * (an older kernel, no NUMA support) is not written. */
 #include <dirent.h>
+#include <numa.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,27 +44,10 @@ void memphis__numastat_enable(int on)
 	enabled = on;
 }
 
-/* Highest node id + 1 under /sys/devices/system/node, 0 when there is none. */
+/* Highest node id + 1 (libnuma, as the TOPOLOGY block counts them), 0 without NUMA. */
 static uint32_t count_nodes(void)
 {
-	DIR *d = opendir("/sys/devices/system/node");
-	struct dirent *e;
-	uint32_t n = 0;
-
-	if (!d)
-		return 0;
-	while ((e = readdir(d))) {
-		char *end;
-		unsigned long id;
-
-		if (strncmp(e->d_name, "node", 4) || e->d_name[4] < '0' || e->d_name[4] > '9')
-			continue;
-		id = strtoul(e->d_name + 4, &end, 10);
-		if (!*end && id < 65536 && id + 1 > n)
-			n = (uint32_t)id + 1;
-	}
-	closedir(d);
-	return n;
+	return numa_available() < 0 ? 0 : (uint32_t)numa_max_node() + 1;
 }
 
 /* Read "key value" lines of path: the values of keys[0 .. nkeys) into v[], have[] set. */
