@@ -66,7 +66,6 @@ static double secs(const struct mr_run *run, uint64_t t)
 /* COUNTERS records, as written (runs without them print nothing, as before). */
 static void dump_counters(const struct mr_run *run)
 {
-	static const char *const src[] = { "papi", "numastat", "vmstat", "numa_maps", "task" };
 	char a[32];
 
 	if (!run->ncounters)
@@ -75,9 +74,10 @@ static void dump_counters(const struct mr_run *run)
 	for (size_t i = 0; i < run->ncounters; i++) {
 		const struct memphis_rec_counter *c = &run->counters[i];
 		int n = (int)strnlen(c->name, sizeof(c->name));
+		const char *src = mr_counter_source_name(c->source);
 
 		printf("#   region %" PRIu32 " %s tid %" PRIu32 " node %" PRId32 " cpu %" PRId32 ": %.*s ",
-		       c->region, c->source < 5 ? src[c->source] : "?", c->tid, c->node, c->cpu, n,
+		       c->region, src ? src : "?", c->tid, c->node, c->cpu, n,
 		       c->name);
 		if (c->flags & MPH_CTR_UNAVAILABLE)
 			printf("not counted (error %" PRId32 ")\n", c->error);

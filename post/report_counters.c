@@ -371,8 +371,6 @@ static void json_ratio(void *ctx, const char *name, double v, const char *what)
 
 static void json_kernel(struct mr_json *j, const struct ctr_region *g)
 {
-	static const char *const src[] = { "papi", "numastat", "vmstat", "numa_maps", "task" };
-
 	mr_json_key(j, "kernel");
 	mr_json_arr(j);
 	for (size_t i = 0; i < g->nkern; i++) {
@@ -380,7 +378,8 @@ static void json_kernel(struct mr_json *j, const struct ctr_region *g)
 		char nb[sizeof(c->name) + 1];
 		mr_json_obj(j);
 		mr_json_key(j, "source");
-		mr_json_str(j, c->source < 5 ? src[c->source] : "unknown");
+		const char *src = mr_counter_source_name(c->source);
+		mr_json_str(j, src ? src : "unknown");
 		if (c->source == MPH_CTR_TASK) {
 			mr_json_key(j, "tid");
 			mr_json_u64(j, c->tid);

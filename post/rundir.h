@@ -164,6 +164,8 @@ void mr_samples_end(struct mr_sample_iter *it);
 
 /* Name of a block type ("SAMPLES"), "type N" for unknown ones (static or per-thread buf). */
 const char *mr_block_name(unsigned type);
+/* Name of a COUNTERS record's source ("papi", "numastat", ...), NULL for unknown ones. */
+const char *mr_counter_source_name(unsigned source);
 
 /* Format v with thousands separators ("1,234,567") into buf (at least 27 bytes). */
 char *mr_fmt_count(char *buf, uint64_t v);

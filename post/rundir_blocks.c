@@ -36,6 +36,16 @@ const char *mr_block_name(unsigned type)
 	return other;
 }
 
+const char *mr_counter_source_name(unsigned source)
+{
+	static const char *const names[] = {
+		[MPH_CTR_PAPI] = "papi", [MPH_CTR_NUMASTAT] = "numastat", [MPH_CTR_VMSTAT] = "vmstat",
+		[MPH_CTR_NUMA_MAPS] = "numa_maps", [MPH_CTR_TASK] = "task",
+	};
+
+	return source < sizeof(names) / sizeof(names[0]) ? names[source] : NULL;
+}
+
 int rundir_open_file(const char *path)
 {
 	struct stat st;
