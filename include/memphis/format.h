@@ -58,6 +58,8 @@ enum memphis_block_type {
 	MPH_BLK_END = 14,        /* struct memphis_rec_end: the file was closed cleanly */
 	MPH_BLK_TLS = 15,        /* struct memphis_rec_tls entries, each followed by its path */
 	MPH_BLK_COUNTERS = 16,   /* struct memphis_rec_counter[] (counters of one region) */
+	MPH_BLK_STACKS = 17,     /* struct memphis_rec_stack entries, each followed by its
+	                          * stack bytes (see struct memphis_rec_stack) */
 };
 
 enum memphis_file_kind { MPH_FILE_META = 0, MPH_FILE_SAMPLES = 1 };
@@ -127,6 +129,7 @@ struct memphis_rec_free {
 
 enum memphis_touch_flags {
 	MPH_TOUCH_HUGE = 1, /* the fault mapped a whole huge page: it covers 1 << page_shift bytes */
+	MPH_TOUCH_STACK = 2, /* a STACKS entry (kind MPH_STACK_TOUCH) holds its registers and stack */
 };
 
 struct memphis_rec_touch {
@@ -187,6 +190,7 @@ enum memphis_sample_flags {
 	MPH_S_HWADDR = 1 << 8, /* address reported by hardware (IBS/PEBS) */
 	MPH_S_NOPRED = 1 << 9, /* no execution predecessor (after call/ret/jmp, unknown code) */
 	MPH_S_REMOTE_HW = 1 << 10, /* hardware data source says remote */
+	MPH_S_STACK = 1 << 11, /* a STACKS entry (kind MPH_STACK_SAMPLE) holds its registers and stack */
 };
 
 /* SAMPLES layout version 2. Version 1 (format 1) records are the first
@@ -257,6 +261,26 @@ struct memphis_rec_counter {
 	char name[64];     /* event or counter name, NUL-terminated */
 };
 
+/* The user registers and the top of the user stack of one sample or first touch, for the
+ * report to unwind to the first frame with source (callers of runtime code) and to place
+ * a stack address in its frame. Kept only for records flagged MPH_S_STACK /
+ * MPH_TOUCH_STACK. An entry is found by (kind, tid, time) in the STACKS blocks of the same
+ * file written before the record's own SAMPLES or FIRST_TOUCH block (and after the
+ * previous one of that type), so a reader holds at most one block's entries at a time. */
+enum memphis_stack_kind { MPH_STACK_SAMPLE = 1, MPH_STACK_TOUCH = 2 };
+#define MEMPHIS_STACK_NREGS 17 /* perf's x86 user registers for the mask 0xff01ff, in
+                                * its order: AX BX CX DX SI DI BP SP IP R8 ... R15 */
+struct memphis_rec_stack {
+	uint64_t time;      /* the sample's or touch's time */
+	uint32_t tid;
+	uint16_t kind;      /* enum memphis_stack_kind */
+	uint16_t reserved;
+	uint64_t regs[MEMPHIS_STACK_NREGS];
+	uint32_t stack_len; /* bytes copied from regs[7] (SP) upward; 0 when none */
+	uint32_t reserved2;
+	/* then stack_len bytes and zeros up to a multiple of 8 */
+};
+
 struct memphis_rec_end {
 	uint64_t time;
 	uint64_t blocks; /* blocks in this file before this one */
@@ -277,5 +301,6 @@ _Static_assert(__builtin_offsetof(struct memphis_rec_sample, ins_lat) == MEMPHIS
 	       "sample layout 2 extends layout 1");
 _Static_assert(sizeof(struct memphis_rec_tls) == 24, "tls record layout");
 _Static_assert(sizeof(struct memphis_rec_counter) == 96, "counter record layout");
+_Static_assert(sizeof(struct memphis_rec_stack) == 160, "stack record layout");
 
 #endif /* MEMPHIS_FORMAT_H */
