@@ -8,7 +8,8 @@
  *  - One session per open file. It belongs to the process that opened it: only that
  *    process (same thread group, same exec image) may configure, start, stop and read,
  *    and only that process is sampled.
- *  - START creates one task-clock software event per thread of the calling process with
+ *  - START creates one task-clock software event per thread of the calling process (but
+ *    the one START names in exclude_tid: the library's drain thread) with
  *    the in-kernel perf API (perf_event_create_kernel_counter), inherited by the threads
  *    those threads create (inherit + inherit_thread), and released at STOP: every thread
  *    is sampled, those that exist and those created later, and only while it runs, so
@@ -98,7 +99,10 @@ struct mph_cpu_buf {
 	unsigned long mask;            /* entries - 1, entries a power of two */
 	unsigned long head;            /* written by the handler on this CPU only */
 	unsigned long tail;            /* written by READ (session mutex) only */
-	atomic64_t lost;
+	atomic64_t lost;               /* dropped records no LOST record tells */
+	u64 lost_n;                    /* dropped samples of thread lost_tid, told by a LOST
+	                                * record once there is room (handler only; STOP) */
+	u32 lost_tid;
 } ____cacheline_aligned;
 
 struct mph_session {
@@ -107,13 +111,21 @@ struct mph_session {
 	u64 exec_id;                     /* its exec image (task_struct.self_exec_id) */
 	struct pid_namespace *pid_ns;    /* pids in records are in this namespace */
 	u32 tgid_nr;
+	u32 exclude_tid;                 /* START's: never sampled (the library's drain) */
 	int running;                     /* read by the handler */
 	u64 kind, period, buf_size;      /* configuration */
 	u64 ldlat;                       /* PEBS_LDLAT threshold */
 	struct perf_event **events;      /* nr_events entries, NULL where none */
 	unsigned int nr_events;
 	struct mph_cpu_buf *bufs;        /* nr_cpu_ids entries */
-	size_t charged;                  /* bytes counted in mph_mem */
+	/* the page-fault stream (FAULTS): from FAULTS to close, apart from START/STOP */
+	struct perf_event **fevents;
+	unsigned int nr_fevents;
+	struct mph_cpu_buf *fbufs;       /* nr_cpu_ids entries */
+	u32 fault_exclude_tid;
+	int faulting;                    /* read by the fault handler */
+	size_t charged;                  /* bytes counted in mph_mem, fcharged of them fbufs' */
+	size_t fcharged;
 };
 
 static atomic_long_t mph_mem;        /* bytes of buffers of all sessions */
@@ -138,6 +150,38 @@ static u64 mph_hw_weight;            /* PERF_SAMPLE_WEIGHT_STRUCT, or WEIGHT whe
 
 /* ---- the overflow handler: hard-irq context (clock) or NMI (IBS, PEBS) ---- */
 
+/* A sample of thread tid found the buffer full: counted for that thread (a LOST record
+ * tells it later), or without thread when another thread's drops wait to be told. */
+static void mph_drop(struct mph_cpu_buf *b, u32 tid)
+{
+	if (b->lost_n && b->lost_tid != tid) {
+		atomic64_inc(&b->lost);
+		return;
+	}
+	b->lost_tid = tid;
+	b->lost_n++;
+}
+
+/* Write the LOST record of b's pending drops at head (there is room) and publish it.
+ * Producer only: the handler on b's CPU, or STOP once no handler runs. Returns the new
+ * head. */
+static unsigned long mph_lost_record(struct mph_session *s, struct mph_cpu_buf *b,
+				     unsigned long head, int cpu)
+{
+	struct memphismod_record *r = &b->rec[head & b->mask];
+
+	memset(r, 0, MPH_REC_SIZE);
+	r->time = ktime_get_mono_fast_ns();
+	r->pid = s->tgid_nr;
+	r->tid = b->lost_tid;
+	r->cpu = (u32)cpu;
+	r->flags = MEMPHISMOD_REC_LOST;
+	r->weight = b->lost_n;
+	b->lost_n = 0;
+	smp_store_release(&b->head, head + 1);
+	return head + 1;
+}
+
 static void mph_overflow(struct perf_event *event, struct perf_sample_data *data,
 			 struct pt_regs *regs)
 {
@@ -156,16 +200,21 @@ static void mph_overflow(struct perf_event *event, struct perf_sample_data *data
 		return;
 	if (s->kind == MEMPHISMOD_KIND_CPU_CLOCK && !user_mode(regs))
 		return;
+	in.tid = (u32)task_pid_nr_ns(tsk, s->pid_ns);
+	if (in.tid == s->exclude_tid) /* per-CPU events see it; per-thread ones have none */
+		return;
 	cpu = smp_processor_id();
 	b = &s->bufs[cpu];
 	if (!b->rec)
 		return;
 	head = b->head;
 	tail = smp_load_acquire(&b->tail);
+	if (b->lost_n && head - tail < b->mask)
+		head = mph_lost_record(s, b, head, cpu); /* room for it and this sample */
 	if (head - tail > b->mask) {
 		/* counted before the conversion: an IBS op without memory access is among
 		 * the lost while the buffer is full */
-		atomic64_inc(&b->lost);
+		mph_drop(b, in.tid);
 		return;
 	}
 	in.kind = s->kind;
@@ -175,7 +224,6 @@ static void mph_overflow(struct perf_event *event, struct perf_sample_data *data
 	in.user_top = TASK_SIZE_MAX;
 	in.time = ktime_get_mono_fast_ns();
 	in.pid = s->tgid_nr;
-	in.tid = (u32)task_pid_nr_ns(tsk, s->pid_ns);
 	in.cpu = (u32)cpu;
 	if (s->kind != MEMPHISMOD_KIND_CPU_CLOCK) {
 		/* only the fields the driver filled: the rest of perf_sample_data is not
@@ -227,6 +275,51 @@ static void mph_overflow(struct perf_event *event, struct perf_sample_data *data
 	smp_store_release(&b->head, head + 1);
 }
 
+/* The page-fault stream's handler (FAULTS): process context, preemption off (the
+ * software event's recursion context), so one producer per CPU and buffer; a clock
+ * sample interrupting it writes the other buffers. */
+static void mph_fault_overflow(struct perf_event *event, struct perf_sample_data *data,
+			       struct pt_regs *regs)
+{
+	struct mph_session *s = event->overflow_handler_context;
+	struct task_struct *tsk = current;
+	struct memphismod_record *r;
+	struct mph_cpu_buf *b;
+	unsigned long head, tail;
+	u32 tid;
+	int cpu;
+
+	if (!s || !READ_ONCE(s->faulting) || !regs || !user_mode(regs) ||
+	    data->addr >= TASK_SIZE_MAX)
+		return;
+	if ((tsk->flags & (PF_KTHREAD | PF_EXITING)) || task_tgid(tsk) != s->tgid ||
+	    tsk->self_exec_id != s->exec_id)
+		return;
+	tid = (u32)task_pid_nr_ns(tsk, s->pid_ns);
+	if (tid == s->fault_exclude_tid)
+		return;
+	cpu = smp_processor_id();
+	b = &s->fbufs[cpu];
+	if (!b->rec)
+		return;
+	head = b->head;
+	tail = smp_load_acquire(&b->tail);
+	if (head - tail > b->mask) {
+		atomic64_inc(&b->lost);
+		return;
+	}
+	r = &b->rec[head & b->mask];
+	memset(r, 0, MPH_REC_SIZE);
+	r->time = ktime_get_mono_fast_ns();
+	r->ip = instruction_pointer(regs);
+	r->addr = data->addr;
+	r->pid = s->tgid_nr;
+	r->tid = tid;
+	r->cpu = (u32)cpu;
+	r->flags = MEMPHISMOD_REC_FAULT | MEMPHISMOD_REC_ADDR;
+	smp_store_release(&b->head, head + 1);
+}
+
 /* ---- session resources ---- */
 
 /* Release every event (and the per-thread events perf inherited from them): afterwards no
@@ -246,51 +339,50 @@ static void mph_events_release(struct mph_session *s)
 	s->nr_events = 0;
 }
 
-/* Release events, then buffers and their charge. */
-static void mph_resources_free(struct mph_session *s)
+/* Free one set of per-CPU buffers (NULL is fine) and uncharge `bytes`. */
+static void mph_bufs_free(struct mph_cpu_buf **bufs, size_t *charged, size_t bytes)
 {
 	unsigned int cpu;
 
+	if (*bufs) {
+		for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+			kvfree((*bufs)[cpu].rec);
+		kfree(*bufs);
+		*bufs = NULL;
+	}
+	atomic_long_sub(bytes, &mph_mem);
+	*charged -= bytes;
+}
+
+/* Release the sample events, then their buffers and charge (the fault stream stays). */
+static void mph_resources_free(struct mph_session *s)
+{
 	mph_events_release(s);
 	if (s->bufs) {
-		for (cpu = 0; cpu < nr_cpu_ids; cpu++)
-			kvfree(s->bufs[cpu].rec);
-		kfree(s->bufs);
-		s->bufs = NULL;
+		mph_bufs_free(&s->bufs, &s->charged, s->charged - s->fcharged);
 		atomic_dec(&mph_sessions);
-	}
-	if (s->charged) {
-		atomic_long_sub(s->charged, &mph_mem);
-		s->charged = 0;
 	}
 }
 
-/* Buffers for the online CPUs, charged to the global budget. 0 or -errno (nothing left
- * allocated on failure). */
-static int mph_bufs_alloc(struct mph_session *s)
+/* Buffers of buf_size for the online CPUs, charged to the global budget (and to
+ * s->charged). 0 or -errno (nothing left allocated on failure). */
+static int mph_bufs_alloc(struct mph_session *s, struct mph_cpu_buf **out)
 {
 	unsigned long entries = rounddown_pow_of_two(s->buf_size / MPH_REC_SIZE);
-	size_t bytes = entries * MPH_REC_SIZE;
+	size_t bytes = entries * MPH_REC_SIZE, total = bytes * num_online_cpus();
+	struct mph_cpu_buf *bufs;
 	unsigned int cpu;
 
-	if (atomic_inc_return(&mph_sessions) > max_sessions) {
-		atomic_dec(&mph_sessions);
-		return -EMFILE;
-	}
-	s->charged = bytes * num_online_cpus();
-	if (atomic_long_add_return(s->charged, &mph_mem) > (long)mem_max_mb << 20) {
-		atomic_long_sub(s->charged, &mph_mem);
-		s->charged = 0;
-		atomic_dec(&mph_sessions);
+	if (atomic_long_add_return(total, &mph_mem) > (long)mem_max_mb << 20) {
+		atomic_long_sub(total, &mph_mem);
 		return -ENOMEM;
 	}
-	s->bufs = kcalloc(nr_cpu_ids, sizeof(*s->bufs), GFP_KERNEL_ACCOUNT);
-	if (!s->bufs) {
-		atomic_dec(&mph_sessions);
+	s->charged += total;
+	bufs = kcalloc(nr_cpu_ids, sizeof(*bufs), GFP_KERNEL_ACCOUNT);
+	if (!bufs)
 		goto out_free;
-	}
 	for_each_online_cpu(cpu) {
-		struct mph_cpu_buf *b = &s->bufs[cpu];
+		struct mph_cpu_buf *b = &bufs[cpu];
 
 		b->rec = kvmalloc_node(bytes, GFP_KERNEL_ACCOUNT, cpu_to_node(cpu));
 		if (!b->rec)
@@ -298,11 +390,27 @@ static int mph_bufs_alloc(struct mph_session *s)
 		b->mask = entries - 1;
 		atomic64_set(&b->lost, 0);
 	}
+	*out = bufs;
 	return 0;
 
 out_free:
-	mph_resources_free(s);
+	mph_bufs_free(&bufs, &s->charged, total);
 	return -ENOMEM;
+}
+
+/* The sample buffers, counted as a session. 0 or -errno. */
+static int mph_sample_bufs_alloc(struct mph_session *s)
+{
+	int err;
+
+	if (atomic_inc_return(&mph_sessions) > max_sessions) {
+		atomic_dec(&mph_sessions);
+		return -EMFILE;
+	}
+	err = mph_bufs_alloc(s, &s->bufs);
+	if (err)
+		atomic_dec(&mph_sessions);
+	return err;
 }
 
 /* The attr of a session's kind (per thread when task, else CPU-wide). */
@@ -369,6 +477,42 @@ static struct perf_event *mph_counter(struct mph_session *s, int cpu, struct tas
 
 	mph_attr(&attr, s->kind, s->period, s->ldlat, task != NULL);
 	return mph_create(&attr, cpu, task, s);
+}
+
+/* A user page fault, every one (period 1), inherited by the threads created later. */
+static void mph_fault_attr(struct perf_event_attr *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = PERF_TYPE_SOFTWARE;
+	attr->config = PERF_COUNT_SW_PAGE_FAULTS;
+	attr->sample_period = 1;
+	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_ADDR;
+	attr->inherit = 1;
+	attr->inherit_thread = 1;
+	attr->exclude_kernel = 1;
+	attr->exclude_hv = 1;
+}
+
+/* Release the page-fault events, then their buffers: afterwards no fault handler of this
+ * session runs. */
+static void mph_faults_release(struct mph_session *s)
+{
+	unsigned int i;
+
+	WRITE_ONCE(s->faulting, 0);
+	if (s->fevents) {
+		for (i = 0; i < s->nr_fevents; i++)
+			if (s->fevents[i])
+				perf_event_release_kernel(s->fevents[i]);
+		kfree(s->fevents);
+		s->fevents = NULL;
+		s->nr_fevents = 0;
+	}
+	if (s->fbufs) {
+		mph_bufs_free(&s->fbufs, &s->charged, s->fcharged);
+		s->fcharged = 0;
+	}
 }
 
 /* ---- the hardware kinds: found once at load ---- */
@@ -533,35 +677,57 @@ static int mph_events_create_cpu(struct mph_session *s)
 /* Default: one task-clock event per thread of the calling process, inherited by the
  * threads they create. A thread created during START by a thread whose event does not
  * exist yet is missed (the price of per-thread events; per_cpu_events=1 has no such gap). */
+static int mph_task_events(struct mph_session *s, bool faults);
+
 static int mph_events_create_task(struct mph_session *s)
 {
+	return mph_task_events(s, false);
+}
+
+/* One event per thread of the calling process but `exclude` (a tid, 0 = none) into
+ * *events / *nr: the session's sample kind, or (faults) the page-fault event. */
+static int mph_task_events(struct mph_session *s, bool faults)
+{
+	struct perf_event ***events = faults ? &s->fevents : &s->events;
+	u32 exclude = faults ? s->fault_exclude_tid : s->exclude_tid;
+	struct perf_event_attr fattr;
 	struct task_struct **tasks, *t;
 	unsigned int n = 0, cap, i;
 	int err = 0;
 
 	cap = get_nr_threads(current) + 16;
 	tasks = kcalloc(cap, sizeof(*tasks), GFP_KERNEL);
-	s->events = kcalloc(cap, sizeof(*s->events), GFP_KERNEL_ACCOUNT);
-	if (!tasks || !s->events) {
+	*events = kcalloc(cap, sizeof(**events), GFP_KERNEL_ACCOUNT);
+	if (!tasks || !*events) {
 		kfree(tasks);
-		kfree(s->events);
-		s->events = NULL;
+		kfree(*events);
+		*events = NULL;
 		return -ENOMEM;
 	}
 	rcu_read_lock();
 	for_each_thread(current, t) {
 		if (n == cap)
 			break;
-		if (t->flags & PF_EXITING)
+		if ((t->flags & PF_EXITING) ||
+		    (exclude && task_pid_nr_ns(t, s->pid_ns) == exclude))
 			continue;
 		get_task_struct(t);
 		tasks[n++] = t;
 	}
 	rcu_read_unlock();
-	s->nr_events = n;
-	WRITE_ONCE(s->running, 1);
+	if (faults) {
+		mph_fault_attr(&fattr);
+		s->nr_fevents = n;
+		WRITE_ONCE(s->faulting, 1);
+	} else {
+		s->nr_events = n;
+		WRITE_ONCE(s->running, 1);
+	}
 	for (i = 0; i < n; i++) {
-		struct perf_event *ev = err ? NULL : mph_counter(s, -1, tasks[i]);
+		struct perf_event *ev = err ? NULL :
+			faults ? perf_event_create_kernel_counter(&fattr, -1, tasks[i],
+								  mph_fault_overflow, s) :
+			mph_counter(s, -1, tasks[i]);
 
 		if (!err && IS_ERR(ev)) {
 			/* a thread that exited meanwhile is no error */
@@ -569,13 +735,17 @@ static int mph_events_create_task(struct mph_session *s)
 				err = PTR_ERR(ev);
 			ev = NULL;
 		}
-		s->events[i] = ev;
+		(*events)[i] = ev;
 		put_task_struct(tasks[i]);
 	}
 	kfree(tasks);
 	if (err) {
-		pr_debug("perf_event_create_kernel_counter (task): %d\n", err);
-		mph_events_release(s);
+		pr_debug("perf_event_create_kernel_counter (task%s): %d\n", faults ? ", faults" : "",
+			 err);
+		if (faults)
+			mph_faults_release(s);
+		else
+			mph_events_release(s);
 	}
 	return err;
 }
@@ -621,7 +791,7 @@ static int mph_get_version(unsigned long arg)
 		return err;
 	memset(&v, 0, sizeof(v));
 	v.abi_version = MEMPHISMOD_ABI_VERSION;
-	v.caps = MEMPHISMOD_CAP_CPU_CLOCK | mph_caps;
+	v.caps = MEMPHISMOD_CAP_CPU_CLOCK | MEMPHISMOD_CAP_FAULTS | mph_caps;
 	v.record_size = MPH_REC_SIZE;
 	v.buffer_min = (u64)MPH_BUF_KB_MIN << 10;
 	v.buffer_max = (u64)buf_kb_max << 10;
@@ -692,12 +862,13 @@ static int mph_start(struct mph_session *s, unsigned long arg)
 	err = mph_copy_in(&st, sizeof(st), MEMPHISMOD_START_SIZE_VER0, arg, &usize);
 	if (err)
 		return err;
-	if (st.flags)
+	if (st.flags || st.exclude_tid > U32_MAX)
 		return -EINVAL;
 	if (s->running)
 		return 0;
+	s->exclude_tid = (u32)st.exclude_tid;
 	if (!s->bufs) {
-		err = mph_bufs_alloc(s);
+		err = mph_sample_bufs_alloc(s);
 		if (err)
 			return err;
 	}
@@ -706,12 +877,47 @@ static int mph_start(struct mph_session *s, unsigned long arg)
 	return mph_events_create_task(s);
 }
 
+/* While no handler runs (after STOP, under the session mutex), the drops of b not told
+ * yet become a LOST record where there is room; else they wait for a READ to make some. */
+static void mph_lost_flush(struct mph_session *s, struct mph_cpu_buf *b, unsigned int cpu)
+{
+	if (b->rec && b->lost_n && !READ_ONCE(s->running) && b->head - b->tail <= b->mask)
+		mph_lost_record(s, b, b->head, cpu);
+}
+
 /* Stop: the events are released (no timer runs between regions); the buffers and what
- * they hold stay for READ. */
+ * they hold stay for READ, with a LOST record for each CPU's drops not told yet. */
 static int mph_stop(struct mph_session *s)
 {
+	unsigned int cpu;
+
 	mph_events_release(s);
+	for (cpu = 0; s->bufs && cpu < nr_cpu_ids; cpu++)
+		mph_lost_flush(s, &s->bufs[cpu], cpu);
 	return 0;
+}
+
+/* FAULTS: the page-fault stream of every thread but exclude_tid, until close. */
+static int mph_faults(struct mph_session *s, unsigned long arg)
+{
+	struct memphismod_faults f;
+	size_t before = s->charged;
+	u64 usize;
+	int err;
+
+	err = mph_copy_in(&f, sizeof(f), MEMPHISMOD_FAULTS_SIZE_VER0, arg, &usize);
+	if (err)
+		return err;
+	if (f.flags || f.exclude_tid > U32_MAX)
+		return -EINVAL;
+	if (s->fbufs)
+		return 0;
+	err = mph_bufs_alloc(s, &s->fbufs);
+	if (err)
+		return err;
+	s->fcharged = s->charged - before;
+	s->fault_exclude_tid = (u32)f.exclude_tid;
+	return mph_task_events(s, true);
 }
 
 /* Copy up to `room` records of one CPU's ring to `dst`. Returns the count or -EFAULT
@@ -736,6 +942,7 @@ static long mph_read_cpu(struct mph_cpu_buf *b, char __user *dst, unsigned long 
 
 static int mph_read(struct mph_session *s, unsigned long arg)
 {
+	struct mph_cpu_buf *bufs;
 	struct memphismod_read rd;
 	char __user *dst;
 	unsigned long room;
@@ -746,15 +953,16 @@ static int mph_read(struct mph_session *s, unsigned long arg)
 	err = mph_copy_in(&rd, sizeof(rd), MEMPHISMOD_READ_SIZE_VER0, arg, &usize);
 	if (err)
 		return err;
-	if (rd.flags)
+	if (rd.flags & ~MEMPHISMOD_READ_FAULTS)
 		return -EINVAL;
+	bufs = rd.flags & MEMPHISMOD_READ_FAULTS ? s->fbufs : s->bufs;
 	dst = u64_to_user_ptr(rd.buf);
 	room = min_t(u64, rd.buf_size / MPH_REC_SIZE, ULONG_MAX / MPH_REC_SIZE);
 	rd.nr_records = 0;
 	rd.lost = 0;
 	rd.pending = 0;
-	for (cpu = 0; s->bufs && cpu < nr_cpu_ids; cpu++) {
-		struct mph_cpu_buf *b = &s->bufs[cpu];
+	for (cpu = 0; bufs && cpu < nr_cpu_ids; cpu++) {
+		struct mph_cpu_buf *b = &bufs[cpu];
 		long got;
 
 		if (!b->rec)
@@ -762,6 +970,16 @@ static int mph_read(struct mph_session *s, unsigned long arg)
 		got = mph_read_cpu(b, dst, room);
 		if (got < 0)
 			return got;
+		if (b->lost_n && bufs == s->bufs) {
+			/* stopped with a full buffer: its LOST record, now that there is room */
+			long more;
+
+			mph_lost_flush(s, b, cpu);
+			more = mph_read_cpu(b, dst + got * MPH_REC_SIZE, room - got);
+			if (more < 0)
+				return more;
+			got += more;
+		}
 		dst += got * MPH_REC_SIZE;
 		room -= got;
 		rd.nr_records += got;
@@ -783,6 +1001,7 @@ static long mph_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case MEMPHISMOD_IOC_START:
 	case MEMPHISMOD_IOC_STOP:
 	case MEMPHISMOD_IOC_READ:
+	case MEMPHISMOD_IOC_FAULTS:
 		break;
 	default:
 		return -ENOTTY;
@@ -802,6 +1021,9 @@ static long mph_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		break;
 	case MEMPHISMOD_IOC_STOP:
 		err = mph_stop(s);
+		break;
+	case MEMPHISMOD_IOC_FAULTS:
+		err = mph_faults(s, arg);
 		break;
 	default:
 		err = mph_read(s, arg);
@@ -834,6 +1056,7 @@ static int mph_release(struct inode *inode, struct file *file)
 {
 	struct mph_session *s = file->private_data;
 
+	mph_faults_release(s);
 	mph_resources_free(s);
 	put_pid_ns(s->pid_ns);
 	put_pid(s->tgid);
@@ -906,8 +1129,9 @@ static int __init mph_init(void)
 	BUILD_BUG_ON(offsetof(struct memphismod_record, ins_lat) != MEMPHISMOD_RECORD_SIZE_VER0);
 	BUILD_BUG_ON(sizeof(struct memphismod_version) != MEMPHISMOD_VERSION_SIZE_VER0);
 	BUILD_BUG_ON(sizeof(struct memphismod_config) != MEMPHISMOD_CONFIG_SIZE_VER1);
-	BUILD_BUG_ON(sizeof(struct memphismod_start) != MEMPHISMOD_START_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct memphismod_start) != MEMPHISMOD_START_SIZE_VER1);
 	BUILD_BUG_ON(sizeof(struct memphismod_read) != MEMPHISMOD_READ_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct memphismod_faults) != MEMPHISMOD_FAULTS_SIZE_VER0);
 
 	err = mph_params_check();
 	if (err)

@@ -47,6 +47,7 @@ static pthread_mutex_t drain_lock = PTHREAD_MUTEX_INITIALIZER;
 static const struct memphis__backend *backend; /* NULL: no sampling */
 static int sampling_ok;        /* backend usable and no write failed */
 static int first_touch;
+static int touch_by_backend;   /* the backend's page-fault stream, not the threads' */
 static uint64_t start_time;
 /* The open region, as the sample path sees it. `region_on` changes under the registry
  * lock too, so a thread attaching meanwhile sees it (on_added). */
@@ -161,6 +162,8 @@ void memphis__drain_all(void)
 	memphis__thread_foreach(drain_one, NULL);
 	if (sampling_ok && backend->read_process)
 		counts.lost += backend->read_process(emit_sample);
+	if (__atomic_load_n(&touch_by_backend, __ATOMIC_ACQUIRE))
+		memphis__touch_lost(backend->read_touches(memphis__touch_add));
 	memphis__leave();
 }
 
@@ -191,7 +194,7 @@ static void on_added(struct memphis__thread *t)
 		else if (region_on)
 			backend->enable(t, 1);
 	}
-	if (first_touch) {
+	if (first_touch && !__atomic_load_n(&touch_by_backend, __ATOMIC_ACQUIRE)) {
 		int err = memphis__touch_open(t, region_on);
 		if (err < 0)
 			not_opened(t, "no page faults", err);
@@ -550,6 +553,11 @@ int memphis__drain_start(const struct memphis__drain_params *p)
 		;
 	sem_destroy(&ready);
 	started = 1;
+	/* after the drain thread exists, so that the backend leaves it out; before the
+	 * program's threads attach (they then open no page-fault stream of their own) */
+	if (first_touch && backend && backend->touch_start && backend->read_touches &&
+	    backend->touch_start() == 0)
+		__atomic_store_n(&touch_by_backend, 1, __ATOMIC_RELEASE);
 	return 0;
 }
 

@@ -77,16 +77,26 @@ static void on_fault(const void *rec, size_t len, void *ctx)
 	}
 	if (r->h.type != PERF_RECORD_SAMPLE || len < sizeof(*r))
 		return;
-	if (nbatch == BATCH)
-		memphis__touch_flush();
-	batch[nbatch++] = (struct memphis_rec_touch){
+	memphis__touch_add(&(struct memphis_rec_touch){
 		.time = r->time,
 		.addr = r->addr,
 		.ip = r->ip,
 		.tid = r->tid,
 		.cpu = (uint16_t)r->cpu,
 		.page_shift = 12,
-	};
+	});
+}
+
+void memphis__touch_add(const struct memphis_rec_touch *r)
+{
+	if (nbatch == BATCH)
+		memphis__touch_flush();
+	batch[nbatch++] = *r;
+}
+
+void memphis__touch_lost(uint64_t n)
+{
+	lost += n;
 }
 
 void memphis__touch_drain(struct memphis__thread *t)

@@ -4,6 +4,9 @@
 #ifndef MEMPHIS_FIRSTTOUCH_H
 #define MEMPHIS_FIRSTTOUCH_H
 
+#include <stdint.h>
+
+#include "memphis/format.h"
 #include "thread.h"
 
 /* Open the thread's page-fault stream (enabled at once). `small`: a 64 KiB ring instead of
@@ -16,5 +19,9 @@ void memphis__touch_drain(struct memphis__thread *t);
 /* Write buffered first-touch records and the home nodes of their pages. Caller holds the
  * drain lock. */
 void memphis__touch_flush(void);
+/* Buffer one record of a page-fault stream that is not a thread's (the kmod backend's),
+ * and count faults such a stream lost. Caller holds the drain lock. */
+void memphis__touch_add(const struct memphis_rec_touch *r);
+void memphis__touch_lost(uint64_t n);
 
 #endif /* MEMPHIS_FIRSTTOUCH_H */

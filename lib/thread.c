@@ -71,6 +71,11 @@ void memphis__thread_set_drain(pid_t tid)
 	drain_tid = tid;
 }
 
+pid_t memphis__thread_drain(void)
+{
+	return drain_tid;
+}
+
 static struct memphis__thread *find(pid_t tid)
 {
 	for (size_t i = 0; i < nthreads; i++)

@@ -55,6 +55,8 @@ unsigned memphis__thread_generation(void);
 void memphis__thread_mark_gone(struct memphis__thread *t);
 /* The drain thread's tid: never attached, never sampled. */
 void memphis__thread_set_drain(pid_t tid);
+/* It, or 0 before the drain started. */
+pid_t memphis__thread_drain(void);
 /* Hold the registry lock (so that a flag read by the added hook changes atomically with
  * respect to attaching threads). */
 void memphis__thread_lock(void);

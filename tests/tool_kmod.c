@@ -9,6 +9,11 @@
  *                                  record must be this pid, one of its tids, a user ip, a
  *                                  time inside the run and a CPU below nr_cpus
  *   tool_kmod hold SECONDS         start sampling, print "sampling", spin (unload test)
+ *   tool_kmod lost SECONDS         a 16 KiB buffer at 10 us, read only after STOP: drops are
+ *                                  told per thread by LOST records; a thread START excludes
+ *                                  (exclude_tid) has neither samples nor LOST records
+ *   tool_kmod faults               FAULTS: every page one thread touches has its fault
+ *                                  record (READ_FAULTS), the excluded thread's none
  *   tool_kmod hwkinds              the hardware kinds (IBS op, PEBS load latency): each is
  *                                  configurable exactly when caps has it, else CONFIGURE
  *                                  says EOPNOTSUPP; ldlat is refused for the clock kind and
@@ -65,8 +70,9 @@ static int ntids;
 static pthread_mutex_t tids_lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct tally {
-	unsigned long long records, foreign, kernel, bad, lost;
+	unsigned long long records, foreign, kernel, bad, lost, lost_records;
 	unsigned long long per_tid[MAXT];
+	unsigned long long lost_tid[MAXT]; /* told by LOST records */
 	unsigned long long per_cpu[8];
 };
 
@@ -91,6 +97,12 @@ static void check_records(const unsigned char *buf, unsigned long long n, unsign
 			if (tids[k] == (pid_t)r.tid)
 				found = k;
 		pthread_mutex_unlock(&tids_lock);
+		if (r.pid == (uint32_t)getpid() && found >= 0 && (r.flags & MEMPHISMOD_REC_LOST) &&
+		    r.ip == 0 && r.cpu < nr_cpus && r.weight > 0) {
+			t->lost_records++;
+			t->lost_tid[found] += r.weight;
+			continue;
+		}
 		if (r.pid != (uint32_t)getpid() || found < 0) {
 			if (t->foreign < 3)
 				printf("# foreign record: pid %u tid %u (mine: pid %d)\n", r.pid, r.tid,
@@ -275,6 +287,178 @@ static int cmd_sample(double seconds, int nthreads, int hold)
 	close(fd);
 	return t.records >= 10 && t.foreign == 0 && t.kernel == 0 && t.bad == 0 &&
 	       seen >= nthreads ? 0 : 1;
+}
+
+static pid_t excluded_tid;
+
+static void *spin_excluded(void *arg)
+{
+	unsigned x = 7;
+
+	__atomic_store_n(&excluded_tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	while (!stop_spin) {
+		x = x * 1103515245u + 12345u;
+		sink[x & ((1 << 16) - 1)] += 1.0;
+	}
+	return NULL;
+}
+
+static pid_t start_excluded(pthread_t *th)
+{
+	pthread_create(th, NULL, spin_excluded, NULL);
+	while (!__atomic_load_n(&excluded_tid, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	return excluded_tid;
+}
+
+static int cmd_lost(double seconds)
+{
+	struct memphismod_version v;
+	struct memphismod_config c = { .size = sizeof(c), .kind = MEMPHISMOD_KIND_CPU_CLOCK,
+				       .period = 10000, .buffer_size = 16384 };
+	struct memphismod_start st = { .size = sizeof(st) };
+	struct tally t = { 0 };
+	pthread_t th[3];
+	unsigned char *buf;
+	unsigned long long t0 = now_ns(), told = 0;
+	int fd, threads_told = 0;
+
+	fd = open_dev();
+	if (fd < 0 || get_version(fd, &v) < 0 || ioctl(fd, MEMPHISMOD_IOC_CONFIGURE, &c) < 0) {
+		printf("open/GET_VERSION/CONFIGURE: %s\n", strerror(errno));
+		return 1;
+	}
+	buf = malloc(256 * v.record_size);
+	if (!buf)
+		return 1;
+	add_self();
+	pthread_create(&th[0], NULL, spin, (void *)1);
+	pthread_create(&th[1], NULL, spin, (void *)2);
+	st.exclude_tid = (uint64_t)start_excluded(&th[2]);
+	while (ntids < 3)
+		usleep(1000);
+	if (ioctl(fd, MEMPHISMOD_IOC_START, &st) < 0) {
+		printf("START with exclude_tid: %s\n", strerror(errno));
+		return 1;
+	}
+	usleep((useconds_t)(seconds * 1e6));
+	ioctl(fd, MEMPHISMOD_IOC_STOP, 0);
+	for (;;) {
+		struct memphismod_read rd = { .size = sizeof(rd), .buf = (uintptr_t)buf,
+					      .buf_size = 256 * v.record_size };
+		if (ioctl(fd, MEMPHISMOD_IOC_READ, &rd) < 0 || rd.nr_records == 0)
+			break;
+		t.lost += rd.lost;
+		check_records(buf, rd.nr_records, v.record_size, v.nr_cpus, t0, &t);
+	}
+	stop_spin = 1;
+	for (int i = 0; i < 3; i++)
+		pthread_join(th[i], NULL);
+	for (int k = 0; k < ntids; k++) {
+		told += t.lost_tid[k];
+		threads_told += t.lost_tid[k] > 0;
+	}
+	printf("pid %d: %llu records (%llu LOST records telling %llu drops, of %d threads), "
+	       "%llu drops untold; excluded tid %d: foreign %llu, kernel %llu, bad %llu\n",
+	       (int)getpid(), t.records, t.lost_records, told, threads_told, t.lost,
+	       (int)excluded_tid, t.foreign, t.kernel, t.bad);
+	free(buf);
+	close(fd);
+	return t.records > t.lost_records && told > 0 && t.foreign == 0 && t.kernel == 0 &&
+	       t.bad == 0 ? 0 : 1;
+}
+
+#define FAULT_PAGES 256
+static char *fault_area;
+
+static volatile int fault_go;
+
+static void *touch_pages(void *arg)
+{
+	char *p = arg;
+
+	for (int i = 0; i < FAULT_PAGES; i++)
+		p[(size_t)i * 4096] = 1;
+	return NULL;
+}
+
+/* The excluded thread: says its tid, waits for FAULTS, touches the second half. */
+static void *touch_excluded(void *arg)
+{
+	__atomic_store_n(&excluded_tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	while (!fault_go)
+		usleep(1000);
+	return touch_pages(fault_area + FAULT_PAGES * 4096);
+}
+
+static int cmd_faults(void)
+{
+	struct memphismod_version v;
+	struct memphismod_faults f = { .size = sizeof(f) };
+	unsigned long long records = 0, other = 0, bad = 0, excluded = 0;
+	static unsigned char seen[FAULT_PAGES];
+	pthread_t th, ex;
+	pid_t tid;
+	unsigned char *buf;
+	int fd, pages = 0;
+
+	fd = open_dev();
+	if (fd < 0 || get_version(fd, &v) < 0 || !(v.caps & MEMPHISMOD_CAP_FAULTS)) {
+		printf("open/GET_VERSION, or no MEMPHISMOD_CAP_FAULTS\n");
+		return 1;
+	}
+	buf = malloc(256 * v.record_size);
+	fault_area = mmap(NULL, 2 * FAULT_PAGES * 4096, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!buf || fault_area == MAP_FAILED)
+		return 1;
+	pthread_create(&ex, NULL, touch_excluded, NULL);
+	while (!(tid = __atomic_load_n(&excluded_tid, __ATOMIC_ACQUIRE)))
+		usleep(1000);
+	f.exclude_tid = (uint64_t)tid;
+	if (ioctl(fd, MEMPHISMOD_IOC_FAULTS, &f) < 0) {
+		printf("FAULTS: %s\n", strerror(errno));
+		return 1;
+	}
+	/* the excluded thread touches the second half: no record may say so */
+	fault_go = 1;
+	pthread_join(ex, NULL);
+	/* a thread created after FAULTS inherits the event */
+	pthread_create(&th, NULL, touch_pages, fault_area);
+	pthread_join(th, NULL);
+	for (;;) {
+		struct memphismod_read rd = { .size = sizeof(rd), .buf = (uintptr_t)buf,
+					      .buf_size = 256 * v.record_size,
+					      .flags = MEMPHISMOD_READ_FAULTS };
+		if (ioctl(fd, MEMPHISMOD_IOC_READ, &rd) < 0 || rd.nr_records == 0)
+			break;
+		for (unsigned long long i = 0; i < rd.nr_records; i++) {
+			struct memphismod_record r;
+			unsigned long long off;
+
+			memcpy(&r, buf + i * v.record_size, sizeof(r));
+			records++;
+			off = r.addr - (unsigned long long)(uintptr_t)fault_area;
+			if (!(r.flags & MEMPHISMOD_REC_FAULT) || !(r.flags & MEMPHISMOD_REC_ADDR) ||
+			    r.pid != (uint32_t)getpid() || r.ip == 0 || r.ip >= (1ull << 47) ||
+			    r.addr >= (1ull << 47) || r.cpu >= v.nr_cpus)
+				bad++;
+			else if ((pid_t)r.tid == tid || off - FAULT_PAGES * 4096ull < FAULT_PAGES * 4096ull)
+				excluded++;
+			else if (off < FAULT_PAGES * 4096ull)
+				seen[off / 4096] = 1;
+			else
+				other++;
+		}
+	}
+	for (int i = 0; i < FAULT_PAGES; i++)
+		pages += seen[i] > 0;
+	printf("pid %d: %llu fault records: %d of %d pages of a thread born after FAULTS, %llu "
+	       "elsewhere (the main thread), %llu of the excluded thread (or its pages), %llu bad\n",
+	       (int)getpid(), records, pages, FAULT_PAGES, other, excluded, bad);
+	free(buf);
+	close(fd);
+	return pages == FAULT_PAGES && excluded == 0 && bad == 0 ? 0 : 1;
 }
 
 static int cmd_fork_eperm(void)
@@ -492,12 +676,16 @@ int main(int argc, char **argv)
 		return cmd_sample(atof(argv[2]), argc >= 4 ? atoi(argv[3]) : 2, 0);
 	if (argc >= 3 && !strcmp(argv[1], "hold"))
 		return cmd_sample(atof(argv[2]), 2, 1);
+	if (argc >= 3 && !strcmp(argv[1], "lost"))
+		return cmd_lost(atof(argv[2]));
+	if (argc >= 2 && !strcmp(argv[1], "faults"))
+		return cmd_faults();
 	if (argc >= 2 && !strcmp(argv[1], "hwkinds"))
 		return cmd_hwkinds();
 	if (argc >= 2 && !strcmp(argv[1], "fork-eperm"))
 		return cmd_fork_eperm();
 	if (argc >= 4 && !strcmp(argv[1], "fuzz"))
 		return cmd_fuzz(atol(argv[2]), strtoull(argv[3], NULL, 0));
-	fprintf(stderr, "usage: tool_kmod info|open|sample S [T]|hold S|fork-eperm|fuzz N SEED\n");
+	fprintf(stderr, "usage: tool_kmod info|open|sample S [T]|hold S|lost S|faults|fork-eperm|fuzz N SEED\n");
 	return 2;
 }

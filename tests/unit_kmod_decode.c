@@ -170,6 +170,46 @@ static void test_ins_lat(void)
 	ok(ret == 0 && out.s.ins_lat == 0xffff, "decode: ins_lat beyond the sample's 16 bits saturates");
 }
 
+/* A LOST record (samples of one thread dropped on a full buffer) and a page-fault record
+ * of the FAULTS stream decode as what they are, never as samples. */
+static void test_lost_fault(void)
+{
+	struct memphismod_record r = { .time = 5, .weight = 37, .pid = 100, .tid = 101, .cpu = 2,
+				       .flags = MEMPHISMOD_REC_LOST };
+	struct memphis__kmod_sample out;
+	int ret;
+
+	ret = memphis__kmod_decode(&r, sizeof(r), 4, &out);
+	ok(ret == 0 && out.lost == 37 && out.s.tid == 101 && out.s.cpu == 2 && out.pid == 100 &&
+	   out.s.time == 5 && !out.fault && !out.has_regs,
+	   "decode: a LOST record (ip 0) gives its thread's dropped samples");
+	r.cpu = 4;
+	ok(memphis__kmod_decode(&r, sizeof(r), 4, &out) == -ERANGE,
+	   "decode: a LOST record with a cpu beyond nr_cpus is refused");
+	r.cpu = 2;
+	r.flags |= K;
+	ok(memphis__kmod_decode(&r, sizeof(r), 4, &out) == -EPERM,
+	   "decode: a LOST record with the kernel flag is refused");
+	r = (struct memphismod_record){ .time = 6, .ip = USER_IP, .addr = 0x601000, .pid = 100,
+					.tid = 102, .cpu = 1,
+					.flags = MEMPHISMOD_REC_FAULT | A };
+	ret = memphis__kmod_decode(&r, sizeof(r), 4, &out);
+	ok(ret == 0 && out.fault && out.s.addr == 0x601000 && out.s.ip == USER_IP &&
+	   out.s.tid == 102 && out.s.cpu == 1 && out.s.time == 6 && out.lost == 0,
+	   "decode: a page-fault record gives ip, address, thread, cpu and time");
+	r.addr = 0xffff888000001000ull;
+	ret = memphis__kmod_decode(&r, sizeof(r), 4, &out);
+	ok(ret == 0 && out.fault && out.s.addr == 0,
+	   "decode: a page-fault record's kernel address is never passed on");
+	r.addr = 0x601000;
+	r.ip = KERN_IP;
+	ok(memphis__kmod_decode(&r, sizeof(r), 4, &out) == -EPERM,
+	   "decode: a page-fault record with a kernel ip is refused");
+	r = (struct memphismod_record){ .ip = USER_IP, .pid = 100, .tid = 101, .flags = R };
+	ret = memphis__kmod_decode(&r, sizeof(r), 4, &out);
+	ok(ret == 0 && out.lost == 0 && !out.fault, "decode: a sample is neither LOST nor a fault");
+}
+
 /* ---- the module's conversion (memphismod_rec_fill), then the library's decode ---- */
 
 #define UTOP 0x00007ffffffff000ull /* TASK_SIZE_MAX with 4-level paging */
@@ -409,17 +449,22 @@ static void test_layout(void)
 	tap(sizeof(struct memphismod_version) == MEMPHISMOD_VERSION_SIZE_VER0 &&
 	    sizeof(struct memphismod_config) == MEMPHISMOD_CONFIG_SIZE_VER1 &&
 	    offsetof(struct memphismod_config, ldlat) == MEMPHISMOD_CONFIG_SIZE_VER0 &&
-	    sizeof(struct memphismod_start) == MEMPHISMOD_START_SIZE_VER0 &&
+	    sizeof(struct memphismod_start) == MEMPHISMOD_START_SIZE_VER1 &&
+	    offsetof(struct memphismod_start, exclude_tid) == MEMPHISMOD_START_SIZE_VER0 &&
 	    sizeof(struct memphismod_read) == MEMPHISMOD_READ_SIZE_VER0 &&
+	    sizeof(struct memphismod_faults) == MEMPHISMOD_FAULTS_SIZE_VER0 &&
+	    offsetof(struct memphismod_faults, exclude_tid) == 16 &&
 	    offsetof(struct memphismod_version, size) == 0 &&
 	    offsetof(struct memphismod_config, size) == 0 &&
 	    offsetof(struct memphismod_start, size) == 0 &&
-	    offsetof(struct memphismod_read, size) == 0, __LINE__,
-	    "uapi: argument structs start with size and keep their version-0 sizes");
+	    offsetof(struct memphismod_read, size) == 0 &&
+	    offsetof(struct memphismod_faults, size) == 0, __LINE__,
+	    "uapi: argument structs start with size, keep their version-0 sizes and only grow at the end");
 	tap(MEMPHISMOD_NREGS == MPH_NREGS, __LINE__,
 	    "uapi: the record carries the 17 registers of lib/insn.h");
 	tap(_IOC_SIZE(MEMPHISMOD_IOC_READ) == 8 && _IOC_TYPE(MEMPHISMOD_IOC_READ) == 0xB7 &&
-	    _IOC_NR(MEMPHISMOD_IOC_GET_VERSION) == 1 && _IOC_NR(MEMPHISMOD_IOC_READ) == 5,
+	    _IOC_NR(MEMPHISMOD_IOC_GET_VERSION) == 1 && _IOC_NR(MEMPHISMOD_IOC_READ) == 5 &&
+	    _IOC_SIZE(MEMPHISMOD_IOC_FAULTS) == 8 && _IOC_NR(MEMPHISMOD_IOC_FAULTS) == 6,
 	    __LINE__, "uapi: command numbers encode only the size header");
 }
 
@@ -429,6 +474,7 @@ int main(void)
 	for (size_t i = 0; i < sizeof(dcases) / sizeof(dcases[0]); i++)
 		run_dcase(&dcases[i]);
 	test_ins_lat();
+	test_lost_fault();
 	for (size_t i = 0; i < sizeof(fcases) / sizeof(fcases[0]); i++)
 		run_fcase(&fcases[i]);
 	test_one_ibs_decoder();

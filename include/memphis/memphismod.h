@@ -34,6 +34,8 @@
 #define MEMPHISMOD_CAP_PEBS       (1ULL << 2) /* KIND_PEBS_LDLAT works here: the kernel
                                                * accepted a probe load-latency event */
 #define MEMPHISMOD_CAP_KERNEL_IP  (1ULL << 3) /* caller may receive kernel samples (CAP_PERFMON) */
+#define MEMPHISMOD_CAP_FAULTS     (1ULL << 4) /* IOC_FAULTS: the page-fault stream (first
+                                               * touch), a software event: no PMU needed */
 
 /* CONFIGURE kind */
 enum memphismod_kind {
@@ -94,19 +96,36 @@ struct memphismod_config {
 struct memphismod_start {
 	__u64 size;  /* in: sizeof(struct memphismod_start) */
 	__u64 flags; /* must be 0 */
+	/* --- appended (same ABI; a caller of the first version sends 16 bytes: 0) --- */
+	__u64 exclude_tid; /* a thread of the caller's process never sampled (in the caller's
+	                    * pid namespace), 0 = none: the library's drain thread, whose own
+	                    * samples would fill its CPU's buffer exactly while it is busiest */
 };
 #define MEMPHISMOD_START_SIZE_VER0 16
+#define MEMPHISMOD_START_SIZE_VER1 24
 
 struct memphismod_read {
 	__u64 size;      /* in: sizeof(struct memphismod_read) */
 	__u64 buf;       /* in: user pointer to the caller's buffer */
 	__u64 buf_size;  /* in: its size in bytes; whole records only are copied */
-	__u64 flags;     /* in: must be 0 */
+	__u64 flags;     /* in: 0 (samples) or MEMPHISMOD_READ_FAULTS */
 	__u64 nr_records; /* out: records copied */
 	__u64 lost;      /* out: records dropped (buffers full) since the last READ */
 	__u64 pending;   /* out: records still buffered after this READ (read again) */
 };
 #define MEMPHISMOD_READ_SIZE_VER0 56
+#define MEMPHISMOD_READ_FAULTS (1ULL << 0) /* read the page-fault stream's buffers */
+
+/* FAULTS: every thread of the calling process (but exclude_tid), present and future, gets
+ * a page-fault event (period 1, user faults only) until the file is closed; START and
+ * STOP do not touch it. Its records (REC_FAULT) go to buffers of their own, read with
+ * MEMPHISMOD_READ_FAULTS. A second FAULTS does nothing. */
+struct memphismod_faults {
+	__u64 size;        /* in: sizeof(struct memphismod_faults) */
+	__u64 flags;       /* must be 0 */
+	__u64 exclude_tid; /* a thread never recorded (the library's drain), 0 = none */
+};
+#define MEMPHISMOD_FAULTS_SIZE_VER0 24
 
 /* record flags */
 #define MEMPHISMOD_REC_REGS     (1U << 0) /* regs[] hold the user registers at the sample */
@@ -116,6 +135,13 @@ struct memphismod_read {
 #define MEMPHISMOD_REC_KERNEL   (1U << 4) /* ip is a kernel address (CAP_PERFMON callers only) */
 #define MEMPHISMOD_REC_INS_LAT  (1U << 5) /* ins_lat is the op's issue-to-retire cycles
                                            * (IBS TagToRet, PEBS instruction latency) */
+#define MEMPHISMOD_REC_LOST     (1U << 6) /* not a sample: `weight` samples of thread tid
+                                           * were dropped on cpu (buffer full) before
+                                           * `time`; ip 0. READ's lost counts the drops no
+                                           * such record tells. A reader of ABI 1 without
+                                           * this flag refuses ip 0 and misses the count */
+#define MEMPHISMOD_REC_FAULT    (1U << 7) /* a user page fault of thread tid (FAULTS stream
+                                           * only): ip, addr (with REC_ADDR), time, cpu */
 
 #define MEMPHISMOD_NREGS 17 /* AX BX CX DX SI DI BP SP IP R8..R15 (lib/insn.h order) */
 
@@ -146,5 +172,6 @@ struct memphismod_record {
 #define MEMPHISMOD_IOC_START       _IOW(MEMPHISMOD_IOC_MAGIC, 3, __u64)
 #define MEMPHISMOD_IOC_STOP        _IO(MEMPHISMOD_IOC_MAGIC, 4)
 #define MEMPHISMOD_IOC_READ        _IOWR(MEMPHISMOD_IOC_MAGIC, 5, __u64)
+#define MEMPHISMOD_IOC_FAULTS      _IOW(MEMPHISMOD_IOC_MAGIC, 6, __u64)
 
 #endif /* MEMPHIS_MEMPHISMOD_H */

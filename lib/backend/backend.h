@@ -49,6 +49,8 @@ struct memphis__sampling {
 
 /* Where samples go: s->region is filled in by the callee. Caller holds the drain lock. */
 typedef void memphis__emit_fn(struct memphis__thread *t, struct memphis_rec_sample *s);
+/* Where first-touch records go (firsttouch.c buffers them). Caller holds the drain lock. */
+typedef void memphis__touch_fn(const struct memphis_rec_touch *r);
 
 struct memphis__backend {
 	const char *name;
@@ -71,8 +73,17 @@ struct memphis__backend {
 	 * opens, start(0) before the final read when it closes. 0 or -errno. */
 	int (*start)(int on);
 	/* Optional: hand the process's buffered samples to emit (each to its registered
-	 * thread); returns the samples the source lost meanwhile. */
+	 * thread); returns the samples the source lost meanwhile (samples it can name a
+	 * thread for go to that thread's r_lost instead). */
 	uint64_t (*read_process)(memphis__emit_fn *emit);
+	/* Optional: the source's own page-fault stream of the whole process but the drain
+	 * thread, from now on (first touch), for sources that have one: kmod's module,
+	 * where perf_event_open may be refused. 0 or -errno; on 0 the drain opens no
+	 * per-thread page-fault streams. Called once, by the drain's start. */
+	int (*touch_start)(void);
+	/* Optional (with touch_start): hand the buffered page faults to emit; returns the
+	 * faults lost meanwhile. Caller holds the drain lock. */
+	uint64_t (*read_touches)(memphis__touch_fn *emit);
 };
 
 #define MEMPHIS__BACKEND_DECLARE_(name) \

@@ -19,10 +19,18 @@ int memphis__kmod_decode(const void *rec, size_t size, uint32_t n_cpus,
 	memset(&r, 0, sizeof(r));
 	memcpy(&r, rec, size < sizeof(r) ? size : sizeof(r));
 	memset(out, 0, sizeof(*out));
-	if ((r.flags & MEMPHISMOD_REC_KERNEL) || r.ip >= (1ull << 63) || r.ip == 0)
-		return -EPERM;
 	if (r.cpu >= n_cpus || r.cpu > UINT16_MAX || r.tid == 0)
 		return -ERANGE;
+	if ((r.flags & MEMPHISMOD_REC_LOST) && !(r.flags & MEMPHISMOD_REC_KERNEL)) {
+		out->pid = r.pid;
+		out->s.time = r.time;
+		out->s.tid = r.tid;
+		out->s.cpu = (uint16_t)r.cpu;
+		out->lost = r.weight;
+		return 0;
+	}
+	if ((r.flags & MEMPHISMOD_REC_KERNEL) || r.ip >= (1ull << 63) || r.ip == 0)
+		return -EPERM;
 	out->pid = r.pid;
 	out->s.time = r.time;
 	out->s.sampled_ip = r.ip;
@@ -31,6 +39,11 @@ int memphis__kmod_decode(const void *rec, size_t size, uint32_t n_cpus,
 	out->s.cpu = (uint16_t)r.cpu;
 	out->s.weight = 1;
 	out->s.flags = MPH_S_NOADDR | MPH_S_NOPRED;
+	if (r.flags & MEMPHISMOD_REC_FAULT) {
+		out->fault = 1;
+		out->s.addr = (r.flags & MEMPHISMOD_REC_ADDR) && r.addr < (1ull << 63) ? r.addr : 0;
+		return 0;
+	}
 	if (r.flags & MEMPHISMOD_REC_WEIGHT)
 		out->s.weight = r.weight > UINT32_MAX ? UINT32_MAX : (uint32_t)r.weight;
 	if (r.flags & MEMPHISMOD_REC_INS_LAT)

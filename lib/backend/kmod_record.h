@@ -15,6 +15,10 @@ struct memphis__kmod_sample {
 	                              * ins_lat (REC_INS_LAT, saturated at 16 bits), and for
 	                              * event addresses addr + flags; region left 0 */
 	uint32_t pid;
+	uint64_t lost;               /* a LOST record: samples of s.tid dropped on s.cpu (then
+	                              * s holds only time, tid and cpu) */
+	int fault;                   /* a page-fault record: s.ip, s.addr (0: none), s.time,
+	                              * s.tid, s.cpu */
 	int has_regs;                /* regs valid: rebuild the address as the soft backend */
 	uint64_t regs[MPH_NREGS];    /* lib/insn.h order */
 };
@@ -28,7 +32,8 @@ struct memphis__kmod_sample {
  * (union perf_mem_data_src, include/memphis/hwdecode.h); a data source without an address
  * gives MPH_S_NOADDR plus those; without address, data source and registers the sample is
  * MPH_S_NOADDR | MPH_S_NOPRED. A record of the first version (192 bytes) reads as if its
- * appended fields (ins_lat) were 0.
+ * appended fields (ins_lat) were 0. A LOST record (ip 0) sets lost, a FAULT record sets
+ * fault (a kernel data address reads as none).
  * Returns 0 and fills *out. Pure: no system calls, no allocation. */
 int memphis__kmod_decode(const void *rec, size_t rec_size, uint32_t ncpus,
 			 struct memphis__kmod_sample *out);
