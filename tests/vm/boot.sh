@@ -9,7 +9,7 @@
 #   --singlestep-boot    run the whole guest single-stepped (-singlestep) instead of
 #                        switching it on through the monitor when the guest asks
 #   --thp, --autonuma    leave transparent huge pages / AutoNUMA at Debian's defaults
-#   --timeout S          QEMU's wall-clock limit (default $VM_TIMEOUT or 240)
+#   --timeout S          QEMU's wall-clock limit (default $VM_TIMEOUT or 400)
 # $VM_CHECK_TIMEOUT and $VM_TEST_TIMEOUT reach the guest on the kernel command line.
 # $VM_CPU replaces -cpu max (e.g. max,la57=off: under load 10-13 no difference could be
 # told from the noise).
@@ -41,7 +41,7 @@ work=$cache/work-$topo
 ssboot=0
 thp=never
 autonuma=disable
-limit=${VM_TIMEOUT:-240}
+limit=${VM_TIMEOUT:-400}
 results_mb=512
 while [ $# -gt 0 ]; do
 	case $1 in

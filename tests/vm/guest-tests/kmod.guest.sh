@@ -1,9 +1,9 @@
 # kmod.guest.sh - the kernel module /dev/memphismod (kmod/) in the guest: load with
 # parameter checks, device mode and group, access as unprivileged users in and out of the
 # group, isolation (own pids only, no kernel address, a forked child refused), unload
-# refused while sampling and clean after, an ioctl fuzzer, and (2x2 only) examples/cg
-# sampled by the kmod backend as an unprivileged user at perf_event_paranoid=3;
-# kmod.host.sh compares its report with numa-cg's soft run of the same workload as root.
+# refused while sampling and clean after, per-thread loss records, the page-fault stream,
+# an ioctl fuzzer, and examples/cg with 16 KiB module buffers (kmod.host.sh checks its
+# per-thread LOSS records). The kmod/soft comparison on examples/cg is kmod-cg.guest.sh.
 # Runs in $VM_OUT = /out/kmod. The module comes from $MEMPHIS_BUILD/kmod (see Makefile).
 . "$VM_LIB"
 vm_require_memphis
@@ -79,6 +79,10 @@ vm_check "kmod: a user in the group samples its own threads (present and future)
 	vmrunas 1000 $GID "$tool" sample 2 3
 vm_check "kmod: a forked child may not START, STOP or READ the parent's session (EPERM)" \
 	vmrunas 1000 $GID "$tool" fork-eperm
+vm_check "kmod: a full buffer's drops are told per thread (LOST records); START's exclude_tid thread is never sampled" \
+	vmrunas 1000 $GID "$tool" lost 1
+vm_check "kmod: FAULTS gives every page a thread born later touches, none of the excluded thread's (no perf_event_open at paranoid 3)" \
+	vmrunas 1000 $GID "$tool" faults
 
 # --- two users at once ---
 vmrunas 1000 $GID "$tool" sample 3 2 > "$VM_OUT/user1000.txt" 2>&1 &
@@ -153,10 +157,8 @@ else
 fi
 vm_check "kmod: the module still samples after the fuzzer" vmrunas 1001 $GID "$tool" sample 1 2
 
-# --- examples/cg: kmod backend unprivileged at paranoid 3 (2x2 only) ---
-# Same workload and settings as numa-cg's cg-master (soft backend as root), which
-# kmod.host.sh compares with: numa-lib.sh gives CG_SIZE, MEMPHIS_PERIOD and the OpenMP
-# placement (one thread per node).
+# --- the soft backend at paranoid 3, unprivileged: its own clear message (2x2 only; the
+# kmod/soft pair of examples/cg runs is kmod-cg.guest.sh's) ---
 if [ "$VM_TOPO" = 2x2 ]; then
 	cg=$MEMPHIS_BUILD/examples/cg/cg
 	out=$(MEMPHIS_BACKEND=soft MEMPHIS_OUTPUT=/tmp/cg-soft-denied vmrunas 1000 $GID $cg -n 1000 -i 1 2>&1 >/dev/null)
@@ -165,25 +167,28 @@ if [ "$VM_TOPO" = 2x2 ]; then
 	*"perf_event_paranoid=3"*) vm_result ok "soft backend at paranoid 3, unprivileged: refuses with its clear message" ;;
 	*) vm_result fail "soft backend at paranoid 3, unprivileged: refuses with its clear message" ;;
 	esac
-	(
-		. "$(dirname "$VM_LIB")/guest-tests/numa-lib.sh"
-		export OMP_NUM_THREADS=2 OMP_PLACES="{0},{$VM_CPUS_PER_NODE}"
-		mkdir -p "$VM_OUT/cg-user"
-		chown 1000:$GID "$VM_OUT/cg-user"
-		echo "$CG_SIZE MEMPHIS_PERIOD=$MEMPHIS_PERIOD OMP_PLACES=$OMP_PLACES" > "$VM_OUT/cg-user/settings"
-		vm_singlestep on || exit 1
-		ts=$(cut -d' ' -f1 /proc/uptime)
-		(cd "$VM_OUT/cg-user" && MEMPHIS_BACKEND=kmod MEMPHIS_OUTPUT=$VM_OUT/cg-user/run \
-			timeout 150 vmrunas 1000 $GID $cg $CG_SIZE > cg.stdout 2> cg.stderr)
-		rc=$?
-		vm_singlestep off
-		vm_note "cg $CG_SIZE (period $MEMPHIS_PERIOD, 2 threads, one per node), kmod backend as uid 1000: exit $rc, $(echo "$ts $(cut -d' ' -f1 /proc/uptime)" | awk '{printf "%.1f", $2 - $1}') s single-stepped $(tail -n 1 "$VM_OUT/cg-user/cg.stderr")"
-		if [ "$rc" = 0 ] && [ -f "$VM_OUT/cg-user/run/meta.mph" ] && grep -q . "$VM_OUT/cg-user/cg.stdout"; then
-			vm_result ok "kmod backend: examples/cg as uid 1000 at perf_event_paranoid=3 writes a run directory"
-		else
-			vm_result fail "kmod backend: examples/cg as uid 1000 at perf_event_paranoid=3 writes a run directory (exit $rc)"
-		fi
-	)
+fi
+
+# --- lost samples per thread: a module whose buffers hold 64 records (16 KiB), cg at
+# 100 us (1,000 samples a CPU between two drains), not single-stepped; kmod.host.sh checks
+# the LOSS records ---
+if rmmod memphismod && insmod "$ko" group=$GID buf_kb_default=16 buf_kb_max=16; then
+	mkdir -p "$VM_OUT/small"
+	chown 1000:$GID "$VM_OUT/small"
+	(export OMP_NUM_THREADS=2 OMP_PLACES="{0},{$VM_CPUS_PER_NODE}" OMP_PROC_BIND=true
+	 MEMPHIS_PERIOD=100us MEMPHIS_BACKEND=kmod MEMPHIS_OUTPUT=$VM_OUT/small/run \
+		timeout 60 vmrunas 1000 $GID "$MEMPHIS_BUILD/examples/cg/cg" -n 4000 -i 8 \
+		> "$VM_OUT/small/cg.stdout" 2> "$VM_OUT/small/cg.stderr")
+	rc=$?
+	if [ "$rc" = 0 ] && [ -f "$VM_OUT/small/run/meta.mph" ]; then
+		vm_result ok "kmod backend with 16 KiB module buffers: examples/cg runs and writes a run directory"
+	else
+		vm_result fail "kmod backend with 16 KiB module buffers: examples/cg runs and writes a run directory (exit $rc)"
+	fi
+	rmmod memphismod
+	insmod "$ko" group=$GID || vm_result fail "kmod: insmod again with the default buffers"
+else
+	vm_result fail "kmod: reload with buf_kb_default=16 buf_kb_max=16"
 fi
 
 # --- unload ---
