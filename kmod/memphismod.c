@@ -24,6 +24,13 @@
  *  - Each CPU has its own ring of fixed-size records, filled by the handler on that CPU
  *    (hrtimer hard-irq context: no locks, no sleeping; single producer) and emptied by
  *    READ under the session mutex (single consumer): acquire/release on head and tail.
+ *  - A sample that finds its CPU's ring full is counted for its thread and told by a LOST
+ *    record once there is room (or at STOP, or the READ after it), so that the library
+ *    can write lost samples per thread.
+ *  - FAULTS: a page-fault software event per thread (inherited, period 1, user faults),
+ *    from FAULTS to close, into rings of its own (its handler runs in the faulting task
+ *    with preemption off; a clock sample interrupting it writes the other rings): first
+ *    touch for processes that may not open perf's page-fault events themselves.
  *  - exclude_kernel=1 and a user_mode() check: records never hold a kernel address; the
  *    registers are the interrupted user registers. A sample is taken only when the
  *    current task has the session's thread group and exec id: after an exec (setuid or

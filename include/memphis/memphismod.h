@@ -17,6 +17,8 @@
  * caps has MEMPHISMOD_CAP_IBS_OP / MEMPHISMOD_CAP_PEBS, else -EOPNOTSUPP); START samples every thread of
  * the calling process, present and future, until STOP or close; READ takes buffered
  * records (only from the process that started sampling); STOP pauses, START resumes.
+ * FAULTS (caps MEMPHISMOD_CAP_FAULTS) adds the process's page-fault stream until close,
+ * read with READ's MEMPHISMOD_READ_FAULTS.
  */
 #ifndef MEMPHIS_MEMPHISMOD_H
 #define MEMPHIS_MEMPHISMOD_H
