@@ -119,6 +119,9 @@ struct mph_session {
 	struct pid_namespace *pid_ns;    /* pids in records are in this namespace */
 	u32 tgid_nr;
 	u32 exclude_tid;                 /* START's: never sampled (the library's drain) */
+	bool lost_records;               /* the caller reads LOST records (its START has
+	                                  * exclude_tid: a reader of the first version
+	                                  * would drop them and miss the count) */
 	int running;                     /* read by the handler */
 	u64 kind, period, buf_size;      /* configuration */
 	u64 ldlat;                       /* PEBS_LDLAT threshold */
@@ -158,10 +161,11 @@ static u64 mph_hw_weight;            /* PERF_SAMPLE_WEIGHT_STRUCT, or WEIGHT whe
 /* ---- the overflow handler: hard-irq context (clock) or NMI (IBS, PEBS) ---- */
 
 /* A sample of thread tid found the buffer full: counted for that thread (a LOST record
- * tells it later), or without thread when another thread's drops wait to be told. */
-static void mph_drop(struct mph_cpu_buf *b, u32 tid)
+ * tells it later), or without thread when another thread's drops wait to be told or the
+ * caller does not read LOST records. */
+static void mph_drop(struct mph_session *s, struct mph_cpu_buf *b, u32 tid)
 {
-	if (b->lost_n && b->lost_tid != tid) {
+	if (!s->lost_records || (b->lost_n && b->lost_tid != tid)) {
 		atomic64_inc(&b->lost);
 		return;
 	}
@@ -221,7 +225,7 @@ static void mph_overflow(struct perf_event *event, struct perf_sample_data *data
 	if (head - tail > b->mask) {
 		/* counted before the conversion: an IBS op without memory access is among
 		 * the lost while the buffer is full */
-		mph_drop(b, in.tid);
+		mph_drop(s, b, in.tid);
 		return;
 	}
 	in.kind = s->kind;
@@ -874,6 +878,7 @@ static int mph_start(struct mph_session *s, unsigned long arg)
 	if (s->running)
 		return 0;
 	s->exclude_tid = (u32)st.exclude_tid;
+	s->lost_records = usize >= MEMPHISMOD_START_SIZE_VER1;
 	if (!s->bufs) {
 		err = mph_sample_bufs_alloc(s);
 		if (err)

@@ -139,9 +139,9 @@ struct memphismod_faults {
                                            * (IBS TagToRet, PEBS instruction latency) */
 #define MEMPHISMOD_REC_LOST     (1U << 6) /* not a sample: `weight` samples of thread tid
                                            * were dropped on cpu (buffer full) before
-                                           * `time`; ip 0. READ's lost counts the drops no
-                                           * such record tells. A reader of ABI 1 without
-                                           * this flag refuses ip 0 and misses the count */
+                                           * `time`; ip 0. Only for a caller whose START
+                                           * sent exclude_tid (24 bytes or more): READ's
+                                           * lost counts the drops no such record tells */
 #define MEMPHISMOD_REC_FAULT    (1U << 7) /* a user page fault of thread tid (FAULTS stream
                                            * only): ip, addr (with REC_ADDR), time, cpu */
 
