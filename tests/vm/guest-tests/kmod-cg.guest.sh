@@ -9,8 +9,8 @@
 # shell's CPU, in some runs on node 1, and `a` (first touched by the master) moved with it
 # (a clean-clone run put node 1's `a` at 26.6 % of its remote samples under kmod and 43.8 %
 # under soft). 16 iterations instead of numa-cg's 4 (~1,500 node-1 remote samples under
-# kmod, not ~400): with 4, two kmod runs alone put `a` at 27.0 and 40.7 %; with 16, four
-# pairs differed by 2.5 points (sd) on a variable, 6.7 at most.
+# kmod, not ~400): with 4, two kmod runs alone put `a` at 27.0 and 40.7 %; with 16, six
+# pairs differed by 2.2 points (rms) on a variable, 6.7 at most.
 . "$VM_LIB"
 vm_require_memphis
 ko=$MEMPHIS_BUILD/kmod/memphismod.ko

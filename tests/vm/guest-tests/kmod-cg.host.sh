@@ -9,7 +9,7 @@
 # too few samples for 10 points to mean anything; the note says so). 4, not 3: up to four
 # variables are compared at once and a run's samples come in bursts (regions, threads).
 # With 16 iterations (~1,500 and ~2,400 node-1 remote samples) the tolerance is the 10
-# points; four pairs of runs differed by 2.5 points (sd) on a variable, 6.7 at most.
+# points; six pairs of runs differed by 2.2 points (rms) on a variable, 6.7 at most.
 . "$VM_LIB"
 R=${MEMPHIS_REPORT:-$MEMPHIS_BUILD/memphis-report}
 user=$VM_OUT/cg-user/run
