@@ -90,6 +90,12 @@ void mr_attrib_sample(struct mr_attrib_ctx *c, const struct memphis_rec_sample *
 int mr_attrib_pass_end(struct mr_attrib *a, struct mr_attrib_ctx *const *ctx, size_t n,
 		       size_t nvars0, size_t nlines0, uint32_t **var_map, uint32_t **line_map);
 
+/* The runtime (enum mr_runtime of runtime.h) whose wait loop holds instruction ip at
+ * time t, 0 when none (the program's code, or a runtime's other code). Cached in c. */
+unsigned mr_attrib_wait(struct mr_attrib_ctx *c, uint64_t ip, uint64_t t);
+/* Whether an object of runtime rt (enum mr_runtime) is in the run's maps snapshots. */
+int mr_attrib_runtime_loaded(const struct mr_attrib *a, unsigned rt);
+
 /* Variable id of data address addr accessed by thread tid at time t (0 = <unknown>, also
  * for libmemphis's own data). */
 uint32_t mr_attrib_data(struct mr_attrib *a, uint64_t addr, uint64_t t, uint32_t tid);
