@@ -74,4 +74,20 @@ ok = names and all(n.startswith(("<OpenMP runtime (libgomp): ", "<C runtime (lib
 sys.exit(0 if ok else 1)
 PY
 check "no libgomp address is named as a heap call site" sh -c '! grep -Eq "^\([0-9]+\) [a-z_]+ at libgomp" active.txt passive.txt'
+
+# stdio: putc into a stream's buffer; the buffer (_IO_file_doallocate) and the FILE (fopen)
+# are libc's own: its group, not a heap call site of the program or of libc
+rm -rf memphis-*/
+MEMPHIS_PERIOD=100us "$B/tests/prog_stdio" > stdio.out 2>&1
+d=$(ls -d memphis-prog_stdio-*/ 2>/dev/null | head -n 1)
+"$REPORT" --all --json --top 0 "$d" > stdio.json 2>&1
+check "stdio: the stream's buffer and FILE are the C runtime's (90 % or more of the attributed samples)" \
+	python3 - stdio.json <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = sum(v["samples"] for v in r["variables"]
+        if v["kind"] == "runtime" and v["name"].startswith("<C runtime (libc): "))
+heap = [v["name"] for v in r["variables"] if v["kind"] == "heap"]
+sys.exit(0 if r["samples"]["attributed"] > 0 and c >= 0.9 * r["samples"]["attributed"] and not heap else 1)
+PY
 done_testing
