@@ -28,7 +28,7 @@ const char *mr_var_kind_name(unsigned kind)
 		[MR_VAR_UNKNOWN] = "unknown", [MR_VAR_RUNTIME] = "runtime",
 	};
 
-	return kind < sizeof(n) / sizeof(n[0]) ? n[kind] : "unknown";
+	return kind < sizeof(n) / sizeof(n[0]) && n[kind] ? n[kind] : "unknown";
 }
 
 /* Add a variable; returns its id, or NOT_YET when out of memory (name is then freed). */

@@ -14,9 +14,10 @@
 #include "u64map.h"
 
 /* var_by_key tags (bits 60-63) of this file: the runtime variables, and per allocator
- * caller address its runtime variable or 0 */
-#define TAG_RUNTIME_VAR (12ull << 60)
-#define TAG_ALLOC_CALLER (13ull << 60)
+ * caller address its runtime variable or 0 (tags 7, 8 and 12 are other branches' of
+ * issue 16: heap variables by their receiving variable, stack locals) */
+#define TAG_RUNTIME_VAR (13ull << 60)
+#define TAG_ALLOC_CALLER (14ull << 60)
 #define LOW60 ((1ull << 60) - 1)
 
 uint32_t attrib_runtime_var(struct mr_attrib *a, unsigned rt)
