@@ -221,7 +221,10 @@ uint32_t attrib_tls_runtime(struct mr_attrib *a, uint32_t oi);
 uint32_t attrib_wait_data(struct mr_attrib_ctx *c, uint64_t ip, uint64_t t);
 /* The runtime variable for an address no object, stack, TLS block or object file holds:
  * libc's malloc arenas when it is heap memory ([heap] or an anonymous mapping) and the
- * run recorded every allocation (else it may be an unrecorded one: 0). */
+ * run recorded every allocation (else it may be an unrecorded one: 0). Only memory that
+ * the maps snapshot in force has: the library snapshots the maps at start and at
+ * dlopen/dlclose, so the brk heap's later growth and the threads' arenas mapped later
+ * stay unknown. */
 uint32_t attrib_unknown_runtime(struct mr_attrib *a, uint64_t addr, uint64_t t, struct range *rg);
 
 /* Format the source position of runtime address pc as "file:line" (or a fallback) into
