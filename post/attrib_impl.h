@@ -145,7 +145,7 @@ struct mr_attrib_ctx {
 	mr_attrib_warn_fn *warn;
 	void *warn_arg;
 	int oom;                    /* a first use could not be recorded */
-	struct mph_u64map waits;    /* ip -> 1 + runtime of its wait loop (0: none), once used */
+	struct mph_u64map waits;    /* ip -> its runtime and whether a wait loop (attrib_runtime.c) */
 };
 
 /* ---- shared between the pieces ---- */
@@ -214,10 +214,12 @@ uint32_t attrib_span_runtime(struct mr_attrib *a, struct span *sp, uint64_t addr
 /* The runtime variable for the static TLS block of object oi when it is a runtime's,
  * else 0. */
 uint32_t attrib_tls_runtime(struct mr_attrib *a, uint32_t oi);
-/* For a sample of instruction ip at time t whose data address nothing explains: the
- * runtime variable when ip is in a runtime's wait loop (what a spin loop reads is the
- * runtime's lock or barrier word, in an allocation left unrecorded by heap sampling),
- * else 0. Takes a->lock. */
+/* For a sample of instruction ip at time t whose data address nothing explains (an
+ * allocation left unrecorded by heap sampling, memory mapped after the last maps
+ * snapshot): the runtime variable when ip is in a runtime's wait loop (what a spin loop
+ * reads is the runtime's lock or barrier word) or anywhere in libgomp's code (which
+ * reaches the program's data only on its stacks and in recorded arrays), else 0. Takes
+ * a->lock. */
 uint32_t attrib_wait_data(struct mr_attrib_ctx *c, uint64_t ip, uint64_t t);
 /* The runtime variable for an address no object, stack, TLS block or object file holds:
  * libc's malloc arenas when it is heap memory ([heap] or an anonymous mapping) and the

@@ -112,9 +112,11 @@ uint32_t attrib_unknown_runtime(struct mr_attrib *a, uint64_t addr, uint64_t t, 
 	return attrib_runtime_var(a, MR_RT_C);
 }
 
-/* The runtime whose wait loop holds instruction ip at time t: a wait function by name,
- * else a spin loop in the code bytes; MR_RT_NONE when none. Under a->lock. */
-static enum mr_runtime code_wait(struct mr_attrib *a, uint64_t ip, uint64_t t)
+/* What instruction ip at time t is, as mr_attrib_ctx.waits keeps it: the runtime whose
+ * code holds it (MR_RT_NONE: none) | CODE_WAIT when that is a wait loop: a wait function
+ * by name, else a spin loop in the code bytes. Under a->lock. */
+#define CODE_WAIT 0x100u
+static unsigned code_kind(struct mr_attrib *a, uint64_t ip, uint64_t t)
 {
 	uint8_t code[64 + MR_RUNTIME_SPIN_BYTES + 2];
 	uint64_t t0, t1, rel, lo;
@@ -131,19 +133,20 @@ static enum mr_runtime code_wait(struct mr_attrib *a, uint64_t ip, uint64_t t)
 	memset(&ln, 0, sizeof(ln));
 	mr_debuginfo_line(di, rel, &ln);
 	if (ln.function && mr_runtime_wait_function(rt, ln.function))
-		return rt;
+		return rt | CODE_WAIT;
 	lo = rel > 64 ? rel - 64 : 0;
 	n = mr_debuginfo_code(di, lo, code, sizeof(code));
 	if (n > (ssize_t)(rel - lo) && mr_runtime_spin_code(code, (size_t)n, (size_t)(rel - lo)))
-		return rt;
-	return MR_RT_NONE;
+		return rt | CODE_WAIT;
+	return rt;
 }
 
-unsigned mr_attrib_wait(struct mr_attrib_ctx *c, uint64_t ip, uint64_t t)
+/* code_kind of ip, cached in c. */
+static unsigned code_kind_ctx(struct mr_attrib_ctx *c, uint64_t ip, uint64_t t)
 {
 	struct mr_attrib *a = c->a;
 	uint64_t *v;
-	unsigned rt;
+	unsigned k;
 
 	if (!c->waits.keys && mph_u64map_init(&c->waits, 64))
 		return MR_RT_NONE;
@@ -152,12 +155,19 @@ unsigned mr_attrib_wait(struct mr_attrib_ctx *c, uint64_t ip, uint64_t t)
 		return (unsigned)*v;
 	pthread_mutex_lock(&a->lock);
 	a->holder = c;
-	rt = code_wait(a, ip, t);
+	k = code_kind(a, ip, t);
 	a->holder = NULL;
 	pthread_mutex_unlock(&a->lock);
 	if (ip != MPH_U64MAP_EMPTY)
-		mph_u64map_put(&c->waits, ip, rt);
-	return rt;
+		mph_u64map_put(&c->waits, ip, k);
+	return k;
+}
+
+unsigned mr_attrib_wait(struct mr_attrib_ctx *c, uint64_t ip, uint64_t t)
+{
+	unsigned k = code_kind_ctx(c, ip, t);
+
+	return k & CODE_WAIT ? k & ~CODE_WAIT : MR_RT_NONE;
 }
 
 int mr_attrib_runtime_loaded(const struct mr_attrib *a, unsigned rt)
@@ -170,10 +180,12 @@ int mr_attrib_runtime_loaded(const struct mr_attrib *a, unsigned rt)
 
 uint32_t attrib_wait_data(struct mr_attrib_ctx *c, uint64_t ip, uint64_t t)
 {
-	unsigned rt = mr_attrib_wait(c, ip, t);
+	unsigned k = code_kind_ctx(c, ip, t), rt = k & ~CODE_WAIT;
 	uint32_t id;
 
-	if (rt == MR_RT_NONE)
+	/* libgomp's code touches the program's data only through pointers into its stacks
+	 * and recorded arrays; libc's (memcpy, memset) touches any */
+	if (rt == MR_RT_NONE || (!(k & CODE_WAIT) && rt != MR_RT_OPENMP))
 		return 0;
 	pthread_mutex_lock(&c->a->lock);
 	c->a->holder = c;
