@@ -5,7 +5,8 @@
  *
  * A runtime's own data is one variable per runtime, shown after the program's variables:
  * heap objects allocated by the runtime's code for itself (libgomp's team, barrier and
- * work-share state; libc's stdio buffers and streams), its static and TLS data, and for
+ * work-share state; libc's stdio buffers and streams), its static and TLS data, what
+ * its wait loops (any of libgomp's code) read outside every recorded allocation, and for
  * libc the heap memory that is in no recorded allocation (malloc's chunk headers, free
  * lists and top chunk) when every allocation was recorded. A wait is a sample whose
  * instruction is in a runtime's wait function (by symbol, where the object has them) or
