@@ -5,6 +5,9 @@
  * by allocation call site), thread stacks, the executable's TLS block of the sample's
  * thread, globals and statics of the ELF object mapped at the address in the last maps
  * snapshot before the sample (executable and shared libraries), else <unknown> (id 0).
+ * What the OpenMP, MPI and C runtimes own (their allocations for themselves, their static
+ * and TLS data, what their wait loops and libgomp's code read outside every recorded
+ * allocation) is one variable per runtime of kind MR_VAR_RUNTIME (attrib_runtime.c).
  * Results are cached per instruction address and per object, so a warm lookup costs a
  * few hash probes.
  *
