@@ -242,6 +242,10 @@ counters() {
 # directory of each profiled setting.
 manyobj() {
 	echo "== many small objects: prog_manyobj, 1,000,000 live rows, $RUNS interleaved runs"
+	if [ ! -x /usr/bin/time ]; then
+		echo "# /usr/bin/time is missing: skipped"
+		return
+	fi
 	rm -f mo
 	for i in $(seq "$RUNS"); do
 		for c in off:MEMPHIS_DISABLE=1 all:MEMPHIS_HEAP_SAMPLE=1 sampled:MEMPHIS_HEAP_SAMPLE=64; do
