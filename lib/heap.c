@@ -80,45 +80,83 @@ static uint64_t unsampled;         /* sampled but not recorded: the live table w
 /* Small allocations are recorded 1 in sample_every on average: each thread counts down a
  * random gap (mean sample_every, so a periodic allocation pattern does not alias), and
  * an unsampled allocation costs a TLS decrement. The frees of the recorded ones are found
- * through `live`, a lock-free table of their addresses (16 probes, no tombstones: a
- * lookup scans all 16); a free of a block of MEMPHIS__HEAP_SAMPLE_BELOW usable bytes or
- * more is always recorded, as every allocation that large is. */
+ * through `live`, a lock-free set of their addresses: levels of open-addressing tables
+ * (16 probes, no tombstones: a lookup scans all 16), level k of LIVE_SLOTS << k slots,
+ * made (raw mmap) when an address finds no free slot in the levels before it, so that
+ * a program keeping millions of small blocks live has its sampled ones recorded (one
+ * fixed table of 65,536 slots recorded no more than about 65,000 at once: 1 in 64 of
+ * 4 M live blocks). A free scans 16 slots per level made. A free of a block of
+ * MEMPHIS__HEAP_SAMPLE_BELOW usable bytes or more is always recorded, as every allocation
+ * that large is. */
 #define LIVE_SLOTS 65536u
 #define LIVE_PROBES 16u
-static uintptr_t live[LIVE_SLOTS];
+#define LIVE_LEVELS 12u /* the last of 128 Mi slots */
+static uintptr_t live0[LIVE_SLOTS];
+static uintptr_t *live[LIVE_LEVELS] = { live0 };
 static __thread unsigned gap_left, gap_rng;
 
-static unsigned live_slot(uintptr_t p)
+static void *chunk_new(size_t size);
+
+/* Level k of the live set; made when absent and `make` (NULL: absent, or no memory). */
+static uintptr_t *live_level(unsigned k, int make)
 {
-	return (unsigned)(((uint64_t)p * 0x9e3779b97f4a7c15ull) >> 48) & (LIVE_SLOTS - 1);
+	uintptr_t *t = __atomic_load_n(&live[k], __ATOMIC_ACQUIRE), *none = NULL;
+	size_t bytes = ((size_t)LIVE_SLOTS << k) * sizeof(*t);
+
+	if (t || !make)
+		return t;
+	t = chunk_new(bytes);
+	if (t && !__atomic_compare_exchange_n(&live[k], &none, t, 0, __ATOMIC_ACQ_REL,
+					      __ATOMIC_ACQUIRE)) {
+		syscall(SYS_munmap, t, bytes); /* another thread made it first */
+		t = none;
+	}
+	return t;
 }
 
-/* Remember p as recorded; 0, or -ENOSPC when its probe range is full. */
+/* First slot of p's probe range in level k. */
+static size_t live_slot(uintptr_t p, unsigned k)
+{
+	return (size_t)(((uint64_t)p * 0x9e3779b97f4a7c15ull) >> (48 - k));
+}
+
+/* Remember p as recorded; 0, or -ENOSPC when no level has room for it. */
 static int live_add(uintptr_t p)
 {
-	unsigned h = live_slot(p);
+	for (unsigned k = 0; k < LIVE_LEVELS; k++) {
+		uintptr_t *t = live_level(k, 1);
+		size_t mask = ((size_t)LIVE_SLOTS << k) - 1, h = live_slot(p, k);
 
-	for (unsigned i = 0; i < LIVE_PROBES; i++) {
-		uintptr_t zero = 0;
-		if (__atomic_compare_exchange_n(&live[(h + i) & (LIVE_SLOTS - 1)], &zero, p, 0,
-						__ATOMIC_RELAXED, __ATOMIC_RELAXED))
-			return 0;
+		if (!t)
+			break;
+		for (unsigned i = 0; i < LIVE_PROBES; i++) {
+			uintptr_t zero = 0;
+			if (__atomic_compare_exchange_n(&t[(h + i) & mask], &zero, p, 0,
+							__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+				return 0;
+		}
 	}
 	return -ENOSPC;
 }
 
-/* Forget p; 1 if it was recorded (its free must be too), else 0. */
+/* Forget p; 1 if it was recorded (its free must be too), else 0. Levels are made in
+ * order: the first absent one ends the search. */
 static int live_take(uintptr_t p)
 {
-	unsigned h = live_slot(p);
+	for (unsigned k = 0; k < LIVE_LEVELS; k++) {
+		uintptr_t *t = live_level(k, 0);
+		size_t mask = ((size_t)LIVE_SLOTS << k) - 1, h = live_slot(p, k);
 
-	for (unsigned i = 0; i < LIVE_PROBES; i++) {
-		uintptr_t *slot = &live[(h + i) & (LIVE_SLOTS - 1)];
-		uintptr_t want = p;
-		if (__atomic_load_n(slot, __ATOMIC_RELAXED) == p &&
-		    __atomic_compare_exchange_n(slot, &want, 0, 0, __ATOMIC_RELAXED,
-						__ATOMIC_RELAXED))
-			return 1;
+		if (!t)
+			break;
+		for (unsigned i = 0; i < LIVE_PROBES; i++) {
+			uintptr_t *slot = &t[(h + i) & mask];
+			uintptr_t want = p;
+			if (__atomic_load_n(slot, __ATOMIC_RELAXED) == p &&
+			    __atomic_compare_exchange_n(slot, &want, 0, 0, __ATOMIC_RELAXED,
+							__ATOMIC_RELAXED))
+				return 1;
+		}
 	}
 	return 0;
 }

@@ -5,6 +5,9 @@
  * by allocation call site), thread stacks, the executable's TLS block of the sample's
  * thread, globals and statics of the ELF object mapped at the address in the last maps
  * snapshot before the sample (executable and shared libraries), else <unknown> (id 0).
+ * What the OpenMP, MPI and C runtimes own (their allocations for themselves, their static
+ * and TLS data, what their wait loops and libgomp's code read outside every recorded
+ * allocation) is one variable per runtime of kind MR_VAR_RUNTIME (attrib_runtime.c).
  * Results are cached per instruction address and per object, so a warm lookup costs a
  * few hash probes.
  *
@@ -89,6 +92,12 @@ void mr_attrib_sample(struct mr_attrib_ctx *c, const struct memphis_rec_sample *
  * every id of the pass). Returns 0 or -ENOMEM. */
 int mr_attrib_pass_end(struct mr_attrib *a, struct mr_attrib_ctx *const *ctx, size_t n,
 		       size_t nvars0, size_t nlines0, uint32_t **var_map, uint32_t **line_map);
+
+/* The runtime (enum mr_runtime of runtime.h) whose wait loop holds instruction ip at
+ * time t, 0 when none (the program's code, or a runtime's other code). Cached in c. */
+unsigned mr_attrib_wait(struct mr_attrib_ctx *c, uint64_t ip, uint64_t t);
+/* Whether an object of runtime rt (enum mr_runtime) is in the run's maps snapshots. */
+int mr_attrib_runtime_loaded(const struct mr_attrib *a, unsigned rt);
 
 /* Variable id of data address addr accessed by thread tid at time t (0 = <unknown>, also
  * for libmemphis's own data). */

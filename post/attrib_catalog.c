@@ -25,10 +25,10 @@ const char *mr_var_kind_name(unsigned kind)
 		[MR_VAR_GLOBAL] = "global", [MR_VAR_STATIC] = "static",
 		[MR_VAR_FUNC_STATIC] = "function static", [MR_VAR_TLS] = "tls",
 		[MR_VAR_SYMBOL] = "symbol", [MR_VAR_HEAP] = "heap", [MR_VAR_STACK] = "stack",
-		[MR_VAR_UNKNOWN] = "unknown",
+		[MR_VAR_UNKNOWN] = "unknown", [MR_VAR_RUNTIME] = "runtime",
 	};
 
-	return kind < sizeof(n) / sizeof(n[0]) ? n[kind] : "unknown";
+	return kind < sizeof(n) / sizeof(n[0]) && n[kind] ? n[kind] : "unknown";
 }
 
 /* Add a variable; returns its id, or NOT_YET when out of memory (name is then freed). */

@@ -145,6 +145,7 @@ struct mr_attrib_ctx {
 	mr_attrib_warn_fn *warn;
 	void *warn_arg;
 	int oom;                    /* a first use could not be recorded */
+	struct mph_u64map waits;    /* ip -> its runtime and whether a wait loop (attrib_runtime.c) */
 };
 
 /* ---- shared between the pieces ---- */
@@ -194,6 +195,39 @@ struct span *attrib_span_at(struct mr_attrib *a, uint64_t addr, uint64_t t, uint
  * object (bias maybe unknown): enough to ask a->obj[sp->obj].is_self. */
 struct span *attrib_span_find(struct mr_attrib *a, uint64_t addr, uint64_t t, uint64_t *t0,
 			      uint64_t *t1);
+
+/* The mapping holding addr in the maps snapshot in force at time t, or NULL; [*t0, *t1)
+ * is the time that snapshot holds. */
+const struct mph_mapping *attrib_mapping_at(struct mr_attrib *a, uint64_t addr, uint64_t t,
+					    uint64_t *t0, uint64_t *t1);
+
+/* post/attrib_runtime.c: the runtimes' own data and wait loops (runtime.h) */
+/* The variable of runtime rt's own data (created on first use); 0 when out of memory. */
+uint32_t attrib_runtime_var(struct mr_attrib *a, unsigned rt);
+/* The runtime variable of ALLOCS record r when its allocator's caller (frames[0]) is a
+ * runtime allocating for itself, else 0. */
+uint32_t attrib_alloc_runtime(struct mr_attrib *a, const struct memphis_rec_alloc *r);
+/* The runtime variable for data address addr in object span sp (valid [t0, t1)) when the
+ * object is a runtime's, with *rg set; else 0. */
+uint32_t attrib_span_runtime(struct mr_attrib *a, struct span *sp, uint64_t addr, uint64_t t0,
+			     uint64_t t1, struct range *rg);
+/* The runtime variable for the static TLS block of object oi when it is a runtime's,
+ * else 0. */
+uint32_t attrib_tls_runtime(struct mr_attrib *a, uint32_t oi);
+/* For a sample of instruction ip at time t whose data address nothing explains (an
+ * allocation left unrecorded by heap sampling, memory mapped after the last maps
+ * snapshot): the runtime variable when ip is in a runtime's wait loop (what a spin loop
+ * reads is the runtime's lock or barrier word) or anywhere in libgomp's code (which
+ * reaches the program's data only on its stacks and in recorded arrays), else 0. Takes
+ * a->lock. */
+uint32_t attrib_wait_data(struct mr_attrib_ctx *c, uint64_t ip, uint64_t t);
+/* The runtime variable for an address no object, stack, TLS block or object file holds:
+ * libc's malloc arenas when it is heap memory ([heap] or an anonymous mapping) and the
+ * run recorded every allocation (else it may be an unrecorded one: 0). Only memory that
+ * the maps snapshot in force has: the library snapshots the maps at start and at
+ * dlopen/dlclose, so the brk heap's later growth and the threads' arenas mapped later
+ * stay unknown. */
+uint32_t attrib_unknown_runtime(struct mr_attrib *a, uint64_t addr, uint64_t t, struct range *rg);
 
 /* Format the source position of runtime address pc as "file:line" (or a fallback) into
  * buf. Returns 1 if a file:line was found, 0 otherwise. */

@@ -277,6 +277,14 @@ struct span *attrib_span_find(struct mr_attrib *a, uint64_t addr, uint64_t t, ui
 	return sp;
 }
 
+const struct mph_mapping *attrib_mapping_at(struct mr_attrib *a, uint64_t addr, uint64_t t,
+					    uint64_t *t0, uint64_t *t1)
+{
+	struct snap *s = snap_at(a, t, t0, t1);
+
+	return s ? mph_maps_find(&s->maps, addr) : NULL;
+}
+
 struct span *attrib_span_at(struct mr_attrib *a, uint64_t addr, uint64_t t, uint64_t *t0,
 			    uint64_t *t1)
 {

@@ -53,6 +53,7 @@ static uint32_t other_resolve(struct mr_attrib *a, uint64_t addr, uint64_t t, ui
 	uint64_t *ti;
 	uint64_t t0, t1;
 	struct span *sp;
+	uint32_t v;
 
 	rg->valid = 0;
 	ti = a->ntls ? mph_u64map_get(&a->thread_by_tid, tid) : NULL;
@@ -69,6 +70,10 @@ static uint32_t other_resolve(struct mr_attrib *a, uint64_t addr, uint64_t t, ui
 				if (a->obj[a->tls[i].obj].is_self) {
 					*rg = (struct range){ blk, blk + a->tls[i].memsz, 0, UINT64_MAX, tid, 1 };
 					return SELF_VAR;
+				}
+				if ((v = attrib_tls_runtime(a, a->tls[i].obj))) {
+					*rg = (struct range){ blk, blk + a->tls[i].memsz, 0, UINT64_MAX, tid, 1 };
+					return v;
 				}
 				di = attrib_obj_di(a, a->tls[i].obj);
 				mv = di ? mr_debuginfo_tls_var_at(di, addr - blk) : NULL;
@@ -100,6 +105,8 @@ static uint32_t other_resolve(struct mr_attrib *a, uint64_t addr, uint64_t t, ui
 	if (sp && a->obj[sp->obj].is_self && self_data(a, sp, addr, t, t0, t1, rg))
 		return SELF_VAR;
 	sp = sp ? attrib_span_at(a, addr, t, &t0, &t1) : NULL;
+	if (sp && (v = attrib_span_runtime(a, sp, addr, t0, t1, rg)))
+		return v;
 	if (sp) {
 		const struct mr_var *mv = mr_debuginfo_var_at(a->obj[sp->obj].di, addr - sp->bias);
 		unsigned f;
@@ -112,8 +119,9 @@ static uint32_t other_resolve(struct mr_attrib *a, uint64_t addr, uint64_t t, ui
 		f = mr_debuginfo_segment(a->obj[sp->obj].di, addr - sp->bias);
 		if (f && !(f & MR_SEG_W))
 			return attrib_constants_var(a, sp->obj);
+		return 0;
 	}
-	return 0;
+	return attrib_unknown_runtime(a, addr, t, rg);
 }
 
 /* The heap object at addr at time t: its variable with *rg set, NOT_YET if none. Reads
@@ -203,6 +211,7 @@ void mr_attrib_ctx_free(struct mr_attrib_ctx *c)
 	free(c->var_first);
 	free(c->line_first);
 	free(c->told);
+	mph_u64map_free(&c->waits);
 	free(c);
 }
 
@@ -259,6 +268,8 @@ static uint32_t sample_var(struct mr_attrib_ctx *c, struct ip_cache_slot *slot,
 			return cr->var;
 	}
 	var = data_resolve(c->a, c, s->addr, s->time, s->tid, &rg);
+	if (!var)
+		var = attrib_wait_data(c, s->ip, s->time);
 	if (var != SELF_VAR)
 		note_first(c, &c->var_first, &c->cap_var, var);
 	if (rg.valid) {

@@ -84,14 +84,16 @@ int mr_heap_build(struct mr_heap *h, const struct memphis_rec_alloc *allocs, siz
 		}
 		o->group = (i > 0 && h->obj[i - 1].addr == o->addr) ? h->obj[i - 1].group
 								     : (uint32_t)i;
-		o->maxend = (i > 0 && h->obj[i - 1].maxend > o->end) ? h->obj[i - 1].maxend : o->end;
 	}
 	h->unmatched_frees += nfrees - fi;
 	free(f);
 	h->addr = malloc((n ? n : 1) * sizeof(*h->addr));
 	h->ntop = (n + MR_HEAP_FANOUT - 1) / MR_HEAP_FANOUT;
 	h->top = malloc((h->ntop ? h->ntop : 1) * sizeof(*h->top));
-	if (!h->addr || !h->top) {
+	for (h->leaves = 1; h->leaves < n; h->leaves *= 2)
+		;
+	h->maxend = calloc(2 * h->leaves, sizeof(*h->maxend));
+	if (!h->addr || !h->top || !h->maxend) {
 		mr_heap_free(h);
 		return -ENOMEM;
 	}
@@ -99,6 +101,11 @@ int mr_heap_build(struct mr_heap *h, const struct memphis_rec_alloc *allocs, siz
 		h->addr[i] = h->obj[i].addr;
 	for (size_t i = 0; i < h->ntop; i++)
 		h->top[i] = h->addr[i * MR_HEAP_FANOUT];
+	for (size_t i = 0; i < n; i++)
+		h->maxend[h->leaves + i] = h->obj[i].end;
+	for (size_t k = h->leaves; k-- > 1;)
+		h->maxend[k] = h->maxend[2 * k] > h->maxend[2 * k + 1] ? h->maxend[2 * k]
+									: h->maxend[2 * k + 1];
 	return 0;
 }
 
@@ -109,15 +116,42 @@ void mr_heap_free(struct mr_heap *h)
 	free(h->obj);
 	free(h->addr);
 	free(h->top);
+	free(h->maxend);
 	h->obj = NULL;
 	h->addr = NULL;
 	h->top = NULL;
-	h->n = h->ntop = 0;
+	h->maxend = NULL;
+	h->n = h->ntop = h->leaves = 0;
 }
 
-const struct mr_heap_obj *mr_heap_find(const struct mr_heap *h, uint64_t addr, uint64_t t)
+/* The largest index j < i whose object ends after addr, or SIZE_MAX when none: up the
+ * tree while the left siblings end at or before addr, then down to the rightmost leaf
+ * that ends after it. */
+static size_t prev_reaching(const struct mr_heap *h, size_t i, uint64_t addr)
 {
-	size_t lo, hi;
+	size_t k;
+
+	if (i >= h->leaves) { /* every entry is below i */
+		if (h->maxend[1] <= addr)
+			return SIZE_MAX;
+		k = 1;
+	} else {
+		for (k = h->leaves + i; k > 1; k /= 2)
+			if ((k & 1) && h->maxend[k - 1] > addr)
+				break;
+		if (k <= 1)
+			return SIZE_MAX;
+		k--;
+	}
+	while (k < h->leaves)
+		k = h->maxend[2 * k + 1] > addr ? 2 * k + 1 : 2 * k;
+	return k - h->leaves;
+}
+
+const struct mr_heap_obj *mr_heap_find_steps(const struct mr_heap *h, uint64_t addr, uint64_t t,
+					     size_t *steps)
+{
+	size_t lo, hi, i;
 
 	/* first entry with obj.addr > addr: first among the block starts, then in a block */
 	lo = mph_upper_bound(h->top, h->ntop, sizeof(*h->top), 0, addr);
@@ -126,14 +160,15 @@ const struct mr_heap_obj *mr_heap_find(const struct mr_heap *h, uint64_t addr, u
 	hi = lo * MR_HEAP_FANOUT < h->n ? lo * MR_HEAP_FANOUT : h->n;
 	lo = (lo - 1) * MR_HEAP_FANOUT;
 	lo += mph_upper_bound(h->addr + lo, hi - lo, sizeof(*h->addr), 0, addr);
-	for (size_t i = lo; i-- > 0;) {
-		const struct mr_heap_obj *o = &h->obj[i];
-		size_t g = o->group, a;
+	/* each object start at or below addr with an entry reaching past it, nearest first;
+	 * entries of one start are one group, all below lo */
+	for (i = prev_reaching(h, lo, addr); i != SIZE_MAX; i = prev_reaching(h, i, addr)) {
+		size_t g = h->obj[i].group, last, a;
 
-		if (o->maxend <= addr)
-			return NULL;
-		/* among entries [g, i] (same addr, t0 ascending) the last with t0 <= t */
-		a = g + mph_upper_bound(h->obj + g, i + 1 - g, sizeof(*h->obj),
+		*steps += 1;
+		last = g + mph_upper_bound(h->addr + g, lo - g, sizeof(*h->addr), 0, h->obj[g].addr);
+		/* among entries [g, last) (same addr, t0 ascending) the last with t0 <= t */
+		a = g + mph_upper_bound(h->obj + g, last - g, sizeof(*h->obj),
 					offsetof(struct mr_heap_obj, t0), t);
 		if (a > g) {
 			const struct mr_heap_obj *c = &h->obj[a - 1];
@@ -143,4 +178,11 @@ const struct mr_heap_obj *mr_heap_find(const struct mr_heap *h, uint64_t addr, u
 		i = g;
 	}
 	return NULL;
+}
+
+const struct mr_heap_obj *mr_heap_find(const struct mr_heap *h, uint64_t addr, uint64_t t)
+{
+	size_t steps = 0;
+
+	return mr_heap_find_steps(h, addr, t, &steps);
 }

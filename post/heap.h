@@ -1,9 +1,13 @@
 /* post/heap.h - heap objects over time: which allocation was live at address A at time T.
  *
  * Built once from the ALLOCS and FREES records. Entries are sorted by (address, allocation
- * time) with a running maximum of end addresses, so a lookup is a binary search plus a
- * short backward walk; an address reused after free() is resolved by the allocation and
- * free times. Scales to millions of allocations (O(n log n) build, 48 bytes per object).
+ * time); a max tree over their end addresses finds, below any index, the nearest entry
+ * that reaches past an address, so a lookup is a binary search plus one tree step per
+ * object start that covers the address at some time (not per object below it: one freed
+ * big object under a million small ones costs one step, not a million). An address
+ * reused after free() is resolved by the allocation and free times. Scales to millions of
+ * allocations: O(n log n) build, O(log n) lookup, 40 bytes per object plus 8 to 24 for
+ * the tree and 8 for the search array.
  */
 #ifndef MR_HEAP_H
 #define MR_HEAP_H
@@ -20,7 +24,6 @@ struct mr_heap_obj {
 	uint64_t t0, t1;     /* live in [t0, t1); t1 = UINT64_MAX if never freed */
 	uint32_t rec;        /* index of the ALLOCS record */
 	uint32_t group;      /* index of the first entry with the same addr */
-	uint64_t maxend;     /* max end over entries 0..this one */
 };
 
 struct mr_heap {
@@ -28,6 +31,8 @@ struct mr_heap {
 	uint64_t *addr;          /* obj[i].addr, compact for the binary search */
 	uint64_t *top;           /* addr[i * MR_HEAP_FANOUT]: a cache-resident first level */
 	size_t ntop;
+	uint64_t *maxend;        /* max tree: [leaves + i] = obj[i].end, [k] = max of [2k], [2k+1] */
+	size_t leaves;           /* a power of two >= n */
 	size_t n;
 	size_t unmatched_frees;  /* FREES records with no allocation live at that address */
 };
@@ -39,5 +44,8 @@ void mr_heap_free(struct mr_heap *h);
 
 /* The object live at time t that contains addr, or NULL. */
 const struct mr_heap_obj *mr_heap_find(const struct mr_heap *h, uint64_t addr, uint64_t t);
+/* mr_heap_find that also adds to *steps the object starts it looked at (for tests). */
+const struct mr_heap_obj *mr_heap_find_steps(const struct mr_heap *h, uint64_t addr, uint64_t t,
+					     size_t *steps);
 
 #endif /* MR_HEAP_H */

@@ -130,11 +130,13 @@ static int run_report(struct report *r, FILE *out)
 	}
 	if (mr_agg_tables(&r->agg, r->table_mode, r->o.by_line, report_key_name, r, &r->tables))
 		return mr_error(MR_EXIT_DATA, "out of memory");
+	report_runtime_last(r, NULL, 0);
 	mr_agg_mark_shown(&r->agg, &r->tables, r->o.by_line, r->o.top);
 	/* JSON lists every variable with samples, text the shown ones */
 	ids = mr_agg_var_order(&r->agg, r->o.json, report_key_name, r, &nids);
 	if (!ids)
 		return mr_error(MR_EXIT_DATA, "out of memory");
+	report_runtime_last(r, ids, nids);
 	if (r->o.json) {
 		report_print_json(r, ids, nids, out);
 	} else {

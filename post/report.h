@@ -6,6 +6,8 @@
  *   report_text.c     the text report (with the data-source tables of hardware runs)
  *   report_json.c     the JSON report (schema memphis-report/1, docs/report-schema.md)
  *   report_counters.c the counters of each region (report_counters.h), text and JSON
+ *   report_runtime.c  the runtimes apart: their data after the program's variables, the
+ *                     header's runtime wait (runtime.h)
  */
 #ifndef MR_REPORT_H
 #define MR_REPORT_H
@@ -19,6 +21,7 @@
 #include "attrib.h"
 #include "hwsrc.h"
 #include "rundir.h"
+#include "runtime.h"
 
 struct report_opts {
 	const char *dir, *exe;
@@ -41,6 +44,7 @@ struct report_stats {
 	uint64_t remote, local, unknown_page, unknown_cpu;
 	uint64_t lost, throttled, dropped, recorded;
 	uint64_t other_regions;   /* samples of regions not selected */
+	uint64_t wait[MR_RT_COUNT]; /* samples in a runtime's wait loop, by runtime ([0]: none) */
 	uint64_t unwritten_ms;    /* run ended without the library's shutdown: up to this many
 				   * ms of samples before its end may be missing; 0 if it did not */
 	const char *write_error;  /* the library stopped writing the run: its note, else NULL */
@@ -111,5 +115,13 @@ void report_print_text(const struct report *r, const uint32_t *ids, size_t nids,
 
 /* The JSON report (one object) of variables ids[0 .. nids) on f. */
 void report_print_json(const struct report *r, const uint32_t *ids, size_t nids, FILE *f);
+
+/* report_runtime.c: the runtimes' own data after the program's variables in each table
+ * (by variable) and in ids[0 .. n) (keeping the order otherwise); the header's line and
+ * JSON member on runtime wait. */
+void report_runtime_last(struct report *r, uint32_t *ids, size_t n);
+void report_runtime_text(const struct report *r, FILE *f);
+struct mr_json;
+void report_runtime_json(const struct report *r, struct mr_json *j);
 
 #endif /* MR_REPORT_H */

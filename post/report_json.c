@@ -145,6 +145,7 @@ static void json_samples(struct mr_json *j, const struct report *r)
 	U("unknown_page_node", r->st.unknown_page);
 	U("unknown_cpu_node", r->st.unknown_cpu);
 	U("other_regions", r->st.other_regions);
+	report_runtime_json(r, j);
 	mr_json_obj_end(j);
 	U("nodes", r->nnodes);
 }
@@ -421,7 +422,7 @@ static void json_variable(struct mr_json *j, const struct report *r, uint32_t id
 	mr_json_str(j, vi->decl);
 	mr_json_key(j, "object");
 	mr_json_str(j, vi->object);
-	if (vi->kind == MR_VAR_HEAP) {
+	if (vi->kind == MR_VAR_HEAP || vi->kind == MR_VAR_RUNTIME) {
 		U("objects", vi->objects);
 		U("bytes", vi->bytes);
 		if (vi->site_file)

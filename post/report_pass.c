@@ -105,6 +105,7 @@ static int count_sample(struct worker *w, const struct memphis_rec_sample *sm, u
 	uint32_t cpu_node, page_node;
 
 	st->total++;
+	st->wait[mr_attrib_wait(w->ctx, sm->ip, sm->time)]++;
 	st->exact += !!(sm->flags & MPH_S_EXACT);
 	st->approx += !!(sm->flags & MPH_S_APPROX);
 	st->noaddr += !!(sm->flags & MPH_S_NOADDR);
@@ -239,6 +240,8 @@ static void stats_add(struct report_stats *a, const struct report_stats *b)
 	a->unknown_page += b->unknown_page;
 	a->unknown_cpu += b->unknown_cpu;
 	a->other_regions += b->other_regions;
+	for (int k = 0; k < MR_RT_COUNT; k++)
+		a->wait[k] += b->wait[k];
 }
 
 /* Was the warning of an unreadable object already given by an earlier worker w[0 .. k)? */

@@ -150,6 +150,7 @@ static void print_header(const struct report *r, FILE *f)
 	if (r->st.self)
 		fprintf(f, "set aside: %s samples in libmemphis itself (its code, or its own data), "
 			"in no table\n", mr_fmt_count(a, r->st.self));
+	report_runtime_text(r, f);
 	fprintf(f, "nodes: %u; regions:", r->nnodes);
 	{
 		int any = 0;

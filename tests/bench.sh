@@ -11,7 +11,9 @@
 #     once in 10 s; under perf the program is timed from inside (docs/bench.md). All settings of a kernel are run
 #     in turn, BENCH_RUNS times (interleaved); medians. docs/bench.md says what each column
 #     of the table means.
-#  2. Allocation-heavy and thread-churn programs: off, MEMPHIS_BACKEND=none, profiled; the
+#  2. Allocation-heavy, many small objects (tests/prog_manyobj: 1 M live rows; collection
+#     overhead with every allocation recorded and sampled, report time and memory) and
+#     thread-churn programs: off, MEMPHIS_BACKEND=none, profiled; the
 #     cost of counters per region (issue 15): profiled with and without two PAPI software
 #     events and MEMPHIS_NUMA_COUNTERS=1, on prog_partition and prog_churn.
 #  3. memphis-report throughput, scaling and memory (tests/bench_report.sh).
@@ -234,6 +236,45 @@ counters() {
 		awk '{ t[$1] = $2 } END { printf "profiled %.3f s, + PAPI events %.3f s (%.3fx), + NUMA counters %.3f s (%.3fx)\n",
 			t["lib"], t["papi"], t["papi"] / t["lib"], t["numa"], t["numa"] / t["lib"] }'
 }
+# manyobj: prog_manyobj (1 M live rows of 64..1,856 bytes, issue 16 item 6) off, profiled
+# with every allocation recorded (MEMPHIS_HEAP_SAMPLE=1) and with the default sampling,
+# interleaved; then memphis-report's wall time, CPU time and peak RSS on the last run
+# directory of each profiled setting.
+manyobj() {
+	echo "== many small objects: prog_manyobj, 1,000,000 live rows, $RUNS interleaved runs"
+	if [ ! -x /usr/bin/time ]; then
+		echo "# /usr/bin/time is missing: skipped"
+		return
+	fi
+	rm -f mo
+	for i in $(seq "$RUNS"); do
+		for c in off:MEMPHIS_DISABLE=1 all:MEMPHIS_HEAP_SAMPLE=1 sampled:MEMPHIS_HEAP_SAMPLE=64; do
+			rm -rf memphis-*/
+			echo "0 0" > cpu.out
+			t0=$(now)
+			env "${c#*:}" /usr/bin/time -f "%U %S" -o cpu.out "$B/tests/prog_manyobj" \
+				> /dev/null 2>&1
+			echo "${c%%:*} $(awk -v a="$t0" -v b="$(now)" 'BEGIN { print b - a }') $(tail -n 1 cpu.out | awk '{ print $1 + $2 }')" >> mo
+			d=$(ls -d memphis-*/ 2>/dev/null | head -n 1)
+			[ -z "$d" ] || { rm -rf "mo-${c%%:*}"; mv "$d" "mo-${c%%:*}"; }
+		done
+	done
+	off=$(awk '$1 == "off" { print $2 }' mo | median)
+	coff=$(awk '$1 == "off" { print $3 }' mo | median)
+	echo "off $(printf %.3f "$off") s wall, $(printf %.3f "$coff") s CPU"
+	for c in all sampled; do
+		w=$(awk -v c=$c '$1 == c { print $2 }' mo | median)
+		cpu=$(awk -v c=$c '$1 == c { print $3 }' mo | median)
+		[ -d "mo-$c" ] || continue
+		allocs=$("$B/memphis-report" dump --meta "mo-$c" 2>/dev/null |
+			sed -n 's/^# allocs: \([0-9,]*\),.*/\1/p')
+		/usr/bin/time -f "%e %U %S %M" -o rep.out "$B/memphis-report" "mo-$c" > /dev/null 2>&1
+		awk -v c=$c -v w="$w" -v off="$off" -v cpu="$cpu" -v coff="$coff" -v n="$allocs" '
+			{ printf "%-7s profiled %.3f s (%.2fx wall, %.2fx CPU), %s allocations recorded; report %.2f s wall, %.2f s CPU, peak RSS %d KiB\n",
+				c, w, w / off, (coff > 0 ? cpu / coff : 0), n, $1, $2 + $3, $4 }' rep.out
+	done
+	rm -rf mo-all mo-sampled
+}
 if [ "$QUICK" = 0 ]; then
 	echo
 	echo "== allocation-heavy: prog_allocheavy 20,000,000 small malloc/free, $RUNS interleaved runs"
@@ -242,6 +283,8 @@ if [ "$QUICK" = 0 ]; then
 	if [ -n "$d" ]; then
 		echo "run directory $(du -sk "$d" | cut -f1) KiB; report peak RSS $(/usr/bin/time -f %M "$B/memphis-report" "$d" 2>&1 > /dev/null | tail -n 1) KiB"
 	fi
+	echo
+	manyobj
 	echo
 	echo "== thread churn: prog_churn, $RUNS interleaved runs"
 	ratio "$B/tests/prog_churn"

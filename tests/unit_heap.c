@@ -98,8 +98,53 @@ static void test_heap(void)
 	}
 }
 
+/* A big object freed early, then a million small ones where it was (the threads' malloc
+ * arenas in the hole a freed temporary left): an address in none of them must not walk
+ * back over all of them (memphis-report took 67 s on prog_manyobj). */
+static void test_big_under_many(void)
+{
+	size_t n = 1000000, worst = 0, bad = 0;
+	struct memphis_rec_alloc *a = calloc(n + 1, sizeof(*a));
+	struct memphis_rec_free f = { .time = 2, .addr = 0x10000000 };
+	struct timespec t0, t1;
+	struct mr_heap h;
+	double ns;
+
+	if (!a) {
+		ok(0, "heap: allocate the big-under-many case");
+		return;
+	}
+	a[0] = (struct memphis_rec_alloc){ .time = 1, .addr = 0x10000000, .size = 1ull << 30 };
+	for (size_t i = 1; i <= n; i++) /* 48 bytes used of every 64 */
+		a[i] = (struct memphis_rec_alloc){ .time = 10 + i, .addr = 0x10000000 + i * 64,
+						   .size = 48 };
+	ok(mr_heap_build(&h, a, n + 1, &f, 1) == 0, "heap: build one freed big object under 1,000,000");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (size_t i = 1; i <= n; i++) {
+		uint64_t at = 0x10000000 + ((i * 7919) % n + 1) * 64;
+		size_t steps = 0;
+		const struct mr_heap_obj *o = mr_heap_find_steps(&h, at + 56, 1ull << 40, &steps);
+
+		bad += o != NULL;
+		o = mr_heap_find_steps(&h, at + 8, 1ull << 40, &steps);
+		bad += !o || o->addr != at;
+		bad += mr_heap_find_steps(&h, at + 8, 1, &steps) != &h.obj[0];
+		worst = steps > worst ? steps : worst;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ns = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / (3.0 * (double)n);
+	ok(bad == 0, "heap: 3,000,000 lookups in gaps, in the small objects, in the big one right (%zu wrong)",
+	   bad);
+	ok(worst <= 4, "heap: at most 4 object starts looked at per 3 lookups (worst %zu; a walk "
+	   "over every object below would look at up to 1,000,000)", worst);
+	printf("# heap lookup with a freed big object under 1,000,000: %.0f ns\n", ns);
+	mr_heap_free(&h);
+	free(a);
+}
+
 int main(void)
 {
 	test_heap();
+	test_big_under_many();
 	return tap_done();
 }
