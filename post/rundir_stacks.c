@@ -31,7 +31,7 @@ int rundir_stacks_add(struct mr_stacks **sp, const unsigned char *p, size_t len,
 		      char *what, size_t wlen)
 {
 	struct mr_stacks *s = *sp;
-	size_t off = 0;
+	size_t off = 0, i = 0;
 
 	if (!s) {
 		s = *sp = calloc(1, sizeof(*s));
@@ -43,8 +43,8 @@ int rundir_stacks_add(struct mr_stacks **sp, const unsigned char *p, size_t len,
 		size_t need;
 
 		if (len - off < sizeof(e)) {
-			snprintf(what, wlen, "STACKS block: %zu stray bytes at its end (entry %zu)",
-				 len - off, s->nkey);
+			snprintf(what, wlen, "STACKS block: %zu stray bytes after its %zu entries",
+				 len - off, i);
 			return -EINVAL;
 		}
 		memcpy(&e, p + off, sizeof(e));
@@ -77,6 +77,7 @@ int rundir_stacks_add(struct mr_stacks **sp, const unsigned char *p, size_t len,
 		s->n += need;
 		s->sorted = 0;
 		off += need;
+		i++;
 	}
 	return 0;
 }
