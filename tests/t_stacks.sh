@@ -124,4 +124,13 @@ check_if "MEMPHIS_STACK_BYTES=0: no entry, no flag, no STACKS block" \
 	 ! awk "\$7 ~ /stack/" off.samples | grep -q . && ! grep -q STACKS off.stacks off.meta'
 check_if "... output and exit status as unprofiled" \
 	'cmp -s off.out plain.out && [ "$(cat off.rc)" = "$plain_rc" ]'
+
+# a value perf cannot take: one line, 1024 used
+for v in 12 9000 -8; do
+	rm -rf "run-bad"
+	MEMPHIS_STACK_BYTES=$v MEMPHIS_OUTPUT=run-bad MEMPHIS_PERIOD=10ms "$P" > bad.out 2> bad.err
+	check_if "MEMPHIS_STACK_BYTES=$v: one line naming it, 1024 used" \
+		'[ "$(grep -c "^memphis" bad.err)" = 1 ] && grep -q -- "MEMPHIS_STACK_BYTES=$v.*using 1024" bad.err &&
+		 "$REPORT" dump --meta run-bad | grep -q "^#   stack_bytes=1024$"'
+done
 done_testing
