@@ -84,20 +84,28 @@ int memphis__touch_open(struct memphis__thread *t, int small)
 }
 
 /* Keep the registers and stack of fault r (the record of len bytes, of thread t) as a
- * STACKS entry when its instruction is outside the executable. 1 when kept. */
+ * STACKS entry when its instruction is outside the executable. 1 when the fault has an
+ * entry: its own, or the thread's last one when that unwinds alike (same signature):
+ * memset placing an array faults once a page with the same stack, and 1.2 KB a page
+ * would be a third of the memory touched (docs/format.md says how a reader finds it). */
 static int keep_stack(struct memphis__thread *t, const struct fault_layout *r, size_t len)
 {
 	struct memphis__ustack u;
+	uint64_t sig;
 	int err;
 
 	if (!memphis__stack_wanted_ip(r->ip) ||
 	    memphis__stack_parse(r + 1, len - sizeof(*r), &u) || !u.regs)
 		return 0;
+	sig = memphis__stack_signature(t, &u);
+	if (sig == t->touch_stack)
+		return 1;
 	err = memphis__stackbuf_add(&stk, MPH_STACK_TOUCH, r->time, t, r->tid, &u);
 	if (err == -ENOSPC) {
 		memphis__touch_flush();
 		err = memphis__stackbuf_add(&stk, MPH_STACK_TOUCH, r->time, t, r->tid, &u);
 	}
+	t->touch_stack = err == 0 ? sig : 0;
 	return err == 0;
 }
 

@@ -100,6 +100,10 @@ check_if "... whose IP register is the sampled IP ($lib_ip)" '[ "$lib_ip" = "$li
 check_if "... and whose stack holds a return address into the program ($lib_ret)" '[ "$lib_ret" = "$lib" ]'
 check_if "first touches of the heap arrays by memset ($touch) have entries ($touch_entry) with a return address into the program ($touch_ret)" \
 	'[ "$touch" -ge 2 ] && [ "$touch_entry" = "$touch" ] && [ "$touch_ret" = "$touch" ]'
+ntouch_stk=$(grep -c " stack$" default.touches)
+nentries=$(sed -n 's/^# stacks of first touches: \([0-9,]*\) entries.*/\1/p' default.meta | tr -d ,)
+check_if "memset's faults of one call share an entry: ${nentries:-?} entries for $ntouch_stk touches" \
+	'[ -n "$nentries" ] && [ "$ntouch_stk" -ge 1000 ] && [ $((nentries * 20)) -le "$ntouch_stk" ]'
 check_if "samples in the executable on heap data ($heap >= 20) have no entry ($heap_none)" \
 	'[ "$heap" -ge 20 ] && [ "$heap_none" = "$heap" ]'
 check_if "samples on a local array ($local >= 20) have entries ($local_entry)" \

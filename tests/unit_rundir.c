@@ -187,9 +187,11 @@ static void test_stacks(void)
 		{ .time = 200, .tid = 5, .flags = MPH_S_STACK },
 		{ .time = 300, .tid = 5, .flags = MPH_S_STACK }, /* its entry is missing */
 	};
-	struct memphis_rec_touch tch[2] = {
-		{ .time = 50, .tid = 7, .flags = MPH_TOUCH_STACK },
-		{ .time = 60, .tid = 7 }, /* not flagged: no entry looked up */
+	struct memphis_rec_touch tch[4] = {
+		{ .time = 50, .tid = 7, .ip = 0x1234, .flags = MPH_TOUCH_STACK },
+		{ .time = 60, .tid = 7, .ip = 0x1234 }, /* not flagged: no entry looked up */
+		{ .time = 70, .tid = 7, .ip = 0x1234, .flags = MPH_TOUCH_STACK }, /* shares 50's */
+		{ .time = 80, .tid = 7, .ip = 0x5678, .flags = MPH_TOUCH_STACK }, /* another IP */
 	};
 	unsigned char buf[4096];
 	size_t n = 0, got = 0, found = 0, k;
@@ -238,10 +240,14 @@ static void test_stacks(void)
 	if (!run)
 		return;
 	e = mr_run_touch_stack(run, &run->touches[0], &b);
-	ok(run->ntouches == 4 && e && e->regs[8] == 0x1234 && e->stack_len == 5 && !memcmp(b, "touch", 5),
+	ok(run->ntouches == 8 && e && e->regs[8] == 0x1234 && e->stack_len == 5 && !memcmp(b, "touch", 5),
 	   "stacks: a first touch's entry found (%zu touches)", run->ntouches);
 	ok(!mr_run_touch_stack(run, &run->touches[1], &b) && !b,
 	   "stacks: an unflagged touch has none");
+	ok(mr_run_touch_stack(run, &run->touches[2], &b) == e && b,
+	   "stacks: a later touch of the thread at the same IP shares its last entry");
+	ok(!mr_run_touch_stack(run, &run->touches[3], &b) && !b,
+	   "stacks: ... not one at another IP");
 	ok(run->ndamage == 1 && strstr(run->damage[0], "meta.mph: offset ") &&
 	   strstr(run->damage[0], "STACKS block") && strstr(run->damage[0], "entries before it were kept"),
 	   "stacks: a damaged STACKS block of meta.mph noted, the blocks after it read (%s, %zu bytes)",
