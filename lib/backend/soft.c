@@ -12,6 +12,7 @@
 
 #include "backend.h"
 #include "insn.h"
+#include "log.h"
 #include "perf.h"
 #include "self.h"
 #include "stack.h"
@@ -51,6 +52,14 @@ static int soft_probe(const struct memphis__backend_params *p, struct memphis__s
 
 	soft_attr(&a, 1000000);
 	fd = memphis__perf_open(&a, 0);
+	if (fd == -EINVAL && memphis__stack_bytes()) {
+		/* a kernel that refuses the user stack still samples: without it */
+		memphis__log(MPH_LOG_WARN, "soft: perf refuses sample_stack_user=%u: no STACKS entries",
+			     memphis__stack_bytes());
+		memphis__stack_init(0);
+		soft_attr(&a, 1000000);
+		fd = memphis__perf_open(&a, 0);
+	}
 	if (fd >= 0) {
 		close(fd);
 		period = p->period_ns;
