@@ -16,8 +16,9 @@
 #include "memphis/format.h"
 #include "thread.h"
 
-/* Bytes of entries one buffer holds at most before its owner must write it. */
-#define MEMPHIS__STACK_BUF_MAX (1u << 20)
+/* Bytes of entries one buffer holds at most before its owner must write it: 210 entries
+ * of 1 KB stack, one buffer per CPU that sampled such records (and one for touches). */
+#define MEMPHIS__STACK_BUF_MAX (256u << 10)
 
 /* Set the capture size (0 = off; a multiple of 8, at most MEMPHIS__STACK_BYTES_MAX of
  * config.h, as config.c checks it) and find the executable's address range. Once, at library start,
