@@ -277,6 +277,12 @@ static void test_stacks(void)
 	ok(run->cpus[0].stack_blocks == 2 && run->cpus[0].stacks == 3,
 	   "stacks: counts per file (%" PRIu64 " blocks, %" PRIu64 " entries)",
 	   run->cpus[0].stack_blocks, run->cpus[0].stacks);
+	ok(mr_samples_begin(run, &it) == 0, "stacks: a second pass");
+	while (mr_samples_next(it, &s) > 0)
+		;
+	mr_samples_end(it);
+	ok(run->ndamage == 2, "stacks: ... notes the damaged block no second time (%zu messages)",
+	   run->ndamage);
 	mr_run_close(run);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd)) {
