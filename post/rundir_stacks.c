@@ -98,7 +98,8 @@ static int key_cmp(const void *a, const void *b)
 void rundir_stacks_seal(struct mr_stacks *s)
 {
 	if (s && !s->sorted) {
-		qsort(s->key, s->nkey, sizeof(*s->key), key_cmp);
+		if (s->nkey) /* none: key may still be NULL (a block of stray bytes only) */
+			qsort(s->key, s->nkey, sizeof(*s->key), key_cmp);
 		s->sorted = 1;
 	}
 }
