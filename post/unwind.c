@@ -14,6 +14,10 @@
 /* DWARF x86-64 register numbers */
 #define DW_RSP 7
 #define DW_NREGS 17 /* rax rdx rcx rbx rsi rdi rbp rsp r8..r15 rip */
+/* DWARF operations of a CFA rule "register + offset" (libdwarf's dwarf.h, first in the
+ * include path of post/, is not elfutils' own) */
+#define OP_BREG_RSP 0x77 /* DW_OP_breg7: rsp + number */
+#define OP_BREGX 0x92    /* DW_OP_bregx: register number + number2 */
 
 struct mr_unwind {
 	Dwfl *dwfl;
@@ -189,4 +193,32 @@ int mr_unwind_chain(struct mr_unwind *u, const struct memphis_rec_stack *st, con
 		tried = u->missing;
 	}
 	return (int)u->n;
+}
+
+int mr_unwind_ra_slot(struct mr_unwind *u, uint64_t ip, uint32_t *off)
+{
+	Dwfl_Module *m = dwfl_addrmodule(u->dwfl, ip);
+	Dwarf_Addr bias;
+	Dwarf_CFI *cfi = m ? dwfl_module_eh_cfi(m, &bias) : NULL;
+	Dwarf_Frame *fr = NULL;
+	Dwarf_Op *ops;
+	size_t nops;
+	int64_t cfa = -1;
+
+	if (!cfi && m)
+		cfi = dwfl_module_dwarf_cfi(m, &bias);
+	if (!cfi || dwarf_cfi_addrframe(cfi, ip - bias, &fr) != 0)
+		return -1;
+	if (dwarf_frame_cfa(fr, &ops, &nops) == 0 && nops == 1) {
+		if (ops[0].atom == OP_BREG_RSP)
+			cfa = (int64_t)ops[0].number;
+		else if (ops[0].atom == OP_BREGX && ops[0].number == DW_RSP)
+			cfa = (int64_t)ops[0].number2;
+	}
+	free(fr);
+	/* x86-64: the call pushed the return address just below the CFA */
+	if (cfa < 8 || cfa > UINT32_MAX)
+		return -1;
+	*off = (uint32_t)cfa - 8;
+	return 0;
 }

@@ -42,4 +42,10 @@ void mr_unwind_free(struct mr_unwind *u);
 int mr_unwind_chain(struct mr_unwind *u, const struct memphis_rec_stack *st, const uint8_t *bytes,
 		    struct mr_frame *f, size_t max);
 
+/* Where frame 0's return address lies when the sampled instruction is ip: *off bytes above
+ * SP, when the CFI's rule for the CFA at ip is SP plus a constant (then the same for every
+ * entry at ip, so the word there can key a cache). Asks only objects reported already.
+ * Returns 0, or -1 (the CFA at ip is not SP-relative or not known). */
+int mr_unwind_ra_slot(struct mr_unwind *u, uint64_t ip, uint32_t *off);
+
 #endif /* MR_UNWIND_H */

@@ -173,6 +173,15 @@ int main(void)
 	ok(n >= 2 && f[0].cfa && f[0].cfa == cfa_of(ra[0]), "frame 0's CFA: above f3's return address");
 	ok(n >= 3 && f[1].cfa && f[1].cfa == cfa_of(ra[1]), "frame 1's CFA: above f2's return address");
 
+	{
+		uint32_t off = UINT32_MAX;
+		uint64_t w = 0;
+
+		if (mr_unwind_ra_slot(u, ip, &off) == 0 && off + 8 <= cap.st.stack_len)
+			memcpy(&w, cap.bytes + off, 8);
+		ok(w == ra[0] && cap.st.regs[7] + off + 8 == f[0].cfa,
+		   "f3's return address slot from the CFI: SP + %u", off);
+	}
 	n = mr_unwind_chain(u, &cap.st, cap.bytes, f, 2);
 	ok(n == 2 && f[1].pc == ra[0] && f[1].cfa == cfa_of(ra[1]), "max 2 frames: 2, the last with its CFA");
 
