@@ -3,6 +3,7 @@
  *   attrib_objects.c  the ELF objects of the maps snapshots and where they lie over time
  *   attrib_catalog.c  the id -> name catalog of variables and source lines (ip -> line)
  *   attrib_resolve.c  the resolver: sample -> variable and page home, with its cache
+ *   attrib_caller.c   the line of runtime code told by its caller (STACKS entries)
  * Not for other files of post/: they use attrib.h.
  */
 #ifndef MR_ATTRIB_IMPL_H
@@ -130,6 +131,7 @@ struct mr_attrib {
 	 * debug information, spans' bias) is changed under lock by the context holder. */
 	pthread_mutex_t lock;
 	struct mr_attrib_ctx *holder; /* the context holding lock, NULL outside a pass */
+	struct attrib_callers *callers; /* mr_attrib_caller's unwinder and caches, or NULL */
 };
 
 /* One pass's (one thread's) own state: the per-instruction cache, and for the renumbering
@@ -145,9 +147,17 @@ struct mr_attrib_ctx {
 	mr_attrib_warn_fn *warn;
 	void *warn_arg;
 	int oom;                    /* a first use could not be recorded */
+	struct attrib_callers *callers; /* mr_attrib_ctx_caller's unwinder and caches, or NULL */
 };
 
 /* ---- shared between the pieces ---- */
+
+/* attrib_caller.c's state of one user (ctx, NULL for the attribution's own). */
+struct attrib_callers *attrib_callers_new(struct mr_attrib *a, struct mr_attrib_ctx *ctx);
+void attrib_callers_free(struct attrib_callers *cs);
+
+/* Note that context c used line id `id` (for mr_attrib_pass_end's renumbering). */
+void attrib_note_line(struct mr_attrib_ctx *c, uint32_t id);
 
 /* Add a variable; returns its id, or NOT_YET when out of memory (name is then freed). */
 uint32_t attrib_add_var(struct mr_attrib *a, uint64_t key, struct mr_varinfo *v);

@@ -199,6 +199,7 @@ void mr_attrib_ctx_free(struct mr_attrib_ctx *c)
 {
 	if (!c)
 		return;
+	attrib_callers_free(c->callers);
 	free(c->cache);
 	free(c->var_first);
 	free(c->line_first);
@@ -226,6 +227,11 @@ static void note_first(struct mr_attrib_ctx *c, uint64_t **first, size_t *cap, u
 	}
 	if (!(*first)[id])
 		(*first)[id] = c->pos + 1;
+}
+
+void attrib_note_line(struct mr_attrib_ctx *c, uint32_t id)
+{
+	note_first(c, &c->line_first, &c->cap_line, id);
 }
 
 /* code_resolve by context c, under the lock. */
