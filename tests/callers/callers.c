@@ -5,7 +5,8 @@
  * that function (no frame of it is left to unwind). Region "copy" copies `src` into
  * `dst` again and again: nearly every sample is in libc's memcpy, and its line must be the
  * copy loop's (LINE:copy) through the STACKS entries. Before it, `filled` is first touched
- * by the fill loop (LINE:fill), inside libc's memset (bytes of 1: a loop of zeros after
+ * by the fill loop (LINE:fill), inside libc's memset, and read in the region (LINE:read)
+ * so that it has samples and its first touch is shown (bytes of 1: a loop of zeros after
  * malloc becomes calloc, whose pages the program never touches).
  * Usage: callers [SECONDS]  (length of the region, default 1) */
 #include <memphis.h>
@@ -42,6 +43,7 @@ int main(int argc, char **argv)
 	t0 = now();
 	do {
 		for (size_t i = 0; i < N; i++) dst[i] = src[i]; /* LINE:copy */
+		for (size_t i = 0; i < N * sizeof(double); i += 64) sum += filled[i]; /* LINE:read */
 		passes++;
 	} while (now() - t0 < sec);
 	memphis_print();
