@@ -27,9 +27,9 @@ static double now(void)
 int main(int argc, char **argv)
 {
 	double sec = argc > 1 ? atof(argv[1]) : 1.0, t0, sum = 0.0;
-	double *restrict src = malloc(N * sizeof(*src));
-	double *restrict dst = malloc(N * sizeof(*dst));
-	unsigned char *restrict filled = malloc(N * sizeof(double));
+	double *restrict src = malloc(N * sizeof(*src)); /* SITE:src */
+	double *restrict dst = malloc(N * sizeof(*dst)); /* SITE:dst */
+	unsigned char *restrict filled = malloc(N * sizeof(double)); /* SITE:filled */
 	unsigned passes = 0;
 
 	if (!src || !dst || !filled)
