@@ -49,8 +49,9 @@ static int is_runtime(const struct obj *o)
 	return 0;
 }
 
-/* Under the lock: code address pc (at time t) has a source line in no runtime library;
- * its "file:line" into buf and its function into func. */
+/* Under the lock: code address pc (at time t) has a source line in no runtime library
+ * (nor libmemphis: its interposers and thread start are no line of the user's); its
+ * "file:line" into buf and its function into func. */
 static int user_line(struct mr_attrib *a, uint64_t pc, uint64_t t, char *buf, size_t len,
 		     char *func, size_t flen)
 {
@@ -59,7 +60,7 @@ static int user_line(struct mr_attrib *a, uint64_t pc, uint64_t t, char *buf, si
 
 	if (!attrib_describe_code(a, pc, t, buf, len, func, flen))
 		return 0;
-	return sp && !is_runtime(&a->obj[sp->obj]);
+	return sp && !is_runtime(&a->obj[sp->obj]) && !a->obj[sp->obj].is_self;
 }
 
 static void lock(struct attrib_callers *cs)
@@ -84,7 +85,7 @@ static int module_at(void *arg, uint64_t pc, const char **file, uint64_t *bias)
 
 	lock(cs);
 	sp = attrib_span_at(cs->a, pc, cs->t, &t0, &t1);
-	if (sp && !cs->a->obj[sp->obj].is_self) {
+	if (sp) {
 		*file = cs->a->obj[sp->obj].file;
 		*bias = sp->bias;
 		rc = 0;
@@ -163,6 +164,21 @@ static uint64_t *ip_kind(struct attrib_callers *cs, uint64_t ip, uint64_t t)
 	return mph_u64map_put(&cs->kind, ip, v);
 }
 
+/* Under the lock: the name of the function at ip for "(in NAME)": its symbol, else the
+ * object's name (a static function of a stripped library). */
+static void via_name(struct mr_attrib *a, uint64_t ip, uint64_t t, char *via, size_t len)
+{
+	char where[512];
+	uint64_t t0, t1;
+	struct span *sp;
+
+	attrib_describe_code(a, ip, t, where, sizeof(where), via, len);
+	if (via[0])
+		return;
+	sp = attrib_span_at(a, ip, t, &t0, &t1);
+	snprintf(via, len, "%s", sp ? a->obj[sp->obj].base : "??");
+}
+
 /* Unwind entry st and find the first frame with a user line: its line id ("FILE:LINE (in
  * FUNC)"), or 0 when none; *frame is its index, *ret1 frame 1's return address. */
 static uint32_t unwind_line(struct attrib_callers *cs, uint64_t ip, const struct memphis_rec_stack *st,
@@ -180,11 +196,11 @@ static uint32_t unwind_line(struct attrib_callers *cs, uint64_t ip, const struct
 		return 0;
 	*ret1 = f[1].pc;
 	lock(cs);
-	attrib_describe_code(cs->a, ip, st->time, where, sizeof(where), via, sizeof(via));
+	via_name(cs->a, ip, st->time, via, sizeof(via));
 	for (int i = 1; i < n && !id; i++) {
 		if (!user_line(cs->a, f[i].pc - 1, st->time, where, sizeof(where), func, sizeof(func)))
 			continue;
-		if (asprintf(&name, "%s (in %s)", where, via[0] ? via : "??") < 0)
+		if (asprintf(&name, "%s (in %s)", where, via) < 0)
 			break;
 		id = attrib_intern_line(cs->a, name);
 		free(name);
