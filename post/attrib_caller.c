@@ -212,7 +212,7 @@ static uint32_t unwind_line(struct attrib_callers *cs, uint64_t ip, const struct
 
 /* The line of instruction ip with STACKS entry st: see the top of the file. Returns the
  * caller's line id, or line when the instruction has its own line or no caller has one. */
-static uint32_t attrib_caller_line(struct attrib_callers *cs, uint64_t ip, const struct memphis_rec_stack *st,
+uint32_t attrib_caller_line(struct attrib_callers *cs, uint64_t ip, const struct memphis_rec_stack *st,
 			    const uint8_t *bytes, uint32_t line)
 {
 	uint64_t *k, *hit, ra = 0, ret1 = 0;
@@ -241,19 +241,6 @@ static uint32_t attrib_caller_line(struct attrib_callers *cs, uint64_t ip, const
 			mph_u64map_put(&cs->by_ra, ra_key(ip, ra), id);
 	}
 	return id ? id : line;
-}
-
-uint32_t mr_attrib_ctx_caller(struct mr_attrib_ctx *c, uint64_t ip, const struct memphis_rec_stack *st,
-			      const uint8_t *bytes, uint32_t line)
-{
-	uint32_t id;
-
-	if (!c->callers && !(c->callers = attrib_callers_new(c->a, c)))
-		return line;
-	id = attrib_caller_line(c->callers, ip, st, bytes, line);
-	if (id != line)
-		attrib_note_line(c, id);
-	return id;
 }
 
 uint32_t mr_attrib_caller(struct mr_attrib *a, uint64_t ip, const struct memphis_rec_stack *st,

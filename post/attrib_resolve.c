@@ -229,9 +229,17 @@ static void note_first(struct mr_attrib_ctx *c, uint64_t **first, size_t *cap, u
 		(*first)[id] = c->pos + 1;
 }
 
-void attrib_note_line(struct mr_attrib_ctx *c, uint32_t id)
+uint32_t mr_attrib_ctx_caller(struct mr_attrib_ctx *c, uint64_t ip, const struct memphis_rec_stack *st,
+			      const uint8_t *bytes, uint32_t line)
 {
-	note_first(c, &c->line_first, &c->cap_line, id);
+	uint32_t id;
+
+	if (!c->callers && !(c->callers = attrib_callers_new(c->a, c)))
+		return line;
+	id = attrib_caller_line(c->callers, ip, st, bytes, line);
+	if (id != line)
+		note_first(c, &c->line_first, &c->cap_line, id);
+	return id;
 }
 
 /* code_resolve by context c, under the lock. */
