@@ -4,6 +4,7 @@
  * chain must end where the copied bytes end. One capture goes through libc (a qsort
  * comparator), so a second object is reported to the unwinder on the way. */
 #include <link.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,17 +22,22 @@ static struct {
 } cap;
 static uint64_t ra[3]; /* return addresses of f3, f2, f1 as they saw them */
 
+static uintptr_t stack_hi; /* the end of the main thread's stack */
+
 /* The live stack from sp upward, word by word, as the kernel copies it: across the
- * frames' red zones too, so not checked by ASan. */
-__attribute__((noinline, no_sanitize("address"))) static void copy_stack(uint8_t *dst, uintptr_t sp)
+ * frames' red zones too, so not checked by ASan; at most COPY bytes, and not past the end
+ * of the stack (little may lie above main's frame). Returns the bytes copied. */
+__attribute__((noinline, no_sanitize("address"))) static uint32_t copy_stack(uint8_t *dst, uintptr_t sp)
 {
 	const volatile uint64_t *s = (const volatile uint64_t *)sp;
+	size_t n = stack_hi - sp < COPY ? (stack_hi - sp) / 8 : COPY / 8;
 
-	for (size_t i = 0; i < COPY / 8; i++) {
+	for (size_t i = 0; i < n; i++) {
 		uint64_t w = s[i];
 
 		memcpy(dst + 8 * i, &w, 8);
 	}
+	return (uint32_t)(n * 8);
 }
 
 /* Registers in perf's order (AX BX CX DX SI DI BP SP IP R8..R15), IP the label after the
@@ -50,8 +56,7 @@ __attribute__((noinline, no_sanitize("address"))) static void copy_stack(uint8_t
 				 "lea 1f(%%rip), %%rax\n"                                  \
 				 "1:\tmov %%rax, 64(%0)\n\t"                               \
 				 : : "r"(r_) : "rax", "memory");                           \
-		copy_stack(cap.bytes, (uintptr_t)r_[7]);                                   \
-		cap.st.stack_len = COPY;                                                   \
+		cap.st.stack_len = copy_stack(cap.bytes, (uintptr_t)r_[7]);                \
 		cap.st.tid = 1;                                                            \
 		cap.st.kind = MPH_STACK_SAMPLE;                                            \
 	} while (0)
@@ -175,8 +180,17 @@ int main(void)
 	char err[256];
 	int n, libc_frame = 0;
 
+	pthread_attr_t attr;
+	void *lo;
+	size_t size;
+
 	if (!ok(u && none, "unwinders made"))
 		return tap_done();
+	if (!ok(pthread_getattr_np(pthread_self(), &attr) == 0 &&
+		pthread_attr_getstack(&attr, &lo, &size) == 0, "the main thread's stack"))
+		return tap_done();
+	pthread_attr_destroy(&attr);
+	stack_hi = (uintptr_t)lo + size;
 	if (mr_debuginfo_open("/proc/self/exe", &self, err, sizeof(err)) < 0)
 		self = NULL;
 
