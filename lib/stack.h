@@ -16,8 +16,9 @@
 #include "memphis/format.h"
 #include "thread.h"
 
-/* Bytes of entries one buffer holds at most before its owner must write it. */
-#define MEMPHIS__STACK_BUF_MAX (1u << 20)
+/* Bytes of entries one buffer holds at most before its owner must write it: 210 entries
+ * of 1 KB stack, one buffer per CPU that sampled such records (and one for touches). */
+#define MEMPHIS__STACK_BUF_MAX (256u << 10)
 
 /* Set the capture size (0 = off; a multiple of 8, at most MEMPHIS__STACK_BYTES_MAX of
  * config.h, as config.c checks it) and find the executable's address range. Once, at library start,
@@ -51,6 +52,11 @@ int memphis__stack_wanted_ip(uint64_t ip);
  * or from SP - 128 (the red zone) up to stack_hi (8 MiB above SP when stack_hi is
  * unknown). */
 int memphis__stack_wanted_addr(const struct memphis__thread *t, uint64_t addr, uint64_t sp);
+
+/* A signature (never 0) of what thread t's entry of u would hold for unwinding: IP, SP,
+ * the callee-saved registers (BX, BP, R12-R15: what a caller's frame may still use) and
+ * the stack bytes as they would be kept. Equal signatures: entries that unwind alike. */
+uint64_t memphis__stack_signature(const struct memphis__thread *t, const struct memphis__ustack *u);
 
 /* Entries waiting to be written, in the order added; at most MEMPHIS__STACK_BUF_MAX bytes.
  * Zero-initialised is empty. */

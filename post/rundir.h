@@ -56,6 +56,7 @@ struct mr_cpufile {
 	uint64_t samples;     /* samples read so far by the sample iterator */
 	uint64_t stack_blocks, stacks, stack_bytes; /* STACKS blocks, their entries and
 				 * payload bytes read so far by the sample iterator */
+	int stacks_damaged;   /* a damaged STACKS block was noted (once, over all passes) */
 	int damaged;          /* a damage message was recorded for this file */
 	int clean_end;        /* an END block was seen */
 };

@@ -167,11 +167,13 @@ static int read_stacks(struct mr_sample_iter *it, struct mr_cpufile *cf,
 	cf->stacks += rundir_stacks_count(it->stk) - before;
 	cf->stack_blocks++;
 	cf->stack_bytes += h->length;
-	if (r == -EINVAL)
-		return rundir_note(it->run, it->note, it->note_arg, 1, "%s: offset %" PRIu64
-				   ": %s; the entries before it were kept", cf->name, it->bf.off,
-				   what);
-	return r;
+	if (r != -EINVAL)
+		return r;
+	if (cf->stacks_damaged)
+		return 0;
+	cf->stacks_damaged = 1;
+	return rundir_note(it->run, it->note, it->note_arg, 1, "%s: offset %" PRIu64 ": %s; the "
+			   "entries before it were kept", cf->name, it->bf.off, what);
 }
 
 const struct memphis_rec_stack *mr_samples_stack(struct mr_sample_iter *it,
