@@ -5,9 +5,10 @@
  * (the function of the sampled instruction in parentheses).
  *
  * Each user of it (a pass context, or the attribution itself for first touches) has its
- * own struct attrib_callers: an unwinder for the maps snapshot in force and two caches,
- * what each instruction is (own line, or runtime code and where its return address lies)
- * and the line found for (instruction, return address) when the caller was frame 1. The
+ * own struct attrib_callers: an unwinder for the maps snapshot in force and caches: what
+ * each instruction is (own line, or runtime code), where each frame's return address lies
+ * (when its CFA is SP-relative), and the answer for a chain of return addresses, so that
+ * an entry whose frames were seen before is answered by reading a few stack words. The
  * catalog and the objects are used under the attribution's lock, the unwinding not. */
 #include "attrib_impl.h"
 
@@ -19,8 +20,7 @@
 #include "u64map.h"
 #include "unwind.h"
 
-/* what an instruction is (struct attrib_callers' kind map): bits 0-1, then the offset of
- * its return address from SP plus one (0: not known) */
+/* what an instruction is (struct attrib_callers' kind map) */
 #define KIND_OWN 1u     /* it has its own source line: no caller asked */
 #define KIND_RUNTIME 2u /* runtime code, or no source line: its caller tells the line */
 
@@ -30,8 +30,12 @@ struct attrib_callers {
 	struct mr_unwind *u;        /* NULL until needed */
 	uint64_t t;                 /* the time of the entry being unwound */
 	uint64_t t0, t1;            /* the snapshot the unwinder and the maps hold for */
-	struct mph_u64map kind;     /* ip -> KIND_* | (offset + 1) << 2 */
-	struct mph_u64map by_ra;    /* mix of (ip, return address) -> line id */
+	struct mph_u64map kind;     /* ip -> KIND_* */
+	struct mph_u64map slot;     /* frame's code address (sampled ip, or return address - 1)
+				     * -> where its return address lies above its SP, plus one
+				     * (mr_unwind_ra_slot); 0: not SP-relative there */
+	struct mph_u64map by_chain; /* mix of (ip, return addresses up to the answer) -> line id
+				     * (0: no frame with a user line) */
 };
 
 /* The runtimes whose code is never the line the user must change (soname prefixes). */
@@ -94,6 +98,21 @@ static int module_at(void *arg, uint64_t pc, const char **file, uint64_t *bias)
 	return rc;
 }
 
+static int maps_init(struct attrib_callers *cs)
+{
+	if (mph_u64map_init(&cs->kind, 256) || mph_u64map_init(&cs->slot, 256) ||
+	    mph_u64map_init(&cs->by_chain, 1024))
+		return -ENOMEM;
+	return 0;
+}
+
+static void maps_free(struct attrib_callers *cs)
+{
+	mph_u64map_free(&cs->kind);
+	mph_u64map_free(&cs->slot);
+	mph_u64map_free(&cs->by_chain);
+}
+
 struct attrib_callers *attrib_callers_new(struct mr_attrib *a, struct mr_attrib_ctx *ctx)
 {
 	struct attrib_callers *cs = calloc(1, sizeof(*cs));
@@ -102,7 +121,7 @@ struct attrib_callers *attrib_callers_new(struct mr_attrib *a, struct mr_attrib_
 		return NULL;
 	cs->a = a;
 	cs->ctx = ctx;
-	if (mph_u64map_init(&cs->kind, 256) || mph_u64map_init(&cs->by_ra, 1024)) {
+	if (maps_init(cs) < 0) {
 		attrib_callers_free(cs);
 		return NULL;
 	}
@@ -114,8 +133,7 @@ void attrib_callers_free(struct attrib_callers *cs)
 	if (!cs)
 		return;
 	mr_unwind_free(cs->u);
-	mph_u64map_free(&cs->kind);
-	mph_u64map_free(&cs->by_ra);
+	maps_free(cs);
 	free(cs);
 }
 
@@ -131,22 +149,82 @@ static int at_time(struct attrib_callers *cs, uint64_t ip, uint64_t t)
 	attrib_span_find(cs->a, ip, t, &t0, &t1);
 	unlock(cs);
 	mr_unwind_free(cs->u);
-	mph_u64map_free(&cs->kind);
-	mph_u64map_free(&cs->by_ra);
+	maps_free(cs);
 	cs->u = mr_unwind_new(module_at, cs);
-	if (!cs->u || mph_u64map_init(&cs->kind, 256) || mph_u64map_init(&cs->by_ra, 1024))
+	if (!cs->u || maps_init(cs) < 0)
 		return -ENOMEM;
 	cs->t0 = t0;
 	cs->t1 = t1;
 	return 0;
 }
 
-/* The cache key of (ip, return address). */
-static uint64_t ra_key(uint64_t ip, uint64_t ra)
+/* The chain key h extended by return address ra (never MPH_U64MAP_EMPTY). */
+static uint64_t chain_mix(uint64_t h, uint64_t ra)
 {
-	uint64_t k = mph_hash64(ip) ^ (ra * MPH_GOLDEN64);
+	uint64_t k = mph_hash64(h ^ (ra * MPH_GOLDEN64));
 
 	return k == MPH_U64MAP_EMPTY ? 0 : k;
+}
+
+/* The answer cached for entry st at ip: walk its return addresses by the slots learnt
+ * (each frame's CFA a constant above its SP) and look each longer chain up. Returns 1 with
+ * *id, or 0 when no chain is known. */
+static int cached(struct attrib_callers *cs, uint64_t ip, const struct memphis_rec_stack *st,
+		  const uint8_t *bytes, uint32_t *id)
+{
+	uint64_t pc = ip, h = mph_hash64(ip), ra, *v;
+	uint64_t sp = 0; /* the frame's SP, as an offset into bytes */
+
+	for (int i = 0; i + 1 < MR_UNWIND_MAX_FRAMES; i++) {
+		v = mph_u64map_get(&cs->slot, i ? pc - 1 : pc);
+		if (!v || !*v)
+			return 0;
+		sp += *v - 1;
+		if (sp > st->stack_len || st->stack_len - sp < 8)
+			return 0;
+		memcpy(&ra, bytes + sp, 8);
+		sp += 8;
+		h = chain_mix(h, ra);
+		v = mph_u64map_get(&cs->by_chain, h);
+		if (v) {
+			*id = (uint32_t)*v;
+			return 1;
+		}
+		pc = ra;
+	}
+	return 0;
+}
+
+/* Cache the answer id of the unwound chain f[0..n) of entry st at ip: keyed by its return
+ * addresses up to the frame that gave the line (user, > 0), or all of them when none did
+ * and the chain ended by itself (not cut: then any entry with these frames ends alike),
+ * when every frame's slot is SP-relative and gives the unwound chain. */
+static void remember(struct attrib_callers *cs, uint64_t ip, const struct memphis_rec_stack *st,
+		     const uint8_t *bytes, const struct mr_frame *f, int n, int user, int cut, uint32_t id)
+{
+	int m = user ? user : cut ? 0 : n - 1;
+	uint64_t h = mph_hash64(ip), sp = 0, ra, *v;
+	uint32_t off;
+
+	for (int i = 0; i < m; i++) {
+		uint64_t pc = i ? f[i].pc - 1 : ip;
+
+		if (!(v = mph_u64map_get(&cs->slot, pc)) &&
+		    !(v = mph_u64map_put(&cs->slot, pc, mr_unwind_ra_slot(cs->u, pc, &off) ? 0 : off + 1)))
+			return;
+		if (!*v)
+			return;
+		sp += *v - 1;
+		if (sp > st->stack_len || st->stack_len - sp < 8)
+			return;
+		memcpy(&ra, bytes + sp, 8);
+		sp += 8;
+		if (ra != f[i + 1].pc || st->regs[7] + sp != f[i].cfa)
+			return;
+		h = chain_mix(h, ra);
+	}
+	if (m > 0)
+		mph_u64map_put(&cs->by_chain, h, id);
 }
 
 /* What instruction ip is: KIND_OWN or KIND_RUNTIME (cached). 0 when out of memory. */
@@ -180,33 +258,35 @@ static void via_name(struct mr_attrib *a, uint64_t ip, uint64_t t, char *via, si
 }
 
 /* Unwind entry st and find the first frame with a user line: its line id ("FILE:LINE (in
- * FUNC)"), or 0 when none; *frame is its index, *ret1 frame 1's return address. */
+ * FUNC)"), or 0 when none; the answer is cached (remember). */
 static uint32_t unwind_line(struct attrib_callers *cs, uint64_t ip, const struct memphis_rec_stack *st,
-			    const uint8_t *bytes, int *frame, uint64_t *ret1)
+			    const uint8_t *bytes)
 {
 	struct mr_frame f[MR_UNWIND_MAX_FRAMES];
 	char where[512], func[256], via[256], *name;
 	uint32_t id = 0;
-	int n;
+	int n, cut, user = 0;
 
-	*frame = 0;
 	cs->t = st->time;
-	n = mr_unwind_chain(cs->u, st, bytes, f, MR_UNWIND_MAX_FRAMES);
+	n = mr_unwind_chain(cs->u, st, bytes, f, MR_UNWIND_MAX_FRAMES, &cut);
 	if (n < 2)
 		return 0;
-	*ret1 = f[1].pc;
 	lock(cs);
 	via_name(cs->a, ip, st->time, via, sizeof(via));
-	for (int i = 1; i < n && !id; i++) {
+	for (int i = 1; i < n && !user; i++) {
 		if (!user_line(cs->a, f[i].pc - 1, st->time, where, sizeof(where), func, sizeof(func)))
 			continue;
-		if (asprintf(&name, "%s (in %s)", where, via) < 0)
+		user = i;
+		if (asprintf(&name, "%s (in %s)", where, via) < 0) {
+			id = 0;
 			break;
+		}
 		id = attrib_intern_line(cs->a, name);
 		free(name);
-		*frame = i;
 	}
 	unlock(cs);
+	if (!user || id)
+		remember(cs, ip, st, bytes, f, n, user, cut, id);
 	return id;
 }
 
@@ -215,31 +295,13 @@ static uint32_t unwind_line(struct attrib_callers *cs, uint64_t ip, const struct
 uint32_t attrib_caller_line(struct attrib_callers *cs, uint64_t ip, const struct memphis_rec_stack *st,
 			    const uint8_t *bytes, uint32_t line)
 {
-	uint64_t *k, *hit, ra = 0, ret1 = 0;
-	uint32_t off, id;
-	int frame;
+	uint64_t *k;
+	uint32_t id;
 
-	if (at_time(cs, ip, st->time) < 0 || !(k = ip_kind(cs, ip, st->time)) || (*k & 3) == KIND_OWN)
+	if (at_time(cs, ip, st->time) < 0 || !(k = ip_kind(cs, ip, st->time)) || *k == KIND_OWN)
 		return line;
-	off = (uint32_t)(*k >> 2);
-	if (off && off - 1 <= st->stack_len && st->stack_len - (off - 1) >= 8) {
-		memcpy(&ra, bytes + off - 1, 8);
-		hit = mph_u64map_get(&cs->by_ra, ra_key(ip, ra));
-		if (hit)
-			return *hit ? (uint32_t)*hit : line;
-	}
-	id = unwind_line(cs, ip, st, bytes, &frame, &ret1);
-	/* the caller was frame 1: its line depends on the return address only */
-	if (frame == 1 && !off && mr_unwind_ra_slot(cs->u, ip, &off) == 0 &&
-	    (k = mph_u64map_get(&cs->kind, ip))) {
-		*k |= (uint64_t)(off + 1) << 2;
-		off++;
-	}
-	if (frame == 1 && off && off - 1 <= st->stack_len && st->stack_len - (off - 1) >= 8) {
-		memcpy(&ra, bytes + off - 1, 8);
-		if (ra == ret1)
-			mph_u64map_put(&cs->by_ra, ra_key(ip, ra), id);
-	}
+	if (!cached(cs, ip, st, bytes, &id))
+		id = unwind_line(cs, ip, st, bytes);
 	return id ? id : line;
 }
 

@@ -30,6 +30,7 @@ struct mr_unwind {
 	struct mr_frame *f;
 	size_t n, max;
 	uint64_t missing;  /* a frame's address that no reported object covers, 0: none */
+	int cut;           /* a read beyond the stack bytes failed */
 };
 
 /* No separate debug files are looked for (nor fetched from a debuginfod server): the CFI
@@ -66,12 +67,14 @@ static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
 /* Memory is the entry's stack bytes only: a read outside them fails (ends the chain). */
 static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
 {
-	const struct mr_unwind *u = arg;
+	struct mr_unwind *u = arg;
 	uint64_t sp = u->st->regs[7];
 
 	(void)dwfl;
-	if (addr < sp || addr - sp > u->st->stack_len || u->st->stack_len - (addr - sp) < 8)
+	if (addr < sp || addr - sp > u->st->stack_len || u->st->stack_len - (addr - sp) < 8) {
+		u->cut = 1;
 		return false;
+	}
 	memcpy(result, u->bytes + (addr - sp), sizeof(*result));
 	return true;
 }
@@ -169,12 +172,14 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 }
 
 int mr_unwind_chain(struct mr_unwind *u, const struct memphis_rec_stack *st, const uint8_t *bytes,
-		    struct mr_frame *f, size_t max)
+		    struct mr_frame *f, size_t max, int *cut)
 {
 	uint64_t tried = 0;
 
 	if (max > MR_UNWIND_MAX_FRAMES)
 		max = MR_UNWIND_MAX_FRAMES;
+	if (cut)
+		*cut = 0;
 	if (!max || st->regs[8] == 0)
 		return 0;
 	u->st = st;
@@ -187,17 +192,20 @@ int mr_unwind_chain(struct mr_unwind *u, const struct memphis_rec_stack *st, con
 	for (size_t pass = 0; pass <= max; pass++) {
 		u->n = 0;
 		u->missing = 0;
+		u->cut = 0;
 		dwfl_getthread_frames(u->dwfl, (pid_t)(st->tid ? st->tid : 1), frame_cb, u);
 		if (!u->missing || u->missing == tried || report_object(u, u->missing) < 0)
 			break;
 		tried = u->missing;
 	}
+	if (cut)
+		*cut = u->cut;
 	return (int)u->n;
 }
 
-int mr_unwind_ra_slot(struct mr_unwind *u, uint64_t ip, uint32_t *off)
+int mr_unwind_ra_slot(struct mr_unwind *u, uint64_t pc, uint32_t *off)
 {
-	Dwfl_Module *m = dwfl_addrmodule(u->dwfl, ip);
+	Dwfl_Module *m = dwfl_addrmodule(u->dwfl, pc);
 	Dwarf_Addr bias;
 	Dwarf_CFI *cfi = m ? dwfl_module_eh_cfi(m, &bias) : NULL;
 	Dwarf_Frame *fr = NULL;
@@ -207,7 +215,7 @@ int mr_unwind_ra_slot(struct mr_unwind *u, uint64_t ip, uint32_t *off)
 
 	if (!cfi && m)
 		cfi = dwfl_module_dwarf_cfi(m, &bias);
-	if (!cfi || dwarf_cfi_addrframe(cfi, ip - bias, &fr) != 0)
+	if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &fr) != 0)
 		return -1;
 	if (dwarf_frame_cfa(fr, &ops, &nops) == 0 && nops == 1) {
 		if (ops[0].atom == OP_BREG_RSP)

@@ -37,15 +37,18 @@ struct mr_unwind *mr_unwind_new(mr_unwind_module_fn *module_at, void *arg);
 void mr_unwind_free(struct mr_unwind *u);
 
 /* The call chain of entry st (its stack bytes at bytes, st->stack_len of them) into f[0..n),
- * innermost first, at most max (<= MR_UNWIND_MAX_FRAMES) frames. Returns n >= 0 (0: not
- * even the sampled instruction is in a known object), or -ENOMEM. */
+ * innermost first, at most max (<= MR_UNWIND_MAX_FRAMES) frames. *cut (when not NULL) is
+ * set when a read beyond the stack bytes ended the chain: another entry with the same
+ * frames but more stack might go on. Returns n >= 0 (0: not even the sampled instruction
+ * is in a known object). */
 int mr_unwind_chain(struct mr_unwind *u, const struct memphis_rec_stack *st, const uint8_t *bytes,
-		    struct mr_frame *f, size_t max);
+		    struct mr_frame *f, size_t max, int *cut);
 
-/* Where frame 0's return address lies when the sampled instruction is ip: *off bytes above
- * SP, when the CFI's rule for the CFA at ip is SP plus a constant (then the same for every
- * entry at ip, so the word there can key a cache). Asks only objects reported already.
- * Returns 0, or -1 (the CFA at ip is not SP-relative or not known). */
-int mr_unwind_ra_slot(struct mr_unwind *u, uint64_t ip, uint32_t *off);
+/* Where the return address of a frame executing at pc lies (pc: the sampled instruction,
+ * or a return address - 1): *off bytes above the frame's SP, when the CFI's rule for the
+ * CFA at pc is SP plus a constant (then the same for every entry through pc, so the words
+ * there can key a cache; the caller's SP is *off + 8 above). Asks only objects reported
+ * already. Returns 0, or -1 (the CFA at pc is not SP-relative or not known). */
+int mr_unwind_ra_slot(struct mr_unwind *u, uint64_t pc, uint32_t *off);
 
 #endif /* MR_UNWIND_H */

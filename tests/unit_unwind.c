@@ -178,7 +178,7 @@ int main(void)
 	uint64_t ip, in_caller = 0;
 	struct mr_debuginfo *self = NULL;
 	char err[256];
-	int n, libc_frame = 0;
+	int n, libc_frame = 0, was_cut = -1;
 
 	pthread_attr_t attr;
 	void *lo;
@@ -196,7 +196,7 @@ int main(void)
 
 	f1(1);
 	ip = cap.st.regs[8];
-	n = mr_unwind_chain(u, &cap.st, cap.bytes, f, MR_UNWIND_MAX_FRAMES);
+	n = mr_unwind_chain(u, &cap.st, cap.bytes, f, MR_UNWIND_MAX_FRAMES, NULL);
 	ok(n >= 4, "f3 <- f2 <- f1 <- main: %d frames", n);
 	ok(n >= 1 && f[0].pc == ip, "frame 0 is the captured instruction");
 	ok(n >= 2 && f[1].pc == ra[0], "frame 1 returns into f2");
@@ -219,15 +219,18 @@ int main(void)
 			   "f3's return address slot from the CFI: SP + %u", off);
 		}
 	}
-	n = mr_unwind_chain(u, &cap.st, cap.bytes, f, 2);
+	n = mr_unwind_chain(u, &cap.st, cap.bytes, f, 2, NULL);
 	ok(n == 2 && f[1].pc == ra[0] && f[1].cfa == cfa_of(ra[1]), "max 2 frames: 2, the last with its CFA");
 
 	cut = cap.st;
 	cut.stack_len = 0;
-	n = mr_unwind_chain(u, &cut, cap.bytes, f, MR_UNWIND_MAX_FRAMES);
+	n = mr_unwind_chain(u, &cut, cap.bytes, f, MR_UNWIND_MAX_FRAMES, &was_cut);
 	ok(n == 1 && f[0].pc == ip && f[0].cfa == 0, "no stack bytes: the sampled frame only (%d)", n);
+	ok(was_cut == 1, "... and the chain says it was cut");
+	n = mr_unwind_chain(u, &cap.st, cap.bytes, f, 3, &was_cut);
+	ok(n == 3 && was_cut == 0, "3 frames of a whole stack: not cut (%d)", was_cut);
 
-	n = mr_unwind_chain(none, &cap.st, cap.bytes, f, MR_UNWIND_MAX_FRAMES);
+	n = mr_unwind_chain(none, &cap.st, cap.bytes, f, MR_UNWIND_MAX_FRAMES, NULL);
 	ok(n == 0, "instruction in no object: no frame (%d)", n);
 
 	/* a fresh unwinder: the executable first, libc when the chain reaches it */
@@ -235,7 +238,7 @@ int main(void)
 	u = mr_unwind_new(module_at, NULL);
 	asked = 0;
 	sort_caller();
-	n = u ? mr_unwind_chain(u, &cap.st, cap.bytes, f, MR_UNWIND_MAX_FRAMES) : 0;
+	n = u ? mr_unwind_chain(u, &cap.st, cap.bytes, f, MR_UNWIND_MAX_FRAMES, NULL) : 0;
 	for (int i = 1; i < n && !in_caller; i++) {
 		struct find fi = { .pc = f[i].pc - 1 };
 		struct mr_line ln = { 0 };
