@@ -4,7 +4,8 @@
 # a memcpy call and its fill loop into a memset call (checked with objdump: without the
 # calls the test is void and fails), profiled at MEMPHIS_PERIOD=250us. In the JSON report
 # of region "copy": the copied arrays' line is the copy loop's, "callers.c:L (in F)" with
-# "via": F, also as --by line's first entry; the filled array's first touch is at the fill
+# "via": F, also as --by line's first entry; a second copy loop's arrays at their own loop
+# (the same memcpy code from two lines); the filled array's first touch is at the fill
 # loop, in memset; the program's own loop keeps its plain line. With MEMPHIS_STACK_BYTES=0
 # (no STACKS entries) no line names a caller.
 # MEMPHIS_CALLERS_SECONDS (default 1) is the length of the region.
@@ -35,12 +36,18 @@ def var(site):
 def caller(name, loop):
     return name.startswith('callers.c:%d (in ' % tag['LINE:' + loop])
 items = [i for t in rep['tables'] for e in t['entries'] for i in e['items']
-         if e['name'] in ('malloc at callers.c:%d in main' % tag['SITE:src'],
-                          'malloc at callers.c:%d in main' % tag['SITE:dst'])]
+         if e['name'] == 'malloc at callers.c:%d in main' % tag['SITE:src']]
 top = max(items, key=lambda i: i['count']) if items else {'name': '', 'count': 0}
 check(caller(top['name'], 'copy') and top.get('via') and top['name'].endswith('(in %s)' % top['via']),
-      'the copied arrays\' hottest line is the copy loop in its memcpy: %s (via %s)'
+      'the copied array\'s hottest line is the copy loop in its memcpy: %s (via %s)'
       % (top['name'], top.get('via')))
+def top_line(site):
+    v = var(site)
+    its = [i for t in rep['tables'] for e in t['entries'] if v and e['name'] == v['name']
+           for i in e['items']]
+    return max(its, key=lambda i: i['count'])['name'] if its else ''
+check(caller(top_line('src'), 'copy'), 'src (read by the first loop only) at the first loop: ' + top_line('src'))
+check(caller(top_line('back'), 'copy2'), 'back (written by the second loop only) at the second loop: ' + top_line('back'))
 e = byline['tables'][0]['entries'][0] if byline['tables'] and byline['tables'][0]['entries'] else {'name': ''}
 check(caller(e['name'], 'copy') and e.get('via'), '--by line: first entry is the copy loop: ' + e['name'])
 lines = [l['name'] for l in byline.get('lines', [])]
