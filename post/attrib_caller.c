@@ -121,11 +121,7 @@ struct attrib_callers *attrib_callers_new(struct mr_attrib *a, struct mr_attrib_
 		return NULL;
 	cs->a = a;
 	cs->ctx = ctx;
-	if (maps_init(cs) < 0) {
-		attrib_callers_free(cs);
-		return NULL;
-	}
-	return cs;
+	return cs; /* the unwinder and the maps come with the first entry (at_time) */
 }
 
 void attrib_callers_free(struct attrib_callers *cs)
@@ -151,8 +147,11 @@ static int at_time(struct attrib_callers *cs, uint64_t ip, uint64_t t)
 	mr_unwind_free(cs->u);
 	maps_free(cs);
 	cs->u = mr_unwind_new(module_at, cs);
-	if (!cs->u || maps_init(cs) < 0)
+	if (!cs->u || maps_init(cs) < 0) {
+		mr_unwind_free(cs->u);
+		cs->u = NULL; /* the next call tries again */
 		return -ENOMEM;
+	}
 	cs->t0 = t0;
 	cs->t1 = t1;
 	return 0;
