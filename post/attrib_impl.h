@@ -3,6 +3,7 @@
  *   attrib_objects.c  the ELF objects of the maps snapshots and where they lie over time
  *   attrib_catalog.c  the id -> name catalog of variables and source lines (ip -> line)
  *   attrib_resolve.c  the resolver: sample -> variable and page home, with its cache
+ *   attrib_caller.c   the line of runtime code told by its caller (STACKS entries)
  * Not for other files of post/: they use attrib.h.
  */
 #ifndef MR_ATTRIB_IMPL_H
@@ -130,6 +131,7 @@ struct mr_attrib {
 	 * debug information, spans' bias) is changed under lock by the context holder. */
 	pthread_mutex_t lock;
 	struct mr_attrib_ctx *holder; /* the context holding lock, NULL outside a pass */
+	struct attrib_callers *callers; /* mr_attrib_caller's unwinder and caches, or NULL */
 };
 
 /* One pass's (one thread's) own state: the per-instruction cache, and for the renumbering
@@ -146,9 +148,18 @@ struct mr_attrib_ctx {
 	void *warn_arg;
 	int oom;                    /* a first use could not be recorded */
 	struct mph_u64map waits;    /* ip -> its runtime and whether a wait loop (attrib_runtime.c) */
+	struct attrib_callers *callers; /* mr_attrib_ctx_caller's unwinder and caches, or NULL */
 };
 
 /* ---- shared between the pieces ---- */
+
+/* attrib_caller.c's state of one user (ctx, NULL for the attribution's own). */
+struct attrib_callers *attrib_callers_new(struct mr_attrib *a, struct mr_attrib_ctx *ctx);
+void attrib_callers_free(struct attrib_callers *cs);
+
+/* The line of instruction ip with STACKS entry st (mr_attrib_ctx_caller, mr_attrib_caller). */
+uint32_t attrib_caller_line(struct attrib_callers *cs, uint64_t ip, const struct memphis_rec_stack *st,
+			    const uint8_t *bytes, uint32_t line);
 
 /* Add a variable; returns its id, or NOT_YET when out of memory (name is then freed). */
 uint32_t attrib_add_var(struct mr_attrib *a, uint64_t key, struct mr_varinfo *v);

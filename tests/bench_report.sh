@@ -7,7 +7,9 @@
 #      when its --help offers -j): samples/s and whether the JSON output is the same;
 #   3. memphis-report compare of two synthetic runs of BENCH_COMPARE_N samples (default
 #      10 M), run directory against run directory and saved report against run directory;
-#   4. examples/cg/cg profiled by memphis and by `perf record -e task-clock` with the same
+#   4. tests/callers/callers.c (samples in libc's memcpy) with and without STACKS entries:
+#      the report's samples/s when every sample's line is its caller's (unwound);
+#   5. examples/cg/cg profiled by memphis and by `perf record -e task-clock` with the same
 #      period and the same user registers; memphis-report vs `perf report --stdio`, both
 #      timed, as samples/s and their ratio.
 # Environment: BENCH_SIZES (default "1000000 10000000"), BENCH_PERIOD_NS (default 100000,
@@ -18,6 +20,7 @@
 # examples/cg at 100 us).
 B=${1:-build}
 B=$(cd "$B" && pwd) || exit 1
+SRC=$(cd "$(dirname "$0")/.." && pwd) || exit 1
 R="$B/memphis-report"
 GEN="$B/tests/tool_gen"
 SIZES=${BENCH_SIZES:-"1000000 10000000"}
@@ -125,6 +128,45 @@ measure "$R" compare cmpa.json cmpb
 printf "%-34s %10s %10s %10s %6s\n" "saved report vs run directory" "$wall" "$cpu" "$rss" "$crc"
 echo "(exit 1: the shift is found; a compare costs about two reports, the JSON step is small)"
 rm -rf cmpa cmpb cmpa.json
+
+# Callers of runtime code: tests/callers/callers.c spends its region in libc's memcpy, so
+# nearly every sample keeps a STACKS entry and gets its line by unwinding (attrib_caller.c,
+# cached by instruction and return address). Its report against a run of the same program
+# without entries (MEMPHIS_STACK_BYTES=0), medians of 3 interleaved runs.
+echo
+echo "== memphis-report with caller lines: tests/callers/callers.c (samples in memcpy), period ${PERIOD} ns"
+if cc -g -O2 -I"$SRC/include" -o callers "$SRC/tests/callers/callers.c" -L"$B" -Wl,-rpath,"$B" \
+	-lmemphis 2>callers.err; then
+	mkdir with without
+	(cd with && MEMPHIS_PERIOD="${PERIOD}ns" ../callers 3 >/dev/null 2>&1)
+	(cd without && MEMPHIS_STACK_BYTES=0 MEMPHIS_PERIOD="${PERIOD}ns" ../callers 3 >/dev/null 2>&1)
+	rm -f callers.t
+	for i in 1 2 3; do
+		for k in with without; do
+			run=$(ls -d $k/memphis-callers-*/ 2>/dev/null | head -n 1)
+			[ -n "$run" ] || continue
+			"$R" "$run" >/dev/null 2>&1
+			measure "$R" "$run"
+			echo "$k $wall $cpu $rss" >> callers.t
+		done
+	done
+	printf "%-26s %9s %8s %8s %12s %9s\n" "STACKS entries" samples wall_s cpu_s "ksamples/s" "RSS_KiB"
+	printf "%-26s %9s %8s %8s %12s %9s\n" "" "" "" "" "(cpu)" ""
+	for k in with without; do
+		run=$(ls -d $k/memphis-callers-*/ 2>/dev/null | head -n 1)
+		[ -n "$run" ] || { echo "# $k: no run directory"; continue; }
+		n=$("$R" "$run" --json 2>/dev/null | sed -n 's/^    "total": \([0-9]*\),$/\1/p' | head -n 1)
+		st=$("$R" dump "$run" --stacks 2>/dev/null | grep -c '^sample')
+		w=$(awk -v k="$k" '$1 == k { print $2 }' callers.t | sort -n | sed -n 2p)
+		c=$(awk -v k="$k" '$1 == k { print $3 }' callers.t | sort -n | sed -n 2p)
+		r=$(awk -v k="$k" '$1 == k { print $4 }' callers.t | sort -n | sed -n 2p)
+		printf "%-26s %9s %8s %8s %12s %9s\n" "$k ($st samples with one)" "$n" "$w" "$c" \
+			"$(awk "BEGIN { if ($c > 0) printf \"%.1f\", $n / $c / 1e3; else print \"inf\" }")" "$r"
+	done
+	rm -rf with without callers callers.t
+else
+	echo "# cannot build tests/callers/callers.c: $(tail -n 1 callers.err)"
+fi
 
 echo
 echo "== the same program under memphis and under perf record (period ${PERIOD} ns)"
