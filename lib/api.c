@@ -20,6 +20,7 @@
 #include "api.h"
 #include "backend/backend.h"
 #include "config.h"
+#include "stack.h"
 #include "counters.h"
 #include "drain.h"
 #include "heap.h"
@@ -285,6 +286,7 @@ static void write_run_info(const struct run_info *ri)
 	append(run, sizeof(run), "first_touch", "%d", ri->first_touch);
 	append(run, sizeof(run), "unwritten_max_ns", "%llu", MEMPHIS__DRAIN_UNWRITTEN_NS);
 	append(run, sizeof(run), "callsite_depth", "%d", cfg.callsite_depth);
+	append(run, sizeof(run), "stack_bytes", "%u", memphis__stack_bytes());
 	append(run, sizeof(run), "page_size", "%ld", sysconf(_SC_PAGESIZE));
 	append(run, sizeof(run), "heap_sample_below", "%u", MEMPHIS__HEAP_SAMPLE_BELOW);
 	append(run, sizeof(run), "heap_sample_every", "%u", cfg.heap_sample);
@@ -344,6 +346,7 @@ __attribute__((constructor)) static void memphis_init(void)
 		.hw_period = cfg.hw_period, .ibs_cnt_ctl = cfg.ibs_cnt_ctl,
 		.ibs_l3missonly = cfg.ibs_l3missonly, .sysfs = "/sys", .kmod_kind = cfg.kmod_kind,
 	};
+	memphis__stack_init(cfg.stack_bytes); /* before the probe opens an event with it */
 	static struct run_info ri; /* its sampling description is 1 KiB: off the stack */
 	ri = (struct run_info){ .exe = exe, .why = why, .skips = skips, .error_line = error_line };
 	ri.backend = memphis__backend_select(cfg.backend, &bp, &ri.sm, why, sizeof(why),

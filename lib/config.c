@@ -123,6 +123,20 @@ static void env_str(const char *name, char *dst, size_t n, const char *def, cons
 	memcpy(dst, s, strlen(s) + 1);
 }
 
+/* MEMPHIS_STACK_BYTES: a multiple of 8 in 0..MEMPHIS__STACK_BYTES_MAX (perf's
+ * sample_stack_user must be 8-aligned). */
+static unsigned env_stack_bytes(void)
+{
+	const char *name = "MEMPHIS_STACK_BYTES", *s = getenv(name);
+	long v = env_long(name, MEMPHIS__STACK_BYTES_DEFAULT, 0, MEMPHIS__STACK_BYTES_MAX);
+
+	if (v % 8) {
+		bad(name, s, "is not a multiple of 8", "1024");
+		v = MEMPHIS__STACK_BYTES_DEFAULT;
+	}
+	return (unsigned)v;
+}
+
 /* One of names[n] (any case) as its index; a value not among them is `def`, with a line. */
 static int env_choice(const char *name, const char *const *names, int n, int def,
 		      const char *why)
@@ -154,6 +168,7 @@ void memphis__config_read(struct memphis__config *c)
 		    "is not a period from " MEMPHIS__PERIOD_MIN_TEXT " to 10s (e.g. 1ms, 250us)", "1ms");
 	c->first_touch = env_bool("MEMPHIS_FIRST_TOUCH", 1);
 	c->callsite_depth = (int)env_long("MEMPHIS_CALLSITE_DEPTH", 4, 1, MEMPHIS_MAX_FRAMES);
+	c->stack_bytes = env_stack_bytes();
 	c->heap_min = (uint64_t)env_long("MEMPHIS_HEAP_MIN", 0, 0, 1L << 40);
 	c->heap_sample = (unsigned)env_long("MEMPHIS_HEAP_SAMPLE", 64, 1, 1L << 20);
 	env_str("MEMPHIS_OUTPUT", c->output, sizeof(c->output), "",

@@ -19,6 +19,9 @@ struct memphis__config {
 	uint64_t period_ns;      /* MEMPHIS_PERIOD: 1ms default; "250us", "100000ns", "2ms" */
 	int first_touch;         /* MEMPHIS_FIRST_TOUCH: boolean, 1 default */
 	int callsite_depth;      /* MEMPHIS_CALLSITE_DEPTH: 1..MEMPHIS_MAX_FRAMES, default 4 */
+	unsigned stack_bytes;    /* MEMPHIS_STACK_BYTES: user stack kept with samples and first
+				  * touches outside the executable or on the stack; a multiple
+				  * of 8 up to 8192, default 1024, 0 = none (lib/stack.h) */
 	uint64_t heap_min;       /* MEMPHIS_HEAP_MIN: smallest allocation tracked, default 0 */
 	unsigned heap_sample;    /* MEMPHIS_HEAP_SAMPLE: allocations under 4 KiB recorded 1 in
 				  * this many, default 64; 1 records all */
@@ -54,6 +57,11 @@ struct memphis__config {
 #define MEMPHIS__PERIOD_MIN_NS 100000ull
 #define MEMPHIS__PERIOD_MIN_TEXT "100us"
 #define MEMPHIS__PERIOD_MAX_NS 10000000000ull
+
+/* MEMPHIS_STACK_BYTES: its default and its largest value (perf allows more; 8 KiB is
+ * already many frames, and every kept record costs its size on disk). */
+#define MEMPHIS__STACK_BYTES_DEFAULT 1024u
+#define MEMPHIS__STACK_BYTES_MAX 8192u
 
 /* Parse the environment into *c (defaults for absent values; each invalid value gets one
  * line, always shown, naming the variable, the value and what is used instead) and set

@@ -25,6 +25,7 @@
 #include "log.h"
 #include "memphis/format.h"
 #include "self.h"
+#include "stack.h"
 #include "thread.h"
 #include "tls.h"
 #include "topology.h"
@@ -41,6 +42,7 @@ _Static_assert(FLUSH_EVERY_NS + POLL_MS * 1000000ull == MEMPHIS__DRAIN_UNWRITTEN
 struct cpu_buf {
 	size_t n;
 	struct memphis_rec_sample s[CPU_BUF];
+	struct memphis__stackbuf stk; /* STACKS entries of samples in s (stack.h) */
 };
 
 static pthread_mutex_t drain_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -107,15 +109,34 @@ static void flush_cpu(int cpu)
 
 	if (!b || b->n == 0)
 		return;
+	/* the entries first: a reader finds them before their samples (format.h) */
+	memphis__stackbuf_write(&b->stk, cpu);
 	if (memphis__writer_block(cpu, MPH_BLK_SAMPLES, b->s, b->n * sizeof(b->s[0])) < 0)
 		counts.dropped += b->n;
 	b->n = 0;
 }
 
-/* Record one sample of the open region: appended to its CPU's file buffer, its page
- * remembered for the home-node query. The backends' emit function; caller holds the drain
- * lock (inside the library). */
-static void emit_sample(struct memphis__thread *t, struct memphis_rec_sample *s)
+/* Keep u as the STACKS entry of sample s in CPU buffer b (writing b first when the
+ * entries fill it) and flag s; without memory the sample goes without. */
+static void keep_stack(int cpu, struct memphis__thread *t, struct memphis_rec_sample *s,
+		       const struct memphis__ustack *u)
+{
+	struct memphis__stackbuf *stk = &bufs[cpu]->stk;
+	int err = memphis__stackbuf_add(stk, MPH_STACK_SAMPLE, s->time, t, s->tid, u);
+
+	if (err == -ENOSPC) {
+		flush_cpu(cpu);
+		err = memphis__stackbuf_add(stk, MPH_STACK_SAMPLE, s->time, t, s->tid, u);
+	}
+	if (err == 0)
+		s->flags |= MPH_S_STACK;
+}
+
+/* Record one sample of the open region: appended to its CPU's file buffer (with its
+ * STACKS entry when u is given), its page remembered for the home-node query. The
+ * backends' emit function; caller holds the drain lock (inside the library). */
+static void emit_sample(struct memphis__thread *t, struct memphis_rec_sample *s,
+			const struct memphis__ustack *u)
 {
 	int cpu = s->cpu;
 
@@ -135,6 +156,8 @@ static void emit_sample(struct memphis__thread *t, struct memphis_rec_sample *s)
 	}
 	if (s->flags & (MPH_S_EXACT | MPH_S_APPROX))
 		mph_u64set_add(&pages, s->addr & ~4095ull);
+	if (u)
+		keep_stack(cpu, t, s, u);
 	bufs[cpu]->s[bufs[cpu]->n++] = *s;
 	if (bufs[cpu]->n == CPU_BUF)
 		flush_cpu(cpu);

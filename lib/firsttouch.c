@@ -6,6 +6,10 @@
  * when the records are written: the first fault seen in a 2 MiB range, alone in its batch,
  * after which /proc/self/pagemap shows the whole range present, is flagged MPH_TOUCH_HUGE.
  * Every fault is recorded (not only the first of a page): the report takes the earliest.
+ *
+ * A fault whose instruction lies outside the executable (memset in libc first-touching a
+ * user array) keeps its registers and top of stack (stack.h) for the report to find the
+ * caller: STACKS entries written just before the FIRST_TOUCH block of their records.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,10 +19,12 @@
 #include <unistd.h>
 
 #include "firsttouch.h"
+#include "insn.h"
 #include "internal.h"
 #include "log.h"
 #include "memphis/format.h"
 #include "self.h"
+#include "stack.h"
 #include "topology.h"
 #include "u64set.h"
 #include "writer.h"
@@ -28,9 +34,19 @@
 
 static struct memphis_rec_touch batch[BATCH];
 static size_t nbatch;
+static struct memphis__stackbuf stk; /* STACKS entries of records in batch */
 static uint64_t lost;       /* fault records the kernel dropped (ring full), not yet noted */
 static int thp = -1;        /* transparent huge pages possible at all */
 static struct mph_u64set seen; /* 2 MiB ranges whose first fault was judged */
+
+struct fault_layout {
+	struct perf_event_header h;
+	uint64_t ip;
+	uint32_t pid, tid;
+	uint64_t time;
+	uint64_t addr;
+	uint32_t cpu, res;
+};
 
 static void touch_attr(struct perf_event_attr *a)
 {
@@ -41,6 +57,11 @@ static void touch_attr(struct perf_event_attr *a)
 	a->sample_period = 1;
 	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
 			 PERF_SAMPLE_CPU;
+	if (memphis__stack_bytes()) {
+		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a->sample_regs_user = MEMPHIS__REGS_MASK;
+		a->sample_stack_user = memphis__stack_bytes();
+	}
 	a->exclude_kernel = 1;
 	a->exclude_hv = 1;
 	a->watermark = 1;
@@ -48,22 +69,37 @@ static void touch_attr(struct perf_event_attr *a)
 	a->clockid = CLOCK_MONOTONIC;
 }
 
+/* The ring: 64 KiB / 512 KiB of 48-byte records; grown in proportion when records carry
+ * the user stack (1,232 bytes at MEMPHIS_STACK_BYTES=1024), up to 512 KiB / 8 MiB. */
 int memphis__touch_open(struct memphis__thread *t, int small)
 {
 	struct perf_event_attr a;
+	unsigned base = small ? 16 : 128, most = small ? 128 : 2048, pages = base;
+	uint64_t rec = sizeof(struct fault_layout), grown = rec + memphis__stack_record_extra(0);
 
+	while (pages < most && pages * rec < base * grown)
+		pages *= 2;
 	touch_attr(&a);
-	return memphis__ring_open(&t->fault, &a, t->tid, small ? 16 : 128, 4);
+	return memphis__ring_open(&t->fault, &a, t->tid, pages, 4);
 }
 
-struct fault_layout {
-	struct perf_event_header h;
-	uint64_t ip;
-	uint32_t pid, tid;
-	uint64_t time;
-	uint64_t addr;
-	uint32_t cpu, res;
-};
+/* Keep the registers and stack of fault r (the record of len bytes, of thread t) as a
+ * STACKS entry when its instruction is outside the executable. 1 when kept. */
+static int keep_stack(struct memphis__thread *t, const struct fault_layout *r, size_t len)
+{
+	struct memphis__ustack u;
+	int err;
+
+	if (!memphis__stack_wanted_ip(r->ip) ||
+	    memphis__stack_parse(r + 1, len - sizeof(*r), &u) || !u.regs)
+		return 0;
+	err = memphis__stackbuf_add(&stk, MPH_STACK_TOUCH, r->time, t, r->tid, &u);
+	if (err == -ENOSPC) {
+		memphis__touch_flush();
+		err = memphis__stackbuf_add(&stk, MPH_STACK_TOUCH, r->time, t, r->tid, &u);
+	}
+	return err == 0;
+}
 
 static void on_fault(const void *rec, size_t len, void *ctx)
 {
@@ -79,19 +115,22 @@ static void on_fault(const void *rec, size_t len, void *ctx)
 		return;
 	if (nbatch == BATCH)
 		memphis__touch_flush();
+	/* after the batch's flush: the entry goes into the STACKS block of its record's batch */
+	int kept = keep_stack(ctx, r, len);
 	batch[nbatch++] = (struct memphis_rec_touch){
 		.time = r->time,
 		.addr = r->addr,
 		.ip = r->ip,
 		.tid = r->tid,
 		.cpu = (uint16_t)r->cpu,
+		.flags = kept ? MPH_TOUCH_STACK : 0,
 		.page_shift = 12,
 	};
 }
 
 void memphis__touch_drain(struct memphis__thread *t)
 {
-	memphis__ring_drain(&t->fault, on_fault, NULL);
+	memphis__ring_drain(&t->fault, on_fault, t);
 }
 
 static int thp_possible(void)
@@ -184,6 +223,8 @@ void memphis__touch_flush(void)
 		return;
 	memphis__enter();
 	mark_huge();
+	/* the entries first: a reader finds them before their records (format.h) */
+	memphis__stackbuf_write(&stk, -1);
 	memphis__writer_block(-1, MPH_BLK_FIRST_TOUCH, batch, nbatch * sizeof(batch[0]));
 	pages = malloc(nbatch * sizeof(*pages));
 	if (pages) {

@@ -11,7 +11,7 @@
 
 void mr_help_dump(FILE *f)
 {
-	fprintf(f, "usage: memphis-report dump RUNDIR [--meta | --samples | --touches]\n\n"
+	fprintf(f, "usage: memphis-report dump RUNDIR [--meta | --samples | --touches | --stacks]\n\n"
 		   "Print the run directory as text: the metadata (RUN keys, topology, threads,\n"
 		   "regions with loss counts, counts of allocations, frees and first touches),\n"
 		   "then one line per sample:\n"
@@ -24,7 +24,12 @@ void mr_help_dump(FILE *f)
 		   "  --meta      only the metadata\n"
 		   "  --samples   only the samples\n"
 		   "  --touches   only the first-touch records (page faults), one per line:\n"
-		   "                time_s cpu tid ip addr page_bytes [huge]\n"
+		   "                time_s cpu tid ip addr page_bytes [huge] [stack]\n"
+		   "  --stacks    only the samples and first touches that kept registers and\n"
+		   "              stack (STACKS entries), one per line:\n"
+		   "                sample|touch time_s tid ip entry_ip sp stack_len words...\n"
+		   "              (entry_ip: the entry's IP register; words: its stack as\n"
+		   "              64-bit hex words from SP up; \"missing\" when no entry is found)\n"
 		   "  -h, --help  this text\n\n"
 		   "Exit status: 0 ok, 1 bad usage, 2 damaged or unreadable input (after printing\n"
 		   "what was readable).\n");
@@ -41,6 +46,7 @@ static const char *flag_words(uint16_t f, char *buf, size_t len)
 		{ MPH_S_NONMEM, "nonmem" }, { MPH_S_LOAD, "load" }, { MPH_S_STORE, "store" },
 		{ MPH_S_TLS, "tls" }, { MPH_S_KERNEL, "kernel" }, { MPH_S_HWADDR, "hwaddr" },
 		{ MPH_S_NOPRED, "nopred" }, { MPH_S_REMOTE_HW, "remote_hw" },
+		{ MPH_S_STACK, "stack" },
 	};
 	size_t o = 0;
 
@@ -50,7 +56,7 @@ static const char *flag_words(uint16_t f, char *buf, size_t len)
 			continue;
 		o += (size_t)snprintf(buf + o, len > o ? len - o : 0, "%s%s", o ? "," : "", w[i].word);
 	}
-	f &= (uint16_t)~((MPH_S_REMOTE_HW << 1) - 1);
+	f &= (uint16_t)~((MPH_S_STACK << 1) - 1);
 	if (f)
 		snprintf(buf + o, len > o ? len - o : 0, "%s0x%x", o ? "," : "", f);
 	if (!buf[0])
@@ -157,6 +163,10 @@ static void dump_meta(const struct mr_run *run)
 	printf("# sample files: %zu\n", run->ncpufiles);
 	for (size_t i = 0; i < run->ncpufiles; i++)
 		printf("#   %s: %s bytes\n", run->cpus[i].name, mr_fmt_count(a, run->cpus[i].size));
+	if (run->meta_stack_blocks)
+		printf("# stacks of first touches: %s entries in %s STACKS blocks, %s bytes\n",
+		       mr_fmt_count(a, run->meta_stacks),
+		       mr_fmt_count(b, run->meta_stack_blocks), mr_fmt_count(c, run->meta_stack_bytes));
 	if (run->unknown_blocks)
 		printf("# skipped blocks of unknown type: %" PRIu64 "\n", run->unknown_blocks);
 }
@@ -207,11 +217,59 @@ static void dump_touches(const struct mr_run *run)
 {
 	for (size_t i = 0; i < run->ntouches; i++) {
 		const struct memphis_rec_touch *t = &run->touches[i];
-		printf("%.6f %u %" PRIu32 " 0x%" PRIx64 " 0x%" PRIx64 " %llu%s\n", secs(run, t->time),
+		printf("%.6f %u %" PRIu32 " 0x%" PRIx64 " 0x%" PRIx64 " %llu%s%s\n", secs(run, t->time),
 		       (unsigned)t->cpu, t->tid, t->ip, t->addr,
 		       t->page_shift < 64 ? 1ull << t->page_shift : 0ull,
-		       (t->flags & MPH_TOUCH_HUGE) ? " huge" : "");
+		       (t->flags & MPH_TOUCH_HUGE) ? " huge" : "",
+		       (t->flags & MPH_TOUCH_STACK) ? " stack" : "");
 	}
+}
+
+/* One STACKS line: what, time, tid, ip, then the entry e (NULL: "missing"). */
+static void stack_line(const struct mr_run *run, const char *what, uint64_t time, uint32_t tid,
+		       uint64_t ip, const struct memphis_rec_stack *e, const uint8_t *bytes)
+{
+	printf("%s %.6f %" PRIu32 " 0x%" PRIx64, what, secs(run, time), tid, ip);
+	if (!e) {
+		printf(" missing\n");
+		return;
+	}
+	printf(" 0x%" PRIx64 " 0x%" PRIx64 " %" PRIu32, e->regs[8], e->regs[7], e->stack_len);
+	for (uint32_t o = 0; o + 8 <= e->stack_len; o += 8) {
+		uint64_t w;
+		memcpy(&w, bytes + o, 8);
+		printf(" %" PRIx64, w);
+	}
+	printf("\n");
+}
+
+/* The samples and first touches flagged as having a STACKS entry, with it. 0 or the exit
+ * code of a fatal error. */
+static int dump_stacks(struct mr_run *run)
+{
+	struct mr_sample_iter *it;
+	const struct memphis_rec_sample *s;
+	const struct memphis_rec_stack *e;
+	const uint8_t *bytes;
+	size_t n;
+
+	if (mr_samples_begin(run, &it))
+		return mr_error(MR_EXIT_DATA, "out of memory");
+	while ((n = mr_samples_next(it, &s)) > 0)
+		for (size_t i = 0; i < n; i++)
+			if (s[i].flags & MPH_S_STACK) {
+				e = mr_samples_stack(it, &s[i], &bytes);
+				stack_line(run, "sample", s[i].time, s[i].tid, s[i].sampled_ip, e, bytes);
+			}
+	mr_samples_end(it);
+	for (size_t i = 0; i < run->ntouches; i++) {
+		const struct memphis_rec_touch *t = &run->touches[i];
+		if (t->flags & MPH_TOUCH_STACK) {
+			e = mr_run_touch_stack(run, t, &bytes);
+			stack_line(run, "touch", t->time, t->tid, t->ip, e, bytes);
+		}
+	}
+	return 0;
 }
 
 int mr_cmd_dump(int argc, char **argv)
@@ -220,10 +278,11 @@ int mr_cmd_dump(int argc, char **argv)
 		{ "meta", no_argument, NULL, 'm' },
 		{ "samples", no_argument, NULL, 's' },
 		{ "touches", no_argument, NULL, 't' },
+		{ "stacks", no_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int meta = 1, samples = 1, touches = 0, c, rc;
+	int meta = 1, samples = 1, touches = 0, stacks = 0, c, rc;
 	struct mr_run *run;
 
 	optind = 1;
@@ -233,6 +292,7 @@ int mr_cmd_dump(int argc, char **argv)
 		case 'm': samples = 0; meta = 1; break;
 		case 's': meta = 0; samples = 1; break;
 		case 't': meta = 0; samples = 0; touches = 1; break;
+		case 'k': meta = 0; samples = 0; stacks = 1; break;
 		case 'h': mr_help_dump(stdout); return MR_EXIT_OK;
 		default:
 			return mr_usage("dump", "unknown option %s", argv[optind - 1]);
@@ -248,9 +308,18 @@ int mr_cmd_dump(int argc, char **argv)
 	rc = samples ? dump_samples(run) : 0;
 	if (touches)
 		dump_touches(run);
-	for (size_t i = 0; i < run->ncpufiles && samples; i++)
-		printf("# %s: %s samples\n", run->cpus[i].name,
-		       mr_fmt_count((char[32]){ 0 }, run->cpus[i].samples));
+	if (stacks && !rc)
+		rc = dump_stacks(run);
+	for (size_t i = 0; i < run->ncpufiles && (samples || stacks); i++) {
+		const struct mr_cpufile *cf = &run->cpus[i];
+		printf("# %s: %s samples", cf->name, mr_fmt_count((char[32]){ 0 }, cf->samples));
+		if (cf->stack_blocks)
+			printf(", %s stack entries in %s STACKS blocks, %s bytes",
+			       mr_fmt_count((char[32]){ 0 }, cf->stacks),
+			       mr_fmt_count((char[32]){ 0 }, cf->stack_blocks),
+			       mr_fmt_count((char[32]){ 0 }, cf->stack_bytes));
+		printf("\n");
+	}
 	for (size_t i = 0; i < run->nwarnings; i++)
 		printf("# warning: %s\n", run->warnings[i]);
 	for (size_t i = 0; i < run->ndamage; i++)

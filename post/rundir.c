@@ -200,6 +200,7 @@ void mr_run_close(struct mr_run *run)
 	for (size_t i = 0; i < run->ntls; i++)
 		free(run->tls[i].path);
 	free(run->tls);
+	rundir_stacks_free(run->touch_stacks);
 	for (size_t i = 0; i < run->ncpufiles; i++) {
 		free(run->cpus[i].name);
 		free(run->cpus[i].path);

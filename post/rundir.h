@@ -54,6 +54,8 @@ struct mr_cpufile {
 	int cpu;              /* from the file name */
 	uint64_t size;        /* bytes on disk */
 	uint64_t samples;     /* samples read so far by the sample iterator */
+	uint64_t stack_blocks, stacks, stack_bytes; /* STACKS blocks, their entries and
+				 * payload bytes read so far by the sample iterator */
 	int damaged;          /* a damage message was recorded for this file */
 	int clean_end;        /* an END block was seen */
 };
@@ -96,6 +98,9 @@ struct mr_run {
 	size_t ncounters;
 	struct mr_tls_mod *tls;       /* TLS blocks, one per module path (the last record wins) */
 	size_t ntls;
+	struct mr_stacks *touch_stacks; /* meta.mph's STACKS entries (mr_run_touch_stack) */
+	uint64_t meta_stack_blocks, meta_stacks, meta_stack_bytes; /* meta.mph's STACKS blocks,
+				       * their entries and payload bytes */
 
 	struct mr_cpufile *cpus;      /* sorted by cpu */
 	size_t ncpufiles;
@@ -161,6 +166,24 @@ int mr_samples_begin_files(struct mr_run *run, size_t first, size_t end, mr_samp
 size_t mr_samples_next(struct mr_sample_iter *it, const struct memphis_rec_sample **recs);
 /* End the pass: the unknown blocks it skipped are added to run->unknown_blocks. */
 void mr_samples_end(struct mr_sample_iter *it);
+
+/* STACKS entries (format.h): the user registers and top of the user stack kept with a
+ * sample (MPH_S_STACK) or a first touch (MPH_TOUCH_STACK). A damaged STACKS block of a cpu
+ * file or of meta.mph is recorded as damage (file, offset, what) with the entries before
+ * the bad one kept; the blocks after it are read on. */
+struct mr_stacks;
+/* The STACKS entry of sample s of the batch mr_samples_next returned last (s one of its
+ * records), with *bytes its stack_len bytes of stack (from regs[7], SP, upward); NULL
+ * (and *bytes NULL) when s is not flagged MPH_S_STACK or its entry is missing. Valid until
+ * the next mr_samples_next. */
+const struct memphis_rec_stack *mr_samples_stack(struct mr_sample_iter *it,
+						 const struct memphis_rec_sample *s,
+						 const uint8_t **bytes);
+/* The STACKS entry of first-touch record t of the run, as mr_samples_stack; valid until
+ * mr_run_close. Safe from several threads at once. */
+const struct memphis_rec_stack *mr_run_touch_stack(const struct mr_run *run,
+						   const struct memphis_rec_touch *t,
+						   const uint8_t **bytes);
 
 /* Name of a block type ("SAMPLES"), "type N" for unknown ones (static or per-thread buf). */
 const char *mr_block_name(unsigned type);

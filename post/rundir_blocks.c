@@ -26,7 +26,7 @@ const char *mr_block_name(unsigned type)
 		[MPH_BLK_FREES] = "FREES", [MPH_BLK_FIRST_TOUCH] = "FIRST_TOUCH",
 		[MPH_BLK_REGION] = "REGION", [MPH_BLK_LOSS] = "LOSS", [MPH_BLK_PAGES] = "PAGES",
 		[MPH_BLK_NOTE] = "NOTE", [MPH_BLK_SAMPLES] = "SAMPLES", [MPH_BLK_END] = "END",
-		[MPH_BLK_TLS] = "TLS", [MPH_BLK_COUNTERS] = "COUNTERS",
+		[MPH_BLK_TLS] = "TLS", [MPH_BLK_COUNTERS] = "COUNTERS", [MPH_BLK_STACKS] = "STACKS",
 	};
 	static __thread char other[24];
 

@@ -4,6 +4,7 @@
  *                     damage/warning messages
  *   rundir_meta.c     meta.mph's blocks into struct mr_run
  *   rundir_samples.c  the sample stream over the mapped cpu files
+ *   rundir_stacks.c   STACKS entries: checked, copied, found by (kind, tid, time)
  * Not for other files of post/: they use rundir.h.
  */
 #ifndef MR_RUNDIR_IMPL_H
@@ -70,5 +71,24 @@ char *rundir_path_join(const char *dir, const char *name);
  * (-1). */
 int rundir_open_cpufile(struct mr_run *run, struct mr_cpufile *cf, struct blockfile *bf,
 			mr_sample_note_fn *note, void *arg, char *err, size_t errlen);
+
+/* ---- STACKS entries (rundir_stacks.c) ---- */
+
+/* Check the entries of a STACKS payload (p, len bytes) and append copies to *s (created
+ * when NULL). 0; -EINVAL with `what` set at the first entry that does not fit the block
+ * (the ones before it are kept); -ENOMEM. */
+int rundir_stacks_add(struct mr_stacks **s, const unsigned char *p, size_t len,
+		      char *what, size_t wlen);
+/* Index what was added, for rundir_stacks_find (which finds nothing before). */
+void rundir_stacks_seal(struct mr_stacks *s);
+/* The entry of (kind, tid, time) and *bytes its stack, or NULL. NULL s: none. */
+const struct memphis_rec_stack *rundir_stacks_find(const struct mr_stacks *s, uint16_t kind,
+						   uint32_t tid, uint64_t time,
+						   const uint8_t **bytes);
+/* Entries held. */
+size_t rundir_stacks_count(const struct mr_stacks *s);
+/* Forget the entries, keeping the memory. NULL: nothing. */
+void rundir_stacks_clear(struct mr_stacks *s);
+void rundir_stacks_free(struct mr_stacks *s);
 
 #endif /* MR_RUNDIR_IMPL_H */

@@ -167,7 +167,7 @@ static int meta_block(struct mr_run *run, const struct memphis_block *h, unsigne
 		snprintf(what, wlen, "first block is %s, not FILE", mr_block_name(h->type));
 		return -EINVAL;
 	}
-	if (h->type >= MPH_BLK_FILE && h->type <= MPH_BLK_COUNTERS && h->version != 1) {
+	if (h->type >= MPH_BLK_FILE && h->type <= MPH_BLK_STACKS && h->version != 1) {
 		run->unknown_blocks++;
 		return mr_run_add_warning(run, "%s: skipped a %s block of layout version %u "
 					  "(this memphis-report knows version 1)",
@@ -303,6 +303,15 @@ static int meta_block(struct mr_run *run, const struct memphis_block *h, unsigne
 	}
 	case MPH_BLK_TLS:
 		return parse_tls(run, h, p, what, wlen);
+	case MPH_BLK_STACKS: {
+		size_t before = rundir_stacks_count(run->touch_stacks);
+		int r = rundir_stacks_add(&run->touch_stacks, p, len, what, wlen);
+
+		run->meta_stack_blocks++;
+		run->meta_stacks += rundir_stacks_count(run->touch_stacks) - before;
+		run->meta_stack_bytes += len;
+		return r;
+	}
 	case MPH_BLK_END:
 		run->meta_clean_end = 1;
 		return 0;
@@ -360,7 +369,14 @@ int rundir_read_meta(struct mr_run *run, char *err, size_t errlen)
 			rc = -EPROTO;
 			goto out;
 		}
-		if (m == -EINVAL) {
+		if (m == -EINVAL && h.type == MPH_BLK_STACKS) {
+			/* its entries are the only loss: the framing holds, read on */
+			if (mr_run_add_damage(run, "%s: offset %" PRIu64 ": %s; the entries before "
+					      "it were kept", MEMPHIS_META_FILE, bf.off, what)) {
+				rc = -ENOMEM;
+				goto out;
+			}
+		} else if (m == -EINVAL) {
 			r = BF_DAMAGE;
 			break;
 		}
@@ -399,6 +415,7 @@ int rundir_read_meta(struct mr_run *run, char *err, size_t errlen)
 			rc = -ENOMEM;
 	}
 	run->meta_blocks = bf.blocks;
+	rundir_stacks_seal(run->touch_stacks);
 out:
 	if (rc == -ENOMEM && !err[0])
 		snprintf(err, errlen, "out of memory");

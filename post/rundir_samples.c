@@ -1,6 +1,7 @@
 /* post/rundir_samples.c - the sample stream: the cpu files mapped one after another,
  * their SAMPLES blocks checked and handed out as record arrays (layout version 2 in
- * place; version 1, 56-byte records of format 1 runs, converted into a buffer). */
+ * place; version 1, 56-byte records of format 1 runs, converted into a buffer), with the
+ * entries of the STACKS blocks written before each (mr_samples_stack). */
 #include "rundir_impl.h"
 
 #include <dirent.h>
@@ -31,6 +32,8 @@ struct mr_sample_iter {
 	size_t released;      /* bytes of the mapping given back (RSS stays flat) */
 	struct memphis_rec_sample *conv; /* version 1 records converted to version 2 */
 	size_t conv_cap;      /* records conv holds */
+	struct mr_stacks *stk;  /* STACKS entries read since the last SAMPLES block */
+	int stk_batch;        /* stk holds the entries of the batch handed out last */
 };
 
 /* Record size of a SAMPLES block of layout `version`, 0 for a version not known here. */
@@ -125,8 +128,10 @@ int mr_samples_begin_files(struct mr_run *run, size_t first, size_t end, mr_samp
 	it->file = first < it->end ? first : it->end;
 	it->note = note;
 	it->note_arg = arg;
-	for (size_t i = it->file; i < it->end; i++)
+	for (size_t i = it->file; i < it->end; i++) {
 		run->cpus[i].samples = 0;
+		run->cpus[i].stack_blocks = run->cpus[i].stacks = run->cpus[i].stack_bytes = 0;
+	}
 	*out = it;
 	return 0;
 }
@@ -146,6 +151,37 @@ static void iter_next_file(struct mr_sample_iter *it)
 		close(it->bf.fd);
 	it->bf.fd = -1;
 	it->file++;
+	rundir_stacks_clear(it->stk); /* entries never belong to another file's samples */
+}
+
+/* Keep the entries of a STACKS block of cpu file cf for the SAMPLES block after it; a
+ * damaged one is noted (the entries before the bad one are kept) and reading goes on.
+ * -ENOMEM or 0. */
+static int read_stacks(struct mr_sample_iter *it, struct mr_cpufile *cf,
+		       const struct memphis_block *h, const unsigned char *payload)
+{
+	char what[256];
+	size_t before = rundir_stacks_count(it->stk);
+	int r = rundir_stacks_add(&it->stk, payload, h->length, what, sizeof(what));
+
+	cf->stacks += rundir_stacks_count(it->stk) - before;
+	cf->stack_blocks++;
+	cf->stack_bytes += h->length;
+	if (r == -EINVAL)
+		return rundir_note(it->run, it->note, it->note_arg, 1, "%s: offset %" PRIu64
+				   ": %s; the entries before it were kept", cf->name, it->bf.off,
+				   what);
+	return r;
+}
+
+const struct memphis_rec_stack *mr_samples_stack(struct mr_sample_iter *it,
+						 const struct memphis_rec_sample *s,
+						 const uint8_t **bytes)
+{
+	*bytes = NULL;
+	if (!(s->flags & MPH_S_STACK) || !it->stk_batch)
+		return NULL;
+	return rundir_stacks_find(it->stk, MPH_STACK_SAMPLE, s->tid, s->time, bytes);
 }
 
 size_t mr_samples_next(struct mr_sample_iter *it, const struct memphis_rec_sample **recs)
@@ -155,6 +191,10 @@ size_t mr_samples_next(struct mr_sample_iter *it, const struct memphis_rec_sampl
 	const unsigned char *payload;
 	size_t n_recs;
 
+	if (it->stk_batch) { /* the last batch's entries go with it */
+		rundir_stacks_clear(it->stk);
+		it->stk_batch = 0;
+	}
 	while (it->file < it->end) {
 		struct mr_cpufile *cf = &run->cpus[it->file];
 		struct memphis_block h;
@@ -215,11 +255,21 @@ size_t mr_samples_next(struct mr_sample_iter *it, const struct memphis_rec_sampl
 			iter_next_file(it);
 			continue;
 		}
+		if (h.type == MPH_BLK_STACKS && h.version == 1 &&
+		    read_stacks(it, cf, &h, payload) == -ENOMEM) {
+			rundir_note(run, it->note, it->note_arg, 1, "%s: out of memory for a "
+				    "%" PRIu32 "-byte STACKS block", cf->name, h.length);
+			cf->damaged = 1;
+			iter_next_file(it);
+			continue;
+		}
 		rundir_bf_done(&it->bf, &h);
 		if (h.type == MPH_BLK_END) {
 			cf->clean_end = 1;
 			continue;
 		}
+		if (h.type == MPH_BLK_STACKS && h.version == 1)
+			continue;
 		if (h.type != MPH_BLK_SAMPLES || !sample_size(h.version) || h.length == 0) {
 			if ((h.type != MPH_BLK_SAMPLES || !sample_size(h.version)) &&
 			    h.type != MPH_BLK_NOTE)
@@ -240,6 +290,8 @@ size_t mr_samples_next(struct mr_sample_iter *it, const struct memphis_rec_sampl
 		}
 		*recs = (const struct memphis_rec_sample *)payload;
 		cf->samples += n_recs;
+		rundir_stacks_seal(it->stk);
+		it->stk_batch = 1;
 		return n_recs;
 	}
 	return 0;
@@ -256,5 +308,6 @@ void mr_samples_end(struct mr_sample_iter *it)
 		close(it->bf.fd);
 	free(it->bf.buf);
 	free(it->conv);
+	rundir_stacks_free(it->stk);
 	free(it);
 }

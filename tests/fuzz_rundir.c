@@ -1,7 +1,7 @@
 /* libFuzzer entry for the run-directory reader (post/rundir.c), the reader of bytes that
  * come from outside: the input is split into meta.mph and cpu000.mph of a fresh run
  * directory ($TMPDIR/memphis-fuzz-PID; first two bytes: where to split), which is opened
- * and every sample streamed.
+ * and every sample streamed, with the STACKS entries of samples and first touches looked up.
  * Built by `make fuzz` (clang -fsanitize=fuzzer,address,undefined), run by tests/t_fuzz.sh. */
 #include <stdint.h>
 #include <stdio.h>
@@ -45,6 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct mr_run *run = NULL;
 	struct mr_sample_iter *it;
 	const struct memphis_rec_sample *s;
+	const uint8_t *b;
 	char err[512];
 	size_t split, n;
 	uint64_t sum = 0;
@@ -64,9 +65,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (mr_run_open(dir, &run, err, sizeof(err)) == 0) {
 		if (mr_samples_begin(run, &it) == 0) {
 			while ((n = mr_samples_next(it, &s)) > 0)
-				for (size_t i = 0; i < n; i++)
+				for (size_t i = 0; i < n; i++) {
+					const struct memphis_rec_stack *e = mr_samples_stack(it, &s[i], &b);
 					sum += s[i].addr ^ s[i].ip;
+					if (e && e->stack_len)
+						sum += b[0] + b[e->stack_len - 1];
+				}
 			mr_samples_end(it);
+		}
+		for (size_t i = 0; i < run->ntouches; i++) {
+			const struct memphis_rec_stack *e = mr_run_touch_stack(run, &run->touches[i], &b);
+			if (e && e->stack_len)
+				sum += b[0] + b[e->stack_len - 1];
 		}
 		mr_run_close(run);
 	}

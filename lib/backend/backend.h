@@ -47,8 +47,12 @@ struct memphis__sampling {
 				 * "NAME type=T config=0x.. config1=0x.. precise_ip=P period=N" */
 };
 
-/* Where samples go: s->region is filled in by the callee. Caller holds the drain lock. */
-typedef void memphis__emit_fn(struct memphis__thread *t, struct memphis_rec_sample *s);
+struct memphis__ustack;
+/* Where samples go: s->region is filled in by the callee. `u`: the sample's registers and
+ * user stack, to keep as its STACKS entry (the callee then sets MPH_S_STACK), or NULL.
+ * Caller holds the drain lock. */
+typedef void memphis__emit_fn(struct memphis__thread *t, struct memphis_rec_sample *s,
+			      const struct memphis__ustack *u);
 
 struct memphis__backend {
 	const char *name;

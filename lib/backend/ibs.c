@@ -271,7 +271,7 @@ static void on_record(const void *rec, size_t len, void *ctx)
 	if (!memphis__ibs_sample(&ps, st, cpu_family, cpu_model, &s))
 		return;
 	if (rd->t) {
-		rd->emit(rd->t, &s);
+		rd->emit(rd->t, &s, NULL);
 		return;
 	}
 	if (ps.pid != (uint32_t)own_pid)
@@ -368,7 +368,7 @@ static void emit_thread(struct memphis__thread *t, void *ctx)
 			hi = mid;
 	}
 	for (; lo < m->rd->n && m->rd->buf[lo].tid == (uint32_t)t->tid; lo++, m->matched++)
-		m->emit(t, &m->rd->buf[lo]);
+		m->emit(t, &m->rd->buf[lo], NULL);
 }
 
 static uint64_t ibs_read_process(memphis__emit_fn *emit)

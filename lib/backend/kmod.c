@@ -344,7 +344,7 @@ static void emit_thread(struct memphis__thread *t, void *ctx)
 			k->s.flags = (uint16_t)memphis__code_attribute(code, k->s.sampled_ip, &regs,
 								       &k->s.ip, &k->s.addr);
 		}
-		m->emit(t, &k->s);
+		m->emit(t, &k->s, NULL);
 		m->matched++;
 	}
 }

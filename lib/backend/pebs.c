@@ -346,7 +346,7 @@ static void on_record(const void *rec, size_t len, void *ctx)
 		s.flags |= MPH_S_STORE;
 	if (acc.remote)
 		s.flags |= MPH_S_REMOTE_HW;
-	rd->emit(rd->t, &s);
+	rd->emit(rd->t, &s, NULL);
 }
 
 static void pebs_read(struct memphis__thread *t, memphis__emit_fn *emit)

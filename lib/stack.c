@@ -1,0 +1,158 @@
+/* lib/stack.c - registers and top of the user stack of samples and first touches: which
+ * records keep them, their perf record tail, and buffered STACKS entries (stack.h). */
+#include <errno.h>
+#include <link.h>
+#include <string.h>
+
+#include "insn.h"
+#include "self.h"
+#include "stack.h"
+#include "writer.h"
+
+_Static_assert(MEMPHIS_STACK_NREGS == MPH_NREGS, "STACKS entries hold the sampled registers");
+
+static unsigned stack_bytes;
+static uint64_t exe_lo, exe_hi; /* the executable's loaded image, [lo, hi) */
+
+/* The executable is the first object dl_iterate_phdr reports: its PT_LOAD extent. */
+static int find_exe(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (ph->p_vaddr < lo)
+			lo = ph->p_vaddr;
+		if (ph->p_vaddr + ph->p_memsz > hi)
+			hi = ph->p_vaddr + ph->p_memsz;
+	}
+	if (hi > lo) {
+		exe_lo = info->dlpi_addr + lo;
+		exe_hi = info->dlpi_addr + hi;
+	}
+	return 1;
+}
+
+void memphis__stack_init(unsigned bytes)
+{
+	stack_bytes = bytes;
+	if (bytes) {
+		memphis__enter(); /* the loader may allocate */
+		dl_iterate_phdr(find_exe, NULL);
+		memphis__leave();
+	}
+}
+
+unsigned memphis__stack_bytes(void)
+{
+	return stack_bytes;
+}
+
+unsigned memphis__stack_record_extra(int have_regs)
+{
+	if (!stack_bytes)
+		return 0;
+	return (have_regs ? 0 : 8 + 8 * MPH_NREGS) + 8 + stack_bytes + 8;
+}
+
+int memphis__stack_parse(const void *p, size_t len, struct memphis__ustack *u)
+{
+	const unsigned char *c = p;
+	uint64_t abi, size, dyn;
+	size_t off = 8;
+
+	memset(u, 0, sizeof(*u));
+	if (len < 8)
+		return -EINVAL;
+	memcpy(&abi, c, 8);
+	if (abi != 0) { /* PERF_SAMPLE_REGS_ABI_NONE: no registers follow */
+		if (len - off < 8 * MPH_NREGS)
+			return -EINVAL;
+		u->regs = (const uint64_t *)(c + off);
+		off += 8 * MPH_NREGS;
+	}
+	if (!stack_bytes)
+		return 0;
+	if (len - off < 8)
+		return -EINVAL;
+	memcpy(&size, c + off, 8);
+	off += 8;
+	if (size == 0) /* no stack copied (no user context): no dyn_size either */
+		return 0;
+	if (size > len - off || len - off - size < 8)
+		return -EINVAL;
+	memcpy(&dyn, c + off + size, 8);
+	u->bytes = c + off;
+	u->len = dyn < size ? dyn : size;
+	return 0;
+}
+
+int memphis__stack_wanted_ip(uint64_t ip)
+{
+	return stack_bytes && (ip < exe_lo || ip >= exe_hi);
+}
+
+int memphis__stack_wanted_addr(const struct memphis__thread *t, uint64_t addr, uint64_t sp)
+{
+	uint64_t hi = t->stack_hi > sp ? t->stack_hi : sp + (8u << 20);
+
+	if (!stack_bytes)
+		return 0;
+	if (t->stack_hi && addr >= t->stack_lo && addr < t->stack_hi)
+		return 1;
+	return sp >= 128 && addr >= sp - 128 && addr < hi;
+}
+
+int memphis__stackbuf_add(struct memphis__stackbuf *b, uint16_t kind, uint64_t time,
+			  const struct memphis__thread *t, uint32_t tid,
+			  const struct memphis__ustack *u)
+{
+	struct memphis_rec_stack e = { .time = time, .tid = tid, .kind = kind };
+	uint64_t len = u->len, sp;
+	size_t need;
+
+	if (!u->regs)
+		return -EINVAL;
+	memcpy(e.regs, u->regs, sizeof(e.regs));
+	sp = e.regs[MPH_SP];
+	/* not past the thread's stack: what lies above it is not the thread's frames */
+	if (t && t->stack_hi > sp && len > t->stack_hi - sp)
+		len = t->stack_hi - sp;
+	if (!u->bytes)
+		len = 0;
+	e.stack_len = (uint32_t)len;
+	need = sizeof(e) + ((len + 7) & ~7ull);
+	if (b->n + need > MEMPHIS__STACK_BUF_MAX)
+		return -ENOSPC;
+	if (!b->p) {
+		b->p = memphis__lib_malloc(MEMPHIS__STACK_BUF_MAX);
+		if (!b->p)
+			return -ENOMEM;
+	}
+	memcpy(b->p + b->n, &e, sizeof(e));
+	if (len)
+		memcpy(b->p + b->n + sizeof(e), u->bytes, len);
+	memset(b->p + b->n + sizeof(e) + len, 0, need - sizeof(e) - len);
+	b->n += need;
+	b->count++;
+	return 0;
+}
+
+int memphis__stackbuf_write(struct memphis__stackbuf *b, int cpu)
+{
+	int err = 0;
+
+	if (b->n)
+		err = memphis__writer_block(cpu, MPH_BLK_STACKS, b->p, b->n);
+	b->n = 0;
+	b->count = 0;
+	return err;
+}
+
+void memphis__stackbuf_free(struct memphis__stackbuf *b)
+{
+	memphis__lib_free(b->p);
+	memset(b, 0, sizeof(*b));
+}

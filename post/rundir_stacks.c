@@ -1,0 +1,162 @@
+/* post/rundir_stacks.c - STACKS blocks (include/memphis/format.h): their entries checked,
+ * copied and indexed by (kind, tid, time), for the sample stream (the entries of one
+ * SAMPLES block at a time) and for the run's first touches (all of meta.mph's). */
+#include "rundir_impl.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The longest stack an entry may claim: perf copies at most 64 KiB into a record. */
+#define STACK_LEN_MAX 65536u
+
+struct stack_key {
+	uint64_t time;
+	uint32_t tid;
+	uint16_t kind;
+	size_t off; /* of the entry in mr_stacks.buf */
+};
+
+struct mr_stacks {
+	unsigned char *buf; /* entries as written, 8-aligned */
+	size_t n, cap;
+	struct stack_key *key;
+	size_t nkey, capkey;
+	int sorted;
+};
+
+int rundir_stacks_add(struct mr_stacks **sp, const unsigned char *p, size_t len,
+		      char *what, size_t wlen)
+{
+	struct mr_stacks *s = *sp;
+	size_t off = 0;
+
+	if (!s) {
+		s = *sp = calloc(1, sizeof(*s));
+		if (!s)
+			return -ENOMEM;
+	}
+	while (off < len) {
+		struct memphis_rec_stack e;
+		size_t need;
+
+		if (len - off < sizeof(e)) {
+			snprintf(what, wlen, "STACKS block: %zu stray bytes at its end (entry %zu)",
+				 len - off, s->nkey);
+			return -EINVAL;
+		}
+		memcpy(&e, p + off, sizeof(e));
+		need = sizeof(e) + (((size_t)e.stack_len + 7) & ~(size_t)7);
+		if (e.stack_len > STACK_LEN_MAX || need > len - off) {
+			snprintf(what, wlen, "STACKS block: the entry at byte %zu claims %" PRIu32
+				 " stack bytes, beyond the block", off, e.stack_len);
+			return -EINVAL;
+		}
+		if (s->n + need > s->cap) {
+			size_t ncap = s->cap ? s->cap : 65536;
+			while (ncap < s->n + need)
+				ncap *= 2;
+			unsigned char *nb = realloc(s->buf, ncap);
+			if (!nb)
+				return -ENOMEM;
+			s->buf = nb;
+			s->cap = ncap;
+		}
+		if (s->nkey == s->capkey) {
+			size_t ncap = s->capkey ? s->capkey * 2 : 256;
+			struct stack_key *nk = realloc(s->key, ncap * sizeof(*nk));
+			if (!nk)
+				return -ENOMEM;
+			s->key = nk;
+			s->capkey = ncap;
+		}
+		memcpy(s->buf + s->n, p + off, need);
+		s->key[s->nkey++] = (struct stack_key){ e.time, e.tid, e.kind, s->n };
+		s->n += need;
+		s->sorted = 0;
+		off += need;
+	}
+	return 0;
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+	const struct stack_key *x = a, *y = b;
+
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+void rundir_stacks_seal(struct mr_stacks *s)
+{
+	if (s && !s->sorted) {
+		qsort(s->key, s->nkey, sizeof(*s->key), key_cmp);
+		s->sorted = 1;
+	}
+}
+
+size_t rundir_stacks_count(const struct mr_stacks *s)
+{
+	return s ? s->nkey : 0;
+}
+
+const struct memphis_rec_stack *rundir_stacks_find(const struct mr_stacks *s, uint16_t kind,
+						   uint32_t tid, uint64_t time,
+						   const uint8_t **bytes)
+{
+	size_t lo = 0, hi;
+
+	*bytes = NULL;
+	if (!s || !s->sorted)
+		return NULL;
+	hi = s->nkey;
+	while (lo < hi) { /* the first key >= (kind, tid, time) */
+		size_t mid = lo + (hi - lo) / 2;
+		const struct stack_key *k = &s->key[mid];
+		if (k->kind < kind || (k->kind == kind && (k->tid < tid ||
+		    (k->tid == tid && k->time < time))))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == s->nkey || s->key[lo].kind != kind || s->key[lo].tid != tid ||
+	    s->key[lo].time != time)
+		return NULL;
+	*bytes = s->buf + s->key[lo].off + sizeof(struct memphis_rec_stack);
+	return (const struct memphis_rec_stack *)(s->buf + s->key[lo].off);
+}
+
+void rundir_stacks_clear(struct mr_stacks *s)
+{
+	if (s) {
+		s->n = 0;
+		s->nkey = 0;
+		s->sorted = 0;
+	}
+}
+
+void rundir_stacks_free(struct mr_stacks *s)
+{
+	if (!s)
+		return;
+	free(s->buf);
+	free(s->key);
+	free(s);
+}
+
+const struct memphis_rec_stack *mr_run_touch_stack(const struct mr_run *run,
+						   const struct memphis_rec_touch *t,
+						   const uint8_t **bytes)
+{
+	*bytes = NULL;
+	if (!(t->flags & MPH_TOUCH_STACK))
+		return NULL;
+	return rundir_stacks_find(run->touch_stacks, MPH_STACK_TOUCH, t->tid, t->time, bytes);
+}
