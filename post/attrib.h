@@ -82,6 +82,13 @@ void mr_attrib_ctx_free(struct mr_attrib_ctx *c);
 void mr_attrib_sample(struct mr_attrib_ctx *c, const struct memphis_rec_sample *s, int use_addr,
 		      struct mr_resolved *r);
 
+/* mr_attrib_sample for a sample with STACKS entry st (NULL: none): a data address in
+ * the sampling thread's own stack is named by the local variable of the sampled frame
+ * that holds it ("function::var", MR_VAR_LOCAL) when there is one. */
+void mr_attrib_sample_stack(struct mr_attrib_ctx *c, const struct memphis_rec_sample *s,
+			    const struct memphis_rec_stack *st, int use_addr,
+			    struct mr_resolved *r);
+
 /* After a pass whose samples went through ctx[0], ctx[1], ... in that order (all of
  * ctx[0]'s samples before ctx[1]'s), made when the catalog held nvars0 variables and
  * nlines0 lines: renumber the ids made since as one context would have made them, and
@@ -93,6 +100,10 @@ int mr_attrib_pass_end(struct mr_attrib *a, struct mr_attrib_ctx *const *ctx, si
 /* Variable id of data address addr accessed by thread tid at time t (0 = <unknown>, also
  * for libmemphis's own data). */
 uint32_t mr_attrib_data(struct mr_attrib *a, uint64_t addr, uint64_t t, uint32_t tid);
+/* The same for an access by instruction ip with STACKS entry st (NULL: none): a local
+ * variable of ip's frame when addr is one in tid's own stack (mr_attrib_sample_stack). */
+uint32_t mr_attrib_data_stack(struct mr_attrib *a, uint64_t addr, uint64_t t, uint32_t tid,
+			      uint64_t ip, const struct memphis_rec_stack *st);
 /* Line id of the instruction at ip (0 = unknown). */
 uint32_t mr_attrib_code(struct mr_attrib *a, uint64_t ip, uint64_t t);
 /* Home node of the page of addr: the PAGES blocks of region, then those of region 0

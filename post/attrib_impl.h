@@ -3,6 +3,7 @@
  *   attrib_objects.c  the ELF objects of the maps snapshots and where they lie over time
  *   attrib_catalog.c  the id -> name catalog of variables and source lines (ip -> line)
  *   attrib_resolve.c  the resolver: sample -> variable and page home, with its cache
+ *   attrib_locals.c   stack data by local variable (STACKS entries)
  * Not for other files of post/: they use attrib.h.
  */
 #ifndef MR_ATTRIB_IMPL_H
@@ -130,6 +131,7 @@ struct mr_attrib {
 	 * debug information, spans' bias) is changed under lock by the context holder. */
 	pthread_mutex_t lock;
 	struct mr_attrib_ctx *holder; /* the context holding lock, NULL outside a pass */
+	struct attrib_locals *locals; /* attrib_locals.c's caches, NULL until used */
 };
 
 /* One pass's (one thread's) own state: the per-instruction cache, and for the renumbering
@@ -148,6 +150,18 @@ struct mr_attrib_ctx {
 };
 
 /* ---- shared between the pieces ---- */
+
+/* Whether addr lies at time t in the stack of thread tid itself. Reads only what no pass
+ * changes (no lock). */
+int attrib_on_own_stack(const struct mr_attrib *a, uint64_t addr, uint64_t t, uint32_t tid);
+
+/* Under the lock: the variable id of the local of the frame running instruction ip (with
+ * the registers of STACKS entry st) that holds data address addr at time t, 0 if none
+ * (then resolve addr as usual). */
+uint32_t attrib_local_at(struct mr_attrib *a, uint64_t ip, uint64_t addr, uint64_t t,
+			 const struct memphis_rec_stack *st);
+/* Free attrib_locals.c's caches (NULL: nothing). */
+void attrib_locals_free(struct attrib_locals *L);
 
 /* Add a variable; returns its id, or NOT_YET when out of memory (name is then freed). */
 uint32_t attrib_add_var(struct mr_attrib *a, uint64_t key, struct mr_varinfo *v);

@@ -154,7 +154,8 @@ struct mr_local {
 /* The locals and formal parameters of the function running at pc (its lexical blocks and
  * code inlined into it that hold pc included, nested functions not) whose location at pc
  * is frame-relative: DW_OP_fbreg (through the function's DW_AT_frame_base:
- * DW_OP_call_frame_cfa or DW_OP_bregN) or DW_OP_bregN, as a single expression or in the
+ * DW_OP_call_frame_cfa or DW_OP_bregN) or DW_OP_breg6/7 (rbp, rsp: other base
+ * registers point at the caller's storage), as a single expression or in the
  * location-list entry covering pc. Variables of unknown size are left out. *out is
  * malloc'd (the caller frees it; NULL when *n is 0); the strings live until
  * mr_debuginfo_close(). The DWARF is read here, on first use, one function at a time.

@@ -256,7 +256,11 @@ static int add_local(struct lwalk *w, Dwarf_Die die, const char *func)
 	int64_t off, line = 0, file = 0;
 	int reg;
 
-	if (!location_at(c, die, DW_AT_location, w->pc, &reg, &off) || reg == MR_REG_CFA)
+	/* a base register other than rbp/rsp is a pointer to the storage, not the frame
+	 * (Fortran's dummy arguments, C's structs passed by invisible reference): the data
+	 * is the caller's, named there */
+	if (!location_at(c, die, DW_AT_location, w->pc, &reg, &off) ||
+	    (reg != FBREG && reg != 6 && reg != 7))
 		return 0;
 	if (reg == FBREG) {
 		if (!w->fb_ok)
