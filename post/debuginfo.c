@@ -337,7 +337,8 @@ void mr_debuginfo_close(struct mr_debuginfo *d)
 	tabs[1] = &d->dtls;
 	tabs[2] = &d->svars;
 	tabs[3] = &d->stls;
-	di_frames_close(d);
+	if (d->frames_close)
+		d->frames_close(d);
 	for (int i = 0; i < 4; i++) {
 		free(tabs[i]->v);
 		free(tabs[i]->maxend);

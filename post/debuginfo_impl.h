@@ -95,7 +95,9 @@ struct mr_debuginfo {
 	size_t nall;
 	struct var_idx idx[4]; /* the same four classes as views into all (lookups) */
 
-	struct di_frames *frames; /* debuginfo_locals.c's DWARF, opened on first use */
+	struct di_frames *frames; /* debuginfo_locals.c's DWARF, opened on first use, and */
+	void (*frames_close)(struct mr_debuginfo *d); /* what closes it (set with it: the
+						       * locals sit above debuginfo.c) */
 
 	struct chunk *arena;
 	const char **strs; /* intern hash table (open addressing) */
@@ -217,9 +219,6 @@ void di_cu_end(struct di_ctx *c);
 
 /* Innermost scope containing vaddr, or NULL. */
 const struct scope_ent *di_scope_at(const struct mr_debuginfo *d, uint64_t vaddr);
-
-/* Close what debuginfo_locals.c opened for d (nothing if it opened nothing). */
-void di_frames_close(struct mr_debuginfo *d);
 
 /* Walk the children of die. sc: the enclosing (possibly inlined) function, Fortran module
  * and COMMON block; depth: inline nesting depth of that function. */

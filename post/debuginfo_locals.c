@@ -73,6 +73,25 @@ static void load_fdes(struct di_frames *f)
 	f->nfde = 0;
 }
 
+/* d->frames_close: close what frames() opens. */
+static void frames_close(struct mr_debuginfo *d)
+{
+	struct di_frames *f = d->frames;
+
+	if (!f)
+		return;
+	if (f->dbg && f->dbg != f->obj)
+		dwarf_finish(f->dbg, NULL);
+	if (f->obj)
+		dwarf_finish(f->obj, NULL);
+	if (f->fd_dbg >= 0)
+		close(f->fd_dbg);
+	if (f->fd_obj >= 0)
+		close(f->fd_obj);
+	free(f);
+	d->frames = NULL;
+}
+
 /* d's frames, opened on first use; NULL when out of memory. */
 static struct di_frames *frames(struct mr_debuginfo *d)
 {
@@ -90,25 +109,8 @@ static struct di_frames *frames(struct mr_debuginfo *d)
 		open_dwarf(d->debug_path, &f->dbg, &f->fd_dbg);
 	load_fdes(f);
 	d->frames = f;
+	d->frames_close = frames_close;
 	return f;
-}
-
-void di_frames_close(struct mr_debuginfo *d)
-{
-	struct di_frames *f = d->frames;
-
-	if (!f)
-		return;
-	if (f->dbg && f->dbg != f->obj)
-		dwarf_finish(f->dbg, NULL);
-	if (f->obj)
-		dwarf_finish(f->obj, NULL);
-	if (f->fd_dbg >= 0)
-		close(f->fd_dbg);
-	if (f->fd_obj >= 0)
-		close(f->fd_obj);
-	free(f);
-	d->frames = NULL;
 }
 
 int mr_debuginfo_cfa(struct mr_debuginfo *d, uint64_t pc, int *reg, int64_t *off)
