@@ -100,9 +100,11 @@ int mr_attrib_pass_end(struct mr_attrib *a, struct mr_attrib_ctx *const *ctx, si
 /* Variable id of data address addr accessed by thread tid at time t (0 = <unknown>, also
  * for libmemphis's own data). */
 uint32_t mr_attrib_data(struct mr_attrib *a, uint64_t addr, uint64_t t, uint32_t tid);
-/* The same for an access by instruction ip with STACKS entry st (NULL: none): a local
- * variable of ip's frame when addr is one in tid's own stack (mr_attrib_sample_stack). */
-uint32_t mr_attrib_data_stack(struct mr_attrib *a, uint64_t addr, uint64_t t, uint32_t tid,
+/* The same for a first touch by instruction ip with STACKS entry st (NULL: none), after
+ * the sample pass: a local variable of ip's frame when addr is one in tid's own stack
+ * (mr_attrib_sample_stack), else the local the samples found on addr's page of a stack
+ * (the page's first touch is then that local's), else as mr_attrib_data. */
+uint32_t mr_attrib_touch_data(struct mr_attrib *a, uint64_t addr, uint64_t t, uint32_t tid,
 			      uint64_t ip, const struct memphis_rec_stack *st);
 /* Line id of the instruction at ip (0 = unknown). */
 uint32_t mr_attrib_code(struct mr_attrib *a, uint64_t ip, uint64_t t);

@@ -157,9 +157,12 @@ int attrib_on_own_stack(const struct mr_attrib *a, uint64_t addr, uint64_t t, ui
 
 /* Under the lock: the variable id of the local of the frame running instruction ip (with
  * the registers of STACKS entry st) that holds data address addr at time t, 0 if none
- * (then resolve addr as usual). */
+ * (then resolve addr as usual). count: a sample's, kept for attrib_local_on_page. */
 uint32_t attrib_local_at(struct mr_attrib *a, uint64_t ip, uint64_t addr, uint64_t t,
-			 const struct memphis_rec_stack *st);
+			 const struct memphis_rec_stack *st, int count);
+/* Under the lock, after the sample pass: the local whose instance (where samples found
+ * it) in the stack holding addr at time t overlaps addr's page most sampled, 0 if none. */
+uint32_t attrib_local_on_page(struct mr_attrib *a, uint64_t addr, uint64_t t);
 /* Free attrib_locals.c's caches (NULL: nothing). */
 void attrib_locals_free(struct attrib_locals *L);
 

@@ -8,6 +8,11 @@
  * Only the sampled frame is searched: an address in a caller's frame stays
  * <stack of thread N>. Answers per (object, pc) are cached here, under the attribution's
  * lock, for the life of the struct mr_attrib.
+ *
+ * Where the samples found a local (its instance: the stack it was in and its address
+ * range) is kept too, so that the first touch of a page of it, which mostly has no STACKS
+ * entry (the frame that placed a stack page is seldom the local's), is the local's, as
+ * the first touch of a page of any variable is that variable's.
  */
 #include "attrib_impl.h"
 
@@ -20,14 +25,30 @@
 #include "heap.h"
 #include "u64map.h"
 
-/* The locals of one pc, and their variable ids once named. */
+/* The locals of one pc. */
 struct pc_locals {
 	struct mr_local *l;
 	size_t n;
-	uint32_t *var;            /* [i]: variable id of l[i], NOT_YET until first used */
 };
 
+/* A local where samples found it: [lo, hi) in the stack of thread index owner. The
+ * variable by its key in var_by_key: ids change when a parallel pass ends. */
+struct inst {
+	uint64_t lo, hi;
+	uint64_t samples;
+	uint64_t key;
+	uint32_t owner;
+};
+
+#define MAX_INSTS (1u << 16) /* recursion makes new instances without end: enough */
+
 struct attrib_locals {
+	struct inst *inst;
+	size_t ninst, capinst;
+	struct mph_u64map inst_at;  /* mix of (owner, lo, key) -> index in inst */
+	uint32_t *sorted;           /* inst indices by (owner, lo), NULL until a lookup */
+	uint64_t maxlen;            /* the longest instance */
+
 	struct mph_u64map cfa;    /* pc_key -> CFA rule: (reg + 1) << 56 | low 56 bits of the
 				   * offset; 0: no rule */
 	struct mph_u64map at;     /* pc_key -> index in pcs */
@@ -54,11 +75,12 @@ void attrib_locals_free(struct attrib_locals *L)
 {
 	if (!L)
 		return;
-	for (size_t i = 0; i < L->npcs; i++) {
+	for (size_t i = 0; i < L->npcs; i++)
 		free(L->pcs[i].l);
-		free(L->pcs[i].var);
-	}
 	free(L->pcs);
+	free(L->inst);
+	free(L->sorted);
+	mph_u64map_free(&L->inst_at);
 	mph_u64map_free(&L->cfa);
 	mph_u64map_free(&L->at);
 	free(L);
@@ -74,7 +96,8 @@ static struct attrib_locals *locals_of(struct mr_attrib *a)
 	L = calloc(1, sizeof(*L));
 	if (!L)
 		return NULL;
-	if (mph_u64map_init(&L->cfa, 256) || mph_u64map_init(&L->at, 256)) {
+	if (mph_u64map_init(&L->cfa, 256) || mph_u64map_init(&L->at, 256) ||
+	    mph_u64map_init(&L->inst_at, 256)) {
 		attrib_locals_free(L);
 		return NULL;
 	}
@@ -133,24 +156,23 @@ static struct pc_locals *pc_locals(struct attrib_locals *L, struct mr_debuginfo 
 	memset(p, 0, sizeof(*p));
 	if (mr_debuginfo_locals(di, pc, &p->l, &p->n) == -ENOMEM)
 		return NULL;
-	if (p->n && !(p->var = malloc(p->n * sizeof(*p->var)))) {
-		free(p->l);
-		return NULL;
-	}
-	for (size_t i = 0; i < p->n; i++)
-		p->var[i] = NOT_YET;
 	if (!mph_u64map_put(&L->at, pc_key(oi, pc), L->npcs)) {
 		free(p->l);
-		free(p->var);
 		return NULL;
 	}
 	return &L->pcs[L->npcs++];
 }
 
+/* The key in var_by_key of local l of object oi. */
+static uint64_t local_key(uint32_t oi, const struct mr_local *l)
+{
+	return (0xcull << 60) | ((uint64_t)oi << 40) | (l->id & ((1ull << 40) - 1));
+}
+
 /* The variable id of local l of object oi (created on first use); 0 when out of memory. */
 static uint32_t local_var(struct mr_attrib *a, uint32_t oi, const struct mr_local *l)
 {
-	uint64_t key = (0xcull << 60) | ((uint64_t)oi << 40) | (l->id & ((1ull << 40) - 1));
+	uint64_t key = local_key(oi, l);
 	uint64_t *slot = mph_u64map_get(&a->var_by_key, key);
 	struct obj *o = &a->obj[oi];
 	struct mr_varinfo v = { .kind = MR_VAR_LOCAL, .object = o->path, .bytes = l->size };
@@ -169,6 +191,99 @@ static uint32_t local_var(struct mr_attrib *a, uint32_t oi, const struct mr_loca
 	return id == NOT_YET ? 0 : id;
 }
 
+/* Count a sample of the local of key vkey at [lo, hi) in the stack of thread index owner. */
+static void add_inst(struct attrib_locals *L, uint32_t owner, uint64_t lo, uint64_t hi,
+		     uint64_t vkey)
+{
+	uint64_t key = mph_hash64(lo ^ mph_hash64(vkey ^ mph_hash64(owner))) >> 1;
+	uint64_t *v = mph_u64map_get(&L->inst_at, key);
+
+	if (v && L->inst[*v].lo == lo && L->inst[*v].owner == owner && L->inst[*v].key == vkey) {
+		L->inst[*v].samples++;
+		return;
+	}
+	if (v || L->ninst >= MAX_INSTS)
+		return; /* a hash collision, or too many: that sample only is not kept */
+	if (L->ninst == L->capinst) {
+		size_t nc = L->capinst ? L->capinst * 2 : 64;
+		struct inst *ni = realloc(L->inst, nc * sizeof(*ni));
+
+		if (!ni)
+			return;
+		L->inst = ni;
+		L->capinst = nc;
+	}
+	if (!mph_u64map_put(&L->inst_at, key, L->ninst))
+		return;
+	L->inst[L->ninst++] = (struct inst){ lo, hi, 1, vkey, owner };
+	if (hi - lo > L->maxlen)
+		L->maxlen = hi - lo;
+	free(L->sorted); /* the order is made again at the next lookup */
+	L->sorted = NULL;
+}
+
+static const struct inst *sort_base;
+
+static int cmp_inst(const void *x, const void *y)
+{
+	const struct inst *a = &sort_base[*(const uint32_t *)x], *b = &sort_base[*(const uint32_t *)y];
+
+	if (a->owner != b->owner)
+		return a->owner < b->owner ? -1 : 1;
+	if (a->lo != b->lo)
+		return a->lo < b->lo ? -1 : 1;
+	return a->key < b->key ? -1 : a->key > b->key;
+}
+
+uint32_t attrib_local_on_page(struct mr_attrib *a, uint64_t addr, uint64_t t)
+{
+	const struct mr_heap_obj *ho = mr_heap_find(&a->stacks, addr, t);
+	struct attrib_locals *L = a->locals;
+	uint64_t pg = addr & ~(a->pages.page_size - 1), pe = pg + a->pages.page_size, most = 0;
+	uint64_t best = 0, *id;
+	uint32_t owner;
+	size_t lo, hi;
+
+	if (!ho || !L || !L->ninst)
+		return 0;
+	owner = a->stack_index[ho->rec];
+	if (!L->sorted) {
+		L->sorted = malloc(L->ninst * sizeof(*L->sorted));
+		if (!L->sorted)
+			return 0;
+		for (size_t i = 0; i < L->ninst; i++)
+			L->sorted[i] = (uint32_t)i;
+		sort_base = L->inst; /* under the attribution's lock */
+		qsort(L->sorted, L->ninst, sizeof(*L->sorted), cmp_inst);
+	}
+	/* the first instance of owner at or past pe, then back over those that may reach pg */
+	lo = 0;
+	hi = L->ninst;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct inst *m = &L->inst[L->sorted[mid]];
+
+		if (m->owner < owner || (m->owner == owner && m->lo < pe))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo-- > 0) {
+		const struct inst *in = &L->inst[L->sorted[lo]];
+
+		if (in->owner != owner || in->lo + L->maxlen <= pg)
+			break;
+		/* the most sampled; among equals the first in (lo, key) order: the same for
+		 * any order the pass's threads met them in */
+		if (in->hi > pg && in->samples >= most) {
+			most = in->samples;
+			best = in->key;
+		}
+	}
+	id = best ? mph_u64map_get(&a->var_by_key, best) : NULL;
+	return id ? (uint32_t)*id : 0;
+}
+
 int attrib_on_own_stack(const struct mr_attrib *a, uint64_t addr, uint64_t t, uint32_t tid)
 {
 	const struct mr_heap_obj *ho = mr_heap_find(&a->stacks, addr, t);
@@ -181,14 +296,17 @@ int attrib_on_own_stack(const struct mr_attrib *a, uint64_t addr, uint64_t t, ui
 }
 
 uint32_t attrib_local_at(struct mr_attrib *a, uint64_t ip, uint64_t addr, uint64_t t,
-			 const struct memphis_rec_stack *st)
+			 const struct memphis_rec_stack *st, int count)
 {
 	struct attrib_locals *L = locals_of(a);
 	struct span *sp, *rsp;
 	struct pc_locals *p;
 	struct mr_debuginfo *di;
-	uint64_t t0, t1, cfa, best = UINT64_MAX;
+	uint64_t t0, t1, cfa, best = UINT64_MAX, cfa_lo = 0;
 	size_t hit = 0;
+	uint32_t var;
+	const struct mr_heap_obj *ho;
+	const struct mr_local *l;
 
 	if (!L || !st)
 		return 0;
@@ -206,21 +324,24 @@ uint32_t attrib_local_at(struct mr_attrib *a, uint64_t ip, uint64_t addr, uint64
 	if (!p)
 		return 0;
 	for (size_t i = 0; i < p->n; i++) {
-		const struct mr_local *l = &p->l[i];
-		int r = l->reg == MR_REG_CFA ? -2 : perf_reg(l->reg);
+		int r = p->l[i].reg == MR_REG_CFA ? -2 : perf_reg(p->l[i].reg);
 		uint64_t lo;
 
 		if (r == -1)
 			continue;
-		lo = (r == -2 ? cfa : st->regs[r]) + (uint64_t)l->off;
-		if (addr >= lo && addr - lo < l->size && l->size < best) {
-			best = l->size;
+		lo = (r == -2 ? cfa : st->regs[r]) + (uint64_t)p->l[i].off;
+		if (addr >= lo && addr - lo < p->l[i].size && p->l[i].size < best) {
+			best = p->l[i].size;
 			hit = i + 1;
+			cfa_lo = lo;
 		}
 	}
 	if (!hit)
 		return 0;
-	if (p->var[hit - 1] == NOT_YET)
-		p->var[hit - 1] = local_var(a, sp->obj, &p->l[hit - 1]);
-	return p->var[hit - 1];
+	l = &p->l[hit - 1];
+	var = local_var(a, sp->obj, l);
+	ho = count ? mr_heap_find(&a->stacks, addr, t) : NULL;
+	if (ho && var)
+		add_inst(L, a->stack_index[ho->rec], cfa_lo, cfa_lo + l->size, local_key(sp->obj, l));
+	return var;
 }

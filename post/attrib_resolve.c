@@ -161,17 +161,22 @@ static uint32_t local_resolve(struct mr_attrib *a, struct mr_attrib_ctx *c, uint
 		return 0;
 	pthread_mutex_lock(&a->lock);
 	a->holder = c;
-	v = attrib_local_at(a, ip, addr, t, st);
+	v = attrib_local_at(a, ip, addr, t, st, c != NULL);
 	a->holder = NULL;
 	pthread_mutex_unlock(&a->lock);
 	return v;
 }
 
-uint32_t mr_attrib_data_stack(struct mr_attrib *a, uint64_t addr, uint64_t t, uint32_t tid,
+uint32_t mr_attrib_touch_data(struct mr_attrib *a, uint64_t addr, uint64_t t, uint32_t tid,
 			      uint64_t ip, const struct memphis_rec_stack *st)
 {
 	uint32_t v = local_resolve(a, NULL, ip, addr, t, tid, st);
 
+	if (!v) {
+		pthread_mutex_lock(&a->lock);
+		v = attrib_local_on_page(a, addr, t);
+		pthread_mutex_unlock(&a->lock);
+	}
 	return v ? v : mr_attrib_data(a, addr, t, tid);
 }
 

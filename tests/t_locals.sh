@@ -6,19 +6,22 @@
 #   - C (-O2, tests/prog_locals.c): kernel() loads its local arrays hot and cold 7:3 with
 #     loads of equal cost: kernel::hot and kernel::cold, hot's share 70 +- 5 points; peek()
 #     loads main's array through a pointer (no local of peek's frame): those samples stay
-#     <stack of thread 0>; without STACKS entries (MEMPHIS_STACK_BYTES=0) nothing is local.
+#     <stack of thread 0>; kernel's locals have the first touch of their pages; without
+#     STACKS entries (MEMPHIS_STACK_BYTES=0) nothing is local.
 #   - Fortran (-O2 -fopenmp, tests/fixtures/locals_lu.f90): blts loads its automatic arrays
 #     tmat and tv 7:3: blts::tmat and blts::tv, tmat's share 70 +- 5 points.
 . "$MEMPHIS_SRC/tests/tap.sh"
 command -v python3 >/dev/null || { echo "python3 is needed to read the JSON report" >&2; exit 77; }
 export MEMPHIS_PERIOD=250us
 
-# vars RUNDIR > FILE: "name<TAB>kind<TAB>samples" per variable of the JSON report
+# vars RUNDIR > FILE: "name<TAB>kind<TAB>samples<TAB>first touch's line" per variable of
+# the JSON report
 vars() {
 	"$REPORT" --json "$1" | python3 -c '
 import json, sys
 for v in json.load(sys.stdin)["variables"]:
-    print("%s\t%s\t%d" % (v["name"], v["kind"], v["samples"]))'
+    ft = v["first_touch"] or {}
+    print("%s\t%s\t%d\t%s" % (v["name"], v["kind"], v["samples"], ft.get("line") or "-"))'
 }
 # samples FILE NAME: the samples of variable NAME (0 if absent)
 samples() { awk -F '\t' -v n="$2" '$1 == n { s = $3 } END { print s + 0 }' "$1"; }
@@ -41,6 +44,11 @@ check "C: kernel's arrays are kernel::hot and kernel::cold, kind local" \
 	test "$(kind c.vars kernel::hot)" = local -a "$(kind c.vars kernel::cold)" = local
 check "C: kernel::hot's share of hot + cold is 70 +- 5 ($sh %, $((hot + cold)) samples)" \
 	within "$sh" 65 75 "$((hot + cold))" 400
+# kernel's frame is the deepest the stack went: its pages are first touched in kernel
+# (lines 25-47: filling the arrays), and those touches are its locals'
+ft=$(awk -F '\t' '$1 ~ /^kernel::(hot|cold)$/ && $4 ~ /^prog_locals.c:/ { split($4, a, ":"); if (a[2] >= 25 && a[2] <= 47) print $1 }' c.vars | head -n 1)
+check "C: a page of kernel's locals is first touched in kernel, and the touch is the local's (${ft:-none})" \
+	test -n "$ft"
 st=$(samples c.vars "<stack of thread 0>")
 check "C: peek's loads from its caller's array stay <stack of thread 0> ($st samples)" \
 	test "$st" -ge 200
