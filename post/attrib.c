@@ -314,6 +314,7 @@ void mr_attrib_close(struct mr_attrib *a)
 {
 	if (!a)
 		return;
+	attrib_callers_free(a->callers);
 	for (size_t i = 0; i < a->nobj; i++) {
 		mr_debuginfo_close(a->obj[i].di);
 		free(a->obj[i].path);

@@ -117,6 +117,20 @@ size_t mr_attrib_nvars(const struct mr_attrib *a);
 const char *mr_attrib_line(const struct mr_attrib *a, uint32_t id);
 size_t mr_attrib_nlines(const struct mr_attrib *a);
 
+/* The line of a sample or first touch at instruction ip that has a STACKS entry st (its
+ * stack bytes at bytes) and line id `line`: when ip is in a runtime library (libc, libm,
+ * libgomp, libgfortran, ...) or has no source line, the first caller in the unwound chain
+ * with a source line outside them, named "cg.c:391 (in memmove)" (ip's function in
+ * parentheses); else, or when no caller has one, line. The ctx form is for a pass's
+ * context (as mr_attrib_sample); the other takes the attribution's lock. */
+uint32_t mr_attrib_ctx_caller(struct mr_attrib_ctx *c, uint64_t ip, const struct memphis_rec_stack *st,
+			      const uint8_t *bytes, uint32_t line);
+uint32_t mr_attrib_caller(struct mr_attrib *a, uint64_t ip, const struct memphis_rec_stack *st,
+			  const uint8_t *bytes, uint32_t line);
+/* The function a caller's line names ("cg.c:391 (in memmove)" -> "memmove") into buf;
+ * returns 0 when line name is no caller's line. */
+int mr_attrib_line_via(const char *name, char *buf, size_t len);
+
 /* Thread index (0 = main) of tid from the THREADS records, -1 if unknown. */
 int mr_attrib_thread_index(const struct mr_attrib *a, uint32_t tid);
 /* Base page size of the run (RUN key page_size, default 4096). */

@@ -3,6 +3,7 @@
  *   attrib_objects.c  the ELF objects of the maps snapshots and where they lie over time
  *   attrib_catalog.c  the id -> name catalog of variables and source lines (ip -> line)
  *   attrib_resolve.c  the resolver: sample -> variable and page home, with its cache
+ *   attrib_caller.c   the line of runtime code told by its caller (STACKS entries)
  *   attrib_locals.c   stack data by local variable (STACKS entries)
  * Not for other files of post/: they use attrib.h.
  */
@@ -132,6 +133,7 @@ struct mr_attrib {
 	pthread_mutex_t lock;
 	struct mr_attrib_ctx *holder; /* the context holding lock, NULL outside a pass */
 	struct attrib_locals *locals; /* attrib_locals.c's caches, NULL until used */
+	struct attrib_callers *callers; /* mr_attrib_caller's unwinder and caches, or NULL */
 };
 
 /* One pass's (one thread's) own state: the per-instruction cache, and for the renumbering
@@ -147,6 +149,7 @@ struct mr_attrib_ctx {
 	mr_attrib_warn_fn *warn;
 	void *warn_arg;
 	int oom;                    /* a first use could not be recorded */
+	struct attrib_callers *callers; /* mr_attrib_ctx_caller's unwinder and caches, or NULL */
 };
 
 /* ---- shared between the pieces ---- */
@@ -165,6 +168,13 @@ uint32_t attrib_local_at(struct mr_attrib *a, uint64_t ip, uint64_t addr, uint64
 uint32_t attrib_local_on_page(struct mr_attrib *a, uint64_t addr, uint64_t t);
 /* Free attrib_locals.c's caches (NULL: nothing). */
 void attrib_locals_free(struct attrib_locals *L);
+/* attrib_caller.c's state of one user (ctx, NULL for the attribution's own). */
+struct attrib_callers *attrib_callers_new(struct mr_attrib *a, struct mr_attrib_ctx *ctx);
+void attrib_callers_free(struct attrib_callers *cs);
+
+/* The line of instruction ip with STACKS entry st (mr_attrib_ctx_caller, mr_attrib_caller). */
+uint32_t attrib_caller_line(struct attrib_callers *cs, uint64_t ip, const struct memphis_rec_stack *st,
+			    const uint8_t *bytes, uint32_t line);
 
 /* Add a variable; returns its id, or NOT_YET when out of memory (name is then freed). */
 uint32_t attrib_add_var(struct mr_attrib *a, uint64_t key, struct mr_varinfo *v);

@@ -230,6 +230,7 @@ void mr_attrib_ctx_free(struct mr_attrib_ctx *c)
 {
 	if (!c)
 		return;
+	attrib_callers_free(c->callers);
 	free(c->cache);
 	free(c->var_first);
 	free(c->line_first);
@@ -257,6 +258,19 @@ static void note_first(struct mr_attrib_ctx *c, uint64_t **first, size_t *cap, u
 	}
 	if (!(*first)[id])
 		(*first)[id] = c->pos + 1;
+}
+
+uint32_t mr_attrib_ctx_caller(struct mr_attrib_ctx *c, uint64_t ip, const struct memphis_rec_stack *st,
+			      const uint8_t *bytes, uint32_t line)
+{
+	uint32_t id;
+
+	if (!c->callers && !(c->callers = attrib_callers_new(c->a, c)))
+		return line;
+	id = attrib_caller_line(c->callers, ip, st, bytes, line);
+	if (id != line)
+		note_first(c, &c->line_first, &c->cap_line, id);
+	return id;
 }
 
 /* code_resolve by context c, under the lock. */

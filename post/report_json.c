@@ -93,6 +93,17 @@ static void json_run(struct mr_json *j, const struct report *r)
 	mr_json_obj_end(j);
 }
 
+/* "via": the runtime function of a caller's line ("cg.c:391 (in memmove)"), if name is one. */
+static void json_via(struct mr_json *j, const char *name)
+{
+	char via[256];
+
+	if (mr_attrib_line_via(name, via, sizeof(via))) {
+		mr_json_key(j, "via");
+		mr_json_str(j, via);
+	}
+}
+
 /* "options": the report's options as given. */
 static void json_options(struct mr_json *j, const struct report *r)
 {
@@ -329,6 +340,8 @@ static void json_tables(struct mr_json *j, const struct report *r)
 			U("rank", i + 1);
 			mr_json_key(j, "name");
 			mr_json_str(j, report_key_name(r, is_var, g->key));
+			if (!is_var)
+				json_via(j, report_key_name(r, is_var, g->key));
 			if (is_var) {
 				mr_json_key(j, "kind");
 				mr_json_str(j, mr_var_kind_name(mr_attrib_var(r->a, g->key)->kind));
@@ -349,6 +362,8 @@ static void json_tables(struct mr_json *j, const struct report *r)
 				mr_json_obj(j);
 				mr_json_key(j, "name");
 				mr_json_str(j, report_key_name(r, !is_var, rows[g->first + k].item));
+				if (is_var)
+					json_via(j, report_key_name(r, 0, rows[g->first + k].item));
 				U("count", rows[g->first + k].n);
 				mr_json_obj_end(j);
 			}
@@ -473,6 +488,7 @@ static void json_variable(struct mr_json *j, const struct report *r, uint32_t id
 		U("thread_pages", v->ft_tid_pages);
 		mr_json_key(j, "line");
 		mr_json_str(j, mr_attrib_line(r->a, v->ft_line));
+		json_via(j, mr_attrib_line(r->a, v->ft_line));
 		U("line_pages", v->ft_line_pages);
 		mr_json_obj_end(j);
 	}
@@ -497,6 +513,7 @@ static void json_line(struct mr_json *j, const struct report *r, const struct mr
 	mr_json_obj(j);
 	mr_json_key(j, "name");
 	mr_json_str(j, report_key_name(r, 0, c[0].line));
+	json_via(j, report_key_name(r, 0, c[0].line));
 	U("samples", total);
 	mr_json_key(j, "counts");
 	mr_json_arr(j);

@@ -97,6 +97,16 @@ static __attribute__((noinline)) int count_hw(struct worker *w,
 
 /* Count one sample of a selected region in w->st and, with a usable data address, in
  * the aggregate. 0 or -ENOMEM. */
+/* The line of sample sm in runtime code told by its caller (mr_attrib_ctx_caller), from
+ * its STACKS entry; line when it has none. */
+static uint32_t caller_line(struct worker *w, const struct memphis_rec_sample *sm, uint32_t line)
+{
+	const uint8_t *bytes;
+	const struct memphis_rec_stack *e = mr_samples_stack(w->it, sm, &bytes);
+
+	return e ? mr_attrib_ctx_caller(w->ctx, sm->ip, e, bytes, line) : line;
+}
+
 static int count_sample(struct worker *w, const struct memphis_rec_sample *sm, uint16_t addr_ok)
 {
 	const struct report *r = w->r;
@@ -121,6 +131,8 @@ static int count_sample(struct worker *w, const struct memphis_rec_sample *sm, u
 		st->self++;
 		return 0;
 	}
+	if (sm->flags & MPH_S_STACK)
+		res.line = caller_line(w, sm, res.line);
 	st->used++;
 	cpu_node = sm->cpu < r->run->ncpus ? r->cpu_node[sm->cpu] : r->nnodes;
 	page_node = node_index(r, res.page_node);

@@ -1,0 +1,265 @@
+/* post/attrib_caller.c - the line of a sample or first touch in runtime code, told by its
+ * caller: when the instruction is in a runtime library (libc, libm, libgomp, libgfortran,
+ * ...) or has no source line, and the record has a STACKS entry, its line is the first
+ * frame of the unwound chain with source in no runtime library, "cg.c:391 (in memmove)"
+ * (the function of the sampled instruction in parentheses).
+ *
+ * Each user of it (a pass context, or the attribution itself for first touches) has its
+ * own struct attrib_callers: an unwinder for the maps snapshot in force and two caches,
+ * what each instruction is (own line, or runtime code and where its return address lies)
+ * and the line found for (instruction, return address) when the caller was frame 1. The
+ * catalog and the objects are used under the attribution's lock, the unwinding not. */
+#include "attrib_impl.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "u64map.h"
+#include "unwind.h"
+
+/* what an instruction is (struct attrib_callers' kind map): bits 0-1, then the offset of
+ * its return address from SP plus one (0: not known) */
+#define KIND_OWN 1u     /* it has its own source line: no caller asked */
+#define KIND_RUNTIME 2u /* runtime code, or no source line: its caller tells the line */
+
+struct attrib_callers {
+	struct mr_attrib *a;
+	struct mr_attrib_ctx *ctx;  /* the lock holder's context (NULL: the attribution's own) */
+	struct mr_unwind *u;        /* NULL until needed */
+	uint64_t t;                 /* the time of the entry being unwound */
+	uint64_t t0, t1;            /* the snapshot the unwinder and the maps hold for */
+	struct mph_u64map kind;     /* ip -> KIND_* | (offset + 1) << 2 */
+	struct mph_u64map by_ra;    /* mix of (ip, return address) -> line id */
+};
+
+/* The runtimes whose code is never the line the user must change (soname prefixes). */
+static const char *const runtime_objects[] = {
+	"libc.so", "libm.so", "libmvec.so", "libgomp.so", "libgfortran.so", "libquadmath.so",
+	"libpthread.so", "libstdc++.so", "libgcc_s.so", "libdl.so", "ld-linux", "libomp.so",
+	"libiomp5.so",
+};
+
+static int is_runtime(const struct obj *o)
+{
+	for (size_t i = 0; i < sizeof(runtime_objects) / sizeof(runtime_objects[0]); i++)
+		if (!strncmp(o->base, runtime_objects[i], strlen(runtime_objects[i])))
+			return 1;
+	return 0;
+}
+
+/* Under the lock: code address pc (at time t) has a source line in no runtime library
+ * (nor libmemphis: its interposers and thread start are no line of the user's); its
+ * "file:line" into buf and its function into func. */
+static int user_line(struct mr_attrib *a, uint64_t pc, uint64_t t, char *buf, size_t len,
+		     char *func, size_t flen)
+{
+	uint64_t t0, t1;
+	struct span *sp = attrib_span_at(a, pc, t, &t0, &t1);
+
+	if (!attrib_describe_code(a, pc, t, buf, len, func, flen))
+		return 0;
+	return sp && !is_runtime(&a->obj[sp->obj]) && !a->obj[sp->obj].is_self;
+}
+
+static void lock(struct attrib_callers *cs)
+{
+	pthread_mutex_lock(&cs->a->lock);
+	cs->a->holder = cs->ctx;
+}
+
+static void unlock(struct attrib_callers *cs)
+{
+	cs->a->holder = NULL;
+	pthread_mutex_unlock(&cs->a->lock);
+}
+
+/* mr_unwind_module_fn: the object at pc in the snapshot of the entry's time. */
+static int module_at(void *arg, uint64_t pc, const char **file, uint64_t *bias)
+{
+	struct attrib_callers *cs = arg;
+	uint64_t t0, t1;
+	struct span *sp;
+	int rc = -1;
+
+	lock(cs);
+	sp = attrib_span_at(cs->a, pc, cs->t, &t0, &t1);
+	if (sp) {
+		*file = cs->a->obj[sp->obj].file;
+		*bias = sp->bias;
+		rc = 0;
+	}
+	unlock(cs);
+	return rc;
+}
+
+struct attrib_callers *attrib_callers_new(struct mr_attrib *a, struct mr_attrib_ctx *ctx)
+{
+	struct attrib_callers *cs = calloc(1, sizeof(*cs));
+
+	if (!cs)
+		return NULL;
+	cs->a = a;
+	cs->ctx = ctx;
+	if (mph_u64map_init(&cs->kind, 256) || mph_u64map_init(&cs->by_ra, 1024)) {
+		attrib_callers_free(cs);
+		return NULL;
+	}
+	return cs;
+}
+
+void attrib_callers_free(struct attrib_callers *cs)
+{
+	if (!cs)
+		return;
+	mr_unwind_free(cs->u);
+	mph_u64map_free(&cs->kind);
+	mph_u64map_free(&cs->by_ra);
+	free(cs);
+}
+
+/* Make the unwinder and the caches hold for time t: a new snapshot starts afresh (its
+ * objects may lie elsewhere). Returns 0 or -ENOMEM. */
+static int at_time(struct attrib_callers *cs, uint64_t ip, uint64_t t)
+{
+	uint64_t t0 = 0, t1 = UINT64_MAX;
+
+	if (cs->u && t >= cs->t0 && t < cs->t1)
+		return 0;
+	lock(cs);
+	attrib_span_find(cs->a, ip, t, &t0, &t1);
+	unlock(cs);
+	mr_unwind_free(cs->u);
+	mph_u64map_free(&cs->kind);
+	mph_u64map_free(&cs->by_ra);
+	cs->u = mr_unwind_new(module_at, cs);
+	if (!cs->u || mph_u64map_init(&cs->kind, 256) || mph_u64map_init(&cs->by_ra, 1024))
+		return -ENOMEM;
+	cs->t0 = t0;
+	cs->t1 = t1;
+	return 0;
+}
+
+/* The cache key of (ip, return address). */
+static uint64_t ra_key(uint64_t ip, uint64_t ra)
+{
+	uint64_t k = mph_hash64(ip) ^ (ra * MPH_GOLDEN64);
+
+	return k == MPH_U64MAP_EMPTY ? 0 : k;
+}
+
+/* What instruction ip is: KIND_OWN or KIND_RUNTIME (cached). 0 when out of memory. */
+static uint64_t *ip_kind(struct attrib_callers *cs, uint64_t ip, uint64_t t)
+{
+	uint64_t *k = mph_u64map_get(&cs->kind, ip);
+	char buf[512], func[256];
+	unsigned v;
+
+	if (k)
+		return k;
+	lock(cs);
+	v = user_line(cs->a, ip, t, buf, sizeof(buf), func, sizeof(func)) ? KIND_OWN : KIND_RUNTIME;
+	unlock(cs);
+	return mph_u64map_put(&cs->kind, ip, v);
+}
+
+/* Under the lock: the name of the function at ip for "(in NAME)": its symbol, else the
+ * object's name (a static function of a stripped library). */
+static void via_name(struct mr_attrib *a, uint64_t ip, uint64_t t, char *via, size_t len)
+{
+	char where[512];
+	uint64_t t0, t1;
+	struct span *sp;
+
+	attrib_describe_code(a, ip, t, where, sizeof(where), via, len);
+	if (via[0])
+		return;
+	sp = attrib_span_at(a, ip, t, &t0, &t1);
+	snprintf(via, len, "%s", sp ? a->obj[sp->obj].base : "??");
+}
+
+/* Unwind entry st and find the first frame with a user line: its line id ("FILE:LINE (in
+ * FUNC)"), or 0 when none; *frame is its index, *ret1 frame 1's return address. */
+static uint32_t unwind_line(struct attrib_callers *cs, uint64_t ip, const struct memphis_rec_stack *st,
+			    const uint8_t *bytes, int *frame, uint64_t *ret1)
+{
+	struct mr_frame f[MR_UNWIND_MAX_FRAMES];
+	char where[512], func[256], via[256], *name;
+	uint32_t id = 0;
+	int n;
+
+	*frame = 0;
+	cs->t = st->time;
+	n = mr_unwind_chain(cs->u, st, bytes, f, MR_UNWIND_MAX_FRAMES);
+	if (n < 2)
+		return 0;
+	*ret1 = f[1].pc;
+	lock(cs);
+	via_name(cs->a, ip, st->time, via, sizeof(via));
+	for (int i = 1; i < n && !id; i++) {
+		if (!user_line(cs->a, f[i].pc - 1, st->time, where, sizeof(where), func, sizeof(func)))
+			continue;
+		if (asprintf(&name, "%s (in %s)", where, via) < 0)
+			break;
+		id = attrib_intern_line(cs->a, name);
+		free(name);
+		*frame = i;
+	}
+	unlock(cs);
+	return id;
+}
+
+/* The line of instruction ip with STACKS entry st: see the top of the file. Returns the
+ * caller's line id, or line when the instruction has its own line or no caller has one. */
+uint32_t attrib_caller_line(struct attrib_callers *cs, uint64_t ip, const struct memphis_rec_stack *st,
+			    const uint8_t *bytes, uint32_t line)
+{
+	uint64_t *k, *hit, ra = 0, ret1 = 0;
+	uint32_t off, id;
+	int frame;
+
+	if (at_time(cs, ip, st->time) < 0 || !(k = ip_kind(cs, ip, st->time)) || (*k & 3) == KIND_OWN)
+		return line;
+	off = (uint32_t)(*k >> 2);
+	if (off && off - 1 <= st->stack_len && st->stack_len - (off - 1) >= 8) {
+		memcpy(&ra, bytes + off - 1, 8);
+		hit = mph_u64map_get(&cs->by_ra, ra_key(ip, ra));
+		if (hit)
+			return *hit ? (uint32_t)*hit : line;
+	}
+	id = unwind_line(cs, ip, st, bytes, &frame, &ret1);
+	/* the caller was frame 1: its line depends on the return address only */
+	if (frame == 1 && !off && mr_unwind_ra_slot(cs->u, ip, &off) == 0 &&
+	    (k = mph_u64map_get(&cs->kind, ip))) {
+		*k |= (uint64_t)(off + 1) << 2;
+		off++;
+	}
+	if (frame == 1 && off && off - 1 <= st->stack_len && st->stack_len - (off - 1) >= 8) {
+		memcpy(&ra, bytes + off - 1, 8);
+		if (ra == ret1)
+			mph_u64map_put(&cs->by_ra, ra_key(ip, ra), id);
+	}
+	return id ? id : line;
+}
+
+uint32_t mr_attrib_caller(struct mr_attrib *a, uint64_t ip, const struct memphis_rec_stack *st,
+			  const uint8_t *bytes, uint32_t line)
+{
+	if (!a->callers && !(a->callers = attrib_callers_new(a, NULL)))
+		return line;
+	return attrib_caller_line(a->callers, ip, st, bytes, line);
+}
+
+/* The function named in a caller's line ("cg.c:391 (in memmove)" -> "memmove"), into buf;
+ * 0 when line is no caller's line. */
+int mr_attrib_line_via(const char *name, char *buf, size_t len)
+{
+	const char *in = name ? strstr(name, " (in ") : NULL;
+	size_t n;
+
+	if (!in || !(n = strlen(in + 5)) || in[5 + n - 1] != ')')
+		return 0;
+	snprintf(buf, len, "%.*s", (int)(n - 1), in + 5);
+	return 1;
+}

@@ -1,0 +1,51 @@
+/* post/unwind.h - the call chain of one STACKS entry (the user registers and the top of
+ * the user stack of a sample or first touch), unwound with elfutils' libdwfl from the CFI
+ * of the ELF objects mapped at the entry's time.
+ *
+ * One struct mr_unwind holds one Dwfl for one set of objects (one maps snapshot) and is
+ * used by one thread: objects are reported to it lazily, the first time the chain reaches
+ * an address no reported object covers (the caller's module_at answers where it lies).
+ * The stack is read only from the entry's bytes: a frame whose registers were saved
+ * beyond them ends the chain.
+ */
+#ifndef MR_UNWIND_H
+#define MR_UNWIND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <memphis/format.h>
+
+#define MR_UNWIND_MAX_FRAMES 8
+
+struct mr_frame {
+	uint64_t pc;   /* frame 0: the sampled instruction; others: the return address */
+	uint64_t cfa;  /* the frame's canonical frame address (the caller's SP after the
+			* return), 0 when the chain ended before its caller */
+};
+
+/* Where the ELF object holding runtime address pc lies: its file (kept by the caller
+ * while the struct mr_unwind lives) and bias (runtime address - ELF vaddr). Returns 0, or
+ * -1 when pc is in no object. */
+typedef int mr_unwind_module_fn(void *arg, uint64_t pc, const char **file, uint64_t *bias);
+
+struct mr_unwind;
+
+/* A new unwinder asking module_at(arg, ...) for objects. NULL when out of memory. */
+struct mr_unwind *mr_unwind_new(mr_unwind_module_fn *module_at, void *arg);
+/* Free u and its Dwfl (NULL accepted). */
+void mr_unwind_free(struct mr_unwind *u);
+
+/* The call chain of entry st (its stack bytes at bytes, st->stack_len of them) into f[0..n),
+ * innermost first, at most max (<= MR_UNWIND_MAX_FRAMES) frames. Returns n >= 0 (0: not
+ * even the sampled instruction is in a known object), or -ENOMEM. */
+int mr_unwind_chain(struct mr_unwind *u, const struct memphis_rec_stack *st, const uint8_t *bytes,
+		    struct mr_frame *f, size_t max);
+
+/* Where frame 0's return address lies when the sampled instruction is ip: *off bytes above
+ * SP, when the CFI's rule for the CFA at ip is SP plus a constant (then the same for every
+ * entry at ip, so the word there can key a cache). Asks only objects reported already.
+ * Returns 0, or -1 (the CFA at ip is not SP-relative or not known). */
+int mr_unwind_ra_slot(struct mr_unwind *u, uint64_t ip, uint32_t *off);
+
+#endif /* MR_UNWIND_H */

@@ -1,0 +1,110 @@
+#!/bin/sh
+# tests/t_callers.sh - the line of runtime code told by its caller (issue 16 item 1):
+# tests/callers/callers.c built with cc -g -O2 and -O3, where gcc turns its copy loop into
+# a memcpy call and its fill loop into a memset call (checked with objdump: without the
+# calls the test is void and fails), profiled at MEMPHIS_PERIOD=250us. In the JSON report
+# of region "copy": the copied arrays' line is the copy loop's, "callers.c:L (in F)" with
+# "via": F, also as --by line's first entry; the filled array's first touch is at the fill
+# loop, in memset; the program's own loop keeps its plain line. With MEMPHIS_STACK_BYTES=0
+# (no STACKS entries) no line names a caller.
+# MEMPHIS_CALLERS_SECONDS (default 1) is the length of the region.
+. "$MEMPHIS_SRC/tests/tap.sh"
+SRC=$S/tests/callers/callers.c
+SEC=${MEMPHIS_CALLERS_SECONDS:-1}
+CC=${CC:-cc}
+
+command -v python3 >/dev/null || { echo "python3 is needed to read the JSON report" >&2; exit 77; }
+command -v "$CC" >/dev/null || { echo "no C compiler ($CC)" >&2; exit 77; }
+command -v objdump >/dev/null || { echo "objdump is needed to see the memcpy/memset calls" >&2; exit 77; }
+
+# check.py SRC JSON BYLINE_JSON: one line "ok|not ok - what" per check
+cat >check.py <<'PYEOF'
+import json, re, sys
+src, var_json, line_json = sys.argv[1:4]
+tag = {}
+for n, text in enumerate(open(src), 1):
+    for m in re.finditer(r'(LINE|SITE):(\w+)', text):
+        tag[m.group(1) + ':' + m.group(2)] = n
+rep = json.load(open(var_json))
+byline = json.load(open(line_json))
+def check(cond, what):
+    print(('ok' if cond else 'not ok') + ' - ' + what)
+def var(site):
+    name = 'malloc at callers.c:%d in main' % tag['SITE:' + site]
+    return next((v for v in rep['variables'] if v['name'] == name), None)
+def caller(name, loop):
+    return name.startswith('callers.c:%d (in ' % tag['LINE:' + loop])
+items = [i for t in rep['tables'] for e in t['entries'] for i in e['items']
+         if e['name'] in ('malloc at callers.c:%d in main' % tag['SITE:src'],
+                          'malloc at callers.c:%d in main' % tag['SITE:dst'])]
+top = max(items, key=lambda i: i['count']) if items else {'name': '', 'count': 0}
+check(caller(top['name'], 'copy') and top.get('via') and top['name'].endswith('(in %s)' % top['via']),
+      'the copied arrays\' hottest line is the copy loop in its memcpy: %s (via %s)'
+      % (top['name'], top.get('via')))
+e = byline['tables'][0]['entries'][0] if byline['tables'] and byline['tables'][0]['entries'] else {'name': ''}
+check(caller(e['name'], 'copy') and e.get('via'), '--by line: first entry is the copy loop: ' + e['name'])
+lines = [l['name'] for l in byline.get('lines', [])]
+check(any(caller(l, 'copy') for l in lines), '--by line "lines": the copy loop is there')
+f = var('filled')
+ft = (f or {}).get('first_touch') or {}
+check(caller(ft.get('line', ''), 'fill') and ft.get('via'),
+      'the filled array is first touched at the fill loop, in memset: %s' % ft.get('line'))
+read = [i for t in rep['tables'] for e in t['entries'] if f and e['name'] == f['name'] for i in e['items']]
+check(read and read[0]['name'] == 'callers.c:%d' % tag['LINE:read'] and 'via' not in read[0],
+      'the program\'s own loop keeps its line: %s' % (read[0]['name'] if read else None))
+PYEOF
+
+for opt in O2 O3; do
+	rm -rf "$opt" && mkdir "$opt" && cd "$opt" || exit 1
+	if "$CC" -g -"$opt" -I"$S/include" -o callers "$SRC" -L"$B" -Wl,-rpath,"$B" -lmemphis \
+		2>build.err; then
+		ok "$opt: build tests/callers/callers.c"
+	else
+		not_ok "$opt: build tests/callers/callers.c"
+		sed 's/^/# /' build.err
+	fi
+	objdump -d --no-show-raw-insn callers | awk '/^[0-9a-f]+ <main>:/ { m = 1; next } /^$/ { m = 0 } m' >main.s
+	# without the calls the test is void: it fails
+	check_if "$opt: main calls memcpy and memset (gcc turned the loops into calls)" \
+		"grep -q 'call.*<memcpy@plt>' main.s && grep -q 'call.*<memset@plt>' main.s"
+	MEMPHIS_PERIOD=250us ./callers "$SEC" >run.out 2>run.err
+	rc=$?
+	d=$(rundir callers)
+	if [ $rc = 0 ] && [ -n "$d" ] && grep -q '^callers ok' run.out; then
+		ok "$opt: run it under memphis"
+	else
+		not_ok "$opt: run it under memphis (exit $rc, run directory ${d:-missing})"
+		sed 's/^/# /' run.err
+	fi
+	"$REPORT" "$d" --all --json --top 0 --region copy >var.json 2>report.err &&
+		"$REPORT" "$d" --all --json --top 0 --region copy --by line >line.json 2>>report.err ||
+		sed 's/^/# /' report.err
+	python3 ../check.py "$SRC" var.json line.json >checks 2>check.err ||
+		sed 's/^/# /' check.err
+	while IFS= read -r l; do
+		case $l in
+		"ok - "*) ok "$opt: ${l#ok - }" ;;
+		*) not_ok "$opt: ${l#not ok - }" ;;
+		esac
+	done <checks
+	[ -s checks ] || not_ok "$opt: check.py gave no result"
+	cd ..
+done
+
+# no STACKS entries: nothing names a caller
+rm -rf off && mkdir off && cd off || exit 1
+MEMPHIS_STACK_BYTES=0 MEMPHIS_PERIOD=250us ../O2/callers "$SEC" >run.out 2>run.err
+d=$(rundir callers)
+if [ -n "$d" ] && "$REPORT" "$d" --all --region copy >report.txt 2>report.err; then
+	if grep -q ' (in ' report.txt; then
+		not_ok "MEMPHIS_STACK_BYTES=0: no line names a caller"
+		grep ' (in ' report.txt | sed 's/^/# /'
+	else
+		ok "MEMPHIS_STACK_BYTES=0: no line names a caller"
+	fi
+else
+	not_ok "MEMPHIS_STACK_BYTES=0: run and report"
+	sed 's/^/# /' run.err report.err
+fi
+cd ..
+done_testing
