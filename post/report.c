@@ -78,13 +78,8 @@ static void get_touch(void *arg, size_t i, struct mr_agg_touch *out)
 		out->pages = (1ull << t->page_shift) / ps;
 	out->page_node = node_index(r, mr_attrib_page_node(r->a, 0, t->addr));
 	out->line = mr_attrib_code(r->a, t->ip, t->time);
-	if (t->flags & MPH_TOUCH_STACK) {
-		const uint8_t *bytes;
-		const struct memphis_rec_stack *e = mr_run_touch_stack(r->run, t, &bytes);
-
-		if (e)
-			out->line = mr_attrib_caller(r->a, t->ip, e, bytes, out->line);
-	}
+	if (st)
+		out->line = mr_attrib_caller(r->a, t->ip, st, bytes, out->line);
 	out->tid_node = mr_run_cpu_node(r->run, t->cpu);
 }
 
