@@ -160,9 +160,15 @@ int attrib_on_own_stack(const struct mr_attrib *a, uint64_t addr, uint64_t t, ui
 
 /* Under the lock: the variable id of the local of the frame running instruction ip (with
  * the registers of STACKS entry st) that holds data address addr at time t, 0 if none
- * (then resolve addr as usual). count: a sample's, kept for attrib_local_on_page. */
+ * (then resolve addr as usual). count: a sample's, kept for attrib_local_on_page. *cfa0:
+ * the frame's CFA, 0 when not known. */
 uint32_t attrib_local_at(struct mr_attrib *a, uint64_t ip, uint64_t addr, uint64_t t,
-			 const struct memphis_rec_stack *st, int count);
+			 const struct memphis_rec_stack *st, int count, uint64_t *cfa0);
+/* Not under the lock: attrib_local_at for the callers of frame 0, as far as the entry's
+ * stack (bytes) lets them be unwound; c: the context (NULL: none). 0 if none. */
+uint32_t attrib_local_in_callers(struct mr_attrib *a, struct mr_attrib_ctx *c, uint64_t ip,
+				 uint64_t addr, uint64_t t, const struct memphis_rec_stack *st,
+				 const uint8_t *bytes, int count);
 /* Under the lock, after the sample pass: the local whose instance (where samples found
  * it) in the stack holding addr at time t overlaps addr's page most sampled, 0 if none. */
 uint32_t attrib_local_on_page(struct mr_attrib *a, uint64_t addr, uint64_t t);

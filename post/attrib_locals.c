@@ -5,7 +5,10 @@
  * rule at the entry's IP, evaluated with the entry's registers) and the locals' DWARF
  * locations at the instruction (mr_debuginfo_cfa, mr_debuginfo_locals).
  *
- * Only the sampled frame is searched: an address in a caller's frame stays
+ * An address above the sampled frame is looked for in its callers' frames, as far as the
+ * entry's stack bytes let post/unwind.c (libdwfl) unwind: the locals based on the CFA or
+ * on SP (a caller's SP is the CFA of the frame it called); not those based on other
+ * registers (rbp), whose values in a caller are not known here. What none explains is
  * <stack of thread N>. Answers per (object, pc) are cached here, under the attribution's
  * lock, for the life of the struct mr_attrib.
  *
@@ -24,6 +27,7 @@
 #include "debuginfo.h"
 #include "heap.h"
 #include "u64map.h"
+#include "unwind.h"
 
 /* The locals of one pc. */
 struct pc_locals {
@@ -48,6 +52,12 @@ struct attrib_locals {
 	struct mph_u64map inst_at;  /* mix of (owner, lo, key) -> index in inst */
 	uint32_t *sorted;           /* inst indices by (owner, lo), NULL until a lookup */
 	uint64_t maxlen;            /* the longest instance */
+	/* callers' frames: the unwinder (for the snapshot in force in [ut0, ut1)), the time
+	 * and context of the entry it unwinds, under ulock (taken without a->lock) */
+	pthread_mutex_t ulock;
+	struct mr_unwind *u;
+	uint64_t ut, ut0, ut1;
+	struct mr_attrib_ctx *uctx;
 
 	struct mph_u64map cfa;    /* pc_key -> CFA rule: (reg + 1) << 56 | low 56 bits of the
 				   * offset; 0: no rule */
@@ -81,6 +91,8 @@ void attrib_locals_free(struct attrib_locals *L)
 	free(L->inst);
 	free(L->sorted);
 	mph_u64map_free(&L->inst_at);
+	mr_unwind_free(L->u);
+	pthread_mutex_destroy(&L->ulock);
 	mph_u64map_free(&L->cfa);
 	mph_u64map_free(&L->at);
 	free(L);
@@ -96,6 +108,7 @@ static struct attrib_locals *locals_of(struct mr_attrib *a)
 	L = calloc(1, sizeof(*L));
 	if (!L)
 		return NULL;
+	pthread_mutex_init(&L->ulock, NULL);
 	if (mph_u64map_init(&L->cfa, 256) || mph_u64map_init(&L->at, 256) ||
 	    mph_u64map_init(&L->inst_at, 256)) {
 		attrib_locals_free(L);
@@ -295,19 +308,79 @@ int attrib_on_own_stack(const struct mr_attrib *a, uint64_t addr, uint64_t t, ui
 	return ti && a->run->threads[*ti].index == a->stack_index[ho->rec];
 }
 
-uint32_t attrib_local_at(struct mr_attrib *a, uint64_t ip, uint64_t addr, uint64_t t,
-			 const struct memphis_rec_stack *st, int count)
+/* What is known of a frame's registers: all (frame 0: the entry's), or only its SP
+ * (a caller's: the CFA of the frame it called); and its CFA, when known. */
+struct fregs {
+	const uint64_t *regs;     /* perf's order, NULL: only sp */
+	uint64_t sp;
+	uint64_t cfa;
+	int cfa_ok;
+};
+
+/* The value of DWARF register n (MR_REG_CFA: the CFA) in frame r: 1 and *v, else 0. */
+static int reg_value(const struct fregs *r, int n, uint64_t *v)
 {
-	struct attrib_locals *L = locals_of(a);
-	struct span *sp, *rsp;
-	struct pc_locals *p;
-	struct mr_debuginfo *di;
-	uint64_t t0, t1, cfa, best = UINT64_MAX, cfa_lo = 0;
-	size_t hit = 0;
-	uint32_t var;
+	int p = perf_reg(n);
+
+	if (n == MR_REG_CFA) {
+		*v = r->cfa;
+		return r->cfa_ok;
+	}
+	if (n == 7) {
+		*v = r->sp;
+		return 1;
+	}
+	if (!r->regs || p < 0)
+		return 0;
+	*v = r->regs[p];
+	return 1;
+}
+
+/* Under the lock: the variable id of the local of the frame with registers r running
+ * vaddr pc of object oi that holds addr (the smallest, if several do), 0 if none. */
+static uint32_t name_in_frame(struct mr_attrib *a, struct attrib_locals *L, uint32_t oi,
+			      uint64_t pc, const struct fregs *r, uint64_t addr, uint64_t t,
+			      int count)
+{
+	struct pc_locals *p = pc_locals(L, a->obj[oi].di, oi, pc);
+	uint64_t best = UINT64_MAX, lo_hit = 0;
 	const struct mr_heap_obj *ho;
 	const struct mr_local *l;
+	size_t hit = 0;
+	uint32_t var;
 
+	for (size_t i = 0; p && i < p->n; i++) {
+		uint64_t lo;
+
+		if (!reg_value(r, p->l[i].reg, &lo))
+			continue;
+		lo += (uint64_t)p->l[i].off;
+		if (addr >= lo && addr - lo < p->l[i].size && p->l[i].size < best) {
+			best = p->l[i].size;
+			hit = i + 1;
+			lo_hit = lo;
+		}
+	}
+	if (!hit)
+		return 0;
+	l = &p->l[hit - 1];
+	var = local_var(a, oi, l);
+	ho = count ? mr_heap_find(&a->stacks, addr, t) : NULL;
+	if (ho && var)
+		add_inst(L, a->stack_index[ho->rec], lo_hit, lo_hit + l->size, local_key(oi, l));
+	return var;
+}
+
+uint32_t attrib_local_at(struct mr_attrib *a, uint64_t ip, uint64_t addr, uint64_t t,
+			 const struct memphis_rec_stack *st, int count, uint64_t *cfa0)
+{
+	struct attrib_locals *L = locals_of(a);
+	struct fregs r = { 0 };
+	struct span *sp, *rsp;
+	struct mr_debuginfo *di;
+	uint64_t t0, t1;
+
+	*cfa0 = 0;
 	if (!L || !st)
 		return 0;
 	sp = attrib_span_at(a, ip, t, &t0, &t1);
@@ -318,30 +391,103 @@ uint32_t attrib_local_at(struct mr_attrib *a, uint64_t ip, uint64_t addr, uint64
 	rsp = attrib_span_at(a, st->regs[8], t, &t0, &t1);
 	if (!rsp || rsp->obj != sp->obj || rsp->bias != sp->bias)
 		return 0;
-	if (!frame_cfa(L, di, sp->obj, st->regs[8] - sp->bias, st, &cfa))
+	if (!frame_cfa(L, di, sp->obj, st->regs[8] - sp->bias, st, &r.cfa))
 		return 0;
-	p = pc_locals(L, di, sp->obj, ip - sp->bias);
-	if (!p)
-		return 0;
-	for (size_t i = 0; i < p->n; i++) {
-		int r = p->l[i].reg == MR_REG_CFA ? -2 : perf_reg(p->l[i].reg);
-		uint64_t lo;
+	*cfa0 = r.cfa;
+	r.cfa_ok = 1;
+	r.regs = st->regs;
+	r.sp = st->regs[7];
+	return name_in_frame(a, L, sp->obj, ip - sp->bias, &r, addr, t, count);
+}
 
-		if (r == -1)
-			continue;
-		lo = (r == -2 ? cfa : st->regs[r]) + (uint64_t)p->l[i].off;
-		if (addr >= lo && addr - lo < p->l[i].size && p->l[i].size < best) {
-			best = p->l[i].size;
-			hit = i + 1;
-			cfa_lo = lo;
-		}
+/* mr_unwind_module_fn: the object at pc in the snapshot of the entry being unwound. */
+static int module_at(void *arg, uint64_t pc, const char **file, uint64_t *bias)
+{
+	struct mr_attrib *a = arg;
+	struct attrib_locals *L = a->locals;
+	uint64_t t0, t1;
+	struct span *sp;
+	int rc = -1;
+
+	pthread_mutex_lock(&a->lock);
+	a->holder = L->uctx;
+	sp = attrib_span_at(a, pc, L->ut, &t0, &t1);
+	if (sp && !a->obj[sp->obj].is_self) {
+		*file = a->obj[sp->obj].file;
+		*bias = sp->bias;
+		rc = 0;
 	}
-	if (!hit)
+	a->holder = NULL;
+	pthread_mutex_unlock(&a->lock);
+	return rc;
+}
+
+/* Under L->ulock: the call chain of entry st (time t, instruction ip) into f; the
+ * unwinder is made again when t leaves its snapshot. The frame count, 0 if none. */
+static int chain(struct mr_attrib *a, struct attrib_locals *L, struct mr_attrib_ctx *c,
+		 uint64_t ip, uint64_t t, const struct memphis_rec_stack *st,
+		 const uint8_t *bytes, struct mr_frame *f)
+{
+	int n;
+
+	if (!L->u || t < L->ut0 || t >= L->ut1) {
+		uint64_t t0 = 0, t1 = UINT64_MAX;
+
+		pthread_mutex_lock(&a->lock);
+		attrib_span_find(a, ip, t, &t0, &t1);
+		pthread_mutex_unlock(&a->lock);
+		mr_unwind_free(L->u);
+		L->u = mr_unwind_new(module_at, a);
+		if (!L->u)
+			return 0;
+		L->ut0 = t0;
+		L->ut1 = t1;
+	}
+	L->ut = t;
+	L->uctx = c;
+	n = mr_unwind_chain(L->u, st, bytes, f, MR_UNWIND_MAX_FRAMES);
+	L->uctx = NULL;
+	return n > 0 ? n : 0;
+}
+
+uint32_t attrib_local_in_callers(struct mr_attrib *a, struct mr_attrib_ctx *c, uint64_t ip,
+				 uint64_t addr, uint64_t t, const struct memphis_rec_stack *st,
+				 const uint8_t *bytes, int count)
+{
+	struct attrib_locals *L = a->locals;
+	struct mr_frame f[MR_UNWIND_MAX_FRAMES];
+	uint32_t var = 0;
+	int n;
+
+	if (!L || !bytes)
 		return 0;
-	l = &p->l[hit - 1];
-	var = local_var(a, sp->obj, l);
-	ho = count ? mr_heap_find(&a->stacks, addr, t) : NULL;
-	if (ho && var)
-		add_inst(L, a->stack_index[ho->rec], cfa_lo, cfa_lo + l->size, local_key(sp->obj, l));
+	pthread_mutex_lock(&L->ulock);
+	n = chain(a, L, c, ip, t, st, bytes, f);
+	pthread_mutex_unlock(&L->ulock);
+	pthread_mutex_lock(&a->lock);
+	a->holder = c;
+	/* frame k lies from the CFA of the frame it called up to its own CFA */
+	for (int k = 1; k < n && !var && f[k - 1].cfa && addr >= f[k - 1].cfa; k++) {
+		uint64_t t0, t1, pc = f[k].pc - 1; /* the call: the return address may be past
+						     * the function's end */
+		struct span *sp = attrib_span_at(a, pc, t, &t0, &t1);
+		struct fregs r = { .sp = f[k - 1].cfa, .cfa = f[k].cfa, .cfa_ok = f[k].cfa != 0 };
+		struct mr_debuginfo *di;
+		int64_t off;
+		int reg;
+
+		if (!sp || a->obj[sp->obj].is_self || !(di = a->obj[sp->obj].di))
+			continue;
+		/* the chain ended before its caller: the CFA from the CFI's rule, when SP-based */
+		if (!r.cfa_ok && !mr_debuginfo_cfa(di, pc - sp->bias, &reg, &off) && reg == 7) {
+			r.cfa = r.sp + (uint64_t)off;
+			r.cfa_ok = 1;
+		}
+		var = name_in_frame(a, L, sp->obj, pc - sp->bias, &r, addr, t, count);
+		if (!r.cfa_ok || addr < r.cfa)
+			break; /* in this frame, but in none of its locals */
+	}
+	a->holder = NULL;
+	pthread_mutex_unlock(&a->lock);
 	return var;
 }

@@ -153,24 +153,29 @@ static uint32_t data_resolve(struct mr_attrib *a, struct mr_attrib_ctx *c, uint6
  * none), when st is given and addr lies in thread tid's own stack; 0 if none. */
 static uint32_t local_resolve(struct mr_attrib *a, struct mr_attrib_ctx *c, uint64_t ip,
 			      uint64_t addr, uint64_t t, uint32_t tid,
-			      const struct memphis_rec_stack *st)
+			      const struct memphis_rec_stack *st, const uint8_t *bytes)
 {
+	uint64_t cfa0;
 	uint32_t v;
 
 	if (!st || !addr || !attrib_on_own_stack(a, addr, t, tid))
 		return 0;
 	pthread_mutex_lock(&a->lock);
 	a->holder = c;
-	v = attrib_local_at(a, ip, addr, t, st, c != NULL);
+	v = attrib_local_at(a, ip, addr, t, st, c != NULL, &cfa0);
 	a->holder = NULL;
 	pthread_mutex_unlock(&a->lock);
+	/* above the sampled frame: a caller's */
+	if (!v && cfa0 && addr >= cfa0)
+		v = attrib_local_in_callers(a, c, ip, addr, t, st, bytes, c != NULL);
 	return v;
 }
 
 uint32_t mr_attrib_touch_data(struct mr_attrib *a, uint64_t addr, uint64_t t, uint32_t tid,
-			      uint64_t ip, const struct memphis_rec_stack *st)
+			      uint64_t ip, const struct memphis_rec_stack *st,
+			      const uint8_t *bytes)
 {
-	uint32_t v = local_resolve(a, NULL, ip, addr, t, tid, st);
+	uint32_t v = local_resolve(a, NULL, ip, addr, t, tid, st, bytes);
 
 	if (!v) {
 		pthread_mutex_lock(&a->lock);
@@ -319,12 +324,12 @@ static uint32_t sample_var(struct mr_attrib_ctx *c, struct ip_cache_slot *slot,
 void mr_attrib_sample(struct mr_attrib_ctx *ctx, const struct memphis_rec_sample *s, int use_addr,
 		      struct mr_resolved *r)
 {
-	mr_attrib_sample_stack(ctx, s, NULL, use_addr, r);
+	mr_attrib_sample_stack(ctx, s, NULL, NULL, use_addr, r);
 }
 
 void mr_attrib_sample_stack(struct mr_attrib_ctx *ctx, const struct memphis_rec_sample *s,
-			    const struct memphis_rec_stack *st, int use_addr,
-			    struct mr_resolved *r)
+			    const struct memphis_rec_stack *st, const uint8_t *bytes,
+			    int use_addr, struct mr_resolved *r)
 {
 	struct ip_cache_slot *c = &ctx->cache[mph_fib_slot(s->ip, IP_CACHE_BITS)];
 	struct mr_attrib *a = ctx->a;
@@ -348,7 +353,7 @@ void mr_attrib_sample_stack(struct mr_attrib_ctx *ctx, const struct memphis_rec_
 	r->line = r->self ? 0 : c->line;
 	if (!use_addr || !s->addr || r->self)
 		return;
-	r->var = local_resolve(a, ctx, s->ip, s->addr, s->time, s->tid, st);
+	r->var = local_resolve(a, ctx, s->ip, s->addr, s->time, s->tid, st, bytes);
 	if (r->var)
 		note_first(ctx, &ctx->var_first, &ctx->cap_var, r->var);
 	else

@@ -63,12 +63,12 @@ static void get_touch(void *arg, size_t i, struct mr_agg_touch *out)
 	const struct memphis_rec_touch *t = &r->run->touches[i];
 	const struct memphis_rec_stack *st = NULL;
 	uint64_t ps = mr_attrib_page_size(r->a);
-	const uint8_t *bytes;
+	const uint8_t *bytes = NULL;
 
 	memset(out, 0, sizeof(*out));
 	if (t->flags & MPH_TOUCH_STACK)
 		st = mr_run_touch_stack(r->run, t, &bytes);
-	out->var = mr_attrib_touch_data(r->a, t->addr, t->time, t->tid, t->ip, st);
+	out->var = mr_attrib_touch_data(r->a, t->addr, t->time, t->tid, t->ip, st, bytes);
 	out->tid = t->tid;
 	out->pages = 1;
 	if (out->var == 0 || out->var >= r->agg.nvars || !r->agg.vars[out->var].matrix)

@@ -2,10 +2,11 @@
  * hot[] and cold[] seven to three, loads of equal cost (every value is -0.0 and each index
  * adds the running sum, always 0 at run time, unknown to the compiler: one dependent chain
  * of L1 hits), so its samples split 70/30 between kernel::hot and kernel::cold.
- * Then peek() loads from main's array far[] through a pointer: peek has no local in
- * memory, the address is in its caller's frame, so those samples stay
+ * Then peek() loads from main's array far[] through a pointer: the address is in its
+ * caller's frame, main::far. Last, vla() loads from its variable-length array, whose size
+ * DWARF gives as an expression (no size: no variable): those samples stay
  * <stack of thread 0>.
- *   prog_locals [SECONDS]   (sampling time of each of the two phases) */
+ *   prog_locals [SECONDS]   (CPU time of each of the three phases) */
 #include <memphis.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,10 +15,11 @@
 
 #define N 1024 /* 8 KiB per array: all in L1 */
 
+/* CPU time: each phase gets its share of samples however loaded the machine is */
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
@@ -60,6 +62,22 @@ static __attribute__((noinline)) double peek(uint64_t span, const double *far,
 	return s;
 }
 
+static __attribute__((noinline)) double vla(uint64_t span, uint32_t n, const uint32_t *idx)
+{
+	double v[n];
+	uint64_t t0 = now_ns();
+	double s = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		v[i] = -0.0;
+	__asm__ volatile("" : : "r"(v) : "memory");
+	do {
+		for (uint32_t i = 0; i < N; i++)
+			s += v[idx[i] + (uint32_t)s];
+	} while (now_ns() - t0 < span);
+	return s;
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t span = (uint64_t)((argc > 1 ? atof(argv[1]) : 1.0) * 1e9);
@@ -79,6 +97,7 @@ int main(int argc, char **argv)
 	memphis_mark_named("locals");
 	s = kernel(span, idx);
 	s += peek(span, far, idx);
+	s += vla(span, N + (uint32_t)argc / 1000, idx);
 	memphis_print();
 	printf("sum %.0f\n", s);
 	return 0;

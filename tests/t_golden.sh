@@ -40,7 +40,8 @@ thread | g_global                                        | global          | T_G
 EOF
 # -O2 inlines loads_main and loads_thread into main and thread_main, which own the stack
 # arrays: there they are locals of the sampled frame, named function::var (issue 16
-# item 4); at -O0 the arrays are in the caller's frame, so the thread's stack
+# item 4); at -O0 they stay the thread's stack: they are in the caller's frame, whose CFA
+# is rbp-based and whose return address lies 20 MiB up, past the STACKS entry's bytes
 cp expect expect.O0
 sed -e 's/| <stack of thread 0> *| stack *|/| main::st | local |/' \
 	-e 's/| <stack of thread 1> *| stack *|/| thread_main::st | local |/' expect >expect.O2
