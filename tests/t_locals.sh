@@ -9,8 +9,9 @@
 #     vla() loads its variable-length array (no DWARF size, no variable): those samples
 #     stay <stack of thread 0>; kernel's locals have the first touch of their pages;
 #     without STACKS entries (MEMPHIS_STACK_BYTES=0) nothing is local.
-#   - Fortran (-O2 -fopenmp, tests/fixtures/locals_lu.f90): blts loads its automatic arrays
-#     tmat and tv 7:3: blts::tmat and blts::tv, tmat's share 70 +- 5 points.
+#   - Fortran (-O2 -fopenmp, tests/fixtures/locals_lu.f90): blts, called by two OpenMP
+#     threads, loads its automatic arrays tmat and tv 7:3: blts::tmat and blts::tv in both
+#     threads' stacks, tmat's share 70 +- 5 points, hardly any <stack of thread N> left.
 . "$MEMPHIS_SRC/tests/tap.sh"
 command -v python3 >/dev/null || { echo "python3 is needed to read the JSON report" >&2; exit 77; }
 export MEMPHIS_PERIOD=250us
@@ -78,6 +79,9 @@ if command -v "$FC" >/dev/null && [ -f "$B/fortran/memphis.mod" ]; then
 		test "$(kind f.vars blts::tmat)" = local -a "$(kind f.vars blts::tv)" = local
 	check "Fortran: blts::tmat's share of tmat + tv is 70 +- 5 ($sf %, $((tm + tv)) samples)" \
 		within "$sf" 65 75 "$((tm + tv))" 400
+	rest=$(awk -F '\t' '$1 ~ /^<stack of thread/ { s += $3 } END { print s + 0 }' f.vars)
+	check "Fortran: both threads' blts frames are named: $rest samples left as <stack of thread N>" \
+		test "$rest" -le $(((tm + tv) / 50))
 else
 	skip "Fortran: blts::tmat and blts::tv" "no $FC or no memphis.mod"
 	skip "Fortran: blts::tmat's share" "no $FC or no memphis.mod"
