@@ -235,11 +235,11 @@ static void add_inst(struct attrib_locals *L, uint32_t owner, uint64_t lo, uint6
 	L->sorted = NULL;
 }
 
-static const struct inst *sort_base;
-
-static int cmp_inst(const void *x, const void *y)
+/* qsort_r order of indices into the instances (arg): by (owner, lo, key). */
+static int cmp_inst(const void *x, const void *y, void *arg)
 {
-	const struct inst *a = &sort_base[*(const uint32_t *)x], *b = &sort_base[*(const uint32_t *)y];
+	const struct inst *base = arg;
+	const struct inst *a = &base[*(const uint32_t *)x], *b = &base[*(const uint32_t *)y];
 
 	if (a->owner != b->owner)
 		return a->owner < b->owner ? -1 : 1;
@@ -266,8 +266,7 @@ uint32_t attrib_local_on_page(struct mr_attrib *a, uint64_t addr, uint64_t t)
 			return 0;
 		for (size_t i = 0; i < L->ninst; i++)
 			L->sorted[i] = (uint32_t)i;
-		sort_base = L->inst; /* under the attribution's lock */
-		qsort(L->sorted, L->ninst, sizeof(*L->sorted), cmp_inst);
+		qsort_r(L->sorted, L->ninst, sizeof(*L->sorted), cmp_inst, L->inst);
 	}
 	/* the first instance of owner at or past pe, then back over those that may reach pg */
 	lo = 0;
