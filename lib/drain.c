@@ -116,8 +116,8 @@ static void flush_cpu(int cpu)
 	b->n = 0;
 }
 
-/* Keep u as the STACKS entry of sample s in CPU buffer b (writing b first when the
- * entries fill it) and flag s; without memory the sample goes without. */
+/* Keep u as the STACKS entry of sample s in the buffer of `cpu` (writing the buffer first
+ * when the entries fill it) and flag s; without memory the sample goes without. */
 static void keep_stack(int cpu, struct memphis__thread *t, struct memphis_rec_sample *s,
 		       const struct memphis__ustack *u)
 {

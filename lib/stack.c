@@ -4,6 +4,7 @@
 #include <link.h>
 #include <string.h>
 
+#include "hash.h"
 #include "insn.h"
 #include "self.h"
 #include "stack.h"
@@ -105,23 +106,47 @@ int memphis__stack_wanted_addr(const struct memphis__thread *t, uint64_t addr, u
 	return sp >= 128 && addr >= sp - 128 && addr < hi;
 }
 
+/* The bytes of u an entry of thread t keeps: not past the thread's stack, whose top
+ * ends its frames. */
+static uint64_t kept_len(const struct memphis__thread *t, const struct memphis__ustack *u)
+{
+	uint64_t len = u->bytes ? u->len : 0, sp = u->regs[MPH_SP];
+
+	if (t && t->stack_hi > sp && len > t->stack_hi - sp)
+		len = t->stack_hi - sp;
+	return len;
+}
+
+uint64_t memphis__stack_signature(const struct memphis__thread *t, const struct memphis__ustack *u)
+{
+	static const int regs[] = { MPH_IP, MPH_SP, MPH_BX, MPH_BP, MPH_R12, MPH_R13, MPH_R14,
+				    MPH_R15 };
+	uint64_t len = kept_len(t, u), h = len, w;
+
+	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++)
+		h = mph_hash64(h ^ u->regs[regs[i]]);
+	for (uint64_t o = 0; o < len; o += 8) {
+		w = 0;
+		memcpy(&w, u->bytes + o, len - o < 8 ? len - o : 8);
+		h = (h ^ w) * MPH_GOLDEN64;
+		h ^= h >> 29;
+	}
+	h = mph_hash64(h);
+	return h ? h : 1;
+}
+
 int memphis__stackbuf_add(struct memphis__stackbuf *b, uint16_t kind, uint64_t time,
 			  const struct memphis__thread *t, uint32_t tid,
 			  const struct memphis__ustack *u)
 {
 	struct memphis_rec_stack e = { .time = time, .tid = tid, .kind = kind };
-	uint64_t len = u->len, sp;
+	uint64_t len;
 	size_t need;
 
 	if (!u->regs)
 		return -EINVAL;
 	memcpy(e.regs, u->regs, sizeof(e.regs));
-	sp = e.regs[MPH_SP];
-	/* not past the thread's stack: what lies above it is not the thread's frames */
-	if (t && t->stack_hi > sp && len > t->stack_hi - sp)
-		len = t->stack_hi - sp;
-	if (!u->bytes)
-		len = 0;
+	len = kept_len(t, u);
 	e.stack_len = (uint32_t)len;
 	need = sizeof(e) + ((len + 7) & ~7ull);
 	if (b->n + need > MEMPHIS__STACK_BUF_MAX)

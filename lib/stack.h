@@ -52,6 +52,11 @@ int memphis__stack_wanted_ip(uint64_t ip);
  * unknown). */
 int memphis__stack_wanted_addr(const struct memphis__thread *t, uint64_t addr, uint64_t sp);
 
+/* A signature (never 0) of what thread t's entry of u would hold for unwinding: IP, SP,
+ * the callee-saved registers (BX, BP, R12-R15: what a caller's frame may still use) and
+ * the stack bytes as they would be kept. Equal signatures: entries that unwind alike. */
+uint64_t memphis__stack_signature(const struct memphis__thread *t, const struct memphis__ustack *u);
+
 /* Entries waiting to be written, in the order added; at most MEMPHIS__STACK_BUF_MAX bytes.
  * Zero-initialised is empty. */
 struct memphis__stackbuf {

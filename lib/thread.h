@@ -20,6 +20,9 @@ struct memphis__thread {
 	void *backend_state;
 	/* counts for the open region, kept by the drain */
 	uint64_t r_samples, r_lost, r_throttled;
+	/* kept by firsttouch: the signature of the thread's last STACKS entry of a page
+	 * fault (stack.h), 0 none */
+	uint64_t touch_stack;
 };
 
 /* Called by the registry; all optional. `added` and `reaped` run under the registry lock. */

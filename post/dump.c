@@ -235,7 +235,7 @@ static void stack_line(const struct mr_run *run, const char *what, uint64_t time
 		return;
 	}
 	printf(" 0x%" PRIx64 " 0x%" PRIx64 " %" PRIu32, e->regs[8], e->regs[7], e->stack_len);
-	for (uint32_t o = 0; o + 8 <= e->stack_len; o += 8) {
+	for (uint32_t o = 0; o < e->stack_len; o += 8) { /* the last one padded with zeros */
 		uint64_t w;
 		memcpy(&w, bytes + o, 8);
 		printf(" %" PRIx64, w);

@@ -85,6 +85,11 @@ void rundir_stacks_seal(struct mr_stacks *s);
 const struct memphis_rec_stack *rundir_stacks_find(const struct mr_stacks *s, uint16_t kind,
 						   uint32_t tid, uint64_t time,
 						   const uint8_t **bytes);
+/* The last entry of (kind, tid) at or before `time` when its IP register is ip (an
+ * entry that stands for the records of its thread after it: first touches), or NULL. */
+const struct memphis_rec_stack *rundir_stacks_latest(const struct mr_stacks *s, uint16_t kind,
+						     uint32_t tid, uint64_t time, uint64_t ip,
+						     const uint8_t **bytes);
 /* Entries held. */
 size_t rundir_stacks_count(const struct mr_stacks *s);
 /* Forget the entries, keeping the memory. NULL: nothing. */

@@ -31,7 +31,7 @@ int rundir_stacks_add(struct mr_stacks **sp, const unsigned char *p, size_t len,
 		      char *what, size_t wlen)
 {
 	struct mr_stacks *s = *sp;
-	size_t off = 0;
+	size_t off = 0, i = 0;
 
 	if (!s) {
 		s = *sp = calloc(1, sizeof(*s));
@@ -43,8 +43,8 @@ int rundir_stacks_add(struct mr_stacks **sp, const unsigned char *p, size_t len,
 		size_t need;
 
 		if (len - off < sizeof(e)) {
-			snprintf(what, wlen, "STACKS block: %zu stray bytes at its end (entry %zu)",
-				 len - off, s->nkey);
+			snprintf(what, wlen, "STACKS block: %zu stray bytes after its %zu entries",
+				 len - off, i);
 			return -EINVAL;
 		}
 		memcpy(&e, p + off, sizeof(e));
@@ -77,6 +77,7 @@ int rundir_stacks_add(struct mr_stacks **sp, const unsigned char *p, size_t len,
 		s->n += need;
 		s->sorted = 0;
 		off += need;
+		i++;
 	}
 	return 0;
 }
@@ -107,30 +108,57 @@ size_t rundir_stacks_count(const struct mr_stacks *s)
 	return s ? s->nkey : 0;
 }
 
-const struct memphis_rec_stack *rundir_stacks_find(const struct mr_stacks *s, uint16_t kind,
-						   uint32_t tid, uint64_t time,
-						   const uint8_t **bytes)
+/* The index of the first key after (kind, tid, time) in the sorted keys. */
+static size_t after(const struct mr_stacks *s, uint16_t kind, uint32_t tid, uint64_t time)
 {
-	size_t lo = 0, hi;
+	size_t lo = 0, hi = s->nkey;
 
-	*bytes = NULL;
-	if (!s || !s->sorted)
-		return NULL;
-	hi = s->nkey;
-	while (lo < hi) { /* the first key >= (kind, tid, time) */
+	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		const struct stack_key *k = &s->key[mid];
 		if (k->kind < kind || (k->kind == kind && (k->tid < tid ||
-		    (k->tid == tid && k->time < time))))
+		    (k->tid == tid && k->time <= time))))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo == s->nkey || s->key[lo].kind != kind || s->key[lo].tid != tid ||
-	    s->key[lo].time != time)
+	return lo;
+}
+
+const struct memphis_rec_stack *rundir_stacks_find(const struct mr_stacks *s, uint16_t kind,
+						   uint32_t tid, uint64_t time,
+						   const uint8_t **bytes)
+{
+	size_t i;
+
+	*bytes = NULL;
+	if (!s || !s->sorted || (i = after(s, kind, tid, time)) == 0)
 		return NULL;
-	*bytes = s->buf + s->key[lo].off + sizeof(struct memphis_rec_stack);
-	return (const struct memphis_rec_stack *)(s->buf + s->key[lo].off);
+	i--; /* the last key <= (kind, tid, time) */
+	if (s->key[i].kind != kind || s->key[i].tid != tid || s->key[i].time != time)
+		return NULL;
+	*bytes = s->buf + s->key[i].off + sizeof(struct memphis_rec_stack);
+	return (const struct memphis_rec_stack *)(s->buf + s->key[i].off);
+}
+
+const struct memphis_rec_stack *rundir_stacks_latest(const struct mr_stacks *s, uint16_t kind,
+						     uint32_t tid, uint64_t time, uint64_t ip,
+						     const uint8_t **bytes)
+{
+	const struct memphis_rec_stack *e;
+	size_t i;
+
+	*bytes = NULL;
+	if (!s || !s->sorted || (i = after(s, kind, tid, time)) == 0)
+		return NULL;
+	i--;
+	if (s->key[i].kind != kind || s->key[i].tid != tid)
+		return NULL;
+	e = (const struct memphis_rec_stack *)(s->buf + s->key[i].off);
+	if (e->regs[8] != ip)
+		return NULL;
+	*bytes = s->buf + s->key[i].off + sizeof(*e);
+	return e;
 }
 
 void rundir_stacks_clear(struct mr_stacks *s)
@@ -158,5 +186,8 @@ const struct memphis_rec_stack *mr_run_touch_stack(const struct mr_run *run,
 	*bytes = NULL;
 	if (!(t->flags & MPH_TOUCH_STACK))
 		return NULL;
-	return rundir_stacks_find(run->touch_stacks, MPH_STACK_TOUCH, t->tid, t->time, bytes);
+	/* its own entry, or the thread's last before it, written for a fault that unwinds
+	 * alike (docs/format.md) */
+	return rundir_stacks_latest(run->touch_stacks, MPH_STACK_TOUCH, t->tid, t->time, t->ip,
+				    bytes);
 }

@@ -14,7 +14,9 @@
 #  2. Allocation-heavy and thread-churn programs: off, MEMPHIS_BACKEND=none, profiled; the
 #     cost of counters per region (issue 15): profiled with and without two PAPI software
 #     events and MEMPHIS_NUMA_COUNTERS=1, on prog_partition and prog_churn.
-#  3. memphis-report throughput, scaling and memory (tests/bench_report.sh).
+#  3. The capture of registers and user stack (STACKS, issue 16): cg at 1 ms and 250 us
+#     with the default MEMPHIS_STACK_BYTES and with 0, interleaved.
+#  4. memphis-report throughput, scaling and memory (tests/bench_report.sh).
 # Environment: BENCH_RUNS (default 5; 3 with BENCH_QUICK), BENCH_PERIODS (default
 # "4ms 1ms 250us"; "1ms" with BENCH_QUICK), BENCH_QUICK=1 (a ~2 minute subset: fewer runs,
 # one period, no allocation/churn part, a small report part).
@@ -70,7 +72,8 @@ rm -f probe.data probe.err
 
 # one KERNEL WAIT CFG CMD...: runs CMD once as CFG (off, lib:PERIOD or perf:PERIOD) with
 # libgomp's default waiting (WAIT spin) or OMP_WAIT_POLICY=WAIT, and appends
-# "kernel wait cfg wall_s cpu_s samples lost bytes drain_ns" to results.
+# "kernel wait cfg wall_s cpu_s samples lost bytes drain_ns touch_stack_bytes
+# touch_lost" to results (meta.mph's STACKS bytes, page-fault records lost).
 one() {
 	k=$1 w=$2 cfg=$3
 	shift 3
@@ -83,6 +86,7 @@ one() {
 	case $cfg in
 	off) set -- env $wenv MEMPHIS_DISABLE=1 "$@" ;;
 	lib:*) set -- env $wenv MEMPHIS_PERIOD="${cfg#lib:}" "$@" ;;
+	nostk:*) set -- env $wenv MEMPHIS_STACK_BYTES=0 MEMPHIS_PERIOD="${cfg#nostk:}" "$@" ;;
 	perf:*) # timed inside perf record: its own wall time ends on whole seconds here
 		# (`perf record sleep 0.1` and `sleep 0.9` both take 1.09 s), which hid any cost
 		set -- env $wenv MEMPHIS_DISABLE=1 perf record -q -e task-clock:u \
@@ -107,7 +111,7 @@ one() {
 		t0=$(cat in.t0) t1=$(cat in.t1)
 		[ ! -s cpu_in.out ] || cpu=$(tail -n 1 cpu_in.out | awk '{ print $1 + $2 }')
 	fi
-	samples=0 lost=0 bytes=0 drain=0
+	samples=0 lost=0 bytes=0 drain=0 tstk=0 tlost=0
 	d=$(ls -d memphis-*/ 2>/dev/null | head -n 1)
 	if [ -n "$d" ]; then
 		"$B/memphis-report" dump --meta "$d" > meta.txt 2>/dev/null
@@ -119,8 +123,11 @@ one() {
 		samples=$1 lost=$2
 		bytes=$(cat "$d"/cpu*.mph 2>/dev/null | wc -c)
 		drain=$(sed -n 's/.*drain thread cpu_ns=\([0-9]*\).*/\1/p' meta.txt | head -n 1)
+		tstk=$(awk '/^# stacks of first touches:/ { v = $(NF - 1); gsub(",", "", v); print v }' meta.txt)
+		tlost=$(awk '/first touch: [0-9]+ page-fault records lost/ {
+				for (i = 1; i < NF; i++) if ($i == "touch:") s += $(i + 1) } END { print s + 0 }' meta.txt)
 	fi
-	echo "$k $w $cfg $(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') $cpu $samples $lost $bytes ${drain:-0}" >> results
+	echo "$k $w $cfg $(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') $cpu $samples $lost $bytes ${drain:-0} ${tstk:-0} ${tlost:-0}" >> results
 }
 
 # kernel KERNEL WAIT CMD...: RUNS rounds of off, then per period profiled and under perf
@@ -234,6 +241,35 @@ counters() {
 		awk '{ t[$1] = $2 } END { printf "profiled %.3f s, + PAPI events %.3f s (%.3fx), + NUMA counters %.3f s (%.3fx)\n",
 			t["lib"], t["papi"], t["papi"] / t["lib"], t["numa"], t["numa"] / t["lib"] }'
 }
+# the STACKS capture: cg (spin) at 1 ms and 250 us, default MEMPHIS_STACK_BYTES and 0
+t=$(date +%s)
+for i in $(seq "$RUNS"); do
+	for p in 1ms 250us; do
+		one cg-stk spin "lib:$p" $CG
+		one cg-stk spin "nostk:$p" $CG
+	done
+done
+echo
+echo "== STACKS capture (registers + user stack, issue 16): cg spin, MEMPHIS_STACK_BYTES=$(
+	awk '/MEMPHIS__STACK_BYTES_DEFAULT/ { print $3 + 0 }' "$SRC/lib/config.h") vs 0, medians of $RUNS interleaved runs ($(($(date +%s) - t)) s)"
+printf "%-6s %7s %7s %7s %7s %7s %8s %6s %6s %9s %7s %7s\n" period stk0_s stk_s wall/0 cpu/0 \
+	B/smpl0 B/smpl lost0 lost touchB touchL0 touchL
+for p in 1ms 250us; do
+	w0=$(column '$4' cg-stk spin "nostk:$p") w1=$(column '$4' cg-stk spin "lib:$p")
+	c0=$(column '$5' cg-stk spin "nostk:$p") c1=$(column '$5' cg-stk spin "lib:$p")
+	b0=$(column '($6 ? $8 / $6 : 0)' cg-stk spin "nostk:$p") b1=$(column '($6 ? $8 / $6 : 0)' cg-stk spin "lib:$p")
+	l0=$(column '$7' cg-stk spin "nostk:$p") l1=$(column '$7' cg-stk spin "lib:$p")
+	tb=$(column '$10' cg-stk spin "lib:$p")
+	t0=$(column '$11' cg-stk spin "nostk:$p") t1=$(column '$11' cg-stk spin "lib:$p")
+	awk -v p="$p" -v w0="$w0" -v w1="$w1" -v c0="$c0" -v c1="$c1" -v b0="$b0" -v b1="$b1" \
+		-v l0="$l0" -v l1="$l1" -v tb="$tb" -v t0="$t0" -v t1="$t1" 'BEGIN {
+		printf "%-6s %7.3f %7.3f %7.3f %7.3f %7.1f %8.1f %6d %6d %9d %7d %7d\n", p, w0, w1,
+			(w0 > 0 ? w1 / w0 : 0), (c0 > 0 ? c1 / c0 : 0), b0, b1, l0, l1, tb, t0, t1 }'
+done
+echo "(stk0_s/stk_s: median wall without / with the capture; wall/0, cpu/0: their ratios, CPU"
+echo " user+sys; B/smpl: bytes of the cpu files per sample; lost: samples lost (median);"
+echo " touchB: meta.mph's STACKS bytes (first touches); touchL: page-fault records lost)"
+
 if [ "$QUICK" = 0 ]; then
 	echo
 	echo "== allocation-heavy: prog_allocheavy 20,000,000 small malloc/free, $RUNS interleaved runs"

@@ -52,7 +52,7 @@ for t in "$MEMPHIS_SRC"/tests/t_*.sh; do
 done
 # The same suites under sanitizers, when `make check` built them: the library, its unit
 # tests and the programs under UBSan; memphis-report under ASan+UBSan (and TSan below).
-SAN_TESTS=${MEMPHIS_SAN_TESTS:-t_sampler|t_threads|t_robust|t_touch|t_fortran|t_counters}
+SAN_TESTS=${MEMPHIS_SAN_TESTS:-t_sampler|t_threads|t_robust|t_touch|t_fortran|t_counters|t_stacks}
 if [ -d "$MEMPHIS_BUILD-ubsan" ] && [ -z "$MEMPHIS_NO_SAN" ]; then
 	for t in "$MEMPHIS_BUILD-ubsan"/tests/unit_*; do
 		[ -x "$t" ] && [ -f "$MEMPHIS_SRC/tests/${t##*/}.c" ] || continue

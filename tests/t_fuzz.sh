@@ -46,6 +46,34 @@ for f in sorted(os.listdir(d)):
         break
 open(out, "wb").write(bytes([len(meta) >> 8, len(meta) & 255]) + meta + cpu)
 PY
+# STACKS blocks in both files: entries of a first touch and of two samples (one flagged
+# without its entry), framed with CRC-32C as the library writes them
+python3 - seed/rundir/stacks <<'PY'
+import struct, sys
+def crc32c(b):
+    c = 0xffffffff
+    for x in b:
+        c ^= x
+        for _ in range(8):
+            c = (c >> 1) ^ (0x82f63b78 if c & 1 else 0)
+    return c ^ 0xffffffff
+def block(t, p, v=1):
+    return struct.pack("<IHHII", 0x4b4c424d, t, v, len(p), crc32c(p)) + p
+def entry(kind, tid, time, stack):
+    regs = [0] * 17
+    regs[7], regs[8] = 0x7ffd1000, 0x7f0000001234
+    pad = stack + bytes(-len(stack) % 8)
+    return struct.pack("<QIHH17QII", time, tid, kind, 0, *regs, len(stack), 0) + pad
+meta = block(1, struct.pack("<IIiIQ", 2, 0, -1, 1, 0)) + block(2, b"exe=/bin/true\npage_size=4096\n")
+meta += block(17, entry(2, 7, 50, b"\x34\x12\x00\x00\x56\x55\x00\x00"))
+meta += block(8, struct.pack("<QQQIHHII", 50, 0x1000, 0x7f0000001234, 7, 0, 2, 12, 0))
+cpu = block(1, struct.pack("<IIiIQ", 2, 1, 0, 1, 0))
+cpu += block(17, entry(1, 5, 100, b"abcdefghijkl") + entry(1, 5, 200, b""))
+smp = lambda t: struct.pack("<QQQQQIIIHHHHI", t, 0x7f0000001234, 0x1000, 0x7f0000001235, 0, 5, 1, 1,
+                            0, 1 << 11, 0, 0, 0)
+cpu += block(13, smp(100) + smp(200) + smp(300), 2)
+open(sys.argv[1], "wb").write(bytes([len(meta) >> 8, len(meta) & 255]) + meta + cpu)
+PY
 cat /proc/self/maps > seed/maps/self
 printf '00400000-00401000 r-xp 00000000 08:01 42 /bin/x\n7f00-7f10 rw-p 0 00:00 0\n' > seed/maps/small
 # records: size selector (0: 192 bytes), CPU count, then struct memphismod_record

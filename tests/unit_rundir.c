@@ -1,7 +1,9 @@
 /* tests/unit_rundir.c - the run-directory reader of memphis-report (post/rundir.c): samples read
  * up to a damaged block, the damage message (file, offset, block, count), unknown blocks
  * skipped, a newer format refused, SAMPLES of layout version 1 (56-byte records of format 1
- * runs) and 2 read alike; and its thousands separators (mr_fmt_count). TAP output. */
+ * runs) and 2 read alike; STACKS entries found for their own batch of samples and for
+ * first touches, a damaged STACKS block noted with the rest read on; and its thousands
+ * separators (mr_fmt_count). TAP output. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -159,12 +161,135 @@ static void test_versions(void)
 	}
 }
 
+/* Append one STACKS entry (kind, tid, time, IP register ip, len stack bytes of `bytes`,
+ * stack_len claimed) to buf at *n. */
+static void put_entry(unsigned char *buf, size_t *n, uint16_t kind, uint32_t tid, uint64_t time,
+		      uint64_t ip, const char *bytes, uint32_t len, uint32_t claimed)
+{
+	struct memphis_rec_stack e = { .time = time, .tid = tid, .kind = kind,
+				       .stack_len = claimed };
+
+	e.regs[8] = ip;
+	e.regs[7] = 0x7ffd0000;
+	memcpy(buf + *n, &e, sizeof(e));
+	memset(buf + *n + sizeof(e), 0, (len + 7) & ~7u);
+	memcpy(buf + *n + sizeof(e), bytes, len);
+	*n += sizeof(e) + ((len + 7) & ~7u);
+}
+
+static void test_stacks(void)
+{
+	char dir[] = "/tmp/unit_rundir.XXXXXX", path[600], err[512], cmd[700];
+	struct memphis_rec_file rf = { MEMPHIS_FORMAT_VERSION, MPH_FILE_SAMPLES, 0, 1, 0 };
+	struct memphis_rec_file mf = { MEMPHIS_FORMAT_VERSION, MPH_FILE_META, -1, 1, 0 };
+	struct memphis_rec_sample smp[3] = {
+		{ .time = 100, .tid = 5, .flags = MPH_S_STACK },
+		{ .time = 200, .tid = 5, .flags = MPH_S_STACK },
+		{ .time = 300, .tid = 5, .flags = MPH_S_STACK }, /* its entry is missing */
+	};
+	struct memphis_rec_touch tch[4] = {
+		{ .time = 50, .tid = 7, .ip = 0x1234, .flags = MPH_TOUCH_STACK },
+		{ .time = 60, .tid = 7, .ip = 0x1234 }, /* not flagged: no entry looked up */
+		{ .time = 70, .tid = 7, .ip = 0x1234, .flags = MPH_TOUCH_STACK }, /* shares 50's */
+		{ .time = 80, .tid = 7, .ip = 0x5678, .flags = MPH_TOUCH_STACK }, /* another IP */
+	};
+	unsigned char buf[4096];
+	size_t n = 0, got = 0, found = 0, k;
+	const struct memphis_rec_sample *s;
+	const struct memphis_rec_stack *e;
+	const uint8_t *b;
+	struct mr_run *run = NULL;
+	struct mr_sample_iter *it;
+	FILE *f;
+
+	if (!mkdtemp(dir)) {
+		ok(0, "stacks: temp dir");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/meta.mph", dir);
+	if (!(f = fopen(path, "wb")))
+		return;
+	put_block(f, MPH_BLK_FILE, &mf, sizeof(mf));
+	put_block(f, MPH_BLK_RUN, "exe=/bin/true\n", 14);
+	put_entry(buf, &n, MPH_STACK_TOUCH, 7, 50, 0x1234, "touch", 5, 5);
+	put_entry(buf, &n, MPH_STACK_SAMPLE, 7, 60, 0x99, "", 0, 0);
+	put_block(f, MPH_BLK_STACKS, buf, (uint32_t)n);    /* at 88 */
+	put_block(f, MPH_BLK_FIRST_TOUCH, tch, sizeof(tch));
+	put_block(f, MPH_BLK_STACKS, buf, 100);            /* a cut entry: damaged */
+	put_block(f, MPH_BLK_FIRST_TOUCH, tch, sizeof(tch));
+	k = (size_t)ftell(f);
+	fclose(f);
+
+	snprintf(path, sizeof(path), "%s/cpu000.mph", dir);
+	if (!(f = fopen(path, "wb")))
+		return;
+	put_block(f, MPH_BLK_FILE, &rf, sizeof(rf));       /* 40 bytes */
+	n = 0;
+	put_entry(buf, &n, MPH_STACK_SAMPLE, 5, 100, 0xabc, "abcdefghijkl", 12, 12);
+	put_entry(buf, &n, MPH_STACK_SAMPLE, 5, 200, 0xdef, "", 0, 0);
+	put_entry(buf, &n, MPH_STACK_TOUCH, 5, 300, 0xfff, "", 0, 0); /* a touch's: not matched */
+	put_block(f, MPH_BLK_STACKS, buf, (uint32_t)n);    /* at 40 */
+	put_block(f, MPH_BLK_SAMPLES, smp, sizeof(smp));
+	n = 0;
+	put_entry(buf, &n, MPH_STACK_SAMPLE, 5, 300, 0x300, "", 0, 4096); /* claims too much */
+	put_block(f, MPH_BLK_STACKS, buf, (uint32_t)n);
+	put_block(f, MPH_BLK_SAMPLES, smp, sizeof(smp));   /* none of the first batch's entries */
+	fclose(f);
+
+	ok(mr_run_open(dir, &run, err, sizeof(err)) == 0, "stacks: open (%s)", err);
+	if (!run)
+		return;
+	e = mr_run_touch_stack(run, &run->touches[0], &b);
+	ok(run->ntouches == 8 && e && e->regs[8] == 0x1234 && e->stack_len == 5 && !memcmp(b, "touch", 5),
+	   "stacks: a first touch's entry found (%zu touches)", run->ntouches);
+	ok(!mr_run_touch_stack(run, &run->touches[1], &b) && !b,
+	   "stacks: an unflagged touch has none");
+	ok(mr_run_touch_stack(run, &run->touches[2], &b) == e && b,
+	   "stacks: a later touch of the thread at the same IP shares its last entry");
+	ok(!mr_run_touch_stack(run, &run->touches[3], &b) && !b,
+	   "stacks: ... not one at another IP");
+	ok(run->ndamage == 1 && strstr(run->damage[0], "meta.mph: offset ") &&
+	   strstr(run->damage[0], "STACKS block") && strstr(run->damage[0], "entries before it were kept"),
+	   "stacks: a damaged STACKS block of meta.mph noted, the blocks after it read (%s, %zu bytes)",
+	   run->ndamage ? run->damage[0] : "none", k);
+	ok(mr_samples_begin(run, &it) == 0, "stacks: begin");
+	for (int batch = 0; (n = mr_samples_next(it, &s)) > 0; batch++) {
+		for (size_t i = 0; i < n; i++) {
+			e = mr_samples_stack(it, &s[i], &b);
+			got++;
+			if (!e)
+				continue;
+			found++;
+			if (batch == 0 && i == 0)
+				ok(e->regs[8] == 0xabc && e->stack_len == 12 && !memcmp(b, "abcdefghijkl", 12),
+				   "stacks: a sample's entry holds its registers and bytes");
+			if (batch == 0 && i == 1)
+				ok(e->regs[8] == 0xdef && e->stack_len == 0, "stacks: an empty stack");
+		}
+	}
+	mr_samples_end(it);
+	ok(got == 6 && found == 2, "stacks: 6 samples, 2 entries: none for another kind, another "
+	   "batch or a missing one (%zu, %zu)", got, found);
+	ok(run->ndamage == 2 && strstr(run->damage[1], "cpu000.mph: offset ") &&
+	   strstr(run->damage[1], "claims 4096 stack bytes, beyond the block"),
+	   "stacks: a damaged STACKS block of a cpu file noted with file and offset (%s)",
+	   run->ndamage > 1 ? run->damage[1] : "none");
+	ok(run->cpus[0].stack_blocks == 2 && run->cpus[0].stacks == 3,
+	   "stacks: counts per file (%" PRIu64 " blocks, %" PRIu64 " entries)",
+	   run->cpus[0].stack_blocks, run->cpus[0].stacks);
+	mr_run_close(run);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd)) {
+	}
+}
+
 int main(void)
 {
 	char b[32];
 
 	test_reader();
 	test_versions();
+	test_stacks();
 	ok(!strcmp(mr_fmt_count(b, 1234567), "1,234,567") && !strcmp(mr_fmt_count(b, 999), "999"),
 	   "thousands separators");
 	return tap_done();
