@@ -4,7 +4,9 @@
  * Functions with local arrays take their registers with getcontext(), which saves them
  * as they are right after the call returns, at a pc inside the function; from that pc and
  * those registers the CFA rule and the locals' frame-relative locations must give back
- * the addresses the function itself took with &var. TAP output; exit 1 on any failure.
+ * the addresses the function itself took with &var; the same again from a stripped copy
+ * of the program whose DWARF is in a separate debug file (objcopy, when installed). TAP
+ * output; exit 1 on any failure.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -16,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include "debuginfo.h"
 
@@ -160,5 +163,33 @@ int main(void)
 	ok(mr_debuginfo_locals(d, 0, &l, &n) == -ENOENT && !l && !n, "no function at pc 0");
 	ok(mr_debuginfo_cfa(d, 0, &reg, &off) == -ENOENT, "no CFA rule at pc 0");
 	mr_debuginfo_close(d);
+
+	/* the DWARF in a separate file (.gnu_debuglink), the CFI in the stripped object */
+	char dir[] = "/tmp/memphis-locals.XXXXXX", cmd[1024], exe[600];
+
+	if (!mkdtemp(dir)) {
+		ok(0, "mkdtemp");
+		return tap_done();
+	}
+	snprintf(exe, sizeof(exe), "%s/self", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s && objcopy --only-keep-debug /proc/%d/exe self.debug && "
+		 "objcopy --strip-debug --add-gnu-debuglink=self.debug /proc/%d/exe self",
+		 dir, (int)getpid(), (int)getpid());
+	if (system(cmd) != 0) {
+		tap_skip("no objcopy", "separate debug file");
+	} else if (ok(mr_debuginfo_open_dir(exe, "/usr/lib/debug", &d, err, sizeof(err)) == 0 &&
+		      mr_debuginfo_debug_file(d), "open the stripped copy with its debug file: %s",
+		      err)) {
+		two_arrays(&p, 4);
+		name = local_at(d, &p, p.small, &n);
+		ok(name && !strcmp(name, "two_arrays::small"),
+		   "stripped copy + debug file: &small[5] is two_arrays::small (got %s)",
+		   name ? name : "nothing");
+		mr_debuginfo_close(d);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		ok(0, "remove %s", dir);
 	return tap_done();
 }
