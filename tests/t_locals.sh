@@ -79,6 +79,9 @@ if command -v "$FC" >/dev/null && [ -f "$B/fortran/memphis.mod" ]; then
 		test "$(kind f.vars blts::tmat)" = local -a "$(kind f.vars blts::tv)" = local
 	check "Fortran: blts::tmat's share of tmat + tv is 70 +- 5 ($sf %, $((tm + tv)) samples)" \
 		within "$sf" 65 75 "$((tm + tv))" 400
+	ftf=$(awk -F '\t' '$1 ~ /^blts::(tmat|tv)$/ && $4 ~ /^locals_lu.f90:2[12]$/ { print $1 }' f.vars | head -n 1)
+	check "Fortran: a page of blts's arrays is first touched where blts fills them (${ftf:-none})" \
+		test -n "$ftf"
 	rest=$(awk -F '\t' '$1 ~ /^<stack of thread/ { s += $3 } END { print s + 0 }' f.vars)
 	check "Fortran: both threads' blts frames are named: $rest samples left as <stack of thread N>" \
 		test "$rest" -le $(((tm + tv) / 50))
