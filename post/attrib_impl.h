@@ -150,6 +150,7 @@ struct mr_attrib_ctx {
 	void *warn_arg;
 	int oom;                    /* a first use could not be recorded */
 	struct attrib_callers *callers; /* mr_attrib_ctx_caller's unwinder and caches, or NULL */
+	struct attrib_unwind *locals_uw; /* attrib_locals.c's unwinder of callers' frames, or NULL */
 };
 
 /* ---- shared between the pieces ---- */
@@ -174,6 +175,8 @@ uint32_t attrib_local_in_callers(struct mr_attrib *a, struct mr_attrib_ctx *c, u
 uint32_t attrib_local_on_page(struct mr_attrib *a, uint64_t addr, uint64_t t);
 /* Free attrib_locals.c's caches (NULL: nothing). */
 void attrib_locals_free(struct attrib_locals *L);
+/* Free an unwinder of attrib_locals.c (NULL: nothing). */
+void attrib_unwind_free(struct attrib_unwind *uw);
 /* attrib_caller.c's state of one user (ctx, NULL for the attribution's own). */
 struct attrib_callers *attrib_callers_new(struct mr_attrib *a, struct mr_attrib_ctx *ctx);
 void attrib_callers_free(struct attrib_callers *cs);

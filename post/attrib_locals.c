@@ -10,7 +10,8 @@
  * on SP (a caller's SP is the CFA of the frame it called); not those based on other
  * registers (rbp), whose values in a caller are not known here. What none explains is
  * <stack of thread N>. Answers per (object, pc) are cached here, under the attribution's
- * lock, for the life of the struct mr_attrib.
+ * lock, for the life of the struct mr_attrib; each pass context unwinds with its own
+ * unwinder, without the lock.
  *
  * Where the samples found a local (its instance: the stack it was in and its address
  * range) is kept too, so that the first touch of a page of it, which mostly has no STACKS
@@ -52,12 +53,7 @@ struct attrib_locals {
 	struct mph_u64map inst_at;  /* mix of (owner, lo, key) -> index in inst */
 	uint32_t *sorted;           /* inst indices by (owner, lo), NULL until a lookup */
 	uint64_t maxlen;            /* the longest instance */
-	/* callers' frames: the unwinder (for the snapshot in force in [ut0, ut1)), the time
-	 * and context of the entry it unwinds, under ulock (taken without a->lock) */
-	pthread_mutex_t ulock;
-	struct mr_unwind *u;
-	uint64_t ut, ut0, ut1;
-	struct mr_attrib_ctx *uctx;
+	struct attrib_unwind *uw;   /* the first touches' unwinder (after the pass) */
 
 	struct mph_u64map cfa;    /* pc_key -> CFA rule: (reg + 1) << 56 | low 56 bits of the
 				   * offset; 0: no rule */
@@ -91,8 +87,7 @@ void attrib_locals_free(struct attrib_locals *L)
 	free(L->inst);
 	free(L->sorted);
 	mph_u64map_free(&L->inst_at);
-	mr_unwind_free(L->u);
-	pthread_mutex_destroy(&L->ulock);
+	attrib_unwind_free(L->uw);
 	mph_u64map_free(&L->cfa);
 	mph_u64map_free(&L->at);
 	free(L);
@@ -108,7 +103,6 @@ static struct attrib_locals *locals_of(struct mr_attrib *a)
 	L = calloc(1, sizeof(*L));
 	if (!L)
 		return NULL;
-	pthread_mutex_init(&L->ulock, NULL);
 	if (mph_u64map_init(&L->cfa, 256) || mph_u64map_init(&L->at, 256) ||
 	    mph_u64map_init(&L->inst_at, 256)) {
 		attrib_locals_free(L);
@@ -399,18 +393,36 @@ uint32_t attrib_local_at(struct mr_attrib *a, uint64_t ip, uint64_t addr, uint64
 	return name_in_frame(a, L, sp->obj, ip - sp->bias, &r, addr, t, count);
 }
 
+/* One user's unwinder of callers' frames (a pass context's, or the first touches'): the
+ * unwinder is used without the attribution's lock, which it takes to ask for objects. */
+struct attrib_unwind {
+	struct mr_attrib *a;
+	struct mr_attrib_ctx *ctx; /* the user (NULL: the first touches) */
+	struct mr_unwind *u;       /* NULL until needed */
+	uint64_t t;                /* the time of the entry being unwound */
+	uint64_t t0, t1;           /* the snapshot u holds for */
+};
+
+void attrib_unwind_free(struct attrib_unwind *uw)
+{
+	if (!uw)
+		return;
+	mr_unwind_free(uw->u);
+	free(uw);
+}
+
 /* mr_unwind_module_fn: the object at pc in the snapshot of the entry being unwound. */
 static int module_at(void *arg, uint64_t pc, const char **file, uint64_t *bias)
 {
-	struct mr_attrib *a = arg;
-	struct attrib_locals *L = a->locals;
+	struct attrib_unwind *uw = arg;
+	struct mr_attrib *a = uw->a;
 	uint64_t t0, t1;
 	struct span *sp;
 	int rc = -1;
 
 	pthread_mutex_lock(&a->lock);
-	a->holder = L->uctx;
-	sp = attrib_span_at(a, pc, L->ut, &t0, &t1);
+	a->holder = uw->ctx;
+	sp = attrib_span_at(a, pc, uw->t, &t0, &t1);
 	if (sp && !a->obj[sp->obj].is_self) {
 		*file = a->obj[sp->obj].file;
 		*bias = sp->bias;
@@ -421,31 +433,38 @@ static int module_at(void *arg, uint64_t pc, const char **file, uint64_t *bias)
 	return rc;
 }
 
-/* Under L->ulock: the call chain of entry st (time t, instruction ip) into f; the
- * unwinder is made again when t leaves its snapshot. The frame count, 0 if none. */
-static int chain(struct mr_attrib *a, struct attrib_locals *L, struct mr_attrib_ctx *c,
+/* Not under the lock: the call chain of entry st (time t, instruction ip) into f with
+ * *uwp (made on first use, and its unwinder again when t leaves its snapshot). The frame
+ * count, 0 if none. */
+static int chain(struct mr_attrib *a, struct attrib_unwind **uwp, struct mr_attrib_ctx *c,
 		 uint64_t ip, uint64_t t, const struct memphis_rec_stack *st,
 		 const uint8_t *bytes, struct mr_frame *f)
 {
+	struct attrib_unwind *uw = *uwp;
 	int n;
 
-	if (!L->u || t < L->ut0 || t >= L->ut1) {
+	if (!uw) {
+		uw = *uwp = calloc(1, sizeof(*uw));
+		if (!uw)
+			return 0;
+		uw->a = a;
+		uw->ctx = c;
+	}
+	if (!uw->u || t < uw->t0 || t >= uw->t1) {
 		uint64_t t0 = 0, t1 = UINT64_MAX;
 
 		pthread_mutex_lock(&a->lock);
 		attrib_span_find(a, ip, t, &t0, &t1);
 		pthread_mutex_unlock(&a->lock);
-		mr_unwind_free(L->u);
-		L->u = mr_unwind_new(module_at, a);
-		if (!L->u)
+		mr_unwind_free(uw->u);
+		uw->u = mr_unwind_new(module_at, uw);
+		if (!uw->u)
 			return 0;
-		L->ut0 = t0;
-		L->ut1 = t1;
+		uw->t0 = t0;
+		uw->t1 = t1;
 	}
-	L->ut = t;
-	L->uctx = c;
-	n = mr_unwind_chain(L->u, st, bytes, f, MR_UNWIND_MAX_FRAMES);
-	L->uctx = NULL;
+	uw->t = t;
+	n = mr_unwind_chain(uw->u, st, bytes, f, MR_UNWIND_MAX_FRAMES);
 	return n > 0 ? n : 0;
 }
 
@@ -460,9 +479,7 @@ uint32_t attrib_local_in_callers(struct mr_attrib *a, struct mr_attrib_ctx *c, u
 
 	if (!L || !bytes)
 		return 0;
-	pthread_mutex_lock(&L->ulock);
-	n = chain(a, L, c, ip, t, st, bytes, f);
-	pthread_mutex_unlock(&L->ulock);
+	n = chain(a, c ? &c->locals_uw : &L->uw, c, ip, t, st, bytes, f);
 	pthread_mutex_lock(&a->lock);
 	a->holder = c;
 	/* frame k lies from the CFA of the frame it called up to its own CFA */

@@ -236,6 +236,7 @@ void mr_attrib_ctx_free(struct mr_attrib_ctx *c)
 	if (!c)
 		return;
 	attrib_callers_free(c->callers);
+	attrib_unwind_free(c->locals_uw);
 	free(c->cache);
 	free(c->var_first);
 	free(c->line_first);
