@@ -340,6 +340,7 @@ void mr_attrib_close(struct mr_attrib *a)
 		free(a->lines[i]);
 	mr_heap_free(&a->heap);
 	mr_heap_free(&a->stacks);
+	attrib_locals_free(a->locals);
 	mph_u64map_free(&a->obj_by_path);
 	mph_u64map_free(&a->var_by_key);
 	mph_u64map_free(&a->line_by_hash);

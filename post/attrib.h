@@ -85,6 +85,14 @@ void mr_attrib_ctx_free(struct mr_attrib_ctx *c);
 void mr_attrib_sample(struct mr_attrib_ctx *c, const struct memphis_rec_sample *s, int use_addr,
 		      struct mr_resolved *r);
 
+/* mr_attrib_sample for a sample with STACKS entry st (NULL: none) and its stack bytes: a
+ * data address in the sampling thread's own stack is named by the local variable that
+ * holds it ("function::var", MR_VAR_LOCAL) of the sampled frame or of a caller's, as far
+ * as the bytes let the chain be unwound, when there is one. */
+void mr_attrib_sample_stack(struct mr_attrib_ctx *c, const struct memphis_rec_sample *s,
+			    const struct memphis_rec_stack *st, const uint8_t *bytes,
+			    int use_addr, struct mr_resolved *r);
+
 /* After a pass whose samples went through ctx[0], ctx[1], ... in that order (all of
  * ctx[0]'s samples before ctx[1]'s), made when the catalog held nvars0 variables and
  * nlines0 lines: renumber the ids made since as one context would have made them, and
@@ -102,6 +110,13 @@ int mr_attrib_runtime_loaded(const struct mr_attrib *a, unsigned rt);
 /* Variable id of data address addr accessed by thread tid at time t (0 = <unknown>, also
  * for libmemphis's own data). */
 uint32_t mr_attrib_data(struct mr_attrib *a, uint64_t addr, uint64_t t, uint32_t tid);
+/* The same for a first touch by instruction ip with STACKS entry st (NULL: none), after
+ * the sample pass: a local variable of ip's frame when addr is one in tid's own stack
+ * (mr_attrib_sample_stack), else the local the samples found on addr's page of a stack
+ * (the page's first touch is then that local's), else as mr_attrib_data. */
+uint32_t mr_attrib_touch_data(struct mr_attrib *a, uint64_t addr, uint64_t t, uint32_t tid,
+			      uint64_t ip, const struct memphis_rec_stack *st,
+			      const uint8_t *bytes);
 /* Line id of the instruction at ip (0 = unknown). */
 uint32_t mr_attrib_code(struct mr_attrib *a, uint64_t ip, uint64_t t);
 /* Home node of the page of addr: the PAGES blocks of region, then those of region 0

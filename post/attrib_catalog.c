@@ -25,7 +25,7 @@ const char *mr_var_kind_name(unsigned kind)
 		[MR_VAR_GLOBAL] = "global", [MR_VAR_STATIC] = "static",
 		[MR_VAR_FUNC_STATIC] = "function static", [MR_VAR_TLS] = "tls",
 		[MR_VAR_SYMBOL] = "symbol", [MR_VAR_HEAP] = "heap", [MR_VAR_STACK] = "stack",
-		[MR_VAR_UNKNOWN] = "unknown", [MR_VAR_RUNTIME] = "runtime",
+		[MR_VAR_UNKNOWN] = "unknown", [MR_VAR_LOCAL] = "local", [MR_VAR_RUNTIME] = "runtime",
 	};
 
 	return kind < sizeof(n) / sizeof(n[0]) && n[kind] ? n[kind] : "unknown";

@@ -4,6 +4,7 @@
  *   attrib_catalog.c  the id -> name catalog of variables and source lines (ip -> line)
  *   attrib_resolve.c  the resolver: sample -> variable and page home, with its cache
  *   attrib_caller.c   the line of runtime code told by its caller (STACKS entries)
+ *   attrib_locals.c   stack data by local variable (STACKS entries)
  * Not for other files of post/: they use attrib.h.
  */
 #ifndef MR_ATTRIB_IMPL_H
@@ -131,6 +132,7 @@ struct mr_attrib {
 	 * debug information, spans' bias) is changed under lock by the context holder. */
 	pthread_mutex_t lock;
 	struct mr_attrib_ctx *holder; /* the context holding lock, NULL outside a pass */
+	struct attrib_locals *locals; /* attrib_locals.c's caches, NULL until used */
 	struct attrib_callers *callers; /* mr_attrib_caller's unwinder and caches, or NULL */
 };
 
@@ -149,10 +151,33 @@ struct mr_attrib_ctx {
 	int oom;                    /* a first use could not be recorded */
 	struct mph_u64map waits;    /* ip -> its runtime and whether a wait loop (attrib_runtime.c) */
 	struct attrib_callers *callers; /* mr_attrib_ctx_caller's unwinder and caches, or NULL */
+	struct attrib_unwind *locals_uw; /* attrib_locals.c's unwinder of callers' frames, or NULL */
 };
 
 /* ---- shared between the pieces ---- */
 
+/* Whether addr lies at time t in the stack of thread tid itself. Reads only what no pass
+ * changes (no lock). */
+int attrib_on_own_stack(const struct mr_attrib *a, uint64_t addr, uint64_t t, uint32_t tid);
+
+/* Under the lock: the variable id of the local of the frame running instruction ip (with
+ * the registers of STACKS entry st) that holds data address addr at time t, 0 if none
+ * (then resolve addr as usual). count: a sample's, kept for attrib_local_on_page. *cfa0:
+ * the frame's CFA, 0 when not known. */
+uint32_t attrib_local_at(struct mr_attrib *a, uint64_t ip, uint64_t addr, uint64_t t,
+			 const struct memphis_rec_stack *st, int count, uint64_t *cfa0);
+/* Not under the lock: attrib_local_at for the callers of frame 0, as far as the entry's
+ * stack (bytes) lets them be unwound; c: the context (NULL: none). 0 if none. */
+uint32_t attrib_local_in_callers(struct mr_attrib *a, struct mr_attrib_ctx *c, uint64_t ip,
+				 uint64_t addr, uint64_t t, const struct memphis_rec_stack *st,
+				 const uint8_t *bytes, int count);
+/* Under the lock, after the sample pass: the local whose instance (where samples found
+ * it) in the stack holding addr at time t overlaps addr's page most sampled, 0 if none. */
+uint32_t attrib_local_on_page(struct mr_attrib *a, uint64_t addr, uint64_t t);
+/* Free attrib_locals.c's caches (NULL: nothing). */
+void attrib_locals_free(struct attrib_locals *L);
+/* Free an unwinder of attrib_locals.c (NULL: nothing). */
+void attrib_unwind_free(struct attrib_unwind *uw);
 /* attrib_caller.c's state of one user (ctx, NULL for the attribution's own). */
 struct attrib_callers *attrib_callers_new(struct mr_attrib *a, struct mr_attrib_ctx *ctx);
 void attrib_callers_free(struct attrib_callers *cs);

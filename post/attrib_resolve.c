@@ -157,6 +157,42 @@ static uint32_t data_resolve(struct mr_attrib *a, struct mr_attrib_ctx *c, uint6
 	return v;
 }
 
+/* The local variable holding addr (attrib_local_at), found by context holder c (NULL:
+ * none), when st is given and addr lies in thread tid's own stack; 0 if none. */
+static uint32_t local_resolve(struct mr_attrib *a, struct mr_attrib_ctx *c, uint64_t ip,
+			      uint64_t addr, uint64_t t, uint32_t tid,
+			      const struct memphis_rec_stack *st, const uint8_t *bytes)
+{
+	uint64_t cfa0;
+	uint32_t v;
+
+	if (!st || !addr || !attrib_on_own_stack(a, addr, t, tid))
+		return 0;
+	pthread_mutex_lock(&a->lock);
+	a->holder = c;
+	v = attrib_local_at(a, ip, addr, t, st, c != NULL, &cfa0);
+	a->holder = NULL;
+	pthread_mutex_unlock(&a->lock);
+	/* above the sampled frame: a caller's */
+	if (!v && cfa0 && addr >= cfa0)
+		v = attrib_local_in_callers(a, c, ip, addr, t, st, bytes, c != NULL);
+	return v;
+}
+
+uint32_t mr_attrib_touch_data(struct mr_attrib *a, uint64_t addr, uint64_t t, uint32_t tid,
+			      uint64_t ip, const struct memphis_rec_stack *st,
+			      const uint8_t *bytes)
+{
+	uint32_t v = local_resolve(a, NULL, ip, addr, t, tid, st, bytes);
+
+	if (!v) {
+		pthread_mutex_lock(&a->lock);
+		v = attrib_local_on_page(a, addr, t);
+		pthread_mutex_unlock(&a->lock);
+	}
+	return v ? v : mr_attrib_data(a, addr, t, tid);
+}
+
 uint32_t mr_attrib_data(struct mr_attrib *a, uint64_t addr, uint64_t t, uint32_t tid)
 {
 	struct range rg;
@@ -208,6 +244,7 @@ void mr_attrib_ctx_free(struct mr_attrib_ctx *c)
 	if (!c)
 		return;
 	attrib_callers_free(c->callers);
+	attrib_unwind_free(c->locals_uw);
 	free(c->cache);
 	free(c->var_first);
 	free(c->line_first);
@@ -299,6 +336,13 @@ static uint32_t sample_var(struct mr_attrib_ctx *c, struct ip_cache_slot *slot,
 void mr_attrib_sample(struct mr_attrib_ctx *ctx, const struct memphis_rec_sample *s, int use_addr,
 		      struct mr_resolved *r)
 {
+	mr_attrib_sample_stack(ctx, s, NULL, NULL, use_addr, r);
+}
+
+void mr_attrib_sample_stack(struct mr_attrib_ctx *ctx, const struct memphis_rec_sample *s,
+			    const struct memphis_rec_stack *st, const uint8_t *bytes,
+			    int use_addr, struct mr_resolved *r)
+{
 	struct ip_cache_slot *c = &ctx->cache[mph_fib_slot(s->ip, IP_CACHE_BITS)];
 	struct mr_attrib *a = ctx->a;
 	uint64_t page;
@@ -321,7 +365,11 @@ void mr_attrib_sample(struct mr_attrib_ctx *ctx, const struct memphis_rec_sample
 	r->line = r->self ? 0 : c->line;
 	if (!use_addr || !s->addr || r->self)
 		return;
-	r->var = sample_var(ctx, c, s);
+	r->var = local_resolve(a, ctx, s->ip, s->addr, s->time, s->tid, st, bytes);
+	if (r->var)
+		note_first(ctx, &ctx->var_first, &ctx->cap_var, r->var);
+	else
+		r->var = sample_var(ctx, c, s);
 	if (r->var == SELF_VAR) {
 		r->var = 0;
 		r->self = 1;

@@ -337,6 +337,8 @@ void mr_debuginfo_close(struct mr_debuginfo *d)
 	tabs[1] = &d->dtls;
 	tabs[2] = &d->svars;
 	tabs[3] = &d->stls;
+	if (d->frames_close)
+		d->frames_close(d);
 	for (int i = 0; i < 4; i++) {
 		free(tabs[i]->v);
 		free(tabs[i]->maxend);
@@ -410,7 +412,7 @@ uint64_t mr_debuginfo_tls_tpoff(const struct mr_debuginfo *d)
 }
 
 /* Innermost scope containing vaddr, or NULL. */
-static const struct scope_ent *scope_at(const struct mr_debuginfo *d, uint64_t vaddr)
+const struct scope_ent *di_scope_at(const struct mr_debuginfo *d, uint64_t vaddr)
 {
 	size_t lo = mph_upper_bound(d->scopes, d->nscopes, sizeof(*d->scopes),
 				    offsetof(struct scope_ent, lo), vaddr);
@@ -439,7 +441,7 @@ static const char *func_sym_at(const struct mr_debuginfo *d, uint64_t vaddr)
 
 int mr_debuginfo_line(struct mr_debuginfo *d, uint64_t vaddr, struct mr_line *out)
 {
-	const struct scope_ent *s = scope_at(d, vaddr);
+	const struct scope_ent *s = di_scope_at(d, vaddr);
 	size_t lo = mph_upper_bound(d->lines, d->nlines, sizeof(*d->lines),
 				    offsetof(struct line_ent, lo), vaddr);
 
@@ -470,7 +472,7 @@ bool mr_debuginfo_has_symbols(const struct mr_debuginfo *d)
 int mr_debuginfo_own_line(struct mr_debuginfo *d, uint64_t vaddr,
 			  bool (*foreign)(const char *file), struct mr_line *out)
 {
-	const struct scope_ent *s = scope_at(d, vaddr);
+	const struct scope_ent *s = di_scope_at(d, vaddr);
 	size_t lo = mph_upper_bound(d->lines, d->nlines, sizeof(*d->lines),
 				    offsetof(struct line_ent, lo), vaddr);
 

@@ -129,6 +129,39 @@ const struct mr_var *mr_debuginfo_tls_var_at(struct mr_debuginfo *d, uint64_t of
  * return pointers into this same array (pointer equality identifies a variable). */
 size_t mr_debuginfo_vars(struct mr_debuginfo *d, const struct mr_var **vars);
 
+/* Frames (debuginfo_locals.c). DWARF register numbers are x86-64's: 0 rax, 1 rdx, 2 rcx,
+ * 3 rbx, 4 rsi, 5 rdi, 6 rbp, 7 rsp, 8-15 r8-r15, 16 the return address (rip). */
+#define MR_REG_CFA (-1) /* a local's base: the canonical frame address, not a register */
+
+/* The canonical frame address of the function running at pc (CFA = the value of DWARF
+ * register *reg + *off, with the registers as they are at pc), from the object's call
+ * frame information (.eh_frame, else .debug_frame). 0, or -ENOENT when no FDE covers pc
+ * or its CFA rule is not register + offset (an expression). */
+int mr_debuginfo_cfa(struct mr_debuginfo *d, uint64_t pc, int *reg, int64_t *off);
+
+/* A local variable or formal parameter with a frame-relative location at some pc. */
+struct mr_local {
+	const char *name;  /* "function::var": the (inlined) function that declares it */
+	const char *file;  /* declaring file, may be NULL */
+	unsigned line;     /* declaring line, 0 if unknown */
+	uint64_t id;       /* identifies the variable in the object (the DIE offset of its
+			    * declaration: inlined copies of one variable share it) */
+	int reg;           /* its address is the value of this DWARF register at pc + off, */
+	int64_t off;       /* or, for MR_REG_CFA, the CFA + off */
+	uint64_t size;     /* bytes (arrays: elements * element size), never 0 */
+};
+
+/* The locals and formal parameters of the function running at pc (its lexical blocks and
+ * code inlined into it that hold pc included, nested functions not) whose location at pc
+ * is frame-relative: DW_OP_fbreg (through the function's DW_AT_frame_base:
+ * DW_OP_call_frame_cfa or DW_OP_bregN) or DW_OP_breg6/7 (rbp, rsp: other base
+ * registers point at the caller's storage), as a single expression or in the
+ * location-list entry covering pc. Variables of unknown size are left out. *out is
+ * malloc'd (the caller frees it; NULL when *n is 0); the strings live until
+ * mr_debuginfo_close(). The DWARF is read here, on first use, one function at a time.
+ * 0, -ENOENT (no function with DWARF at pc), -ENOMEM, or -EINVAL (DWARF unreadable). */
+int mr_debuginfo_locals(struct mr_debuginfo *d, uint64_t pc, struct mr_local **out, size_t *n);
+
 /* Permissions of the PT_LOAD segment holding vaddr, a mask of MR_SEG_* (the ELF PF_*
  * values); 0 if no segment holds it. */
 #define MR_SEG_X 1u

@@ -151,6 +151,7 @@ static void send_results(struct di_ctx *c, int fd, int rc)
 		wu64(w, sc->depth);
 		wu64(w, n);
 		wu64(w, cl);
+		wu64(w, sc->die);
 	}
 	for (int t = 0; !rc && t < 2; t++)
 		for (size_t i = 0; i < tabs[t]->n; i++) {
@@ -250,6 +251,7 @@ static int recv_results(struct di_ctx *c, const unsigned char *buf, size_t len, 
 			s.depth = (uint32_t)ru64(&r);
 			s.name = slot_str(slots, nslots, ru64(&r));
 			s.caller = slot_str(slots, nslots, ru64(&r));
+			s.die = ru64(&r);
 			s.parent = NONE;
 			if (di_grow((void **)&d->scopes, &d->capscopes, d->nscopes, sizeof(s)))
 				goto nomem;

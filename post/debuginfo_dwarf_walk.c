@@ -25,11 +25,19 @@
 
 /* ---- DWARF: scopes (functions and inlined code) ---- */
 
-/* Record [lo, hi) as code of function `name` (inlined into `caller` at nesting `depth`);
- * empty ranges and ranges outside executable segments are dropped. 0 or -ENOMEM. */
-static int add_scope(struct di_ctx *c, uint64_t lo, uint64_t hi, const char *name,
-		     const char *caller, uint32_t depth)
+/* The scope being added through di_die_ranges: its name, caller, depth and DIE. */
+struct scope_add {
+	const char *name, *caller;
+	uint32_t depth;
+	uint64_t die;
+};
+
+/* Record [lo, hi) as code of function sa->name (inlined into sa->caller at nesting
+ * sa->depth); empty ranges and ranges outside executable segments are dropped. 0 or
+ * -ENOMEM. */
+static int add_scope(struct di_ctx *c, void *arg, uint64_t lo, uint64_t hi)
 {
+	const struct scope_add *sa = arg;
 	struct mr_debuginfo *d = c->d;
 	struct scope_ent *s;
 
@@ -40,17 +48,18 @@ static int add_scope(struct di_ctx *c, uint64_t lo, uint64_t hi, const char *nam
 	s = &d->scopes[d->nscopes++];
 	s->lo = lo;
 	s->hi = hi;
-	s->name = name;
-	s->caller = caller;
-	s->depth = depth;
+	s->name = sa->name;
+	s->caller = sa->caller;
+	s->depth = sa->depth;
 	s->parent = NONE;
+	s->die = sa->die;
 	return 0;
 }
 
-/* Add the address ranges of a subprogram/inlined_subroutine DIE (low_pc/high_pc or
- * DW_AT_ranges, DWARF 4 .debug_ranges or DWARF 5 .debug_rnglists) as scopes. */
-static int die_ranges(struct di_ctx *c, Dwarf_Die die, const char *name, const char *caller,
-		      uint32_t depth)
+/* Hand each address range of die (low_pc/high_pc, or DW_AT_ranges: DWARF 4 .debug_ranges
+ * or DWARF 5 .debug_rnglists) to fn; stops at fn's first non-zero return. 0 (also for a
+ * DIE without ranges), fn's return or -errno (c->err set). */
+int di_die_ranges(struct di_ctx *c, Dwarf_Die die, di_range_fn *fn, void *arg)
 {
 	Dwarf_Error e = NULL;
 	Dwarf_Addr lo, hi;
@@ -65,12 +74,12 @@ static int die_ranges(struct di_ctx *c, Dwarf_Die die, const char *name, const c
 	if (rc == DW_DLV_OK) {
 		rc = dwarf_highpc_b(die, &hi, &form, &cls, &e);
 		if (rc == DW_DLV_NO_ENTRY)
-			return add_scope(c, lo, lo + 1, name, caller, depth);
+			return fn(c, arg, lo, lo + 1);
 		if (rc != DW_DLV_OK)
 			return di_dwfail(c, e, "reading DW_AT_high_pc", doff);
 		if (cls == DW_FORM_CLASS_CONSTANT)
 			hi += lo;
-		return add_scope(c, lo, hi, name, caller, depth);
+		return fn(c, arg, lo, hi);
 	}
 	if (rc == DW_DLV_ERROR)
 		return di_dwfail(c, e, "reading DW_AT_low_pc", doff);
@@ -106,9 +115,10 @@ static int die_ranges(struct di_ctx *c, Dwarf_Die die, const char *name, const c
 			if (noaddr || code == DW_RLE_end_of_list || code == DW_RLE_base_address ||
 			    code == DW_RLE_base_addressx)
 				continue;
-			if (add_scope(c, c1, c2, name, caller, depth)) {
+			rc = fn(c, arg, c1, c2);
+			if (rc) {
 				dwarf_dealloc_rnglists_head(head);
-				return -ENOMEM;
+				return rc;
 			}
 		}
 		dwarf_dealloc_rnglists_head(head);
@@ -135,10 +145,10 @@ static int die_ranges(struct di_ctx *c, Dwarf_Die die, const char *name, const c
 				base = r[i].dwr_addr2;
 				continue;
 			}
-			if (add_scope(c, base + r[i].dwr_addr1, base + r[i].dwr_addr2, name,
-				      caller, depth)) {
+			rc = fn(c, arg, base + r[i].dwr_addr1, base + r[i].dwr_addr2);
+			if (rc) {
 				dwarf_ranges_dealloc(c->dbg, r, n);
-				return -ENOMEM;
+				return rc;
 			}
 		}
 		dwarf_ranges_dealloc(c->dbg, r, n);
@@ -462,12 +472,16 @@ int di_walk(struct di_ctx *c, Dwarf_Die die, const struct var_scope *sc, uint32_
 				break;
 			}
 			if (tag == DW_TAG_subprogram) {
-				rc = die_ranges(c, child, name, NULL, 0);
+				struct scope_add sa = { name, NULL, 0, doff };
+
+				rc = di_die_ranges(c, child, add_scope, &sa);
 				in.func = name;
 				if (!rc)
 					rc = di_walk(c, child, &in, 0, level + 1);
 			} else {
-				rc = die_ranges(c, child, name, func, depth + 1);
+				struct scope_add sa = { name, func, depth + 1, doff };
+
+				rc = di_die_ranges(c, child, add_scope, &sa);
 				in.func = name ? name : func;
 				if (!rc)
 					rc = di_walk(c, child, &in, depth + 1, level + 1);
@@ -523,14 +537,14 @@ int di_walk(struct di_ctx *c, Dwarf_Die die, const struct var_scope *sc, uint32_
 
 /* ---- DWARF: the CU loop ---- */
 
-/* One compilation unit: its line program, then its DIE tree. 0 or -errno (c->err set). */
-static int read_cu(struct di_ctx *c, Dwarf_Die cu)
+/* Make cu the current compilation unit of c: its version, base address, language's
+ * default lower bound; its file list is read when first needed (di_decl_file). */
+void di_cu_begin(struct di_ctx *c, Dwarf_Die cu)
 {
 	Dwarf_Error e = NULL;
 	Dwarf_Half offsz;
 	Dwarf_Addr base;
 	int64_t lang = 0;
-	int rc;
 
 	dwarf_get_version_of_die(cu, &c->cu_ver, &offsz);
 	c->cu_base = dwarf_lowpc(cu, &base, &e) == DW_DLV_OK ? base : 0;
@@ -547,18 +561,33 @@ static int read_cu(struct di_ctx *c, Dwarf_Die cu)
 	c->srcfiles = NULL;
 	c->nsrcfiles = 0;
 	c->srcfiles_tried = 0;
-	rc = di_read_lines(c, cu);
-	if (!rc) {
-		struct var_scope top = { NULL, NULL, NULL };
+}
 
-		rc = di_walk(c, cu, &top, 0, 0);
-	}
+/* Free what di_cu_begin's unit loaded (its file list); the CU DIE stays the caller's. */
+void di_cu_end(struct di_ctx *c)
+{
 	if (c->srcfiles) {
 		for (Dwarf_Signed i = 0; i < c->nsrcfiles; i++)
 			dwarf_dealloc(c->dbg, c->srcfiles[i], DW_DLA_STRING);
 		dwarf_dealloc(c->dbg, c->srcfiles, DW_DLA_LIST);
 		c->srcfiles = NULL;
 	}
+	c->cu_die = NULL;
+}
+
+/* One compilation unit: its line program, then its DIE tree. 0 or -errno (c->err set). */
+static int read_cu(struct di_ctx *c, Dwarf_Die cu)
+{
+	int rc;
+
+	di_cu_begin(c, cu);
+	rc = di_read_lines(c, cu);
+	if (!rc) {
+		struct var_scope top = { NULL, NULL, NULL };
+
+		rc = di_walk(c, cu, &top, 0, 0);
+	}
+	di_cu_end(c);
 	return rc;
 }
 

@@ -7,6 +7,7 @@
  *   debuginfo_dwarf_walk.c DWARF: the CU loop and the DIE walk (scopes of functions and
  *                         inlined code, variables with static or TLS locations)
  *   debuginfo_child.c     running the DWARF pass in a child process and its protocol
+ *   debuginfo_locals.c    frames: the CFA rule and the frame-relative locals at a pc
  * Not for other files of post/: they use debuginfo.h.
  */
 #ifndef MR_DEBUGINFO_IMPL_H
@@ -42,6 +43,7 @@ struct scope_ent {
 	const char *caller; /* function the inlined code sits in, NULL for a subprogram */
 	uint32_t depth;     /* 0 for a subprogram, nesting depth for inlined code */
 	uint32_t parent;    /* index of the smallest scope containing this one, NONE */
+	uint64_t die;       /* .debug_info offset of its DIE (debuginfo_locals.c reads it) */
 };
 
 struct func_sym {
@@ -92,6 +94,10 @@ struct mr_debuginfo {
 	struct mr_var *all;                        /* what mr_debuginfo_vars() returns */
 	size_t nall;
 	struct var_idx idx[4]; /* the same four classes as views into all (lookups) */
+
+	struct di_frames *frames; /* debuginfo_locals.c's DWARF, opened on first use, and */
+	void (*frames_close)(struct mr_debuginfo *d); /* what closes it (set with it: the
+						       * locals sit above debuginfo.c) */
 
 	struct chunk *arena;
 	const char **strs; /* intern hash table (open addressing) */
@@ -196,6 +202,23 @@ int di_read_lines(struct di_ctx *c, Dwarf_Die cu);
 
 /* Read all CUs of .debug_info. 0 (also when there is no DWARF) or -errno. */
 int di_read_dwarf(struct di_ctx *c, int fd);
+
+/* A range [lo, hi) of a DIE handed out by di_die_ranges; non-zero stops the walk. */
+typedef int di_range_fn(struct di_ctx *c, void *arg, uint64_t lo, uint64_t hi);
+
+/* Hand each address range of die (low_pc/high_pc, or DW_AT_ranges: DWARF 4 .debug_ranges
+ * or DWARF 5 .debug_rnglists) to fn; stops at fn's first non-zero return. 0 (also for a
+ * DIE without ranges), fn's return or -errno (c->err set). */
+int di_die_ranges(struct di_ctx *c, Dwarf_Die die, di_range_fn *fn, void *arg);
+
+/* Make cu the current compilation unit of c (version, base address, the language's
+ * default lower bound; its file list read when first needed); di_cu_end frees what it
+ * loaded. */
+void di_cu_begin(struct di_ctx *c, Dwarf_Die cu);
+void di_cu_end(struct di_ctx *c);
+
+/* Innermost scope containing vaddr, or NULL. */
+const struct scope_ent *di_scope_at(const struct mr_debuginfo *d, uint64_t vaddr);
 
 /* Walk the children of die. sc: the enclosing (possibly inlined) function, Fortran module
  * and COMMON block; depth: inline nesting depth of that function. */

@@ -61,10 +61,14 @@ static void get_touch(void *arg, size_t i, struct mr_agg_touch *out)
 {
 	struct report *r = arg;
 	const struct memphis_rec_touch *t = &r->run->touches[i];
+	const struct memphis_rec_stack *st = NULL;
 	uint64_t ps = mr_attrib_page_size(r->a);
+	const uint8_t *bytes = NULL;
 
 	memset(out, 0, sizeof(*out));
-	out->var = mr_attrib_data(r->a, t->addr, t->time, t->tid);
+	if (t->flags & MPH_TOUCH_STACK)
+		st = mr_run_touch_stack(r->run, t, &bytes);
+	out->var = mr_attrib_touch_data(r->a, t->addr, t->time, t->tid, t->ip, st, bytes);
 	out->tid = t->tid;
 	out->pages = 1;
 	if (out->var == 0 || out->var >= r->agg.nvars || !r->agg.vars[out->var].matrix)
@@ -74,13 +78,8 @@ static void get_touch(void *arg, size_t i, struct mr_agg_touch *out)
 		out->pages = (1ull << t->page_shift) / ps;
 	out->page_node = node_index(r, mr_attrib_page_node(r->a, 0, t->addr));
 	out->line = mr_attrib_code(r->a, t->ip, t->time);
-	if (t->flags & MPH_TOUCH_STACK) {
-		const uint8_t *bytes;
-		const struct memphis_rec_stack *e = mr_run_touch_stack(r->run, t, &bytes);
-
-		if (e)
-			out->line = mr_attrib_caller(r->a, t->ip, e, bytes, out->line);
-	}
+	if (st)
+		out->line = mr_attrib_caller(r->a, t->ip, st, bytes, out->line);
 	out->tid_node = mr_run_cpu_node(r->run, t->cpu);
 }
 

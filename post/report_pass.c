@@ -111,6 +111,8 @@ static int count_sample(struct worker *w, const struct memphis_rec_sample *sm, u
 {
 	const struct report *r = w->r;
 	struct report_stats *st = &w->st;
+	const struct memphis_rec_stack *stk;
+	const uint8_t *bytes = NULL;
 	struct mr_resolved res;
 	uint32_t cpu_node, page_node;
 
@@ -124,7 +126,8 @@ static int count_sample(struct worker *w, const struct memphis_rec_sample *sm, u
 	st->kernel += !!(sm->flags & MPH_S_KERNEL);
 	if (!(sm->flags & addr_ok) || !sm->addr)
 		return 0;
-	mr_attrib_sample(w->ctx, sm, 1, &res);
+	stk = (sm->flags & MPH_S_STACK) ? mr_samples_stack(w->it, sm, &bytes) : NULL;
+	mr_attrib_sample_stack(w->ctx, sm, stk, bytes, 1, &res);
 	if (res.self) {
 		st->self++;
 		return 0;

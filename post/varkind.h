@@ -12,8 +12,9 @@ enum mr_var_kind {
 	MR_VAR_HEAP = 5,        /* allocations of one call site (attribution only) */
 	MR_VAR_STACK = 6,       /* a thread's stack (attribution only) */
 	MR_VAR_UNKNOWN = 7,     /* an address nothing explains (attribution only) */
-	MR_VAR_RUNTIME = 9,     /* a runtime's own data, one per runtime (post/runtime.h);
-				 * 8 is issue 16's stack locals, on another branch */
+	MR_VAR_LOCAL = 8,       /* a local variable or parameter in a sampled frame, named
+				 * "func::var" (attribution only, from a STACKS entry) */
+	MR_VAR_RUNTIME = 9,     /* a runtime's own data, one per runtime (post/runtime.h) */
 };
 
 /* The kind's name in reports ("global", "function static", ...); "unknown" for values

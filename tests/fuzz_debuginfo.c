@@ -116,12 +116,19 @@ static void ask(struct mr_debuginfo *d, uint64_t a)
 {
 	struct mr_line l;
 	unsigned char code[32];
+	struct mr_local *loc;
+	int64_t off;
+	size_t nloc;
+	int reg;
 
 	(void)mr_debuginfo_line(d, a, &l);
 	(void)mr_debuginfo_var_at(d, a);
 	(void)mr_debuginfo_tls_var_at(d, a);
 	(void)mr_debuginfo_segment(d, a);
 	(void)mr_debuginfo_code(d, a, code, sizeof(code));
+	(void)mr_debuginfo_cfa(d, a, &reg, &off); /* frames: read lazily, in this process */
+	if (!mr_debuginfo_locals(d, a, &loc, &nloc))
+		free(loc);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -483,9 +483,18 @@ static void check_broken(const char *what, const char *path, int corrupt)
 			const struct mr_var *v;
 
 			for (uint64_t a = 0; a < 0x10000; a += 7) {
+				struct mr_local *loc;
+				int64_t off;
+				size_t nloc;
+				int reg;
+
 				mr_debuginfo_line(d, a, &l);
 				mr_debuginfo_var_at(d, a);
 				mr_debuginfo_tls_var_at(d, a & 0xff);
+				/* the frames' DWARF is read here, in this process */
+				mr_debuginfo_cfa(d, a, &reg, &off);
+				if (!mr_debuginfo_locals(d, a, &loc, &nloc))
+					free(loc);
 			}
 			mr_debuginfo_vars(d, &v);
 			mr_debuginfo_close(d);

@@ -6,7 +6,7 @@ usage: check.py START TAG SRCDIR EXPECT JSON...
 EXPECT holds one expectation a line: "region|name|kind|weight|line", where
   name    is the report's name of the variable; "@SITE:tag" in it becomes the line number
           of the source line marked /* SITE:tag */ (a malloc call site),
-  kind    is the report's kind (global, static, function static, heap, stack, tls),
+  kind    is the report's kind (global, static, function static, heap, stack, tls, local),
   weight  names the macros of golden.h whose ratio is the expected share, "W_GLOBAL/W_MAIN",
   line    is the tag of the source line marked /* LINE:tag */ that loads the variable.
 Each JSON is `memphis-report --all --json --top 0 --region R` of region R, in the order of

@@ -1,0 +1,92 @@
+#!/bin/sh
+# tests/t_locals.sh - stack data by local variable (issue 16 item 4): samples whose data
+# address lies in the sampling thread's own stack are named "function::var" (kind local)
+# by the DWARF location of the sampled frame's locals, with the frame's CFA from the
+# sample's registers (STACKS entry) and the CFI.
+#   - C (-O2, tests/prog_locals.c): kernel() loads its local arrays hot and cold 7:3 with
+#     loads of equal cost: kernel::hot and kernel::cold, hot's share 70 +- 5 points; peek()
+#     loads main's array far through a pointer: main::far, a local of its caller's frame;
+#     vla() loads its variable-length array (no DWARF size, no variable): those samples
+#     stay <stack of thread 0>; kernel's locals have the first touch of their pages;
+#     without STACKS entries (MEMPHIS_STACK_BYTES=0) nothing is local.
+#   - Fortran (-O2 -fopenmp, tests/fixtures/locals_lu.f90): blts, called by two OpenMP
+#     threads, loads its automatic arrays tmat and tv 7:3: blts::tmat and blts::tv in both
+#     threads' stacks, tmat's share 70 +- 5 points, hardly any <stack of thread N> left.
+. "$MEMPHIS_SRC/tests/tap.sh"
+command -v python3 >/dev/null || { echo "python3 is needed to read the JSON report" >&2; exit 77; }
+export MEMPHIS_PERIOD=250us
+
+# vars RUNDIR > FILE: "name<TAB>kind<TAB>samples<TAB>first touch's line" per variable of
+# the JSON report
+vars() {
+	"$REPORT" --json "$1" | python3 -c '
+import json, sys
+for v in json.load(sys.stdin)["variables"]:
+    ft = v["first_touch"] or {}
+    print("%s\t%s\t%d\t%s" % (v["name"], v["kind"], v["samples"], ft.get("line") or "-"))'
+}
+# samples FILE NAME: the samples of variable NAME (0 if absent)
+samples() { awk -F '\t' -v n="$2" '$1 == n { s = $3 } END { print s + 0 }' "$1"; }
+# kind FILE NAME: the kind of variable NAME
+kind() { awk -F '\t' -v n="$2" '$1 == n { print $2 }' "$1"; }
+# share A B: A's share of A + B in percent, one decimal
+share() { python3 -c "import sys; a, b = $1, $2; print('%.1f' % (100.0 * a / (a + b) if a + b else 0))"; }
+# within S LO HI N MIN: LO <= S <= HI and N >= MIN
+within() { python3 -c "import sys; sys.exit(0 if $2 <= $1 <= $3 and $4 >= $5 else 1)"; }
+
+# 1. C
+"$B/tests/prog_locals" 1 > c.out || not_ok "prog_locals runs"
+d=$(rundir prog_locals)
+vars "$d" > c.vars
+sed 's/^/# /' c.vars
+hot=$(samples c.vars kernel::hot)
+cold=$(samples c.vars kernel::cold)
+sh=$(share "$hot" "$cold")
+check "C: kernel's arrays are kernel::hot and kernel::cold, kind local" \
+	test "$(kind c.vars kernel::hot)" = local -a "$(kind c.vars kernel::cold)" = local
+check "C: kernel::hot's share of hot + cold is 70 +- 5 ($sh %, $((hot + cold)) samples)" \
+	within "$sh" 65 75 "$((hot + cold))" 400
+# kernel's frame is the deepest the stack went: its pages are first touched in kernel
+# (lines 25-47: filling the arrays), and those touches are its locals'
+ft=$(awk -F '\t' '$1 ~ /^kernel::(hot|cold)$/ && $4 ~ /^prog_locals.c:/ { split($4, a, ":"); if (a[2] >= 25 && a[2] <= 47) print $1 }' c.vars | head -n 1)
+check "C: a page of kernel's locals is first touched in kernel, and the touch is the local's (${ft:-none})" \
+	test -n "$ft"
+far=$(samples c.vars main::far)
+check "C: peek's loads from its caller's array are main::far, kind local ($far samples)" \
+	test "$far" -ge 200 -a "$(kind c.vars main::far)" = local
+st=$(samples c.vars "<stack of thread 0>")
+check "C: vla's loads from its variable-length array stay <stack of thread 0> ($st samples)" \
+	test "$st" -ge 200
+check "C: the variable-length array vla::v is no variable" sh -c '! grep -q "^vla::v	" c.vars'
+
+MEMPHIS_STACK_BYTES=0 "$B/tests/prog_locals" 0.3 > c0.out || not_ok "prog_locals runs without stacks"
+d0=$(ls -td memphis-prog_locals-*/ | head -n 1)
+vars "$d0" > c0.vars
+check "C: without STACKS entries no variable is local" sh -c '! grep -q "	local	" c0.vars'
+
+# 2. Fortran
+FC=${FC:-gfortran}
+if command -v "$FC" >/dev/null && [ -f "$B/fortran/memphis.mod" ]; then
+	"$FC" -g -O2 -fopenmp -I"$B/fortran" "$S/tests/fixtures/locals_lu.f90" -o lu \
+		-L"$B" -Wl,-rpath,"$B" -lmemphis_f -lmemphis || not_ok "gfortran builds locals_lu.f90"
+	./lu 1.5 > f.out || not_ok "locals_lu runs"
+	vars "$(rundir lu)" > f.vars
+	sed 's/^/# /' f.vars
+	tm=$(samples f.vars blts::tmat)
+	tv=$(samples f.vars blts::tv)
+	sf=$(share "$tm" "$tv")
+	check "Fortran: blts's arrays are blts::tmat and blts::tv, kind local" \
+		test "$(kind f.vars blts::tmat)" = local -a "$(kind f.vars blts::tv)" = local
+	check "Fortran: blts::tmat's share of tmat + tv is 70 +- 5 ($sf %, $((tm + tv)) samples)" \
+		within "$sf" 65 75 "$((tm + tv))" 400
+	ftf=$(awk -F '\t' '$1 ~ /^blts::(tmat|tv)$/ && $4 ~ /^locals_lu.f90:2[12]$/ { print $1 }' f.vars | head -n 1)
+	check "Fortran: a page of blts's arrays is first touched where blts fills them (${ftf:-none})" \
+		test -n "$ftf"
+	rest=$(awk -F '\t' '$1 ~ /^<stack of thread/ { s += $3 } END { print s + 0 }' f.vars)
+	check "Fortran: both threads' blts frames are named: $rest samples left as <stack of thread N>" \
+		test "$rest" -le $(((tm + tv) / 50))
+else
+	skip "Fortran: blts::tmat and blts::tv" "no $FC or no memphis.mod"
+	skip "Fortran: blts::tmat's share" "no $FC or no memphis.mod"
+fi
+done_testing
