@@ -114,4 +114,20 @@ else
 	sed 's/^/# /' run.err report.err
 fi
 cd ..
+
+# memphis-report links libdwarf (DWARF) and libdw (unwinding): both export dwarf_attr,
+# dwarf_child, dwarf_tag ... with other meanings, so no call may cross from one to the other
+# (lazy binding shows every call's target the first time it is made)
+d=$(cd O2 && rundir callers)
+if [ -n "$d" ]; then
+	LD_DEBUG=bindings LD_BIND_NOT=1 "$REPORT" "O2/$d" --all >/dev/null 2>bindings.txt
+	if grep -E 'libdw\.so[^ ]* \[0\] to [^ ]*libdwarf|libdwarf\.so[^ ]* \[0\] to [^ ]*libdw\.so' \
+		bindings.txt >crossed; [ -s crossed ]; then
+		not_ok "no call crosses between libdw and libdwarf"
+		head -n 5 crossed | sed 's/^/# /'
+	else
+		grep -q 'libdw\.so' bindings.txt && ok "no call crosses between libdw and libdwarf" ||
+			not_ok "no call crosses between libdw and libdwarf (LD_DEBUG gave no libdw binding)"
+	fi
+fi
 done_testing
