@@ -5,7 +5,8 @@
  * or a size below VER0, which it must refuse), the second the CPU count; the rest is the
  * record (zero-padded). Checks, besides ASan/UBSan: refused records leave no sample
  * behind that looks valid, and accepted ones keep the promises of lib/backend/kmod_record.h
- * (user IPs, cpu < ncpus, tid != 0, user data addresses only). Built by `make fuzz` from the decoder's
+ * (user IPs, cpu < ncpus, tid != 0, user data addresses only; a LOST record: a count, no
+ * sample). Built by `make fuzz` from the decoder's
  * source alone (FUZZ_kmod_record_SRCS in the Makefile), run by tests/t_fuzz.sh. */
 #include <errno.h>
 #include <stdint.h>
@@ -33,7 +34,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(rec, data + 2, size - 2 < rec_size ? size - 2 : rec_size);
 	rc = memphis__kmod_decode(rec, rec_size, ncpus, &out);
-	if (rc == 0) {
+	if (rc == 0 && out.lost) {
+		/* a LOST record: a count for a thread and CPU, no sample */
+		if (rec_size < MEMPHISMOD_RECORD_SIZE_VER0 || out.s.ip || out.s.flags || out.fault ||
+		    out.s.cpu >= ncpus || out.s.tid == 0)
+			abort();
+	} else if (rc == 0) {
 		if (rec_size < MEMPHISMOD_RECORD_SIZE_VER0 || out.s.ip == 0 || out.s.ip >= 1ull << 63 ||
 		    out.s.cpu >= ncpus || out.s.tid == 0)
 			abort();

@@ -187,6 +187,10 @@ static void test_lost_fault(void)
 	ok(memphis__kmod_decode(&r, sizeof(r), 4, &out) == -ERANGE,
 	   "decode: a LOST record with a cpu beyond nr_cpus is refused");
 	r.cpu = 2;
+	r.weight = 0;
+	ok(memphis__kmod_decode(&r, sizeof(r), 4, &out) == -EINVAL,
+	   "decode: a LOST record of 0 samples is refused (it would read as a sample at ip 0)");
+	r.weight = 37;
 	r.flags |= K;
 	ok(memphis__kmod_decode(&r, sizeof(r), 4, &out) == -EPERM,
 	   "decode: a LOST record with the kernel flag is refused");

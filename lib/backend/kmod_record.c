@@ -22,6 +22,8 @@ int memphis__kmod_decode(const void *rec, size_t size, uint32_t n_cpus,
 	if (r.cpu >= n_cpus || r.cpu > UINT16_MAX || r.tid == 0)
 		return -ERANGE;
 	if ((r.flags & MEMPHISMOD_REC_LOST) && !(r.flags & MEMPHISMOD_REC_KERNEL)) {
+		if (r.weight == 0) /* a count of nothing: no module writes it */
+			return -EINVAL;
 		out->pid = r.pid;
 		out->s.time = r.time;
 		out->s.tid = r.tid;

@@ -32,7 +32,8 @@ struct memphis__kmod_sample {
  * (union perf_mem_data_src, include/memphis/hwdecode.h); a data source without an address
  * gives MPH_S_NOADDR plus those; without address, data source and registers the sample is
  * MPH_S_NOADDR | MPH_S_NOPRED. A record of the first version (192 bytes) reads as if its
- * appended fields (ins_lat) were 0. A LOST record (ip 0) sets lost, a FAULT record sets
+ * appended fields (ins_lat) were 0. A LOST record (ip 0) sets lost (> 0; a count of 0 is
+ * refused, -EINVAL), a FAULT record sets
  * fault (a kernel data address reads as none).
  * Returns 0 and fills *out. Pure: no system calls, no allocation. */
 int memphis__kmod_decode(const void *rec, size_t rec_size, uint32_t ncpus,
