@@ -89,8 +89,18 @@ check "threads: exit status 0 and the same output with and without the library" 
 d=$(rundir heapkinds)
 "$REPORT" "$d" --all --top 0 >threads.txt 2>report.err || sed 's/^/# /' report.err
 check "threads: no stack named as an mmap object" sh -c '! grep -Eq "^\([0-9]+\) mm?re?map at" threads.txt'
-stacks=$(grep -c '^([0-9]*) <stack of thread [1-8]> ' threads.txt)
-check "threads: the 8 threads' stacks found as stacks ($stacks)" [ "$stacks" = 8 ]
+# with registers and stack (STACKS entries) the samples name the frame's local array
+att=$(sed -n 's/^attributed: \([0-9,]*\) samples.*/\1/p' threads.txt | tr -d ,)
+loc=$(sed -n 's/^([0-9]*) on_stack::local \([0-9]*\)$/\1/p' threads.txt)
+check "threads: the stacks' samples named as on_stack's local array (${loc:-0} of ${att:-0})" \
+	[ "${att:-0}" -gt 0 -a "$((${loc:-0} * 100))" -ge "$((${att:-0} * 95))" ]
+rm -rf memphis-*/
+# without them (MEMPHIS_STACK_BYTES=0) each thread's stack is found as that thread's stack,
+# the one the program mapped itself (MAP_STACK) included
+MEMPHIS_STACK_BYTES=0 LD_PRELOAD=$B/libmemphis.so MEMPHIS_PERIOD=250us ./heapkinds threads $((STEPS / 4)) >/dev/null 2>&1
+"$REPORT" "$(rundir heapkinds)" --all --top 0 >threads0.txt 2>report.err || sed 's/^/# /' report.err
+stacks=$(grep -c '^([0-9]*) <stack of thread [1-8]> ' threads0.txt)
+check "threads, no STACKS entries: the 8 threads' stacks found as stacks ($stacks)" [ "$stacks" = 8 ]
 rm -rf memphis-*/
 
 # libnuma maps its arrays itself: the report skips its frames like libc's
