@@ -15,7 +15,11 @@ total=$(sed -n 's/^samples: .*lost \([0-9,]*\), throttled.*/\1/p' "$small.txt" |
 per=$(grep -E '^#   region [0-9]+ tid [0-9]+:' "$small.dump" | sed 's/.* samples, \([0-9,]*\) lost.*/\1/' | tr -d , |
 	awk '{s += $1; if ($1 > 0) n++} END {printf "%d %d", s, n}')
 vm_note "16 KiB buffers: $(grep -m1 '^samples:' "$small.txt"); per thread: lost ${per% *} in ${per#* } LOSS records"
-if [ "${total:-0}" -gt 0 ] && [ "${per#* }" -ge 1 ] && [ "${per% *}" -le "$total" ] &&
+if [ "${total:-0}" = 0 ] && [ "${per% *}" = 0 ]; then
+	# the drain kept up even with 16 KiB buffers (it is no longer sampled itself): nothing
+	# to tell; the module's LOST records are checked on their own by tool_kmod lost
+	vm_result skip "kmod backend: lost samples are told per thread" "no sample was lost in this run"
+elif [ "${total:-0}" -gt 0 ] && [ "${per#* }" -ge 1 ] && [ "${per% *}" -le "$total" ] &&
 	[ $((${per% *} * 10)) -ge $((total * 9)) ]; then
 	vm_result ok "kmod backend: lost samples are told per thread (LOSS records hold >= 90 % of the run's lost)"
 else
