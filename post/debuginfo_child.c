@@ -36,6 +36,14 @@
  * Strings are referenced by slot (NONE for NULL) and sent once, before first use.
  */
 #define CHILD_TIMEOUT_S 600
+/* ThreadSanitizer's runtime can deadlock a child forked from a threaded process (seen in
+ * t_report_jobs under TSan: the child blocked on TSan's allocator lock, the report waiting
+ * on its pipe): a TSan build reads in this process, as when fork fails. */
+#ifdef __SANITIZE_THREAD__
+#define FORK_CHILD 0
+#else
+#define FORK_CHILD 1
+#endif
 
 struct wbuf {
 	int fd, failed;
@@ -311,9 +319,10 @@ int di_read_dwarf_isolated(struct di_ctx *c, int fd)
 
 	if (pipe(p))
 		return di_fail(c, -errno, "pipe: %s", strerror(errno)); /* out of descriptors */
-	pid = fork();
+	pid = FORK_CHILD ? fork() : -1;
 	if (pid < 0) {
-		/* no process to spare (RLIMIT_NPROC, memory): read in this one, unprotected */
+		/* no process to spare (RLIMIT_NPROC, memory), or a TSan build: read in this one,
+		 * unprotected */
 		close(p[0]);
 		close(p[1]);
 		rc = di_read_dwarf(c, fd);
