@@ -34,7 +34,7 @@ POST_CFLAGS := $(BASE_CFLAGS) -Icommon -I/usr/include/libdwarf -pthread $(CFLAGS
 # built once, position-independent and hidden, linked into both; never installed.
 COMMON_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden $(CFLAGS)
 LIB_LIBS := -lZydis -lelf -lnuma -lpfm -lpapi -ldl -lpthread
-POST_LIBS := -ldwarf -lelf -lZydis -lz -ljson-c -lm -pthread
+POST_LIBS := -ldwarf -ldw -lelf -lZydis -lz -ljson-c -lm -pthread
 
 ifeq ($(V),1)
 Q :=
@@ -81,7 +81,7 @@ all: $(PROGRAMS) $(UNIT_BINS) $(PROG_BINS) $(PROGXX_BINS) $(TOOL_BINS) $(EXAMPLE
 # Debian packages the build, the tests and the demo need. As root they are installed;
 # otherwise the exact command is printed and make stops.
 DEB_PKGS := gcc g++ make pkg-config libzydis-dev libdwarf-dev libelf-dev zlib1g-dev libnuma-dev \
-	libpfm4-dev libpapi-dev numactl gfortran linux-perf python3 time clang libclang-rt-14-dev \
+	libdw-dev libpfm4-dev libpapi-dev numactl gfortran linux-perf python3 time clang libclang-rt-14-dev \
 	libjson-c-dev
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \

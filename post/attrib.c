@@ -331,9 +331,13 @@ void mr_attrib_close(struct mr_attrib *a)
 		free(a->vars[i].site_file);
 		free(a->vars[i].site_func);
 		free(a->vars[i].site_callers);
+		free(a->vars[i].recv_name);
+		free(a->vars[i].recv_via);
+		free(a->vars[i].recv_from);
 	}
 	for (size_t i = 0; i < a->nlines; i++)
 		free(a->lines[i]);
+	attrib_heapvar_free(a);
 	mr_heap_free(&a->heap);
 	mr_heap_free(&a->stacks);
 	mph_u64map_free(&a->obj_by_path);

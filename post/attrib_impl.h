@@ -117,6 +117,7 @@ struct mr_attrib {
 	uint64_t *var_keys;         /* [id]: the key of var_by_key it was added under */
 	size_t nvars, capvars;
 	struct mph_u64map var_by_key;
+	struct attrib_hv *hv;       /* the receivers of heap pointers (attrib_heapvar.c) */
 
 	char **lines;
 	size_t nlines, caplines;
@@ -161,6 +162,19 @@ uint32_t attrib_site_var(struct mr_attrib *a, const struct memphis_rec_alloc *r)
 /* Line id of code address ip at time t, valid for [*t0, *t1) (0: "??"). */
 uint32_t attrib_code_at(struct mr_attrib *a, uint64_t ip, uint64_t t, uint64_t *t0,
 			uint64_t *t1);
+
+/* Variable id of ALLOCS record r named by the variable that receives its pointer, the
+ * frames followed outward from its naming frame idx (lib_via: the library frames skipped
+ * before it, described, or NULL; kind: the allocation's name), NOT_YET when no frame stores
+ * it, or for Fortran call sites (allocsite names those). */
+uint32_t attrib_heapvar_var(struct mr_attrib *a, const struct memphis_rec_alloc *r, uint32_t idx,
+			    const char *lib_via, const char *kind);
+void attrib_heapvar_free(struct mr_attrib *a);
+
+/* The structured site of heap variable v (site_file, site_line, site_func, site_callers)
+ * from the naming frame idx of r described as where ("file:line") and func. */
+void attrib_site_parts(struct mr_attrib *a, const struct memphis_rec_alloc *r, uint32_t idx,
+		       const char *where, const char *func, struct mr_varinfo *v);
 
 /* Variable id for a stack of thread index idx. */
 uint32_t attrib_stack_var(struct mr_attrib *a, uint32_t idx);

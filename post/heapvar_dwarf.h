@@ -1,0 +1,35 @@
+/* post/heapvar_dwarf.h - the DWARF names for heapvar's events (libdw, elfutils): the
+ * member of a static struct that a store hits, and the local variable of the function
+ * that a register or frame slot is at a pc. One handle per ELF file; lookups are for the
+ * few call sites of a run, not for every sample (they walk the compile units).
+ * Returned strings are owned by the handle and live until mr_hvdw_close.
+ */
+#ifndef MR_HEAPVAR_DWARF_H
+#define MR_HEAPVAR_DWARF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct mr_hvdw;
+
+/* Open the DWARF of the ELF file at path. Returns 0, or -errno (-ENOENT: no DWARF). */
+int mr_hvdw_open(const char *path, struct mr_hvdw **out);
+void mr_hvdw_close(struct mr_hvdw *h);
+
+/* The path inside the static variable at vaddr var_addr to byte off of it, as C writes
+ * it after the variable's name (".m", ".in.m", "[3].m", "[2]"), into buf. Returns 0, or
+ * -ENOENT when no DWARF variable is at var_addr or off is not the start of a member or
+ * element. */
+int mr_hvdw_member(struct mr_hvdw *h, uint64_t var_addr, uint64_t off, char *buf, size_t len);
+
+/* The local variable (parameters excluded) in scope at vaddr pc that, per its DWARF
+ * location, is register reg (DWARF number) somewhere in [pc, end) (a register holds one
+ * value at a time; compilers' location ranges start and end near, not at, the moves), or,
+ * with frame set, the memory at [reg + off] at pc (reg the DWARF number of %rsp or %rbp;
+ * DW_OP_fbreg through the frame base and the CFA from .eh_frame / .debug_frame). Its
+ * name, or NULL; *func: the name of the function (the innermost inlined one) whose
+ * variable it is. */
+const char *mr_hvdw_local(struct mr_hvdw *h, uint64_t pc, uint64_t end, int reg, int frame,
+			  int64_t off, const char **func);
+
+#endif /* MR_HEAPVAR_DWARF_H */

@@ -1,0 +1,105 @@
+/* tests/prog_heapvar.c - heap objects named by the variable that receives them
+ * (tests/t_heapvar.sh, issue 16 item 2): one allocation site (xmalloc's malloc) behind a
+ * wrapper two levels deep (alloc_matrix -> xmalloc -> malloc) whose arrays land in a
+ * global, a static, a member of a global struct, a local, a global through one more
+ * function that returns the pointer without storing it (make_tmp), and in no variable at
+ * all (passed straight to consume: named by its call site). Each array is read by a chase
+ * of the same length inside region "heapvar". `prog_heapvar STEPS` (default 20000000). */
+#include <memphis.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+enum { N = 1 << 17 }; /* 1 MiB arrays */
+
+struct grid {
+	long n;
+	double *cells;
+};
+
+double *g_mat;        /* VAR:global */
+static double *s_mat; /* VAR:static */
+struct grid g_grid;   /* VAR:member */
+double *t_mat;        /* VAR:returned */
+long made;
+
+__attribute__((noinline)) void *xmalloc(size_t n)
+{
+	void *p = malloc(n); /* SITE */
+
+	if (!p) {
+		perror("malloc");
+		exit(1);
+	}
+	return p;
+}
+
+__attribute__((noinline)) double *alloc_matrix(size_t n)
+{
+	double *m = xmalloc(n * sizeof(*m));
+
+	for (size_t i = 0; i < n; i++)
+		m[i] = (double)(i % 7);
+	return m;
+}
+
+/* returns the array without storing it (the count after the call: no tail call) */
+__attribute__((noinline)) double *make_tmp(size_t n)
+{
+	double *m = alloc_matrix(n);
+
+	made++;
+	return m;
+}
+
+/* steps reads of p along one fixed pseudo-random walk */
+__attribute__((noinline)) static double chase(const double *p, long steps)
+{
+	double sum = 0;
+
+	for (long s = 0; s < steps; s++)
+		sum += p[(s * 4099) & (N - 1)];
+	return sum;
+}
+
+__attribute__((noinline)) static double local_case(long steps)
+{
+	double *loc = alloc_matrix(N); /* VAR:local */
+	double sum = chase(loc, steps);
+
+	free(loc);
+	return sum;
+}
+
+__attribute__((noinline)) static double consume(double *p, long steps)
+{
+	double sum = chase(p, steps);
+
+	free(p);
+	return sum;
+}
+
+int main(int argc, char **argv)
+{
+	long steps = argc > 1 ? atol(argv[1]) : 20000000;
+	double sum = 0;
+
+	g_mat = alloc_matrix(N);       /* FROM:global */
+	s_mat = alloc_matrix(N);       /* FROM:static */
+	g_grid.cells = alloc_matrix(N); /* FROM:member */
+	g_grid.n = N;
+	t_mat = make_tmp(N);           /* FROM:returned */
+	memphis_mark_named("heapvar");
+	sum += chase(g_mat, steps);
+	sum += chase(s_mat, steps);
+	sum += chase(g_grid.cells, steps);
+	sum += chase(t_mat, steps);
+	sum += local_case(steps);
+	sum += consume(alloc_matrix(N), steps); /* VAR:none */
+	memphis_print();
+	printf("sum %.0f made %ld\n", sum, made);
+	free(g_mat);
+	free(s_mat);
+	free(g_grid.cells);
+	free(t_mat);
+	return 0;
+}
