@@ -293,7 +293,7 @@ int mr_attrib_open(struct mr_run *run, const struct mr_attrib_opts *o, struct mr
 	if (!a->site_var)
 		goto oom;
 	for (size_t i = 0; i < run->nallocs; i++) {
-		uint32_t id = attrib_site_var(a, &run->allocs[i]);
+		uint32_t id = attrib_heap_var(a, &run->allocs[i]);
 		a->site_var[i] = id;
 		a->vars[id].objects++;
 		a->vars[id].bytes += run->allocs[i].size;

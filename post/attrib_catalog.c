@@ -13,7 +13,6 @@
 
 #include "allocsite.h"
 #include "debuginfo.h"
-#include "hash.h"
 #include "heap.h"
 #include "u64map.h"
 #include "maps.h"
@@ -391,33 +390,25 @@ static uint32_t site_named(struct mr_attrib *a, const struct memphis_rec_alloc *
 	return attrib_add_var(a, key, &v) == NOT_YET ? 0 : (uint32_t)(a->nvars - 1);
 }
 
-/* Variable id of ALLOCS record r (created on first sight): named by the variable that
- * receives the pointer (attrib_heapvar_var), else by its call site (site_named). Cached per
- * recorded call stack and kind (tag 8), so objects from one site that land in different
- * variables are different variables. */
-uint32_t attrib_site_var(struct mr_attrib *a, const struct memphis_rec_alloc *r)
+void attrib_alloc_site(struct mr_attrib *a, const struct memphis_rec_alloc *r,
+		       struct alloc_site *s)
 {
-	uint32_t n = r->nframes < MEMPHIS_MAX_FRAMES ? r->nframes : MEMPHIS_MAX_FRAMES;
 	enum frame_kind kind;
-	uint32_t idx, lib, id = NOT_YET;
-	uint64_t site = naming_frame(a, r, &kind, &idx, &lib);
-	uint64_t h = mph_hash64(r->kind + 1), ckey, *slot;
-	char libs[1024] = "";
+	uint32_t lib;
 
-	for (uint32_t i = 0; i < n; i++)
-		h = mph_hash64(h ^ r->frames[i]);
-	ckey = (h & ((1ull << 60) - 1)) | (8ull << 60);
-	slot = mph_u64map_get(&a->var_by_key, ckey);
-	if (slot)
-		return (uint32_t)*slot;
+	s->site = naming_frame(a, r, &kind, &s->idx, &lib);
+	s->fkind = kind;
+	s->inlined = kind == FRAME_INLINED_ALLOCATOR;
+	s->alloc = alloc_kind_name(r->kind);
+	s->libs[0] = '\0';
 	if (lib != UINT32_MAX)
-		library_frames(a, r, lib, idx, libs, sizeof(libs));
-	if (site && kind != FRAME_INLINED_ALLOCATOR)
-		id = attrib_heapvar_var(a, r, idx, libs[0] ? libs : NULL, alloc_kind_name(r->kind));
-	if (id == NOT_YET)
-		id = site_named(a, r, site, kind, idx, libs);
-	mph_u64map_put(&a->var_by_key, ckey, id); /* out of memory: only not cached */
-	return id;
+		library_frames(a, r, lib, s->idx, s->libs, sizeof(s->libs));
+}
+
+uint32_t attrib_site_var(struct mr_attrib *a, const struct memphis_rec_alloc *r,
+			 const struct alloc_site *s)
+{
+	return site_named(a, r, s->site, (enum frame_kind)s->fkind, s->idx, s->libs);
 }
 
 /* Variable id for a stack of thread index idx. */

@@ -217,8 +217,12 @@ static char *commas(const char *l)
 	return s;
 }
 
-uint32_t attrib_heapvar_var(struct mr_attrib *a, const struct memphis_rec_alloc *r, uint32_t idx,
-			    const char *lib_via, const char *kind)
+/* Variable id of r named by the variable receiving its pointer, the frames followed
+ * outward from its naming frame idx (lib_via: the library frames skipped before it, or
+ * NULL; kind: "malloc", ...), NOT_YET when no frame stores it, and for Fortran call sites
+ * (allocsite names those). */
+static uint32_t receiver_var(struct mr_attrib *a, const struct memphis_rec_alloc *r,
+			     uint32_t idx, const char *lib_via, const char *kind)
 {
 	uint32_t n = r->nframes < MEMPHIS_MAX_FRAMES ? r->nframes : MEMPHIS_MAX_FRAMES;
 	struct mr_varinfo v = { .kind = MR_VAR_HEAP };
@@ -276,4 +280,27 @@ uint32_t attrib_heapvar_var(struct mr_attrib *a, const struct memphis_rec_alloc 
 none:
 	free(via);
 	return NOT_YET;
+}
+
+uint32_t attrib_heap_var(struct mr_attrib *a, const struct memphis_rec_alloc *r)
+{
+	uint32_t n = r->nframes < MEMPHIS_MAX_FRAMES ? r->nframes : MEMPHIS_MAX_FRAMES;
+	uint64_t h = mph_hash64(r->kind + 1u), key, *slot;
+	struct alloc_site s;
+	uint32_t id = NOT_YET;
+
+	/* objects of one site that land in different variables differ in their frames */
+	for (uint32_t i = 0; i < n; i++)
+		h = mph_hash64(h ^ r->frames[i]);
+	key = (h & ((1ull << 60) - 1)) | (8ull << 60);
+	slot = mph_u64map_get(&a->var_by_key, key);
+	if (slot)
+		return (uint32_t)*slot;
+	attrib_alloc_site(a, r, &s);
+	if (s.site && !s.inlined)
+		id = receiver_var(a, r, s.idx, s.libs[0] ? s.libs : NULL, s.alloc);
+	if (id == NOT_YET)
+		id = attrib_site_var(a, r, &s);
+	mph_u64map_put(&a->var_by_key, key, id); /* out of memory: only not cached */
+	return id;
 }

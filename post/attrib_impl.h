@@ -156,19 +156,34 @@ uint32_t attrib_add_var(struct mr_attrib *a, uint64_t key, struct mr_varinfo *v)
 /* Intern a line name; returns its id (0 on out of memory: "??"). */
 uint32_t attrib_intern_line(struct mr_attrib *a, const char *name);
 
-/* Variable id of the call site of ALLOCS record r (created on first sight). */
-uint32_t attrib_site_var(struct mr_attrib *a, const struct memphis_rec_alloc *r);
+/* What names an allocation: its naming frame (the first that is not the allocator's),
+ * and the frames of libraries without lines skipped before it (issue 16 item 5). */
+struct alloc_site {
+	uint64_t site;      /* return address of the naming frame, 0 when none */
+	uint32_t idx;       /* its index in the record's frames */
+	unsigned fkind;     /* its kind (attrib_catalog.c's enum frame_kind) */
+	int inlined;        /* the C++ library's allocator is inlined into its function */
+	const char *alloc;  /* the allocation's kind: "malloc", "mmap", ... */
+	char libs[1024];    /* the library frames skipped, described ("libx.so:f"),
+			     * '\n'-separated; "" for none */
+};
+
+/* The alloc_site of ALLOCS record r into *s. */
+void attrib_alloc_site(struct mr_attrib *a, const struct memphis_rec_alloc *r,
+		       struct alloc_site *s);
+
+/* Variable id of the call site s of ALLOCS record r (created on first sight): "malloc at
+ * cg.c:74 in vector", one per site and kind (Fortran sites: allocsite's names). */
+uint32_t attrib_site_var(struct mr_attrib *a, const struct memphis_rec_alloc *r,
+			 const struct alloc_site *s);
 
 /* Line id of code address ip at time t, valid for [*t0, *t1) (0: "??"). */
 uint32_t attrib_code_at(struct mr_attrib *a, uint64_t ip, uint64_t t, uint64_t *t0,
 			uint64_t *t1);
 
-/* Variable id of ALLOCS record r named by the variable that receives its pointer, the
- * frames followed outward from its naming frame idx (lib_via: the library frames skipped
- * before it, described, or NULL; kind: the allocation's name), NOT_YET when no frame stores
- * it, or for Fortran call sites (allocsite names those). */
-uint32_t attrib_heapvar_var(struct mr_attrib *a, const struct memphis_rec_alloc *r, uint32_t idx,
-			    const char *lib_via, const char *kind);
+/* Variable id of ALLOCS record r (created on first sight): named by the variable that
+ * receives its pointer (attrib_heapvar.c), else by its call site (attrib_site_var). */
+uint32_t attrib_heap_var(struct mr_attrib *a, const struct memphis_rec_alloc *r);
 void attrib_heapvar_free(struct mr_attrib *a);
 
 /* The structured site of heap variable v (site_file, site_line, site_func, site_callers)
