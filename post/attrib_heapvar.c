@@ -91,8 +91,8 @@ static void static_recv(struct mr_attrib *a, uint32_t oi, uint64_t to, struct re
 
 	if (!mv || mv->tls || mv->descriptor || !mv->name)
 		return;
-	if (mv->addr != to && (!(dw = obj_dw(a, oi)) ||
-			       mr_hvdw_member(dw, mv->addr, to - mv->addr, path, sizeof(path))))
+	/* a struct's first member too: "g.first" */
+	if (!(dw = obj_dw(a, oi)) || mr_hvdw_member(dw, mv->addr, to - mv->addr, path, sizeof(path)))
 		path[0] = '\0';
 	if ((o->is_exe ? asprintf(&r->name, "%s%s", mv->name, path)
 		       : asprintf(&r->name, "%s:%s%s", o->base, mv->name, path)) < 0) {
@@ -108,11 +108,11 @@ static void local_recv(struct mr_attrib *a, uint32_t oi, const struct mr_hv_even
 		       struct recv *r)
 {
 	struct obj *o = &a->obj[oi];
-	const char *func, *name;
+	const char *func;
+	char name[512];
 
-	name = mr_hvdw_local(obj_dw(a, oi), e->pc, e->end, e->reg, e->kind == MR_HV_FRAME, e->off,
-			     &func);
-	if (!name || !func)
+	if (mr_hvdw_local(obj_dw(a, oi), e->pc, e->end, e->reg, e->kind == MR_HV_FRAME, e->off,
+			  name, sizeof(name), &func))
 		return;
 	if ((o->is_exe ? asprintf(&r->name, "%s::%s", func, name)
 		       : asprintf(&r->name, "%s:%s::%s", o->base, func, name)) < 0) {

@@ -294,16 +294,49 @@ static bool reg_is(const Dwarf_Op *op, size_t n, int reg)
 			  (op[0].atom == DW_OP_regx && op[0].number == (uint64_t)reg));
 }
 
-/* Is the location expression op[0, n) memory at [reg + off] (fb_reg/fb_off: the frame
- * base, fb_reg -1 when unknown)? */
-static bool mem_is(const Dwarf_Op *op, size_t n, int reg, int64_t off, int fb_reg,
-		   int64_t fb_off)
+/* Where the location expression op[0, n) puts the variable in the frame: *at = its
+ * offset from register reg (fb_reg/fb_off: the frame base, fb_reg -1 when unknown); false
+ * when it is not memory relative to reg. */
+static bool mem_at(const Dwarf_Op *op, size_t n, int reg, int fb_reg, int64_t fb_off,
+		   int64_t *at)
 {
 	if (n != 1)
 		return false;
-	if (op[0].atom >= DW_OP_breg0 && op[0].atom <= DW_OP_breg31)
-		return op[0].atom - DW_OP_breg0 == reg && (int64_t)op[0].number == off;
-	return op[0].atom == DW_OP_fbreg && fb_reg == reg && fb_off + (int64_t)op[0].number == off;
+	if (op[0].atom >= DW_OP_breg0 && op[0].atom <= DW_OP_breg31 &&
+	    op[0].atom - DW_OP_breg0 == reg) {
+		*at = (int64_t)op[0].number;
+		return true;
+	}
+	if (op[0].atom == DW_OP_fbreg && fb_reg == reg) {
+		*at = fb_off + (int64_t)op[0].number;
+		return true;
+	}
+	return false;
+}
+
+/* Is [reg + off] inside the frame variable die (location op[0, n))? Its member path to
+ * there into path ("" for the variable itself, a member path failing at its start
+ * included). */
+static bool mem_in(Dwarf_Die *die, const Dwarf_Op *op, size_t n, int reg, int64_t off,
+		   int fb_reg, int64_t fb_off, char *path, size_t len)
+{
+	Dwarf_Die type;
+	Dwarf_Word size;
+	int64_t at;
+	size_t pos = 0;
+
+	path[0] = '\0';
+	if (!mem_at(op, n, reg, fb_reg, fb_off, &at) || off < at)
+		return false;
+	if (!base_type(die, &type) || dwarf_aggregate_size(&type, &size))
+		return off == at;
+	if ((uint64_t)(off - at) >= size)
+		return false;
+	if (!member_path(&type, (uint64_t)(off - at), path, len, &pos)) {
+		path[0] = '\0';
+		return off == at;
+	}
+	return true;
 }
 
 /* Is variable location attribute at register reg somewhere in [pc, end)? */
@@ -320,23 +353,23 @@ static bool in_reg(Dwarf_Attribute *at, uint64_t pc, uint64_t end, int reg)
 	return false;
 }
 
-const char *mr_hvdw_local(struct mr_hvdw *h, uint64_t pc, uint64_t end, int reg, int frame,
-			  int64_t off, const char **func)
+int mr_hvdw_local(struct mr_hvdw *h, uint64_t pc, uint64_t end, int reg, int frame, int64_t off,
+		  char *name, size_t len, const char **func)
 {
 	Dwarf_Die cudie, *scopes = NULL, c, *fn = NULL;
-	const char *name = NULL;
-	int n, fb_reg = -1;
+	char path[256];
+	int n, fb_reg = -1, found = 0;
 	int64_t fb_off = 0;
 
 	*func = NULL;
 	if (!h || !cu_of(h, pc, &cudie) || (n = dwarf_getscopes(&cudie, pc, &scopes)) <= 0)
-		return NULL;
+		return -ENOENT;
 	for (int i = 0; i < n && !fn; i++) /* the frame's function (inlined scopes come first) */
 		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
 			fn = &scopes[i];
 	if (fn && frame && !frame_base(h, fn, pc, &fb_reg, &fb_off))
 		fb_reg = -1;
-	for (int i = 0; i < n && !name && fn && &scopes[i] <= fn; i++) {
+	for (int i = 0; i < n && !found && fn && &scopes[i] <= fn; i++) {
 		if (dwarf_child(&scopes[i], &c) != 0)
 			continue;
 		do {
@@ -347,11 +380,14 @@ const char *mr_hvdw_local(struct mr_hvdw *h, uint64_t pc, uint64_t end, int reg,
 			if (dwarf_tag(&c) != DW_TAG_variable || !dwarf_diename(&c) ||
 			    !dwarf_attr_integrate(&c, DW_AT_location, &at))
 				continue;
+			path[0] = '\0';
 			if (frame ? dwarf_getlocation_addr(&at, pc, &op, &nop, 1) != 1 ||
-					    !mem_is(op, nop, reg, off, fb_reg, fb_off)
+					    !mem_in(&c, op, nop, reg, off, fb_reg, fb_off, path,
+						    sizeof(path))
 				  : !in_reg(&at, pc, end, reg))
 				continue;
-			name = dwarf_diename(&c);
+			snprintf(name, len, "%s%s", dwarf_diename(&c), path);
+			found = 1;
 			for (int k = i; k < n && !*func; k++) /* the function it belongs to */
 				if (dwarf_tag(&scopes[k]) == DW_TAG_subprogram ||
 				    dwarf_tag(&scopes[k]) == DW_TAG_inlined_subroutine)
@@ -360,5 +396,5 @@ const char *mr_hvdw_local(struct mr_hvdw *h, uint64_t pc, uint64_t end, int reg,
 		} while (dwarf_siblingof(&c, &c) == 0);
 	}
 	free(scopes);
-	return name;
+	return found && *func ? 0 : -ENOENT;
 }

@@ -25,11 +25,11 @@ int mr_hvdw_member(struct mr_hvdw *h, uint64_t var_addr, uint64_t off, char *buf
 /* The local variable (parameters excluded) in scope at vaddr pc that, per its DWARF
  * location, is register reg (DWARF number) somewhere in [pc, end) (a register holds one
  * value at a time; compilers' location ranges start and end near, not at, the moves), or,
- * with frame set, the memory at [reg + off] at pc (reg the DWARF number of %rsp or %rbp;
- * DW_OP_fbreg through the frame base and the CFA from .eh_frame / .debug_frame). Its
- * name, or NULL; *func: the name of the function (the innermost inlined one) whose
- * variable it is. */
-const char *mr_hvdw_local(struct mr_hvdw *h, uint64_t pc, uint64_t end, int reg, int frame,
-			  int64_t off, const char **func);
+ * with frame set, holds the memory at [reg + off] at pc (reg the DWARF number of %rsp or
+ * %rbp; DW_OP_fbreg through the frame base and the CFA from .eh_frame / .debug_frame).
+ * Its name into name ("m"; "h.b" for a member of a local struct). Returns 0, or -ENOENT
+ * (none); *func: the function (the innermost inlined one) whose variable it is. */
+int mr_hvdw_local(struct mr_hvdw *h, uint64_t pc, uint64_t end, int reg, int frame, int64_t off,
+		  char *name, size_t len, const char **func);
 
 #endif /* MR_HEAPVAR_DWARF_H */
