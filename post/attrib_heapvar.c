@@ -111,8 +111,14 @@ static void local_recv(struct mr_attrib *a, uint32_t oi, const struct mr_hv_even
 	const char *func;
 	char name[512];
 
-	if (mr_hvdw_local(obj_dw(a, oi), e->pc, e->end, e->reg, e->kind == MR_HV_FRAME, e->off,
-			  name, sizeof(name), &func))
+	struct mr_hvdw_query q = {
+		.where = e->kind == MR_HV_FRAME ? MR_HVDW_FRAME
+			 : e->kind == MR_HV_THROUGH ? MR_HVDW_THROUGH : MR_HVDW_REG,
+		.pc = e->pc, .end = e->end, .reg = e->reg, .off = e->off,
+		.slot_reg = e->slot_reg, .slot_off = e->slot_off,
+	};
+
+	if (mr_hvdw_local(obj_dw(a, oi), &q, name, sizeof(name), &func))
 		return;
 	if ((o->is_exe ? asprintf(&r->name, "%s::%s", func, name)
 		       : asprintf(&r->name, "%s:%s::%s", o->base, func, name)) < 0) {
@@ -140,10 +146,12 @@ static struct recv analyse(struct mr_attrib *a, uint64_t ret, uint64_t t)
 		if (ev[i].kind == MR_HV_STATIC)
 			static_recv(a, sp->obj, ev[i].addr, &r);
 	for (size_t i = 0; i < n && r.kind == RECV_NONE; i++)
-		if (ev[i].kind == MR_HV_RETURN)
+		if (ev[i].kind == MR_HV_RETURN &&
+		    mr_hvdw_returns(obj_dw(a, sp->obj), ev[i].pc) != 0) /* void: rax is stale */
 			r.kind = RECV_RETURN;
 	for (size_t i = 0; i < n && r.kind == RECV_NONE; i++)
-		if (ev[i].kind == MR_HV_FRAME || ev[i].kind == MR_HV_REG)
+		if (ev[i].kind == MR_HV_FRAME || ev[i].kind == MR_HV_REG ||
+		    ev[i].kind == MR_HV_THROUGH)
 			local_recv(a, sp->obj, &ev[i], &r);
 	return r;
 }

@@ -33,6 +33,8 @@ struct path {
 	struct slot slot[MAX_SLOTS];
 	unsigned nslot;
 	int ev[16];      /* [register]: its REG event, -1 for none */
+	unsigned loaded; /* bit i: register i holds what was loaded from frame slot from[i] */
+	struct slot from[16];
 };
 
 struct scan {
@@ -69,7 +71,7 @@ static int event(struct scan *s, enum mr_hv_kind kind, uint64_t pc, uint64_t add
 			return (int)i;
 	if (s->nev == s->max)
 		return -1;
-	s->ev[s->nev] = (struct mr_hv_event){ kind, pc, pc, addr, reg, off };
+	s->ev[s->nev] = (struct mr_hv_event){ kind, pc, pc, addr, reg, off, -1, 0 };
 	return (int)s->nev++;
 }
 
@@ -92,6 +94,7 @@ static void hold(struct scan *s, struct path *p, int r, uint64_t pc)
 {
 	drop(s, p, 1u << r, pc);
 	p->held |= 1u << r;
+	p->loaded &= ~(1u << r);
 	p->ev[r] = event(s, MR_HV_REG, pc, 0, dwarf_reg[r], 0);
 }
 
@@ -149,8 +152,8 @@ static bool move(struct scan *s, struct path *p, const ZydisDecodedOperand *op, 
 	const ZydisDecodedOperand *d = &op[0], *src = &op[1];
 	int sreg = src->type == ZYDIS_OPERAND_TYPE_REGISTER ? gpr(src->reg.value) : -1;
 	int dreg = d->type == ZYDIS_OPERAND_TYPE_REGISTER ? gpr(d->reg.value) : -1;
-	bool holds = sreg >= 0 && (p->held >> sreg & 1);
-	int base, k;
+	bool holds = sreg >= 0 && (p->held >> sreg & 1), from_frame = false;
+	int base, k, e;
 	int64_t off;
 
 	if (d->size != 64)
@@ -161,8 +164,19 @@ static bool move(struct scan *s, struct path *p, const ZydisDecodedOperand *op, 
 				event(s, MR_HV_STATIC, pc, next + (uint64_t)d->mem.disp.value, -1, 0);
 			return true;
 		}
-		if (!frame_mem(d, &base, &off))
-			return true; /* a store elsewhere (through a pointer): not followed */
+		if (!frame_mem(d, &base, &off)) {
+			/* [%reg + d], no index: maybe a member of a struct reg points to */
+			base = gpr(d->mem.base);
+			if (!holds || base < 0 || d->mem.index != ZYDIS_REGISTER_NONE ||
+			    d->mem.segment != ZYDIS_REGISTER_DS)
+				return true;
+			e = event(s, MR_HV_THROUGH, pc, 0, dwarf_reg[base], d->mem.disp.value);
+			if (e >= 0 && (p->loaded >> base & 1)) {
+				s->ev[e].slot_reg = dwarf_reg[p->from[base].base];
+				s->ev[e].slot_off = p->from[base].off;
+			}
+			return true;
+		}
 		k = find_slot(p, base, off);
 		if (holds) {
 			event(s, MR_HV_FRAME, pc, 0, dwarf_reg[base], off);
@@ -176,13 +190,19 @@ static bool move(struct scan *s, struct path *p, const ZydisDecodedOperand *op, 
 	if (dreg < 0)
 		return false;
 	if (src->type == ZYDIS_OPERAND_TYPE_MEMORY && frame_mem(src, &base, &off))
-		holds = find_slot(p, base, off) >= 0;
+		holds = find_slot(p, base, off) >= 0, from_frame = true;
 	else if (src->type != ZYDIS_OPERAND_TYPE_REGISTER)
 		return false;
-	if (holds)
+	if (holds) {
 		hold(s, p, dreg, next);
-	else
-		drop(s, p, 1u << dreg, next);
+		return true;
+	}
+	drop(s, p, 1u << dreg, next);
+	p->loaded &= ~(1u << dreg);
+	if (from_frame || (sreg >= 0 && (p->loaded >> sreg & 1))) { /* where it came from */
+		p->from[dreg] = from_frame ? (struct slot){ base, off } : p->from[sreg];
+		p->loaded |= 1u << dreg;
+	}
 	return true;
 }
 
@@ -212,6 +232,7 @@ static void walk(struct scan *s, struct path p)
 			return;
 		case ZYDIS_CATEGORY_CALL:
 			drop(s, &p, ~CALLEE_SAVED, next);
+			p.loaded &= CALLEE_SAVED;
 			continue;
 		case ZYDIS_CATEGORY_UNCOND_BR:
 			if (op[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && op[0].imm.is_relative)
@@ -238,6 +259,7 @@ static void walk(struct scan *s, struct path p)
 			    (op[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) && gpr(op[i].reg.value) >= 0)
 				wr |= 1u << gpr(op[i].reg.value);
 		drop(s, &p, wr, next);
+		p.loaded &= ~wr;
 	}
 	drop(s, &p, ~0u, s->base + p.off);
 }

@@ -9,7 +9,8 @@
  *   - a 64-bit store of a holding register to a RIP-relative address (a static variable);
  *   - a store to [%rsp + d] or [%rbp + d] (a local in the frame);
  *   - a register that holds it at some pc (maybe a local living in that register);
- *   - a `ret` with %rax holding it (the function returns it to its caller).
+ *   - a `ret` with %rax holding it (the function returns it to its caller);
+ *   - a store to [%reg + d] through another register (maybe a pointer to a struct).
  * Pure: the bytes come from the caller; no DWARF here (heapvar_dwarf.c names them).
  */
 #ifndef MR_HEAPVAR_H
@@ -28,6 +29,8 @@ enum mr_hv_kind {
 	MR_HV_FRAME,       /* stored to [reg + off] with reg %rsp or %rbp */
 	MR_HV_REG,         /* register reg holds it at pc (from pc on) */
 	MR_HV_RETURN,      /* returned by the `ret` at pc */
+	MR_HV_THROUGH,     /* stored to [reg + off] with another base register reg (a
+			    * member of the struct that a pointer in reg points to) */
 };
 
 struct mr_hv_event {
@@ -36,9 +39,12 @@ struct mr_hv_event {
 	uint64_t end;      /* REG: it holds in [pc, end) on the path (end: after the
 			    * instruction that overwrites it, or where the path stopped) */
 	uint64_t addr;     /* STATIC: the vaddr stored to */
-	int reg;           /* FRAME: base, REG: the holder; DWARF register number (0 rax, 3 rbx,
-			    * 6 rbp, 7 rsp, ...) */
-	int64_t off;       /* FRAME: displacement */
+	int reg;           /* FRAME, THROUGH: base, REG: the holder; DWARF register number (0 rax,
+			    * 3 rbx, 6 rbp, 7 rsp, ...) */
+	int64_t off;       /* FRAME, THROUGH: displacement */
+	int slot_reg;      /* THROUGH: the base register was loaded from [slot_reg + slot_off]
+			    * (%rsp or %rbp: a pointer variable in the frame, as at -O0); -1 */
+	int64_t slot_off;
 };
 
 /* Scan code[0, len), the bytes at vaddr base, from the return address ret (inside it).

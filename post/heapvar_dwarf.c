@@ -339,6 +339,29 @@ static bool mem_in(Dwarf_Die *die, const Dwarf_Op *op, size_t n, int reg, int64_
 	return true;
 }
 
+/* The path of byte off inside the struct that the pointer variable die points to into
+ * path ("->m", "->in.m"). */
+static bool pointee_path(Dwarf_Die *die, int64_t off, char *path, size_t len)
+{
+	Dwarf_Die ptr, type;
+	char m[256];
+	size_t pos = 0;
+	int tag;
+
+	if (off < 0 || !base_type(die, &ptr) || dwarf_tag(&ptr) != DW_TAG_pointer_type ||
+	    !base_type(&ptr, &type))
+		return false;
+	tag = dwarf_tag(&type);
+	if ((tag != DW_TAG_structure_type && tag != DW_TAG_class_type) ||
+	    !member_path(&type, (uint64_t)off, m, sizeof(m), &pos) || m[0] != '.')
+		return false;
+	if (strlen(m) + 2 > len)
+		return false;
+	memcpy(path, "->", 2);
+	memcpy(path + 2, m + 1, strlen(m)); /* its '\0' too */
+	return true;
+}
+
 /* Is variable location attribute at register reg somewhere in [pc, end)? */
 static bool in_reg(Dwarf_Attribute *at, uint64_t pc, uint64_t end, int reg)
 {
@@ -353,38 +376,59 @@ static bool in_reg(Dwarf_Attribute *at, uint64_t pc, uint64_t end, int reg)
 	return false;
 }
 
-int mr_hvdw_local(struct mr_hvdw *h, uint64_t pc, uint64_t end, int reg, int frame, int64_t off,
-		  char *name, size_t len, const char **func)
+/* Is variable die, with location attribute at, where q says? Its member path into path. */
+static bool var_is(Dwarf_Die *die, Dwarf_Attribute *at, const struct mr_hvdw_query *q,
+		   int fb_reg, int64_t fb_off, char *path, size_t len)
+{
+	Dwarf_Op *op;
+	size_t nop;
+
+	path[0] = '\0';
+	switch (q->where) {
+	case MR_HVDW_REG:
+		return in_reg(at, q->pc, q->end, q->reg);
+	case MR_HVDW_FRAME:
+		return dwarf_getlocation_addr(at, q->pc, &op, &nop, 1) == 1 &&
+		       mem_in(die, op, nop, q->reg, q->off, fb_reg, fb_off, path, len);
+	case MR_HVDW_THROUGH:
+		if (q->slot_reg < 0 ? !in_reg(at, q->pc, q->pc + 1, q->reg)
+				    : dwarf_getlocation_addr(at, q->pc, &op, &nop, 1) != 1 ||
+					      !mem_in(die, op, nop, q->slot_reg, q->slot_off, fb_reg,
+						      fb_off, path, len) || path[0])
+			return false;
+		return pointee_path(die, q->off, path, len);
+	}
+	return false;
+}
+
+int mr_hvdw_local(struct mr_hvdw *h, const struct mr_hvdw_query *q, char *name, size_t len,
+		  const char **func)
 {
 	Dwarf_Die cudie, *scopes = NULL, c, *fn = NULL;
 	char path[256];
 	int n, fb_reg = -1, found = 0;
 	int64_t fb_off = 0;
+	bool frame = q->where == MR_HVDW_FRAME || (q->where == MR_HVDW_THROUGH && q->slot_reg >= 0);
 
 	*func = NULL;
-	if (!h || !cu_of(h, pc, &cudie) || (n = dwarf_getscopes(&cudie, pc, &scopes)) <= 0)
+	if (!h || !cu_of(h, q->pc, &cudie) || (n = dwarf_getscopes(&cudie, q->pc, &scopes)) <= 0)
 		return -ENOENT;
 	for (int i = 0; i < n && !fn; i++) /* the frame's function (inlined scopes come first) */
 		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
 			fn = &scopes[i];
-	if (fn && frame && !frame_base(h, fn, pc, &fb_reg, &fb_off))
+	if (fn && frame && !frame_base(h, fn, q->pc, &fb_reg, &fb_off))
 		fb_reg = -1;
 	for (int i = 0; i < n && !found && fn && &scopes[i] <= fn; i++) {
 		if (dwarf_child(&scopes[i], &c) != 0)
 			continue;
 		do {
 			Dwarf_Attribute at;
-			Dwarf_Op *op;
-			size_t nop;
+			int tag = dwarf_tag(&c);
 
-			if (dwarf_tag(&c) != DW_TAG_variable || !dwarf_diename(&c) ||
-			    !dwarf_attr_integrate(&c, DW_AT_location, &at))
-				continue;
-			path[0] = '\0';
-			if (frame ? dwarf_getlocation_addr(&at, pc, &op, &nop, 1) != 1 ||
-					    !mem_in(&c, op, nop, reg, off, fb_reg, fb_off, path,
-						    sizeof(path))
-				  : !in_reg(&at, pc, end, reg))
+			if ((tag != DW_TAG_variable &&
+			     (tag != DW_TAG_formal_parameter || q->where != MR_HVDW_THROUGH)) ||
+			    !dwarf_diename(&c) || !dwarf_attr_integrate(&c, DW_AT_location, &at) ||
+			    !var_is(&c, &at, q, fb_reg, fb_off, path, sizeof(path)))
 				continue;
 			snprintf(name, len, "%s%s", dwarf_diename(&c), path);
 			found = 1;
@@ -397,4 +441,19 @@ int mr_hvdw_local(struct mr_hvdw *h, uint64_t pc, uint64_t end, int reg, int fra
 	}
 	free(scopes);
 	return found && *func ? 0 : -ENOENT;
+}
+
+int mr_hvdw_returns(struct mr_hvdw *h, uint64_t pc)
+{
+	Dwarf_Die cudie, *scopes = NULL;
+	Dwarf_Attribute at;
+	int n, rc = -ENOENT;
+
+	if (!h || !cu_of(h, pc, &cudie) || (n = dwarf_getscopes(&cudie, pc, &scopes)) <= 0)
+		return -ENOENT;
+	for (int i = 0; i < n && rc == -ENOENT; i++)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
+			rc = dwarf_attr_integrate(&scopes[i], DW_AT_type, &at) != NULL;
+	free(scopes);
+	return rc;
 }

@@ -22,14 +22,38 @@ void mr_hvdw_close(struct mr_hvdw *h);
  * element. */
 int mr_hvdw_member(struct mr_hvdw *h, uint64_t var_addr, uint64_t off, char *buf, size_t len);
 
-/* The local variable (parameters excluded) in scope at vaddr pc that, per its DWARF
- * location, is register reg (DWARF number) somewhere in [pc, end) (a register holds one
- * value at a time; compilers' location ranges start and end near, not at, the moves), or,
- * with frame set, holds the memory at [reg + off] at pc (reg the DWARF number of %rsp or
- * %rbp; DW_OP_fbreg through the frame base and the CFA from .eh_frame / .debug_frame).
- * Its name into name ("m"; "h.b" for a member of a local struct). Returns 0, or -ENOENT
- * (none); *func: the function (the innermost inlined one) whose variable it is. */
-int mr_hvdw_local(struct mr_hvdw *h, uint64_t pc, uint64_t end, int reg, int frame, int64_t off,
-		  char *name, size_t len, const char **func);
+enum mr_hvdw_where {
+	MR_HVDW_REG,       /* the variable is register reg somewhere in [pc, end) (a register
+			    * holds one value at a time; compilers' location ranges start and
+			    * end near, not at, the moves) */
+	MR_HVDW_FRAME,     /* it holds the memory at [reg + off] at pc, reg the DWARF number
+			    * of %rsp or %rbp (DW_OP_fbreg through the frame base and the CFA
+			    * from .eh_frame / .debug_frame) */
+	MR_HVDW_THROUGH,   /* it (a parameter too) is a pointer to a struct, in register reg at
+			    * pc (or, slot_reg >= 0, in the frame at [slot_reg + slot_off], the
+			    * register loaded from there), and [reg + off] is a member of that
+			    * struct: "p->m" */
+};
+
+struct mr_hvdw_query {
+	enum mr_hvdw_where where;
+	uint64_t pc, end;
+	int reg;
+	int64_t off;
+	int slot_reg;
+	int64_t slot_off;
+};
+
+/* The local variable (parameters excluded but for MR_HVDW_THROUGH) in scope at vaddr
+ * q->pc that is where q says. Its name into name ("m"; "h.b" for a member of a local
+ * struct, "p->m"). Returns 0, or -ENOENT (none); *func: the function (the innermost
+ * inlined one) whose variable it is. */
+int mr_hvdw_local(struct mr_hvdw *h, const struct mr_hvdw_query *q, char *name, size_t len,
+		  const char **func);
+
+/* Whether the function holding vaddr pc (the frame's, not an inlined one) returns a value:
+ * 1 yes, 0 no (void: what %rax holds at its `ret` is no result), -ENOENT unknown (no
+ * DWARF for pc). */
+int mr_hvdw_returns(struct mr_hvdw *h, uint64_t pc);
 
 #endif /* MR_HEAPVAR_DWARF_H */

@@ -2,8 +2,9 @@
  * (tests/t_heapvar.sh, issue 16 item 2): one allocation site (xmalloc's malloc) behind a
  * wrapper two levels deep (alloc_matrix -> xmalloc -> malloc) whose arrays land in a
  * global, a static, a member of a global struct, a local, a global through one more
- * function that returns the pointer without storing it (make_tmp), and in no variable at
- * all (passed straight to consume: named by its call site). Each array is read by a chase
+ * function that returns the pointer without storing it (make_tmp), into a member of the
+ * struct a pointer parameter points to (grid_init's gr->cells), and in no variable at all
+ * (passed straight to consume: named by its call site). Each array is read by a chase
  * of the same length inside region "heapvar". `prog_heapvar STEPS` (default 20000000). */
 #include <memphis.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@ double *g_mat;        /* VAR:global */
 static double *s_mat; /* VAR:static */
 struct grid g_grid;   /* VAR:member */
 double *t_mat;        /* VAR:returned */
+struct grid p_grid;   /* filled through a pointer (grid_init) */
 long made;
 
 __attribute__((noinline)) void *xmalloc(size_t n)
@@ -49,6 +51,14 @@ __attribute__((noinline)) double *make_tmp(size_t n)
 
 	made++;
 	return m;
+}
+
+/* stores the array through the pointer parameter gr: named gr->cells (noipa: not
+ * specialised for &p_grid, which makes it a store to p_grid.cells) */
+__attribute__((noipa)) static void grid_init(struct grid *gr, long n)
+{
+	gr->cells = alloc_matrix((size_t)n); /* VAR:through */
+	gr->n = n;
 }
 
 /* steps reads of p along one fixed pseudo-random walk */
@@ -88,11 +98,13 @@ int main(int argc, char **argv)
 	g_grid.cells = alloc_matrix(N); /* FROM:member */
 	g_grid.n = N;
 	t_mat = make_tmp(N);           /* FROM:returned */
+	grid_init(&p_grid, N);
 	memphis_mark_named("heapvar");
 	sum += chase(g_mat, steps);
 	sum += chase(s_mat, steps);
 	sum += chase(g_grid.cells, steps);
 	sum += chase(t_mat, steps);
+	sum += chase(p_grid.cells, steps);
 	sum += local_case(steps);
 	sum += consume(alloc_matrix(N), steps); /* VAR:none */
 	memphis_print();
@@ -101,5 +113,6 @@ int main(int argc, char **argv)
 	free(s_mat);
 	free(g_grid.cells);
 	free(t_mat);
+	free(p_grid.cells);
 	return 0;
 }

@@ -3,7 +3,8 @@
 # tests/prog_heapvar.c: one malloc (in xmalloc) behind alloc_matrix -> xmalloc, whose
 # arrays land in a global, a static, a member of a global struct, a local, a global
 # through make_tmp (which returns the pointer without storing it), and nowhere (passed to
-# consume: named by its call site, as before issue 16). Built at -O2 (make) and -O0
+# consume: named by its call site, as before issue 16), and into the member of a struct
+# that a pointer parameter points to (grid_init's gr->cells). Built at -O2 (make) and -O0
 # (here); every case is named as specified in both, each with its share of the samples.
 # A library without line information that allocates (libhvlib.so: lib_new -> malloc):
 # named by the program's line that called it, the library's frame kept ("via
@@ -23,6 +24,7 @@ s_mat ($site via xmalloc, alloc_matrix, from prog_heapvar.c:$(line "$SRC" 'FROM:
 g_grid.cells ($site via xmalloc, alloc_matrix, from prog_heapvar.c:$(line "$SRC" 'FROM:member'))
 t_mat ($site via xmalloc, alloc_matrix, make_tmp, from prog_heapvar.c:$(line "$SRC" 'FROM:returned'))
 local_case::loc ($site via xmalloc, alloc_matrix, from prog_heapvar.c:$(line "$SRC" 'VAR:local'))
+grid_init::gr->cells ($site via xmalloc, alloc_matrix, from prog_heapvar.c:$(line "$SRC" 'VAR:through'))
 $site in xmalloc
 EOF
 

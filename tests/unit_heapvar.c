@@ -2,7 +2,7 @@
  * mr_heapvar_scan) on hand-assembled x86-64 code, case by case: what it reports that the
  * code does with the pointer returned in %rax. Each case's code starts at the return
  * address 0x1000; its events are printed one per line ("reg R PC-END", "static PC ADDR",
- * "frame PC REG OFF", "return PC"; registers by DWARF number: 0 rax, 3 rbx, 5 rdi, 6 rbp,
+ * "frame PC REG OFF", "through PC REG OFF", "return PC"; registers by DWARF number: 0 rax, 3 rbx, 5 rdi, 6 rbp,
  * 7 rsp) and compared with the expected text. (The DWARF naming of the events is checked
  * end to end by t_heapvar.sh and t_golden.sh.) TAP output; exit 1 on failure. */
 #include <inttypes.h>
@@ -49,6 +49,9 @@ static const struct hcase cases[] = {
 	  "48 89 c3 48 89 5c 24 10 48 8b 5b 08 c3",
 	  "reg 0 0x1000-0x100d\nreg 3 0x1003-0x100c\nframe 0x1003 7 16\nreturn 0x100c\n" },
 	{ __LINE__, "undecodable bytes: nothing past them", "ff ff", "reg 0 0x1000-0x1000\n" },
+	{ __LINE__, "mov %rax,0x8(%rdi); ret: a store through a pointer, then returned",
+	  "48 89 47 08 c3",
+	  "reg 0 0x1000-0x1005\nthrough 0x1000 5 8\nreturn 0x1004\n" },
 };
 
 /* The bytes of hex text s into b; their count. */
@@ -94,6 +97,11 @@ int main(void)
 			case MR_HV_FRAME:
 				pos += (size_t)snprintf(got + pos, sizeof(got) - pos,
 							"frame 0x%" PRIx64 " %d %" PRId64 "\n", e->pc,
+							e->reg, e->off);
+				break;
+			case MR_HV_THROUGH:
+				pos += (size_t)snprintf(got + pos, sizeof(got) - pos,
+							"through 0x%" PRIx64 " %d %" PRId64 "\n", e->pc,
 							e->reg, e->off);
 				break;
 			case MR_HV_RETURN:
