@@ -129,6 +129,30 @@ static void local_recv(struct mr_attrib *a, uint32_t oi, const struct mr_hv_even
 	r->how = "local";
 }
 
+/* The code read around a return address: jumps back and forth stay inside */
+#define WINDOW_BEFORE 512
+#define WINDOW_BYTES 4096
+
+/* mr_heapvar_scan over the code of object d around ret_vaddr (read from its file). Returns
+ * the count of events, 0 when the code cannot be read. */
+static size_t follow(const struct mr_debuginfo *d, uint64_t ret_vaddr, struct mr_hv_event *ev,
+		     size_t max)
+{
+	uint8_t *buf = malloc(WINDOW_BYTES);
+	uint64_t base = ret_vaddr > WINDOW_BEFORE ? ret_vaddr - WINDOW_BEFORE : 0;
+	ssize_t n = buf ? mr_debuginfo_code(d, base, buf, WINDOW_BYTES) : -1;
+	size_t k = 0;
+
+	if (n <= 0 && buf) { /* the segment starts after base: read from ret_vaddr itself */
+		base = ret_vaddr;
+		n = mr_debuginfo_code(d, base, buf, WINDOW_BYTES);
+	}
+	if (n > 0)
+		k = mr_heapvar_scan(buf, (size_t)n, base, ret_vaddr, ev, max);
+	free(buf);
+	return k;
+}
+
 /* What the code at return address ret (time t) does with the pointer: stored to a
  * static (first), returned, or held by a local (last). */
 static struct recv analyse(struct mr_attrib *a, uint64_t ret, uint64_t t)
@@ -141,7 +165,7 @@ static struct recv analyse(struct mr_attrib *a, uint64_t ret, uint64_t t)
 
 	if (!sp || !a->obj[sp->obj].di)
 		return r;
-	n = mr_heapvar_follow(a->obj[sp->obj].di, ret - sp->bias, ev, MR_HV_MAX_EVENTS);
+	n = follow(a->obj[sp->obj].di, ret - sp->bias, ev, MR_HV_MAX_EVENTS);
 	for (size_t i = 0; i < n && r.kind == RECV_NONE; i++)
 		if (ev[i].kind == MR_HV_STATIC)
 			static_recv(a, sp->obj, ev[i].addr, &r);

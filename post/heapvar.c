@@ -10,8 +10,6 @@
 #define MAX_PATHS 32    /* paths waiting to be decoded */
 #define MAX_SLOTS 4     /* frame slots holding the pointer on one path */
 #define MAX_VISITS 2    /* times one instruction is decoded (a loop: once more at most) */
-#define WINDOW_BEFORE 512
-#define WINDOW_BYTES 4096
 
 /* Zydis's 64-bit register order (rax rcx rdx rbx rsp rbp rsi rdi r8..r15) -> DWARF's */
 static const int dwarf_reg[16] = { 0, 2, 1, 3, 7, 6, 4, 5, 8, 9, 10, 11, 12, 13, 14, 15 };
@@ -289,22 +287,4 @@ size_t mr_heapvar_scan(const uint8_t *code, size_t len, uint64_t base, uint64_t 
 	}
 	free(s.visits);
 	return s.nev;
-}
-
-size_t mr_heapvar_follow(const struct mr_debuginfo *d, uint64_t ret_vaddr,
-			 struct mr_hv_event *ev, size_t max)
-{
-	uint8_t *buf = malloc(WINDOW_BYTES);
-	uint64_t base = ret_vaddr > WINDOW_BEFORE ? ret_vaddr - WINDOW_BEFORE : 0;
-	ssize_t n = buf ? mr_debuginfo_code(d, base, buf, WINDOW_BYTES) : -1;
-	size_t k = 0;
-
-	if (n <= 0 && buf) { /* the segment starts after base: read from ret_vaddr itself */
-		base = ret_vaddr;
-		n = mr_debuginfo_code(d, base, buf, WINDOW_BYTES);
-	}
-	if (n > 0)
-		k = mr_heapvar_scan(buf, (size_t)n, base, ret_vaddr, ev, max);
-	free(buf);
-	return k;
 }

@@ -19,8 +19,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "debuginfo.h"
-
 #define MR_HV_MAX_INSNS 128 /* instructions decoded over all paths of one scan */
 #define MR_HV_MAX_EVENTS 16
 
@@ -52,10 +50,5 @@ struct mr_hv_event {
  * returns their count. */
 size_t mr_heapvar_scan(const uint8_t *code, size_t len, uint64_t base, uint64_t ret,
 		       struct mr_hv_event *ev, size_t max);
-
-/* mr_heapvar_scan over the object's own code around ret_vaddr (read from its file).
- * Returns the count, 0 when the code cannot be read. */
-size_t mr_heapvar_follow(const struct mr_debuginfo *d, uint64_t ret_vaddr,
-			 struct mr_hv_event *ev, size_t max);
 
 #endif /* MR_HEAPVAR_H */
