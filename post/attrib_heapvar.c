@@ -188,9 +188,12 @@ static const struct recv *frame_recv(struct mr_attrib *a, uint64_t ret, uint64_t
 	uint64_t *slot;
 
 	if (!h) {
-		h = a->hv = calloc(1, sizeof(*h));
-		if (!h || mph_u64map_init(&h->by_ret, 64))
+		h = calloc(1, sizeof(*h));
+		if (!h || mph_u64map_init(&h->by_ret, 64)) {
+			free(h);
 			return NULL;
+		}
+		a->hv = h;
 	}
 	slot = mph_u64map_get(&h->by_ret, ret);
 	if (slot)
