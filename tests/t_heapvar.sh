@@ -60,6 +60,24 @@ export MEMPHIS_PERIOD=250us
 "$B/tests/prog_heapvar" 20000000 >o2.out 2>o2.err
 check_if "prog_heapvar -O2 runs under libmemphis" '[ $? = 0 ] && [ -n "$(rundir prog_heapvar)" ]'
 check_names O2 "$(rundir prog_heapvar)" 5
+# the JSON's receiver members (O2.json): variable, how, via, from; none for the fallback
+python3 - O2.json "$(line "$SRC" 'FROM:returned')" "$(line "$SRC" 'VAR:local')" >O2.recv <<'EOF'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+for v in doc["variables"]:
+    if v["kind"] == "heap":
+        r = v.get("receiver")
+        print("%s|%s" % (v["name"].split(" ")[0], json.dumps(r, sort_keys=True)))
+EOF
+sed 's/^/# O2 receiver: /' O2.recv
+recv() { grep -F "$1|" O2.recv | head -n 1 | cut -d'|' -f2-; }
+lr=$(line "$SRC" 'FROM:returned')
+check_if "O2: t_mat's receiver: global, via xmalloc, alloc_matrix, make_tmp, from line $lr" \
+	"[ '$(recv t_mat)' = '{\"from\": \"prog_heapvar.c:$lr\", \"how\": \"global\", \"variable\": \"t_mat\", \"via\": [\"xmalloc\", \"alloc_matrix\", \"make_tmp\"]}' ]"
+check_if "O2: s_mat static, g_grid.cells member, local_case::loc and grid_init::gr->cells local" \
+	"recv s_mat | grep -qF '\"how\": \"static\"' && recv g_grid.cells | grep -qF '\"how\": \"member\"' &&
+	 recv local_case::loc | grep -qF '\"how\": \"local\"' && recv grid_init::gr-\>cells | grep -qF '\"how\": \"local\"'"
+check_if "O2: the call-site fallback has no receiver" "[ '$(recv malloc)' = null ]"
 rm -rf memphis-*/
 
 if "$CC" -std=gnu11 -g -O0 -I"$S/include" "$SRC" -o heapvar_O0 -L"$B" -Wl,-rpath,"$B" \
