@@ -5,7 +5,8 @@
 # through make_tmp (which returns the pointer without storing it), and nowhere (passed to
 # consume: named by its call site, as before issue 16), and into the member of a struct
 # that a pointer parameter points to (grid_init's gr->cells). Built at -O2 (make) and -O0
-# (here); every case is named as specified in both, each with its share of the samples.
+# (here); every case is named as specified in both, each with its share of the samples;
+# at -O2 the JSON's receiver members say how each was received.
 # A library without line information that allocates (libhvlib.so: lib_new -> malloc):
 # named by the program's line that called it, the library's frame kept ("via
 # libhvlib.so:lib_new"), stored or not. examples/cg: x, z, p, q, r (five calls of
