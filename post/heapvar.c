@@ -96,8 +96,6 @@ static void hold(struct scan *s, struct path *p, int r, uint64_t pc)
 	p->ev[r] = event(s, MR_HV_REG, pc, 0, dwarf_reg[r], 0);
 }
 
-static void hold(struct scan *s, struct path *p, int r, uint64_t pc);
-
 /* Path p goes on at `to` too (a branch): a copy of it, whose registers' REG events start
  * there (a range of pcs per event, never one over both sides). */
 static void push(struct scan *s, const struct path *p, uint64_t to)
