@@ -5,6 +5,7 @@
  * in the frame or in a register) names it. */
 #include "attrib_impl.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,12 +88,18 @@ static void static_recv(struct mr_attrib *a, uint32_t oi, uint64_t to, struct re
 	struct obj *o = &a->obj[oi];
 	const struct mr_var *mv = mr_debuginfo_var_at(o->di, to);
 	struct mr_hvdw *dw;
+	int rc;
 	char path[256] = "";
 
 	if (!mv || mv->tls || mv->descriptor || !mv->name)
 		return;
-	/* a struct's first member too: "g.first" */
-	if (!(dw = obj_dw(a, oi)) || mr_hvdw_member(dw, mv->addr, to - mv->addr, path, sizeof(path)))
+	/* a struct's first member too: "g.first"; no name when DWARF says no pointer is there
+	 * (what %rax held was no pointer: an int that a libc function returned) */
+	rc = (dw = obj_dw(a, oi)) ? mr_hvdw_member(dw, mv->addr, to - mv->addr, path, sizeof(path))
+				  : -ENOENT;
+	if (rc == -EINVAL)
+		return;
+	if (rc)
 		path[0] = '\0';
 	if ((o->is_exe ? asprintf(&r->name, "%s%s", mv->name, path)
 		       : asprintf(&r->name, "%s:%s%s", o->base, mv->name, path)) < 0) {
@@ -332,7 +339,8 @@ uint32_t attrib_heap_var(struct mr_attrib *a, const struct memphis_rec_alloc *r)
 	if (slot)
 		return (uint32_t)*slot;
 	attrib_alloc_site(a, r, &s);
-	if (s.site && !s.inlined)
+	/* posix_memalign returns its pointer through memory, %rax holds a status */
+	if (s.site && !s.inlined && r->kind != MPH_ALLOC_POSIX_MEMALIGN)
 		id = receiver_var(a, r, s.idx, s.libs[0] ? s.libs : NULL, s.alloc);
 	if (id == NOT_YET)
 		id = attrib_site_var(a, r, &s);

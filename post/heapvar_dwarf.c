@@ -133,7 +133,8 @@ static bool base_type(Dwarf_Die *die, Dwarf_Die *type)
 	return false;
 }
 
-/* Append the path to byte off inside an object of type *type to buf (at *pos). */
+/* Append the path to byte off inside an object of type *type to buf (at *pos); *type
+ * becomes the type of what is there. */
 static bool member_path(Dwarf_Die *type, uint64_t off, char *buf, size_t len, size_t *pos)
 {
 	for (int depth = 0; depth < MAX_DEPTH; depth++) {
@@ -227,9 +228,13 @@ int mr_hvdw_member(struct mr_hvdw *h, uint64_t var_addr, uint64_t off, char *buf
 		return -ENOENT;
 	buf[0] = '\0';
 	while (dwarf_nextcu(h->dw, cu, &next, &hsize, NULL, NULL, NULL) == 0) {
-		if (dwarf_offdie(h->dw, cu + hsize, &cudie) && find_static(&cudie, var_addr, 3, &var))
-			return base_type(&var, &type) && member_path(&type, off, buf, len, &pos) && pos
-				       ? 0 : -ENOENT;
+		if (dwarf_offdie(h->dw, cu + hsize, &cudie) && find_static(&cudie, var_addr, 3, &var)) {
+			if (!base_type(&var, &type) || !member_path(&type, off, buf, len, &pos)) {
+				buf[0] = '\0';
+				return -ENOENT;
+			}
+			return dwarf_tag(&type) == DW_TAG_pointer_type ? 0 : -EINVAL;
+		}
 		cu = next;
 	}
 	return -ENOENT;
@@ -314,9 +319,9 @@ static bool mem_at(const Dwarf_Op *op, size_t n, int reg, int fb_reg, int64_t fb
 	return false;
 }
 
-/* Is [reg + off] inside the frame variable die (location op[0, n))? Its member path to
- * there into path ("" for the variable itself, a member path failing at its start
- * included). */
+/* Is [reg + off] a pointer inside the frame variable die (location op[0, n)): the
+ * variable itself or a member of it? Its member path to there into path ("" for the
+ * variable itself). */
 static bool mem_in(Dwarf_Die *die, const Dwarf_Op *op, size_t n, int reg, int64_t off,
 		   int fb_reg, int64_t fb_off, char *path, size_t len)
 {
@@ -328,19 +333,19 @@ static bool mem_in(Dwarf_Die *die, const Dwarf_Op *op, size_t n, int reg, int64_
 	path[0] = '\0';
 	if (!mem_at(op, n, reg, fb_reg, fb_off, &at) || off < at)
 		return false;
-	if (!base_type(die, &type) || dwarf_aggregate_size(&type, &size))
-		return off == at;
-	if ((uint64_t)(off - at) >= size)
+	if (!base_type(die, &type) || dwarf_aggregate_size(&type, &size) ||
+	    (uint64_t)(off - at) >= size)
 		return false;
-	if (!member_path(&type, (uint64_t)(off - at), path, len, &pos)) {
+	if (!member_path(&type, (uint64_t)(off - at), path, len, &pos) ||
+	    dwarf_tag(&type) != DW_TAG_pointer_type) {
 		path[0] = '\0';
-		return off == at;
+		return false;
 	}
 	return true;
 }
 
 /* The path of byte off inside the struct that the pointer variable die points to into
- * path ("->m", "->in.m"). */
+ * path ("->m", "->in.m"), when a pointer member is there. */
 static bool pointee_path(Dwarf_Die *die, int64_t off, char *path, size_t len)
 {
 	Dwarf_Die ptr, type;
@@ -353,7 +358,8 @@ static bool pointee_path(Dwarf_Die *die, int64_t off, char *path, size_t len)
 		return false;
 	tag = dwarf_tag(&type);
 	if ((tag != DW_TAG_structure_type && tag != DW_TAG_class_type) ||
-	    !member_path(&type, (uint64_t)off, m, sizeof(m), &pos) || m[0] != '.')
+	    !member_path(&type, (uint64_t)off, m, sizeof(m), &pos) || m[0] != '.' ||
+	    dwarf_tag(&type) != DW_TAG_pointer_type)
 		return false;
 	if (strlen(m) + 2 > len)
 		return false;
@@ -385,8 +391,12 @@ static bool var_is(Dwarf_Die *die, Dwarf_Attribute *at, const struct mr_hvdw_que
 
 	path[0] = '\0';
 	switch (q->where) {
-	case MR_HVDW_REG:
-		return in_reg(at, q->pc, q->end, q->reg);
+	case MR_HVDW_REG: {
+		Dwarf_Die type;
+
+		return in_reg(at, q->pc, q->end, q->reg) && base_type(die, &type) &&
+		       dwarf_tag(&type) == DW_TAG_pointer_type;
+	}
 	case MR_HVDW_FRAME:
 		return dwarf_getlocation_addr(at, q->pc, &op, &nop, 1) == 1 &&
 		       mem_in(die, op, nop, q->reg, q->off, fb_reg, fb_off, path, len);

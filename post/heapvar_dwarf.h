@@ -17,9 +17,10 @@ int mr_hvdw_open(const char *path, struct mr_hvdw **out);
 void mr_hvdw_close(struct mr_hvdw *h);
 
 /* The path inside the static variable at vaddr var_addr to byte off of it, as C writes
- * it after the variable's name (".m", ".in.m", "[3].m", "[2]"), into buf. Returns 0, or
- * -ENOENT when no DWARF variable is at var_addr or off is not the start of a member or
- * element. */
+ * it after the variable's name (".m", ".in.m", "[3].m", "[2]"; "" for the variable
+ * itself), into buf. Returns 0 when a pointer is there, -EINVAL when something else is
+ * (an int, a union: no place for the pointer), -ENOENT when DWARF cannot tell (no DWARF
+ * variable at var_addr, off not at a member or element). */
 int mr_hvdw_member(struct mr_hvdw *h, uint64_t var_addr, uint64_t off, char *buf, size_t len);
 
 enum mr_hvdw_where {

@@ -4,7 +4,8 @@
  * global, a static, a member of a global struct, a local, a global through one more
  * function that returns the pointer without storing it (make_tmp), into a member of the
  * struct a pointer parameter points to (grid_init's gr->cells), and in no variable at all
- * (passed straight to consume: named by its call site). Each array is read by a chase
+ * (passed straight to consume: named by its call site). posix_memalign's status in %rax
+ * (its int rc) is no pointer: named by its call site. Each array is read by a chase
  * of the same length inside region "heapvar". `prog_heapvar STEPS` (default 20000000). */
 #include <memphis.h>
 #include <stdio.h>
@@ -91,7 +92,8 @@ __attribute__((noinline)) static double consume(double *p, long steps)
 int main(int argc, char **argv)
 {
 	long steps = argc > 1 ? atol(argv[1]) : 20000000;
-	double sum = 0;
+	double sum = 0, *pm;
+	int rc;
 
 	g_mat = alloc_matrix(N);       /* FROM:global */
 	s_mat = alloc_matrix(N);       /* FROM:static */
@@ -99,12 +101,18 @@ int main(int argc, char **argv)
 	g_grid.n = N;
 	t_mat = make_tmp(N);           /* FROM:returned */
 	grid_init(&p_grid, N);
+	rc = posix_memalign((void **)&pm, 64, N * sizeof(*pm)); /* VAR:memalign */
+	if (rc)
+		return 1;
+	for (long i = 0; i < N; i++)
+		pm[i] = (double)(i % 3);
 	memphis_mark_named("heapvar");
 	sum += chase(g_mat, steps);
 	sum += chase(s_mat, steps);
 	sum += chase(g_grid.cells, steps);
 	sum += chase(t_mat, steps);
 	sum += chase(p_grid.cells, steps);
+	sum += chase(pm, steps);
 	sum += local_case(steps);
 	sum += consume(alloc_matrix(N), steps); /* VAR:none */
 	memphis_print();
@@ -114,5 +122,6 @@ int main(int argc, char **argv)
 	free(g_grid.cells);
 	free(t_mat);
 	free(p_grid.cells);
+	free(pm);
 	return 0;
 }

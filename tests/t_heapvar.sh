@@ -4,7 +4,8 @@
 # arrays land in a global, a static, a member of a global struct, a local, a global
 # through make_tmp (which returns the pointer without storing it), and nowhere (passed to
 # consume: named by its call site, as before issue 16), and into the member of a struct
-# that a pointer parameter points to (grid_init's gr->cells). Built at -O2 (make) and -O0
+# that a pointer parameter points to (grid_init's gr->cells); posix_memalign's array by
+# its call site (its int status is no pointer, though a variable). Built at -O2 (make) and -O0
 # (here); every case is named as specified in both, each with its share of the samples;
 # at -O2 the JSON's receiver members say how each was received.
 # A library without line information that allocates (libhvlib.so: lib_new -> malloc):
@@ -27,6 +28,7 @@ t_mat ($site via xmalloc, alloc_matrix, make_tmp, from prog_heapvar.c:$(line "$S
 local_case::loc ($site via xmalloc, alloc_matrix, from prog_heapvar.c:$(line "$SRC" 'VAR:local'))
 grid_init::gr->cells ($site via xmalloc, alloc_matrix, from prog_heapvar.c:$(line "$SRC" 'VAR:through'))
 $site in xmalloc
+posix_memalign at prog_heapvar.c:$(line "$SRC" 'VAR:memalign') in main
 EOF
 
 # shares.py REPORT.json EXPECT: "want|NAME|SAMPLES" per expected heap name (0 when
