@@ -19,8 +19,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MR_HV_MAX_INSNS 128 /* instructions decoded over all paths of one scan */
-#define MR_HV_MAX_EVENTS 16
+#define MR_HV_MAX_INSNS 512 /* instructions decoded over all paths of one scan: enough to
+			     * reach the ret of a -O0 wrapper that fills its array */
+#define MR_HV_MAX_EVENTS 64
 
 enum mr_hv_kind {
 	MR_HV_STATIC = 1,  /* stored to the static address `addr` */

@@ -40,8 +40,15 @@ __attribute__((noinline)) double *alloc_matrix(size_t n)
 {
 	double *m = xmalloc(n * sizeof(*m));
 
+	/* many instructions and reloads of m before the return (at -O0) */
 	for (size_t i = 0; i < n; i++)
 		m[i] = (double)(i % 7);
+	for (size_t i = 1; i < n; i++)
+		m[i] += m[i - 1] * 0.25 - m[(i * 5) % n] * 0.125;
+	for (size_t i = 0; i < n; i += 2)
+		m[i] = m[i] * 0.5 + (double)(i % 3);
+	for (size_t i = 0; i < n; i++)
+		m[i] += m[(i * 7) % n] - m[(i * 3) % n] * 0.5;
 	return m;
 }
 
