@@ -59,18 +59,32 @@ static int gpr(ZydisRegister r)
 	return w >= ZYDIS_REGISTER_RAX && w <= ZYDIS_REGISTER_R15 ? (int)(w - ZYDIS_REGISTER_RAX) : -1;
 }
 
-/* Record an event (once); its index, -1 when the list is full. */
+/* Record an event (once); its index, -1 when the list is full. A store or return takes
+ * the place of the latest REG event when the list is full (the registers' copies of the
+ * pointer must not crowd out what names it). */
 static int event(struct scan *s, enum mr_hv_kind kind, uint64_t pc, uint64_t addr, int reg,
 		 int64_t off)
 {
+	size_t at = s->nev;
+
 	for (size_t i = 0; i < s->nev; i++)
 		if (s->ev[i].kind == kind && s->ev[i].pc == pc && s->ev[i].reg == reg &&
 		    s->ev[i].addr == addr && s->ev[i].off == off)
 			return (int)i;
-	if (s->nev == s->max)
-		return -1;
-	s->ev[s->nev] = (struct mr_hv_event){ kind, pc, pc, addr, reg, off, -1, 0 };
-	return (int)s->nev++;
+	if (s->nev == s->max) {
+		if (kind == MR_HV_REG)
+			return -1;
+		while (at > 0 && s->ev[at - 1].kind != MR_HV_REG)
+			at--;
+		if (at-- == 0)
+			return -1;
+		/* paths still naming it as their register's event only move its end, which
+		 * no other kind has */
+	} else {
+		s->nev++;
+	}
+	s->ev[at] = (struct mr_hv_event){ kind, pc, pc, addr, reg, off, -1, 0 };
+	return (int)at;
 }
 
 /* The registers in mask stop holding the pointer on path p after the instruction that

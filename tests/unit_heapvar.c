@@ -116,5 +116,23 @@ int main(void)
 	}
 	tap(mr_heapvar_scan((const uint8_t *)"\xc3", 1, BASE, BASE + 1, NULL, 0) == 0, __LINE__,
 	    "a return address outside the code: nothing");
+	{ /* 100 register copies (200 REG events), then a static store and a return */
+		static const uint8_t copy[] = { 0x48, 0x89, 0xc3, 0x48, 0x89, 0xd8 };
+		static const uint8_t tail[] = { 0x48, 0x89, 0x05, 0x00, 0x01, 0x00, 0x00, 0xc3 };
+		struct mr_hv_event ev[MR_HV_MAX_EVENTS];
+		uint8_t code[100 * sizeof(copy) + sizeof(tail)];
+		size_t n, stat = 0, ret = 0;
+
+		for (size_t i = 0; i < 100; i++)
+			memcpy(code + i * sizeof(copy), copy, sizeof(copy));
+		memcpy(code + 100 * sizeof(copy), tail, sizeof(tail));
+		n = mr_heapvar_scan(code, sizeof(code), BASE, BASE, ev, MR_HV_MAX_EVENTS);
+		for (size_t k = 0; k < n; k++) {
+			stat += ev[k].kind == MR_HV_STATIC && ev[k].addr == BASE + 600 + 7 + 0x100;
+			ret += ev[k].kind == MR_HV_RETURN;
+		}
+		tap(n == MR_HV_MAX_EVENTS && stat == 1 && ret == 1, __LINE__,
+		    "a full list keeps the store and the return after many copies (%zu events)", n);
+	}
 	return tap_done();
 }
