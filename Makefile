@@ -34,7 +34,7 @@ POST_CFLAGS := $(BASE_CFLAGS) -Icommon -I/usr/include/libdwarf -pthread $(CFLAGS
 # built once, position-independent and hidden, linked into both; never installed.
 COMMON_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden $(CFLAGS)
 LIB_LIBS := -lZydis -lelf -lnuma -lpfm -lpapi -ldl -lpthread
-POST_LIBS := -ldwarf -ldw -lelf -lZydis -lz -ljson-c -lm -pthread
+POST_LIBS := -ldwarf -lelf -lZydis -lz -ljson-c -lm -pthread
 
 ifeq ($(V),1)
 Q :=

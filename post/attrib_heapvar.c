@@ -6,6 +6,7 @@
 #include "attrib_impl.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,7 +100,9 @@ static void static_recv(struct mr_attrib *a, uint32_t oi, uint64_t to, struct re
 				  : -ENOENT;
 	if (rc == -EINVAL)
 		return;
-	if (rc)
+	if (rc && to != mv->addr) /* inside it, where DWARF cannot say: "g+8" */
+		snprintf(path, sizeof(path), "+%" PRIu64, to - mv->addr);
+	else if (rc)
 		path[0] = '\0';
 	if ((o->is_exe ? asprintf(&r->name, "%s%s", mv->name, path)
 		       : asprintf(&r->name, "%s:%s%s", o->base, mv->name, path)) < 0) {

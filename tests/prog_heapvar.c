@@ -61,9 +61,15 @@ __attribute__((noinline)) double *make_tmp(size_t n)
 	return m;
 }
 
-/* stores the array through the pointer parameter gr: named gr->cells (noipa: not
- * specialised for &p_grid, which makes it a store to p_grid.cells) */
-__attribute__((noipa)) static void grid_init(struct grid *gr, long n)
+/* stores the array through the pointer parameter gr: named gr->cells (not specialised
+ * for &p_grid, which would make it a store to p_grid.cells: external, and noipa for gcc) */
+#ifdef __clang__
+#define NOIPA __attribute__((noinline))
+#else
+#define NOIPA __attribute__((noipa))
+#endif
+NOIPA void grid_init(struct grid *gr, long n);
+NOIPA void grid_init(struct grid *gr, long n)
 {
 	gr->cells = alloc_matrix((size_t)n); /* VAR:through */
 	gr->n = n;

@@ -6,7 +6,8 @@
 # consume: named by its call site, as before issue 16), and into the member of a struct
 # that a pointer parameter points to (grid_init's gr->cells); posix_memalign's array by
 # its call site (its int status is no pointer, though a variable). Built at -O2 (make) and -O0
-# (here); every case is named as specified in both, each with its share of the samples;
+# (here), and with clang -O2 and -O0; every case is named as specified in each, with its
+# share of the samples;
 # at -O2 the JSON's receiver members say how each was received.
 # A library without line information that allocates (libhvlib.so: lib_new -> malloc):
 # named by the program's line that called it, the library's frame kept ("via
@@ -92,6 +93,25 @@ if "$CC" -std=gnu11 -g -O0 -I"$S/include" "$SRC" -o heapvar_O0 -L"$B" -Wl,-rpath
 else
 	not_ok "build prog_heapvar.c at -O0"
 	sed 's/^/# /' o0.cc.err
+fi
+
+# clang's DWARF (DWARF 5 .debug_addr indexes, frame base in a register at -O0), where
+# libdw's own calls once reached libdwarf's functions of the same name (a crash)
+if command -v clang >/dev/null; then
+	for o in O2 O0; do
+		if clang -std=gnu11 -g -$o -I"$S/include" "$SRC" -o heapvar_clang_$o -L"$B" \
+			-Wl,-rpath,"$B" -lmemphis 2>clang.cc.err; then
+			MEMPHIS_PERIOD=100us ./heapvar_clang_$o 20000000 >clang.out 2>clang.err
+			check_if "clang -$o: prog_heapvar runs under libmemphis" '[ $? = 0 ]'
+			check_names clang_$o "$(rundir heapvar_clang_$o)" 3
+			rm -rf memphis-*/
+		else
+			not_ok "build prog_heapvar.c with clang -$o"
+			sed 's/^/# /' clang.cc.err
+		fi
+	done
+else
+	skip "clang builds of prog_heapvar" "no clang"
 fi
 
 # item 5: the allocation inside a shared library without line information
