@@ -158,7 +158,7 @@ int main(void)
 }
 EOF
 if "$CC" -O2 -fPIC -shared hvlib.c -o libhvlib.so 2>lib.cc.err &&
-	"$CC" -g -O2 -I"$S/include" hvuser.c -o hvuser -L. -Wl,-rpath,"$PWD" -lhvlib -L"$B" \
+	"$CC" -g -O2 -I"$S/include" hvuser.c -o hvuser -L. -Wl,-rpath,'$ORIGIN' -lhvlib -L"$B" \
 		-Wl,-rpath,"$B" -lmemphis 2>>lib.cc.err; then
 	cat >expect <<EOF
 lbuf (malloc at hvuser.c:$(line hvuser.c 'LIB:stored') via libhvlib.so:lib_new)
