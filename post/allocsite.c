@@ -80,18 +80,17 @@ uint64_t mr_allocsite_store(const struct mr_debuginfo *d, uint64_t ret_vaddr)
 	return 0;
 }
 
-/* 1 if path ends in a Fortran source suffix. */
-static int fortran_file(const char *path)
+bool mr_allocsite_is_fortran(const char *path)
 {
 	static const char *const sfx[] = { ".f", ".f90", ".f95", ".f03", ".f08", ".for", ".ftn" };
 	const char *dot = strrchr(path, '.');
 
 	if (!dot || strchr(dot, '/'))
-		return 0;
+		return false;
 	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++)
 		if (!strcasecmp(dot, sfx[i]))
-			return 1;
-	return 0;
+			return true;
+	return false;
 }
 
 /* Skip blanks. */
@@ -138,7 +137,7 @@ int mr_allocsite_fortran(const char *file, unsigned line, const char **name)
 	FILE *f;
 
 	*name = NULL;
-	if (!file || !line || !fortran_file(file) || !(f = fopen(file, "r")))
+	if (!file || !line || !mr_allocsite_is_fortran(file) || !(f = fopen(file, "r")))
 		return MR_FSITE_NONE;
 	/* the whole statement holding the line: back to its first line, on through its
 	 * continuation lines (free form: a line ending in '&' continues) */

@@ -6,6 +6,7 @@
 #ifndef MR_ALLOCSITE_H
 #define MR_ALLOCSITE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "debuginfo.h"
@@ -15,6 +16,9 @@
  * RIP-relative 64-bit store, within the next few instructions and before any call,
  * return, jump or overwrite of the pointer; 0 if there is no such store. */
 uint64_t mr_allocsite_store(const struct mr_debuginfo *d, uint64_t ret_vaddr);
+
+/* Whether path names a Fortran source (.f .f90 .f95 .f03 .f08 .for .ftn, any case). */
+bool mr_allocsite_is_fortran(const char *path);
 
 enum mr_fsite {
 	MR_FSITE_NONE = 0,     /* not Fortran, or the source is unreadable */

@@ -296,7 +296,7 @@ int mr_attrib_open(struct mr_run *run, const struct mr_attrib_opts *o, struct mr
 		uint32_t id = attrib_alloc_runtime(a, &run->allocs[i]);
 
 		if (!id)
-			id = attrib_site_var(a, &run->allocs[i]);
+			id = attrib_heap_var(a, &run->allocs[i]);
 		a->site_var[i] = id;
 		a->vars[id].objects++;
 		a->vars[id].bytes += run->allocs[i].size;
@@ -335,9 +335,13 @@ void mr_attrib_close(struct mr_attrib *a)
 		free(a->vars[i].site_file);
 		free(a->vars[i].site_func);
 		free(a->vars[i].site_callers);
+		free(a->vars[i].recv_name);
+		free(a->vars[i].recv_via);
+		free(a->vars[i].recv_from);
 	}
 	for (size_t i = 0; i < a->nlines; i++)
 		free(a->lines[i]);
+	attrib_heapvar_free(a);
 	mr_heap_free(&a->heap);
 	mr_heap_free(&a->stacks);
 	attrib_locals_free(a->locals);

@@ -40,6 +40,13 @@ struct mr_varinfo {
 	 * first allocation from the site recorded them), '\n'-separated; NULL/0 otherwise */
 	char *site_file, *site_func, *site_callers;
 	unsigned site_line;
+	/* heap named by the variable receiving the pointer (attrib_heapvar.c), NULL otherwise:
+	 * the variable ("x", "g.m", "main::m"), what it is ("global", "static", "function
+	 * static", "member", "local"), the functions that returned the pointer to it
+	 * ('\n'-separated; a library's frames first), the line of the call it was received
+	 * from when that is not the call site ("cg.c:152") */
+	char *recv_name, *recv_via, *recv_from;
+	const char *recv_how;
 };
 
 struct mr_attrib_opts {

@@ -62,6 +62,9 @@ oom:
 	free(v->site_file);
 	free(v->site_func);
 	free(v->site_callers);
+	free(v->recv_name);
+	free(v->recv_via);
+	free(v->recv_from);
 	return NOT_YET;
 }
 
@@ -201,9 +204,25 @@ static bool cxx_header(const char *file)
 	return strstr(file, "/include/c++/") != NULL;
 }
 
+/* Is the shared object known as `base` a runtime whose allocations are its own state
+ * (issue 16 item 3 sets them apart): its frames name their sites, as any frame of a
+ * program does, even without line information. */
+static bool runtime_owner(const char *base)
+{
+	static const char *const prefixes[] = { "libgomp.so", "libomp.so", "libiomp5.so",
+						"libgfortran.so", "libmpi", "libopen-" };
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(base, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
 /* What the return address of an allocation's call stack is (cached per address in
- * var_by_key under tag 6: the value is the enum). */
-enum frame_kind { FRAME_ALLOCATOR = 1, FRAME_PROGRAM, FRAME_INLINED_ALLOCATOR };
+ * var_by_key under tag 6: the value is the enum). FRAME_LIBRARY: a call in a shared
+ * library without line information (not a runtime_owner): the site is named by the first
+ * frame with a line after it, the library's frames kept as detail (issue 16 item 5). */
+enum frame_kind { FRAME_ALLOCATOR = 1, FRAME_PROGRAM, FRAME_INLINED_ALLOCATOR, FRAME_LIBRARY };
 
 /* The kind of return address ret at time t: FRAME_ALLOCATOR in a runtime object
  * (runtime_object), in operator new, or in code of the C++ library's headers;
@@ -230,34 +249,64 @@ static enum frame_kind frame_kind(struct mr_attrib *a, uint64_t ret, uint64_t t)
 		else if (ln.file && cxx_header(ln.file))
 			k = mr_debuginfo_own_line(o->di, ret - 1 - sp->bias, cxx_header, &ln) == 0
 				    ? FRAME_INLINED_ALLOCATOR : FRAME_ALLOCATOR;
+		else if (!o->is_exe && !o->is_self && (!ln.file || !ln.line) && !runtime_owner(o->base))
+			k = FRAME_LIBRARY;
 	}
 	mph_u64map_put(&a->var_by_key, key, k);
 	return k;
 }
 
 /* The frame of ALLOCS record r that names it: the first (innermost) that is not an
- * allocator frame; the outermost recorded when all are. 0 when none. *kind: its kind. */
+ * allocator frame; the outermost recorded when all are; past library frames
+ * (FRAME_LIBRARY) when a later frame is the program's (*lib: the first library frame,
+ * else UINT32_MAX). 0 when none. *kind: its kind. */
 static uint64_t naming_frame(struct mr_attrib *a, const struct memphis_rec_alloc *r,
-			     enum frame_kind *kind, uint32_t *idx)
+			     enum frame_kind *kind, uint32_t *idx, uint32_t *lib)
 {
 	uint32_t n = r->nframes < MEMPHIS_MAX_FRAMES ? r->nframes : MEMPHIS_MAX_FRAMES;
-	uint32_t i = 0;
+	uint32_t i = 0, k;
+	enum frame_kind kk = FRAME_PROGRAM;
 
 	*kind = FRAME_PROGRAM;
 	*idx = 0;
+	*lib = UINT32_MAX;
 	if (!n)
 		return 0;
 	while ((*kind = frame_kind(a, r->frames[i], r->time)) == FRAME_ALLOCATOR && i + 1 < n)
 		i++;
+	for (k = i; *kind == FRAME_LIBRARY && k + 1 < n; k++)
+		if ((kk = frame_kind(a, r->frames[k + 1], r->time)) != FRAME_LIBRARY &&
+		    kk != FRAME_ALLOCATOR)
+			break;
+	if (*kind == FRAME_LIBRARY && k + 1 < n && kk != FRAME_LIBRARY && kk != FRAME_ALLOCATOR) {
+		*lib = i;
+		i = k + 1;
+		*kind = kk;
+	}
 	*idx = i;
 	return r->frames[i];
+}
+
+/* The library frames [lib, idx) of r described ("libfoo.so:make_buf"), '\n'-separated,
+ * into buf (empty when there are none). */
+static void library_frames(struct mr_attrib *a, const struct memphis_rec_alloc *r, uint32_t lib,
+			   uint32_t idx, char *buf, size_t len)
+{
+	char w[512];
+	size_t pos = 0;
+
+	buf[0] = '\0';
+	for (uint32_t k = lib; k < idx && pos < len; k++) {
+		attrib_describe_code(a, r->frames[k] - 1, r->time, w, sizeof(w), NULL, 0);
+		pos += (size_t)snprintf(buf + pos, len - pos, "%s%s", pos ? "\n" : "", w);
+	}
 }
 
 /* The structured site of a heap variable (compare matches sites across rebuilds by it):
  * file, line and function of the naming frame from where/func as attrib_describe_code
  * gave them, and the functions of the recorded frames after frame idx. Best effort: out
  * of memory leaves the fields NULL. */
-static void site_parts(struct mr_attrib *a, const struct memphis_rec_alloc *r, uint32_t idx,
+void attrib_site_parts(struct mr_attrib *a, const struct memphis_rec_alloc *r, uint32_t idx,
 		       const char *where, const char *func, struct mr_varinfo *v)
 {
 	uint32_t n = r->nframes < MEMPHIS_MAX_FRAMES ? r->nframes : MEMPHIS_MAX_FRAMES;
@@ -298,41 +347,68 @@ static int inlined_site_name(struct mr_attrib *a, const struct memphis_rec_alloc
 			attrib_base_name(ln.file), ln.line, ln.function);
 }
 
-/* Variable id of the call site of ALLOCS record r (created on first sight). One variable
- * per site and allocation kind: a line whose skipped runtime frames both malloc and mmap
- * (libnuma's numa_alloc_onnode) has two objects, each named by its own kind. Sites are
- * user addresses (below 2^56), so the kind fits in bits 56-59. */
-uint32_t attrib_site_var(struct mr_attrib *a, const struct memphis_rec_alloc *r)
+/* Variable id of the call site `site` (naming frame idx, library frames from lib) of
+ * ALLOCS record r (created on first sight). One variable per site and allocation kind: a
+ * line whose skipped runtime frames both malloc and mmap (libnuma's numa_alloc_onnode) has
+ * two objects, each named by its own kind. Sites are user addresses (below 2^56), so the
+ * kind fits in bits 56-59. */
+static uint32_t site_named(struct mr_attrib *a, const struct memphis_rec_alloc *r, uint64_t site,
+			   enum frame_kind kind, uint32_t idx, const char *libs)
 {
-	enum frame_kind kind;
-	uint32_t idx;
-	uint64_t site = naming_frame(a, r, &kind, &idx);
 	uint64_t key = (site & ((1ull << 56) - 1)) | ((uint64_t)(r->kind & 0xf) << 56) | (1ull << 60);
 	uint64_t *slot = mph_u64map_get(&a->var_by_key, key);
 	struct mr_varinfo v = { .kind = MR_VAR_HEAP };
-	char where[512], func[256];
+	char where[512], func[256], *via = NULL;
 	int rc;
 
 	if (slot)
 		return (uint32_t)*slot;
 	if (site && (rc = (int)fortran_site(a, site, r->time, key)))
 		return (uint32_t)rc;
+	if (libs[0] && asprintf(&via, " (via %s)", libs) < 0)
+		return 0;
+	for (char *p = via; p && (p = strchr(p, '\n'));)
+		*p = ','; /* more than one library frame: "a,b" */
 	if (!site) {
 		rc = asprintf(&v.name, "%s at <unknown call site>", alloc_kind_name(r->kind));
 	} else if (kind == FRAME_INLINED_ALLOCATOR && inlined_site_name(a, r, site, &v.name) >= 0) {
 		rc = 0;
 	} else if (attrib_describe_code(a, site - 1, r->time, where, sizeof(where), func, sizeof(func))) {
-		rc = func[0] ? asprintf(&v.name, "%s at %s in %s", alloc_kind_name(r->kind), where, func)
-			     : asprintf(&v.name, "%s at %s", alloc_kind_name(r->kind), where);
+		rc = func[0] ? asprintf(&v.name, "%s at %s in %s%s", alloc_kind_name(r->kind), where,
+					func, via ? via : "")
+			     : asprintf(&v.name, "%s at %s%s", alloc_kind_name(r->kind), where,
+					via ? via : "");
 		if (rc >= 0)
-			site_parts(a, r, idx, where, func, &v);
+			attrib_site_parts(a, r, idx, where, func, &v);
 	} else {
 		rc = func[0] ? asprintf(&v.name, "%s in %s", alloc_kind_name(r->kind), func)
 			     : asprintf(&v.name, "%s at %s", alloc_kind_name(r->kind), where);
 	}
+	free(via);
 	if (rc < 0)
 		return 0;
 	return attrib_add_var(a, key, &v) == NOT_YET ? 0 : (uint32_t)(a->nvars - 1);
+}
+
+void attrib_alloc_site(struct mr_attrib *a, const struct memphis_rec_alloc *r,
+		       struct alloc_site *s)
+{
+	enum frame_kind kind;
+	uint32_t lib;
+
+	s->site = naming_frame(a, r, &kind, &s->idx, &lib);
+	s->fkind = kind;
+	s->inlined = kind == FRAME_INLINED_ALLOCATOR;
+	s->alloc = alloc_kind_name(r->kind);
+	s->libs[0] = '\0';
+	if (lib != UINT32_MAX)
+		library_frames(a, r, lib, s->idx, s->libs, sizeof(s->libs));
+}
+
+uint32_t attrib_site_var(struct mr_attrib *a, const struct memphis_rec_alloc *r,
+			 const struct alloc_site *s)
+{
+	return site_named(a, r, s->site, (enum frame_kind)s->fkind, s->idx, s->libs);
 }
 
 /* Variable id for a stack of thread index idx. */

@@ -119,6 +119,7 @@ struct mr_attrib {
 	uint64_t *var_keys;         /* [id]: the key of var_by_key it was added under */
 	size_t nvars, capvars;
 	struct mph_u64map var_by_key;
+	struct attrib_hv *hv;       /* the receivers of heap pointers (attrib_heapvar.c) */
 
 	char **lines;
 	size_t nlines, caplines;
@@ -192,12 +193,40 @@ uint32_t attrib_add_var(struct mr_attrib *a, uint64_t key, struct mr_varinfo *v)
 /* Intern a line name; returns its id (0 on out of memory: "??"). */
 uint32_t attrib_intern_line(struct mr_attrib *a, const char *name);
 
-/* Variable id of the call site of ALLOCS record r (created on first sight). */
-uint32_t attrib_site_var(struct mr_attrib *a, const struct memphis_rec_alloc *r);
+/* What names an allocation: its naming frame (the first that is not the allocator's),
+ * and the frames of libraries without lines skipped before it (issue 16 item 5). */
+struct alloc_site {
+	uint64_t site;      /* return address of the naming frame, 0 when none */
+	uint32_t idx;       /* its index in the record's frames */
+	unsigned fkind;     /* its kind (attrib_catalog.c's enum frame_kind) */
+	int inlined;        /* the C++ library's allocator is inlined into its function */
+	const char *alloc;  /* the allocation's kind: "malloc", "mmap", ... */
+	char libs[1024];    /* the library frames skipped, described ("libx.so:f"),
+			     * '\n'-separated; "" for none */
+};
+
+/* The alloc_site of ALLOCS record r into *s. */
+void attrib_alloc_site(struct mr_attrib *a, const struct memphis_rec_alloc *r,
+		       struct alloc_site *s);
+
+/* Variable id of the call site s of ALLOCS record r (created on first sight): "malloc at
+ * cg.c:74 in vector", one per site and kind (Fortran sites: allocsite's names). */
+uint32_t attrib_site_var(struct mr_attrib *a, const struct memphis_rec_alloc *r,
+			 const struct alloc_site *s);
 
 /* Line id of code address ip at time t, valid for [*t0, *t1) (0: "??"). */
 uint32_t attrib_code_at(struct mr_attrib *a, uint64_t ip, uint64_t t, uint64_t *t0,
 			uint64_t *t1);
+
+/* Variable id of ALLOCS record r (created on first sight): named by the variable that
+ * receives its pointer (attrib_heapvar.c), else by its call site (attrib_site_var). */
+uint32_t attrib_heap_var(struct mr_attrib *a, const struct memphis_rec_alloc *r);
+void attrib_heapvar_free(struct mr_attrib *a);
+
+/* The structured site of heap variable v (site_file, site_line, site_func, site_callers)
+ * from the naming frame idx of r described as where ("file:line") and func. */
+void attrib_site_parts(struct mr_attrib *a, const struct memphis_rec_alloc *r, uint32_t idx,
+		       const char *where, const char *func, struct mr_varinfo *v);
 
 /* Variable id for a stack of thread index idx. */
 uint32_t attrib_stack_var(struct mr_attrib *a, uint32_t idx);

@@ -391,19 +391,9 @@ static void json_tables(struct mr_json *j, const struct report *r)
 	mr_json_arr_end(j);
 }
 
-/* "site" of a heap variable: its call site in parts and the callers' functions. */
-static void json_site(struct mr_json *j, const struct mr_varinfo *vi)
+/* An array of the entries of the '\n'-separated list c (NULL: empty). */
+static void json_list(struct mr_json *j, const char *c)
 {
-	const char *c = vi->site_callers;
-
-	mr_json_key(j, "site");
-	mr_json_obj(j);
-	mr_json_key(j, "file");
-	mr_json_str(j, vi->site_file);
-	U("line", vi->site_line);
-	mr_json_key(j, "function");
-	mr_json_str(j, vi->site_func);
-	mr_json_key(j, "callers");
 	mr_json_arr(j);
 	while (c && *c) {
 		const char *nl = strchr(c, '\n');
@@ -414,6 +404,36 @@ static void json_site(struct mr_json *j, const struct mr_varinfo *vi)
 		c += len + (nl != NULL);
 	}
 	mr_json_arr_end(j);
+}
+
+/* "site" of a heap variable: its call site in parts and the callers' functions. */
+static void json_site(struct mr_json *j, const struct mr_varinfo *vi)
+{
+	mr_json_key(j, "site");
+	mr_json_obj(j);
+	mr_json_key(j, "file");
+	mr_json_str(j, vi->site_file);
+	U("line", vi->site_line);
+	mr_json_key(j, "function");
+	mr_json_str(j, vi->site_func);
+	mr_json_key(j, "callers");
+	json_list(j, vi->site_callers);
+	mr_json_obj_end(j);
+}
+
+/* "receiver" of a heap variable named by the variable its pointer is stored in. */
+static void json_receiver(struct mr_json *j, const struct mr_varinfo *vi)
+{
+	mr_json_key(j, "receiver");
+	mr_json_obj(j);
+	mr_json_key(j, "variable");
+	mr_json_str(j, vi->recv_name);
+	mr_json_key(j, "how");
+	mr_json_str(j, vi->recv_how);
+	mr_json_key(j, "via");
+	json_list(j, vi->recv_via);
+	mr_json_key(j, "from");
+	mr_json_str(j, vi->recv_from);
 	mr_json_obj_end(j);
 }
 
@@ -442,6 +462,8 @@ static void json_variable(struct mr_json *j, const struct report *r, uint32_t id
 		U("bytes", vi->bytes);
 		if (vi->site_file)
 			json_site(j, vi);
+		if (vi->recv_name)
+			json_receiver(j, vi);
 	} else if (vi->kind != MR_VAR_UNKNOWN && vi->kind != MR_VAR_STACK) {
 		U("size", vi->bytes);
 	}

@@ -3,7 +3,8 @@
 # BUILD-fuzz/) for a bounded time each, seeded with real inputs made here: a run directory
 # (fuzz_rundir), this shell's /proc/PID/maps (fuzz_maps), module records (fuzz_kmod_record),
 # small ELF objects with DWARF 4 compiled from tests/fixtures (fuzz_debuginfo), saved
-# --json reports of a synthetic run, by variable and by line (fuzz_compare_json).
+# --json reports of a synthetic run, by variable and by line (fuzz_compare_json), the
+# machine code of prog_heapvar (fuzz_heapvar).
 # MEMPHIS_FUZZ_SECONDS (default 10) per target; MEMPHIS_FUZZ_RUNS=N runs N executions
 # instead. MEMPHIS_FUZZ_CORPUS=DIR keeps the corpora in DIR/NAME (`make fuzz FUZZ_SECONDS=N`
 # does). MEMPHIS_FUZZ_ONLY=REGEX runs only the targets whose name matches. Skips (77) when clang or libFuzzer is not installed (Debian: clang,
@@ -30,7 +31,7 @@ fi
 ok "make fuzz builds every target into $FB"
 
 # ---- seeds, one directory per target ----
-mkdir -p seed/rundir seed/maps seed/kmod_record seed/debuginfo seed/compare_json
+mkdir -p seed/rundir seed/maps seed/kmod_record seed/debuginfo seed/compare_json seed/heapvar
 "$B/tests/tool_gen" gen -n 3000 --allocs 20 > /dev/null 2>&1 &&
 	"$B/memphis-report" --json gen > seed/compare_json/var.json 2> /dev/null
 "$B/memphis-report" --json --by line gen > seed/compare_json/line.json 2> /dev/null
@@ -91,6 +92,10 @@ if command -v cc > /dev/null; then
 		cc -g -gdwarf-4 -O1 -c -I"$fx" "$fx/dbg_vars2.c" -o seed/debuginfo/vars2.o
 fi
 [ -n "$(ls seed/debuginfo)" ] || cp "$B/examples/hello/hello" seed/debuginfo/
+# heapvar: a compiler's code after calls (offset 0, then prog_heapvar's .text)
+objcopy -O binary --only-section=.text "$B/tests/prog_heapvar" text.bin 2> /dev/null &&
+	{ printf '\000\000'; head -c 4096 text.bin; } > seed/heapvar/text
+[ -s seed/heapvar/text ] || printf '\000\000\110\211\005\000\001\000\000\303' > seed/heapvar/store
 
 # ---- one run per target ----
 # fuzz_rundir writes its run directory under TMPDIR: this test's own, so that no other run

@@ -5,9 +5,11 @@
 # is found by name and kind, with its expected share of the region's samples (+-5 points)
 # and with the line that loads it (marked /* LINE:tag */ in the source) as its hottest
 # line. Covers a global, a file-scope static, a function-scope static, heap objects from
-# three call sites in two files, a shared library's global, __thread arrays of the
-# executable and of the library (each in two threads) and the stacks of two threads (at
-# -O2 the stack arrays by name, main::st and thread_main::st).
+# three call sites in two files (at -O0 named by the members of main's struct that receive
+# them, issue 16; at -O2 that struct lives in registers: by their call sites), a shared
+# library's global, __thread arrays of the executable and of the library (each in two
+# threads) and the stacks of two threads (at -O2 the stack arrays by name, main::st and
+# thread_main::st).
 # tests/golden/check.py does the checks. Last, tests/golden/bigtls.c: a program with more
 # __thread data than the stack limit.
 # MEMPHIS_GOLDEN_SECONDS (default 2) is the length of each region.
@@ -26,9 +28,12 @@ cat >expect <<'EOF'
 main   | g_global                                        | global          | W_GLOBAL/W_MAIN | global
 main   | s_static                                        | static          | W_STATIC/W_MAIN | static
 main   | func_pool::f_static                             | function static | W_FUNC/W_MAIN   | func
-main   | malloc at golden.c:@SITE:heap_a in main         | heap            | W_HEAP_A/W_MAIN | heap_a
-main   | malloc at golden.c:@SITE:heap_b in make_b       | heap            | W_HEAP_B/W_MAIN | heap_b
-main   | malloc at golden_alloc.c:@SITE:heap_c in golden_alloc_c | heap    | W_HEAP_C/W_MAIN | heap_c
+main@O2 | malloc at golden.c:@SITE:heap_a in main        | heap            | W_HEAP_A/W_MAIN | heap_a
+main@O2 | malloc at golden.c:@SITE:heap_b in make_b      | heap            | W_HEAP_B/W_MAIN | heap_b
+main@O2 | malloc at golden_alloc.c:@SITE:heap_c in golden_alloc_c | heap   | W_HEAP_C/W_MAIN | heap_c
+main@O0 | main::h.a (malloc at golden.c:@SITE:heap_a)    | heap            | W_HEAP_A/W_MAIN | heap_a
+main@O0 | main::h.b (malloc at golden.c:@SITE:heap_b via make_b, from golden.c:@SITE:recv_b) | heap | W_HEAP_B/W_MAIN | heap_b
+main@O0 | main::h.c (malloc at golden_alloc.c:@SITE:heap_c via golden_alloc_c, from golden.c:@SITE:recv_c) | heap | W_HEAP_C/W_MAIN | heap_c
 main   | libgolden.so.1:golden_lib                       | global          | W_LIB/W_MAIN    | lib
 main   | libgolden.so.1:golden_lib_tls                   | tls             | W_LIB_TLS/W_MAIN | lib_tls
 main   | t_tls                                           | tls             | W_TLS/W_MAIN    | tls

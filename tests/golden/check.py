@@ -4,6 +4,7 @@
 usage: check.py START TAG SRCDIR EXPECT JSON...
 
 EXPECT holds one expectation a line: "region|name|kind|weight|line", where
+  region  is the region's name; "main@O0" is region main in the build tagged O0 only,
   name    is the report's name of the variable; "@SITE:tag" in it becomes the line number
           of the source line marked /* SITE:tag */ (a malloc call site),
   kind    is the report's kind (global, static, function static, heap, stack, tls, local),
@@ -85,7 +86,10 @@ def main():
     with open(sys.argv[4]) as fh:
         for text in fh:
             if text.strip() and not text.startswith("#"):
-                expect.append([f.strip() for f in text.split("|")])
+                row = [f.strip() for f in text.split("|")]
+                region, _, only = row[0].partition("@")
+                if not only or only == tap.tag:
+                    expect.append([region] + row[1:])
     regions = []
     for e in expect:
         if e[0] not in regions:

@@ -198,8 +198,8 @@ int main(int argc, char **argv)
 	double v;
 
 	h.a = malloc(W_HEAP_A * GOLDEN_UNIT * sizeof(double)); /* SITE:heap_a */
-	h.b = make_b(W_HEAP_B * GOLDEN_UNIT);
-	h.c = golden_alloc_c(W_HEAP_C * GOLDEN_UNIT, FILL);
+	h.b = make_b(W_HEAP_B * GOLDEN_UNIT); /* SITE:recv_b */
+	h.c = golden_alloc_c(W_HEAP_C * GOLDEN_UNIT, FILL); /* SITE:recv_c */
 	h.lib = golden_lib_array();
 	h.lib_tls = golden_lib_tls_array();
 	h.func = func_pool();

@@ -1,0 +1,206 @@
+#!/bin/sh
+# Heap objects named by the variable that receives them (issue 16 items 2 and 5).
+# tests/prog_heapvar.c: one malloc (in xmalloc) behind alloc_matrix -> xmalloc, whose
+# arrays land in a global, a static, a member of a global struct, a local, a global
+# through make_tmp (which returns the pointer without storing it), and nowhere (passed to
+# consume: named by its call site, as before issue 16), and into the member of a struct
+# that a pointer parameter points to (grid_init's gr->cells); posix_memalign's array by
+# its call site (its int status is no pointer, though a variable). Built at -O2 (make) and -O0
+# (here), and with clang -O2 and -O0; every case is named as specified in each, with its
+# share of the samples;
+# at -O2 the JSON's receiver members say how each was received.
+# A library without line information that allocates (libhvlib.so: lib_new -> malloc):
+# named by the program's line that called it, the library's frame kept ("via
+# libhvlib.so:lib_new"), stored or not. examples/cg: x, z, p, q, r (five calls of
+# vector()) are separate variables, each with its own first touch of its own pages.
+. "$MEMPHIS_SRC/tests/tap.sh"
+CC=${CC:-cc}
+SRC=$S/tests/prog_heapvar.c
+command -v python3 >/dev/null || { echo "python3 is needed to read the JSON report" >&2; exit 77; }
+command -v "$CC" >/dev/null || { echo "no C compiler ($CC)" >&2; exit 77; }
+
+line() { grep -n "$2" "$1" | head -n 1 | cut -d: -f1; }
+site="malloc at prog_heapvar.c:$(line "$SRC" 'SITE')"
+cat >expect <<EOF
+g_mat ($site via xmalloc, alloc_matrix, from prog_heapvar.c:$(line "$SRC" 'FROM:global'))
+s_mat ($site via xmalloc, alloc_matrix, from prog_heapvar.c:$(line "$SRC" 'FROM:static'))
+g_grid.cells ($site via xmalloc, alloc_matrix, from prog_heapvar.c:$(line "$SRC" 'FROM:member'))
+t_mat ($site via xmalloc, alloc_matrix, make_tmp, from prog_heapvar.c:$(line "$SRC" 'FROM:returned'))
+local_case::loc ($site via xmalloc, alloc_matrix, from prog_heapvar.c:$(line "$SRC" 'VAR:local'))
+grid_init::gr->cells ($site via xmalloc, alloc_matrix, from prog_heapvar.c:$(line "$SRC" 'VAR:through'))
+$site in xmalloc
+posix_memalign at prog_heapvar.c:$(line "$SRC" 'VAR:memalign') in main
+EOF
+
+# shares.py REPORT.json EXPECT: "want|NAME|SAMPLES" per expected heap name (0 when
+# absent), then "other|NAME|SAMPLES" per other heap variable of the report
+cat >shares.py <<'EOF'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+want = [l.rstrip("\n") for l in open(sys.argv[2]) if l.strip()]
+heap = {v["name"]: v["samples"] for v in doc["variables"] if v["kind"] == "heap"}
+for name in want:
+    print("want|%s|%d" % (name, heap.get(name, 0)))
+for name, n in heap.items():
+    if name not in want:
+        print("other|%s|%d" % (name, n))
+EOF
+
+# check_names LABEL RUNDIR MIN: every expected name with MIN samples or more; no other
+# heap variable with as many
+check_names() {
+	"$REPORT" "$2" --all --json --top 0 >"$1.json" 2>"$1.err" || sed 's/^/# /' "$1.err"
+	python3 shares.py "$1.json" expect >"$1.names" 2>>"$1.err"
+	sed "s/^/# $1: /" "$1.names" "$1.err"
+	while IFS= read -r name; do
+		n=$(awk -F'|' -v n="$name" '$1 == "want" && $2 == n { print $3 }' "$1.names")
+		check_if "$1: '$name': ${n:-0} samples (want $3 or more)" "[ ${n:-0} -ge $3 ]"
+	done <expect
+	check_if "$1: no other heap variable with $3 samples or more" \
+		"! awk -F'|' '\$1 == \"other\" && \$3 >= $3 { f = 1 } END { exit !f }' $1.names"
+}
+
+export MEMPHIS_PERIOD=250us
+"$B/tests/prog_heapvar" 20000000 >o2.out 2>o2.err
+check_if "prog_heapvar -O2 runs under libmemphis" '[ $? = 0 ] && [ -n "$(rundir prog_heapvar)" ]'
+check_names O2 "$(rundir prog_heapvar)" 5
+# the JSON's receiver members (O2.json): variable, how, via, from; none for the fallback
+python3 - O2.json "$(line "$SRC" 'FROM:returned')" "$(line "$SRC" 'VAR:local')" >O2.recv <<'EOF'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+for v in doc["variables"]:
+    if v["kind"] == "heap":
+        r = v.get("receiver")
+        print("%s|%s" % (v["name"].split(" ")[0], json.dumps(r, sort_keys=True)))
+EOF
+sed 's/^/# O2 receiver: /' O2.recv
+recv() { grep -F "$1|" O2.recv | head -n 1 | cut -d'|' -f2-; }
+lr=$(line "$SRC" 'FROM:returned')
+check_if "O2: t_mat's receiver: global, via xmalloc, alloc_matrix, make_tmp, from line $lr" \
+	"[ '$(recv t_mat)' = '{\"from\": \"prog_heapvar.c:$lr\", \"how\": \"global\", \"variable\": \"t_mat\", \"via\": [\"xmalloc\", \"alloc_matrix\", \"make_tmp\"]}' ]"
+check_if "O2: s_mat static, g_grid.cells member, local_case::loc and grid_init::gr->cells local" \
+	"recv s_mat | grep -qF '\"how\": \"static\"' && recv g_grid.cells | grep -qF '\"how\": \"member\"' &&
+	 recv local_case::loc | grep -qF '\"how\": \"local\"' && recv grid_init::gr-\>cells | grep -qF '\"how\": \"local\"'"
+check_if "O2: the call-site fallback has no receiver" "[ '$(recv malloc)' = null ]"
+rm -rf memphis-*/
+
+if "$CC" -std=gnu11 -g -O0 -I"$S/include" "$SRC" -o heapvar_O0 -L"$B" -Wl,-rpath,"$B" \
+	-lmemphis 2>o0.cc.err; then
+	MEMPHIS_PERIOD=100us ./heapvar_O0 15000000 >o0.out 2>o0.err
+	check_if "prog_heapvar -O0 runs under libmemphis" '[ $? = 0 ]'
+	check_names O0 "$(rundir heapvar_O0)" 3
+	rm -rf memphis-*/
+else
+	not_ok "build prog_heapvar.c at -O0"
+	sed 's/^/# /' o0.cc.err
+fi
+
+# clang's DWARF (DWARF 5 .debug_addr indexes, frame base in a register at -O0), where
+# libdw's own calls once reached libdwarf's functions of the same name (a crash)
+if command -v clang >/dev/null; then
+	for o in O2 O0; do
+		if clang -std=gnu11 -g -$o -I"$S/include" "$SRC" -o heapvar_clang_$o -L"$B" \
+			-Wl,-rpath,"$B" -lmemphis 2>clang.cc.err; then
+			MEMPHIS_PERIOD=100us ./heapvar_clang_$o 20000000 >clang.out 2>clang.err
+			check_if "clang -$o: prog_heapvar runs under libmemphis" '[ $? = 0 ]'
+			check_names clang_$o "$(rundir heapvar_clang_$o)" 3
+			rm -rf memphis-*/
+		else
+			not_ok "build prog_heapvar.c with clang -$o"
+			sed 's/^/# /' clang.cc.err
+		fi
+	done
+else
+	skip "clang builds of prog_heapvar" "no clang"
+fi
+
+# item 5: the allocation inside a shared library without line information
+cat >hvlib.c <<'EOF'
+#include <stdlib.h>
+double *lib_new(long n)
+{
+	double *p = malloc((size_t)n * sizeof(*p));
+	for (long i = 0; i < n; i++)
+		p[i] = (double)(i % 5);
+	return p;
+}
+EOF
+cat >hvuser.c <<'EOF'
+#include <memphis.h>
+#include <stdio.h>
+#include <stdlib.h>
+enum { N = 1 << 17 };
+double *lib_new(long n);
+double *lbuf;
+__attribute__((noinline)) static double chase(const double *p, long steps)
+{
+	double sum = 0;
+	for (long s = 0; s < steps; s++)
+		sum += p[(s * 4099) & (N - 1)];
+	return sum;
+}
+__attribute__((noinline)) static double use_once(double *p, long steps)
+{
+	double sum = chase(p, steps);
+	free(p);
+	return sum;
+}
+int main(void)
+{
+	double sum = 0;
+	lbuf = lib_new(N); /* LIB:stored */
+	memphis_mark_named("lib");
+	sum += chase(lbuf, 20000000);
+	sum += use_once(lib_new(N), 20000000); /* LIB:passed */
+	memphis_print();
+	printf("%.0f\n", sum);
+	return 0;
+}
+EOF
+if "$CC" -O2 -fPIC -shared hvlib.c -o libhvlib.so 2>lib.cc.err &&
+	"$CC" -g -O2 -I"$S/include" hvuser.c -o hvuser -L. -Wl,-rpath,'$ORIGIN' -lhvlib -L"$B" \
+		-Wl,-rpath,"$B" -lmemphis 2>>lib.cc.err; then
+	cat >expect <<EOF
+lbuf (malloc at hvuser.c:$(line hvuser.c 'LIB:stored') via libhvlib.so:lib_new)
+malloc at hvuser.c:$(line hvuser.c 'LIB:passed') in main (via libhvlib.so:lib_new)
+EOF
+	./hvuser >lib.out 2>lib.err
+	check_if "hvuser (with libhvlib.so) runs under libmemphis" '[ $? = 0 ]'
+	check_names lib "$(rundir hvuser)" 5
+	rm -rf memphis-*/
+else
+	not_ok "build libhvlib.so and hvuser.c"
+	sed 's/^/# /' lib.cc.err
+fi
+
+# examples/cg: x is read once per iteration only, and may go unsampled; the others not
+cg=$B/examples/cg/cg
+cgsrc=$S/examples/cg/cg.c
+vline=$(line "$cgsrc" 'malloc(')
+OMP_NUM_THREADS=2 MEMPHIS_PERIOD=100us "$cg" -n 150000 -i 10 >cg.out 2>cg.err
+check_if "examples/cg runs under libmemphis" '[ $? = 0 ]'
+"$REPORT" "$(rundir cg)" --all --json >cg.json 2>cg.report.err || sed 's/^/# /' cg.report.err
+python3 - cg.json "$vline" >cg.vars <<'EOF'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+for v in doc["variables"]:
+    if v["kind"] == "heap" and "cg.c:" + sys.argv[2] in v["name"]:
+        ft = v.get("first_touch") or {}
+        print("%s|%d|%s|%s" % (v["name"], v["samples"], ft.get("pages"), ft.get("thread")))
+EOF
+sed 's/^/# cg: /' cg.vars
+for v in x z p q r; do
+	l=$(grep -n "^	$v = vector();" "$cgsrc" | cut -d: -f1)
+	name="$v (malloc at cg.c:$vline via vector, from cg.c:$l)"
+	if [ "$v" = x ] && ! grep -qF "$name|" cg.vars; then
+		skip "cg: '$name' with its own first touch" "x got no sample in this run"
+		continue
+	fi
+	# n = 150000 doubles: 293 pages of 4 KiB at most (its own, not the five vectors')
+	check_if "cg: '$name' with its own first touch" \
+		"grep -F '$name|' cg.vars | awk -F'|' '\$3 > 0 && \$3 <= 293 { f = 1 } END { exit !f }'"
+done
+check_if "cg: no heap variable named by vector()'s call site alone" \
+	"! grep -q '^malloc at cg.c:$vline' cg.vars"
+rm -rf memphis-*/
+done_testing
