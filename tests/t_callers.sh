@@ -31,12 +31,15 @@ byline = json.load(open(line_json))
 def check(cond, what):
     print(('ok' if cond else 'not ok') + ' - ' + what)
 def var(site):
-    name = 'malloc at callers.c:%d in main' % tag['SITE:' + site]
-    return next((v for v in rep['variables'] if v['name'] == name), None)
+    # named by the variable that receives it (issue 16), 'main::src (malloc at callers.c:32)'
+    return next((v for v in rep['variables'] if at_site(v['name'], site)), None)
+def at_site(name, site):
+    s = 'malloc at callers.c:%d' % tag['SITE:' + site]
+    return name == s + ' in main' or '(' + s + ')' in name
 def caller(name, loop):
     return name.startswith('callers.c:%d (in ' % tag['LINE:' + loop])
 items = [i for t in rep['tables'] for e in t['entries'] for i in e['items']
-         if e['name'] == 'malloc at callers.c:%d in main' % tag['SITE:src']]
+         if at_site(e['name'], 'src')]
 top = max(items, key=lambda i: i['count']) if items else {'name': '', 'count': 0}
 check(caller(top['name'], 'copy') and top.get('via') and top['name'].endswith('(in %s)' % top['via']),
       'the copied array\'s hottest line is the copy loop in its memcpy: %s (via %s)'
