@@ -250,6 +250,24 @@ static int better(uint64_t count, uint32_t key, uint64_t best_count, uint32_t be
 	return count > best_count || (count == best_count && key < best_key);
 }
 
+/* by_line's values: pages, and this bit when the line is a runtime's own (mr_agg_touch) */
+#define RUNTIME_LINE (1ull << 63)
+
+/* Is line `key` (value v in by_line) of variable `var` a better first-touch line than vs's
+ * current one: any other line before a runtime's own, then more pages, then the lower id. */
+static int better_line(const struct mph_u64map *by_line, uint64_t v, uint64_t var, uint32_t key,
+		       const struct mr_agg_var *vs)
+{
+	const uint64_t *cur = vs->ft_line_pages ? mph_u64map_get(by_line,
+								 var << 32 | vs->ft_line) : NULL;
+
+	if (!cur)
+		return 1;
+	if ((v & RUNTIME_LINE) != (*cur & RUNTIME_LINE))
+		return !(v & RUNTIME_LINE);
+	return better(v & ~RUNTIME_LINE, key, *cur & ~RUNTIME_LINE, vs->ft_line);
+}
+
 int mr_agg_first_touches(struct mr_agg *g, size_t n,
 			 void (*get)(void *arg, size_t i, struct mr_agg_touch *t), void *arg)
 {
@@ -279,6 +297,8 @@ int mr_agg_first_touches(struct mr_agg *g, size_t n,
 		if (!(v = mph_u64map_put(&by_line, (uint64_t)t.var << 32 | t.line, 0)))
 			goto out;
 		*v += t.pages;
+		if (t.runtime_line)
+			*v |= RUNTIME_LINE;
 	}
 	for (size_t i = 0; i <= by_tid.mask; i++) {
 		uint64_t k = by_tid.keys[i];
@@ -300,8 +320,8 @@ int mr_agg_first_touches(struct mr_agg *g, size_t n,
 		if (k == MPH_U64MAP_EMPTY)
 			continue;
 		vs = &g->vars[k >> 32];
-		if (better(by_line.vals[i], (uint32_t)k, vs->ft_line_pages, vs->ft_line)) {
-			vs->ft_line_pages = by_line.vals[i];
+		if (better_line(&by_line, by_line.vals[i], k >> 32, (uint32_t)k, vs)) {
+			vs->ft_line_pages = by_line.vals[i] & ~RUNTIME_LINE;
 			vs->ft_line = (uint32_t)k;
 		}
 	}

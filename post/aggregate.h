@@ -101,11 +101,15 @@ struct mr_agg_touch {
 	uint32_t page_node; /* node index of the page's home */
 	int tid_node;       /* node of the touching CPU, -1 unknown */
 	uint64_t pages;     /* base pages the touch covers (a huge page: several) */
+	int runtime_line;   /* line is runtime code's own: its caller with source was not
+			     * found (mr_attrib_caller) */
 };
 
 /* Count n first touches, touch i read through get(arg, i, &t); for each variable with
  * samples: pages by home node, and the thread and line that touched the most pages (the
- * lowest tid / line id among equals). After mr_agg_finish. Returns 0 or -ENOMEM. */
+ * lowest tid / line id among equals; a runtime's own line only when no other line touched
+ * the variable: the user's line is the one to change, its share says how much it covers).
+ * After mr_agg_finish. Returns 0 or -ENOMEM. */
 int mr_agg_first_touches(struct mr_agg *g, size_t n,
 			 void (*get)(void *arg, size_t i, struct mr_agg_touch *t), void *arg);
 

@@ -140,11 +140,14 @@ size_t mr_attrib_nlines(const struct mr_attrib *a);
  * libgomp, libgfortran, ...) or has no source line, the first caller in the unwound chain
  * with a source line outside them, named "cg.c:391 (in memmove)" (ip's function in
  * parentheses); else, or when no caller has one, line. The ctx form is for a pass's
- * context (as mr_attrib_sample); the other takes the attribution's lock. */
+ * context (as mr_attrib_sample); the other takes the attribution's lock and sets *runtime
+ * (may be NULL) when ip is runtime code and no caller had a line: line is then the
+ * runtime's own (a tail call took the user's frame off the stack). */
 uint32_t mr_attrib_ctx_caller(struct mr_attrib_ctx *c, uint64_t ip, const struct memphis_rec_stack *st,
 			      const uint8_t *bytes, uint32_t line);
 uint32_t mr_attrib_caller(struct mr_attrib *a, uint64_t ip, const struct memphis_rec_stack *st,
-			  const uint8_t *bytes, uint32_t line);
+			  const uint8_t *bytes, uint32_t line,
+			  int *runtime);
 /* The function a caller's line names ("cg.c:391 (in memmove)" -> "memmove") into buf;
  * returns 0 when line name is no caller's line. */
 int mr_attrib_line_via(const char *name, char *buf, size_t len);

@@ -292,24 +292,30 @@ static uint32_t unwind_line(struct attrib_callers *cs, uint64_t ip, const struct
 /* The line of instruction ip with STACKS entry st: see the top of the file. Returns the
  * caller's line id, or line when the instruction has its own line or no caller has one. */
 uint32_t attrib_caller_line(struct attrib_callers *cs, uint64_t ip, const struct memphis_rec_stack *st,
-			    const uint8_t *bytes, uint32_t line)
+			    const uint8_t *bytes, uint32_t line, int *runtime)
 {
 	uint64_t *k;
 	uint32_t id;
 
+	if (runtime)
+		*runtime = 0;
 	if (at_time(cs, ip, st->time) < 0 || !(k = ip_kind(cs, ip, st->time)) || *k == KIND_OWN)
 		return line;
 	if (!cached(cs, ip, st, bytes, &id))
 		id = unwind_line(cs, ip, st, bytes);
+	if (runtime)
+		*runtime = !id;
 	return id ? id : line;
 }
 
 uint32_t mr_attrib_caller(struct mr_attrib *a, uint64_t ip, const struct memphis_rec_stack *st,
-			  const uint8_t *bytes, uint32_t line)
+			  const uint8_t *bytes, uint32_t line, int *runtime)
 {
+	if (runtime)
+		*runtime = 0;
 	if (!a->callers && !(a->callers = attrib_callers_new(a, NULL)))
 		return line;
-	return attrib_caller_line(a->callers, ip, st, bytes, line);
+	return attrib_caller_line(a->callers, ip, st, bytes, line, runtime);
 }
 
 /* The function named in a caller's line ("cg.c:391 (in memmove)" -> "memmove"), into buf;

@@ -183,9 +183,10 @@ void attrib_unwind_free(struct attrib_unwind *uw);
 struct attrib_callers *attrib_callers_new(struct mr_attrib *a, struct mr_attrib_ctx *ctx);
 void attrib_callers_free(struct attrib_callers *cs);
 
-/* The line of instruction ip with STACKS entry st (mr_attrib_ctx_caller, mr_attrib_caller). */
+/* The line of instruction ip with STACKS entry st (mr_attrib_ctx_caller, mr_attrib_caller);
+ * *runtime (may be NULL) as mr_attrib_caller's. */
 uint32_t attrib_caller_line(struct attrib_callers *cs, uint64_t ip, const struct memphis_rec_stack *st,
-			    const uint8_t *bytes, uint32_t line);
+			    const uint8_t *bytes, uint32_t line, int *runtime);
 
 /* Add a variable; returns its id, or NOT_YET when out of memory (name is then freed). */
 uint32_t attrib_add_var(struct mr_attrib *a, uint64_t key, struct mr_varinfo *v);

@@ -282,7 +282,7 @@ uint32_t mr_attrib_ctx_caller(struct mr_attrib_ctx *c, uint64_t ip, const struct
 
 	if (!c->callers && !(c->callers = attrib_callers_new(c->a, c)))
 		return line;
-	id = attrib_caller_line(c->callers, ip, st, bytes, line);
+	id = attrib_caller_line(c->callers, ip, st, bytes, line, NULL);
 	if (id != line)
 		note_first(c, &c->line_first, &c->cap_line, id);
 	return id;

@@ -78,8 +78,12 @@ static void get_touch(void *arg, size_t i, struct mr_agg_touch *out)
 		out->pages = (1ull << t->page_shift) / ps;
 	out->page_node = node_index(r, mr_attrib_page_node(r->a, 0, t->addr));
 	out->line = mr_attrib_code(r->a, t->ip, t->time);
-	if (st)
-		out->line = mr_attrib_caller(r->a, t->ip, st, bytes, out->line);
+	if (st) {
+		int runtime;
+
+		out->line = mr_attrib_caller(r->a, t->ip, st, bytes, out->line, &runtime);
+		out->runtime_line = runtime != 0;
+	}
 	out->tid_node = mr_run_cpu_node(r->run, t->cpu);
 }
 

@@ -45,11 +45,15 @@ static uint64_t cell_count(const struct mr_agg *g, uint32_t var, uint32_t line, 
 }
 
 static const struct mr_agg_touch touches[] = {
-	/* var tid line page_node tid_node pages */
-	{ 1, 100, 2, 0, 0, 1 }, { 1, 100, 2, 0, 0, 1 }, { 1, 101, 3, 1, 1, 512 },
-	{ 2, 102, 1, 1, 1, 1 }, { 2, 101, 1, 1, 1, 1 },
-	{ 0, 100, 1, 0, 0, 1 },  /* <unknown>: skipped */
-	{ 5, 100, 1, 0, 0, 1 },  /* a variable with no samples: skipped */
+	/* var tid line page_node tid_node pages runtime_line */
+	{ 1, 100, 2, 0, 0, 1, 0 }, { 1, 100, 2, 0, 0, 1, 0 }, { 1, 101, 3, 1, 1, 512, 0 },
+	{ 2, 102, 1, 1, 1, 1, 0 }, { 2, 101, 1, 1, 1, 1, 0 },
+	{ 0, 100, 1, 0, 0, 1, 0 },  /* <unknown>: skipped */
+	{ 5, 100, 1, 0, 0, 1, 0 },  /* a variable with no samples: skipped */
+	/* "mid": most pages at a runtime's own line (a worker's memset after a tail call),
+	 * fewer at the user's line; var 4: only a runtime's own line */
+	{ 3, 101, 5, 0, 0, 300, 1 }, { 3, 100, 2, 0, 0, 100, 0 }, { 3, 102, 5, 0, 0, 300, 1 },
+	{ 4, 100, 5, 0, 0, 7, 1 },
 };
 
 static void get_touch(void *arg, size_t i, struct mr_agg_touch *t)
@@ -108,6 +112,11 @@ static void test_small(void)
 	tap(v2->ft_pages == 2 && v2->ft_tid == 101 && v2->ft_tid_pages == 1 && v2->ft_line == 1,
 	    __LINE__, "first touch ties: the lowest tid wins");
 	tap(g.vars[5].ft_pages == 0, __LINE__, "touches of variables without samples are skipped");
+	tap(g.vars[3].ft_pages == 700 && g.vars[3].ft_line == 2 && g.vars[3].ft_line_pages == 100,
+	    __LINE__, "first touch: the user's line before a runtime's own with more pages (got line %u, %llu pages)",
+	    g.vars[3].ft_line, (unsigned long long)g.vars[3].ft_line_pages);
+	tap(g.vars[4].ft_line == 5 && g.vars[4].ft_line_pages == 7, __LINE__,
+	    "first touch: a runtime's own line when it is the only one");
 
 	/* remote tables by variable: node 0: zeta 5 (line 1), mid 5 (line 2); node 1: alpha 5 */
 	tap(mr_agg_tables(&g, MR_AGG_REMOTE, 0, name_of, NULL, &t) == 0 && t.ntab == 2, __LINE__,
