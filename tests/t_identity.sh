@@ -14,7 +14,9 @@
 # write-error lines, RUN escapes). 69cdb11: issue 13 (the JSON's run.threads, a heap
 # variable's site, lines with --by line); it also takes in issue 11's "set aside ... in
 # libmemphis" line (7e8ac52), which left PIN behind and made the text comparisons fail
-# whenever a run had such samples.
+# whenever a run had such samples. 7cee47c: issue 16 (a runtime instruction's line told by
+# its caller, heap objects by the variable that receives them, the runtimes' own data
+# apart and the header's runtime wait, stack data by local variable, STACKS in dump).
 #
 # Format 2 (SAMPLES layout 2): the old report refuses today's runs, so it reads a copy
 # rewritten as format 1 (tests/tool_v1.c) while today's report reads the run as written;
@@ -24,7 +26,7 @@
 #
 # The old report is built once from `git archive PIN` into BUILD/identity-PIN/ (reused
 # while it exists). Skips (77) when the source tree is not a git checkout holding PIN.
-PIN=69cdb11
+PIN=7cee47c
 . "$MEMPHIS_SRC/tests/tap.sh"
 if ! command -v git > /dev/null || ! git -C "$S" cat-file -e "$PIN^{commit}" 2> /dev/null; then
 	echo "t_identity: $S is not a git checkout with commit $PIN (the reference report)" >&2
