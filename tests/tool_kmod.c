@@ -130,6 +130,21 @@ static void check_records(const unsigned char *buf, unsigned long long n, unsign
 	}
 }
 
+/* STOP, then read what the buffers still hold into t (buf holds 256 records). */
+static void stop_and_drain(int fd, unsigned char *buf, const struct memphismod_version *v,
+			   unsigned long long t0, struct tally *t)
+{
+	ioctl(fd, MEMPHISMOD_IOC_STOP, 0);
+	for (;;) {
+		struct memphismod_read rd = { .size = sizeof(rd), .buf = (uintptr_t)buf,
+					      .buf_size = 256 * v->record_size };
+		if (ioctl(fd, MEMPHISMOD_IOC_READ, &rd) < 0 || rd.nr_records == 0)
+			break;
+		t->lost += rd.lost;
+		check_records(buf, rd.nr_records, v->record_size, v->nr_cpus, t0, t);
+	}
+}
+
 static void add_self(void)
 {
 	pthread_mutex_lock(&tids_lock);
@@ -271,15 +286,7 @@ static int cmd_sample(double seconds, int nthreads, int hold)
 		t.lost += rd.lost;
 		check_records(buf, rd.nr_records, v.record_size, v.nr_cpus, t0, &t);
 	}
-	ioctl(fd, MEMPHISMOD_IOC_STOP, 0);
-	for (;;) {
-		struct memphismod_read rd = { .size = sizeof(rd), .buf = (uintptr_t)buf,
-					      .buf_size = 256 * v.record_size };
-		if (ioctl(fd, MEMPHISMOD_IOC_READ, &rd) < 0 || rd.nr_records == 0)
-			break;
-		t.lost += rd.lost;
-		check_records(buf, rd.nr_records, v.record_size, v.nr_cpus, t0, &t);
-	}
+	stop_and_drain(fd, buf, &v, t0, &t);
 	stop_spin = 1;
 	for (int i = 0; i < nthreads; i++)
 		pthread_join(th[i], NULL);
@@ -350,15 +357,7 @@ static int cmd_lost(double seconds)
 		return 1;
 	}
 	usleep((useconds_t)(seconds * 1e6));
-	ioctl(fd, MEMPHISMOD_IOC_STOP, 0);
-	for (;;) {
-		struct memphismod_read rd = { .size = sizeof(rd), .buf = (uintptr_t)buf,
-					      .buf_size = 256 * v.record_size };
-		if (ioctl(fd, MEMPHISMOD_IOC_READ, &rd) < 0 || rd.nr_records == 0)
-			break;
-		t.lost += rd.lost;
-		check_records(buf, rd.nr_records, v.record_size, v.nr_cpus, t0, &t);
-	}
+	stop_and_drain(fd, buf, &v, t0, &t);
 	stop_spin = 1;
 	for (int i = 0; i < 3; i++)
 		pthread_join(th[i], NULL);
