@@ -57,10 +57,10 @@ static void touch_attr(struct perf_event_attr *a)
 	a->sample_period = 1;
 	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
 			 PERF_SAMPLE_CPU;
-	if (memphis__stack_bytes()) {
+	if (memphis__fault_stack_bytes()) {
 		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 		a->sample_regs_user = MEMPHIS__REGS_MASK;
-		a->sample_stack_user = memphis__stack_bytes();
+		a->sample_stack_user = memphis__fault_stack_bytes();
 	}
 	a->exclude_kernel = 1;
 	a->exclude_hv = 1;
@@ -70,14 +70,14 @@ static void touch_attr(struct perf_event_attr *a)
 }
 
 /* The ring: 64 KiB / 512 KiB of 48-byte records; grown in proportion when records carry
- * the user stack (1,232 bytes at MEMPHIS_STACK_BYTES=1024), up to 256 KiB / 4 MiB. A
+ * the user stack (464 bytes with MEMPHIS__FAULT_STACK_BYTES), up to 256 KiB / 4 MiB. A
  * 512 MiB memset (131,072 faults) on a loaded 2-vCPU machine lost 0-3,600 records with
- * 2 MiB, none in three runs each with 4 and 8 MiB. */
+ * 2 MiB, none in three runs each with 4 and 8 MiB (1 KB captures then). */
 int memphis__touch_open(struct memphis__thread *t, int small)
 {
 	struct perf_event_attr a;
 	unsigned base = small ? 16 : 128, most = small ? 64 : 1024, pages = base;
-	uint64_t rec = sizeof(struct fault_layout), grown = rec + memphis__stack_record_extra(0);
+	uint64_t rec = sizeof(struct fault_layout), grown = rec + memphis__stack_record_extra(0, memphis__fault_stack_bytes());
 
 	while (pages < most && pages * rec < base * grown)
 		pages *= 2;

@@ -51,11 +51,16 @@ unsigned memphis__stack_bytes(void)
 	return stack_bytes;
 }
 
-unsigned memphis__stack_record_extra(int have_regs)
+unsigned memphis__fault_stack_bytes(void)
 {
-	if (!stack_bytes)
+	return stack_bytes < MEMPHIS__FAULT_STACK_BYTES ? stack_bytes : MEMPHIS__FAULT_STACK_BYTES;
+}
+
+unsigned memphis__stack_record_extra(int have_regs, unsigned bytes)
+{
+	if (!bytes)
 		return 0;
-	return (have_regs ? 0 : 8 + 8 * MPH_NREGS) + 8 + stack_bytes + 8;
+	return (have_regs ? 0 : 8 + 8 * MPH_NREGS) + 8 + bytes + 8;
 }
 
 int memphis__stack_parse(const void *p, size_t len, struct memphis__ustack *u)

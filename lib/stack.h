@@ -24,11 +24,18 @@
  * config.h, as config.c checks it) and find the executable's address range. Once, at library start,
  * before any stream is opened. */
 void memphis__stack_init(unsigned bytes);
-/* MEMPHIS_STACK_BYTES as set: the perf events' sample_stack_user; 0 = no capture. */
+/* MEMPHIS_STACK_BYTES as set: the samples' sample_stack_user; 0 = no capture. */
 unsigned memphis__stack_bytes(void);
-/* Extra bytes a perf record carries for the capture (abi, registers, size, stack,
+/* The page-fault stream's sample_stack_user: MEMPHIS_STACK_BYTES, at most
+ * MEMPHIS__FAULT_STACK_BYTES. A first touch needs only its runtime function's caller
+ * (memset's return address lies at SP; cg's memset <- GOMP_parallel <- vector fits in 128
+ * bytes), and every fault carries the capture through the ring: at 1 KB the fault rings
+ * held 3 to 6 times fewer records than before the capture and t_touch lost faults. */
+#define MEMPHIS__FAULT_STACK_BYTES 256u
+unsigned memphis__fault_stack_bytes(void);
+/* Extra bytes a perf record carries for a capture of `bytes` (abi, registers, size, stack,
  * dyn_size) beyond the REGS_USER a record would carry anyway (`have_regs`). */
-unsigned memphis__stack_record_extra(int have_regs);
+unsigned memphis__stack_record_extra(int have_regs, unsigned bytes);
 
 /* What a perf record carried: the user registers (MEMPHIS_STACK_NREGS, perf's order) and
  * the bytes copied from SP upward. Pointers into the record: valid while it is. */
@@ -40,7 +47,8 @@ struct memphis__ustack {
 
 /* Parse the tail of a PERF_RECORD_SAMPLE that starts at the REGS_USER abi word (`p`, `len`
  * bytes to the record's end) of an event with sample_regs_user = MEMPHIS__REGS_MASK and
- * sample_stack_user = memphis__stack_bytes(). 0 and *u, or -EINVAL when the tail is
+ * sample_stack_user set (memphis__stack_bytes(), or the faults' smaller size when that is
+ * not 0). 0 and *u, or -EINVAL when the tail is
  * shorter than it says. */
 int memphis__stack_parse(const void *p, size_t len, struct memphis__ustack *u);
 

@@ -97,7 +97,7 @@ static int soft_probe(const struct memphis__backend_params *p, struct memphis__s
  * it is captured: 1,224 bytes at MEMPHIS_STACK_BYTES=1024), a power of two >= 8. */
 static unsigned ring_pages(uint64_t period_ns)
 {
-	uint64_t rec = 184ull + memphis__stack_record_extra(1);
+	uint64_t rec = 184ull + memphis__stack_record_extra(1, memphis__stack_bytes());
 	uint64_t bytes = rec * (100000000ull / period_ns + 1);
 	unsigned pages = 8;
 
