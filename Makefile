@@ -84,6 +84,8 @@ all: $(PROGRAMS) $(UNIT_BINS) $(PROG_BINS) $(PROGXX_BINS) $(TOOL_BINS) $(EXAMPLE
 DEB_PKGS := gcc g++ make pkg-config libzydis-dev libdwarf-dev libelf-dev zlib1g-dev libnuma-dev \
 	libpfm4-dev libpapi-dev numactl gfortran linux-perf python3 time clang libclang-rt-14-dev \
 	libjson-c-dev libdw-dev
+# dkms: tests/t_dkms.sh builds the module through it (make install-dkms)
+DEB_PKGS += dkms
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || missing="$$missing $$p"; \
