@@ -8,6 +8,7 @@
 #                   FUZZ_SECONDS=N runs each for N seconds, FUZZ_RUNS=N for N executions,
 #                   FUZZ_ONLY=REGEX only the targets whose name matches
 #   make install / uninstall   PREFIX=/usr/local DESTDIR=
+#   make install-dkms / uninstall-dkms   the kernel module's source for DKMS (DESTDIR=)
 # V=1 shows the commands. User CFLAGS/LDFLAGS are appended to ours.
 
 PREFIX ?= /usr/local
@@ -83,6 +84,8 @@ all: $(PROGRAMS) $(UNIT_BINS) $(PROG_BINS) $(PROGXX_BINS) $(TOOL_BINS) $(EXAMPLE
 DEB_PKGS := gcc g++ make pkg-config libzydis-dev libdwarf-dev libelf-dev zlib1g-dev libnuma-dev \
 	libpfm4-dev libpapi-dev numactl gfortran linux-perf python3 time clang libclang-rt-14-dev \
 	libjson-c-dev libdw-dev
+# dkms: tests/t_dkms.sh builds the module through it (make install-dkms)
+DEB_PKGS += dkms
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || missing="$$missing $$p"; \
@@ -307,6 +310,47 @@ uninstall:
 	rm -rf "$(DESTDIR)$(INCDIR)/memphis"
 	for m in docs/*.1 docs/*.3; do [ -f "$$m" ] || continue; s=$${m##*.}; \
 	  rm -f "$(DESTDIR)$(MANDIR)/man$$s/$${m##*/}"; done
+
+# The kernel module for DKMS (kmod/README.md): its source, its headers and dkms.conf with
+# this VERSION in /usr/src/memphismod-VERSION/; the udev rule (/dev/memphismod root,
+# MEMPHIS_GROUP, 0660) and a modprobe.d file with that group's gid for the module's `group`
+# parameter, resolved here with getent (commented out, to be filled in, when the group does
+# not exist here or the install is staged in DESTDIR, where this machine's gid means
+# nothing). As root without DESTDIR, dkms then adds it, and builds and installs it for
+# DKMS_KERNEL (the running kernel) when its headers are there (AUTOINSTALL: for future
+# kernels with theirs); otherwise the command to run is printed.
+DKMS_SRC := /usr/src/memphismod-$(VERSION)
+DKMS_HDRS := include/memphis/memphismod.h include/memphis/memphismod_rec.h include/memphis/hwdecode.h
+UDEVRULESDIR ?= /usr/lib/udev/rules.d
+MODPROBEDIR ?= /etc/modprobe.d
+MEMPHIS_GROUP ?= memphis
+DKMS_KERNEL ?= $(shell uname -r)
+.PHONY: install-dkms uninstall-dkms
+install-dkms:
+	install -d "$(DESTDIR)$(DKMS_SRC)/include/memphis" "$(DESTDIR)$(UDEVRULESDIR)" "$(DESTDIR)$(MODPROBEDIR)"
+	install -m 0644 kmod/memphismod.c kmod/Kbuild "$(DESTDIR)$(DKMS_SRC)/"
+	install -m 0644 $(DKMS_HDRS) "$(DESTDIR)$(DKMS_SRC)/include/memphis/"
+	sed 's/^PACKAGE_VERSION=.*/PACKAGE_VERSION="$(VERSION)"/' kmod/dkms.conf > "$(DESTDIR)$(DKMS_SRC)/dkms.conf"
+	sed 's/GROUP="memphis"/GROUP="$(MEMPHIS_GROUP)"/' kmod/70-memphismod.rules > "$(DESTDIR)$(UDEVRULESDIR)/70-memphismod.rules"
+	chmod 0644 "$(DESTDIR)$(DKMS_SRC)/dkms.conf" "$(DESTDIR)$(UDEVRULESDIR)/70-memphismod.rules"
+	@gid=$$([ -z "$(DESTDIR)" ] && getent group $(MEMPHIS_GROUP) | cut -d: -f3); \
+	if [ -n "$$gid" ]; then echo "options memphismod group=$$gid"; \
+	else printf '%s\n' "# the gid of the group $(MEMPHIS_GROUP) (getent group $(MEMPHIS_GROUP)), e.g." \
+	  "# options memphismod group=GID"; fi > "$(DESTDIR)$(MODPROBEDIR)/memphismod.conf"
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v dkms >/dev/null; then \
+	  if dkms status -m memphismod -v $(VERSION) | grep -q .; then dkms remove -m memphismod -v $(VERSION) --all; fi; \
+	  dkms add -m memphismod -v $(VERSION) || exit 1; \
+	  if [ -d /lib/modules/$(DKMS_KERNEL)/build ]; then \
+	    dkms install -m memphismod -v $(VERSION) -k $(DKMS_KERNEL); \
+	  else echo "memphis: no headers for kernel $(DKMS_KERNEL) (apt-get install linux-headers-$(DKMS_KERNEL)," \
+	    "then: dkms install -m memphismod -v $(VERSION)); DKMS builds it for each kernel installed with its headers"; fi; \
+	else echo "memphis: as root, run:  dkms install -m memphismod -v $(VERSION)"; fi
+
+uninstall-dkms:
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v dkms >/dev/null && \
+	  dkms status -m memphismod -v $(VERSION) | grep -q .; then dkms remove -m memphismod -v $(VERSION) --all; fi
+	rm -rf "$(DESTDIR)$(DKMS_SRC)"
+	rm -f "$(DESTDIR)$(UDEVRULESDIR)/70-memphismod.rules" "$(DESTDIR)$(MODPROBEDIR)/memphismod.conf"
 
 clean:
 	rm -rf $(B) $(B)-ubsan $(B)-asan $(B)-fuzz
