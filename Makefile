@@ -72,7 +72,7 @@ FEXAMPLE_BINS := $(patsubst examples/%.f90,$(B)/examples/%,$(FEXAMPLE_SRCS))
 KMOD_KDIR ?= $(lastword $(sort $(wildcard /usr/src/linux-headers-*-amd64)))
 KMOD_KO := $(if $(KMOD_KDIR),$(B)/kmod/memphismod.ko)
 
-PROGRAMS := $(B)/libmemphis.so $(B)/libmemphis.a $(B)/memphis $(B)/memphis-report $(B)/memphis.pc \
+PROGRAMS := $(B)/libmemphis.so $(B)/libmemphis.a $(B)/memphis $(B)/memphis-report \
 	$(B)/libmemphis_f.a
 
 .PHONY: all deps demo check check-unit check-vm bench fuzz install uninstall clean
@@ -132,12 +132,30 @@ $(B)/memphis-report: $(POST_OBJS) $(COMMON_OBJS)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) -o $@ $(POST_OBJS) $(COMMON_OBJS) $(POST_LIBS) $(CFLAGS) $(LDFLAGS)
 
+# memphis.pc is written by `make install` itself, from the PREFIX/LIBDIR/INCDIR/FMODDIR of
+# that call, so that it names where the files went (a file made at build time would keep the
+# build's PREFIX). DESTDIR is not in it: a staged install is moved to PREFIX afterwards.
+# Spaces in the directories are escaped for pkg-config's argument splitting.
 # fflags/fortran_libs: for Fortran, `pkg-config --variable=fflags memphis` and
 # `pkg-config --variable=fortran_libs memphis` (pkg-config has no Fortran field)
-$(B)/memphis.pc: Makefile
-	@mkdir -p $(@D)
-	@printf 'prefix=%s\nlibdir=%s\nincludedir=%s\nfmoddir=%s\nfflags=-I$${fmoddir}\nfortran_libs=-L$${libdir} -lmemphis_f -lmemphis\n\nName: memphis\nDescription: data-centric NUMA memory profiler\nVersion: %s\nLibs: -L$${libdir} -lmemphis\nLibs.private: %s\nCflags: -I$${includedir}\n' \
-	  '$(PREFIX)' '$(LIBDIR)' '$(INCDIR)' '$(FMODDIR)' '$(VERSION)' '$(LIB_LIBS)' > $@
+PC_ESC = $(subst $(space),\$(space),$(1))
+space := $(subst ,, )
+define PC_TEXT
+prefix=$(call PC_ESC,$(PREFIX))
+libdir=$(call PC_ESC,$(LIBDIR))
+includedir=$(call PC_ESC,$(INCDIR))
+fmoddir=$(call PC_ESC,$(FMODDIR))
+fflags=-I$${fmoddir}
+fortran_libs=-L$${libdir} -lmemphis_f -lmemphis
+
+Name: memphis
+Description: data-centric NUMA memory profiler
+Version: $(VERSION)
+Libs: -L$${libdir} -lmemphis
+Libs.private: $(LIB_LIBS)
+Cflags: -I$${includedir}
+endef
+export PC_TEXT
 
 # The Fortran binding: module memphis (bindings/fortran/memphis.f90) as build/fortran/
 # memphis.mod and a static libmemphis_f.a beside libmemphis. A separate archive keeps
@@ -289,7 +307,7 @@ install: $(PROGRAMS)
 	install -m 0755 $(B)/libmemphis.so "$(DESTDIR)$(LIBDIR)/libmemphis.so.$(VERSION)"
 	ln -sf libmemphis.so.$(VERSION) "$(DESTDIR)$(LIBDIR)/libmemphis.so.$(firstword $(subst ., ,$(VERSION)))"
 	ln -sf libmemphis.so.$(VERSION) "$(DESTDIR)$(LIBDIR)/libmemphis.so"
-	install -m 0644 $(B)/memphis.pc "$(DESTDIR)$(LIBDIR)/pkgconfig/"
+	printf '%s\n' "$$PC_TEXT" > "$(DESTDIR)$(LIBDIR)/pkgconfig/memphis.pc"
 	install -m 0644 include/memphis.h "$(DESTDIR)$(INCDIR)/"
 	install -m 0644 include/memphis/format.h "$(DESTDIR)$(INCDIR)/memphis/"
 	install -d "$(DESTDIR)$(FMODDIR)"
