@@ -79,10 +79,12 @@ PROGRAMS := $(B)/libmemphis.so $(B)/libmemphis.a $(B)/memphis $(B)/memphis-repor
 all: $(PROGRAMS) $(UNIT_BINS) $(PROG_BINS) $(PROGXX_BINS) $(TOOL_BINS) $(EXAMPLE_BINS) $(FEXAMPLE_BINS) $(KMOD_KO)
 
 # Debian packages the build, the tests and the demo need. As root they are installed;
-# otherwise the exact command is printed and make stops.
+# otherwise the exact command is printed and make stops. demo/check/check-vm/bench run deps
+# first and build in a sub-make, so KMOD_KDIR is looked up after linux-headers-amd64 is in:
+# on a fresh machine the module is built (and its guest tests run) on the first run.
 DEB_PKGS := gcc g++ make pkg-config libzydis-dev libdwarf-dev libelf-dev zlib1g-dev libnuma-dev \
 	libpfm4-dev libpapi-dev numactl gfortran linux-perf python3 time clang libclang-rt-14-dev \
-	libjson-c-dev libdw-dev
+	libjson-c-dev libdw-dev linux-headers-amd64
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || missing="$$missing $$p"; \
