@@ -24,7 +24,14 @@ endif
 FMODDIR ?= $(INCDIR)/memphis/fortran
 B := build
 
-VERSION := $(shell sed -n 's/^\#define MEMPHIS_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)/\2/p' include/memphis.h | paste -sd.)
+# The version: VERSION is the one place it is set (docs/abi.md). include/memphis.h carries it
+# as MEMPHIS_VERSION_MAJOR/MINOR/PATCH for programs (and memphis_version(), the tools'
+# --version); the build stops when the two disagree, so a bump cannot forget the header.
+VERSION := $(shell cat VERSION)
+HDR_VERSION := $(shell sed -n 's/^\#define MEMPHIS_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)/\2/p' include/memphis.h | paste -sd.)
+ifneq ($(VERSION),$(HDR_VERSION))
+$(error VERSION says $(VERSION) but include/memphis.h says $(HDR_VERSION): set MEMPHIS_VERSION_* there to match)
+endif
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) -Iinclude -MMD -MP
