@@ -149,7 +149,7 @@ $(B)/memphis-report: $(POST_OBJS) $(COMMON_OBJS)
 # `pkg-config --variable=fortran_libs memphis` (pkg-config has no Fortran field)
 PC_ESC = $(subst $(space),\$(space),$(1))
 space := $(subst ,, )
-define PC_TEXT
+define PC_CONTENT
 prefix=$(call PC_ESC,$(PREFIX))
 libdir=$(call PC_ESC,$(LIBDIR))
 includedir=$(call PC_ESC,$(INCDIR))
@@ -164,7 +164,7 @@ Libs: -L$${libdir} -lmemphis
 Libs.private: $(LIB_LIBS)
 Cflags: -I$${includedir}
 endef
-export PC_TEXT
+install: export PC_TEXT = $(PC_CONTENT)
 
 # The Fortran binding: module memphis (bindings/fortran/memphis.f90) as build/fortran/
 # memphis.mod and a static libmemphis_f.a beside libmemphis. A separate archive keeps
