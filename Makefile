@@ -1,7 +1,8 @@
 # memphis - plain make. `make demo` and `make check` do everything on a fresh Debian 12.
 #   make            build library, launcher, memphis-report, examples, test programs
 #   make demo       install missing packages, build, profile examples/cg, print the report
-#   make check      the test suite (TAP, ends with "N passed, N failed")
+#   make check      the test suite (TAP, ends with the skipped tests and their reasons, then
+#                   "N passed, N failed, N skipped"; MEMPHIS_STRICT_SKIPS=1: see tests/run.sh)
 #   make bench      overhead and throughput figures (prints, asserts nothing; docs/bench.md);
 #                   BENCH_QUICK=1 a ~2 minute subset
 #   make fuzz       build the libFuzzer targets (tests/fuzz_*.c) into build-fuzz/ with clang;
