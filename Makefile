@@ -1,7 +1,8 @@
 # memphis - plain make. `make demo` and `make check` do everything on a fresh Debian 12.
 #   make            build library, launcher, memphis-report, examples, test programs
 #   make demo       install missing packages, build, profile examples/cg, print the report
-#   make check      the test suite (TAP, ends with "N passed, N failed")
+#   make check      the test suite (TAP, ends with the skipped tests and their reasons, then
+#                   "N passed, N failed, N skipped"; MEMPHIS_STRICT_SKIPS=1: see tests/run.sh)
 #   make bench      overhead and throughput figures (prints, asserts nothing; docs/bench.md);
 #                   BENCH_QUICK=1 a ~2 minute subset
 #   make fuzz       build the libFuzzer targets (tests/fuzz_*.c) into build-fuzz/ with clang;
@@ -25,7 +26,14 @@ endif
 FMODDIR ?= $(INCDIR)/memphis/fortran
 B := build
 
-VERSION := $(shell sed -n 's/^\#define MEMPHIS_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)/\2/p' include/memphis.h | paste -sd.)
+# The version: VERSION is the one place it is set (docs/abi.md). include/memphis.h carries it
+# as MEMPHIS_VERSION_MAJOR/MINOR/PATCH for programs (and memphis_version(), the tools'
+# --version); the build stops when the two disagree, so a bump cannot forget the header.
+VERSION := $(shell cat VERSION)
+HDR_VERSION := $(shell sed -n 's/^\#define MEMPHIS_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)/\2/p' include/memphis.h | paste -sd.)
+ifneq ($(VERSION),$(HDR_VERSION))
+$(error VERSION says $(VERSION) but include/memphis.h says $(HDR_VERSION): set MEMPHIS_VERSION_* there to match)
+endif
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) -Iinclude -MMD -MP
@@ -73,17 +81,19 @@ FEXAMPLE_BINS := $(patsubst examples/%.f90,$(B)/examples/%,$(FEXAMPLE_SRCS))
 KMOD_KDIR ?= $(lastword $(sort $(wildcard /usr/src/linux-headers-*-amd64)))
 KMOD_KO := $(if $(KMOD_KDIR),$(B)/kmod/memphismod.ko)
 
-PROGRAMS := $(B)/libmemphis.so $(B)/libmemphis.a $(B)/memphis $(B)/memphis-report $(B)/memphis.pc \
+PROGRAMS := $(B)/libmemphis.so $(B)/libmemphis.a $(B)/memphis $(B)/memphis-report \
 	$(B)/libmemphis_f.a
 
 .PHONY: all deps demo check check-unit check-vm bench fuzz install uninstall clean
 all: $(PROGRAMS) $(UNIT_BINS) $(PROG_BINS) $(PROGXX_BINS) $(TOOL_BINS) $(EXAMPLE_BINS) $(FEXAMPLE_BINS) $(KMOD_KO)
 
 # Debian packages the build, the tests and the demo need. As root they are installed;
-# otherwise the exact command is printed and make stops.
+# otherwise the exact command is printed and make stops. demo/check/check-vm/bench run deps
+# first and build in a sub-make, so KMOD_KDIR is looked up after linux-headers-amd64 is in:
+# on a fresh machine the module is built (and its guest tests run) on the first run.
 DEB_PKGS := gcc g++ make pkg-config libzydis-dev libdwarf-dev libelf-dev zlib1g-dev libnuma-dev \
 	libpfm4-dev libpapi-dev numactl gfortran linux-perf python3 time clang libclang-rt-14-dev \
-	libjson-c-dev libdw-dev
+	libjson-c-dev libdw-dev linux-headers-amd64
 # dkms: tests/t_dkms.sh builds the module through it (make install-dkms)
 DEB_PKGS += dkms
 deps:
@@ -135,12 +145,30 @@ $(B)/memphis-report: $(POST_OBJS) $(COMMON_OBJS)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) -o $@ $(POST_OBJS) $(COMMON_OBJS) $(POST_LIBS) $(CFLAGS) $(LDFLAGS)
 
+# memphis.pc is written by `make install` itself, from the PREFIX/LIBDIR/INCDIR/FMODDIR of
+# that call, so that it names where the files went (a file made at build time would keep the
+# build's PREFIX). DESTDIR is not in it: a staged install is moved to PREFIX afterwards.
+# Spaces in the directories are escaped for pkg-config's argument splitting.
 # fflags/fortran_libs: for Fortran, `pkg-config --variable=fflags memphis` and
 # `pkg-config --variable=fortran_libs memphis` (pkg-config has no Fortran field)
-$(B)/memphis.pc: Makefile
-	@mkdir -p $(@D)
-	@printf 'prefix=%s\nlibdir=%s\nincludedir=%s\nfmoddir=%s\nfflags=-I$${fmoddir}\nfortran_libs=-L$${libdir} -lmemphis_f -lmemphis\n\nName: memphis\nDescription: data-centric NUMA memory profiler\nVersion: %s\nLibs: -L$${libdir} -lmemphis\nLibs.private: %s\nCflags: -I$${includedir}\n' \
-	  '$(PREFIX)' '$(LIBDIR)' '$(INCDIR)' '$(FMODDIR)' '$(VERSION)' '$(LIB_LIBS)' > $@
+PC_ESC = $(subst $(space),\$(space),$(1))
+space := $(subst ,, )
+define PC_CONTENT
+prefix=$(call PC_ESC,$(PREFIX))
+libdir=$(call PC_ESC,$(LIBDIR))
+includedir=$(call PC_ESC,$(INCDIR))
+fmoddir=$(call PC_ESC,$(FMODDIR))
+fflags=-I$${fmoddir}
+fortran_libs=-L$${libdir} -lmemphis_f -lmemphis
+
+Name: memphis
+Description: data-centric NUMA memory profiler
+Version: $(VERSION)
+Libs: -L$${libdir} -lmemphis
+Libs.private: $(LIB_LIBS)
+Cflags: -I$${includedir}
+endef
+install: export PC_TEXT = $(PC_CONTENT)
 
 # The Fortran binding: module memphis (bindings/fortran/memphis.f90) as build/fortran/
 # memphis.mod and a static libmemphis_f.a beside libmemphis. A separate archive keeps
@@ -292,7 +320,7 @@ install: $(PROGRAMS)
 	install -m 0755 $(B)/libmemphis.so "$(DESTDIR)$(LIBDIR)/libmemphis.so.$(VERSION)"
 	ln -sf libmemphis.so.$(VERSION) "$(DESTDIR)$(LIBDIR)/libmemphis.so.$(firstword $(subst ., ,$(VERSION)))"
 	ln -sf libmemphis.so.$(VERSION) "$(DESTDIR)$(LIBDIR)/libmemphis.so"
-	install -m 0644 $(B)/memphis.pc "$(DESTDIR)$(LIBDIR)/pkgconfig/"
+	printf '%s\n' "$$PC_TEXT" > "$(DESTDIR)$(LIBDIR)/pkgconfig/memphis.pc"
 	install -m 0644 include/memphis.h "$(DESTDIR)$(INCDIR)/"
 	install -m 0644 include/memphis/format.h "$(DESTDIR)$(INCDIR)/memphis/"
 	install -d "$(DESTDIR)$(FMODDIR)"

@@ -12,7 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "names.h" /* lib/backend/: the backend names the library accepts */
+#include "memphis.h" /* MEMPHIS_VERSION_* (VERSION, checked by the Makefile) */
+#include "names.h"   /* lib/backend/: the backend names the library accepts */
 
 #ifndef MEMPHIS_LIBDIR
 #define MEMPHIS_LIBDIR "/usr/local/lib"
@@ -34,6 +35,7 @@ static void usage(FILE *f)
 		"                        own run directory (DIR.PID with -o DIR); by default\n"
 		"                        only PROGRAM itself is profiled   (MEMPHIS_CHILDREN=1)\n"
 		"  -h, --help            this text\n"
+		"      --version         memphis's version\n"
 		"Then: memphis-report memphis-PROGRAM-PID/\n"
 		"A statically linked PROGRAM cannot be preloaded: memphis says so and runs it.\n"
 		"Exit status: PROGRAM's; 127 when it or libmemphis.so is not found, or the library's\n"
@@ -138,6 +140,11 @@ int main(int argc, char **argv)
 	if (argc < 2 || strcmp(argv[1], "run")) {
 		if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 			usage(stdout);
+			return 0;
+		}
+		if (argc >= 2 && !strcmp(argv[1], "--version")) {
+			printf("memphis %d.%d.%d\n", MEMPHIS_VERSION_MAJOR, MEMPHIS_VERSION_MINOR,
+			       MEMPHIS_VERSION_PATCH);
 			return 0;
 		}
 		usage(stderr);

@@ -4,7 +4,12 @@
 # ("ok N - what", "not ok N - what", "... # SKIP why"); a file that exits 77 is skipped
 # whole, one that exits non-zero without a "not ok" counts as one failure. Each runs in
 # a fresh empty directory.
-# Ends with the line "N passed, N failed, N skipped".
+# Ends with the list of skipped tests with their reasons, then the line "N passed, N failed,
+# N skipped".
+# MEMPHIS_STRICT_SKIPS=1 (set by .ci/run) counts as a failure each skip whose reason says a
+# piece the build or `make deps` should have provided is missing (BUILD_SKIP below: module
+# or program not built, no kernel headers, no clang/gfortran/python3); skips for the
+# machine (no PMU, IBS/PEBS, the other guest topology, not root, no strace) stay skips.
 B=${1:-build}
 export MEMPHIS_BUILD="$(cd "$B" && pwd)"
 export MEMPHIS_SRC="$(pwd)"
@@ -12,6 +17,18 @@ TIMEOUT=${MEMPHIS_TEST_TIMEOUT:-600}
 pass=0; fail=0; skip=0
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+: > "$out/skips"
+BUILD_SKIP='not built|no kernel headers|linux-headers|clang|libFuzzer|no Fortran compiler|gfortran|memphis\.mod|no C compiler|C\+\+ compiler|is needed|no objects built'
+
+# skipped NAME WHY: lists the skip; under MEMPHIS_STRICT_SKIPS=1 one for a missing build
+# piece is also a failure.
+skipped() {
+	echo "$1 # $2" >> "$out/skips"
+	if [ "${MEMPHIS_STRICT_SKIPS:-0}" = 1 ] && echo "$2" | grep -qiE "$BUILD_SKIP"; then
+		echo "    not ok - $1: skipped for a missing build piece, and MEMPHIS_STRICT_SKIPS=1: $2"
+		fail=$((fail + 1))
+	fi
+}
 
 run_one() {
 	name=$1; shift
@@ -28,8 +45,13 @@ run_one() {
 	f=$(grep -c '^not ok ' "$log" | tr -d ' ')
 	p=$((p - s))
 	if [ "$rc" = 77 ]; then
-		skip=$((skip + 1)); echo "    # SKIP $name: $(tail -n 1 "$out/err")"; return
+		why=$(tail -n 1 "$out/err")
+		skip=$((skip + 1)); echo "    # SKIP $name: $why"; skipped "$name" "$why"; return
 	fi
+	grep '^ok .*# *SKIP' "$log" | sed 's/^ok [0-9]* - //; s/ *# *SKIP */\t/' > "$out/sk"
+	while IFS='	' read -r what why; do
+		skipped "$name: $what" "$why"
+	done < "$out/sk"
 	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
 		f=1; echo "    not ok - $name exited with status $rc"
 		tail -n 20 "$out/err" | sed 's/^/    # /'
@@ -76,6 +98,10 @@ fi
 if [ -x "$MEMPHIS_BUILD-tsan/memphis-report" ] && [ -z "$MEMPHIS_NO_SAN" ]; then
 	run_one "tsan: t_report_jobs.sh" env MEMPHIS_REPORT="$MEMPHIS_BUILD-tsan/memphis-report" \
 		TSAN_OPTIONS=halt_on_error=1 sh "$MEMPHIS_SRC/tests/t_report_jobs.sh"
+fi
+if [ -s "$out/skips" ]; then
+	echo "# skipped (test # reason):"
+	sed 's/^/#   /' "$out/skips"
 fi
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]
