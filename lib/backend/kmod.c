@@ -383,27 +383,42 @@ static void emit_thread(struct memphis__thread *t, void *ctx)
 	}
 }
 
+/* One READ into rbuf of the module's sample buffers (flags 0) or page-fault buffers
+ * (MEMPHISMOD_READ_FAULTS); rd->nr_records is at most BATCH. 0, or -errno after saying
+ * once that it failed. */
+static int read_batch(uint32_t flags, struct memphismod_read *rd)
+{
+	*rd = (struct memphismod_read){
+		.size = sizeof(*rd),
+		.buf = (uint64_t)(uintptr_t)rbuf,
+		.buf_size = BATCH * rec_size,
+		.flags = flags,
+	};
+	if (ioctl(dev_fd, MEMPHISMOD_IOC_READ, rd) < 0) {
+		int err = errno;
+
+		memphis__warn_once("kmod: READ%s failed: %s",
+				   flags & MEMPHISMOD_READ_FAULTS ? " of page faults" : "", strerror(err));
+		return -err;
+	}
+	if (rd->nr_records > BATCH)
+		rd->nr_records = BATCH;
+	return 0;
+}
+
 /* Empty the module's buffers (caller holds the drain lock). Returns the samples lost. */
 static uint64_t kmod_read_process(memphis__emit_fn *emit)
 {
 	uint64_t lost = 0;
 
 	for (int rounds = 0; memphis__fd_ours(&dev_fd, &dev_id, NULL) && rounds < 64; rounds++) {
-		struct memphismod_read rd = {
-			.size = sizeof(rd),
-			.buf = (uint64_t)(uintptr_t)rbuf,
-			.buf_size = BATCH * rec_size,
-		};
+		struct memphismod_read rd;
 		struct matching m = { emit, 0, 0 };
 		uint64_t lost_recs = 0;
 
-		if (ioctl(dev_fd, MEMPHISMOD_IOC_READ, &rd) < 0) {
-			memphis__warn_once("kmod: READ failed: %s", strerror(errno));
+		if (read_batch(0, &rd) < 0)
 			return lost;
-		}
 		lost += rd.lost;
-		if (rd.nr_records > BATCH)
-			rd.nr_records = BATCH;
 		nsamples = 0;
 		for (size_t i = 0; i < rd.nr_records; i++)
 			if (memphis__kmod_decode(rbuf + i * rec_size, rec_size, ncpus,
@@ -460,20 +475,11 @@ static uint64_t kmod_read_touches(memphis__touch_fn *emit)
 	uint64_t lost = 0;
 
 	for (int rounds = 0; memphis__fd_ours(&dev_fd, &dev_id, NULL) && rounds < 64; rounds++) {
-		struct memphismod_read rd = {
-			.size = sizeof(rd),
-			.buf = (uint64_t)(uintptr_t)rbuf,
-			.buf_size = BATCH * rec_size,
-			.flags = MEMPHISMOD_READ_FAULTS,
-		};
+		struct memphismod_read rd;
 
-		if (ioctl(dev_fd, MEMPHISMOD_IOC_READ, &rd) < 0) {
-			memphis__warn_once("kmod: READ of page faults failed: %s", strerror(errno));
+		if (read_batch(MEMPHISMOD_READ_FAULTS, &rd) < 0)
 			return lost;
-		}
 		lost += rd.lost;
-		if (rd.nr_records > BATCH)
-			rd.nr_records = BATCH;
 		for (size_t i = 0; i < rd.nr_records; i++) {
 			struct memphis__kmod_sample k;
 
