@@ -50,7 +50,7 @@ for l in open(n + ".stacks"):
     ent[(w[0], w[1], int(w[2]))] = (int(w[3], 16), int(w[4], 16), int(w[5], 16), int(w[6]), words)
 intext = lambda a: tlo <= a < thi
 c = dict.fromkeys("lib lib_entry lib_ip lib_ret heap heap_none local local_entry "
-                  "touch touch_entry touch_ret small small_inside small_cut".split(), 0)
+                  "touch touch_entry touch_ret touch_big small small_inside small_cut".split(), 0)
 for l in open(n + ".samples"):
     w = l.split()
     if not w or w[0] == "#":
@@ -84,6 +84,7 @@ for l in open(n + ".touches"):
         e = ent.get(("touch", w[0], int(w[2])))
         c["touch_entry"] += "stack" in w and e is not None and e[1] == ip
         c["touch_ret"] += e is not None and any(intext(x) for x in e[4])
+c["touch_big"] = sum(1 for (kind, t, tid), e in ent.items() if kind == "touch" and e[3] > 256)
 print(" ".join("%s=%d" % kv for kv in c.items()), "missing=%d" % missing)
 PY
 }
@@ -100,6 +101,8 @@ check_if "... whose IP register is the sampled IP ($lib_ip)" '[ "$lib_ip" = "$li
 check_if "... and whose stack holds a return address into the program ($lib_ret)" '[ "$lib_ret" = "$lib" ]'
 check_if "first touches of the heap arrays by memset ($touch) have entries ($touch_entry) with a return address into the program ($touch_ret)" \
 	'[ "$touch" -ge 2 ] && [ "$touch_entry" = "$touch" ] && [ "$touch_ret" = "$touch" ]'
+check_if "first touches' entries keep at most 256 bytes of stack (MEMPHIS__FAULT_STACK_BYTES: $touch_big larger)" \
+	'[ "$touch_big" = 0 ]'
 ntouch_stk=$(grep -c " stack$" default.touches)
 nentries=$(sed -n 's/^# stacks of first touches: \([0-9,]*\) entries.*/\1/p' default.meta | tr -d ,)
 check_if "memset's faults of one call share an entry: ${nentries:-?} entries for $ntouch_stk touches" \
