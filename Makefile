@@ -8,6 +8,7 @@
 #   make fuzz       build the libFuzzer targets (tests/fuzz_*.c) into build-fuzz/ with clang;
 #                   FUZZ_SECONDS=N runs each for N seconds, FUZZ_RUNS=N for N executions,
 #                   FUZZ_ONLY=REGEX only the targets whose name matches
+#   make programs  only what `make install` installs (library, tools, Fortran binding)
 #   make install / uninstall   PREFIX=/usr/local DESTDIR=
 #   make install-dkms / uninstall-dkms   the kernel module's source for DKMS (DESTDIR=)
 # V=1 shows the commands. User CFLAGS/LDFLAGS are appended to ours.
@@ -84,8 +85,12 @@ KMOD_KO := $(if $(KMOD_KDIR),$(B)/kmod/memphismod.ko)
 PROGRAMS := $(B)/libmemphis.so $(B)/libmemphis.a $(B)/memphis $(B)/memphis-report \
 	$(B)/libmemphis_f.a
 
-.PHONY: all deps demo check check-unit check-vm bench fuzz install uninstall clean
+.PHONY: all programs deps demo check check-unit check-vm bench fuzz install uninstall clean
 all: $(PROGRAMS) $(UNIT_BINS) $(PROG_BINS) $(PROGXX_BINS) $(TOOL_BINS) $(EXAMPLE_BINS) $(FEXAMPLE_BINS) $(KMOD_KO)
+
+# What `make install` installs, and nothing else (no tests, examples or module): the
+# packages build this (debian/rules, packaging/spack).
+programs: $(PROGRAMS) $(B)/fortran/memphis.mod
 
 # Debian packages the build, the tests and the demo need. As root they are installed;
 # otherwise the exact command is printed and make stops. demo/check/check-vm/bench run deps

@@ -42,31 +42,47 @@ static void usage(FILE *f)
 		"path holds a space or ':' (LD_PRELOAD cannot carry it); 126 when it cannot be run.\n");
 }
 
+#define STR(x) #x
+#define XSTR(x) STR(x)
+/* The soname first: a distribution's runtime package ships only libmemphis.so.MAJOR; the
+ * unversioned libmemphis.so link belongs to its development package. */
+static const char *const lib_names[] = {
+	"libmemphis.so." XSTR(MEMPHIS_VERSION_MAJOR), "libmemphis.so",
+};
+
+/* Writes DIR/NAME for the first of lib_names that is readable in dir to out; with resolve,
+ * its real path (the build tree's link resolved). Returns 0 or -ENOENT. */
+static int find_in(const char *dir, int resolve, char *out, size_t n)
+{
+	for (size_t i = 0; i < sizeof(lib_names) / sizeof(lib_names[0]); i++) {
+		snprintf(out, n, "%s/%s", dir, lib_names[i]);
+		if (access(out, R_OK) == 0) {
+			char real[PATH_MAX];
+			if (resolve && realpath(out, real))
+				snprintf(out, n, "%s", real);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 /* The library next to this launcher (build tree), in ../lib (installed), or LIBDIR. */
 static int find_library(char *out, size_t n)
 {
-	char self[PATH_MAX];
+	char self[PATH_MAX], up[PATH_MAX + 8];
 	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	const char *rel[] = { "/libmemphis.so", "/../lib/libmemphis.so" };
 
 	if (len > 0) {
 		self[len] = 0;
 		char *slash = strrchr(self, '/');
 		if (slash) {
 			*slash = 0;
-			for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-				snprintf(out, n, "%s%s", self, rel[i]);
-				if (access(out, R_OK) == 0) {
-					char real[PATH_MAX];
-					if (realpath(out, real))
-						snprintf(out, n, "%s", real);
-					return 0;
-				}
-			}
+			snprintf(up, sizeof(up), "%s/../lib", self);
+			if (find_in(self, 1, out, n) == 0 || find_in(up, 1, out, n) == 0)
+				return 0;
 		}
 	}
-	snprintf(out, n, "%s/libmemphis.so", MEMPHIS_LIBDIR);
-	return access(out, R_OK) == 0 ? 0 : -ENOENT;
+	return find_in(MEMPHIS_LIBDIR, 0, out, n);
 }
 
 /* The file execvp(prog) would run: prog itself when it holds a '/', else the first

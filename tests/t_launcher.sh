@@ -41,5 +41,11 @@ check "install puts library, headers, tools, pkg-config file and man pages in pl
 		[ -e "stage/usr/local/$f" ] || { echo "# missing $f"; exit 1; }; done'
 PKG_CONFIG_PATH=$PWD/stage/usr/local/lib/pkgconfig pkg-config --libs memphis > pc.out 2>&1
 check "pkg-config --libs memphis gives -lmemphis" grep -q -- "-lmemphis" pc.out
+# a runtime package's layout (debian/libmemphis0): only the soname, no libmemphis.so link
+mkdir -p rt/bin rt/lib
+cp "$B/memphis" rt/bin/ && cp "$B/libmemphis.so" rt/lib/libmemphis.so.0
+rt/bin/memphis run -o rtrun -- ./plain > rt.out 2> rt.err
+check "the launcher preloads the soname when the .so link is not installed" \
+	sh -c '[ -d rtrun ] && [ ! -s rt.err ]'
 make -s -C "$S" B="$B" DESTDIR="$PWD/stage" PREFIX=/usr/local uninstall > uninst.log 2>&1
 check "uninstall leaves no file behind" test -z "$(find stage -type f)"
