@@ -1,0 +1,164 @@
+# The Debian packages (issue 17 item 4): `dpkg-buildpackage -us -uc -b` in a clean export of
+# the tree builds memphis, libmemphis0, libmemphis-dev and memphis-dkms; lintian reports no
+# error (its warnings are printed); then in a fresh `debootstrap --variant=minbase` chroot of
+# this machine's Debian release, `apt-get install ./*.deb` (everything else from Debian's
+# mirror, nothing from the tree), examples/cg built there with only
+# `pkg-config --cflags --libs memphis`, run under the installed launcher, and the installed
+# memphis-report names `a` and `colidx`. memphis-dkms is installed there too: DKMS adds the
+# module (building needs the running kernel's headers, which the chroot lacks: printed), the
+# group memphis is created, and when Debian's kernel headers are installed afterwards (as a
+# new kernel would be) DKMS builds memphismod.ko for that kernel by itself.
+# The bootstrapped chroot (with gcc and pkg-config) is kept as a tarball in
+# MEMPHIS_DEB_CACHE (~/.cache/memphis/deb), downloaded packages beside it, so the next run
+# neither bootstraps nor downloads them again. The chroot runs in a private mount namespace
+# (unshare -m): its /proc and /sys go away with it, whatever happens.
+. "$MEMPHIS_SRC/tests/tap.sh"
+
+# the packaging tools are part of `make deps`: missing ones fail when installable
+for t in dpkg-buildpackage:dpkg-dev dh:debhelper dh_dkms:dh-dkms lintian:lintian \
+	debootstrap:debootstrap; do
+	command -v "${t%%:*}" > /dev/null && continue
+	if apt-cache policy "${t#*:}" 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+		not_ok "${t#*:} installed (installable: make deps)"
+		done_testing; exit
+	fi
+	echo "${t#*:} is needed and not installable here (not Debian?)" >&2
+	exit 77
+done
+ver=$(cat "$S/VERSION")
+
+# a clean export: the files git tracks and the new ones it does not ignore (no build trees)
+mkdir -p src
+if git -C "$S" rev-parse --git-dir > /dev/null 2>&1; then
+	(cd "$S" && git ls-files -z --cached --others --exclude-standard | tar --null -T - -c) |
+		tar -x -C src
+else
+	(cd "$S" && tar -c --exclude='./build*' .) | tar -x -C src
+fi
+check "debian/changelog's version is VERSION ($ver)" \
+	test "$(cd src && dpkg-parsechangelog -S Version)" = "$ver"
+start=$(date +%s)
+(cd src && dpkg-buildpackage -us -uc -b) > build.log 2>&1
+rc=$?
+echo "# dpkg-buildpackage: exit $rc in $(($(date +%s) - start)) s"
+[ "$rc" = 0 ] || tail -n 30 build.log | sed 's/^/# /'
+debs="memphis_${ver}_amd64.deb libmemphis0_${ver}_amd64.deb libmemphis-dev_${ver}_amd64.deb"
+debs="$debs memphis-dkms_${ver}_all.deb"
+check "dpkg-buildpackage -us -uc -b builds the four packages" \
+	sh -c "[ $rc = 0 ] && for d in $debs; do [ -f \"\$d\" ] || exit 1; done"
+
+# what each package holds
+has() { dpkg-deb -c "$1" 2>/dev/null | awk '{print $6}' | grep -qx "$2"; }
+lib=./usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+check_if "memphis: the launcher, memphis-report and their man pages" \
+	'for f in ./usr/bin/memphis ./usr/bin/memphis-report ./usr/share/man/man1/memphis.1.gz \
+		./usr/share/man/man1/memphis-report.1.gz; do
+		has memphis_${ver}_amd64.deb $f || { echo "# missing $f"; exit 1; }; done'
+check_if "libmemphis0: libmemphis.so.0 only, and that is its soname" \
+	'has libmemphis0_${ver}_amd64.deb $lib/libmemphis.so.0 && ! has libmemphis0_${ver}_amd64.deb $lib/libmemphis.so &&
+	dpkg-deb -x libmemphis0_${ver}_amd64.deb x0 && objdump -p x0/$lib/libmemphis.so.$ver | grep -q "SONAME *libmemphis.so.0$"'
+check_if "libmemphis-dev: header, .so link, static library, .pc, Fortran module, memphis(3)" \
+	'for f in ./usr/include/memphis.h $lib/libmemphis.so $lib/libmemphis.a $lib/libmemphis_f.a \
+		$lib/pkgconfig/memphis.pc ./usr/include/memphis/fortran/memphis.mod ./usr/share/man/man3/memphis.3.gz; do
+		has libmemphis-dev_${ver}_amd64.deb $f || { echo "# missing $f"; exit 1; }; done'
+check_if "memphis-dkms: source and dkms.conf, udev rule, modprobe.d; postinst runs DKMS, creates the group" \
+	'd=memphis-dkms_${ver}_all.deb; has $d ./usr/src/memphismod-$ver/dkms.conf &&
+	has $d ./usr/src/memphismod-$ver/memphismod.c && has $d ./usr/lib/udev/rules.d/70-memphismod.rules &&
+	has $d ./etc/modprobe.d/memphismod.conf && dpkg-deb -e $d ctl && grep -q common.postinst ctl/postinst &&
+	grep -q "addgroup --system" ctl/postinst && grep -q "dkms remove" ctl/prerm'
+
+lintian --no-cfg --fail-on error memphis_${ver}_amd64.changes > lintian.out 2>&1
+rc=$?
+grep -E '^[WE]: ' lintian.out | sed 's/^/# lintian: /'
+check "lintian: no errors (exit $rc)" test "$rc" = 0 -a -f memphis_${ver}_amd64.changes
+
+# the chroot: the rest needs root and Debian's mirror
+chroot_skip() {
+	for what in "apt-get install ./*.deb in a fresh chroot" "examples/cg built there with pkg-config" \
+		"the installed memphis-report names a and colidx" "memphis-dkms: DKMS knows the module" \
+		"memphis-dkms: the group" "memphis-dkms: DKMS builds it for headers installed later"; do
+		skip "$what" "$1"
+	done
+	done_testing; exit
+}
+[ "$(id -u)" = 0 ] || chroot_skip "not root (debootstrap and chroot)"
+command -v unshare > /dev/null || chroot_skip "unshare (util-linux) is needed"
+. /etc/os-release
+suite=${VERSION_CODENAME:?}
+# Debian's mirrors as apt uses them here: "deb URL SUITE main" for SUITE, -updates, -security
+apt-cache policy | sed -n "s|^ *[0-9]* \(https\{0,1\}://[^ ]*\) \($suite[-a-z]*\)/main $(dpkg --print-architecture) Packages\$|deb \1 \2 main|p" \
+	> sources.list
+mirror=$(awk -v s="$suite" '$3 == s { print $2; exit }' sources.list)
+[ -n "$mirror" ] || chroot_skip "a Debian mirror for $suite is needed in apt's sources"
+cache=${MEMPHIS_DEB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/memphis/deb}
+mkdir -p "$cache/archives" || chroot_skip "cannot create the cache $cache (is needed)"
+base=$cache/$suite-minbase-gcc.tar
+root=$PWD/root
+in_root() { unshare -m sh -c 'mount -t proc proc "$0/proc" && mount -t sysfs sysfs "$0/sys" &&
+	exec chroot "$0" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+	DEBIAN_FRONTEND=noninteractive sh -c "$1"' "$root" "$1"; }
+apt_in_root="apt-get -qq -o Dpkg::Use-Pty=0 -o APT::Keep-Downloaded-Packages=true"
+start=$(date +%s)
+if [ ! -s "$base" ]; then
+	rm -rf "$root"
+	debootstrap --variant=minbase "$suite" "$root" "$mirror" > debootstrap.log 2>&1 ||
+		{ tail -n 5 debootstrap.log | sed 's/^/# /'
+		  chroot_skip "debootstrap $suite from $mirror failed: the mirror is needed (debootstrap.log)"; }
+	cp sources.list "$root/etc/apt/sources.list"
+	cp /etc/resolv.conf "$root/etc/resolv.conf"
+	in_root "$apt_in_root update && $apt_in_root install --no-install-recommends gcc libc6-dev pkg-config" \
+		> gcc.log 2>&1 || { tail -n 5 gcc.log | sed 's/^/# /'; chroot_skip "gcc from $mirror into the chroot failed"; }
+	rm -f "$root"/var/cache/apt/archives/*.deb
+	tar -C "$root" -cf "$base.tmp" . && mv "$base.tmp" "$base"
+else
+	mkdir -p "$root" && tar -C "$root" -xf "$base"
+	cp /etc/resolv.conf "$root/etc/resolv.conf"
+fi
+echo "# chroot ready in $(($(date +%s) - start)) s"
+
+mkdir -p "$root/tmp/pkgs" "$root/tmp/cg"
+cp $debs "$root/tmp/pkgs/"
+cp "$cache"/archives/*.deb "$root/var/cache/apt/archives/" 2>/dev/null
+start=$(date +%s)
+in_root "cd /tmp/pkgs && { $apt_in_root install --no-install-recommends ./*.deb ||
+	{ $apt_in_root update && $apt_in_root install --no-install-recommends ./*.deb; }; }" > install.log 2>&1
+rc=$?
+echo "# apt-get install ./*.deb: exit $rc in $(($(date +%s) - start)) s"
+[ "$rc" = 0 ] || tail -n 20 install.log | sed 's/^/# /'
+# keep what was downloaded from the mirror for the next run (not our own packages)
+for d in "$root"/var/cache/apt/archives/*.deb; do
+	case ${d##*/} in memphis*|libmemphis*) ;; *) [ -f "$d" ] && cp -n "$d" "$cache/archives/" ;; esac
+done
+check "apt-get install ./*.deb in a fresh chroot (dependencies from $mirror)" test "$rc" = 0
+in_root 'find /usr /etc -name "*memphis*" ! -path "/usr/share/doc/*" | while read -r f; do
+	dpkg -S "$f" > /dev/null 2>&1 || echo "$f"; done' > stray.out 2>&1
+check "... every memphis file there belongs to an installed package" \
+	sh -c "[ $rc = 0 ] && [ ! -s stray.out ]"
+cp "$S/examples/cg/cg.c" "$root/tmp/cg/"
+in_root 'cd /tmp/cg && gcc -g -O2 -fopenmp cg.c $(pkg-config --cflags --libs memphis) -lm -o cg' > cc.log 2>&1
+check "examples/cg builds in the chroot with only pkg-config --cflags --libs memphis" test -x "$root/tmp/cg/cg"
+[ -x "$root/tmp/cg/cg" ] || sed 's/^/# /' cc.log
+in_root 'cd /tmp/cg && memphis run -o run -- ./cg && memphis-report run' > report.out 2> report.err
+check_if "the installed launcher and memphis-report: the report names a and colidx" \
+	'grep -Eq "^(\([0-9]+\) )?a( [0-9]|:)" report.out && grep -Eq "^(\([0-9]+\) )?colidx( [0-9]|:)" report.out'
+grep -q colidx report.out || sed 's/^/# /' report.out report.err | tail -n 20
+in_root 'dkms status memphismod' > dkms.out 2>&1
+sed 's/^/# dkms status: /' dkms.out
+check "memphis-dkms: DKMS knows the module (memphismod/$ver added)" grep -q "memphismod/$ver" dkms.out
+# what DKMS said when the package was configured (no build: no headers of this kernel here)
+sed -n '/^Setting up memphis-dkms/,/^Processing/p' install.log | sed 's/^/# /'
+check "memphis-dkms: its postinst created the group memphis" \
+	in_root 'getent group memphis > /dev/null'
+# a kernel installed later: its headers' postinst hook has DKMS build the module (AUTOINSTALL)
+in_root "$apt_in_root install --no-install-recommends linux-headers-$(dpkg --print-architecture);
+	for k in /usr/src/linux-headers-*; do [ -e \$k/Module.symvers ] && echo \${k#*/linux-headers-}; done;
+	for ko in /var/lib/dkms/memphismod/$ver/*/*/module/memphismod.ko*; do modinfo -F vermagic \$ko; done" \
+	> headers.log 2>&1
+kver=$(grep -Ex '[0-9][^ ]*' headers.log | head -n 1)
+check "headers installed after it (linux-headers-$kver): DKMS built memphismod for $kver" \
+	sh -c "[ -n '$kver' ] && grep -q '^$kver ' headers.log"
+[ -n "$kver" ] && grep -q "^$kver " headers.log || tail -n 20 headers.log | sed 's/^/# /'
+for d in "$root"/var/cache/apt/archives/*.deb; do
+	[ -f "$d" ] && cp -n "$d" "$cache/archives/"
+done
+done_testing
