@@ -25,6 +25,9 @@ FC := gfortran
 endif
 # where `make install` puts memphis.mod (gfortran-version specific, so not in INCDIR itself)
 FMODDIR ?= $(INCDIR)/memphis/fortran
+# FORTRAN=0: `make programs` and `make install` leave the Fortran binding out (no gfortran
+# needed; memphis.pc then has no Fortran variables). The Spack recipe's ~fortran.
+FORTRAN ?= 1
 B := build
 
 # The version: VERSION is the one place it is set (docs/abi.md). include/memphis.h carries it
@@ -39,7 +42,9 @@ endif
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) -Iinclude -MMD -MP
 LIB_CFLAGS := $(BASE_CFLAGS) -Ilib -Icommon -fPIC -fvisibility=hidden -pthread $(CFLAGS)
-POST_CFLAGS := $(BASE_CFLAGS) -Icommon -I/usr/include/libdwarf -pthread $(CFLAGS)
+# where libdwarf.h is: Debian's place; a libdwarf elsewhere (Spack's recipe) names its own
+DWARF_CFLAGS ?= -I/usr/include/libdwarf
+POST_CFLAGS := $(BASE_CFLAGS) -Icommon $(DWARF_CFLAGS) -pthread $(CFLAGS)
 # common/: internal code both lib/ and post/ use (CRC, maps parser, u64 map, hash, search),
 # built once, position-independent and hidden, linked into both; never installed.
 COMMON_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden $(CFLAGS)
@@ -82,15 +87,16 @@ FEXAMPLE_BINS := $(patsubst examples/%.f90,$(B)/examples/%,$(FEXAMPLE_SRCS))
 KMOD_KDIR ?= $(lastword $(sort $(wildcard /usr/src/linux-headers-*-amd64)))
 KMOD_KO := $(if $(KMOD_KDIR),$(B)/kmod/memphismod.ko)
 
+FORTRAN_PROGRAMS := $(if $(filter 1,$(FORTRAN)),$(B)/libmemphis_f.a $(B)/fortran/memphis.mod)
 PROGRAMS := $(B)/libmemphis.so $(B)/libmemphis.a $(B)/memphis $(B)/memphis-report \
-	$(B)/libmemphis_f.a
+	$(FORTRAN_PROGRAMS)
 
 .PHONY: all programs deps demo check check-unit check-vm bench fuzz install uninstall clean
 all: $(PROGRAMS) $(UNIT_BINS) $(PROG_BINS) $(PROGXX_BINS) $(TOOL_BINS) $(EXAMPLE_BINS) $(FEXAMPLE_BINS) $(KMOD_KO)
 
 # What `make install` installs, and nothing else (no tests, examples or module): the
 # packages build this (debian/rules, packaging/spack).
-programs: $(PROGRAMS) $(B)/fortran/memphis.mod
+programs: $(PROGRAMS)
 
 # Debian packages the build, the tests and the demo need. As root they are installed;
 # otherwise the exact command is printed and make stops. demo/check/check-vm/bench run deps
@@ -103,7 +109,7 @@ DEB_PKGS := gcc g++ make pkg-config libzydis-dev libdwarf-dev libelf-dev zlib1g-
 DEB_PKGS += dkms
 # tests/t_deb.sh builds the Debian packages (debian/), checks them with lintian and installs
 # them into a debootstrap chroot; tests/t_spack.sh checks the Spack recipe with flake8
-DEB_PKGS += dpkg-dev debhelper dh-dkms lintian debootstrap python3-flake8
+DEB_PKGS += dpkg-dev debhelper dh-dkms lintian debootstrap flake8
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || missing="$$missing $$p"; \
@@ -158,16 +164,20 @@ $(B)/memphis-report: $(POST_OBJS) $(COMMON_OBJS)
 # build's PREFIX). DESTDIR is not in it: a staged install is moved to PREFIX afterwards.
 # Spaces in the directories are escaped for pkg-config's argument splitting.
 # fflags/fortran_libs: for Fortran, `pkg-config --variable=fflags memphis` and
-# `pkg-config --variable=fortran_libs memphis` (pkg-config has no Fortran field)
+# `pkg-config --variable=fortran_libs memphis` (pkg-config has no Fortran field; none with
+# FORTRAN=0)
 PC_ESC = $(subst $(space),\$(space),$(1))
 space := $(subst ,, )
+define PC_FORTRAN
+fmoddir=$(call PC_ESC,$(FMODDIR))
+fflags=-I$${fmoddir}
+fortran_libs=-L$${libdir} -lmemphis_f -lmemphis
+endef
 define PC_CONTENT
 prefix=$(call PC_ESC,$(PREFIX))
 libdir=$(call PC_ESC,$(LIBDIR))
 includedir=$(call PC_ESC,$(INCDIR))
-fmoddir=$(call PC_ESC,$(FMODDIR))
-fflags=-I$${fmoddir}
-fortran_libs=-L$${libdir} -lmemphis_f -lmemphis
+$(if $(FORTRAN_PROGRAMS),$(PC_FORTRAN))
 
 Name: memphis
 Description: data-centric NUMA memory profiler
@@ -204,7 +214,7 @@ $(B)/libpost.a: $(POST_LIB_OBJS)
 $(B)/tests/unit_%: tests/unit_%.c $(B)/libmemphis.a $(B)/libpost.a
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(BASE_CFLAGS) -Ipost -Ilib -Ilib/backend -Icommon -I/usr/include/libdwarf -pthread $(CFLAGS) $< -o $@ $(B)/libpost.a $(B)/libmemphis.a $(POST_LIBS) $(LIB_LIBS) $(LDFLAGS)
+	$(Q)$(CC) $(BASE_CFLAGS) -Ipost -Ilib -Ilib/backend -Icommon $(DWARF_CFLAGS) -pthread $(CFLAGS) $< -o $@ $(B)/libpost.a $(B)/libmemphis.a $(POST_LIBS) $(LIB_LIBS) $(LDFLAGS)
 
 # Workloads run under memphis: OpenMP, linked to the shared library like a user would.
 PROG_CFLAGS := -std=gnu11 -g -O2 -fopenmp -pthread -Iinclude -Wall -Wextra -Werror -Wno-unused-parameter
@@ -266,7 +276,7 @@ FUZZ_CC ?= clang
 FUZZ_B := $(B)-fuzz
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -Iinclude -Ilib -Ilib/backend -Ipost -Icommon \
-	-I/usr/include/libdwarf
+	$(DWARF_CFLAGS)
 FUZZ_rundir_SRCS := $(wildcard post/rundir*.c) common/crc32c.c
 FUZZ_maps_SRCS := common/maps.c
 FUZZ_debuginfo_SRCS := $(wildcard post/debuginfo*.c)
@@ -331,9 +341,11 @@ install: $(PROGRAMS)
 	printf '%s\n' "$$PC_TEXT" > "$(DESTDIR)$(LIBDIR)/pkgconfig/memphis.pc"
 	install -m 0644 include/memphis.h "$(DESTDIR)$(INCDIR)/"
 	install -m 0644 include/memphis/format.h "$(DESTDIR)$(INCDIR)/memphis/"
+ifneq ($(FORTRAN_PROGRAMS),)
 	install -d "$(DESTDIR)$(FMODDIR)"
 	install -m 0644 $(B)/libmemphis_f.a "$(DESTDIR)$(LIBDIR)/"
 	install -m 0644 $(B)/fortran/memphis.mod "$(DESTDIR)$(FMODDIR)/"
+endif
 	install -m 0755 $(B)/memphis $(B)/memphis-report "$(DESTDIR)$(BINDIR)/"
 	for m in docs/*.1 docs/*.3; do [ -f "$$m" ] || continue; s=$${m##*.}; \
 	  install -d "$(DESTDIR)$(MANDIR)/man$$s" && install -m 0644 $$m "$(DESTDIR)$(MANDIR)/man$$s/"; done
@@ -355,7 +367,9 @@ uninstall:
 # nothing). As root without DESTDIR, dkms then adds it, and builds and installs it for
 # DKMS_KERNEL (the running kernel) when its headers are there (AUTOINSTALL: for future
 # kernels with theirs); otherwise the command to run is printed.
-DKMS_SRC := /usr/src/memphismod-$(VERSION)
+# DKMS_SRCDIR: /usr/src, where dkms looks; a Spack prefix installs it under PREFIX/src
+DKMS_SRCDIR ?= /usr/src
+DKMS_SRC := $(DKMS_SRCDIR)/memphismod-$(VERSION)
 DKMS_HDRS := include/memphis/memphismod.h include/memphis/memphismod_rec.h include/memphis/hwdecode.h
 UDEVRULESDIR ?= /usr/lib/udev/rules.d
 MODPROBEDIR ?= /etc/modprobe.d

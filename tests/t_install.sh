@@ -59,4 +59,11 @@ check "make install DESTDIR=... PREFIX=/opt/memphis succeeds" test $? = 0
 pcf=stage/opt/memphis/lib/pkgconfig/memphis.pc
 check "the staged memphis.pc says prefix=/opt/memphis" grep -qx "prefix=/opt/memphis" "$pcf"
 check_if "and nothing in it names the staging directory" '! grep -q stage "$pcf"'
+
+# FORTRAN=0 (Spack's ~fortran): no Fortran binding installed, no Fortran variables in the .pc
+make -s -C "$S" B="$B" DESTDIR="$PWD/nof" PREFIX=/opt/memphis FORTRAN=0 install >nof.out 2>&1
+check "make install FORTRAN=0 succeeds" test $? = 0
+check_if "... and installs neither memphis.mod nor libmemphis_f.a, and the .pc has no fflags" \
+	'[ -f nof/opt/memphis/lib/libmemphis.so.0 ] && [ -z "$(find nof -name memphis.mod -o -name libmemphis_f.a)" ] &&
+	! grep -q fflags nof/opt/memphis/lib/pkgconfig/memphis.pc'
 echo "1..$TAP_N"
