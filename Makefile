@@ -108,8 +108,9 @@ DEB_PKGS := gcc g++ make pkg-config libzydis-dev libdwarf-dev libelf-dev zlib1g-
 # dkms: tests/t_dkms.sh builds the module through it (make install-dkms)
 DEB_PKGS += dkms
 # tests/t_deb.sh builds the Debian packages (debian/), checks them with lintian and installs
-# them into a debootstrap chroot; tests/t_spack.sh checks the Spack recipe with flake8
-DEB_PKGS += dpkg-dev debhelper dh-dkms lintian debootstrap flake8
+# them into a debootstrap chroot; tests/t_spack.sh checks the Spack recipe's style as
+# `spack style` does (flake8, black, isort)
+DEB_PKGS += dpkg-dev debhelper dh-dkms lintian debootstrap flake8 black isort
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || missing="$$missing $$p"; \

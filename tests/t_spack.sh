@@ -1,12 +1,13 @@
 # The Spack recipe packaging/spack/memphis/package.py (issue 17 item 5), without Spack (not in
-# Debian, and PyPI is not the way here): it compiles, flake8 passes it with Spack's settings
-# for packages (line length 99; star import of spack.package allowed); loaded with a small
-# stand-in for spack.package that records the directives, its version is VERSION, it has the
-# variants +fortran (default on) and +kmod (off), the dependencies, and its build and
-# install call `make programs` / `make install` (and `make install-dkms` under the prefix for
-# +kmod) with PREFIX and FORTRAN=1/0 per variant; those calls, run against this tree's
-# Makefile into a scratch prefix, install what each variant promises. Spack >= 1.0's import
-# of MakefilePackage from spack_repo is taken when it exists.
+# Debian, and PyPI is not the way here): it compiles; flake8 passes it with Spack's settings
+# for packages (line length 99, star import of spack.package allowed) and black and isort
+# leave it unchanged, as `spack style` would; loaded with a small stand-in for spack.package
+# that records the directives, its version is VERSION, it has the variants +fortran (default
+# on) and +kmod (off) and the dependencies, and its build and install call `make programs` /
+# `make install` (and `make install-dkms` under the prefix for +kmod) with PREFIX and
+# FORTRAN=1/0 per variant; those calls, run against this tree's Makefile into a scratch
+# prefix, install what each variant promises. Spack >= 1.0's import of MakefilePackage from
+# spack_repo is taken when it exists.
 . "$MEMPHIS_SRC/tests/tap.sh"
 
 R="$S/packaging/spack/memphis/package.py"
@@ -20,6 +21,16 @@ if command -v flake8 > /dev/null; then
 else
 	not_ok "flake8 installed (make deps)"
 fi
+# `spack style` also formats with black and sorts imports with isort (line length 99)
+for t in "black --check --diff -l 99 --skip-magic-trailing-comma" "isort --check-only --diff --profile black -l 99"; do
+	if command -v "${t%% *}" > /dev/null; then
+		$t "$R" > style.out 2>&1
+		check "${t%% *} (Spack's settings) leaves it unchanged" test $? = 0
+		grep '^[-+]' style.out | sed 's/^/# /'
+	else
+		not_ok "${t%% *} installed (make deps)"
+	fi
+done
 
 cat > load.py <<'PY'
 """Load the recipe with a stand-in spack.package; print what it declares and calls."""
