@@ -25,7 +25,7 @@ pass=0; fail=0; skip=0
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 : > "$out/skips"
-BUILD_SKIP='not built|no kernel headers|linux-headers|clang|libFuzzer|no Fortran compiler|gfortran|memphis\.mod|no C compiler|C\+\+ compiler|is needed|no objects built'
+BUILD_SKIP='not built|mpirun|mpicc|mpif90|no kernel headers|linux-headers|clang|libFuzzer|no Fortran compiler|gfortran|memphis\.mod|no C compiler|C\+\+ compiler|is needed|no objects built'
 
 # skipped NAME WHY: lists the skip; under MEMPHIS_STRICT_SKIPS=1 one for a missing build
 # piece is also a failure.
