@@ -276,7 +276,7 @@ static int write_block(struct file *f, uint16_t type, const void *a, size_t alen
 int memphis__writer_open(const char *path, const char *exe_name,
 			 const struct memphis__rank *rank, pid_t pid, uint64_t start)
 {
-	char name[256], job[512];
+	char name[256], made[512]; /* the sanitised program name; the directory name made */
 	int fd = -1, err;
 
 	owner_pid = pid;
@@ -290,14 +290,14 @@ int memphis__writer_open(const char *path, const char *exe_name,
 	if (is_rank && path && *path) {
 		fd = make_rank_dir(path, rank); /* MEMPHIS_OUTPUT names the job directory */
 	} else if (is_rank) {
-		snprintf(job, sizeof(job), "memphis-%s-job-%s", name, rank->job_id);
-		fd = make_rank_dir(job, rank);
+		snprintf(made, sizeof(made), "memphis-%s-job-%s", name, rank->job_id);
+		fd = make_rank_dir(made, rank);
 	} else if (path && *path) {
 		snprintf(dirpath, sizeof(dirpath), "%s", path);
 		fd = open_dir_at(AT_FDCWD, dirpath, 1);
 	} else {
-		snprintf(job, sizeof(job), "memphis-%s-%d", name, (int)pid);
-		fd = make_numbered_at(AT_FDCWD, job, dirpath, sizeof(dirpath));
+		snprintf(made, sizeof(made), "memphis-%s-%d", name, (int)pid);
+		fd = make_numbered_at(AT_FDCWD, made, dirpath, sizeof(dirpath));
 	}
 	if (fd >= 0)
 		fd = memphis__fd_take(fd, 1, &dir_id);
