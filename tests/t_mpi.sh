@@ -23,8 +23,8 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_hwloc_base_binding_policy=none
 export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
 export OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_pml=ob1
-export OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive
-SWEEPS=100
+export OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive MEMPHIS_PERIOD=250us
+SWEEPS=600
 
 # keys DIR: the rank keys of a run directory on one line
 keys() {

@@ -11,9 +11,10 @@
  *
  *   mpirun -np 4 halo [-s SWEEPS] [-r ROWS] [-c COLS] [-k RANK]
  *     defaults: 60 sweeps of 256 rows x 1024 columns per rank
- *     -k RANK   for the tests: after MPI_Finalize every rank runs a second region, "local",
- *               of sweeps without exchange, and rank RANK kills itself (SIGKILL) halfway
- *               through it (a rank killed mid-run; the others finish)
+ *     -k RANK   for the tests: after the checksum every rank runs a second region,
+ *               "local", of sweeps without exchange, and rank RANK kills itself (SIGKILL)
+ *               halfway through it (a rank killed mid-run; the others finish it and
+ *               MPI_Finalize, which Open MPI lets them end only with orte_enable_recovery)
  * Prints one line from rank 0 with the checksum of the whole grid, summed in rank order
  * (the same with and without memphis, for any number of threads).
  *
