@@ -189,16 +189,3 @@ int report_run(const struct report_opts *o, FILE *out)
 	report_free(&r);
 	return rc;
 }
-
-int mr_cmd_report(int argc, char **argv)
-{
-	struct report r;
-	int rc;
-
-	memset(&r, 0, sizeof(r));
-	if (report_parse_options(&r.o, argc, argv, &rc))
-		rc = run_report(&r, stdout);
-	report_free(&r);
-	free(r.o.regions);
-	return rc;
-}
