@@ -448,14 +448,13 @@ static int one_rank(struct job *jb, FILE *out)
 /* The exit status of a merged job: 2 when a rank is damaged, unreadable or missing. */
 static int job_exit(const struct job *jb)
 {
-	size_t found = 0;
-
-	for (size_t i = 0; i < jb->nranks; i++) {
+	for (size_t i = 0; i < jb->nranks; i++)
 		if (jb->ranks[i].status == JOB_DAMAGED || jb->ranks[i].status == JOB_UNREADABLE)
 			return MR_EXIT_DATA;
-		found += jb->ranks[i].group == 0;
-	}
-	return jb->size && found < (size_t)jb->size ? MR_EXIT_DATA : MR_EXIT_OK;
+	for (long r = 0; r < jb->size; r++)
+		if (job_missing(jb, r))
+			return MR_EXIT_DATA;
+	return MR_EXIT_OK;
 }
 
 static void job_free(struct job *jb)

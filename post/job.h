@@ -9,7 +9,8 @@
  * parsed (json-c), added into its group and freed, so memory holds one rank's report per
  * worker plus the sums, whatever the number of ranks. Ranks of another job id, topology,
  * executable (build id) or backend than the job's make groups of their own, reported apart
- * with a warning, never summed.
+ * with a warning, never summed. A rank is missing when no directory of its number was
+ * found (the job's size: its ranks' RUN mpi_size).
  */
 #ifndef MR_JOB_H
 #define MR_JOB_H
@@ -88,6 +89,8 @@ int job_merge_add(struct job *jb, struct job_group *g, size_t k, json_object *do
 int job_merge_finish(struct job *jb, struct job_group *g);
 void job_group_free(struct job_group *g);
 
+/* job_out.c: is rank r of the job missing (no directory of that rank at all)? */
+bool job_missing(const struct job *jb, long r);
 /* job_out.c: the job's report (every group) as text or JSON on out. */
 void job_print_text(const struct job *jb, FILE *out);
 void job_print_json(const struct job *jb, FILE *out);

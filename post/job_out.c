@@ -103,15 +103,19 @@ static void apart_why(const struct job *jb, size_t g, FILE *f)
 		fprintf(f, "the same rank number twice");
 }
 
+bool job_missing(const struct job *jb, long r)
+{
+	for (size_t i = 0; i < jb->nranks; i++)
+		if (jb->ranks[i].rank == r)
+			return false;
+	return true;
+}
+
 /* The lines about ranks that are missing, incomplete, unreadable or reported apart. */
 static void rank_problems(const struct job *jb, FILE *f, const char *prefix)
 {
 	for (long r = 0; r < jb->size; r++) {
-		int found = 0;
-
-		for (size_t i = 0; i < jb->nranks && !found; i++)
-			found = jb->ranks[i].rank == r && jb->ranks[i].group == 0;
-		if (!found)
+		if (job_missing(jb, r))
 			fprintf(f, "%swarning: rank %ld missing (the job has %ld ranks)\n", prefix, r,
 				jb->size);
 	}
@@ -331,14 +335,9 @@ static json_object *job_json(const struct job *jb)
 	json_object_object_add(o, "dir", jb->dir ? json_object_new_string(jb->dir) : NULL);
 	json_object_object_add(o, "size", jb->size ? json_object_new_int64(jb->size) : NULL);
 	json_object_object_add(o, "missing", miss);
-	for (long r = 0; r < jb->size; r++) {
-		int found = 0;
-
-		for (size_t i = 0; i < jb->nranks && !found; i++)
-			found = jb->ranks[i].rank == r && jb->ranks[i].group == 0;
-		if (!found)
+	for (long r = 0; r < jb->size; r++)
+		if (job_missing(jb, r))
 			json_object_array_add(miss, json_object_new_int64(r));
-	}
 	return o;
 }
 
