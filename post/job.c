@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "debuginfo.h"
 #include "job.h"
 
 /* The rank number of a name "rank-<r>" or "rank-<r>.<n>" (a re-run), -1 for others. */
@@ -244,6 +245,7 @@ static void report_rank(struct job *jb, size_t k, size_t inner, char **buf, int 
 	o.top = 0;
 	o.jobs = inner;
 	o.by_rank = o.one_rank = 0;
+	o.open_lock = &jb->open_lock;
 	mr_cli_capture = errf;
 	*failed = report_run(&o, mem) != MR_EXIT_OK && n == 0;
 	mr_cli_capture = NULL;
@@ -475,12 +477,15 @@ static void job_free(struct job *jb)
 		job_group_free(&jb->groups[i]);
 	free(jb->groups);
 	pthread_mutex_destroy(&jb->lock);
+	pthread_mutex_destroy(&jb->open_lock);
 }
 
 /* The merged report of job jb on out. Returns the exit status. */
 static int merged(struct job *jb, FILE *out)
 {
+	mr_debuginfo_cache_hold(); /* each executable and library read once for all ranks */
 	run_workers(jb);
+	mr_debuginfo_cache_release();
 	if (jb->failed)
 		return mr_error(MR_EXIT_DATA, "out of memory merging the ranks' reports");
 	order(jb);
@@ -510,6 +515,7 @@ int job_report_run(const struct report_opts *o, FILE *out)
 	jb.o = o;
 	jb.dir = o->ndirs <= 1 ? o->dir : NULL;
 	pthread_mutex_init(&jb.lock, NULL);
+	pthread_mutex_init(&jb.open_lock, NULL);
 	rc = find_ranks(&jb);
 	if (!rc && !jb.nranks)
 		rc = mr_error(MR_EXIT_DATA, "%s: no rank directory", o->dir);

@@ -69,6 +69,7 @@ struct job {
 	size_t ngroups;
 	long size;                /* mpi_size of the job's ranks, 0 unknown */
 	pthread_mutex_t lock;     /* the pass: next, groups */
+	pthread_mutex_t open_lock;/* report_opts.open_lock of the ranks' reports */
 	size_t next;              /* the next rank a worker takes */
 	size_t inner;             /* threads of each rank's sample pass */
 	int failed;               /* out of memory */

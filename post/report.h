@@ -12,6 +12,7 @@
 #ifndef MR_REPORT_H
 #define MR_REPORT_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -37,6 +38,9 @@ struct report_opts {
 	int by_rank;              /* --by rank: the job's tables per rank, not per host */
 	int one_rank;             /* --rank N: rank N of the job only, N in rank */
 	long rank;
+	pthread_mutex_t *open_lock; /* held while the run and its objects are opened (the
+				   * DWARF reader forks; libdwarf and libelf are not known
+				   * thread-safe): several ranks reported at once (job.c) */
 };
 
 #define MR_MAX_JOBS 256
