@@ -80,6 +80,18 @@ check "job: the header says job, ranks and hosts" \
 check "job: tables per host and node with the ranks' counts" \
 	sh -c "grep -q '^h1 Node1: total' job.1.txt && grep -Eq '^\(1\) colidx [0-9,]+  \[ranks 2: [0-9,]+, 3: [0-9,]+\]' job.1.txt"
 
+# each executable is read once for all ranks: the job forks as many DWARF readers as one
+# rank alone does (-j 1: no thread)
+if command -v strace >/dev/null 2>&1; then
+	strace -f -qq -e trace=clone,clone3,fork,vfork -o st.job "$R" job -j 1 >/dev/null 2>&1
+	strace -f -qq -e trace=clone,clone3,fork,vfork -o st.one "$R" job/rank-0 -j 1 >/dev/null 2>&1
+	nj=$(grep -cE '(clone3?|v?fork)\(' st.job) n1=$(grep -cE '(clone3?|v?fork)\(' st.one)
+	check "job: the executable's DWARF read once for 4 ranks ($nj processes started, one rank alone $n1)" \
+		sh -c "[ $nj = $n1 ] && [ $n1 -ge 1 ]"
+else
+	skip "job: the executable's DWARF read once for 4 ranks" "no strace"
+fi
+
 # --rank N is that rank's own report; --by rank tables are the ranks' own
 "$R" job --rank 2 > r2.txt 2>&1
 "$R" job/rank-2 > r2.own.txt 2>&1
