@@ -68,10 +68,19 @@ PROGXX_SRCS := $(wildcard tests/prog_*.cc)
 PROGXX_BINS := $(PROGXX_SRCS:tests/%.cc=$(B)/tests/%)
 TOOL_SRCS := $(wildcard tests/tool_*.c)
 TOOL_BINS := $(TOOL_SRCS:tests/%.c=$(B)/tests/%)
-EXAMPLE_SRCS := $(wildcard examples/*/*.c)
+EXAMPLE_SRCS := $(filter-out examples/mpi/%,$(wildcard examples/*/*.c))
 EXAMPLE_BINS := $(patsubst examples/%.c,$(B)/examples/%,$(EXAMPLE_SRCS))
-FEXAMPLE_SRCS := $(wildcard examples/*/*.f90)
+FEXAMPLE_SRCS := $(filter-out examples/mpi/%,$(wildcard examples/*/*.f90))
 FEXAMPLE_BINS := $(patsubst examples/%.f90,$(B)/examples/%,$(FEXAMPLE_SRCS))
+
+# examples/mpi: built with the MPI compiler wrappers when they exist (`make deps` installs
+# Open MPI), else skipped with one line; the C stencil is also built without MPI
+# (-DMEMPHIS_NO_MPI, halo-nompi) for the NUMA guest, which has no mpirun.
+MPICC := $(shell command -v mpicc 2>/dev/null)
+MPIFC := $(shell command -v mpif90 2>/dev/null)
+MPI_BINS := $(B)/examples/mpi/halo-nompi $(if $(MPICC),$(B)/examples/mpi/halo) \
+	$(if $(MPIFC),$(B)/examples/mpi/halo_f)
+MPI_NOTE := $(if $(and $(MPICC),$(MPIFC)),,mpi-note)
 
 # The kernel module, for the NUMA guest tests (tests/vm): built against the newest Debian
 # kernel headers when they are installed (the guest boots that kernel), from a copy of
@@ -85,7 +94,8 @@ PROGRAMS := $(B)/libmemphis.so $(B)/libmemphis.a $(B)/memphis $(B)/memphis-repor
 	$(B)/libmemphis_f.a
 
 .PHONY: all deps demo check check-unit check-vm bench fuzz install uninstall clean
-all: $(PROGRAMS) $(UNIT_BINS) $(PROG_BINS) $(PROGXX_BINS) $(TOOL_BINS) $(EXAMPLE_BINS) $(FEXAMPLE_BINS) $(KMOD_KO)
+all: $(PROGRAMS) $(UNIT_BINS) $(PROG_BINS) $(PROGXX_BINS) $(TOOL_BINS) $(EXAMPLE_BINS) $(FEXAMPLE_BINS) $(KMOD_KO) \
+	$(MPI_BINS) $(MPI_NOTE)
 
 # Debian packages the build, the tests and the demo need. As root they are installed;
 # otherwise the exact command is printed and make stops. demo/check/check-vm/bench run deps
@@ -96,6 +106,8 @@ DEB_PKGS := gcc g++ make pkg-config libzydis-dev libdwarf-dev libelf-dev zlib1g-
 	libjson-c-dev libdw-dev linux-headers-amd64
 # dkms: tests/t_dkms.sh builds the module through it (make install-dkms)
 DEB_PKGS += dkms
+# examples/mpi and tests/t_mpi*.sh: mpicc, mpif90, mpirun (Open MPI)
+DEB_PKGS += openmpi-bin libopenmpi-dev
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || missing="$$missing $$p"; \
@@ -238,6 +250,26 @@ $(B)/examples/%: examples/%.f90 $(B)/fortran/memphis.mod $(B)/libmemphis_f.a $(B
 	@$(if $(Q),echo "  FC      $<")
 	$(Q)$(FC) $(EX_FFLAGS) -I$(B)/fortran -J$(@D)/$(*F).fmod $< -o $@ -L$(B) -Wl,-rpath,'$$ORIGIN/../..' \
 	  -lmemphis_f -lmemphis $(LDFLAGS)
+
+$(B)/examples/mpi/halo: examples/mpi/halo.c $(B)/libmemphis.so
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  MPICC   $<")
+	$(Q)$(MPICC) $(PROG_CFLAGS) $< -o $@ -L$(B) -Wl,-rpath,'$$ORIGIN/../..' -lmemphis $(LDFLAGS)
+
+$(B)/examples/mpi/halo-nompi: examples/mpi/halo.c $(B)/libmemphis.so
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $< (no MPI)")
+	$(Q)$(CC) $(PROG_CFLAGS) -DMEMPHIS_NO_MPI $< -o $@ -L$(B) -Wl,-rpath,'$$ORIGIN/../..' -lmemphis $(LDFLAGS)
+
+$(B)/examples/mpi/halo_f: examples/mpi/halo_f.f90 $(B)/fortran/memphis.mod $(B)/libmemphis_f.a $(B)/libmemphis.so
+	@mkdir -p $(@D)/halo_f.fmod
+	@$(if $(Q),echo "  MPIFC   $<")
+	$(Q)$(MPIFC) $(EX_FFLAGS) -I$(B)/fortran -J$(@D)/halo_f.fmod $< -o $@ -L$(B) -Wl,-rpath,'$$ORIGIN/../..' \
+	  -lmemphis_f -lmemphis $(LDFLAGS)
+
+.PHONY: mpi-note
+mpi-note:
+	@echo "memphis: $(if $(MPICC),,no mpicc: examples/mpi/halo not built; )$(if $(MPIFC),,no mpif90: examples/mpi/halo_f not built; )make deps installs them (openmpi-bin libopenmpi-dev)"
 
 $(B)/kmod/memphismod.ko: kmod/memphismod.c kmod/Kbuild include/memphis/memphismod.h \
 	include/memphis/memphismod_rec.h include/memphis/hwdecode.h

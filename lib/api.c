@@ -28,6 +28,7 @@
 #include "maps.h"
 #include "memphis.h"
 #include "numastat.h"
+#include "rank.h"
 #include "region.h"
 #include "self.h"
 #include "thread.h"
@@ -46,6 +47,7 @@ enum lifecycle {
 static enum lifecycle state = NOT_STARTED;
 static struct memphis__config cfg; /* read once by memphis_init, never written again */
 static pid_t pid;
+static struct memphis__rank rank; /* read once by memphis_init: a rank of a parallel job? */
 static int sample_err; /* why sampling is impossible (-errno), 0 if it is possible */
 static int start_err;  /* why the library could not start (-errno; a line was printed) */
 
@@ -218,6 +220,22 @@ static void append_self(char *run, size_t len)
 		append(run, len, "lib_name", "%s", s.name);
 }
 
+/* A rank's keys (docs/format.md); none for a process that is not a rank. */
+static void append_rank(char *run, size_t len)
+{
+	if (!rank.launcher)
+		return;
+	append(run, len, "mpi_rank", "%ld", rank.rank);
+	if (rank.size >= 0)
+		append(run, len, "mpi_size", "%ld", rank.size);
+	if (rank.local_rank >= 0)
+		append(run, len, "mpi_local_rank", "%ld", rank.local_rank);
+	if (rank.local_size >= 0)
+		append(run, len, "mpi_local_size", "%ld", rank.local_size);
+	append(run, len, "job_id", "%s", rank.job_id);
+	append(run, len, "launcher", "%s", rank.launcher);
+}
+
 /* What the RUN block needs beyond the configuration. */
 struct run_info {
 	const char *exe;
@@ -256,6 +274,7 @@ static void write_run_info(const struct run_info *ri)
 	append_self(run, sizeof(run));
 	append(run, sizeof(run), "cmdline", "%s", cmdline);
 	append(run, sizeof(run), "hostname", "%s", host);
+	append_rank(run, sizeof(run));
 	append(run, sizeof(run), "start_realtime", "%llu",
 	       (unsigned long long)rt.tv_sec * 1000000000ull + (unsigned long long)rt.tv_nsec);
 	append(run, sizeof(run), "backend", "%s", ri->backend ? ri->backend->name : "none");
@@ -337,7 +356,8 @@ __attribute__((constructor)) static void memphis_init(void)
 		snprintf(output, sizeof(output), "%s.%d", cfg.output, (int)pid);
 	else
 		snprintf(output, sizeof(output), "%s", cfg.output);
-	if ((start_err = memphis__writer_open(output, base[0] ? base : "prog", pid,
+	memphis__rank_read(&rank);
+	if ((start_err = memphis__writer_open(output, base[0] ? base : "prog", &rank, pid,
 					      start_time)) < 0)
 		goto out;
 

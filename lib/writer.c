@@ -21,6 +21,7 @@
 #include "fd.h"
 #include "log.h"
 #include "memphis/format.h"
+#include "rank.h"
 #include "self.h"
 #include "writer.h"
 
@@ -44,32 +45,62 @@ static int error;
 static pid_t owner_pid;
 static uint64_t t0;
 
-/* Replace characters that do not belong in a directory name. */
-static void sanitize(char *s)
-{
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || *s == '.' || *s == '-' || *s == '_'))
-			*s = '_';
-}
-
-/* mkdir `path` and open it without following a symlink; an existing directory is accepted
- * only when `reuse` is set and it is ours. Returns a directory fd or -errno. */
-static int make_dir(const char *path, int reuse)
+/* mkdir `name` under the directory `at` (AT_FDCWD: the working directory) and open it
+ * without following a symlink; an existing directory is accepted only when `reuse` is set,
+ * and only when it is ours. Returns a plain descriptor or -errno. */
+static int open_dir_at(int at, const char *name, int reuse)
 {
 	struct stat st;
 	int fd;
 
-	if (mkdir(path, 0755) < 0 && (errno != EEXIST || !reuse))
+	if (mkdirat(at, name, 0755) < 0 && (errno != EEXIST || !reuse))
 		return -errno;
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) < 0 || st.st_uid != geteuid()) {
 		close(fd);
 		return -EPERM;
 	}
-	return memphis__fd_take(fd, 1, &dir_id);
+	return fd;
+}
+
+/* Make a new directory `base` under `at`, or `base.1` .. `base.99` when that exists (a
+ * re-run with the same name), and write the name made into name[n]. Returns a plain
+ * descriptor or -errno. */
+static int make_numbered_at(int at, const char *base, char *name, size_t n)
+{
+	int fd = -EEXIST;
+
+	for (int k = 0; k < 100 && fd == -EEXIST; k++) {
+		if (k == 0)
+			snprintf(name, n, "%s", base);
+		else
+			snprintf(name, n, "%s.%d", base, k);
+		fd = open_dir_at(at, name, 0);
+	}
+	return fd;
+}
+
+/* The run directory of a rank: the job directory `job` (made here or by another rank
+ * meanwhile; it must be ours), then in it rank-R, or rank-R.N when a rank of that number
+ * already wrote there. The ranks never wait for each other: mkdir is their only meeting
+ * point. Sets dirpath; returns a plain descriptor or -errno. */
+static int make_rank_dir(const char *job, const struct memphis__rank *r)
+{
+	char base[32], name[48];
+	int jfd, fd;
+
+	jfd = open_dir_at(AT_FDCWD, job, 1);
+	if (jfd < 0) {
+		snprintf(dirpath, sizeof(dirpath), "%s", job);
+		return jfd;
+	}
+	snprintf(base, sizeof(base), "rank-%ld", r->rank);
+	fd = make_numbered_at(jfd, base, name, sizeof(name));
+	close(jfd);
+	snprintf(dirpath, sizeof(dirpath), "%s/%s", job, fd < 0 ? base : name);
+	return fd;
 }
 
 /* The run directory's descriptor, opened again by its absolute path if the program closed
@@ -242,31 +273,34 @@ static int write_block(struct file *f, uint16_t type, const void *a, size_t alen
 	return 0;
 }
 
-int memphis__writer_open(const char *path, const char *exe_name, pid_t pid, uint64_t start)
+int memphis__writer_open(const char *path, const char *exe_name,
+			 const struct memphis__rank *rank, pid_t pid, uint64_t start)
 {
-	char name[256];
+	char name[256], made[512]; /* the sanitised program name; the directory name made */
 	int fd = -1, err;
 
 	owner_pid = pid;
 	t0 = start;
-	if (path && *path) {
+	const int is_rank = rank && rank->launcher;
+	/* the name part is cut so that the directory's name fits NAME_MAX (255) with
+	 * "memphis-" and "-PID" (10 digits) ".NN", or "-job-" and the longest job id */
+	snprintf(name, sizeof(name), "%.*s",
+		 is_rank ? 255 - 8 - 5 - (MEMPHIS__JOB_ID_MAX - 1) : 255 - 8 - 11 - 3, exe_name);
+	memphis__sanitize_name(name);
+	if (is_rank && path && *path) {
+		fd = make_rank_dir(path, rank); /* MEMPHIS_OUTPUT names the job directory */
+	} else if (is_rank) {
+		snprintf(made, sizeof(made), "memphis-%s-job-%s", name, rank->job_id);
+		fd = make_rank_dir(made, rank);
+	} else if (path && *path) {
 		snprintf(dirpath, sizeof(dirpath), "%s", path);
-		fd = make_dir(dirpath, 1);
+		fd = open_dir_at(AT_FDCWD, dirpath, 1);
 	} else {
-		/* the name part is cut so that the directory's name fits NAME_MAX (255) with
-		 * "memphis-", "-PID" and ".NN" */
-		snprintf(name, sizeof(name), "%.*s", 255 - 8 - 11 - 3, exe_name);
-		sanitize(name);
-		for (int k = 0; k < 100 && fd < 0; k++) {
-			if (k == 0)
-				snprintf(dirpath, sizeof(dirpath), "memphis-%s-%d", name, (int)pid);
-			else
-				snprintf(dirpath, sizeof(dirpath), "memphis-%s-%d.%d", name, (int)pid, k);
-			fd = make_dir(dirpath, 0);
-			if (fd != -EEXIST)
-				break;
-		}
+		snprintf(made, sizeof(made), "memphis-%s-%d", name, (int)pid);
+		fd = make_numbered_at(AT_FDCWD, made, dirpath, sizeof(dirpath));
 	}
+	if (fd >= 0)
+		fd = memphis__fd_take(fd, 1, &dir_id);
 	if (fd < 0) {
 		fail(fd);
 		return fd;

@@ -1,6 +1,6 @@
 /* lib/writer.h - the run directory: creation, framed and checksummed blocks, and the NOTE
  * record (a logged message kept in the run). Owns its files and its lock; the drain thread
- * and the region close are its main callers. Below it: self, log. */
+ * and the region close are its main callers. Below it: self, log, fd, rank. */
 #ifndef MEMPHIS_WRITER_H
 #define MEMPHIS_WRITER_H
 
@@ -8,10 +8,16 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct memphis__rank;
+
 /* Create the run directory (never following a planted symlink) and meta.mph with its FILE
- * block. Returns 0 or -errno. */
-int memphis__writer_open(const char *path_or_empty, const char *exe_name, pid_t pid,
-			 uint64_t start_time);
+ * block. Not a rank (rank NULL or its launcher NULL): `path` when given (an existing
+ * directory of ours is used), else memphis-EXE-PID, or .1 .. .99 after it when that
+ * exists. A rank: rank-R (or rank-R.N when that exists) in the job directory, which is
+ * `path` when given, else memphis-EXE-job-JOBID; the job directory may exist already (the
+ * other ranks make it too) but must be ours. Returns 0 or -errno. */
+int memphis__writer_open(const char *path_or_empty, const char *exe_name,
+			 const struct memphis__rank *rank, pid_t pid, uint64_t start_time);
 /* Append one block to meta.mph (cpu < 0) or cpuNNN.mph. Returns 0 or -errno; after the
  * first failure every later call fails with the same error (sampling stops, one warning). */
 int memphis__writer_block(int cpu, uint16_t type, const void *payload, size_t len);

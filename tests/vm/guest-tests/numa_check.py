@@ -96,5 +96,30 @@ elif check == "ring":
             want = (k + 1) % nodes
             say(sum(row) >= 20 and pct(row[want], sum(row)) >= 95,
                 "row %d: %.1f %% of %d samples in column %d (>= 95): %s" % (k, pct(row[want], sum(row)), sum(row), want, row))
+elif check == "rank":
+    # a rank of examples/mpi/halo started on node HOME: its master-initialised arrays on
+    # HOME, the other node's thread reading them remotely, HOME's thread locally; the
+    # default (remote) report names them in the other node's table
+    home = int(args[0])
+    other = 1 - home
+    names = {}
+    for v in rep["variables"]:
+        for a in ("main::grid", "main::next"):
+            if v["name"].startswith(a + " "):
+                names[a] = v["name"]
+    say(len(names) == 2, "both arrays found: %s" % sorted(names.values()))
+    for a, name in sorted(names.items()):
+        p = pages(name)
+        say(pct(p[home], sum(p)) >= 95, "%s: %.1f %% of %d pages on node %d (>= 95)" % (a, pct(p[home], sum(p)), sum(p), home))
+        r, t = row_remote(name, other)
+        say(t >= 10 and pct(r, t) >= 90, "%s: %.1f %% of node %d's %d samples remote (>= 90)" % (a, pct(r, t), other, t))
+        r, t = row_remote(name, home)
+        say(t >= 10 and pct(t - r, t) >= 90, "%s: %.1f %% of node %d's %d samples local (>= 90)" % (a, pct(t - r, t), home, t))
+    named = set()
+    for t in remote_rep["tables"]:
+        if t["node"] == other:
+            for e in t.get("variables", t.get("entries", [])):
+                named.add(e.get("name", "").split(" ")[0])
+    say({"main::grid", "main::next"} <= named, "node %d's remote table names main::grid and main::next: %s" % (other, sorted(named)))
 else:
     say(False, "unknown check " + check)
