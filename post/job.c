@@ -177,7 +177,8 @@ static int summarise(struct job_rank *rk, json_object *doc)
 	if (json_object_object_get_ex(doc, "damage", &dmg) &&
 	    json_object_is_type(dmg, json_type_array) && json_object_array_length(dmg))
 		rk->status = JOB_DAMAGED;
-	else if (unwritten >= 0 || *str_of(s, "write_error"))
+	rk->incomplete = unwritten >= 0 || *str_of(s, "write_error");
+	if (rk->incomplete && rk->status == JOB_OK)
 		rk->status = JOB_INCOMPLETE;
 	if (*str_of(s, "write_error"))
 		rk->why = strdup(str_of(s, "write_error"));
@@ -185,7 +186,7 @@ static int summarise(struct job_rank *rk, json_object *doc)
 					    "library's shutdown; up to %lld ms of its samples may "
 					    "be missing", (long long)unwritten) < 0)
 		rk->why = NULL;
-	if (!rk->host || !rk->job_id || (rk->status == JOB_INCOMPLETE && !rk->why) ||
+	if (!rk->host || !rk->job_id || (rk->incomplete && !rk->why) ||
 	    take_notes(rk, doc, "warnings", "") || take_notes(rk, doc, "damage", "damaged input: "))
 		return -ENOMEM;
 	return 0;

@@ -36,7 +36,8 @@ struct job_rank {
 	long size;                /* RUN mpi_size, 0 unknown */
 	char *host, *job_id;      /* "" unknown */
 	uint64_t samples, attributed, remote;
-	enum job_status status;
+	enum job_status status;   /* damaged before incomplete */
+	int incomplete;           /* no END (also when damaged) */
 	char *why;                /* unreadable: the error; incomplete: how much may be missing */
 	char **notes;             /* its report's warnings and damage, as the report words them */
 	size_t nnotes;

@@ -75,9 +75,13 @@ static void hosts_text(const struct job *jb, size_t g, FILE *f)
 		n += jb->ranks[i].group == g && !host_seen(jb, i, g);
 	fprintf(f, "%zu host%s:", n, n == 1 ? "" : "s");
 	for (size_t i = 0, k = 0; i < jb->nranks; i++) {
+		size_t nr = 0;
+
 		if (jb->ranks[i].group != g || host_seen(jb, i, g))
 			continue;
-		fprintf(f, "%s %s (ranks ", k++ ? "," : "", jb->ranks[i].host);
+		for (size_t m = 0; m < jb->nranks; m++)
+			nr += jb->ranks[m].group == g && !strcmp(jb->ranks[m].host, jb->ranks[i].host);
+		fprintf(f, "%s %s (rank%s ", k++ ? "," : "", jb->ranks[i].host, nr == 1 ? "" : "s");
 		rank_list(jb, g, jb->ranks[i].host, f);
 		fprintf(f, ")");
 	}
@@ -125,10 +129,10 @@ static void rank_problems(const struct job *jb, FILE *f, const char *prefix)
 		if (rk->status == JOB_UNREADABLE)
 			fprintf(f, "%swarning: rank %s unreadable, left out: %s\n", prefix, rk->dir,
 				rk->why);
-		else if (rk->status == JOB_INCOMPLETE)
+		if (rk->incomplete && rk->status != JOB_UNREADABLE)
 			fprintf(f, "%swarning: rank %ld incomplete (%s): %s\n", prefix, rk->rank,
 				rk->dir, rk->why);
-		else if (rk->status == JOB_DAMAGED)
+		if (rk->status == JOB_DAMAGED)
 			fprintf(f, "%swarning: rank %ld damaged (%s): the rest of it is reported\n",
 				prefix, rk->rank, rk->dir);
 	}
@@ -291,6 +295,7 @@ static json_object *ranks_json(const struct job *jb)
 		json_object_object_add(o, "samples", json_object_new_int64((int64_t)rk->samples));
 		json_object_object_add(o, "remote", json_object_new_int64((int64_t)rk->remote));
 		json_object_object_add(o, "status", json_object_new_string(status_name[rk->status]));
+		json_object_object_add(o, "incomplete", json_object_new_boolean(rk->incomplete));
 		if (rk->why)
 			json_object_object_add(o, "why", json_object_new_string(rk->why));
 		json_object_object_add(o, "group", rk->group < jb->ngroups
