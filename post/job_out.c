@@ -31,30 +31,54 @@ static const char *gets(json_object *o, const char *key)
 	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
 }
 
-/* The ranks of group g (all groups: SIZE_MAX) on host (NULL: any) as "0-3, 5" on f. */
-static void rank_list(const struct job *jb, size_t g, const char *host, FILE *f)
+/* Which ranks a list names: rank_in(jb, i, arg). */
+typedef int rank_in_fn(const struct job *jb, size_t i, const void *arg);
+
+/* The ranks i of jb that in(jb, i, arg) keeps, as "0-3, 5" on f. */
+static void ranks_of(const struct job *jb, rank_in_fn *in_fn, const void *arg, FILE *f)
 {
 	long start = -2, prev = -2;
 	int any = 0;
 
 	for (size_t i = 0; i <= jb->nranks; i++) {
-		const struct job_rank *rk = i < jb->nranks ? &jb->ranks[i] : NULL;
-		int in = rk && (g == SIZE_MAX || rk->group == g) &&
-			 (!host || (rk->host && !strcmp(rk->host, host)));
+		int in = i < jb->nranks && in_fn(jb, i, arg);
+		long r = in ? jb->ranks[i].rank : -9;
 
-		if (in && rk->rank == prev + 1 && prev >= 0) {
-			prev = rk->rank;
+		if (in && prev >= 0 && r == prev + 1) {
+			prev = r;
 			continue;
 		}
-		if (start >= 0 && (!in || rk->rank != prev)) {
+		if (start >= 0) {
 			fprintf(f, "%s%ld", any++ ? ", " : "", start);
 			if (prev > start)
 				fprintf(f, "%s%ld", prev == start + 1 ? ", " : "-", prev);
 			start = -2;
 		}
 		if (in)
-			start = prev = rk->rank;
+			start = prev = r;
 	}
+}
+
+struct group_host {
+	size_t g;                 /* SIZE_MAX: every group */
+	const char *host;         /* NULL: any */
+};
+
+static int in_group_host(const struct job *jb, size_t i, const void *arg)
+{
+	const struct group_host *gh = arg;
+	const struct job_rank *rk = &jb->ranks[i];
+
+	return (gh->g == SIZE_MAX || rk->group == gh->g) &&
+	       (!gh->host || (rk->host && !strcmp(rk->host, gh->host)));
+}
+
+/* The ranks of group g (all groups: SIZE_MAX) on host (NULL: any) as "0-3, 5" on f. */
+static void rank_list(const struct job *jb, size_t g, const char *host, FILE *f)
+{
+	struct group_host gh = { g, host };
+
+	ranks_of(jb, in_group_host, &gh, f);
 }
 
 /* Is host the host of a rank before k in group g (named already)? */
@@ -250,6 +274,37 @@ static void group_text(const struct job *jb, size_t g, FILE *f)
 	group_tables(jb, d, f);
 }
 
+/* Has rank i note text? */
+static int has_note(const struct job_rank *rk, const char *text)
+{
+	for (size_t k = 0; k < rk->nnotes; k++)
+		if (!strcmp(rk->notes[k], text))
+			return 1;
+	return 0;
+}
+
+static int in_note(const struct job *jb, size_t i, const void *text)
+{
+	return has_note(&jb->ranks[i], text);
+}
+
+/* Note k of rank i on f, with every rank that has the same note ("ranks 0-3: warning:
+ * cannot read ..."), unless an earlier rank had it (then it was printed). */
+static void rank_note(const struct job *jb, size_t i, size_t k, FILE *f, const char *prefix)
+{
+	const char *text = jb->ranks[i].notes[k];
+	int many = 0;
+
+	for (size_t j = 0; j < i; j++)
+		if (has_note(&jb->ranks[j], text))
+			return;
+	for (size_t j = i + 1; j < jb->nranks; j++)
+		many |= has_note(&jb->ranks[j], text);
+	fprintf(f, "%srank%s ", prefix, many ? "s" : "");
+	ranks_of(jb, in_note, text, f);
+	fprintf(f, ": %s%s\n", strncmp(text, "damaged", 7) ? "warning: " : "", text);
+}
+
 /* The job's id: the group's, else "?". */
 static const char *job_id(const struct job *jb)
 {
@@ -271,11 +326,16 @@ void job_print_text(const struct job *jb, FILE *f)
 	for (size_t g = 0; g < jb->ngroups; g++)
 		group_text(jb, g, f);
 	rank_table(jb, f);
+	for (size_t i = 0, any = 0; i < jb->nranks; i++)
+		for (size_t k = 0; k < jb->ranks[i].nnotes; k++) {
+			if (!any++)
+				fprintf(f, "\n");
+			rank_note(jb, i, k, f, "");
+		}
+	fflush(f);
 	for (size_t i = 0; i < jb->nranks; i++)
 		for (size_t k = 0; k < jb->ranks[i].nnotes; k++)
-			fprintf(stderr, "memphis-report: rank %ld: %s%s\n", jb->ranks[i].rank,
-				strncmp(jb->ranks[i].notes[k], "damaged", 7) ? "warning: " : "",
-				jb->ranks[i].notes[k]);
+			rank_note(jb, i, k, stderr, "memphis-report: ");
 	rank_problems(jb, stderr, "memphis-report: ");
 }
 
