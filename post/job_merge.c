@@ -452,9 +452,16 @@ fail:
 }
 
 /* The array of map m sorted by count, cut to top (0: all) with "more" {what, count} in
- * parent; each kept member through fn (when not NULL). NULL when out of memory. */
+ * parent; each kept member through fn(fin, member, place) (when not NULL). NULL when out
+ * of memory. */
+struct finish {
+	size_t top;               /* --top */
+	json_object *shown;       /* the variables a table shows: "kind name" -> true */
+};
+
 static json_object *sorted_cut(json_object *m, size_t top, json_object *parent, const char *what,
-			       int (*fn)(json_object *, size_t))
+			       int (*fn)(struct finish *, json_object *, size_t),
+			       struct finish *fin)
 {
 	json_object *a = values(m), *kept = json_object_new_array(), *more = json_object_new_object();
 	size_t n = a ? json_object_array_length(a) : 0;
@@ -469,7 +476,7 @@ static json_object *sorted_cut(json_object *m, size_t top, json_object *parent, 
 		if (top && i >= top) {
 			left++;
 			cut += geti(e, "count");
-		} else if (json_object_array_add(kept, json_object_get(e)) || (fn && fn(e, i))) {
+		} else if (json_object_array_add(kept, json_object_get(e)) || (fn && fn(fin, e, i))) {
 			goto fail;
 		}
 	}
@@ -487,27 +494,25 @@ fail2:
 	return NULL;
 }
 
-static size_t top_n; /* --top of the report being finished (under one thread) */
-static json_object *shown_vars; /* the variables a table shows: key -> true */
 
 /* An item of an entry: nothing to do; an entry: its place, items cut, ranks as an array. */
-static int fix_entry(json_object *e, size_t i)
+static int fix_entry(struct finish *fin, json_object *e, size_t i)
 {
 	json_object *items, *ranks;
 	char key[4096];
 
 	if (json_object_object_add(e, "rank", json_object_new_int64((int64_t)i + 1)))
 		return -ENOMEM;
-	if (!(items = sorted_cut(get(e, "items"), top_n, e, "items", NULL)) ||
+	if (!(items = sorted_cut(get(e, "items"), fin->top, e, "items", NULL, NULL)) ||
 	    json_object_object_add(e, "items", items) ||
 	    !(ranks = rank_counts(get(e, "ranks"))) || json_object_object_add(e, "ranks", ranks))
 		return -ENOMEM;
 	entry_key(e, key, sizeof(key));
-	return shown_vars && json_object_object_add(shown_vars, key, json_object_new_boolean(1));
+	return json_object_object_add(fin->shown, key, json_object_new_boolean(1)) ? -ENOMEM : 0;
 }
 
 /* The tables of map m as the report's array. */
-static json_object *tables(json_object *m)
+static json_object *tables(json_object *m, struct finish *fin)
 {
 	json_object *a = values(m);
 	size_t n = a ? json_object_array_length(a) : 0;
@@ -518,7 +523,7 @@ static json_object *tables(json_object *m)
 	for (size_t i = 0; i < n; i++) {
 		json_object *t = json_object_array_get_idx(a, i), *e;
 
-		e = sorted_cut(get(t, "entries"), top_n, t, "entries", fix_entry);
+		e = sorted_cut(get(t, "entries"), fin->top, t, "entries", fix_entry, fin);
 		if (!e || json_object_object_add(t, "entries", e)) {
 			json_object_put(a);
 			return NULL;
@@ -528,7 +533,7 @@ static json_object *tables(json_object *m)
 }
 
 /* The variables of map m by samples, each with "shown" and its ranks as an array. */
-static json_object *variables(json_object *m, int by_line)
+static json_object *variables(json_object *m, int by_line, json_object *shown)
 {
 	json_object *a = values(m);
 	size_t n = a ? json_object_array_length(a) : 0;
@@ -543,7 +548,7 @@ static json_object *variables(json_object *m, int by_line)
 		entry_key(v, key, sizeof(key));
 		if (!r || json_object_object_add(v, "ranks", r) ||
 		    json_object_object_add(v, "shown",
-					   json_object_new_boolean(by_line || get(shown_vars, key)))) {
+					   json_object_new_boolean(by_line || get(shown, key)))) {
 			json_object_put(a);
 			return NULL;
 		}
@@ -599,40 +604,39 @@ static int put(json_object *o, const char *key, json_object *v)
 int job_merge_finish(struct job *jb, struct job_group *g)
 {
 	int mode = jb->o->mode, no_remote = mode == MR_AGG_REMOTE && geti(g->samples, "remote") == 0;
-	json_object *d = json_object_new_object(), *opt = copy(g->options), *regs;
+	json_object *d = json_object_new_object(), *opt = copy(g->options), *regs = NULL;
+	struct finish fin = { jb->o->top, json_object_new_object() };
 	int rc = -ENOMEM;
 
-	top_n = jb->o->top;
-	shown_vars = json_object_new_object();
-	if (!d || !opt || !shown_vars || !(regs = values(g->regions)))
+	if (!d || !opt || !fin.shown || !(regs = values(g->regions)))
 		goto out;
 	json_object_array_sort(regs, by_seq);
 	runtime_share(g->samples);
+	json_object_object_del(g->samples, "write_error"); /* one rank's: in its ranks[].why */
 	if (put(opt, "top", json_object_new_int64((int64_t)jb->o->top)) ||
 	    put(d, "schema", json_object_new_string(MR_JSON_SCHEMA)) ||
 	    put(d, "rundir", json_object_new_string(jb->dir ? jb->dir : jb->ranks[g->first].dir)) ||
-	    put(d, "run", json_object_get(g->run)) || put(d, "options", opt) ||
+	    put(d, "run", json_object_get(g->run)) || put(d, "options", json_object_get(opt)) ||
 	    put(d, "samples", json_object_get(g->samples)) ||
-	    put(d, "nodes", json_object_new_int64((int64_t)g->nodes)) || put(d, "regions", regs) ||
+	    put(d, "nodes", json_object_new_int64((int64_t)g->nodes)) ||
+	    put(d, "regions", json_object_get(regs)) ||
 	    put(d, "no_remote", json_object_new_boolean(no_remote)) ||
 	    put(d, "table_mode", json_object_new_string(no_remote ? "all" : mode_name[mode])) ||
-	    put(d, "tables", tables(no_remote ? g->fallback : g->tables)) ||
-	    put(d, "variables", variables(g->vars, jb->o->by_line)) ||
+	    put(d, "tables", tables(no_remote ? g->fallback : g->tables, &fin)) ||
+	    put(d, "variables", variables(g->vars, jb->o->by_line, fin.shown)) ||
 	    (jb->o->by_line && put(d, "lines", values(g->lines))) ||
 	    put(d, "warnings", problems(jb, g, 0)) || put(d, "damage", problems(jb, g, 1)))
-		goto out_d;
+		goto out;
 	if (jb->o->by_line)
 		json_object_array_sort(get(d, "lines"), by_count);
 	g->doc = d;
-	json_object_put(shown_vars);
-	shown_vars = NULL;
-	return 0;
+	d = NULL;
+	rc = 0;
 out:
 	json_object_put(opt);
-out_d:
+	json_object_put(regs);
 	json_object_put(d);
-	json_object_put(shown_vars);
-	shown_vars = NULL;
+	json_object_put(fin.shown);
 	return rc;
 }
 
