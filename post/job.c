@@ -95,7 +95,10 @@ static int find_ranks(struct job *jb)
 
 		if (rank_of_name(e->d_name) < 0)
 			continue;
-		if (asprintf(&path, "%s/%s", jb->dir, e->d_name) < 0) {
+		size_t dl = strlen(jb->dir);
+
+		if (asprintf(&path, "%s%s%s", jb->dir, dl && jb->dir[dl - 1] == '/' ? "" : "/",
+			     e->d_name) < 0) {
 			rc = -ENOMEM;
 			break;
 		}
