@@ -150,8 +150,11 @@ static void rank_problems(const struct job *jb, FILE *f, const char *prefix)
 	for (size_t i = 0; i < jb->nranks; i++) {
 		const struct job_rank *rk = &jb->ranks[i];
 
-		if (rk->status == JOB_UNREADABLE)
-			fprintf(f, "%swarning: rank %s unreadable, left out: %s\n", prefix, rk->dir,
+		if (rk->status == JOB_UNREADABLE && rk->rank >= 0)
+			fprintf(f, "%swarning: rank %ld unreadable (%s), left out: %s\n", prefix,
+				rk->rank, rk->dir, rk->why);
+		else if (rk->status == JOB_UNREADABLE)
+			fprintf(f, "%swarning: %s unreadable, left out: %s\n", prefix, rk->dir,
 				rk->why);
 		if (rk->incomplete && rk->status != JOB_UNREADABLE)
 			fprintf(f, "%swarning: rank %ld incomplete (%s): %s\n", prefix, rk->rank,

@@ -4,7 +4,8 @@
 # matrix, every table entry and each rank's share of it), the same for any -j, --rank N is
 # that rank's own report, --by rank tables are the ranks' own, several run directories are
 # a job too, compare reads job directories; bad input (a rank of another job, a missing
-# rank, a corrupt file, a killed rank, an unreadable rank, another topology) gets its line
+# rank, a corrupt file, a killed rank, an unreadable rank, another topology or backend)
+# gets its line
 # and the rest is reported; a job of 64 ranks x 200 k samples is merged with right totals.
 . "$MEMPHIS_SRC/tests/report_common.sh"
 need_built
@@ -135,16 +136,18 @@ rc=$(run_rc cmp0.txt cmp0.err "$R" compare job job)
 check "compare JOB JOB: unchanged (got $rc)" sh -c "[ $rc = 0 ] && grep -q '^verdict: unchanged' cmp0.txt"
 
 # --- bad input: rank 1 corrupt, rank 2 missing, rank 3 killed, rank 4 of another job,
-# rank 5 on a one-node host, rank 6 without meta.mph
-"$GEN" bad --rank 0 --size 7 -n 20000 >/dev/null
-"$GEN" bad --rank 1 --size 7 -n 20000 --flip cpu001.mph:300 >/dev/null
-"$GEN" bad --rank 3 --size 7 -n 20000 --no-end >/dev/null
-"$GEN" bad --rank 4 --size 7 -n 20000 --job 999 >/dev/null
-"$GEN" bad --rank 5 --size 7 -n 20000 --one-node >/dev/null
-mkdir bad/rank-6
+# rank 5 on a one-node host, rank 6 of another backend (a hardware run), rank 7 without
+# meta.mph
+"$GEN" bad --rank 0 --size 8 -n 20000 >/dev/null
+"$GEN" bad --rank 1 --size 8 -n 20000 --flip cpu001.mph:300 >/dev/null
+"$GEN" bad --rank 3 --size 8 -n 20000 --no-end >/dev/null
+"$GEN" bad --rank 4 --size 8 -n 20000 --job 999 >/dev/null
+"$GEN" bad --rank 5 --size 8 -n 20000 --one-node >/dev/null
+"$GEN" bad --rank 6 --size 8 -n 20000 --hw hw6.tsv >/dev/null
+mkdir bad/rank-7
 rc=$(run_rc bad.txt bad.err "$R" bad)
 check "bad job: exit 2 (got $rc)" [ "$rc" = 2 ]
-check "bad job: the missing rank named" has bad.txt "warning: rank 2 missing (the job has 7 ranks)"
+check "bad job: the missing rank named" has bad.txt "warning: rank 2 missing (the job has 8 ranks)"
 check "bad job: the corrupt file and offset named" \
 	sh -c "grep -q 'rank 1: damaged input: cpu001.mph: offset' bad.err"
 check "bad job: the killed rank incomplete" has bad.txt "warning: rank 3 incomplete"
@@ -152,15 +155,17 @@ check "bad job: the other job's rank reported apart" \
 	has bad.txt "warning: rank 4 reported apart, not summed with the job's: job id 999 (the job's: 1234)"
 check "bad job: the other topology's rank reported apart" \
 	sh -c "grep -q 'warning: rank 5 reported apart, not summed with the job.s: topology 1 nodes' bad.txt"
-check "bad job: the unreadable rank left out" has bad.txt "warning: rank bad/rank-6 unreadable, left out"
+check "bad job: the other backend's rank reported apart" \
+	has bad.txt "warning: rank 6 reported apart, not summed with the job's: backend ibs (the job's: soft)"
+check "bad job: the unreadable rank left out" has bad.txt "warning: rank 7 unreadable (bad/rank-7), left out: bad/rank-7: no meta.mph"
 "$R" bad --json > bad.json 2>/dev/null
-check "bad job JSON: ranks 0, 1, 3 summed, 4 and 5 apart, 2 missing" python3 - <<'PY'
+check "bad job JSON: ranks 0, 1, 3 summed, 4, 5, 6 apart, 2 missing, 7 unreadable" python3 - <<'PY'
 import json
 d = json.load(open("bad.json"))
 st = {x["rank"]: (x["status"], x["group"]) for x in d["ranks"]}
 ok = (st[0] == ("ok", 0) and st[1] == ("damaged", 0) and st[3] == ("incomplete", 0)
-      and st[4][1] == 1 and st[5][1] == 2 and st[6] == ("unreadable", None)
-      and d["job"]["missing"] == [2] and len(d["groups"]) == 2
+      and st[4][1] == 1 and st[5][1] == 2 and st[6][1] == 3 and st[7] == ("unreadable", None)
+      and d["job"]["missing"] == [2] and len(d["groups"]) == 3
       and d["samples"]["total"] == sum(x["samples"] for x in d["ranks"] if x["group"] == 0)
       and d["groups"][0]["apart"].startswith("job id 999"))
 raise SystemExit(0 if ok else 1)
