@@ -37,6 +37,8 @@ static void usage(FILE *f)
 		"  -h, --help            this text\n"
 		"      --version         memphis's version\n"
 		"Then: memphis-report memphis-PROGRAM-PID/\n"
+		"Under a launcher (mpirun -np 4 memphis run -- ./app, srun ...) PROGRAM is a rank:\n"
+		"each writes memphis-PROGRAM-job-JOBID/rank-R/ (-o DIR: DIR/rank-R/).\n"
 		"A statically linked PROGRAM cannot be preloaded: memphis says so and runs it.\n"
 		"Exit status: PROGRAM's; 127 when it or libmemphis.so is not found, or the library's\n"
 		"path holds a space or ':' (LD_PRELOAD cannot carry it); 126 when it cannot be run.\n");

@@ -60,6 +60,44 @@ for r in 0 1 2 3; do
 		 grep -q "main::next (malloc at halo.c" rep$r'
 done
 
+# --- the merged report of the job (memphis-report JOBDIR, issue 19's report half): each
+# array's count is the sum of the four ranks' own reports, and its rank column holds them
+# sums NAME JSON...: "name total" for main::grid and main::next over all tables, then per
+# rank "name rank count" from the merged report's rank column
+sums() {
+	python3 - "$@" <<'PY'
+import json, sys
+for path in sys.argv[1:]:
+    rep = json.load(open(path))
+    for a in ("main::grid", "main::next"):
+        total, ranks = 0, {}
+        for t in rep["tables"]:
+            for e in t["entries"]:
+                if e["name"].startswith(a + " "):
+                    total += e["count"]
+                    for rc in e.get("ranks", []):
+                        ranks[rc["rank"]] = ranks.get(rc["rank"], 0) + rc["count"]
+        print(a, total, " ".join("%d:%d" % kv for kv in sorted(ranks.items())))
+PY
+}
+J=$(jobdir c)
+if "$REPORT" --json "$J" > job.json 2> job.err && grep -q '"ranks"' job.json; then
+	for r in 0 1 2 3; do "$REPORT" --json "$J/rank-$r" > r$r.json 2>/dev/null; done
+	sums r0.json r1.json r2.json r3.json > single.sums
+	sums job.json > job.sums
+	same=1
+	for a in main::grid main::next; do
+		want=$(awk -v a=$a '$1 == a { s += $2; r = r " " n + 0 ":" $2; n++ } END { print s r }' single.sums)
+		got=$(awk -v a=$a '$1 == a { print $2, $3, $4, $5, $6 }' job.sums)
+		echo "# $a: ranks alone $want; merged $got"
+		[ "$want" = "$got" ] && [ "${want%% *}" -gt 0 ] || same=0
+	done
+	check_if "memphis-report JOBDIR: main::grid and main::next are the exact sums of the 4 ranks' reports, each rank's count in the rank column" \
+		'[ $same = 1 ]'
+else
+	skip "memphis-report JOBDIR: sums of the ranks" "this memphis-report does not read job directories ($("$REPORT" "$J" 2>&1 | head -n 1 | cut -c 1-100))"
+fi
+
 # --- rank 2 kills itself (SIGKILL) halfway through its second region. Open MPI would
 # then kill the other ranks (mpirun's default): recovery lets them finish. Open MPI 4.1
 # prints one PMIx line for the failure notice, which is the only stderr line accepted.
@@ -79,6 +117,17 @@ check_if "a killed rank: rank 2 readable up to its last block (stencil region, s
 check_if "a killed rank: its report names the arrays and says the run did not finish cleanly" \
 	'"$REPORT" "$J/rank-2" > k2.rep 2>&1 && grep -q "main::grid" k2.rep &&
 	 grep -q "did not finish cleanly" k2.rep'
+if "$REPORT" --json "$J" > kjob.json 2> kjob.err && grep -q '"ranks"' kjob.json; then
+	check_if "memphis-report JOBDIR: rank 2 and only rank 2 is incomplete, all 4 reported" \
+		'python3 -c "
+import json, sys
+r = json.load(open(\"kjob.json\"))[\"ranks\"]
+inc = sorted(x[\"rank\"] for x in r if x[\"incomplete\"])
+print(\"# incomplete:\", inc, \"ranks:\", sorted(x[\"rank\"] for x in r))
+sys.exit(0 if inc == [2] and sorted(x[\"rank\"] for x in r) == [0, 1, 2, 3] else 1)"'
+else
+	skip "memphis-report JOBDIR: the killed rank named incomplete" "this memphis-report does not read job directories"
+fi
 
 # --- memphis run as the launched program: each launched program is a rank
 mkdir m
