@@ -2,6 +2,8 @@
  * GF(2) combine that joins the streams (see crc32c.h). */
 #include "crc32c.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #define POLY 0x82f63b78u /* CRC-32C, reflected */
@@ -36,12 +38,16 @@ uint32_t mph_crc32c_sw(uint32_t reg, const void *data, size_t n)
 
 uint32_t mph_crc32c(uint32_t crc, const void *data, size_t n)
 {
-	static int has_hw = -1;
+	/* atomic: several threads (the report's workers) may be first at once */
+	static _Atomic int has_hw = -1;
+	int hw = atomic_load_explicit(&has_hw, memory_order_relaxed);
 
-	if (has_hw < 0)
-		has_hw = __builtin_cpu_supports("sse4.2") ? 1 : 0;
+	if (hw < 0) {
+		hw = __builtin_cpu_supports("sse4.2") ? 1 : 0;
+		atomic_store_explicit(&has_hw, hw, memory_order_relaxed);
+	}
 	crc = ~crc;
-	crc = has_hw ? mph_crc32c_hw(crc, data, n) : mph_crc32c_sw(crc, data, n);
+	crc = hw ? mph_crc32c_hw(crc, data, n) : mph_crc32c_sw(crc, data, n);
 	return ~crc;
 }
 
@@ -62,20 +68,27 @@ static uint32_t multmodp(uint32_t a, uint32_t b)
 	return p;
 }
 
+/* x2nmodp's table: x^(2^k) modulo POLY, made once (pthread_once: several threads may
+ * check files at once). */
+static uint32_t x2n_table[32];
+static pthread_once_t x2n_once = PTHREAD_ONCE_INIT;
+
+static void x2n_init(void)
+{
+	uint32_t p = 1u << 30; /* x^1 */
+
+	x2n_table[0] = p;
+	for (int i = 1; i < 32; i++)
+		x2n_table[i] = p = multmodp(p, p);
+}
+
 /* x^(n * 2^k) modulo POLY. */
 static uint32_t x2nmodp(size_t n, unsigned k)
 {
-	static uint32_t table[32];
-	static int ready;
+	const uint32_t *table = x2n_table;
 	uint32_t p;
 
-	if (!ready) {
-		p = 1u << 30; /* x^1 */
-		table[0] = p;
-		for (int i = 1; i < 32; i++)
-			table[i] = p = multmodp(p, p);
-		ready = 1;
-	}
+	pthread_once(&x2n_once, x2n_init);
 	p = 1u << 31; /* x^0 */
 	while (n) {
 		if (n & 1)

@@ -8,6 +8,7 @@
 
 int mr_cli_json;
 const char *mr_cli_schema = MR_JSON_SCHEMA;
+_Thread_local FILE *mr_cli_capture;
 
 int mr_error(int code, const char *fmt, ...)
 {
@@ -17,7 +18,9 @@ int mr_error(int code, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (mr_cli_json) {
+	if (mr_cli_capture) {
+		fprintf(mr_cli_capture, "%s\n", msg);
+	} else if (mr_cli_json) {
 		struct mr_json j;
 
 		mr_json_init(&j, stdout);

@@ -20,8 +20,13 @@ extern int mr_cli_json;
 /* The schema an error object names: MR_JSON_SCHEMA unless a subcommand has its own. */
 extern const char *mr_cli_schema;
 
+/* Set in a thread that reports one rank of a job (job.c): mr_error writes MSG there as
+ * one line, instead of printing it, for the job report to tell. */
+extern _Thread_local FILE *mr_cli_capture;
+
 /* Print a fatal error: "memphis-report: MSG" on stderr, or with --json the object
- * {"schema": ..., "error": {"message": MSG, "exit": code}} on stdout. Returns code. */
+ * {"schema": ..., "error": {"message": MSG, "exit": code}} on stdout; or MSG into
+ * mr_cli_capture when it is set. Returns code. */
 int mr_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Print a usage error for subcommand cmd with a pointer to its --help. Returns 1. */

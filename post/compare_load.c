@@ -10,7 +10,7 @@
 
 #include "cli.h"
 #include "compare.h"
-#include "report.h"
+#include "job.h"
 
 /* The whole file at path into *buf (NUL-terminated), its length in *n. */
 static int read_all(const char *path, char **buf, size_t *n)
@@ -70,7 +70,7 @@ int cmp_load(struct cmp_side *s, const char *path, const char *exe, const struct
 		FILE *mem = open_memstream(&buf, &n);
 		if (!mem)
 			return -ENOMEM;
-		rc = report_run(&ro, mem);
+		rc = job_report_run(&ro, mem);
 		if (fclose(mem) || !buf) {
 			free(buf);
 			return -ENOMEM;

@@ -253,20 +253,98 @@ int mr_debuginfo_open(const char *path, struct mr_debuginfo **out, char *err, si
 	return mr_debuginfo_open_dir(path, "/usr/lib/debug", out, err, errlen);
 }
 
+/* The cache (mr_debuginfo_cache_hold): the objects open while it is held. */
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned cache_holds;
+static struct mr_debuginfo *cache_head;
+
+/* Is d the file st opened with debug_dir? */
+static bool cache_match(const struct mr_debuginfo *d, const struct stat *st, const char *dir)
+{
+	return d->dev == st->st_dev && d->ino == st->st_ino && d->size == st->st_size &&
+	       d->mtime.tv_sec == st->st_mtim.tv_sec && d->mtime.tv_nsec == st->st_mtim.tv_nsec &&
+	       !strcmp(d->cache_dir, dir ? dir : "");
+}
+
+/* With the cache held: the object of path already open (one more reference), else NULL
+ * with the file's identity in *st (st_ino 0: not cacheable). */
+static struct mr_debuginfo *cache_find(const char *path, const char *dir, struct stat *st)
+{
+	struct mr_debuginfo *d = NULL;
+
+	memset(st, 0, sizeof(*st));
+	pthread_mutex_lock(&cache_lock);
+	if (cache_holds && path && stat(path, st) == 0)
+		for (d = cache_head; d && !cache_match(d, st, dir); d = d->cache_next)
+			;
+	else
+		st->st_ino = 0;
+	if (d)
+		d->refs++;
+	pthread_mutex_unlock(&cache_lock);
+	return d;
+}
+
+/* d just opened from the file st: into the cache while it is held (st_ino 0: not). */
+static void cache_add(struct mr_debuginfo *d, const struct stat *st, const char *dir)
+{
+	pthread_mutex_lock(&cache_lock);
+	if (cache_holds && st->st_ino && (d->cache_dir = strdup(dir ? dir : ""))) {
+		d->dev = st->st_dev;
+		d->ino = st->st_ino;
+		d->size = st->st_size;
+		d->mtime = st->st_mtim;
+		d->refs++; /* the cache's */
+		d->cache_next = cache_head;
+		cache_head = d;
+	}
+	pthread_mutex_unlock(&cache_lock);
+}
+
+void mr_debuginfo_cache_hold(void)
+{
+	pthread_mutex_lock(&cache_lock);
+	cache_holds++;
+	pthread_mutex_unlock(&cache_lock);
+}
+
+void mr_debuginfo_cache_release(void)
+{
+	struct mr_debuginfo *d = NULL;
+
+	pthread_mutex_lock(&cache_lock);
+	if (cache_holds && --cache_holds == 0) {
+		d = cache_head;
+		cache_head = NULL;
+	}
+	pthread_mutex_unlock(&cache_lock);
+	while (d) {
+		struct mr_debuginfo *next = d->cache_next;
+
+		mr_debuginfo_close(d);
+		d = next;
+	}
+}
+
 int mr_debuginfo_open_dir(const char *path, const char *debug_dir, struct mr_debuginfo **out,
 			  char *err, size_t errlen)
 {
 	struct mr_debuginfo *d;
 	struct di_ctx c = { .err = err, .errlen = errlen };
+	struct stat st;
 	Elf *elf;
 	int fd, rc;
 
 	*out = NULL;
 	if (err && errlen)
 		err[0] = '\0';
+	if ((*out = cache_find(path, debug_dir, &st)))
+		return 0;
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return -ENOMEM;
+	d->refs = 1;
+	pthread_mutex_init(&d->lock, NULL);
 	c.d = d;
 	d->path = strdup(path ? path : "");
 	if (!d->path) {
@@ -315,6 +393,7 @@ int mr_debuginfo_open_dir(const char *path, const char *debug_dir, struct mr_deb
 	}
 	elf_end(elf);
 	close(fd);
+	cache_add(d, &st, debug_dir);
 	*out = d;
 	return 0;
 
@@ -330,9 +409,15 @@ out_free:
 void mr_debuginfo_close(struct mr_debuginfo *d)
 {
 	struct var_tab *tabs[4];
+	unsigned rc;
 
 	if (!d)
 		return;
+	pthread_mutex_lock(&cache_lock);
+	rc = --d->refs;
+	pthread_mutex_unlock(&cache_lock);
+	if (rc)
+		return; /* shared: the cache or another user still has it */
 	tabs[0] = &d->dvars;
 	tabs[1] = &d->dtls;
 	tabs[2] = &d->svars;
@@ -359,6 +444,8 @@ void mr_debuginfo_close(struct mr_debuginfo *d)
 	free(d->segs);
 	free(d->path);
 	free(d->debug_path);
+	free(d->cache_dir);
+	pthread_mutex_destroy(&d->lock);
 	free(d);
 }
 

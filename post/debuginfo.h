@@ -59,6 +59,14 @@ int mr_debuginfo_open_dir(const char *path, const char *debug_dir, struct mr_deb
 			  char *err, size_t errlen);
 void mr_debuginfo_close(struct mr_debuginfo *d);
 
+/* While held (calls nest), an object is read once: a second open of the same file (device,
+ * inode, size, modification time) with the same debug_dir returns the object already open,
+ * shared (the ranks of an MPI job: one executable, its libraries, read once for all);
+ * objects stay open until the last release. A shared object may be used by several
+ * threads at once. */
+void mr_debuginfo_cache_hold(void);
+void mr_debuginfo_cache_release(void);
+
 /* Whether the object has a DWARF line table (built with -g, or a debug file found) and
  * whether it has function symbols at all (false: stripped). */
 bool mr_debuginfo_has_lines(const struct mr_debuginfo *d);

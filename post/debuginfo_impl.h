@@ -13,6 +13,7 @@
 #ifndef MR_DEBUGINFO_IMPL_H
 #define MR_DEBUGINFO_IMPL_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -102,6 +103,18 @@ struct mr_debuginfo {
 	struct chunk *arena;
 	const char **strs; /* intern hash table (open addressing) */
 	size_t nstrs, capstrs;
+
+	/* shared (mr_debuginfo_cache_hold): the attributions of several runs use one object,
+	 * each under its own lock; what changes after the open (frames, interned names of
+	 * locals) changes under this one */
+	pthread_mutex_t lock;
+	unsigned refs;            /* closes still to come (the cache's hold included) */
+	struct mr_debuginfo *cache_next;
+	dev_t dev;                /* the file, as the cache knows it */
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	char *cache_dir;          /* the debug_dir it was opened with ("" none) */
 };
 
 /* State of one open: the object, libdwarf's handle, where we are, where errors go. */

@@ -113,7 +113,8 @@ static struct di_frames *frames(struct mr_debuginfo *d)
 	return f;
 }
 
-int mr_debuginfo_cfa(struct mr_debuginfo *d, uint64_t pc, int *reg, int64_t *off)
+/* mr_debuginfo_cfa under d->lock (frames are opened on first use). */
+static int cfa(struct mr_debuginfo *d, uint64_t pc, int *reg, int64_t *off)
 {
 	struct di_frames *f = frames(d);
 	Dwarf_Error e = NULL;
@@ -393,7 +394,8 @@ out:
 	return rc;
 }
 
-int mr_debuginfo_locals(struct mr_debuginfo *d, uint64_t pc, struct mr_local **out, size_t *n)
+/* mr_debuginfo_locals under d->lock (frames opened on first use, names interned). */
+static int locals(struct mr_debuginfo *d, uint64_t pc, struct mr_local **out, size_t *n)
 {
 	const struct scope_ent *s = di_scope_at(d, pc);
 	struct di_frames *f;
@@ -429,4 +431,26 @@ int mr_debuginfo_locals(struct mr_debuginfo *d, uint64_t pc, struct mr_local **o
 	*out = w.v;
 	*n = w.n;
 	return 0;
+}
+
+/* The two entry points that change d after its open: one thread at a time (d may be
+ * shared, mr_debuginfo_cache_hold). */
+int mr_debuginfo_cfa(struct mr_debuginfo *d, uint64_t pc, int *reg, int64_t *off)
+{
+	int rc;
+
+	pthread_mutex_lock(&d->lock);
+	rc = cfa(d, pc, reg, off);
+	pthread_mutex_unlock(&d->lock);
+	return rc;
+}
+
+int mr_debuginfo_locals(struct mr_debuginfo *d, uint64_t pc, struct mr_local **out, size_t *n)
+{
+	int rc;
+
+	pthread_mutex_lock(&d->lock);
+	rc = locals(d, pc, out, n);
+	pthread_mutex_unlock(&d->lock);
+	return rc;
 }

@@ -18,6 +18,7 @@ static const struct mr_cmd cmds[] = {
 static void help(FILE *f)
 {
 	fprintf(f, "usage: memphis-report [report] RUNDIR [OPTIONS]\n"
+		   "       memphis-report [report] JOBDIR | RUNDIR RUNDIR... [OPTIONS]  (an MPI job)\n"
 		   "       memphis-report COMMAND --help\n"
 		   "       memphis-report --version\n\n"
 		   "Reads a run directory written by libmemphis and says which program variables\n"

@@ -111,10 +111,15 @@ static int run_report(struct report *r, FILE *out)
 	char err[1024];
 	int rc;
 
+	if (r->o.open_lock)
+		pthread_mutex_lock(r->o.open_lock);
 	r->run = mr_open_run(r->o.dir);
+	rc = !r->run ? -ENOENT : mr_attrib_open(r->run, &ao, &r->a, err, sizeof(err));
+	if (r->o.open_lock)
+		pthread_mutex_unlock(r->o.open_lock);
 	if (!r->run)
 		return MR_EXIT_DATA;
-	if (mr_attrib_open(r->run, &ao, &r->a, err, sizeof(err)) < 0)
+	if (rc < 0)
 		return mr_error(MR_EXIT_DATA, "%s", err);
 	mr_run_drop_heap_records(r->run); /* indexed now: memory back for the sample pass */
 	if (!report_select_regions(r, &rc))
@@ -187,18 +192,5 @@ int report_run(const struct report_opts *o, FILE *out)
 	r.o = *o;
 	rc = run_report(&r, out);
 	report_free(&r);
-	return rc;
-}
-
-int mr_cmd_report(int argc, char **argv)
-{
-	struct report r;
-	int rc;
-
-	memset(&r, 0, sizeof(r));
-	if (report_parse_options(&r.o, argc, argv, &rc))
-		rc = run_report(&r, stdout);
-	report_free(&r);
-	free(r.o.regions);
 	return rc;
 }

@@ -12,6 +12,7 @@
 #ifndef MR_REPORT_H
 #define MR_REPORT_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -31,6 +32,15 @@ struct report_opts {
 	const char **regions;     /* --region names (point into argv) */
 	size_t nregions;
 	size_t jobs;              /* --jobs: threads of the sample pass, 0 = the default */
+	/* MPI jobs (job.h): */
+	char *const *dirs;        /* several run directories on the command line: one job */
+	size_t ndirs;             /* (dirs[0] is dir); 0 or 1: dir alone */
+	int by_rank;              /* --by rank: the job's tables per rank, not per host */
+	int one_rank;             /* --rank N: rank N of the job only, N in rank */
+	long rank;
+	pthread_mutex_t *open_lock; /* held while the run and its objects are opened (the
+				   * DWARF reader forks; libdwarf and libelf are not known
+				   * thread-safe): several ranks reported at once (job.c) */
 };
 
 #define MR_MAX_JOBS 256

@@ -54,6 +54,41 @@ static void json_hw_sampling(struct mr_json *j, const struct mr_run *run)
 		}
 }
 
+/* "mpi" of a rank of an MPI job (RUN key mpi_rank; docs/format.md): its RUN keys, and the
+ * topology as "NCPUS:node,node,..." (the node of each CPU) that the job report groups
+ * ranks by. */
+static void json_mpi(struct mr_json *j, const struct mr_run *run)
+{
+	static const char *const num[] = { "mpi_rank", "mpi_size", "mpi_local_rank",
+					   "mpi_local_size" };
+	char *topo = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&topo, &len);
+
+	mr_json_key(j, "mpi");
+	mr_json_obj(j);
+	for (size_t i = 0; i < sizeof(num) / sizeof(num[0]); i++)
+		if (mr_run_get(run, num[i])) {
+			mr_json_key(j, num[i] + 4);
+			mr_json_u64(j, mr_run_get_u64(run, num[i], 0));
+		}
+	mr_json_key(j, "job_id");
+	mr_json_str(j, mr_run_get(run, "job_id"));
+	mr_json_key(j, "launcher");
+	mr_json_str(j, mr_run_get(run, "launcher"));
+	if (f) {
+		fprintf(f, "%u:", run->have_topology ? run->ncpus : 0);
+		for (uint32_t c = 0; run->have_topology && c < run->ncpus; c++)
+			fprintf(f, "%s%d", c ? "," : "", run->cpu_node[c]);
+		if (fclose(f))
+			topo = NULL;
+	}
+	mr_json_key(j, "topology");
+	mr_json_str(j, topo);
+	free(topo);
+	mr_json_obj_end(j);
+}
+
 /* "run": the RUN keys and what was read. */
 static void json_run(struct mr_json *j, const struct report *r)
 {
@@ -90,6 +125,8 @@ static void json_run(struct mr_json *j, const struct report *r)
 		mr_json_key(j, "heap_sample_every");
 		mr_json_u64(j, mr_run_get_u64(run, "heap_sample_every", 1));
 	}
+	if (mr_run_get(run, "mpi_rank"))
+		json_mpi(j, run);
 	mr_json_obj_end(j);
 }
 

@@ -18,7 +18,8 @@ static bool stop(int *exit_code, int code)
 void mr_help_report(FILE *f)
 {
 	fprintf(f,
-		"usage: memphis-report [report] RUNDIR [OPTIONS]\n\n"
+		"usage: memphis-report [report] RUNDIR [OPTIONS]\n"
+		"       memphis-report [report] JOBDIR | RUNDIR RUNDIR... [OPTIONS]\n\n"
 		"Per NUMA node (the node of the CPU that took the sample), the program variables\n"
 		"whose accesses were remote (page home node != CPU node), in descending order, each\n"
 		"with its source lines; then where the variables' pages live and who touched them\n"
@@ -31,6 +32,8 @@ void mr_help_report(FILE *f)
 		"  --all          local and remote samples\n"
 		"  --by line      code-centric: lines first, variables under them (--by variable is\n"
 		"                 the default)\n"
+		"  --by rank      an MPI job: the tables per rank (and node), not per host\n"
+		"  --rank N       an MPI job: the report of rank N alone\n"
 		"  --approx       also use approximate (proxy) data addresses; by default only exact\n"
 		"                 addresses are attributed\n"
 		"  --matrix       print the node x node matrix of each variable shown\n"
@@ -38,11 +41,15 @@ void mr_help_report(FILE *f)
 		"  --exe PATH     the executable that ran, when it is no longer at the recorded path\n"
 		"  -j, --jobs N   read the per-CPU sample files with N threads (default: the\n"
 		"                 environment's MEMPHIS_REPORT_JOBS, else the online CPUs); the\n"
-		"                 report is the same for every N\n"
+		"                 report is the same for every N. A job: N ranks at once\n"
 		"  --force        accept an executable whose build-id differs from the run's\n"
 		"  -h, --help     this text\n\n"
+		"An MPI job (a JOBDIR of rank-<r>/ run directories, or the ranks' RUNDIRs): one\n"
+		"report summed over the ranks, per host and node, with the ranks of each variable;\n"
+		"ranks of another job, topology, executable or backend are reported apart.\n\n"
 		"Exit status: 0 ok, 1 bad usage, 2 damaged or unreadable input (after printing what\n"
-		"was readable), missing executable or build-id mismatch.\n");
+		"was readable; a job: a rank damaged, unreadable or missing), missing executable or\n"
+		"build-id mismatch.\n");
 }
 
 const char *report_weighting(const char *w)
@@ -84,6 +91,7 @@ bool report_parse_options(struct report_opts *o, int argc, char **argv, int *exi
 		{ "matrix", no_argument, NULL, 'm' },       { "json", no_argument, NULL, 'J' },
 		{ "exe", required_argument, NULL, 'e' },    { "force", no_argument, NULL, 'f' },
 		{ "jobs", required_argument, NULL, 'j' },   { "help", no_argument, NULL, 'h' },
+		{ "rank", required_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
@@ -116,14 +124,21 @@ bool report_parse_options(struct report_opts *o, int argc, char **argv, int *exi
 		case 'l': o->mode = MR_AGG_LOCAL; break;
 		case 'a': o->mode = MR_AGG_ALL; break;
 		case 'b':
-			if (!strcmp(optarg, "line"))
-				o->by_line = 1;
-			else if (!strcmp(optarg, "variable") || !strcmp(optarg, "var"))
-				o->by_line = 0;
-			else
+			o->by_line = !strcmp(optarg, "line");
+			o->by_rank = !strcmp(optarg, "rank");
+			if (!o->by_line && !o->by_rank && strcmp(optarg, "variable") &&
+			    strcmp(optarg, "var"))
 				return stop(exit_code,
-					    mr_usage("report", "--by wants 'line' or 'variable', not '%s'",
-						     optarg));
+					    mr_usage("report", "--by wants 'line', 'variable' or 'rank', "
+						     "not '%s'", optarg));
+			break;
+		case 'R':
+			errno = 0;
+			o->rank = strtol(optarg, &end, 10);
+			if (errno || *end || !*optarg || o->rank < 0)
+				return stop(exit_code, mr_usage("report", "--rank wants a rank number, "
+								"not '%s'", optarg));
+			o->one_rank = 1;
 			break;
 		case 'j':
 			if (!parse_jobs(optarg, &jobs))
@@ -158,10 +173,9 @@ bool report_parse_options(struct report_opts *o, int argc, char **argv, int *exi
 						getenv("MEMPHIS_REPORT_JOBS")));
 	if (optind == argc)
 		return stop(exit_code, mr_usage("report", "missing RUNDIR"));
-	if (optind + 1 != argc)
-		return stop(exit_code, mr_usage("report", "one RUNDIR expected, got '%s' and '%s'",
-						argv[optind], argv[optind + 1]));
 	o->dir = argv[optind];
+	o->dirs = argv + optind;
+	o->ndirs = (size_t)(argc - optind);
 	return true;
 }
 

@@ -5,6 +5,9 @@
 #      and peak RSS, which must stay flat in the number of samples;
 #   2. report scaling: a synthetic run read with 1 and with N workers (memphis-report -j N,
 #      when its --help offers -j): samples/s and whether the JSON output is the same;
+#   2b. an MPI job (issue 19): synthetic jobs of 8 and 64 ranks x BENCH_JOB_N samples
+#      (default 200 k; tool_gen --rank) merged with 1 and with JOBS workers: wall, CPU and
+#      peak RSS (of the child, /usr/bin/time), which must not grow with the ranks;
 #   3. memphis-report compare of two synthetic runs of BENCH_COMPARE_N samples (default
 #      10 M), run directory against run directory and saved report against run directory;
 #   4. tests/callers/callers.c (samples in libc's memcpy) with and without STACKS entries:
@@ -15,7 +18,7 @@
 # Environment: BENCH_SIZES (default "1000000 10000000"), BENCH_PERIOD_NS (default 100000,
 # libmemphis's shortest period: a shorter MEMPHIS_PERIOD is refused and 1 ms used),
 # BENCH_COMPARE_N (default 10000000), BENCH_SCALE_N (default 10000000),
-# BENCH_REPORT_JOBS (N, default the number of CPUs, at least 2),
+# BENCH_REPORT_JOBS (N, default the number of CPUs, at least 2), BENCH_JOB_N (200000),
 # BENCH_CG_ARGS (default "-i 150", with OMP_WAIT_POLICY=passive: about 100k samples of
 # examples/cg at 100 us).
 B=${1:-build}
@@ -112,6 +115,39 @@ else
 		"--json output with 1 and $JOBS workers: $same)"
 	rm -rf scale scale.t scale.err j1.json jn.json
 fi
+
+# An MPI job: each rank reported alone and added into the sums (job.c), ranks by several
+# workers; memory holds one rank per worker and the sums, so peak RSS must stay flat from
+# 8 to 64 ranks at one worker. Medians of 3 interleaved runs.
+JOB_N=${BENCH_JOB_N:-200000}
+echo
+echo "== memphis-report on MPI jobs: 8 and 64 ranks x $JOB_N samples, 1 and $JOBS workers (-j)"
+printf "%6s %8s %10s %10s %14s %10s\n" ranks workers wall_s cpu_s "Msamples/s" peak_RSS
+printf "%6s %8s %10s %10s %14s %10s\n" "" "" "" "" "(wall)" "(KiB)"
+for nr in 8 64; do
+	r=0
+	while [ $r -lt "$nr" ]; do
+		"$GEN" "job$nr" --rank $r --size "$nr" --host "h$((r / 8))" -n "$JOB_N" --seed $r \
+			>/dev/null || exit 1
+		r=$((r + 1))
+	done
+	"$R" "job$nr" >/dev/null 2>&1 # warm the page cache and the symbol files
+	rm -f job.t
+	for i in 1 2 3; do
+		for j in 1 "$JOBS"; do
+			measure "$R" "job$nr" -j "$j"
+			echo "$j $wall $cpu $rss" >> job.t
+		done
+	done
+	jmed() { awk -v j="$1" -v c="$2" '$1 == j { print $c }' job.t | sort -n | sed -n 2p; }
+	for j in 1 "$JOBS"; do
+		printf "%6s %8s %10s %10s %14s %10s\n" "$nr" "$j" "$(jmed "$j" 2)" "$(jmed "$j" 3)" \
+			"$(rate $((nr * JOB_N)) "$(jmed "$j" 2)")" "$(jmed "$j" 4)"
+	done
+	eval "rss1_$nr=\$(jmed 1 4)"
+	rm -rf "job$nr" job.t
+done
+echo "(peak RSS at 1 worker, 64 ranks / 8 ranks: $(awk "BEGIN { if ($rss1_8 > 0) printf \"%.2f\", $rss1_64 / $rss1_8; else print \"n/a\" }"); flat = 1.00, ranks ratio 8)"
 
 CMP_N=${BENCH_COMPARE_N:-10000000}
 echo

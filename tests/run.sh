@@ -105,6 +105,10 @@ fi
 if [ -x "$MEMPHIS_BUILD-tsan/memphis-report" ] && [ -z "$MEMPHIS_NO_SAN" ]; then
 	run_one "tsan: t_report_jobs.sh" env MEMPHIS_REPORT="$MEMPHIS_BUILD-tsan/memphis-report" \
 		TSAN_OPTIONS=halt_on_error=1 sh "$MEMPHIS_SRC/tests/t_report_jobs.sh"
+	# the ranks of an MPI job reported by several workers at once (job.c)
+	run_one "tsan: t_report_mpijob.sh" env MEMPHIS_REPORT="$MEMPHIS_BUILD-tsan/memphis-report" \
+		TSAN_OPTIONS=halt_on_error=1 MEMPHIS_JOB_SAMPLES=20000 \
+		sh "$MEMPHIS_SRC/tests/t_report_mpijob.sh"
 fi
 if [ -s "$out/skips" ]; then
 	echo "# skipped (test # reason):"

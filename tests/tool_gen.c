@@ -6,7 +6,7 @@
  * usage: tool_gen OUTDIR [-n SAMPLES] [--allocs N] [--seed S] [--exe PATH] [--one-node]
  *                 [--truth FILE] [--truncate FILE:K] [--flip FILE:K] [--future]
  *                 [--unknown-block] [--no-end] [--block N] [--tls-block] [--self-tls]
- *                 [--remote-pct P] [--hw FILE]
+ *                 [--remote-pct P] [--hw FILE] [--rank R --size N [--job ID] [--host H]]
  * --remote-pct P: each sample of a variable whose pages have fixed homes (all but stacks
  * and TLS) is taken on a CPU of the other node than its page with probability P/100 (by
  * default the CPU is uniform, which makes about half of them remote); for compare's tests.
@@ -17,6 +17,10 @@
  * line, source key, store, HITM, latency, page remote, hardware remote (tab-separated).
  * --self-tls: the TLS block is recorded as libmemphis's own, under a file name the report
  * can only know from the RUN keys lib and lib_name (its samples are then set aside).
+ * --rank R: one rank of a synthetic MPI job (issue 19): OUTDIR is the job directory, the
+ * run goes to OUTDIR/rank-R/ with the RUN keys mpi_rank, mpi_size (--size), mpi_local_rank
+ * (R mod 4), mpi_local_size, job_id (--job, default 1234) and launcher=openmpi; --host
+ * names its host (RUN hostname, default "gen").
  * Only libc and libm.
  */
 #include <errno.h>
@@ -353,6 +357,9 @@ int main(int argc, char **argv)
 {
 	const char *dir = NULL, *exe = NULL, *truth_path = NULL;
 	const char *trunc_spec = NULL, *flip_spec = NULL, *hw_path = NULL;
+	const char *host = "gen", *job = "1234";
+	long rank = -1, size = 1;
+	char rank_dir[3900], mpi_keys[512] = "";
 	FILE *hwf = NULL;
 	uint64_t n = 100000, nsmall = 1000, per_block = 4096;
 	int one_node = 0, future = 0, unknown_block = 0, no_end = 0, tls_block = 0, self_tls = 0;
@@ -394,6 +401,14 @@ int main(int argc, char **argv)
 			tls_block = 1;
 		else if (!strcmp(o, "--hw") && i + 1 < argc)
 			hw_path = argv[++i];
+		else if (!strcmp(o, "--rank") && i + 1 < argc)
+			rank = strtol(argv[++i], NULL, 10);
+		else if (!strcmp(o, "--size") && i + 1 < argc)
+			size = strtol(argv[++i], NULL, 10);
+		else if (!strcmp(o, "--job") && i + 1 < argc)
+			job = argv[++i];
+		else if (!strcmp(o, "--host") && i + 1 < argc)
+			host = argv[++i];
 		else if (!strcmp(o, "--self-tls"))
 			tls_block = self_tls = 1;
 		else if (o[0] != '-' && !dir)
@@ -402,7 +417,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "usage: tool_gen OUTDIR [-n SAMPLES] [--allocs N] [--seed S] "
 				"[--exe PATH] [--one-node] [--truth FILE] [--truncate FILE:K] "
 				"[--flip FILE:K] [--future] [--unknown-block] [--no-end] [--block N] [--tls-block] "
-				"[--self-tls] [--remote-pct P] [--hw FILE]\n");
+				"[--self-tls] [--remote-pct P] [--hw FILE] [--rank R --size N [--job ID] "
+				"[--host H]]\n");
 			return 1;
 		}
 	}
@@ -430,6 +446,16 @@ int main(int argc, char **argv)
 	sink = (uint64_t)(uintptr_t)x_static;
 	if (mkdir(dir, 0755) && errno != EEXIST)
 		die(dir);
+	if (rank >= 0) {
+		snprintf(rank_dir, sizeof(rank_dir), "%s/rank-%ld", dir, rank);
+		dir = rank_dir;
+		if (mkdir(dir, 0755) && errno != EEXIST)
+			die(dir);
+		snprintf(mpi_keys, sizeof(mpi_keys),
+			 "mpi_rank=%ld\nmpi_size=%ld\nmpi_local_rank=%ld\nmpi_local_size=%ld\n"
+			 "job_id=%s\nlauncher=openmpi\n", rank, size, rank % 4,
+			 size < 4 ? size : 4, job);
+	}
 	if (hw_path && !(hwf = fopen(hw_path, "w")))
 		die(hw_path);
 
@@ -466,12 +492,13 @@ int main(int argc, char **argv)
 		char run[8192];
 		int len = snprintf(run, sizeof(run),
 				   "memphis_version=0.1.0\npid=4000\nexe=%s\nbuild_id=%s\n"
-				   "cmdline=%s -n %" PRIu64 "\nhostname=gen\nstart_realtime=0\n"
+				   "cmdline=%s -n %" PRIu64 "\nhostname=%s\nstart_realtime=0\n"
 				   "backend=%s\nbackend_why=synthetic run from tool_gen\n"
 				   "backend_skip=%s: synthetic\nperiod_ns=1000000\nweight=%s\n"
-				   "first_touch=1\ncallsite_depth=4\npage_size=4096\nfuture_key=ignored\n",
-				   exe, build_id(), exe, n, hwf ? "ibs" : "soft", hwf ? "pebs" : "ibs",
-				   hwf ? "latency" : "stall");
+				   "first_touch=1\ncallsite_depth=4\npage_size=4096\nfuture_key=ignored\n"
+				   "%s",
+				   exe, build_id(), exe, n, host, hwf ? "ibs" : "soft",
+				   hwf ? "pebs" : "ibs", hwf ? "latency" : "stall", mpi_keys);
 		if (self_tls && len > 0 && (size_t)len < sizeof(run))
 			len += snprintf(run + len, sizeof(run) - (size_t)len, "lib=%s\nlib_name=%s\n",
 					SELF_PATH, SELF_NAME);
