@@ -34,21 +34,15 @@ static void range_of(const struct mr_pattern *p, size_t t, uint32_t *lo, uint32_
 }
 
 /* Are the active threads' ranges pairwise disjoint (up to MR_ADVICE_OVERLAP of the
- * shorter, one block at least)? Sets out->max_overlap and out->own (the active threads'
- * samples inside their own ranges, as a share of theirs). */
+ * shorter, one block at least)? Sets out->max_overlap. */
 static int disjoint(const struct mr_pattern *p, const unsigned char *act, struct mr_advice *out)
 {
 	uint32_t *lo = calloc(p->nthreads, sizeof(*lo)), *hi = calloc(p->nthreads, sizeof(*hi));
-	uint64_t in = 0, all = 0;
 	int ok = lo && hi;
 
 	for (size_t t = 0; ok && t < p->nthreads; t++)
-		if (act[t]) {
+		if (act[t])
 			range_of(p, t, &lo[t], &hi[t]);
-			for (uint32_t b = lo[t]; b <= hi[t]; b++)
-				in += p->tb[t * p->nblocks + b];
-			all += p->threads[t].samples;
-		}
 	for (size_t t = 0; ok && t < p->nthreads; t++)
 		for (size_t u = t + 1; act[t] && u < p->nthreads; u++) {
 			uint32_t a = lo[t] > lo[u] ? lo[t] : lo[u], b = hi[t] < hi[u] ? hi[t] : hi[u];
@@ -63,7 +57,6 @@ static int disjoint(const struct mr_pattern *p, const unsigned char *act, struct
 			if (ov > 1 && ov > MR_ADVICE_OVERLAP * shorter)
 				ok = 0;
 		}
-	out->own = all ? (double)in / (double)all : 0;
 	free(lo);
 	free(hi);
 	return ok;
@@ -101,13 +94,13 @@ static enum mr_advice_kind shape_of(const struct mr_pattern *p, struct mr_advice
 		}
 	}
 	out->top_share = (double)most / (double)p->samples;
+	out->own = owned(p);
 	if (out->top_share >= MR_ADVICE_MOVE) {
 		k = MR_ADVICE_MOVE_IT;
 	} else if (act && out->active >= 2 && disjoint(p, act, out)) {
 		k = MR_ADVICE_PARTITIONED;
 		out->block_bytes = p->span / out->active;
 	} else {
-		out->own = owned(p);
 		if (out->writes >= 0 && out->writes < MR_ADVICE_WRITES &&
 		    p->span <= MR_ADVICE_SMALL && out->active >= 2)
 			k = MR_ADVICE_REPLICATE;

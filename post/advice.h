@@ -45,9 +45,8 @@ struct mr_advice {
 	size_t active;              /* threads with at least MR_ADVICE_ACTIVE of the samples */
 	size_t top;                 /* position (pattern threads) of the thread with most */
 	double top_share;
-	double own;                 /* partitioned: share of the active threads' samples in
-				     * their own ranges, else of the samples in blocks one
-				     * thread holds most of */
+	double own;                 /* share of the samples, each block's counted for the
+				     * thread with most samples in it (1: no block shared) */
 	double max_overlap;         /* largest overlap of two ranges, as a share of the shorter */
 	double writes;              /* share of stores, -1 when unknown */
 	uint64_t block_bytes;       /* partitioned: span / active threads */

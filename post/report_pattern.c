@@ -184,8 +184,8 @@ static void partitioned_words(const struct report *r, const struct mr_pattern *p
 		 w->loop ? w->loop : "", w->line ? "at " : "the current first touch",
 		 w->line ? w->line : "");
 	snprintf(w->evidence, sizeof(w->evidence),
-		 "%.0f %% of the %zu threads' samples in their own block ranges, ranges overlapping "
-		 "at most %.0f %%; %s; %s", 100 * w->a.own, w->a.active, 100 * w->a.max_overlap, rem,
+		 "%.0f %% of the samples in blocks where one thread has most, the %zu threads' "
+		 "ranges overlapping at most %.0f %%; %s; %s", 100 * w->a.own, w->a.active, 100 * w->a.max_overlap, rem,
 		 touched);
 	(void)r, (void)p;
 }
