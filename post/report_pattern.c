@@ -257,8 +257,7 @@ static bool advise(const struct report *r, uint32_t id, struct words *w)
 			 "the minimum of %d", w->a.samples, MR_ADVICE_MIN_SAMPLES);
 	} else if (w->a.kind == MR_ADVICE_LOCAL) {
 		snprintf(w->action, sizeof(w->action), "nothing to do: its accesses are local");
-		snprintf(w->evidence, sizeof(w->evidence), "%s (below %.0f %%); the threads' use "
-			 "is %s", rem, 100 * MR_ADVICE_REMOTE, mr_advice_name(w->a.shape));
+		snprintf(w->evidence, sizeof(w->evidence), "%s (below %.0f %%); use pattern: %s", rem, 100 * MR_ADVICE_REMOTE, mr_advice_name(w->a.shape));
 	} else if (w->a.kind == MR_ADVICE_PARTITIONED) {
 		partitioned_words(r, p, w, touched, rem);
 	} else {
