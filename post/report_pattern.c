@@ -106,26 +106,30 @@ static void json_pattern(struct mr_json *j, const struct report *r, const struct
 	mr_json_obj_end(j);
 }
 
-/* The line with most samples on variable id (the loop that reads it), 0 when none. */
+/* The line with most samples on variable id (the loop that reads it; the lowest id among
+ * equals), 0 when none or out of memory. */
 static uint32_t top_line(const struct report *r, uint32_t id)
 {
+	struct mph_u64map n;
 	uint32_t best = 0;
-	uint64_t most = 0;
+	uint64_t most = 0, *c;
 
+	if (mph_u64map_init(&n, 64))
+		return 0;
 	for (size_t i = 0; i < r->agg.ncells; i++) {
-		const struct mr_agg_cell *c = &r->agg.cells[i];
-		uint64_t n = 0;
+		const struct mr_agg_cell *ce = &r->agg.cells[i];
 
-		if (c->var != id || !c->line)
+		if (ce->var != id || !ce->line)
 			continue;
-		for (size_t k = 0; k < r->agg.ncells; k++)
-			if (r->agg.cells[k].var == id && r->agg.cells[k].line == c->line)
-				n += r->agg.cells[k].n;
-		if (n > most || (n == most && c->line < best)) {
-			most = n;
-			best = c->line;
+		if (!(c = mph_u64map_put(&n, ce->line, 0)))
+			break;
+		*c += ce->n;
+		if (*c > most || (*c == most && ce->line < best)) {
+			most = *c;
+			best = ce->line;
 		}
 	}
+	mph_u64map_free(&n);
 	return best;
 }
 
