@@ -17,6 +17,8 @@ LIBDIR ?= $(PREFIX)/lib
 BINDIR ?= $(PREFIX)/bin
 INCDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
+# memphis-report --html reads its page template, style and script from DATADIR/memphis/html
+DATADIR ?= $(PREFIX)/share
 CC ?= cc
 # Fortran: gfortran unless FC is given (make's built-in default f77 is not it)
 ifeq ($(origin FC),default)
@@ -96,8 +98,17 @@ DEB_PKGS := gcc g++ make pkg-config libzydis-dev libdwarf-dev libelf-dev zlib1g-
 	libjson-c-dev libdw-dev linux-headers-amd64
 # dkms: tests/t_dkms.sh builds the module through it (make install-dkms)
 DEB_PKGS += dkms
-deps:
-	@missing=""; for p in $(DEB_PKGS); do \
+# libjs-d3: memphis-report --html inlines its d3.min.js into every page (docs/html.md)
+DEB_PKGS += libjs-d3
+# For the tests only (make check; make demo does without): Debian's chromium, which
+# tests/t_html.sh drives headless with puppeteer-core (node's, from the npm registry, pinned
+# for Debian 12's chromium and node 18, installed into $(B)/npm by check-deps).
+TEST_DEB_PKGS := chromium nodejs
+PUPPETEER := puppeteer-core@24.43.1
+
+# deb_install PACKAGES: the recipe that installs the missing ones (as root) or says how
+define deb_install
+	@missing=""; for p in $(1); do \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -108,6 +119,18 @@ deps:
 	    echo "memphis: missing packages; run:  sudo apt-get install -y$$missing"; exit 1; \
 	  fi; \
 	fi
+endef
+
+deps:
+	$(call deb_install,$(DEB_PKGS))
+
+# Debian's nodejs comes without npm (NodeSource's has it): npm then too.
+.PHONY: check-deps
+check-deps: deps
+	$(call deb_install,$(TEST_DEB_PKGS))
+	$(call deb_install,$(if $(shell command -v npm),,npm))
+	$(Q)[ -d $(B)/npm/node_modules/puppeteer-core ] || { mkdir -p $(B)/npm && \
+	  npm install --silent --no-audit --no-fund --prefix $(B)/npm $(PUPPETEER) > /dev/null; }
 
 $(B)/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
@@ -123,6 +146,10 @@ $(B)/post/%.o: post/%.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(POST_CFLAGS) -c $< -o $@
+
+# where an installed memphis-report finds the page's files (it also looks beside itself:
+# BINDIR/../share/memphis/html, and in the build tree's share/memphis/html)
+$(B)/post/html.o: POST_CFLAGS += -DMEMPHIS_DATADIR='"$(DATADIR)"'
 
 $(B)/libmemphis.so: $(LIB_OBJS) $(COMMON_OBJS) lib/libmemphis.map
 	@$(if $(Q),echo "  LD      $@")
@@ -298,7 +325,7 @@ UBSAN := -fsanitize=undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 ASAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 # memphis-report's threaded sample pass (report_pass.c) under ThreadSanitizer
 TSAN := -fsanitize=thread -fno-omit-frame-pointer
-check: deps
+check: check-deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(MAKE) --no-print-directory B=$(B)-ubsan CFLAGS="$(UBSAN) $(CFLAGS)" all
 	$(Q)$(MAKE) --no-print-directory B=$(B)-asan CFLAGS="$(ASAN) $(CFLAGS)" $(B)-asan/memphis-report
@@ -327,6 +354,9 @@ install: $(PROGRAMS)
 	install -m 0644 $(B)/libmemphis_f.a "$(DESTDIR)$(LIBDIR)/"
 	install -m 0644 $(B)/fortran/memphis.mod "$(DESTDIR)$(FMODDIR)/"
 	install -m 0755 $(B)/memphis $(B)/memphis-report "$(DESTDIR)$(BINDIR)/"
+	install -d "$(DESTDIR)$(DATADIR)/memphis/html"
+	install -m 0644 share/memphis/html/page.html share/memphis/html/memphis.css \
+	  share/memphis/html/memphis.js "$(DESTDIR)$(DATADIR)/memphis/html/"
 	for m in docs/*.1 docs/*.3; do [ -f "$$m" ] || continue; s=$${m##*.}; \
 	  install -d "$(DESTDIR)$(MANDIR)/man$$s" && install -m 0644 $$m "$(DESTDIR)$(MANDIR)/man$$s/"; done
 
@@ -335,7 +365,7 @@ uninstall:
 	  "$(DESTDIR)$(LIBDIR)/libmemphis_f.a" "$(DESTDIR)$(FMODDIR)/memphis.mod" \
 	  "$(DESTDIR)$(LIBDIR)/pkgconfig/memphis.pc" "$(DESTDIR)$(INCDIR)/memphis.h" \
 	  "$(DESTDIR)$(BINDIR)/memphis" "$(DESTDIR)$(BINDIR)/memphis-report"
-	rm -rf "$(DESTDIR)$(INCDIR)/memphis"
+	rm -rf "$(DESTDIR)$(INCDIR)/memphis" "$(DESTDIR)$(DATADIR)/memphis/html"
 	for m in docs/*.1 docs/*.3; do [ -f "$$m" ] || continue; s=$${m##*.}; \
 	  rm -f "$(DESTDIR)$(MANDIR)/man$$s/$${m##*/}"; done
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "html.h"
 #include "report.h"
 #include "report_counters.h"
 
@@ -190,6 +191,29 @@ int report_run(const struct report_opts *o, FILE *out)
 	return rc;
 }
 
+/* --html FILE: the JSON report (as --json) in memory, then the page around it. A damaged
+ * run still gets its page (its damage listed), with exit status 2. */
+static int run_html(struct report *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	int rc, page_rc;
+
+	if (!mem)
+		return mr_error(MR_EXIT_DATA, "out of memory");
+	r->o.json = 1;
+	rc = run_report(r, mem);
+	if (fclose(mem)) {
+		free(buf);
+		return mr_error(MR_EXIT_DATA, "out of memory");
+	}
+	page_rc = len && (rc == MR_EXIT_OK || rc == MR_EXIT_DATA) ?
+			  html_write_page(r->o.html, buf, len) : rc;
+	free(buf);
+	return page_rc != MR_EXIT_OK ? page_rc : rc;
+}
+
 int mr_cmd_report(int argc, char **argv)
 {
 	struct report r;
@@ -197,7 +221,7 @@ int mr_cmd_report(int argc, char **argv)
 
 	memset(&r, 0, sizeof(r));
 	if (report_parse_options(&r.o, argc, argv, &rc))
-		rc = run_report(&r, stdout);
+		rc = r.o.html ? run_html(&r) : run_report(&r, stdout);
 	report_free(&r);
 	free(r.o.regions);
 	return rc;

@@ -31,6 +31,7 @@ struct report_opts {
 	const char **regions;     /* --region names (point into argv) */
 	size_t nregions;
 	size_t jobs;              /* --jobs: threads of the sample pass, 0 = the default */
+	const char *html;         /* --html FILE: write the HTML page there (html.h) */
 };
 
 #define MR_MAX_JOBS 256

@@ -35,6 +35,8 @@ void mr_help_report(FILE *f)
 		"                 addresses are attributed\n"
 		"  --matrix       print the node x node matrix of each variable shown\n"
 		"  --json         JSON output (schema memphis-report/1, docs/report-schema.md)\n"
+		"  --html FILE    write a self-contained HTML page with the report and its views\n"
+		"                 to FILE (docs/html.md; '-': standard output)\n"
 		"  --exe PATH     the executable that ran, when it is no longer at the recorded path\n"
 		"  -j, --jobs N   read the per-CPU sample files with N threads (default: the\n"
 		"                 environment's MEMPHIS_REPORT_JOBS, else the online CPUs); the\n"
@@ -84,6 +86,7 @@ bool report_parse_options(struct report_opts *o, int argc, char **argv, int *exi
 		{ "matrix", no_argument, NULL, 'm' },       { "json", no_argument, NULL, 'J' },
 		{ "exe", required_argument, NULL, 'e' },    { "force", no_argument, NULL, 'f' },
 		{ "jobs", required_argument, NULL, 'j' },   { "help", no_argument, NULL, 'h' },
+		{ "html", required_argument, NULL, 'H' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
@@ -135,6 +138,7 @@ bool report_parse_options(struct report_opts *o, int argc, char **argv, int *exi
 		case 'x': o->approx = 1; break;
 		case 'm': o->matrix = 1; break;
 		case 'J': break; /* --json: seen above */
+		case 'H': o->html = optarg; break;
 		case 'e': o->exe = optarg; break;
 		case 'f': o->force = 1; break;
 		case 'h': mr_help_report(stdout); return stop(exit_code, MR_EXIT_OK);
@@ -156,6 +160,8 @@ bool report_parse_options(struct report_opts *o, int argc, char **argv, int *exi
 		return stop(exit_code, mr_usage("report", "MEMPHIS_REPORT_JOBS wants a number "
 						"from 1 to %d, not '%s'", MR_MAX_JOBS,
 						getenv("MEMPHIS_REPORT_JOBS")));
+	if (o->html && o->json)
+		return stop(exit_code, mr_usage("report", "--html and --json exclude each other"));
 	if (optind == argc)
 		return stop(exit_code, mr_usage("report", "missing RUNDIR"));
 	if (optind + 1 != argc)
