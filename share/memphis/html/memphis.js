@@ -302,6 +302,22 @@
 		return 'thread ' + t.index + ' (tid ' + t.tid + ', ' + nodeName(t.node) + ')';
 	}
 
+	/* swatches of the threads (their colour in the pattern views) and of the nodes */
+	function legend(sel, p) {
+		var l = sel.append('div').attr('class', 'legend');
+		var add = function (color, text) {
+			var s = l.append('span').attr('class', 'swatch');
+			s.append('i').style('background', color);
+			s.append('span').text(text);
+		};
+		if (p.threads.length <= 20)
+			p.threads.forEach(function (t, i) { add(threadColor(i), 'thread ' + t.index); });
+		else
+			l.append('span').text(p.threads.length + ' threads (colours repeat every 20); ');
+		for (var n = 0; n < nodes; n++) add(nodeColor(n), nodeName(n));
+		add('#999', 'first touch by a thread without samples here');
+	}
+
 	/* threads x page blocks, with the first-touch thread and the home node of each block */
 	function threadsView(sel, v) {
 		var p = v.pattern;
@@ -349,6 +365,7 @@
 		}, nodeName);
 		g.append('g').attr('class', 'axis').attr('transform', 'translate(0,' + (H + 4 + 2 * sh) + ')')
 			.call(d3.svg.axis().scale(x).orient('bottom').ticks(6).tickFormat(bytes));
+		legend(box, p);
 	}
 
 	/* samples over region time (x) against offset in the variable (y) */

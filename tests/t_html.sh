@@ -1,0 +1,140 @@
+#!/bin/sh
+# memphis-report --html (issue 18): the page in a real browser. Debian's chromium, headless
+# and offline, driven by tests/html_browser.js with puppeteer-core (make check-deps installs
+# it into BUILD/npm; installed here too when missing): no console error, no request, the
+# header's and tables' numbers equal the --json report's, every view of the top variables
+# drawn, a screenshot that is not blank. On the hand-made sample (tests/data/html-sample.json:
+# the pattern and advice members of docs/report-schema.md), a run of examples/cg (its page
+# embeds exactly what --json prints), and bad input: 0 samples, one node, one variable (named
+# to end the page's <script> if it were not escaped), 256 threads; the errors for a missing
+# charting library and template. Skips (77) without node, chromium or puppeteer-core.
+. "$MEMPHIS_SRC/tests/report_common.sh"
+need_built
+command -v node > /dev/null || { echo "t_html: node is missing (make check-deps)" >&2; exit 77; }
+CHROMIUM=${MEMPHIS_CHROMIUM:-/usr/bin/chromium}
+[ -x "$CHROMIUM" ] || { echo "t_html: $CHROMIUM is missing (make check-deps)" >&2; exit 77; }
+have_python || { echo "t_html: python3 is needed to read the JSON" >&2; exit 77; }
+PUPPETEER=$(sed -n 's/^PUPPETEER := //p' "$S/Makefile")
+if [ ! -d "$B/npm/node_modules/puppeteer-core" ]; then
+	mkdir -p "$B/npm" && npm install --silent --no-audit --no-fund --prefix "$B/npm" "$PUPPETEER" > npm.log 2>&1 ||
+		{ echo "t_html: npm install $PUPPETEER failed (make check-deps): $(tail -n 3 npm.log)" >&2; exit 77; }
+fi
+export NODE_PATH="$B/npm/node_modules" MEMPHIS_CHROMIUM="$CHROMIUM"
+
+# browser PAGE JSON SHOT [TOP]: html_browser.js's lines as TAP lines, prefixed with PAGE
+browser() {
+	node "$S/tests/html_browser.js" "$@" > browser.out 2>&1
+	brc=$?
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) ok "$1: ${line#ok }" ;;
+		"not ok "*) not_ok "$1: ${line#not ok }" ;;
+		*) echo "# $line" ;;
+		esac
+	done < browser.out
+	[ "$brc" = 0 ] || grep -q '^not ok' browser.out || not_ok "$1: the browser run failed ($brc)"
+}
+
+# embedded PAGE: the page's report JSON, unescaped (the page writes '<' as \u003c)
+embedded() {
+	python3 - "$1" <<'PY'
+import sys
+page = open(sys.argv[1], encoding="utf-8").read()
+start = '<script id="memphis-report" type="application/json">'
+i = page.index(start) + len(start)
+sys.stdout.write(page[i:page.index("</script>", i)].replace("\\u003c", "<"))
+PY
+}
+
+# 1. the hand-made sample: every view, the advice, the pattern cells
+"$R" html -o sample.html "$S/tests/data/html-sample.json" 2> err.txt
+rc=$?
+check_if "html -o PAGE REPORT.json writes the page of a saved report (exit $rc)" \
+	'[ "$rc" = 0 ] && [ -s sample.html ] && [ ! -s err.txt ]'
+check_if "the page names the charting library it inlined (d3 from libjs-d3)" \
+	'grep -q "\"library\":{\"name\":\"d3\",\"version\":\"3\." sample.html'
+browser sample.html "$S/tests/data/html-sample.json" sample.png
+
+# 2. a run of examples/cg: the page embeds what --json prints; both spellings agree
+"$B/examples/cg/cg" > cg.out 2>&1
+run=$(rundir cg)
+if [ -z "$run" ]; then
+	not_ok "examples/cg left a run directory"
+else
+	"$R" "$run" --json > cg.json
+	"$R" "$run" --html cg.html 2> err.txt
+	rc=$?
+	"$R" html -o cg2.html "$run" 2>> err.txt
+	rc2=$?
+	check_if "--html FILE and html -o FILE write the page ($rc, $rc2) and the same bytes" \
+		'[ "$rc" = 0 ] && [ "$rc2" = 0 ] && cmp -s cg.html cg2.html'
+	embedded cg.html > cg.embedded
+	check "the page embeds exactly what --json prints ($(wc -c < cg.json) bytes)" cmp -s cg.json cg.embedded
+	check_if "the page holds the source text of the top lines (cg.c, read at report time)" \
+		'grep -q "\"path\":\"[^\"]*examples\\\\/cg\\\\/cg.c\"" cg.html'
+	check_if "no URL to load: no src=, href= or url( in the page" \
+		'! grep -qiE "(src|href)=\"|url\\(" cg.html'
+	browser cg.html cg.json cg.png
+	[ -n "$MEMPHIS_HTML_SHOT" ] && cp cg.png "$MEMPHIS_HTML_SHOT"
+fi
+
+# 3. bad input: a valid page that says so
+"$GEN" zero -n 0 > /dev/null 2>&1
+"$R" zero --html zero.html 2> err.txt; rc=$?
+"$R" zero --json > zero.json
+check_if "a run with 0 samples gets its page (exit $rc)" '[ "$rc" = 0 ] && [ -s zero.html ]'
+EXPECT_TEXT="This run has no samples|No variable to show" browser zero.html zero.json zero.png
+
+"$GEN" one -n 20000 --one-node > /dev/null 2>&1
+"$R" one --html one.html 2> err.txt; rc=$?
+"$R" one --json > one.json
+check_if "a run on one node gets its page (exit $rc)" '[ "$rc" = 0 ] && [ -s one.html ]'
+EXPECT_TEXT="One NUMA node" browser one.html one.json one.png 3
+
+# one variable, named to end the <script> element were '<' not escaped; 256 threads
+python3 - "$S/tests/data/html-sample.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+one = dict(r)
+v = dict(r["variables"][0]); v["name"] = "</script><script>document.title='x'</script><!--"
+one["variables"] = [v]
+one["tables"] = [dict(t, entries=[dict(e, name=v["name"]) for e in t["entries"] if e["name"] == "a"])
+                 for t in r["tables"]]
+one["tables"] = [dict(t, total=sum(e["count"] for e in t["entries"])) for t in one["tables"] if t["entries"]]
+json.dump(one, open("onevar.json", "w"))
+many = dict(r)
+v = dict(r["variables"][0]); p = dict(v["pattern"])
+p["threads"] = [{"index": i, "tid": 5000 + i, "node": i % 2} for i in range(256)]
+p["thread_blocks"] = [[(i + b) % 7 if b * 4 // p["blocks"] == i % 4 else 0 for b in range(p["blocks"])]
+                      for i in range(256)]
+p["block_first_touch"] = [b % 256 for b in range(p["blocks"])]
+p["time"] = dict(p["time"], cells=[c[:3] + [c[3] * 60] for c in p["time"]["cells"]])
+v["pattern"] = p
+many["variables"] = [v] + r["variables"][1:]
+many["run"] = dict(r["run"], threads=256)
+json.dump(many, open("threads256.json", "w"))
+PY
+"$R" html -o onevar.html onevar.json; rc=$?
+check_if "one variable (named '</script>...<!--'): its page (exit $rc)" '[ "$rc" = 0 ]'
+EXPECT_TEXT="One variable only" browser onevar.html onevar.json onevar.png
+"$R" html -o threads256.html threads256.json; rc=$?
+check_if "256 threads: its page (exit $rc)" '[ "$rc" = 0 ]'
+EXPECT_TEXT="256 threads: one row each" browser threads256.html threads256.json threads256.png 1
+
+# 4. errors name the missing file
+MEMPHIS_HTML_D3=/nonexistent/d3.min.js "$R" html -o nolib.html "$S/tests/data/html-sample.json" 2> err.txt
+rc=$?
+check_if "a missing charting library: exit 2, the error names the file and libjs-d3" \
+	'[ "$rc" = 2 ] && grep -q "/nonexistent/d3.min.js" err.txt && grep -q libjs-d3 err.txt && [ ! -e nolib.html ]'
+mkdir -p alone/bin && cp "$R" alone/bin/
+MEMPHIS_SRC= alone/bin/memphis-report html -o notpl.html "$S/tests/data/html-sample.json" 2> err.txt
+rc=$?
+if [ -e /usr/local/share/memphis/html/page.html ]; then
+	skip "a missing template: exit 2, the error names page.html" "memphis is installed in /usr/local"
+else
+	check_if "a missing template: exit 2, the error names page.html and where it looked" \
+		'[ "$rc" = 2 ] && grep -q "page.html (looked in .*alone/bin/../share/memphis/html" err.txt'
+fi
+"$R" html "$S/tests/data/html-sample.json" > /dev/null 2> err.txt; rc=$?
+check_if "html without -o: usage error (exit $rc)" '[ "$rc" = 1 ] && grep -q "missing -o FILE" err.txt'
+done_testing
