@@ -124,6 +124,21 @@ uint32_t mr_attrib_data(struct mr_attrib *a, uint64_t addr, uint64_t t, uint32_t
 uint32_t mr_attrib_touch_data(struct mr_attrib *a, uint64_t addr, uint64_t t, uint32_t tid,
 			      uint64_t ip, const struct memphis_rec_stack *st,
 			      const uint8_t *bytes);
+/* Where a data address lies, for the pattern views (pattern.c): the memory that holds it,
+ * [lo, hi) (the variable for globals, statics and a thread's TLS; the heap object; the
+ * stack), valid for times [t0, t1), and for a heap object its index in the order of
+ * mr_attrib_heap_object (SIZE_MAX otherwise). lo = hi = 0 when not known. */
+struct mr_extent {
+	uint64_t lo, hi, t0, t1;
+	size_t heap_index;
+};
+/* mr_attrib_data of addr, with its extent in *e. */
+uint32_t mr_attrib_data_extent(struct mr_attrib *a, uint64_t addr, uint64_t t, uint32_t tid,
+			       struct mr_extent *e);
+/* The heap objects of the run in address order (then allocation time): their count, and
+ * object i's variable id and size in *bytes. */
+size_t mr_attrib_heap_count(const struct mr_attrib *a);
+uint32_t mr_attrib_heap_object(const struct mr_attrib *a, size_t i, uint64_t *bytes);
 /* Line id of the instruction at ip (0 = unknown). */
 uint32_t mr_attrib_code(struct mr_attrib *a, uint64_t ip, uint64_t t);
 /* Home node of the page of addr: the PAGES blocks of region, then those of region 0

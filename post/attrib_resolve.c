@@ -201,6 +201,36 @@ uint32_t mr_attrib_data(struct mr_attrib *a, uint64_t addr, uint64_t t, uint32_t
 	return v == SELF_VAR ? 0 : v;
 }
 
+uint32_t mr_attrib_data_extent(struct mr_attrib *a, uint64_t addr, uint64_t t, uint32_t tid,
+			       struct mr_extent *e)
+{
+	const struct mr_heap_obj *ho = addr ? mr_heap_find(&a->heap, addr, t) : NULL;
+	struct range rg;
+	uint32_t v;
+
+	*e = (struct mr_extent){ 0, 0, 0, 0, SIZE_MAX };
+	if (ho) {
+		*e = (struct mr_extent){ ho->addr, ho->end, ho->t0, ho->t1,
+					 (size_t)(ho - a->heap.obj) };
+		return a->site_var[ho->rec];
+	}
+	v = data_resolve(a, NULL, addr, t, tid, &rg);
+	if (rg.valid)
+		*e = (struct mr_extent){ rg.lo, rg.hi, rg.t0, rg.t1, SIZE_MAX };
+	return v == SELF_VAR ? 0 : v;
+}
+
+size_t mr_attrib_heap_count(const struct mr_attrib *a)
+{
+	return a->heap.n;
+}
+
+uint32_t mr_attrib_heap_object(const struct mr_attrib *a, size_t i, uint64_t *bytes)
+{
+	*bytes = a->heap.obj[i].end - a->heap.obj[i].addr;
+	return a->site_var[a->heap.obj[i].rec];
+}
+
 int mr_attrib_page_node(struct mr_attrib *a, uint32_t region, uint64_t addr)
 {
 	return mr_pagemap_node(&a->pages, region, addr);

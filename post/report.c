@@ -103,6 +103,33 @@ static bool hw_prepare(struct report *r)
 	       !mr_hw_order_init(&r->hw_by_var, &r->hw, MR_HW_VAR, MR_HW_LINE);
 }
 
+/* mr_pattern_in's region test. */
+static int region_selected(const void *arg, uint32_t seq)
+{
+	return report_region_selected(arg, seq);
+}
+
+/* --pattern: the patterns of the shown variables among ids[0 .. n) into r->pat. Returns
+ * false when out of memory. */
+static bool patterns(struct report *r, const uint32_t *ids, size_t n)
+{
+	struct mr_pattern_in in = { r->run, r->a, r->nnodes, r->cpu_node,
+				    MPH_S_EXACT | (r->o.approx ? MPH_S_APPROX : 0),
+				    region_selected, r };
+	uint32_t *shown = malloc((n ? n : 1) * sizeof(*shown));
+	size_t k = 0;
+	int rc;
+
+	if (!shown)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (r->agg.vars[ids[i]].shown)
+			shown[k++] = ids[i];
+	rc = mr_pattern_build(&r->pat, &in, shown, k);
+	free(shown);
+	return rc == 0;
+}
+
 /* Everything after the options: open, count, print on out. Returns the exit status. */
 static int run_report(struct report *r, FILE *out)
 {
@@ -148,6 +175,10 @@ static int run_report(struct report *r, FILE *out)
 	if (!ids)
 		return mr_error(MR_EXIT_DATA, "out of memory");
 	report_runtime_last(r, ids, nids);
+	if (r->o.pattern && !patterns(r, ids, nids)) {
+		free(ids);
+		return mr_error(MR_EXIT_DATA, "out of memory");
+	}
 	if (r->o.json) {
 		report_print_json(r, ids, nids, out);
 	} else {
@@ -169,6 +200,7 @@ static int run_report(struct report *r, FILE *out)
 static void report_free(struct report *r)
 {
 	mr_agg_tables_free(&r->tables);
+	mr_pattern_free(&r->pat);
 	mr_agg_free(&r->agg);
 	mr_hw_order_free(&r->hw_by_node);
 	mr_hw_order_free(&r->hw_by_var);
@@ -203,6 +235,7 @@ static int run_html(struct report *r)
 	if (!mem)
 		return mr_error(MR_EXIT_DATA, "out of memory");
 	r->o.json = 1;
+	r->o.advice = r->o.pattern = 1; /* the views draw them */
 	rc = run_report(r, mem);
 	if (fclose(mem)) {
 		free(buf);

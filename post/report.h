@@ -8,6 +8,8 @@
  *   report_counters.c the counters of each region (report_counters.h), text and JSON
  *   report_runtime.c  the runtimes apart: their data after the program's variables, the
  *                     header's runtime wait (runtime.h)
+ *   pattern.c         --pattern: the shown variables' thread x block and time x block use
+ *   advice.c          --advice: the placement advice from a pattern
  */
 #ifndef MR_REPORT_H
 #define MR_REPORT_H
@@ -20,12 +22,15 @@
 #include "aggregate.h"
 #include "attrib.h"
 #include "hwsrc.h"
+#include "pattern.h"
 #include "rundir.h"
 #include "runtime.h"
 
 struct report_opts {
 	const char *dir, *exe;
 	int force, json, approx, matrix, by_line;
+	int pattern, advice;      /* --pattern (the pattern data in the JSON), --advice
+				   * (implies pattern): pattern.h, advice.h */
 	enum mr_agg_mode mode;
 	size_t top;               /* groups per table and items per group, 0 = all */
 	const char **regions;     /* --region names (point into argv) */
@@ -70,6 +75,7 @@ struct report {
 	int hw_lat;               /* the weights are latencies (RUN weight is not "count") */
 	struct mr_hw_order hw_by_node; /* hw by node, then variable (line with --by line) */
 	struct mr_hw_order hw_by_var;  /* hw by variable, then line */
+	struct mr_pattern_set pat;     /* --pattern: the shown variables' patterns */
 };
 
 /* Run the report of o->dir with options *o (o->regions stays the caller's) and print it
@@ -116,6 +122,12 @@ void report_print_text(const struct report *r, const uint32_t *ids, size_t nids,
 
 /* The JSON report (one object) of variables ids[0 .. nids) on f. */
 void report_print_json(const struct report *r, const uint32_t *ids, size_t nids, FILE *f);
+
+/* report_pattern.c: the "pattern" and "advice" members of shown variable id (only those
+ * --pattern counted; advice with --advice), and the text's advice lines (--advice). */
+struct mr_json;
+void report_pattern_json(struct mr_json *j, const struct report *r, uint32_t id);
+void report_advice_text(const struct report *r, uint32_t id, FILE *f);
 
 /* report_runtime.c: the runtimes' own data after the program's variables in each table
  * (by variable) and in ids[0 .. n) (keeping the order otherwise); the header's line and

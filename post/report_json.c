@@ -517,6 +517,8 @@ static void json_variable(struct mr_json *j, const struct report *r, uint32_t id
 	}
 	if (r->hw_shown)
 		json_var_hardware(j, r, id);
+	if (r->o.pattern)
+		report_pattern_json(j, r, id);
 	mr_json_obj_end(j);
 }
 

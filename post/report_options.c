@@ -1,7 +1,9 @@
 /* post/report_options.c - the command line of `memphis-report report`: --help, the
- * options, and the regions --region selects. */
+ * options, and the regions --region selects; the words shared by the outputs (weighting,
+ * thread). */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,7 +38,11 @@ void mr_help_report(FILE *f)
 		"  --matrix       print the node x node matrix of each variable shown\n"
 		"  --json         JSON output (schema memphis-report/1, docs/report-schema.md)\n"
 		"  --html FILE    write a self-contained HTML page with the report and its views\n"
-		"                 to FILE (docs/html.md; '-': standard output)\n"
+		"                 to FILE (docs/html.md; '-': standard output); implies --advice\n"
+		"  --pattern      with --json: how the threads use each shown variable's pages\n"
+		"                 (thread x page-block samples, time bins; a second pass)\n"
+		"  --advice       placement advice for each shown variable, from its pattern\n"
+		"                 (docs/advice.md); implies --pattern\n"
 		"  --exe PATH     the executable that ran, when it is no longer at the recorded path\n"
 		"  -j, --jobs N   read the per-CPU sample files with N threads (default: the\n"
 		"                 environment's MEMPHIS_REPORT_JOBS, else the online CPUs); the\n"
@@ -58,6 +64,16 @@ const char *report_weighting(const char *w)
 	if (!strcmp(w, "count"))
 		return "access-count samples";
 	return w;
+}
+
+void report_thread_text(const struct report *r, uint32_t tid, char *buf, size_t len)
+{
+	int idx = mr_attrib_thread_index(r->a, tid);
+
+	if (idx >= 0)
+		snprintf(buf, len, "thread %d", idx);
+	else
+		snprintf(buf, len, "tid %" PRIu32, tid);
 }
 
 /* A job count of 1 .. MR_MAX_JOBS in s into *n. */
@@ -87,6 +103,7 @@ bool report_parse_options(struct report_opts *o, int argc, char **argv, int *exi
 		{ "exe", required_argument, NULL, 'e' },    { "force", no_argument, NULL, 'f' },
 		{ "jobs", required_argument, NULL, 'j' },   { "help", no_argument, NULL, 'h' },
 		{ "html", required_argument, NULL, 'H' },
+		{ "pattern", no_argument, NULL, 'P' },      { "advice", no_argument, NULL, 'A' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
@@ -137,6 +154,8 @@ bool report_parse_options(struct report_opts *o, int argc, char **argv, int *exi
 			break;
 		case 'x': o->approx = 1; break;
 		case 'm': o->matrix = 1; break;
+		case 'P': o->pattern = 1; break;
+		case 'A': o->advice = o->pattern = 1; break;
 		case 'J': break; /* --json: seen above */
 		case 'H': o->html = optarg; break;
 		case 'e': o->exe = optarg; break;

@@ -78,16 +78,6 @@ static void pages_text(const struct report *r, const uint64_t *by_node, uint64_t
 	free(order);
 }
 
-void report_thread_text(const struct report *r, uint32_t tid, char *buf, size_t len)
-{
-	int idx = mr_attrib_thread_index(r->a, tid);
-
-	if (idx >= 0)
-		snprintf(buf, len, "thread %d", idx);
-	else
-		snprintf(buf, len, "tid %" PRIu32, tid);
-}
-
 /* Run, backend, sample counts, nodes and regions. */
 static void print_header(const struct report *r, FILE *f)
 {
@@ -383,6 +373,8 @@ static void print_tables(const struct report *r, FILE *f)
 			if (nitems < g->count)
 				fprintf(f, "    ... %zu more %s %" PRIu64 "\n", g->count - nitems,
 					is_var ? "lines" : "variables", irest);
+			if (is_var && r->o.advice)
+				report_advice_text(r, g->key, f);
 		}
 		for (size_t i = ngroups; i < tb->ngroups; i++)
 			rest += tb->groups[i].total;

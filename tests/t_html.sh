@@ -61,7 +61,7 @@ run=$(rundir cg)
 if [ -z "$run" ]; then
 	not_ok "examples/cg left a run directory"
 else
-	"$R" "$run" --json > cg.json
+	"$R" "$run" --json --advice > cg.json
 	"$R" "$run" --html cg.html 2> err.txt
 	rc=$?
 	"$R" html -o cg2.html "$run" 2>> err.txt
@@ -69,7 +69,9 @@ else
 	check_if "--html FILE and html -o FILE write the page ($rc, $rc2) and the same bytes" \
 		'[ "$rc" = 0 ] && [ "$rc2" = 0 ] && cmp -s cg.html cg2.html'
 	embedded cg.html > cg.embedded
-	check "the page embeds exactly what --json prints ($(wc -c < cg.json) bytes)" cmp -s cg.json cg.embedded
+	check "the page embeds exactly what --json --advice prints ($(wc -c < cg.json) bytes)" cmp -s cg.json cg.embedded
+	check_if "the page has the pattern and advice of the shown variables (a, colidx)" \
+		'python3 -c "import json,sys; v={x[\"name\"]: x for x in json.load(open(\"cg.json\"))[\"variables\"]}; sys.exit(not all(\"pattern\" in v[n] and \"advice\" in v[n] for n in (\"a\", \"colidx\")))"'
 	check_if "the page holds the source text of the top lines (cg.c, read at report time)" \
 		'grep -q "\"path\":\"[^\"]*examples\\\\/cg\\\\/cg.c\"" cg.html'
 	check_if "no URL to load: no src=, href= or url( in the page" \
@@ -81,13 +83,13 @@ fi
 # 3. bad input: a valid page that says so
 "$GEN" zero -n 0 > /dev/null 2>&1
 "$R" zero --html zero.html 2> err.txt; rc=$?
-"$R" zero --json > zero.json
+"$R" zero --json --advice > zero.json
 check_if "a run with 0 samples gets its page (exit $rc)" '[ "$rc" = 0 ] && [ -s zero.html ]'
 EXPECT_TEXT="This run has no samples|No variable to show" browser zero.html zero.json zero.png
 
 "$GEN" one -n 20000 --one-node > /dev/null 2>&1
 "$R" one --html one.html 2> err.txt; rc=$?
-"$R" one --json > one.json
+"$R" one --json --advice > one.json
 check_if "a run on one node gets its page (exit $rc)" '[ "$rc" = 0 ] && [ -s one.html ]'
 EXPECT_TEXT="One NUMA node" browser one.html one.json one.png 3
 

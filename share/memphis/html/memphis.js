@@ -11,8 +11,10 @@
 	var num = d3.format(',');
 	var nodeColor = d3.scale.category10();
 	var threadColor = d3.scale.category20();
-	var MISSING = 'run with --pattern data (memphis-report --html asks for it; this report ' +
-		'has none for this variable)';
+	/* the pattern members come with --pattern (--html asks for them) for the program's
+	 * shown variables: a saved --json report, stacks and runtimes have none */
+	var MISSING = 'No pattern data for this variable: run with --pattern data (memphis-report ' +
+		'--html writes it for the shown variables of the program).';
 
 	function fmt(n) { return n === null || n === undefined ? '?' : num(n); }
 	function pct(x) { return isFinite(x) ? (100 * x).toFixed(1) + ' %' : '-'; }
