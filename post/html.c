@@ -1,7 +1,8 @@
 /* post/html.c - the self-contained HTML report: share/memphis/html/page.html with its
  * markers replaced by our style (memphis.css), the charting library (Debian's libjs-d3,
  * read from its installed file at report time), our script (memphis.js), the report's
- * JSON exactly as --json prints it, and the page-only JSON (library, source text).
+ * JSON as --json prints it (without its indentation), and the page-only JSON (library,
+ * source text).
  *
  * Inside <script> only "</script" (and "<!--", which changes how a browser reads what
  * follows) can end or derail the element: JSON is written with every '<' as \u003c (which
@@ -135,14 +136,27 @@ static void d3_version(const struct blob *d3, char *out, size_t len)
 	out[n] = '\0';
 }
 
-/* JSON text s[0 .. n) with every '<' as \u003c (it only occurs inside strings). */
+/* JSON text s[0 .. n) without the whitespace between tokens (the report's indentation is
+ * most of its bytes: the pattern's cells, one number a line) and with every '<' as \u003c
+ * ('<' occurs only inside strings). */
 static void put_json(FILE *f, const char *s, size_t n)
 {
+	bool in_string = false;
+
 	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '<')
+		char c = s[i];
+
+		if (c == '<') {
 			fputs("\\u003c", f);
-		else
-			fputc(s[i], f);
+			continue;
+		}
+		if (!in_string && (c == ' ' || c == '\n' || c == '\t' || c == '\r'))
+			continue;
+		fputc(c, f);
+		if (in_string && c == '\\' && i + 1 < n)
+			fputc(s[++i], f); /* the escaped character, a quote included */
+		else if (c == '"')
+			in_string = !in_string;
 	}
 }
 
