@@ -220,7 +220,9 @@
 			});
 		sel.append('p').attr('class', 'caption').text('Each run of a region: darker bars took ' +
 			'more samples per ms; red ones lost or throttled samples.');
-		table(d3.select('#region-table'), ['seq', 'name', 'start (ms)', 'duration (ms)',
+		var det = d3.select('#region-table').append('details').property('open', regs.length <= 10);
+		det.append('summary').text(regs.length + ' region runs');
+		table(det, ['seq', 'name', 'start (ms)', 'duration (ms)',
 			'samples', 'lost', 'throttled', 'dropped'], regs.map(function (r) {
 			var st = (r.t_start_ns - t0) / 1e6, du = (r.t_end_ns - r.t_start_ns) / 1e6;
 			return { cells: [{ v: r.seq, num: 1 }, { v: r.name }, { v: st, text: st.toFixed(2) },
