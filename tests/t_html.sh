@@ -157,6 +157,11 @@ else
 	check_if "a missing template: exit 2, the error names page.html and where it looked" \
 		'[ "$rc" = 2 ] && grep -q "page.html (looked in .*alone/bin/../share/memphis/html" err.txt'
 fi
+"$R" html -o /nonexistent/dir/p.html "$S/tests/data/html-sample.json" 2> err.txt; rc=$?
+check_if "an unwritable page: exit 2, the error names it (exit $rc)" \
+	'[ "$rc" = 2 ] && grep -q "cannot write /nonexistent/dir/p.html" err.txt'
+"$R" one --html x.html --json > /dev/null 2> err.txt; rc=$?
+check_if "--html with --json: usage error (exit $rc)" '[ "$rc" = 1 ] && [ ! -e x.html ]'
 "$R" html "$S/tests/data/html-sample.json" > /dev/null 2> err.txt; rc=$?
 check_if "html without -o: usage error (exit $rc)" '[ "$rc" = 1 ] && grep -q "missing -o FILE" err.txt'
 done_testing
