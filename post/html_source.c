@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <dwarf.h>
 #include <libdwarf.h>
@@ -20,13 +21,27 @@
 /* longest source line kept (bytes); longer ones are cut */
 #define LINE_MAX_BYTES 240
 
+/* A descriptor of path for reading when it is a regular file (a FIFO or a device named by
+ * a report or a DWARF line table could block or never end), else -1. */
+static int open_regular(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+
+	if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 /* The full path of the first source file of exe's DWARF whose base name is base and that
  * is readable, into out; false when there is none or exe has no DWARF. libdwarf (as
  * debuginfo*.c: memphis-report links it, and libdw's dwarf_* names would clash) lists a CU's
  * files joined with its compile directory. */
 static bool dwarf_find(const char *exe, const char *base, char *out, size_t outlen)
 {
-	int fd = exe ? open(exe, O_RDONLY | O_CLOEXEC) : -1;
+	int fd = exe ? open_regular(exe) : -1;
 	Dwarf_Debug dbg = NULL;
 	Dwarf_Error e = NULL;
 	size_t blen = strlen(base);
@@ -72,16 +87,20 @@ static bool dwarf_find(const char *exe, const char *base, char *out, size_t outl
 }
 
 /* Lines first .. last (1-based) of path as a JSON array of strings; NULL when the file
- * cannot be read or is shorter than first. */
+ * cannot be read, is no regular file or is shorter than first. */
 static struct json_object *read_lines(const char *path, long first, long last)
 {
-	FILE *f = fopen(path, "re");
+	int fd = open_regular(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	struct json_object *arr;
 	char buf[LINE_MAX_BYTES + 2];
 	long no = 1;
 
-	if (!f)
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		return NULL;
+	}
 	arr = json_object_new_array();
 	while (arr && no <= last && fgets(buf, sizeof(buf), f)) {
 		size_t len = strlen(buf);

@@ -143,6 +143,21 @@ EXPECT_TEXT="One variable only" browser onevar.html onevar.json onevar.png
 check_if "256 threads: its page (exit $rc)" '[ "$rc" = 0 ]'
 EXPECT_TEXT="256 threads: one row each" browser threads256.html threads256.json threads256.png 1
 
+# lines and an executable that name a FIFO and a device: not read (they would block or
+# never end), the page is written
+mkfifo fifo.c
+python3 - "$S/tests/data/html-sample.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["tables"][0]["entries"][0]["items"][0]["name"] = "fifo.c:3"
+r["tables"][1]["entries"][0]["items"][0]["name"] = "/dev/zero:2"
+r["run"]["exe_read"] = "fifo.c"
+json.dump(r, open("fifo.json", "w"))
+PY
+timeout 20 "$R" html -o fifo.html fifo.json 2> err.txt; rc=$?
+check_if "source lines in a FIFO or a device are not read: the page without them (exit $rc)" \
+	'[ "$rc" = 0 ] && grep -q "\"sources\":{\"cg.c:556\"\|\"sources\":{}" fifo.html && ! grep -q "fifo.c:3\":{\"path" fifo.html'
+
 # 4. errors name the missing file
 MEMPHIS_HTML_D3=/nonexistent/d3.min.js "$R" html -o nolib.html "$S/tests/data/html-sample.json" 2> err.txt
 rc=$?
