@@ -216,7 +216,7 @@ static struct json_object *parse_report(const char *json, size_t len)
 	if (tok)
 		json_tokener_free(tok);
 	if (len > INT_MAX || !o || !json_object_is_type(o, json_type_object) ||
-	    !json_object_object_get_ex(o, "schema", &s) ||
+	    !json_object_object_get_ex(o, "schema", &s) || !json_object_is_type(s, json_type_string) ||
 	    strcmp(json_object_get_string(s), MR_JSON_SCHEMA) != 0 ||
 	    json_object_object_get_ex(o, "error", NULL)) {
 		json_object_put(o);

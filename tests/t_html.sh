@@ -172,6 +172,12 @@ else
 	check_if "a missing template: exit 2, the error names page.html and where it looked" \
 		'[ "$rc" = 2 ] && grep -q "page.html (looked in .*alone/bin/../share/memphis/html" err.txt'
 fi
+for bad in '{"schema": null}' '[1]' '{"schema": "memphis-report/1", "error": {}}' 'x'; do
+	printf '%s' "$bad" > bad.json
+	"$R" html -o bad.html bad.json 2> err.txt; rc=$?
+	check_if "not a report ($bad): exit 2, said so, no page (exit $rc)" \
+		'[ "$rc" = 2 ] && grep -q "not a memphis-report JSON report" err.txt && [ ! -e bad.html ]'
+done
 "$R" html -o /nonexistent/dir/p.html "$S/tests/data/html-sample.json" 2> err.txt; rc=$?
 check_if "an unwritable page: exit 2, the error names it (exit $rc)" \
 	'[ "$rc" = 2 ] && grep -q "cannot write /nonexistent/dir/p.html" err.txt'
