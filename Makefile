@@ -295,6 +295,8 @@ FUZZ_heapvar_SRCS := post/heapvar.c
 FUZZ_heapvar_LIBS := -lZydis
 FUZZ_compare_json_SRCS := post/compare_parse.c
 FUZZ_compare_json_LIBS := -ljson-c
+FUZZ_html_source_SRCS := post/html_source.c
+FUZZ_html_source_LIBS := -ljson-c -ldwarf -lelf -lz
 FUZZ_NAMES := $(patsubst tests/fuzz_%.c,%,$(wildcard tests/fuzz_*.c))
 FUZZ_BINS := $(FUZZ_NAMES:%=$(FUZZ_B)/fuzz_%)
 FUZZ_HDRS := $(wildcard include/*.h include/memphis/*.h lib/*.h lib/*/*.h post/*.h common/*.h)

@@ -87,13 +87,13 @@ static bool dwarf_find(const char *exe, const char *base, char *out, size_t outl
 }
 
 /* Lines first .. last (1-based) of path as a JSON array of strings; NULL when the file
- * cannot be read, is no regular file or is shorter than first. */
-static struct json_object *read_lines(const char *path, long first, long last)
+ * cannot be read, is no regular file or ends before line (not the file the line is in). */
+static struct json_object *read_lines(const char *path, long first, long line, long last)
 {
 	int fd = open_regular(path);
 	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	struct json_object *arr;
-	char buf[LINE_MAX_BYTES + 2];
+	char buf[LINE_MAX_BYTES + 1];
 	long no = 1;
 
 	if (!f) {
@@ -102,20 +102,22 @@ static struct json_object *read_lines(const char *path, long first, long last)
 		return NULL;
 	}
 	arr = json_object_new_array();
-	while (arr && no <= last && fgets(buf, sizeof(buf), f)) {
-		size_t len = strlen(buf);
-		bool whole = len && buf[len - 1] == '\n';
+	while (arr && no <= last) {
+		size_t len = 0;
+		int c;
 
-		if (whole)
-			buf[--len] = '\0';
-		else /* a long line: skip the rest of it */
-			for (int c; (c = fgetc(f)) != EOF && c != '\n';)
-				;
+		/* byte by byte: a NUL inside a line or a long line cannot shift the count */
+		while ((c = getc(f)) != EOF && c != '\n')
+			if (len < LINE_MAX_BYTES)
+				buf[len++] = (char)c;
+		if (c == EOF && len == 0)
+			break;
+		buf[len] = '\0';
 		if (no++ >= first)
 			json_object_array_add(arr, json_object_new_string(buf));
 	}
 	fclose(f);
-	if (arr && json_object_array_length(arr) == 0) {
+	if (arr && no <= line) {
 		json_object_put(arr);
 		arr = NULL;
 	}
@@ -168,7 +170,7 @@ static void add_line(struct json_object *out, struct json_object *paths, const c
 	file[colon - name] = '\0';
 	if (!find_file(paths, exe, file, path, sizeof(path)))
 		return;
-	text = read_lines(path, line > CONTEXT ? line - CONTEXT : 1, line + CONTEXT);
+	text = read_lines(path, line > CONTEXT ? line - CONTEXT : 1, line, line + CONTEXT);
 	if (!text)
 		return;
 	o = json_object_new_object();
