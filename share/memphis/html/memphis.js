@@ -110,7 +110,7 @@
 		if (nodes === 1)
 			note(n, 'One NUMA node: every access is local; the views still show which ' +
 				'thread works on which pages, and when.');
-		if (R.no_remote && nodes > 1)
+		if (R.no_remote && nodes > 1 && s.total)
 			note(n, 'No remote samples at all: the tables hold all samples.');
 		(R.warnings || []).forEach(function (w) { note(n, 'warning: ' + w); });
 		(R.damage || []).forEach(function (w) { note(n, 'damage: ' + w); });
@@ -193,7 +193,8 @@
 		var t1 = d3.max(regs, function (r) { return Math.max(r.t_end_ns, r.t_start_ns); });
 		var names = d3.set(regs.map(function (r) { return r.name; })).values();
 		var m = { l: 110, r: 20, t: 10, b: 34 }, w = 640, h = Math.max(30, 22 * names.length);
-		var x = d3.scale.linear().domain([0, Math.max(1e-6, (t1 - t0) / 1e6)]).range([0, w]);
+		/* runs that took no time (a synthetic run): a 1 ms axis, not one of nanoseconds */
+		var x = d3.scale.linear().domain([0, Math.max(1, (t1 - t0) / 1e6)]).range([0, w]);
 		var y = d3.scale.ordinal().domain(names).rangeRoundBands([0, h], 0.2);
 		var dens = d3.scale.linear().domain([0, d3.max(regs, function (r) {
 			return r.samples / Math.max(1e-6, (r.t_end_ns - r.t_start_ns) / 1e6);
