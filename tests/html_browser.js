@@ -7,7 +7,8 @@
 //   every view of the top TOP (default 10) variables rendered, each after a click on the
 //   variable: SVG shapes drawn, one cell per non-zero count of the pattern members;
 //   a full-page screenshot in SHOT.png whose pixels are not blank (their variance);
-//   with EXPECT_TEXT="A|B": the page's text holds A and B.
+//   with EXPECT_TEXT="A|B": the page's text holds A and B; SHOT_VAR=NAME: the screenshot shows
+//   that variable's views.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -122,6 +123,8 @@ async function checkVariable(page, v, i) {
 			pages: q('[data-view=pages] svg rect.bar'),
 			threads: q('[data-view=threads] svg rect.cell'),
 			strips: q('[data-view=threads] svg rect.strip'),
+			lo: Number((document.querySelector('#variable [data-view=threads]') || { dataset: {} }).dataset.lo),
+			hi: Number((document.querySelector('#variable [data-view=threads]') || { dataset: {} }).dataset.hi),
 			time: q('[data-view=time] svg rect.cell'),
 			lines: q('[data-view=lines] tr[data-line]'),
 			missing: q('.missing'),
@@ -133,8 +136,13 @@ async function checkVariable(page, v, i) {
 	if (d.matrix !== n * n) bad.push('matrix ' + d.matrix + ' cells');
 	if (d.pages < 1) bad.push('no page bars');
 	if (p) {
+		// the views show the blocks with samples: every non-zero count, a strip cell each
 		const nz = p.thread_blocks.reduce((s, r) => s + r.filter((k) => k).length, 0);
-		if (d.threads !== nz || (nz && d.strips !== 2 * p.blocks))
+		let lo = p.blocks, hi = -1;
+		p.thread_blocks.forEach((r) => r.forEach((k, b) => { if (k) { lo = Math.min(lo, b); hi = Math.max(hi, b); } }));
+		p.time.cells.forEach((c) => { lo = Math.min(lo, c[1]); hi = Math.max(hi, c[1]); });
+		if (nz && (d.lo !== lo || d.hi !== hi)) bad.push('blocks shown ' + d.lo + '..' + d.hi + ', sampled ' + lo + '..' + hi);
+		if (d.threads !== nz || (nz && d.strips !== 2 * (d.hi - d.lo + 1)))
 			bad.push('threads x blocks ' + d.threads + ' cells of ' + nz + ', ' + d.strips + ' strip cells');
 		if (d.time !== p.time.cells.length) bad.push('time map ' + d.time + ' of ' + p.time.cells.length);
 		if (nz === 0) bad.push('pattern without samples');
@@ -173,8 +181,10 @@ async function checkVariable(page, v, i) {
 		await checkOverview(page);
 		for (let i = 0; i < shown.length; i++)
 			await checkVariable(page, shown[i], i);
+		// the screenshot shows the first variable, or SHOT_VAR's views (docs/html.png: a)
+		const at = Math.max(0, shown.findIndex((v) => v.name === process.env.SHOT_VAR));
 		if (shown.length)
-			await page.evaluate(() => document.querySelectorAll('nav#var-list button')[0].click());
+			await page.evaluate((k) => document.querySelectorAll('nav#var-list button')[k].click(), at);
 		const png = await page.screenshot({ path: shotPath, fullPage: true });
 		const px = await variance(browser, png);
 		ok(px.variance > 100, 'screenshot ' + shotPath + ' (' + px.w + 'x' + px.h +

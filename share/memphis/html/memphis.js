@@ -9,8 +9,12 @@
 	var P = JSON.parse(document.getElementById('memphis-page').textContent);
 	var nodes = R.nodes || 1;
 	var num = d3.format(',');
-	var nodeColor = d3.scale.category10();
-	var threadColor = d3.scale.category20();
+	/* nodes and threads in palettes of their own (Dark2; category10 then 20b: 30 hues), so
+	 * that a first-touch strip and a home-node strip of one colour mean different things */
+	var nodeColor = d3.scale.ordinal().range(['#1b9e77', '#d95f02', '#7570b3', '#e7298a',
+		'#66a61e', '#e6ab02', '#a6761d', '#666666']);
+	var threadColor = d3.scale.ordinal().range(d3.scale.category10().range()
+		.concat(d3.scale.category20b().range()));
 	/* the pattern members come with --pattern (--html asks for them) for the program's
 	 * shown variables: a saved --json report, stacks and runtimes have none */
 	var MISSING = 'No pattern data for this variable: run with --pattern data (memphis-report ' +
@@ -315,16 +319,29 @@
 			s.append('i').style('background', color);
 			s.append('span').text(text);
 		};
-		if (p.threads.length <= 20)
+		if (p.threads.length <= 30)
 			p.threads.forEach(function (t, i) { add(threadColor(i), 'thread ' + t.index); });
 		else
-			l.append('span').text(p.threads.length + ' threads (colours repeat every 20); ');
+			l.append('span').text(p.threads.length + ' threads (colours repeat every 30); ');
 		for (var n = 0; n < nodes; n++) add(nodeColor(n), nodeName(n));
 		add('#999', 'first touch by a thread without samples here');
 	}
 
 	/* threads x page blocks, with the first-touch thread and the home node of each block */
-	function threadsView(sel, v) {
+	/* the blocks with samples: [lo, hi] (every block when none) */
+	function sampledRange(p) {
+		var lo = p.blocks, hi = -1;
+		p.thread_blocks.forEach(function (row) {
+			row.forEach(function (k, b) { if (k) { lo = Math.min(lo, b); hi = Math.max(hi, b); } });
+		});
+		((p.time || {}).cells || []).forEach(function (c) {
+			lo = Math.min(lo, c[1]); hi = Math.max(hi, c[1]);
+		});
+		return hi < 0 ? [0, p.blocks - 1] : [lo, hi];
+	}
+
+	/* threads x page blocks lo .. hi, with the first-touch thread and the home node of each */
+	function threadsView(sel, v, lo, hi) {
 		var p = v.pattern;
 		var box = viewBox(sel, 'threads', 'Threads x page blocks', p ? 'Samples of each ' +
 			'thread (rows) in each block of ' + bytes(p.block_bytes) + ' (columns, offset in ' +
@@ -332,12 +349,13 @@
 			'(grey: a thread without samples here) and the block\'s home node.' : null);
 		if (!p) { missing(box, MISSING); return; }
 		if (!p.blocks || !p.threads.length) { missing(box, 'No sample on its pages.'); return; }
-		var nt = p.threads.length, nb = p.blocks, W = 640;
+		box.attr('data-lo', lo).attr('data-hi', hi);
+		var nt = p.threads.length, nb = hi - lo + 1, W = 640;
 		var rh = Math.max(2, Math.min(14, Math.floor(360 / nt))), cw = W / nb;
 		var m = { l: nt <= 40 ? 190 : 60, t: 6 }, H = nt * rh, sh = 12;
 		var max = d3.max(p.thread_blocks, function (r) { return d3.max(r); }) || 1;
 		var col = d3.scale.sqrt().domain([0, max]).range(['#eef3fb', '#08306b']);
-		var x = d3.scale.linear().domain([0, nb * p.block_bytes]).range([0, W]);
+		var x = d3.scale.linear().domain([lo * p.block_bytes, (hi + 1) * p.block_bytes]).range([0, W]);
 		if (nt > 40) note(box, fmt(nt) + ' threads: one row each, ' + rh + ' px high.');
 		var g = svg(box, m.l + W + 20, m.t + H + 2 * sh + 60).append('g')
 			.attr('transform', 'translate(' + m.l + ',' + m.t + ')');
@@ -346,8 +364,8 @@
 				g.append('text').attr('x', -6).attr('y', i * rh + rh / 2 + 4)
 					.attr('text-anchor', 'end').text(threadLabel(p, i));
 			row.forEach(function (k, b) {
-				if (!k) return;
-				g.append('rect').attr('class', 'cell').attr('x', b * cw).attr('y', i * rh)
+				if (!k || b < lo || b > hi) return;
+				g.append('rect').attr('class', 'cell').attr('x', (b - lo) * cw).attr('y', i * rh)
 					.attr('width', Math.max(1, cw)).attr('height', rh).attr('fill', col(k))
 					.append('title').text(threadLabel(p, i) + ', block ' + b + ': ' + fmt(k));
 			});
@@ -355,7 +373,8 @@
 		var strip = function (y, label, vals, color, what) {
 			g.append('text').attr('x', -6).attr('y', y + sh - 2).attr('text-anchor', 'end').text(label);
 			(vals || []).forEach(function (val, b) {
-				g.append('rect').attr('class', 'strip').attr('x', b * cw).attr('y', y)
+				if (b < lo || b > hi) return;
+				g.append('rect').attr('class', 'strip').attr('x', (b - lo) * cw).attr('y', y)
 					.attr('width', Math.max(1, cw)).attr('height', sh - 2).attr('fill', color(val))
 					.append('title').text('block ' + b + ': ' + what(val));
 			});
@@ -374,7 +393,7 @@
 	}
 
 	/* samples over region time (x) against offset in the variable (y) */
-	function timeView(sel, v) {
+	function timeView(sel, v, lo, hi) {
 		var p = v.pattern;
 		var box = viewBox(sel, 'time', 'Time x address', p && p.time ? 'Samples per ' +
 			(p.time.bin_ns / 1e6).toFixed(2) + ' ms of region time (x) and block of ' +
@@ -392,8 +411,9 @@
 		});
 		var W = 640, H = Math.min(320, Math.max(60, 2 * p.blocks)), m = { l: 70, t: 6, b: 34 };
 		var x = d3.scale.linear().domain([0, p.time.bins * p.time.bin_ns / 1e6]).range([0, W]);
-		var y = d3.scale.linear().domain([0, p.blocks * p.block_bytes]).range([0, H]);
-		var cw = W / p.time.bins, ch = H / p.blocks;
+		var y = d3.scale.linear().domain([lo * p.block_bytes, (hi + 1) * p.block_bytes]).range([0, H]);
+		var cw = W / p.time.bins, ch = H / (hi - lo + 1);
+		cells = cells.filter(function (c) { return c[1] >= lo && c[1] <= hi; });
 		var max = d3.max(cells, function (c) { return c[2]; }) || 1;
 		var g = svg(box, m.l + W + 20, m.t + H + m.b).append('g')
 			.attr('transform', 'translate(' + m.l + ',' + m.t + ')');
@@ -404,7 +424,7 @@
 		g.append('g').attr('class', 'axis').call(d3.svg.axis().scale(y).orient('left').ticks(6)
 			.tickFormat(bytes));
 		var rects = g.selectAll('rect.cell').data(cells).enter().append('rect').attr('class', 'cell')
-			.attr('x', function (c) { return c[0] * cw; }).attr('y', function (c) { return c[1] * ch; })
+			.attr('x', function (c) { return c[0] * cw; }).attr('y', function (c) { return (c[1] - lo) * ch; })
 			.attr('width', Math.max(1, cw)).attr('height', Math.max(1, ch))
 			.attr('fill-opacity', function (c) { return 0.3 + 0.7 * c[2] / max; });
 		rects.append('title').text(function (c) {
@@ -472,6 +492,9 @@
 		if (where.length) box.append('p').attr('class', 'where').text(where.join('; '));
 	}
 
+	/* all blocks of the variable in the pattern views, or only those with samples */
+	var wholeVariable = false;
+
 	function showVariable(v) {
 		var sel = d3.select('#variable').html('');
 		d3.selectAll('nav#var-list button').classed('selected', function (d) { return d === v; });
@@ -488,11 +511,22 @@
 			fmt(v.first_touch.pages) + ' pages)');
 		sel.append('p').text(facts.join('; '));
 		adviceView(sel, v);
+		var lo = 0, hi = v.pattern ? v.pattern.blocks - 1 : 0;
+		if (v.pattern && v.pattern.blocks) {
+			var r = sampledRange(v.pattern), z = sel.append('label').attr('class', 'zoom');
+			/* a static array sized for the largest input: its samples in a corner */
+			z.append('input').attr('type', 'checkbox').property('checked', !wholeVariable)
+				.on('change', function () { wholeVariable = !this.checked; showVariable(v); });
+			z.append('span').text(' pattern views: only the blocks with samples (' + r[0] + ' to ' +
+				r[1] + ' of ' + v.pattern.blocks + ', ' + bytes(r[0] * v.pattern.block_bytes) +
+				' to ' + bytes((r[1] + 1) * v.pattern.block_bytes) + ')');
+			if (!wholeVariable) { lo = r[0]; hi = r[1]; }
+		}
 		var views = sel.append('div').attr('class', 'views');
 		matrixView(views, v);
 		pagesView(views, v);
-		threadsView(views, v);
-		timeView(views, v);
+		threadsView(views, v, lo, hi);
+		timeView(views, v, lo, hi);
 		linesView(sel, v);
 	}
 
