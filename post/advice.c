@@ -78,6 +78,25 @@ static double owned(const struct mr_pattern *p)
 	return p->samples ? (double)sum / (double)p->samples : 0;
 }
 
+/* The bytes from the first to the last block with samples (a static array sized for the
+ * largest input may be used in part only). */
+static uint64_t used_bytes(const struct mr_pattern *p)
+{
+	uint32_t first = p->nblocks, last = 0;
+
+	for (size_t t = 0; t < p->nthreads; t++)
+		for (uint32_t b = 0; b < p->nblocks; b++)
+			if (p->tb[t * p->nblocks + b]) {
+				first = b < first ? b : first;
+				last = b > last ? b : last;
+			}
+	if (first > last)
+		return 0;
+	if ((uint64_t)(last + 1) * p->block > p->span)
+		return p->span - (uint64_t)first * p->block;
+	return (uint64_t)(last - first + 1) * p->block;
+}
+
 /* The shape of p's use (p has at least MR_ADVICE_MIN_SAMPLES samples). */
 static enum mr_advice_kind shape_of(const struct mr_pattern *p, struct mr_advice *out)
 {
@@ -99,7 +118,7 @@ static enum mr_advice_kind shape_of(const struct mr_pattern *p, struct mr_advice
 		k = MR_ADVICE_MOVE_IT;
 	} else if (act && out->active >= 2 && disjoint(p, act, out)) {
 		k = MR_ADVICE_PARTITIONED;
-		out->block_bytes = p->span / out->active;
+		out->block_bytes = used_bytes(p) / out->active;
 	} else {
 		if (out->writes >= 0 && out->writes < MR_ADVICE_WRITES &&
 		    p->span <= MR_ADVICE_SMALL && out->active >= 2)

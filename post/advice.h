@@ -49,7 +49,8 @@ struct mr_advice {
 				     * thread with most samples in it (1: no block shared) */
 	double max_overlap;         /* largest overlap of two ranges, as a share of the shorter */
 	double writes;              /* share of stores, -1 when unknown */
-	uint64_t block_bytes;       /* partitioned: span / active threads */
+	uint64_t block_bytes;       /* partitioned: the bytes from the first to the last
+				     * block with samples / active threads */
 };
 
 /* Classify pattern p of a variable with `remote` and `local` samples (both nodes known).

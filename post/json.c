@@ -148,6 +148,26 @@ void mr_json_u64_array(struct mr_json *j, const uint64_t *v, size_t n)
 	mr_json_arr_end(j);
 }
 
+void mr_json_i64_line(struct mr_json *j, const int64_t *v, size_t n, size_t width,
+		      int64_t null_value)
+{
+	pre(j);
+	fputc('[', j->f);
+	for (size_t i = 0; i < n; i++) {
+		if (width && i % width == 0)
+			fputs(i ? ",[" : "[", j->f);
+		else if (i)
+			fputc(',', j->f);
+		if (v[i] == null_value && null_value != INT64_MIN)
+			fputs("null", j->f);
+		else
+			fprintf(j->f, "%" PRId64, v[i]);
+		if (width && (i + 1) % width == 0)
+			fputc(']', j->f);
+	}
+	fputc(']', j->f);
+}
+
 void mr_json_i64(struct mr_json *j, int64_t v)
 {
 	pre(j);

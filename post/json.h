@@ -27,6 +27,12 @@ void mr_json_bool(struct mr_json *j, int v);
 void mr_json_null(struct mr_json *j);
 /* An array of the n values v[0..n), as mr_json_arr, mr_json_u64 each, mr_json_arr_end. */
 void mr_json_u64_array(struct mr_json *j, const uint64_t *v, size_t n);
+/* The n values v[0..n) on one line, without spaces: "[0,3,null]" (width 0), or as rows of
+ * width values each, "[[0,1],[2,3]]"; a value equal to null_value is written null
+ * (INT64_MIN: none). For long numeric arrays, whose one value a line would multiply the
+ * size of the output by three or more. */
+void mr_json_i64_line(struct mr_json *j, const int64_t *v, size_t n, size_t width,
+		      int64_t null_value);
 
 /* Write s as a quoted JSON string to f (usable without a writer): always valid UTF-8, each
  * byte of s that starts no well-formed UTF-8 sequence written as \ufffd. */

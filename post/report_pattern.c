@@ -3,6 +3,7 @@
  * (docs/report-schema.md) and the text's advice lines (docs/advice.md). */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "advice.h"
@@ -21,7 +22,10 @@ static void json_node_index(struct mr_json *j, const struct report *r, uint32_t 
 		mr_json_null(j);
 }
 
-static void json_threads(struct mr_json *j, const struct report *r, const struct mr_pattern *p)
+/* The long arrays go on one line each (mr_json_i64_line) through buf, of at least
+ * max(blocks, 4 x cells) entries: a pattern is then at most about 20 bytes a time cell. */
+static void json_threads(struct mr_json *j, const struct report *r, const struct mr_pattern *p,
+			 int64_t *buf)
 {
 	mr_json_key(j, "threads");
 	mr_json_arr(j);
@@ -41,29 +45,29 @@ static void json_threads(struct mr_json *j, const struct report *r, const struct
 	mr_json_arr_end(j);
 	mr_json_key(j, "thread_blocks");
 	mr_json_arr(j);
-	for (size_t t = 0; t < p->nthreads; t++)
-		mr_json_u64_array(j, &p->tb[t * p->nblocks], p->nblocks);
+	for (size_t t = 0; t < p->nthreads; t++) {
+		for (uint32_t b = 0; b < p->nblocks; b++)
+			buf[b] = (int64_t)p->tb[t * p->nblocks + b];
+		mr_json_i64_line(j, buf, p->nblocks, 0, INT64_MIN);
+	}
 	mr_json_arr_end(j);
 }
 
-static void json_blocks(struct mr_json *j, const struct report *r, const struct mr_pattern *p)
+static void json_blocks(struct mr_json *j, const struct report *r, const struct mr_pattern *p,
+			int64_t *buf)
 {
 	mr_json_key(j, "block_home");
-	mr_json_arr(j);
 	for (uint32_t b = 0; b < p->nblocks; b++)
-		json_node_index(j, r, p->home[b]);
-	mr_json_arr_end(j);
+		buf[b] = p->home[b] < r->nnodes ? (int64_t)p->home[b] : -1;
+	mr_json_i64_line(j, buf, p->nblocks, 0, -1);
 	mr_json_key(j, "block_first_touch");
-	mr_json_arr(j);
 	for (uint32_t b = 0; b < p->nblocks; b++)
-		if (p->first_touch[b] == MR_PATTERN_FT_UNKNOWN)
-			mr_json_null(j);
-		else
-			mr_json_i64(j, p->first_touch[b]);
-	mr_json_arr_end(j);
+		buf[b] = p->first_touch[b];
+	mr_json_i64_line(j, buf, p->nblocks, 0, MR_PATTERN_FT_UNKNOWN);
 }
 
-static void json_time(struct mr_json *j, const struct report *r, const struct mr_pattern *p)
+static void json_time(struct mr_json *j, const struct report *r, const struct mr_pattern *p,
+		      int64_t *buf)
 {
 	mr_json_key(j, "time");
 	mr_json_obj(j);
@@ -71,22 +75,26 @@ static void json_time(struct mr_json *j, const struct report *r, const struct mr
 	U("bin_ns", r->pat.bin_ns);
 	U("bins", r->pat.nbins);
 	mr_json_key(j, "cells");
-	mr_json_arr(j);
 	for (size_t i = 0; i < p->ncells; i++) {
 		const struct mr_pattern_cell *c = &p->cells[i];
-		uint64_t v[4] = { c->bin, c->block, c->n, c->thread };
 
-		mr_json_u64_array(j, v, 4);
+		buf[4 * i] = c->bin;
+		buf[4 * i + 1] = c->block;
+		buf[4 * i + 2] = (int64_t)c->n;
+		buf[4 * i + 3] = c->thread;
 	}
-	mr_json_arr_end(j);
+	mr_json_i64_line(j, buf, 4 * p->ncells, 4, INT64_MIN);
 	mr_json_obj_end(j);
 }
 
-/* "pattern" of variable id: null when it has no layout. */
+/* "pattern" of variable id: null when it has no layout (or out of memory for its lines). */
 static void json_pattern(struct mr_json *j, const struct report *r, const struct mr_pattern *p)
 {
+	size_t n = p->laid ? 4 * p->ncells + p->nblocks + 1 : 0;
+	int64_t *buf = n ? malloc(n * sizeof(*buf)) : NULL;
+
 	mr_json_key(j, "pattern");
-	if (!p->laid) {
+	if (!buf) {
 		mr_json_null(j);
 		return;
 	}
@@ -96,36 +104,41 @@ static void json_pattern(struct mr_json *j, const struct report *r, const struct
 	U("blocks", p->nblocks);
 	U("samples", p->samples);
 	U("unplaced", p->unplaced);
-	json_threads(j, r, p);
-	json_blocks(j, r, p);
+	json_threads(j, r, p, buf);
+	json_blocks(j, r, p, buf);
 	mr_json_key(j, "writes");
 	p->rw_known ? mr_json_u64(j, p->writes) : mr_json_null(j);
 	mr_json_key(j, "reads");
 	p->rw_known ? mr_json_u64(j, p->reads) : mr_json_null(j);
-	json_time(j, r, p);
+	json_time(j, r, p, buf);
 	mr_json_obj_end(j);
+	free(buf);
 }
 
-/* The line with most samples on variable id (the loop that reads it), 0 when none. */
+/* The line with most samples on variable id (the loop that reads it; the lowest id among
+ * equals), 0 when none or out of memory. */
 static uint32_t top_line(const struct report *r, uint32_t id)
 {
+	struct mph_u64map n;
 	uint32_t best = 0;
-	uint64_t most = 0;
+	uint64_t most = 0, *c;
 
+	if (mph_u64map_init(&n, 64))
+		return 0;
 	for (size_t i = 0; i < r->agg.ncells; i++) {
-		const struct mr_agg_cell *c = &r->agg.cells[i];
-		uint64_t n = 0;
+		const struct mr_agg_cell *ce = &r->agg.cells[i];
 
-		if (c->var != id || !c->line)
+		if (ce->var != id || !ce->line)
 			continue;
-		for (size_t k = 0; k < r->agg.ncells; k++)
-			if (r->agg.cells[k].var == id && r->agg.cells[k].line == c->line)
-				n += r->agg.cells[k].n;
-		if (n > most || (n == most && c->line < best)) {
-			most = n;
-			best = c->line;
+		if (!(c = mph_u64map_put(&n, ce->line, 0)))
+			break;
+		*c += ce->n;
+		if (*c > most || (*c == most && ce->line < best)) {
+			most = *c;
+			best = ce->line;
 		}
 	}
+	mph_u64map_free(&n);
 	return best;
 }
 

@@ -106,6 +106,18 @@ int main(void)
 	   a.own > 0.99 && a.max_overlap == 0 && !strcmp(mr_advice_name(a.kind), "partitioned"),
 	   "own quarters, half remote: partitioned, block span/4 (got %s, %zu threads, block %llu)",
 	   mr_advice_name(a.kind), a.active, (unsigned long long)a.block_bytes);
+	p = make(64 << 20, own_quarter, 0);
+	for (size_t t = 0; t < T; t++) /* only blocks 0 .. 127 used: 2 threads, 64 each */
+		if (t >= 2) {
+			p.samples -= threads[t].samples;
+			threads[t].samples = 0;
+			for (uint32_t b = 0; b < NB; b++)
+				tb[t * NB + b] = 0;
+		}
+	mr_advice_classify(&p, p.samples, 0, &a);
+	ok(a.kind == MR_ADVICE_PARTITIONED && a.active == 2 && a.block_bytes == (16u << 20),
+	   "half the array used by 2 threads: partitioned, block = used bytes / 2 (got %s, %llu)",
+	   mr_advice_name(a.kind), (unsigned long long)a.block_bytes);
 	p = make(64 << 20, own_quarter, 1);
 	mr_advice_classify(&p, p.samples, 0, &a);
 	ok(a.kind == MR_ADVICE_PARTITIONED, "own quarters overlapping by one block: partitioned");

@@ -1,5 +1,6 @@
 /* tests/unit_json.c - the JSON writer of memphis-report (post/json.c): string escaping, full
- * uint64, empty arrays, commas and closing, valid UTF-8 out of any bytes. TAP output. */
+ * uint64, empty arrays, commas and closing, valid UTF-8 out of any bytes, the one-line
+ * arrays of the pattern data. TAP output. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,9 +78,39 @@ static void test_json_utf8(void)
 	}
 }
 
+/* mr_json_i64_line: flat with nulls, rows, empty, and in an object with commas. */
+static void test_json_line(void)
+{
+	const int64_t v[] = { 0, 3, -1, 7, -2, 5 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct mr_json j;
+
+	if (!f) {
+		ok(0, "json line: memstream");
+		return;
+	}
+	mr_json_init(&j, f);
+	mr_json_obj(&j);
+	mr_json_key(&j, "flat");
+	mr_json_i64_line(&j, v, 6, 0, -1);
+	mr_json_key(&j, "rows");
+	mr_json_i64_line(&j, v, 6, 3, INT64_MIN);
+	mr_json_key(&j, "none");
+	mr_json_i64_line(&j, v, 0, 4, INT64_MIN);
+	mr_json_obj_end(&j);
+	fclose(f);
+	ok(strstr(buf, "\"flat\": [0,3,null,7,-2,5],\n") != NULL, "json line: flat, -1 as null");
+	ok(strstr(buf, "\"rows\": [[0,3,-1],[7,-2,5]],\n") != NULL, "json line: rows of 3");
+	ok(strstr(buf, "\"none\": []\n}") != NULL, "json line: empty, then the closing");
+	free(buf);
+}
+
 int main(void)
 {
 	test_json();
+	test_json_line();
 	test_json_utf8();
 	return tap_done();
 }

@@ -1,0 +1,16 @@
+# numa-advice.guest.sh - issue 18's advice on 2 nodes, one OpenMP thread per node: a random
+# gather over a 24 MiB array the master initialised (interleave) and a 64 KiB read-only
+# table the master filled (replicate). examples/cg master-initialised (partitioned) and
+# NUMA-aware (local) are numa-cg's runs: numa-advice.host.sh reads them there.
+. "$VM_LIB"
+vm_require_memphis
+. "$(dirname "$VM_LIB")/guest-tests/numa-lib.sh"
+case $VM_TOPO in
+2x*) ;;
+*) vm_result skip "advice checks" "they run in the 2-node guest"; exit 0 ;;
+esac
+export OMP_NUM_THREADS=2 OMP_PLACES="{0},{$VM_CPUS_PER_NODE}"
+# exec on CPU 0 (node 0), as numa-cg.guest.sh does, so that the master's pages are node 0's
+ON0="taskset -c 0 taskset -c 0-$((VM_NODES * VM_CPUS_PER_NODE - 1))"
+run gather $ON0 "$MEMPHIS_BUILD/tests/prog_gather" 24 1
+run table $ON0 "$MEMPHIS_BUILD/tests/prog_table" 2

@@ -1,0 +1,62 @@
+# numa-advice.host.sh - issue 18's advice on the 2-node guest's runs: the random gather is
+# interleave, the read-only table replicate (both naming the master's first-touch line);
+# examples/cg master-initialised (numa-cg's run) has `a` and `colidx` partitioned, naming
+# the master's init line and the parallel loop that reads them, and the NUMA-aware CG (the
+# advice applied: `cg --numa-aware` initialises them in a parallel loop with the same
+# schedule) nothing to do; node 1's remote share falls from the first to the second.
+. "$VM_LIB"
+. "$MEMPHIS_SRC/tests/vm/guest-tests/numa-lib.sh"
+case $VM_TOPO in 2x*) ;; *) vm_result skip "advice: host checks" "they run for the 2-node guest"; exit 0 ;; esac
+R="$MEMPHIS_BUILD/memphis-report"
+CHECK="python3 $MEMPHIS_SRC/tests/advice/check.py"
+CG=$VM_OUT/../numa-cg
+SRC=$MEMPHIS_SRC/examples/cg/cg.c
+lines() { grep -n "$1" "$2" | cut -d: -f1 | sed "s/^/$(basename "$2"):/" | paste -sd, -; }
+
+# advise NAME DIR SPEC...: --json --advice $OPTS of run DIR (into $VM_OUT/NAME.advice.json),
+# the checks of check.py advice SPEC... as results
+advise() {
+	name=$1 dir=$2
+	shift 2
+	if [ ! -d "$dir" ]; then
+		vm_result fail "$name: no run directory came back from the guest ($dir)"
+		return
+	fi
+	"$R" --json --advice $OPTS "$dir" > "$VM_OUT/$name.advice.json" 2> "$VM_OUT/$name.advice.err"
+	"$R" --advice $OPTS "$dir" > "$VM_OUT/$name.advice.txt" 2>> "$VM_OUT/$name.advice.err"
+	$CHECK advice "$VM_OUT/$name.advice.json" "$@" > "$VM_OUT/$name.advice.check" 2>&1
+	results "$name advice" "$VM_OUT/$name.advice.check"
+}
+
+advise gather "$VM_OUT/gather" \
+	"main::x=interleave@$(lines 'x\[i\] = ' "$MEMPHIS_SRC/tests/prog_gather.c")"
+advise table "$VM_OUT/table" \
+	"table=replicate@$(lines 'table\[i\] = ' "$MEMPHIS_SRC/tests/prog_table.c")"
+loop=$(lines 'sum += a\[k\] \* p\[colidx\[k\]\];' "$SRC")
+advise cg-master "$CG/cg-master" \
+	"a=partitioned@$(lines 'a\[k + o\] = v;\|a\[k\] = diag;' "$SRC")~$loop" \
+	"colidx=partitioned@$(lines 'colidx\[k + o\] = (int)j;\|colidx\[k\] = (int)i;' "$SRC")~$loop"
+# NUMA-aware, a and colidx have no remote sample: the default tables do not show them
+OPTS=--all advise cg-aware "$CG/cg-aware" "a=local" "colidx=local"
+
+# node 1's remote share (samples on node 1's CPUs whose page is on node 0), before and
+# after the advice is applied
+share() {
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+rem = tot = 0
+for v in d["variables"]:
+    row = v["matrix"]["counts"][1]
+    tot += row[0] + row[1]
+    rem += row[0]
+print("%.1f %d %d" % (100.0 * rem / tot if tot else -1, rem, tot))' "$1"
+}
+if [ -f "$VM_OUT/cg-master.advice.json" ] && [ -f "$VM_OUT/cg-aware.advice.json" ]; then
+	set -- $(share "$VM_OUT/cg-master.advice.json") $(share "$VM_OUT/cg-aware.advice.json")
+	vm_note "cg node 1 remote share: master-initialised $1 % ($2 of $3), advice applied (--numa-aware) $4 % ($5 of $6)"
+	if python3 -c "import sys; sys.exit(not (0 <= $4 < $1 - 10))"; then
+		vm_result ok "cg: node 1's remote share falls by more than 10 points with the advice applied ($1 % -> $4 %)"
+	else
+		vm_result fail "cg: node 1's remote share falls by more than 10 points with the advice applied ($1 % -> $4 %)"
+	fi
+fi
