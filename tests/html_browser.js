@@ -17,7 +17,8 @@ const puppeteer = require('puppeteer-core');
 const [pagePath, reportPath, shotPath, topArg] = process.argv.slice(2);
 const report = JSON.parse(fs.readFileSync(reportPath, 'utf8'));
 const top = Number(topArg || 10);
-const url = 'file://' + path.resolve(pagePath);
+// a file URL as the browser spells it (a space in the path is %20: run.sh's 'asan: ...' dirs)
+const url = require('url').pathToFileURL(path.resolve(pagePath)).href;
 let failed = 0;
 function ok(cond, desc) {
 	if (!cond) failed++;
