@@ -108,6 +108,26 @@ async function checkOverview(page) {
 	}
 	ok(bad.length === 0 && dom.shareBars === report.nodes, 'remote share per node: ' +
 		dom.shareBars + ' bars, numbers equal the matrices\' sums' + (bad.length ? '; ' + bad : ''));
+	// sortable: a click on "samples" in the first table of 2 rows or more sorts it
+	// ascending, a second descending (ties keep no order: only the counts are compared)
+	const ti = jt.findIndex((t) => t.entries.length > 1);
+	if (ti >= 0) {
+		const order = await page.evaluate((k) => {
+			const t = document.querySelectorAll('.node-table table')[k];
+			const th = t.querySelectorAll('thead th')[3];
+			const counts = () => [...t.querySelectorAll('tbody tr')].map((tr) =>
+				Number(tr.querySelectorAll('td')[3].dataset.value));
+			th.click();
+			const up = counts();
+			th.click();
+			return { up, down: counts() };
+		}, ti);
+		const counts = jt[ti].entries.map((e) => e.count);
+		const asc = [...counts].sort((a, b) => a - b), desc = [...asc].reverse();
+		ok(JSON.stringify(order.up) === JSON.stringify(asc) &&
+			JSON.stringify(order.down) === JSON.stringify(desc),
+			'a click on "samples" sorts the table up, a second down (' + order.up.join(',') + ')');
+	}
 	const nreg = (report.regions || []).length;
 	ok(dom.regions === nreg && dom.regionBars === nreg, 'regions over time: ' + dom.regionBars +
 		' bars and ' + dom.regions + ' rows for ' + nreg + ' regions');
