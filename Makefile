@@ -3,6 +3,7 @@
 #   make demo       install missing packages, build, profile examples/cg, print the report
 #   make check      the test suite (TAP, ends with the skipped tests and their reasons, then
 #                   "N passed, N failed, N skipped"; MEMPHIS_STRICT_SKIPS=1: see tests/run.sh)
+#   make check-deps what the tests alone need (chromium, node, puppeteer-core into build/npm)
 #   make bench      overhead and throughput figures (prints, asserts nothing; docs/bench.md);
 #                   BENCH_QUICK=1 a ~2 minute subset
 #   make fuzz       build the libFuzzer targets (tests/fuzz_*.c) into build-fuzz/ with clang;
