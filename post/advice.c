@@ -97,22 +97,34 @@ static uint64_t used_bytes(const struct mr_pattern *p)
 	return (uint64_t)(last - first + 1) * p->block;
 }
 
+/* Thread t's use of the variable: its samples on it as a share of all its attributed
+ * samples, so that a thread that ran longer or slower (and took more samples of
+ * everything) does not look like the main user; its samples when that is not counted. */
+static double use_of(const struct mr_pattern *p, size_t t)
+{
+	const struct mr_pattern_thread *th = &p->threads[t];
+
+	return th->all ? (double)th->samples / (double)th->all : (double)th->samples;
+}
+
 /* The shape of p's use (p has at least MR_ADVICE_MIN_SAMPLES samples). */
 static enum mr_advice_kind shape_of(const struct mr_pattern *p, struct mr_advice *out)
 {
 	unsigned char *act = calloc(p->nthreads ? p->nthreads : 1, 1);
 	enum mr_advice_kind k = MR_ADVICE_INTERLEAVE;
-	uint64_t most = 0;
+	double most = 0, sum = 0;
 
+	for (size_t t = 0; t < p->nthreads; t++)
+		sum += use_of(p, t);
 	for (size_t t = 0; act && t < p->nthreads; t++) {
-		act[t] = (double)p->threads[t].samples >= MR_ADVICE_ACTIVE * (double)p->samples;
+		act[t] = use_of(p, t) >= MR_ADVICE_ACTIVE * sum;
 		out->active += act[t];
-		if (p->threads[t].samples > most) {
-			most = p->threads[t].samples;
+		if (use_of(p, t) > most) {
+			most = use_of(p, t);
 			out->top = t;
 		}
 	}
-	out->top_share = (double)most / (double)p->samples;
+	out->top_share = sum > 0 ? most / sum : 0;
 	out->own = owned(p);
 	if (out->top_share >= MR_ADVICE_MOVE) {
 		k = MR_ADVICE_MOVE_IT;

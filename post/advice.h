@@ -16,8 +16,8 @@
 /* The thresholds, each explained in docs/advice.md. */
 #define MR_ADVICE_MIN_SAMPLES 50      /* fewer samples on the variable: no advice */
 #define MR_ADVICE_REMOTE 0.10         /* a lower remote share is "local" */
-#define MR_ADVICE_ACTIVE 0.02         /* a thread with a lower share of samples is ignored */
-#define MR_ADVICE_MOVE 0.80           /* one thread's share that makes it "move" */
+#define MR_ADVICE_ACTIVE 0.02         /* a thread with a lower share of the use is ignored */
+#define MR_ADVICE_MOVE 0.80           /* one thread's share of the use that makes it "move" */
 #define MR_ADVICE_RANGE_CUT 0.10      /* a thread's range: its samples' blocks from this
 				       * quantile to 1 - this */
 #define MR_ADVICE_OVERLAP 0.10        /* ranges overlapping more than this share of the
@@ -42,9 +42,10 @@ struct mr_advice {
 	uint64_t samples;           /* samples placed in the pattern */
 	double remote;              /* remote share of the samples with both nodes known, -1
 				     * when none has */
-	size_t active;              /* threads with at least MR_ADVICE_ACTIVE of the samples */
-	size_t top;                 /* position (pattern threads) of the thread with most */
-	double top_share;
+	size_t active;              /* threads with at least MR_ADVICE_ACTIVE of the use */
+	size_t top;                 /* position (pattern threads) of the main user */
+	double top_share;           /* its share of the use: a thread's use is its samples on
+				     * the variable over all its samples (threads[].all) */
 	double own;                 /* share of the samples, each block's counted for the
 				     * thread with most samples in it (1: no block shared) */
 	double max_overlap;         /* largest overlap of two ranges, as a share of the shorter */

@@ -72,7 +72,7 @@ static int lay_heap(struct mr_pattern_set *s, struct mr_attrib *a)
 static int layout(struct mr_pattern_set *s, struct mr_attrib *a, const uint32_t *vars, size_t n)
 {
 	s->p = calloc(n ? n : 1, sizeof(*s->p));
-	if (!s->p || mph_u64map_init(&s->by_var, n * 2))
+	if (!s->p || mph_u64map_init(&s->by_var, n * 2) || mph_u64map_init(&s->all, 64))
 		return -ENOMEM;
 	for (size_t k = 0; k < n; k++) {
 		const struct mr_varinfo *vi = mr_attrib_var(a, vars[k]);
@@ -220,7 +220,12 @@ static int pass_sample(struct mr_pattern_set *s, const struct mr_pattern_in *in,
 	if (sm->flags & MPH_S_STACK)
 		stk = mr_samples_stack(it, sm, &bytes);
 	mr_attrib_sample_stack(ctx, sm, stk, bytes, 1, &res);
-	if (res.self || !(pos = mph_u64map_get(&s->by_var, res.var)))
+	if (res.self)
+		return 0;
+	if (!(pos = mph_u64map_put(&s->all, sm->tid, 0)))
+		return -ENOMEM;
+	++*pos;
+	if (!(pos = mph_u64map_get(&s->by_var, res.var)))
 		return 0;
 	p = &s->p[*pos];
 	if (!p->laid)
@@ -315,10 +320,14 @@ static int finish_threads(struct mr_pattern_set *s, struct mr_pattern *p, struct
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i <= tpos->mask; i++)
-		if (tpos->keys[i] != MPH_U64MAP_EMPTY)
+		if (tpos->keys[i] != MPH_U64MAP_EMPTY) {
+			uint32_t tid = (uint32_t)tpos->keys[i];
+			const uint64_t *all = mph_u64map_get(&s->all, tid);
+
 			p->threads[p->nthreads++] = (struct mr_pattern_thread){
-				(uint32_t)tpos->keys[i], mr_attrib_thread_index(a, (uint32_t)tpos->keys[i]),
-				s->nnodes, tpos->vals[i] };
+				tid, mr_attrib_thread_index(a, tid), s->nnodes, tpos->vals[i],
+				all ? *all : 0 };
+		}
 	qsort(p->threads, p->nthreads, sizeof(*p->threads), cmp_thread);
 	for (size_t t = 0; t < p->nthreads; t++)
 		*mph_u64map_get(tpos, p->threads[t].tid) = t;
@@ -516,6 +525,7 @@ void mr_pattern_free(struct mr_pattern_set *s)
 	}
 	free(s->p);
 	mph_u64map_free(&s->by_var);
+	mph_u64map_free(&s->all);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -31,6 +31,8 @@ struct mr_pattern_thread {
 	int index;        /* thread index (0 = main), -1 unknown */
 	uint32_t node;    /* node index of the CPU of most of its samples; nnodes: unknown */
 	uint64_t samples;
+	uint64_t all;     /* its attributed samples on any variable (0: not counted): what
+			   * its samples on this one are a share of */
 };
 
 /* The samples of one (time bin, block), and the thread that took most of them. */
@@ -77,6 +79,7 @@ struct mr_pattern_set {
 	uint64_t t0, bin_ns;      /* time bins of the selected regions: [t0 + k bin_ns, ...) */
 	uint32_t nbins;           /* 0 when no selected region has a time span */
 	struct mph_u64map by_var; /* var -> position in p */
+	struct mph_u64map all;    /* tid -> attributed samples on any variable */
 };
 
 /* What the pass reads. */

@@ -40,6 +40,7 @@ static void json_threads(struct mr_json *j, const struct report *r, const struct
 		mr_json_key(j, "node");
 		json_node_index(j, r, p->threads[t].node);
 		U("samples", p->threads[t].samples);
+		U("thread_samples", p->threads[t].all);
 		mr_json_obj_end(j);
 	}
 	mr_json_arr_end(j);
@@ -221,17 +222,18 @@ static void shared_words(const struct report *r, const struct mr_pattern *p, str
 			 "one thread uses it: allocate it on %s of %s (first touch it from that "
 			 "thread, or numa_alloc_onnode)%s%s", node, who,
 			 w->line ? " instead of at " : "", w->line ? w->line : "");
-		snprintf(w->evidence, sizeof(w->evidence), "%s takes %.0f %% of its samples; %s; %s",
-			 who, 100 * w->a.top_share, rem, touched);
+		snprintf(w->evidence, sizeof(w->evidence), "%s has %.0f %% of the threads' use (a "
+			 "thread's samples on it over all its samples); %s; %s", who,
+			 100 * w->a.top_share, rem, touched);
 		break;
 	case MR_ADVICE_REPLICATE:
 		snprintf(w->action, sizeof(w->action),
 			 "read-mostly and small (%s): replicate it, one copy per node filled on that "
 			 "node, each thread reading its node's copy", sz);
 		snprintf(w->evidence, sizeof(w->evidence),
-			 "%.1f %% stores, %s, read by %zu threads, the thread holding each block has "
-			 "%.0f %% of the samples; %s; %s", 100 * w->a.writes, sz, w->a.active,
-			 100 * w->a.own, rem, touched);
+			 "%.1f %% stores, %s, read by %zu threads, none with own ranges (overlap up "
+			 "to %.0f %%); %s; %s", 100 * w->a.writes, sz, w->a.active,
+			 100 * w->a.max_overlap, rem, touched);
 		break;
 	default:
 		snprintf(w->action, sizeof(w->action),

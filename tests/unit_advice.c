@@ -28,7 +28,8 @@ static struct mr_pattern make(uint64_t span, uint64_t (*cell)(size_t, uint32_t, 
 	p.nthreads = T;
 	p.tb = tb;
 	for (size_t t = 0; t < T; t++) {
-		threads[t] = (struct mr_pattern_thread){ (uint32_t)(100 + t), (int)t, (uint32_t)(t / 2), 0 };
+		threads[t] = (struct mr_pattern_thread){ (uint32_t)(100 + t), (int)t, (uint32_t)(t / 2),
+							 0, 0 };
 		for (uint32_t b = 0; b < NB; b++) {
 			tb[t * NB + b] = cell(t, b, arg);
 			threads[t].samples += tb[t * NB + b];
@@ -176,6 +177,23 @@ int main(void)
 	ok(a.kind == MR_ADVICE_INTERLEAVE && a.writes < 0,
 	   "... loads and stores unknown: never replicate (got %s)", mr_advice_name(a.kind));
 
+	p = make(256 << 10, everywhere, 0);
+	for (uint32_t b = 0; b < NB; b++) /* thread 0 ran 15 times longer: 83 % of the samples */
+		tb[b] *= 15;
+	threads[0].samples *= 15;
+	p.samples = 0;
+	for (size_t t = 0; t < T; t++)
+		p.samples += threads[t].samples;
+	p.reads = p.samples;
+	mr_advice_classify(&p, p.samples, 0, &a);
+	ok(a.kind == MR_ADVICE_MOVE_IT, "thread 0 with %.0f %% of the samples, totals unknown: move",
+	   100 * a.top_share);
+	for (size_t t = 0; t < T; t++) /* ... and as many of all its samples as the others */
+		threads[t].all = threads[t].samples + threads[t].samples / 10;
+	mr_advice_classify(&p, p.samples, 0, &a);
+	ok(a.kind == MR_ADVICE_REPLICATE && a.top_share < 0.3,
+	   "... each thread's samples on it 91 %% of all its samples: the same use, replicate "
+	   "(got %s, top %.0f %%)", mr_advice_name(a.kind), 100 * a.top_share);
 	p = make(64 << 20, one_thread, 90);
 	mr_advice_classify(&p, p.samples, 0, &a);
 	ok(a.kind == MR_ADVICE_MOVE_IT && a.top == 0 && a.top_share >= MR_ADVICE_MOVE,
