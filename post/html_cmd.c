@@ -1,6 +1,7 @@
 /* post/html_cmd.c - `memphis-report html -o FILE RUNDIR [report options]`: the same as
  * `memphis-report RUNDIR --html FILE [report options]`; or `html -o FILE REPORT.json`: the
  * page of a report saved with --json (its source text is read here, when readable). */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -56,6 +57,18 @@ static int from_json(const char *out, const char *path)
 	return rc;
 }
 
+/* Is arg a report option whose value is the next argument (report_options.c)? */
+static bool takes_value(const char *arg)
+{
+	static const char *const opts[] = { "--region", "--top", "--by", "--exe", "--jobs", "-j",
+					     "--html", NULL };
+
+	for (size_t i = 0; opts[i]; i++)
+		if (!strcmp(arg, opts[i]))
+			return true;
+	return false;
+}
+
 /* argv: "html" and its arguments. -o FILE is taken out, the rest goes to the report. */
 int mr_cmd_html(int argc, char **argv)
 {
@@ -82,6 +95,8 @@ int mr_cmd_html(int argc, char **argv)
 			if (argv[i][0] != '-' && !input)
 				input = argv[i];
 			args[n++] = argv[i];
+			if (takes_value(argv[i]) && i + 1 < argc) /* its value is no input */
+				args[n++] = argv[++i];
 		}
 	}
 	if (!out)

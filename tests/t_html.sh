@@ -86,6 +86,10 @@ else
 	rc2=$?
 	check_if "--html FILE and html -o FILE write the page ($rc, $rc2) and the same bytes" \
 		'[ "$rc" = 0 ] && [ "$rc2" = 0 ] && cmp -s cg.html cg2.html'
+	touch 3 # a file named like --top's value: html must not take it for a saved report
+	"$R" html -o top.html --top 3 "$run" 2> err.txt; rc=$?
+	check_if "html -o FILE --top 3 RUNDIR: report options before RUNDIR (exit $rc)" \
+		'[ "$rc" = 0 ] && [ -s top.html ]'
 	embedded cg.html > cg.embedded
 	squeeze cg.json > cg.squeezed
 	check "the page embeds exactly what --json --advice prints, without its indentation ($(wc -c < cg.json) bytes, $(wc -c < cg.embedded) embedded)" \
