@@ -70,7 +70,7 @@ for n in $SIZES; do
 	[ -z "$first_rss" ] && first_rss=$rss first_n=$n
 	last_rss=$rss last_n=$n
 	measure "$R" "run$n" --html page.html
-	"$R" "run$n" --json > report.json 2>/dev/null
+	"$R" "run$n" --json --advice > report.json 2>/dev/null # what the page embeds
 	echo "$n $wall $cpu $rss $(wc -c < page.html) $(wc -c < report.json)" >> html.t
 	rm -rf "run$n" page.html report.json
 done
@@ -80,6 +80,7 @@ fi
 echo
 echo "== memphis-report --html on the same runs: the page's time and size (bound: 10 MB)"
 printf "%12s %10s %10s %10s %12s %12s %8s\n" samples wall_s cpu_s peak_RSS page_bytes json_bytes "<=10MB"
+printf "%12s %10s %10s %10s %12s %12s %8s\n" "" "" "" "(KiB)" "" "(--advice)" ""
 while read -r n w c r pb jb; do
 	printf "%12s %10s %10s %10s %12s %12s %8s\n" "$n" "$w" "$c" "$r" "$pb" "$jb" \
 		"$([ "$pb" -le 10000000 ] && echo yes || echo NO)"
