@@ -3,6 +3,7 @@
 #   make demo       install missing packages, build, profile examples/cg, print the report
 #   make check      the test suite (TAP, ends with the skipped tests and their reasons, then
 #                   "N passed, N failed, N skipped"; MEMPHIS_STRICT_SKIPS=1: see tests/run.sh)
+#   make check-deps what the tests alone need (chromium, node, puppeteer-core into build/npm)
 #   make bench      overhead and throughput figures (prints, asserts nothing; docs/bench.md);
 #                   BENCH_QUICK=1 a ~2 minute subset
 #   make fuzz       build the libFuzzer targets (tests/fuzz_*.c) into build-fuzz/ with clang;
@@ -18,6 +19,8 @@ LIBDIR ?= $(PREFIX)/lib
 BINDIR ?= $(PREFIX)/bin
 INCDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
+# memphis-report --html reads its page template, style and script from DATADIR/memphis/html
+DATADIR ?= $(PREFIX)/share
 CC ?= cc
 # Fortran: gfortran unless FC is given (make's built-in default f77 is not it)
 ifeq ($(origin FC),default)
@@ -117,14 +120,23 @@ DEB_PKGS := gcc g++ make pkg-config libzydis-dev libdwarf-dev libelf-dev zlib1g-
 	libjson-c-dev libdw-dev linux-headers-amd64
 # dkms: tests/t_dkms.sh builds the module through it (make install-dkms)
 DEB_PKGS += dkms
+# examples/mpi and tests/t_mpi*.sh: mpicc, mpif90, mpirun (Open MPI)
+DEB_PKGS += openmpi-bin libopenmpi-dev
+# libjs-d3: memphis-report --html inlines its d3.min.js into every page (docs/html.md)
+DEB_PKGS += libjs-d3
+# For the tests only (make check; make demo does without): Debian's chromium, which
+# tests/t_html.sh drives headless with puppeteer-core (node's, from the npm registry, pinned
+# for Debian 12's chromium and node 18, installed into $(B)/npm by check-deps).
+TEST_DEB_PKGS := chromium nodejs
 # tests/t_deb.sh builds the Debian packages (debian/), checks them with lintian and installs
 # them into a debootstrap chroot; tests/t_spack.sh checks the Spack recipe's style as
 # `spack style` does (flake8, black, isort)
-DEB_PKGS += dpkg-dev debhelper dh-dkms lintian debootstrap flake8 black isort
-# examples/mpi and tests/t_mpi*.sh: mpicc, mpif90, mpirun (Open MPI)
-DEB_PKGS += openmpi-bin libopenmpi-dev
-deps:
-	@missing=""; for p in $(DEB_PKGS); do \
+TEST_DEB_PKGS += dpkg-dev debhelper dh-dkms lintian debootstrap flake8 black isort
+PUPPETEER := puppeteer-core@24.43.1
+
+# deb_install PACKAGES: the recipe that installs the missing ones (as root) or says how
+define deb_install
+	@missing=""; for p in $(1); do \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -135,6 +147,18 @@ deps:
 	    echo "memphis: missing packages; run:  sudo apt-get install -y$$missing"; exit 1; \
 	  fi; \
 	fi
+endef
+
+deps:
+	$(call deb_install,$(DEB_PKGS))
+
+# Debian's nodejs comes without npm (NodeSource's has it): npm then too.
+.PHONY: check-deps
+check-deps: deps
+	$(call deb_install,$(TEST_DEB_PKGS))
+	$(call deb_install,$(if $(shell command -v npm),,npm))
+	$(Q)[ -d $(B)/npm/node_modules/puppeteer-core ] || { mkdir -p $(B)/npm && \
+	  npm install --silent --no-audit --no-fund --prefix $(B)/npm $(PUPPETEER) > /dev/null; }
 
 $(B)/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
@@ -150,6 +174,10 @@ $(B)/post/%.o: post/%.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(POST_CFLAGS) -c $< -o $@
+
+# where an installed memphis-report finds the page's files (it also looks beside itself:
+# BINDIR/../share/memphis/html, and in the build tree's share/memphis/html)
+$(B)/post/html.o: POST_CFLAGS += -DMEMPHIS_DATADIR='"$(DATADIR)"'
 
 $(B)/libmemphis.so: $(LIB_OBJS) $(COMMON_OBJS) lib/libmemphis.map
 	@$(if $(Q),echo "  LD      $@")
@@ -319,6 +347,8 @@ FUZZ_heapvar_SRCS := post/heapvar.c
 FUZZ_heapvar_LIBS := -lZydis
 FUZZ_compare_json_SRCS := post/compare_parse.c
 FUZZ_compare_json_LIBS := -ljson-c
+FUZZ_html_source_SRCS := post/html_source.c
+FUZZ_html_source_LIBS := -ljson-c -ldwarf -lelf -lz
 FUZZ_NAMES := $(patsubst tests/fuzz_%.c,%,$(wildcard tests/fuzz_*.c))
 FUZZ_BINS := $(FUZZ_NAMES:%=$(FUZZ_B)/fuzz_%)
 FUZZ_HDRS := $(wildcard include/*.h include/memphis/*.h lib/*.h lib/*/*.h post/*.h common/*.h)
@@ -349,7 +379,7 @@ UBSAN := -fsanitize=undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 ASAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 # memphis-report's threaded sample pass (report_pass.c) under ThreadSanitizer
 TSAN := -fsanitize=thread -fno-omit-frame-pointer
-check: deps
+check: check-deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(MAKE) --no-print-directory B=$(B)-ubsan CFLAGS="$(UBSAN) $(CFLAGS)" all
 	$(Q)$(MAKE) --no-print-directory B=$(B)-asan CFLAGS="$(ASAN) $(CFLAGS)" $(B)-asan/memphis-report
@@ -380,6 +410,9 @@ ifneq ($(FORTRAN_PROGRAMS),)
 	install -m 0644 $(B)/fortran/memphis.mod "$(DESTDIR)$(FMODDIR)/"
 endif
 	install -m 0755 $(B)/memphis $(B)/memphis-report "$(DESTDIR)$(BINDIR)/"
+	install -d "$(DESTDIR)$(DATADIR)/memphis/html"
+	install -m 0644 share/memphis/html/page.html share/memphis/html/memphis.css \
+	  share/memphis/html/memphis.js "$(DESTDIR)$(DATADIR)/memphis/html/"
 	for m in docs/*.1 docs/*.3; do [ -f "$$m" ] || continue; s=$${m##*.}; \
 	  install -d "$(DESTDIR)$(MANDIR)/man$$s" && install -m 0644 $$m "$(DESTDIR)$(MANDIR)/man$$s/"; done
 
@@ -388,7 +421,7 @@ uninstall:
 	  "$(DESTDIR)$(LIBDIR)/libmemphis_f.a" "$(DESTDIR)$(FMODDIR)/memphis.mod" \
 	  "$(DESTDIR)$(LIBDIR)/pkgconfig/memphis.pc" "$(DESTDIR)$(INCDIR)/memphis.h" \
 	  "$(DESTDIR)$(BINDIR)/memphis" "$(DESTDIR)$(BINDIR)/memphis-report"
-	rm -rf "$(DESTDIR)$(INCDIR)/memphis"
+	rm -rf "$(DESTDIR)$(INCDIR)/memphis" "$(DESTDIR)$(DATADIR)/memphis/html"
 	for m in docs/*.1 docs/*.3; do [ -f "$$m" ] || continue; s=$${m##*.}; \
 	  rm -f "$(DESTDIR)$(MANDIR)/man$$s/$${m##*/}"; done
 

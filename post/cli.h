@@ -51,5 +51,7 @@ int mr_cmd_dump(int argc, char **argv);
 void mr_help_dump(FILE *f);
 int mr_cmd_compare(int argc, char **argv);
 void mr_help_compare(FILE *f);
+int mr_cmd_html(int argc, char **argv);
+void mr_help_html(FILE *f);
 
 #endif /* MR_CLI_H */

@@ -13,6 +13,8 @@ static const struct mr_cmd cmds[] = {
 	{ "dump", "the run's metadata and one line per sample", mr_cmd_dump, mr_help_dump },
 	{ "compare", "before/after: remote shares per node and variable, with a verdict",
 	  mr_cmd_compare, mr_help_compare },
+	{ "html", "the report as one self-contained HTML page with its views",
+	  mr_cmd_html, mr_help_html },
 };
 
 static void help(FILE *f)

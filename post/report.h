@@ -46,6 +46,7 @@ struct report_opts {
 	pthread_mutex_t *open_lock; /* held while the run and its objects are opened (the
 				   * DWARF reader forks; libdwarf and libelf are not known
 				   * thread-safe): several ranks reported at once (job.c) */
+	const char *html;         /* --html FILE: write the HTML page there (html.h) */
 };
 
 #define MR_MAX_JOBS 256

@@ -40,6 +40,8 @@ void mr_help_report(FILE *f)
 		"                 addresses are attributed\n"
 		"  --matrix       print the node x node matrix of each variable shown\n"
 		"  --json         JSON output (schema memphis-report/1, docs/report-schema.md)\n"
+		"  --html FILE    write a self-contained HTML page with the report and its views\n"
+		"                 to FILE (docs/html.md; '-': standard output); implies --advice\n"
 		"  --pattern      with --json: how the threads use each shown variable's pages\n"
 		"                 (thread x page-block samples, time bins; a second pass)\n"
 		"  --advice       placement advice for each shown variable, from its pattern\n"
@@ -108,6 +110,7 @@ bool report_parse_options(struct report_opts *o, int argc, char **argv, int *exi
 		{ "exe", required_argument, NULL, 'e' },    { "force", no_argument, NULL, 'f' },
 		{ "jobs", required_argument, NULL, 'j' },   { "help", no_argument, NULL, 'h' },
 		{ "rank", required_argument, NULL, 'R' },
+		{ "html", required_argument, NULL, 'H' },
 		{ "pattern", no_argument, NULL, 'P' },      { "advice", no_argument, NULL, 'A' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -169,6 +172,7 @@ bool report_parse_options(struct report_opts *o, int argc, char **argv, int *exi
 		case 'P': o->pattern = 1; break;
 		case 'A': o->advice = o->pattern = 1; break;
 		case 'J': break; /* --json: seen above */
+		case 'H': o->html = optarg; break;
 		case 'e': o->exe = optarg; break;
 		case 'f': o->force = 1; break;
 		case 'h': mr_help_report(stdout); return stop(exit_code, MR_EXIT_OK);
@@ -190,6 +194,8 @@ bool report_parse_options(struct report_opts *o, int argc, char **argv, int *exi
 		return stop(exit_code, mr_usage("report", "MEMPHIS_REPORT_JOBS wants a number "
 						"from 1 to %d, not '%s'", MR_MAX_JOBS,
 						getenv("MEMPHIS_REPORT_JOBS")));
+	if (o->html && o->json)
+		return stop(exit_code, mr_usage("report", "--html and --json exclude each other"));
 	if (optind == argc)
 		return stop(exit_code, mr_usage("report", "missing RUNDIR"));
 	o->dir = argv[optind];

@@ -2,7 +2,8 @@
 # tests/bench_report.sh [BUILD] - throughput and memory of memphis-report, and a side by
 # side with `perf report` on the same program. Prints figures, asserts nothing.
 #   1. synthetic runs of 1 M and 10 M samples (tests/tool_gen): samples/s (wall and CPU)
-#      and peak RSS, which must stay flat in the number of samples;
+#      and peak RSS, which must stay flat in the number of samples; then the same runs'
+#      HTML page (--html, issue 18): time and size, which must stay within 10 MB;
 #   2. report scaling: a synthetic run read with 1 and with N workers (memphis-report -j N,
 #      when its --help offers -j): samples/s and whether the JSON output is the same;
 #   2b. an MPI job (issue 19): synthetic jobs of 8 and 64 ranks x BENCH_JOB_N samples
@@ -71,11 +72,22 @@ for n in $SIZES; do
 		"$(rate "$n" "$cpu")" "$rss"
 	[ -z "$first_rss" ] && first_rss=$rss first_n=$n
 	last_rss=$rss last_n=$n
-	rm -rf "run$n"
+	measure "$R" "run$n" --html page.html
+	"$R" "run$n" --json --advice > report.json 2>/dev/null # what the page embeds
+	echo "$n $wall $cpu $rss $(wc -c < page.html) $(wc -c < report.json)" >> html.t
+	rm -rf "run$n" page.html report.json
 done
 if [ -n "$TIME" ] && [ "$first_n" != "$last_n" ]; then
 	echo "peak RSS ratio ${last_n}/${first_n} samples: $(awk "BEGIN { printf \"%.2f\", $last_rss / $first_rss }") (flat = 1.00; samples ratio $(awk "BEGIN { print $last_n / $first_n }"))"
 fi
+echo
+echo "== memphis-report --html on the same runs: the page's time and size (bound: 10 MB)"
+printf "%12s %10s %10s %10s %12s %12s %8s\n" samples wall_s cpu_s peak_RSS page_bytes json_bytes "<=10MB"
+printf "%12s %10s %10s %10s %12s %12s %8s\n" "" "" "" "(KiB)" "" "(--advice)" ""
+while read -r n w c r pb jb; do
+	printf "%12s %10s %10s %10s %12s %12s %8s\n" "$n" "$w" "$c" "$r" "$pb" "$jb" \
+		"$([ "$pb" -le 10000000 ] && echo yes || echo NO)"
+done < html.t
 
 # Report scaling: a synthetic run with one sample file per CPU, read with 1 and with
 # JOBS workers (memphis-report -j), when memphis-report --help offers -j.

@@ -25,7 +25,7 @@ pass=0; fail=0; skip=0
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 : > "$out/skips"
-BUILD_SKIP='not built|mpirun|mpicc|mpif90|no kernel headers|linux-headers|clang|libFuzzer|no Fortran compiler|gfortran|memphis\.mod|no C compiler|C\+\+ compiler|is needed|no objects built'
+BUILD_SKIP='not built|check-deps|mpirun|mpicc|mpif90|no kernel headers|linux-headers|clang|libFuzzer|no Fortran compiler|gfortran|memphis\.mod|no C compiler|C\+\+ compiler|is needed|no objects built'
 
 # skipped NAME WHY: lists the skip; under MEMPHIS_STRICT_SKIPS=1 one for a missing build
 # piece is also a failure.
@@ -95,7 +95,7 @@ if [ -d "$MEMPHIS_BUILD-ubsan" ] && [ -z "$MEMPHIS_NO_SAN" ]; then
 fi
 if [ -x "$MEMPHIS_BUILD-asan/memphis-report" ] && [ -z "$MEMPHIS_NO_SAN" ]; then
 	for t in "$MEMPHIS_SRC"/tests/t_*.sh; do
-		echo "$t" | grep -qE "t_report|t_compare|t_robust|t_sampler|t_fortran|t_counters|t_heapvar|t_advice" || continue
+		echo "$t" | grep -qE "t_report|t_compare|t_robust|t_sampler|t_fortran|t_counters|t_heapvar|t_advice|t_html" || continue
 		run_one "asan: $(basename "$t")" env MEMPHIS_REPORT="$MEMPHIS_BUILD-asan/memphis-report" \
 			ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 sh "$t"
 	done

@@ -1,5 +1,6 @@
 # make install / uninstall (issue 11 item 15, issue 17 item 1): with a PREFIX that holds a
-# space every file lands under it and uninstall removes them all; the installed memphis.pc
+# space every file lands under it (the HTML page's files too, found by the installed
+# memphis-report) and uninstall removes them all; the installed memphis.pc
 # names the PREFIX of that install (not the build's), so a program built with nothing but
 # `pkg-config --cflags --libs memphis` links, runs and writes a run directory, and the
 # Fortran variables point into the prefix; a DESTDIR-staged install names PREFIX, not the
@@ -15,6 +16,18 @@ check "library installed under it" test -f "$p/lib/libmemphis.so"
 check "programs installed under it" test -x "$p/bin/memphis-report" -a -x "$p/bin/memphis"
 check "header installed under it" test -f "$p/include/memphis.h"
 check "nothing installed beside it (at the space)" test ! -e "$PWD/x"/lib -a ! -e "$PWD/x"/bin
+# the HTML page's own files (issue 18): the installed memphis-report finds them beside
+# itself (BINDIR/../share/memphis/html), with no source tree
+check "the HTML page's files installed under it" test -f "$p/share/memphis/html/page.html" -a \
+	-f "$p/share/memphis/html/memphis.js" -a -f "$p/share/memphis/html/memphis.css"
+if [ -r /usr/share/javascript/d3/d3.min.js ]; then
+	MEMPHIS_SRC= "$p/bin/memphis-report" html -o inst.html "$S/tests/data/html-sample.json" > html.err 2>&1
+	rc=$?
+	check_if "the installed memphis-report writes a page from the installed files (exit $rc)" \
+		'[ "$rc" = 0 ] && grep -q "id=\"memphis-page\"" inst.html'
+else
+	skip "the installed memphis-report writes a page from the installed files" "libjs-d3 is not installed (make deps)"
+fi
 
 # pkg-config after the install: the flags name the prefix, and a program built with them
 # alone runs under the installed library (found through LD_LIBRARY_PATH, as pkg-config gives
