@@ -278,6 +278,10 @@ static int add_var(json_object *acc, json_object *v, long r)
 		json_object_object_del(a, "hardware");
 		json_object_object_del(a, "shown");
 		json_object_object_del(a, "first_touch");
+		/* a pattern is one process's threads and addresses, and its advice is read
+		 * from it: they stay per rank (ranks[].advice; --rank N has the pattern) */
+		json_object_object_del(a, "pattern");
+		json_object_object_del(a, "advice");
 		if (add_first_touch(a, get(v, "first_touch"), r))
 			return -ENOMEM;
 	} else {
@@ -295,6 +299,8 @@ static int add_var(json_object *acc, json_object *v, long r)
 	    json_object_object_add(one, "rank", json_object_new_int64(r)) ||
 	    json_object_object_add(one, "samples", json_object_new_int64(geti(v, "samples"))) ||
 	    json_object_object_add(one, "remote", json_object_new_int64(geti(v, "remote"))))
+		return -ENOMEM;
+	if (get(v, "advice") && json_object_object_add(one, "advice", copy(get(v, "advice"))))
 		return -ENOMEM;
 	return 0;
 }

@@ -117,6 +117,17 @@ EXPECT_TEXT="This run has no samples|No variable to show" browser zero.html zero
 check_if "a run on one node gets its page (exit $rc)" '[ "$rc" = 0 ] && [ -s one.html ]'
 EXPECT_TEXT="One NUMA node" browser one.html one.json one.png 3
 
+# an MPI job (issue 19): the merged report of two ranks on two hosts, tables per host and node
+for r in 0 1; do
+	"$GEN" job --rank $r --size 2 --host "h$r" -n 20000 --seed $r > /dev/null 2>&1
+done
+"$R" job --html job.html 2> err.txt; rc=$?
+"$R" job --json --advice > job.json
+check_if "an MPI job directory gets its page (exit $rc), its tables per host" \
+	'[ "$rc" = 0 ] && [ -s job.html ] && grep -q "\"host\":\"h1\"" job.html'
+EXPECT_TEXT="rank 0: |rank 1: |No pattern data in the report of an MPI job" \
+	browser job.html job.json job.png
+
 # one variable, named to end the <script> element were '<' not escaped; 256 threads
 python3 - "$S/tests/data/html-sample.json" <<'PY'
 import json, sys

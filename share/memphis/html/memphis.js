@@ -17,7 +17,9 @@
 		.concat(d3.scale.category20b().range()));
 	/* the pattern members come with --pattern (--html asks for them) for the program's
 	 * shown variables: a saved --json report, stacks and runtimes have none */
-	var MISSING = 'No pattern data for this variable: run with --pattern data (memphis-report ' +
+	var MISSING = R.job ? 'No pattern data in the report of an MPI job: a pattern is one ' +
+		'rank\'s threads and addresses (memphis-report JOBDIR --rank N --html).' :
+		'No pattern data for this variable: run with --pattern data (memphis-report ' +
 		'--html writes it for the shown variables of the program).';
 
 	function fmt(n) { return n === null || n === undefined ? '?' : num(n); }
@@ -477,6 +479,17 @@
 
 	function adviceView(sel, v) {
 		var a = v.advice, box = sel.append('div').attr('class', 'advice').attr('data-view', 'advice');
+		var perRank = (v.ranks || []).filter(function (r) { return r.advice; });
+		if (!a && perRank.length) {
+			/* an MPI job: each rank's own advice (its pattern: --rank N) */
+			perRank.forEach(function (r) {
+				var p = box.append('p').attr('class', 'rank-advice');
+				p.append('span').attr('class', 'rank').text('rank ' + r.rank + ': ');
+				p.append('span').attr('class', 'pattern').text(r.advice.pattern.replace('_', ' '));
+				p.append('span').attr('class', 'action').text(r.advice.action);
+			});
+			return;
+		}
 		if (!a) {
 			box.append('span').attr('class', 'missing').text('No advice in this report (run with ' +
 				'--advice data).');
