@@ -11,7 +11,8 @@
  *   tool_kmod hold SECONDS         start sampling, print "sampling", spin (unload test)
  *   tool_kmod lost SECONDS         a 16 KiB buffer at 100 us, read only after STOP: drops are
  *                                  told per thread by LOST records; a thread START excludes
- *                                  (exclude_tid) has neither samples nor LOST records
+ *                                  (exclude_tid) has neither samples nor LOST records;
+ *                                  exit 2 when the buffer never filled (no drop to tell)
  *   tool_kmod faults               FAULTS: every page one thread touches has its fault
  *                                  record (READ_FAULTS), the excluded thread's none
  *   tool_kmod hwkinds              the hardware kinds (IBS op, PEBS load latency): each is
@@ -371,6 +372,12 @@ static int cmd_lost(double seconds)
 	       (int)excluded_tid, t.foreign, t.kernel, t.bad);
 	free(buf);
 	close(fd);
+	if (!t.lost_records && !t.lost && t.foreign == 0 && t.kernel == 0 && t.bad == 0) {
+		/* nothing to tell: the buffer never filled (a guest starved by its host takes
+		 * few samples a second) */
+		printf("the buffer never filled in %g s\n", seconds);
+		return 2;
+	}
 	return t.records > t.lost_records && told > 0 && t.foreign == 0 && t.kernel == 0 &&
 	       t.bad == 0 ? 0 : 1;
 }
