@@ -153,6 +153,10 @@ const struct mr_heap_obj *mr_heap_find_steps(const struct mr_heap *h, uint64_t a
 {
 	size_t lo, hi, i;
 
+	/* at or above every object's end (maxend[1], the root): in none of them; common for
+	 * addresses of stacks, TLS and libraries, which lie above the heap */
+	if (!h->n || addr >= h->maxend[1])
+		return NULL;
 	/* first entry with obj.addr > addr: first among the block starts, then in a block */
 	lo = mph_upper_bound(h->top, h->ntop, sizeof(*h->top), 0, addr);
 	if (lo == 0)
