@@ -153,6 +153,10 @@ const struct mr_heap_obj *mr_heap_find_steps(const struct mr_heap *h, uint64_t a
 {
 	size_t lo, hi, i;
 
+	/* at or above every object's end (maxend[1], the root): in none of them; common for
+	 * addresses of stacks, TLS and libraries, which lie above the heap */
+	if (!h->n || addr >= h->maxend[1])
+		return NULL;
 	/* first entry with obj.addr > addr: first among the block starts, then in a block */
 	lo = mph_upper_bound(h->top, h->ntop, sizeof(*h->top), 0, addr);
 	if (lo == 0)
@@ -161,8 +165,11 @@ const struct mr_heap_obj *mr_heap_find_steps(const struct mr_heap *h, uint64_t a
 	lo = (lo - 1) * MR_HEAP_FANOUT;
 	lo += mph_upper_bound(h->addr + lo, hi - lo, sizeof(*h->addr), 0, addr);
 	/* each object start at or below addr with an entry reaching past it, nearest first;
-	 * entries of one start are one group, all below lo */
-	for (i = prev_reaching(h, lo, addr); i != SIZE_MAX; i = prev_reaching(h, i, addr)) {
+	 * entries of one start are one group, all below lo; the nearest is most often the
+	 * entry just below lo (an address inside the last object that starts at or below
+	 * it), found without the tree */
+	i = h->obj[lo - 1].end > addr ? lo - 1 : prev_reaching(h, lo, addr);
+	for (; i != SIZE_MAX; i = prev_reaching(h, i, addr)) {
 		size_t g = h->obj[i].group, last, a;
 
 		*steps += 1;

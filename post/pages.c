@@ -7,8 +7,8 @@
 #define ANY_REGION 0xffffu
 #define FROM0 (1ull << 32)
 #define NEWPAGE (UINT64_MAX - 1)
-#define OVERRIDE (1ull << 33) /* some region says another node for this page */
-#define PAGE_KEY(region, page) ((page) | ((uint64_t)(region) << 48))
+#define OVERRIDE MR_PAGEMAP_OVERRIDE
+#define PAGE_KEY MR_PAGEMAP_KEY
 
 int mr_pagemap_build(struct mr_pagemap *pm, const struct mr_run *run)
 {
@@ -73,22 +73,4 @@ void mr_pagemap_free(struct mr_pagemap *pm)
 	mph_u64map_free(&pm->dflt);
 	free(pm->has_region);
 	pm->has_region = NULL;
-}
-
-int mr_pagemap_node(const struct mr_pagemap *pm, uint32_t region, uint64_t addr)
-{
-	uint64_t page = addr & ~(pm->page_size - 1);
-	uint64_t *v;
-
-	if (page >= (1ull << 48))
-		return -1;
-	v = mph_u64map_get(&pm->dflt, page);
-	if (!v)
-		return -1;
-	if ((*v & OVERRIDE) && region && region < pm->nregion && pm->has_region[region]) {
-		uint64_t *r = mph_u64map_get(&pm->map, PAGE_KEY(region, page));
-		if (r)
-			return (int)(int64_t)*r;
-	}
-	return (int)(int32_t)(uint32_t)*v;
 }

@@ -7,6 +7,10 @@
 #include "u64map.h"
 #include "rundir.h"
 
+/* dflt values: bit 33 set when some region says another node for the page */
+#define MR_PAGEMAP_OVERRIDE (1ull << 33)
+#define MR_PAGEMAP_KEY(region, page) ((page) | ((uint64_t)(region) << 48))
+
 struct mr_pagemap {
 	struct mph_u64map map;  /* key: page | region << 48, for regions with PAGES blocks */
 	struct mph_u64map dflt; /* page -> node from region 0 (first touches), else any region */
@@ -23,7 +27,23 @@ int mr_pagemap_build(struct mr_pagemap *pm, const struct mr_run *run);
 void mr_pagemap_free(struct mr_pagemap *pm);
 
 /* Home node of the page of addr: from region's PAGES, else region 0's (first touches),
- * else any region's; -1 when unknown. */
-int mr_pagemap_node(const struct mr_pagemap *pm, uint32_t region, uint64_t addr);
+ * else any region's; -1 when unknown. Inline: the report asks it for nearly every sample. */
+static inline int mr_pagemap_node(const struct mr_pagemap *pm, uint32_t region, uint64_t addr)
+{
+	uint64_t page = addr & ~(pm->page_size - 1);
+	uint64_t *v;
+
+	if (page >= (1ull << 48))
+		return -1;
+	v = mph_u64map_get(&pm->dflt, page);
+	if (!v)
+		return -1;
+	if ((*v & MR_PAGEMAP_OVERRIDE) && region && region < pm->nregion && pm->has_region[region]) {
+		uint64_t *r = mph_u64map_get(&pm->map, MR_PAGEMAP_KEY(region, page));
+		if (r)
+			return (int)(int64_t)*r;
+	}
+	return (int)(int32_t)(uint32_t)*v;
+}
 
 #endif /* MR_PAGES_H */

@@ -46,6 +46,9 @@ static void test_heap(void)
 		{ 0x10100, 4, 6, "small object inside a freed big one" },
 		{ 0x20000, 4, -1, "freed big object's range later" },
 		{ 0x20000, 1, 5, "big object while live" },
+		{ 0x10ffff, 1, 5, "the object that ends highest, at its last byte" },
+		{ 0x110000, 1, -1, "the highest end: above every object" },
+		{ 0x7f0000000000, 1, -1, "far above every object" },
 	};
 	struct mr_heap h;
 
