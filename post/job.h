@@ -97,4 +97,27 @@ bool job_missing(const struct job *jb, long r);
 void job_print_text(const struct job *jb, FILE *out);
 void job_print_json(const struct job *jb, FILE *out);
 
+/* Reading the ranks' report documents (json-c): o[key], NULL when o or the member is
+ * absent; its integer (0 otherwise) and its string ("" otherwise). */
+static inline json_object *job_get(json_object *o, const char *key)
+{
+	json_object *v;
+
+	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+static inline int64_t job_geti(json_object *o, const char *key)
+{
+	json_object *v = job_get(o, key);
+
+	return v && json_object_is_type(v, json_type_int) ? json_object_get_int64(v) : 0;
+}
+
+static inline const char *job_gets(json_object *o, const char *key)
+{
+	json_object *v = job_get(o, key);
+
+	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
+}
+
 #endif /* MR_JOB_H */

@@ -18,31 +18,10 @@
 
 static const char *const mode_name[] = { "remote", "local", "all" };
 
-static json_object *get(json_object *o, const char *key)
-{
-	json_object *v;
-
-	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
-
-static int64_t geti(json_object *o, const char *key)
-{
-	json_object *v = get(o, key);
-
-	return v && json_object_is_type(v, json_type_int) ? json_object_get_int64(v) : 0;
-}
-
-static const char *gets(json_object *o, const char *key)
-{
-	json_object *v = get(o, key);
-
-	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
-}
-
 /* o[key] += v (made when absent). 0 or -ENOMEM. */
 static int add_int(json_object *o, const char *key, int64_t v)
 {
-	json_object *m = get(o, key);
+	json_object *m = job_get(o, key);
 
 	if (m && json_object_is_type(m, json_type_int))
 		return json_object_set_int64(m, json_object_get_int64(m) + v) ? 0 : -ENOMEM;
@@ -83,7 +62,7 @@ static int add_array(json_object *dst, json_object *src)
 static int add_numbers(json_object *dst, json_object *src)
 {
 	json_object_object_foreach(src, key, s) {
-		json_object *d = get(dst, key);
+		json_object *d = job_get(dst, key);
 
 		if (!d) {
 			if (json_object_object_add(dst, key, copy(s)))
@@ -111,7 +90,7 @@ static int add_numbers(json_object *dst, json_object *src)
  * absent; *made tells which. NULL when out of memory. */
 static json_object *slot(json_object *o, const char *key, json_object *proto, int *made)
 {
-	json_object *v = get(o, key);
+	json_object *v = job_get(o, key);
 
 	*made = !v;
 	if (v)
@@ -140,19 +119,19 @@ static int add_regions(json_object *acc, json_object *regs)
 		char key[128];
 		int made;
 
-		snprintf(key, sizeof(key), "%" PRId64 " %s", geti(r, "seq"), gets(r, "name"));
+		snprintf(key, sizeof(key), "%" PRId64 " %s", job_geti(r, "seq"), job_gets(r, "name"));
 		if (!(a = slot(acc, key, r, &made)))
 			return -ENOMEM;
 		if (made)
 			continue;
-		if (add_int(a, "samples", geti(r, "samples")) || add_int(a, "lost", geti(r, "lost")) ||
-		    add_int(a, "throttled", geti(r, "throttled")) ||
-		    add_int(a, "dropped", geti(r, "dropped")))
+		if (add_int(a, "samples", job_geti(r, "samples")) || add_int(a, "lost", job_geti(r, "lost")) ||
+		    add_int(a, "throttled", job_geti(r, "throttled")) ||
+		    add_int(a, "dropped", job_geti(r, "dropped")))
 			return -ENOMEM;
-		if (geti(r, "t_start_ns") < geti(a, "t_start_ns"))
-			json_object_set_int64(get(a, "t_start_ns"), geti(r, "t_start_ns"));
-		if (geti(r, "t_end_ns") > geti(a, "t_end_ns"))
-			json_object_set_int64(get(a, "t_end_ns"), geti(r, "t_end_ns"));
+		if (job_geti(r, "t_start_ns") < job_geti(a, "t_start_ns"))
+			json_object_set_int64(job_get(a, "t_start_ns"), job_geti(r, "t_start_ns"));
+		if (job_geti(r, "t_end_ns") > job_geti(a, "t_end_ns"))
+			json_object_set_int64(job_get(a, "t_end_ns"), job_geti(r, "t_end_ns"));
 	}
 	return 0;
 }
@@ -160,13 +139,13 @@ static int add_regions(json_object *acc, json_object *regs)
 /* The key of an entry or variable: kind and name ("kind" is absent in --by line). */
 static void entry_key(json_object *e, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s\t%s", gets(e, "kind"), gets(e, "name"));
+	snprintf(buf, len, "%s\t%s", job_gets(e, "kind"), job_gets(e, "name"));
 }
 
 /* Table entry e (of MPI rank r) into the map of entries acc. */
 static int add_entry(json_object *acc, json_object *e, long r)
 {
-	json_object *a, *items = get(e, "items"), *ai, *ranks;
+	json_object *a, *items = job_get(e, "items"), *ai, *ranks;
 	char key[4096], rk[32];
 	int made;
 	size_t n = items ? json_object_array_length(items) : 0;
@@ -175,21 +154,21 @@ static int add_entry(json_object *acc, json_object *e, long r)
 	a = slot(acc, key, NULL, &made);
 	if (!a)
 		return -ENOMEM;
-	if (made && (json_object_object_add(a, "name", copy(get(e, "name"))) ||
-		     (get(e, "kind") && json_object_object_add(a, "kind", copy(get(e, "kind"))))))
+	if (made && (json_object_object_add(a, "name", copy(job_get(e, "name"))) ||
+		     (job_get(e, "kind") && json_object_object_add(a, "kind", copy(job_get(e, "kind"))))))
 		return -ENOMEM;
-	if (add_int(a, "count", geti(e, "count")) || !(ai = map(a, "items")) ||
+	if (add_int(a, "count", job_geti(e, "count")) || !(ai = map(a, "items")) ||
 	    !(ranks = map(a, "ranks")))
 		return -ENOMEM;
 	snprintf(rk, sizeof(rk), "%ld", r);
-	if (add_int(ranks, rk, geti(e, "count")))
+	if (add_int(ranks, rk, job_geti(e, "count")))
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		json_object *it = json_object_array_get_idx(items, i), *x;
 
-		if (!(x = slot(ai, gets(it, "name"), it, &made)))
+		if (!(x = slot(ai, job_gets(it, "name"), it, &made)))
 			return -ENOMEM;
-		if (!made && add_int(x, "count", geti(it, "count")))
+		if (!made && add_int(x, "count", job_geti(it, "count")))
 			return -ENOMEM;
 	}
 	return 0;
@@ -203,8 +182,8 @@ static int add_tables(struct job *jb, json_object *acc, json_object *tabs, const
 	size_t n = json_object_array_length(tabs);
 
 	for (size_t i = 0; i < n; i++) {
-		json_object *t = json_object_array_get_idx(tabs, i), *a, *ents = get(t, "entries");
-		json_object *node = get(t, "node");
+		json_object *t = json_object_array_get_idx(tabs, i), *a, *ents = job_get(t, "entries");
+		json_object *node = job_get(t, "node");
 		char key[512];
 		int made;
 		size_t ne = ents ? json_object_array_length(ents) : 0;
@@ -221,12 +200,12 @@ static int add_tables(struct job *jb, json_object *acc, json_object *tabs, const
 			     (jb->o->by_rank &&
 			      json_object_object_add(a, "mpi_rank", json_object_new_int64(r))) ||
 			     json_object_object_add(a, "node", copy(node)) ||
-			     json_object_object_add(a, "label", copy(get(t, "label")))))
+			     json_object_object_add(a, "label", copy(job_get(t, "label")))))
 			return -ENOMEM;
-		if (add_int(a, "total", geti(t, "total")) || !map(a, "entries"))
+		if (add_int(a, "total", job_geti(t, "total")) || !map(a, "entries"))
 			return -ENOMEM;
 		for (size_t k = 0; k < ne; k++)
-			if (add_entry(get(a, "entries"), json_object_array_get_idx(ents, k), r))
+			if (add_entry(job_get(a, "entries"), json_object_array_get_idx(ents, k), r))
 				return -ENOMEM;
 	}
 	return 0;
@@ -236,8 +215,8 @@ static int add_tables(struct job *jb, json_object *acc, json_object *tabs, const
  * and line those of the rank whose line touched the most pages (the lower rank of equals). */
 static int add_first_touch(json_object *a, json_object *ft, long r)
 {
-	json_object *aft = get(a, "first_touch"), *c;
-	int64_t lp = geti(ft, "line_pages"), alp;
+	json_object *aft = job_get(a, "first_touch"), *c;
+	int64_t lp = job_geti(ft, "line_pages"), alp;
 
 	if (!ft || !json_object_is_type(ft, json_type_object))
 		return 0;
@@ -246,20 +225,20 @@ static int add_first_touch(json_object *a, json_object *ft, long r)
 			return -ENOMEM;
 		return json_object_object_add(a, "first_touch", c) ? -ENOMEM : 0;
 	}
-	alp = geti(aft, "line_pages");
-	if (lp > alp || (lp == alp && r < geti(aft, "mpi_rank"))) {
-		int64_t pages = geti(aft, "pages");
-		json_object *byn = copy(get(aft, "by_node"));
+	alp = job_geti(aft, "line_pages");
+	if (lp > alp || (lp == alp && r < job_geti(aft, "mpi_rank"))) {
+		int64_t pages = job_geti(aft, "pages");
+		json_object *byn = copy(job_get(aft, "by_node"));
 
 		if (!(c = copy(ft)) || !byn ||
 		    json_object_object_add(c, "mpi_rank", json_object_new_int64(r)) ||
 		    json_object_object_add(c, "by_node", byn) || add_int(c, "pages", pages) ||
-		    add_array(byn, get(ft, "by_node")) || json_object_object_add(a, "first_touch", c))
+		    add_array(byn, job_get(ft, "by_node")) || json_object_object_add(a, "first_touch", c))
 			return -ENOMEM;
 		return 0;
 	}
-	return add_int(aft, "pages", geti(ft, "pages")) || add_array(get(aft, "by_node"),
-								    get(ft, "by_node"));
+	return add_int(aft, "pages", job_geti(ft, "pages")) || add_array(job_get(aft, "by_node"),
+								    job_get(ft, "by_node"));
 }
 
 /* Variable v (of MPI rank r) into the map acc. */
@@ -282,25 +261,26 @@ static int add_var(json_object *acc, json_object *v, long r)
 		 * from it: they stay per rank (ranks[].advice; --rank N has the pattern) */
 		json_object_object_del(a, "pattern");
 		json_object_object_del(a, "advice");
-		if (add_first_touch(a, get(v, "first_touch"), r))
+		if (add_first_touch(a, job_get(v, "first_touch"), r))
 			return -ENOMEM;
 	} else {
 		for (size_t i = 0; i < sizeof(sums) / sizeof(sums[0]); i++)
-			if (get(v, sums[i]) && add_int(a, sums[i], geti(v, sums[i])))
+			if (job_get(v, sums[i]) && add_int(a, sums[i], job_geti(v, sums[i])))
 				return -ENOMEM;
-		if (add_array(get(get(a, "matrix"), "counts"), get(get(v, "matrix"), "counts")) ||
-		    add_numbers(get(a, "sampled_pages"), get(v, "sampled_pages")) ||
-		    add_first_touch(a, get(v, "first_touch"), r))
+		if (add_array(job_get(job_get(a, "matrix"), "counts"),
+			      job_get(job_get(v, "matrix"), "counts")) ||
+		    add_numbers(job_get(a, "sampled_pages"), job_get(v, "sampled_pages")) ||
+		    add_first_touch(a, job_get(v, "first_touch"), r))
 			return -ENOMEM;
 	}
 	snprintf(rk, sizeof(rk), "%ld", r);
 	if (!(ranks = map(a, "ranks")) || !(one = json_object_new_object()) ||
 	    json_object_object_add(ranks, rk, one) ||
 	    json_object_object_add(one, "rank", json_object_new_int64(r)) ||
-	    json_object_object_add(one, "samples", json_object_new_int64(geti(v, "samples"))) ||
-	    json_object_object_add(one, "remote", json_object_new_int64(geti(v, "remote"))))
+	    json_object_object_add(one, "samples", json_object_new_int64(job_geti(v, "samples"))) ||
+	    json_object_object_add(one, "remote", json_object_new_int64(job_geti(v, "remote"))))
 		return -ENOMEM;
-	if (get(v, "advice") && json_object_object_add(one, "advice", copy(get(v, "advice"))))
+	if (job_get(v, "advice") && json_object_object_add(one, "advice", copy(job_get(v, "advice"))))
 		return -ENOMEM;
 	return 0;
 }
@@ -309,21 +289,21 @@ static int add_var(json_object *acc, json_object *v, long r)
 static int add_line(json_object *acc, json_object *l)
 {
 	int made;
-	json_object *a = slot(acc, gets(l, "name"), l, &made);
+	json_object *a = slot(acc, job_gets(l, "name"), l, &made);
 
 	if (!a)
 		return -ENOMEM;
 	if (made)
 		return 0;
-	return add_int(a, "samples", geti(l, "samples")) || add_array(get(a, "counts"),
-								     get(l, "counts"));
+	return add_int(a, "samples", job_geti(l, "samples")) || add_array(job_get(a, "counts"),
+								     job_get(l, "counts"));
 }
 
 /* Each member of array key of doc through fn(acc, member, r). */
 static int each(json_object *acc, json_object *doc, const char *key,
 		int (*fn)(json_object *, json_object *, long), long r)
 {
-	json_object *arr = get(doc, key);
+	json_object *arr = job_get(doc, key);
 	size_t n = arr && json_object_is_type(arr, json_type_array) ? json_object_array_length(arr) : 0;
 
 	for (size_t i = 0; i < n; i++)
@@ -341,15 +321,15 @@ static int add_line_r(json_object *acc, json_object *l, long r)
 int job_merge_add(struct job *jb, struct job_group *g, size_t k, json_object *doc)
 {
 	const struct job_rank *rk = &jb->ranks[k], *f = &jb->ranks[g->first];
-	json_object *regs = get(doc, "regions"), *tabs = get(doc, "tables");
-	int no_remote = json_object_get_boolean(get(doc, "no_remote"));
+	json_object *regs = job_get(doc, "regions"), *tabs = job_get(doc, "tables");
+	int no_remote = json_object_get_boolean(job_get(doc, "no_remote"));
 
 	if (!g->nranks || (unsigned long)rk->rank < (unsigned long)f->rank ||
 	    (rk->rank == f->rank && strcmp(rk->dir, f->dir) < 0) || k == g->first) {
 		json_object_put(g->run);
 		json_object_put(g->options);
-		g->run = json_object_get(get(doc, "run"));
-		g->options = json_object_get(get(doc, "options"));
+		g->run = json_object_get(job_get(doc, "run"));
+		g->options = json_object_get(job_get(doc, "options"));
 		g->first = k;
 	}
 	g->nranks++;
@@ -361,7 +341,7 @@ int job_merge_add(struct job *jb, struct job_group *g, size_t k, json_object *do
 	    (!g->vars && !(g->vars = json_object_new_object())) ||
 	    (!g->lines && !(g->lines = json_object_new_object())))
 		return -ENOMEM;
-	if (add_numbers(g->samples, get(doc, "samples")) ||
+	if (add_numbers(g->samples, job_get(doc, "samples")) ||
 	    (regs && json_object_is_type(regs, json_type_array) && add_regions(g->regions, regs)) ||
 	    (tabs && json_object_is_type(tabs, json_type_array) &&
 	     add_tables(jb, no_remote ? g->fallback : g->tables, tabs, rk->host, rk->rank)) ||
@@ -392,19 +372,19 @@ static json_object *values(json_object *m)
 static int by_count(const void *x, const void *y)
 {
 	json_object *a = *(json_object *const *)x, *b = *(json_object *const *)y;
-	int64_t ca = geti(a, get(a, "count") ? "count" : "samples");
-	int64_t cb = geti(b, get(b, "count") ? "count" : "samples");
+	int64_t ca = job_geti(a, job_get(a, "count") ? "count" : "samples");
+	int64_t cb = job_geti(b, job_get(b, "count") ? "count" : "samples");
 
 	if (ca != cb)
 		return ca > cb ? -1 : 1;
-	return strcmp(gets(a, "name"), gets(b, "name"));
+	return strcmp(job_gets(a, "name"), job_gets(b, "name"));
 }
 
 /* By member "rank" (or "mpi_rank") ascending. */
 static int by_rank(const void *x, const void *y)
 {
 	json_object *a = *(json_object *const *)x, *b = *(json_object *const *)y;
-	int64_t ra = geti(a, "rank"), rb = geti(b, "rank");
+	int64_t ra = job_geti(a, "rank"), rb = job_geti(b, "rank");
 
 	return ra < rb ? -1 : ra > rb;
 }
@@ -413,18 +393,18 @@ static int by_rank(const void *x, const void *y)
 static int by_seq(const void *x, const void *y)
 {
 	json_object *a = *(json_object *const *)x, *b = *(json_object *const *)y;
-	int64_t sa = geti(a, "seq"), sb = geti(b, "seq");
+	int64_t sa = job_geti(a, "seq"), sb = job_geti(b, "seq");
 
-	return sa != sb ? (sa < sb ? -1 : 1) : strcmp(gets(a, "name"), gets(b, "name"));
+	return sa != sb ? (sa < sb ? -1 : 1) : strcmp(job_gets(a, "name"), job_gets(b, "name"));
 }
 
 /* Tables by host (or MPI rank), then node (unknown last). */
 static int by_table(const void *x, const void *y)
 {
 	json_object *a = *(json_object *const *)x, *b = *(json_object *const *)y;
-	int64_t ra = geti(a, "mpi_rank"), rb = geti(b, "mpi_rank");
-	int c = strcmp(gets(a, "host"), gets(b, "host"));
-	json_object *na = get(a, "node"), *nb = get(b, "node");
+	int64_t ra = job_geti(a, "mpi_rank"), rb = job_geti(b, "mpi_rank");
+	int c = strcmp(job_gets(a, "host"), job_gets(b, "host"));
+	json_object *na = job_get(a, "node"), *nb = job_get(b, "node");
 	uint64_t ia = na ? (uint64_t)json_object_get_int64(na) : UINT64_MAX;
 	uint64_t ib = nb ? (uint64_t)json_object_get_int64(nb) : UINT64_MAX;
 
@@ -481,7 +461,7 @@ static json_object *sorted_cut(json_object *m, size_t top, json_object *parent, 
 
 		if (top && i >= top) {
 			left++;
-			cut += geti(e, "count");
+			cut += job_geti(e, "count");
 		} else if (json_object_array_add(kept, json_object_get(e)) || (fn && fn(fin, e, i))) {
 			goto fail;
 		}
@@ -509,9 +489,9 @@ static int fix_entry(struct finish *fin, json_object *e, size_t i)
 
 	if (json_object_object_add(e, "rank", json_object_new_int64((int64_t)i + 1)))
 		return -ENOMEM;
-	if (!(items = sorted_cut(get(e, "items"), fin->top, e, "items", NULL, NULL)) ||
+	if (!(items = sorted_cut(job_get(e, "items"), fin->top, e, "items", NULL, NULL)) ||
 	    json_object_object_add(e, "items", items) ||
-	    !(ranks = rank_counts(get(e, "ranks"))) || json_object_object_add(e, "ranks", ranks))
+	    !(ranks = rank_counts(job_get(e, "ranks"))) || json_object_object_add(e, "ranks", ranks))
 		return -ENOMEM;
 	entry_key(e, key, sizeof(key));
 	return json_object_object_add(fin->shown, key, json_object_new_boolean(1)) ? -ENOMEM : 0;
@@ -529,7 +509,7 @@ static json_object *tables(json_object *m, struct finish *fin)
 	for (size_t i = 0; i < n; i++) {
 		json_object *t = json_object_array_get_idx(a, i), *e;
 
-		e = sorted_cut(get(t, "entries"), fin->top, t, "entries", fix_entry, fin);
+		e = sorted_cut(job_get(t, "entries"), fin->top, t, "entries", fix_entry, fin);
 		if (!e || json_object_object_add(t, "entries", e)) {
 			json_object_put(a);
 			return NULL;
@@ -548,13 +528,13 @@ static json_object *variables(json_object *m, int by_line, json_object *shown)
 		return NULL;
 	json_object_array_sort(a, by_count);
 	for (size_t i = 0; i < n; i++) {
-		json_object *v = json_object_array_get_idx(a, i), *r = values(get(v, "ranks"));
+		json_object *v = json_object_array_get_idx(a, i), *r = values(job_get(v, "ranks"));
 		char key[4096];
 
 		entry_key(v, key, sizeof(key));
 		if (!r || json_object_object_add(v, "ranks", r) ||
 		    json_object_object_add(v, "shown",
-					   json_object_new_boolean(by_line || get(shown, key)))) {
+					   json_object_new_boolean(by_line || job_get(shown, key)))) {
 			json_object_put(a);
 			return NULL;
 		}
@@ -593,12 +573,12 @@ static json_object *problems(const struct job *jb, const struct job_group *g, in
 /* share of runtime_wait: its samples over all samples. */
 static void runtime_share(json_object *s)
 {
-	json_object *rw = get(s, "runtime_wait");
-	int64_t tot = geti(s, "total");
+	json_object *rw = job_get(s, "runtime_wait");
+	int64_t tot = job_geti(s, "total");
 
-	if (rw && get(rw, "share"))
+	if (rw && job_get(rw, "share"))
 		json_object_object_add(rw, "share", json_object_new_double(
-				tot ? (double)geti(rw, "samples") / (double)tot : 0.0));
+				tot ? (double)job_geti(rw, "samples") / (double)tot : 0.0));
 }
 
 /* Add member key = v to o (v NULL: out of memory). */
@@ -609,7 +589,7 @@ static int put(json_object *o, const char *key, json_object *v)
 
 int job_merge_finish(struct job *jb, struct job_group *g)
 {
-	int mode = jb->o->mode, no_remote = mode == MR_AGG_REMOTE && geti(g->samples, "remote") == 0;
+	int mode = jb->o->mode, no_remote = mode == MR_AGG_REMOTE && job_geti(g->samples, "remote") == 0;
 	json_object *d = json_object_new_object(), *opt = copy(g->options), *regs = NULL;
 	struct finish fin = { jb->o->top, json_object_new_object() };
 	int rc = -ENOMEM;
@@ -634,7 +614,7 @@ int job_merge_finish(struct job *jb, struct job_group *g)
 	    put(d, "warnings", problems(jb, g, 0)) || put(d, "damage", problems(jb, g, 1)))
 		goto out;
 	if (jb->o->by_line)
-		json_object_array_sort(get(d, "lines"), by_count);
+		json_object_array_sort(job_get(d, "lines"), by_count);
 	g->doc = d;
 	d = NULL;
 	rc = 0;

@@ -10,27 +10,6 @@
 
 static const char *const status_name[] = { "ok", "incomplete", "damaged", "unreadable" };
 
-static json_object *get(json_object *o, const char *key)
-{
-	json_object *v;
-
-	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
-
-static int64_t geti(json_object *o, const char *key)
-{
-	json_object *v = get(o, key);
-
-	return v && json_object_is_type(v, json_type_int) ? json_object_get_int64(v) : 0;
-}
-
-static const char *gets(json_object *o, const char *key)
-{
-	json_object *v = get(o, key);
-
-	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
-}
-
 /* Which ranks a list names: rank_in(jb, i, arg). */
 typedef int rank_in_fn(const struct job *jb, size_t i, const void *arg);
 
@@ -193,7 +172,7 @@ static void rank_table(const struct job *jb, FILE *f)
 /* A table entry's ranks: " [ranks 0: 30, 1: 23]" (the first 8, then how many more). */
 static void entry_ranks(json_object *e, FILE *f)
 {
-	json_object *r = get(e, "ranks");
+	json_object *r = job_get(e, "ranks");
 	size_t n = r ? json_object_array_length(r) : 0;
 	char b[32];
 
@@ -201,8 +180,8 @@ static void entry_ranks(json_object *e, FILE *f)
 	for (size_t i = 0; i < n && i < 8; i++) {
 		json_object *x = json_object_array_get_idx(r, i);
 
-		fprintf(f, "%s %" PRId64 ": %s", i ? "," : "", geti(x, "rank"),
-			mr_fmt_count(b, (uint64_t)geti(x, "count")));
+		fprintf(f, "%s %" PRId64 ": %s", i ? "," : "", job_geti(x, "rank"),
+			mr_fmt_count(b, (uint64_t)job_geti(x, "count")));
 	}
 	if (n > 8)
 		fprintf(f, ", %zu more", n - 8);
@@ -212,49 +191,50 @@ static void entry_ranks(json_object *e, FILE *f)
 /* The tables of group g's report d. */
 static void group_tables(const struct job *jb, json_object *d, FILE *f)
 {
-	json_object *tabs = get(d, "tables");
+	json_object *tabs = job_get(d, "tables");
 	size_t n = tabs ? json_object_array_length(tabs) : 0;
 	char b[32];
 
 	fprintf(f, "\n%s samples per %s and node of the sampling CPU, summed over ranks:\n",
-		json_object_get_boolean(get(d, "no_remote")) ? "No remote samples; all" :
-		!strcmp(gets(d, "table_mode"), "local") ? "Local" :
-		!strcmp(gets(d, "table_mode"), "all") ? "All" : "Remote",
+		json_object_get_boolean(job_get(d, "no_remote")) ? "No remote samples; all" :
+		!strcmp(job_gets(d, "table_mode"), "local") ? "Local" :
+		!strcmp(job_gets(d, "table_mode"), "all") ? "All" : "Remote",
 		jb->o->by_rank ? "rank" : "host");
 	for (size_t i = 0; i < n; i++) {
-		json_object *t = json_object_array_get_idx(tabs, i), *es = get(t, "entries");
+		json_object *t = json_object_array_get_idx(tabs, i), *es = job_get(t, "entries");
 		size_t ne = es ? json_object_array_length(es) : 0;
 
 		if (jb->o->by_rank)
-			fprintf(f, "\nrank %" PRId64 " (%s) ", geti(t, "mpi_rank"), gets(t, "host"));
+			fprintf(f, "\nrank %" PRId64 " (%s) ", job_geti(t, "mpi_rank"), job_gets(t, "host"));
 		else
-			fprintf(f, "\n%s ", gets(t, "host"));
-		fprintf(f, "%s: total %s\n", gets(t, "label"), mr_fmt_count(b, (uint64_t)geti(t, "total")));
+			fprintf(f, "\n%s ", job_gets(t, "host"));
+		fprintf(f, "%s: total %s\n", job_gets(t, "label"),
+			mr_fmt_count(b, (uint64_t)job_geti(t, "total")));
 		for (size_t k = 0; k < ne; k++) {
-			json_object *e = json_object_array_get_idx(es, k), *its = get(e, "items");
+			json_object *e = json_object_array_get_idx(es, k), *its = job_get(e, "items");
 			size_t ni = its ? json_object_array_length(its) : 0;
 
-			fprintf(f, "(%" PRId64 ") %s %s", geti(e, "rank"), gets(e, "name"),
-				mr_fmt_count(b, (uint64_t)geti(e, "count")));
+			fprintf(f, "(%" PRId64 ") %s %s", job_geti(e, "rank"), job_gets(e, "name"),
+				mr_fmt_count(b, (uint64_t)job_geti(e, "count")));
 			entry_ranks(e, f);
 			for (size_t m = 0; m < ni; m++) {
 				json_object *it = json_object_array_get_idx(its, m);
 
-				fprintf(f, "    %s %s\n", gets(it, "name"),
-					mr_fmt_count(b, (uint64_t)geti(it, "count")));
+				fprintf(f, "    %s %s\n", job_gets(it, "name"),
+					mr_fmt_count(b, (uint64_t)job_geti(it, "count")));
 			}
-			if (geti(get(e, "more"), "items"))
-				fprintf(f, "    ... %" PRId64 " more lines\n", geti(get(e, "more"), "items"));
+			if (job_geti(job_get(e, "more"), "items"))
+				fprintf(f, "    ... %" PRId64 " more lines\n", job_geti(job_get(e, "more"), "items"));
 		}
-		if (geti(get(t, "more"), "entries"))
-			fprintf(f, "... %" PRId64 " more (--top)\n", geti(get(t, "more"), "entries"));
+		if (job_geti(job_get(t, "more"), "entries"))
+			fprintf(f, "... %" PRId64 " more (--top)\n", job_geti(job_get(t, "more"), "entries"));
 	}
 }
 
 /* The header and tables of group g. */
 static void group_text(const struct job *jb, size_t g, FILE *f)
 {
-	json_object *d = jb->groups[g].doc, *run = get(d, "run"), *s = get(d, "samples");
+	json_object *d = jb->groups[g].doc, *run = job_get(d, "run"), *s = job_get(d, "samples");
 	char b1[32], b2[32], b3[32], b4[32];
 
 	if (g) {
@@ -264,16 +244,16 @@ static void group_text(const struct job *jb, size_t g, FILE *f)
 		apart_why(jb, g, f);
 		fprintf(f, "\n");
 	}
-	fprintf(f, "program: %s; backend: %s, period %s ns; weighting: %s\n", gets(run, "exe"),
-		gets(run, "backend"), mr_fmt_count(b1, (uint64_t)geti(run, "period_ns")),
-		gets(run, "weighting"));
+	fprintf(f, "program: %s; backend: %s, period %s ns; weighting: %s\n", job_gets(run, "exe"),
+		job_gets(run, "backend"), mr_fmt_count(b1, (uint64_t)job_geti(run, "period_ns")),
+		job_gets(run, "weighting"));
 	hosts_text(jb, g, f);
 	fprintf(f, "samples: %s total over the ranks; attributed: %s: %s remote, %s local\n",
-		mr_fmt_count(b1, (uint64_t)geti(s, "total")),
-		mr_fmt_count(b2, (uint64_t)geti(s, "attributed")),
-		mr_fmt_count(b3, (uint64_t)geti(s, "remote")),
-		mr_fmt_count(b4, (uint64_t)geti(s, "local")));
-	fprintf(f, "nodes: %" PRId64 " per host\n", geti(d, "nodes"));
+		mr_fmt_count(b1, (uint64_t)job_geti(s, "total")),
+		mr_fmt_count(b2, (uint64_t)job_geti(s, "attributed")),
+		mr_fmt_count(b3, (uint64_t)job_geti(s, "remote")),
+		mr_fmt_count(b4, (uint64_t)job_geti(s, "local")));
+	fprintf(f, "nodes: %" PRId64 " per host\n", job_geti(d, "nodes"));
 	group_tables(jb, d, f);
 }
 
