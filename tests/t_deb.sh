@@ -53,9 +53,10 @@ check "dpkg-buildpackage -us -uc -b builds the four packages" \
 # what each package holds
 has() { dpkg-deb -c "$1" 2>/dev/null | awk '{print $6}' | grep -qx "$2"; }
 lib=./usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)
-check_if "memphis: the launcher, memphis-report and their man pages" \
+check_if "memphis: the launcher, memphis-report, their man pages and the HTML page's template" \
 	'for f in ./usr/bin/memphis ./usr/bin/memphis-report ./usr/share/man/man1/memphis.1.gz \
-		./usr/share/man/man1/memphis-report.1.gz; do
+		./usr/share/man/man1/memphis-report.1.gz ./usr/share/memphis/html/page.html \
+		./usr/share/memphis/html/memphis.js ./usr/share/memphis/html/memphis.css; do
 		has memphis_${ver}_amd64.deb $f || { echo "# missing $f"; exit 1; }; done'
 check_if "libmemphis0: libmemphis.so.0 only, and that is its soname" \
 	'has libmemphis0_${ver}_amd64.deb $lib/libmemphis.so.0 && ! has libmemphis0_${ver}_amd64.deb $lib/libmemphis.so &&
@@ -78,7 +79,8 @@ check "lintian: no errors (exit $rc)" test "$rc" = 0 -a -f memphis_${ver}_amd64.
 # the chroot: the rest needs root and Debian's mirror
 chroot_skip() {
 	for what in "apt-get install ./*.deb in a fresh chroot" "examples/cg built there with pkg-config" \
-		"the installed memphis-report names a and colidx" "memphis run without libmemphis-dev" \
+		"the installed memphis-report names a and colidx" "memphis-report --html there" \
+		"memphis run without libmemphis-dev" \
 		"memphis-dkms: DKMS knows the module" \
 		"memphis-dkms: the group" "memphis-dkms: DKMS builds it for headers installed later"; do
 		skip "$what" "$1"
@@ -146,6 +148,11 @@ in_root 'cd /tmp/cg && memphis run -o run -- ./cg && memphis-report run' > repor
 check_if "the installed launcher and memphis-report: the report names a and colidx" \
 	'grep -Eq "^(\([0-9]+\) )?a( [0-9]|:)" report.out && grep -Eq "^(\([0-9]+\) )?colidx( [0-9]|:)" report.out'
 grep -q colidx report.out || sed 's/^/# /' report.out report.err | tail -n 20
+# the page: the installed template and Debian's d3 (libjs-d3, a dependency) inlined
+in_root 'cd /tmp/cg && memphis-report run --html run.html' > html.out 2>&1
+check_if "the installed memphis-report --html writes the page with d3 inlined from libjs-d3" \
+	'[ -s "$root/tmp/cg/run.html" ] && grep -q "\"library\":{\"name\":\"d3\",\"version\":\"3\." "$root/tmp/cg/run.html"'
+[ -s "$root/tmp/cg/run.html" ] || sed 's/^/# /' html.out | tail -n 5
 # the tools need only the runtime library: without the -dev package (and its .so link)
 in_root "$apt_in_root remove libmemphis-dev && cd /tmp/cg && memphis run -o run2 -- ./cg -n 20000 -i 2" \
 	> nodev.out 2>&1
