@@ -1,8 +1,9 @@
 /* lib/dl.c - dlclose, interposed: the soft backend rebuilds each sample's data address from
  * the code at its IP when the drain thread reads the sample, so samples taken in a library
  * must be read before the library is unmapped, or they lose their address. The samples of
- * every thread are drained first, the real dlclose runs, and the new layout is written as
- * a MAPS block at once. Top of the library's layers beside exec.c: calls drain.c and
+ * every thread are drained first, the layout they were taken in is written as a MAPS block
+ * if objects came or went since the last one, the real dlclose runs, and the new layout is
+ * written at once. Top of the library's layers beside exec.c: calls drain.c and
  * topology.c, nothing calls it.
  *
  * dlopen is not interposed: glibc resolves its search path ($ORIGIN, the caller's
@@ -38,6 +39,10 @@ EXPORT int dlclose(void *handle)
 		memphis__drain_lock();
 		memphis__drain_all();
 		memphis__drain_unlock();
+		/* the layout those samples were taken in: an object dlopen'd since the last
+		 * snapshot is in none otherwise when the drain thread's poll did not run
+		 * between the dlopen and now */
+		memphis__maps_poll();
 	}
 	r = real_dlclose(handle);
 	if (profiled)
