@@ -69,8 +69,9 @@ static void section_build_id(Elf *elf, char *out)
 }
 
 /* Open candidate as the debug file of d: an ELF file with .debug_info whose build-id (if
- * both have one) matches. Its symbols are added, its DWARF read; a failure there only
- * means no DWARF (d stays usable from the ELF symbols). 1 if it was used, 0 if not. */
+ * both have one) matches. Its symbols are added; its DWARF is read when first needed
+ * (debuginfo_lazy.c), where a failure only means no DWARF (d stays usable
+ * from the ELF symbols). 1 if it was used, 0 if not. */
 static int try_debug_file(struct di_ctx *c, const char *candidate)
 {
 	struct mr_debuginfo *d = c->d;
@@ -88,8 +89,8 @@ static int try_debug_file(struct di_ctx *c, const char *candidate)
 	if (bid[0] && d->build_id[0] && strcmp(bid, d->build_id))
 		goto out;
 	d->path = (char *)candidate; /* name the debug file in messages */
-	if (!di_read_symbols(c, elf) && !di_read_dwarf_isolated(c, fd))
-		d->debug_path = strdup(candidate); /* NULL on ENOMEM: only the name is lost */
+	if (!di_read_symbols(c, elf))
+		di_lazy_new(d, candidate); /* -ENOMEM: no DWARF */
 	d->path = saved_path;
 	if (c->err && c->errlen)
 		c->err[0] = '\0'; /* degrade silently: the object itself is fine */
