@@ -48,9 +48,10 @@ struct mr_line {
  * DWARF that crashes libdwarf only yields an error. An object without .debug_info gets its
  * DWARF from a separate debug file when one is installed (see mr_debuginfo_open_dir with
  * debug_dir "/usr/lib/debug"); without any, it still opens (ELF symbols only). A debug
- * file's symbols are read here, its DWARF when needed: the compilation unit of an address
- * on the first line/own_line/locals question about it, all of it on the first about
- * variables (libc's whole DWARF is 0.15 s of CPU; a report needs a few of its units). */
+ * file under debug_dir (a distribution's package) has its symbols read here and its DWARF
+ * when needed, in this process: the compilation unit of an address on the first
+ * line/own_line/locals question about it, all of it on the first about variables (libc's
+ * whole DWARF is 0.15 s of CPU; a report needs a few of its units). */
 int mr_debuginfo_open(const char *path, struct mr_debuginfo **out, char *err, size_t errlen);
 
 /* mr_debuginfo_open() looking for separate debug files, as gdb does, in

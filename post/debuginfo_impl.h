@@ -80,8 +80,10 @@ struct seg {
 struct mr_debuginfo {
 	char *path;
 	char *debug_path; /* separate debug file the DWARF came from, or NULL */
-	/* a matching separate debug file whose DWARF is read when needed (its symbols are
-	 * read at the open): the compilation unit of an address on the first question about
+	/* a matching separate debug file under the debug directory (a distribution's debug
+	 * package; one found by .gnu_debuglink elsewhere is read whole at the open, in a
+	 * child) whose DWARF is read when needed (its symbols are read at the open): the
+	 * compilation unit of an address on the first question about
 	 * its line or scope, every unit on the first about variables (debuginfo_lazy.c).
 	 * NULL for DWARF in the object itself (read at the open). While lazy_growing is 1
 	 * the arrays may grow: lookups hold d->lock; 0 (release) once everything is read. */

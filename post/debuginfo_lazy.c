@@ -11,6 +11,11 @@
  * address no arange covers, reads every unit not read yet with the open's pass (a child
  * process). Within one unit nothing changes: an address's line and scopes come from its
  * unit's line program and DIEs, whichever other units were read.
+ *
+ * Only for debug files under the debug directory (Debian's -dbgsym and libc6-dbg
+ * packages): units read here are not isolated in a child, so a crash of libdwarf on
+ * corrupt DWARF would be the report's; a distribution's file is trusted that far, as
+ * debuginfo_locals.c trusts it with DIEs. Other debug files are read whole at the open.
  */
 #include "debuginfo_impl.h"
 
