@@ -11,8 +11,10 @@
  *     as "scopes" (innermost wins); and DW_TAG_variable DIEs whose location is a static
  *     address or a TLS offset.
  * Strings are interned into one arena owned by the struct (debuginfo_strings.c), so every
- * pointer handed out lives until mr_debuginfo_close(). This file: open and close, the
- * sorted lookup arrays and the public lookups.
+ * pointer handed out lives until mr_debuginfo_close(). The exception: DWARF in a separate
+ * debug file (libc's) is read when needed, a unit at a time (debuginfo_lazy.c keeps its
+ * libdwarf handle open); until all of it is read, the code lookups hold d->lock. This
+ * file: open and close, the sorted lookup arrays and the public lookups.
  */
 #include "debuginfo_impl.h"
 
@@ -230,6 +232,18 @@ static int build_all(struct mr_debuginfo *d)
 	return 0;
 }
 
+static void free_all(struct mr_debuginfo *d)
+{
+	for (int k = 0; k < 4; k++) {
+		free(d->idx[k].v);
+		free(d->idx[k].maxend);
+		d->idx[k] = (struct var_idx){ 0 };
+	}
+	free(d->all);
+	d->all = NULL;
+	d->nall = 0;
+}
+
 /* Smallest variable of x containing addr, or NULL. O(log n + overlapping variables). */
 static const struct mr_var *idx_lookup(const struct var_idx *x, uint64_t addr)
 {
@@ -244,6 +258,51 @@ static const struct mr_var *idx_lookup(const struct var_idx *x, uint64_t addr)
 			best = v;
 	}
 	return best;
+}
+
+/* ---- a separate debug file's DWARF, read when needed (debuginfo_lazy.c) ---- */
+
+/* Sort and link the lines and scopes of the units read so far. */
+static void finish_code(struct mr_debuginfo *d)
+{
+	finish_lines(d);
+	if (finish_scopes(d))
+		d->nscopes = 0; /* out of memory: no scopes rather than unlinked ones */
+}
+
+void di_need_addr_locked(struct mr_debuginfo *d, uint64_t vaddr)
+{
+	int rc;
+
+	if (!atomic_load_explicit(&d->lazy_growing, memory_order_relaxed))
+		return;
+	rc = di_lazy_read_addr(d, vaddr);
+	if (rc < 0)
+		di_need_dwarf_locked(d);
+	else if (rc > 0)
+		finish_code(d);
+}
+
+void di_need_dwarf_locked(struct mr_debuginfo *d)
+{
+	if (!atomic_load_explicit(&d->lazy_growing, memory_order_relaxed))
+		return;
+	di_lazy_read_all(d);
+	finish_code(d);
+	free_all(d);
+	di_fix_descriptors(d);
+	if (di_finish_vars(&d->dvars) || di_finish_vars(&d->dtls) || build_all(d))
+		free_all(d); /* out of memory: no variables, rather than half-built views */
+	atomic_store_explicit(&d->lazy_growing, 0, memory_order_release);
+}
+
+void di_need_dwarf(struct mr_debuginfo *d)
+{
+	if (!atomic_load_explicit(&d->lazy_growing, memory_order_acquire))
+		return;
+	pthread_mutex_lock(&d->lock);
+	di_need_dwarf_locked(d);
+	pthread_mutex_unlock(&d->lock);
 }
 
 /* ---- public ---- */
@@ -444,13 +503,15 @@ void mr_debuginfo_close(struct mr_debuginfo *d)
 	free(d->segs);
 	free(d->path);
 	free(d->debug_path);
+	di_lazy_free(d);
 	free(d->cache_dir);
 	pthread_mutex_destroy(&d->lock);
 	free(d);
 }
 
-const char *mr_debuginfo_debug_file(const struct mr_debuginfo *d)
+const char *mr_debuginfo_debug_file(struct mr_debuginfo *d)
 {
+	di_need_dwarf(d);
 	return d->debug_path;
 }
 
@@ -526,12 +587,32 @@ static const char *func_sym_at(const struct mr_debuginfo *d, uint64_t vaddr)
 	return !f->size || vaddr < f->addr + f->size ? f->name : NULL;
 }
 
-int mr_debuginfo_line(struct mr_debuginfo *d, uint64_t vaddr, struct mr_line *out)
+/* 1, with d->lock held, when d's arrays may still grow: its unit of vaddr is then read
+ * (unlock_code unlocks); 0 when they are final (nothing held). */
+static int lock_code(struct mr_debuginfo *d, uint64_t vaddr)
 {
-	const struct scope_ent *s = di_scope_at(d, vaddr);
-	size_t lo = mph_upper_bound(d->lines, d->nlines, sizeof(*d->lines),
-				    offsetof(struct line_ent, lo), vaddr);
+	if (!atomic_load_explicit(&d->lazy_growing, memory_order_acquire))
+		return 0;
+	pthread_mutex_lock(&d->lock);
+	di_need_addr_locked(d, vaddr);
+	return 1;
+}
 
+static int unlock_code(struct mr_debuginfo *d, int locked, int rc)
+{
+	if (locked)
+		pthread_mutex_unlock(&d->lock);
+	return rc;
+}
+
+static int line_at(struct mr_debuginfo *d, uint64_t vaddr, struct mr_line *out)
+{
+	const struct scope_ent *s;
+	size_t lo;
+
+	s = di_scope_at(d, vaddr);
+	lo = mph_upper_bound(d->lines, d->nlines, sizeof(*d->lines),
+			     offsetof(struct line_ent, lo), vaddr);
 	memset(out, 0, sizeof(*out));
 	if (s && s->name) {
 		out->function = s->name;
@@ -546,23 +627,36 @@ int mr_debuginfo_line(struct mr_debuginfo *d, uint64_t vaddr, struct mr_line *ou
 	return 0;
 }
 
-bool mr_debuginfo_has_lines(const struct mr_debuginfo *d)
+int mr_debuginfo_line(struct mr_debuginfo *d, uint64_t vaddr, struct mr_line *out)
 {
+	int locked = lock_code(d, vaddr);
+
+	return unlock_code(d, locked, line_at(d, vaddr, out));
+}
+
+bool mr_debuginfo_has_lines(struct mr_debuginfo *d)
+{
+	di_need_dwarf(d);
 	return d->nlines > 0;
 }
 
-bool mr_debuginfo_has_symbols(const struct mr_debuginfo *d)
+bool mr_debuginfo_has_symbols(struct mr_debuginfo *d)
 {
-	return d->nfuncs > 0 || d->nscopes > 0;
+	if (d->nfuncs > 0)
+		return true;
+	di_need_dwarf(d);
+	return d->nscopes > 0;
 }
 
-int mr_debuginfo_own_line(struct mr_debuginfo *d, uint64_t vaddr,
-			  bool (*foreign)(const char *file), struct mr_line *out)
+static int own_line_at(struct mr_debuginfo *d, uint64_t vaddr,
+		       bool (*foreign)(const char *file), struct mr_line *out)
 {
-	const struct scope_ent *s = di_scope_at(d, vaddr);
-	size_t lo = mph_upper_bound(d->lines, d->nlines, sizeof(*d->lines),
-				    offsetof(struct line_ent, lo), vaddr);
+	const struct scope_ent *s;
+	size_t lo;
 
+	s = di_scope_at(d, vaddr);
+	lo = mph_upper_bound(d->lines, d->nlines, sizeof(*d->lines),
+			     offsetof(struct line_ent, lo), vaddr);
 	memset(out, 0, sizeof(*out));
 	if (!s || !s->depth)
 		return -ENOENT;
@@ -581,16 +675,30 @@ int mr_debuginfo_own_line(struct mr_debuginfo *d, uint64_t vaddr,
 	return -ENOENT;
 }
 
+int mr_debuginfo_own_line(struct mr_debuginfo *d, uint64_t vaddr,
+			  bool (*foreign)(const char *file), struct mr_line *out)
+{
+	int locked = lock_code(d, vaddr);
+
+	return unlock_code(d, locked, own_line_at(d, vaddr, foreign, out));
+}
+
 const struct mr_var *mr_debuginfo_var_at(struct mr_debuginfo *d, uint64_t vaddr)
 {
-	const struct mr_var *v = idx_lookup(&d->idx[0], vaddr);
+	const struct mr_var *v;
+
+	di_need_dwarf(d);
+	v = idx_lookup(&d->idx[0], vaddr);
 
 	return v ? v : idx_lookup(&d->idx[2], vaddr);
 }
 
 const struct mr_var *mr_debuginfo_tls_var_at(struct mr_debuginfo *d, uint64_t offset)
 {
-	const struct mr_var *v = idx_lookup(&d->idx[1], offset);
+	const struct mr_var *v;
+
+	di_need_dwarf(d);
+	v = idx_lookup(&d->idx[1], offset);
 
 	return v ? v : idx_lookup(&d->idx[3], offset);
 }
@@ -642,6 +750,7 @@ ssize_t mr_debuginfo_code(const struct mr_debuginfo *d, uint64_t vaddr, void *bu
 
 size_t mr_debuginfo_vars(struct mr_debuginfo *d, const struct mr_var **vars)
 {
+	di_need_dwarf(d);
 	*vars = d->all;
 	return d->nall;
 }

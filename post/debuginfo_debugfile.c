@@ -69,9 +69,11 @@ static void section_build_id(Elf *elf, char *out)
 }
 
 /* Open candidate as the debug file of d: an ELF file with .debug_info whose build-id (if
- * both have one) matches. Its symbols are added, its DWARF read; a failure there only
- * means no DWARF (d stays usable from the ELF symbols). 1 if it was used, 0 if not. */
-static int try_debug_file(struct di_ctx *c, const char *candidate)
+ * both have one) matches. Its symbols are added; its DWARF is read now in a child, or with
+ * lazy (a file under the debug directory: a distribution's debug package) when first
+ * needed, partly in this process (debuginfo_lazy.c). A failure there only means no DWARF
+ * (d stays usable from the ELF symbols). 1 if it was used, 0 if not. */
+static int try_debug_file(struct di_ctx *c, const char *candidate, int lazy)
 {
 	struct mr_debuginfo *d = c->d;
 	char bid[129], *saved_path = d->path;
@@ -88,8 +90,12 @@ static int try_debug_file(struct di_ctx *c, const char *candidate)
 	if (bid[0] && d->build_id[0] && strcmp(bid, d->build_id))
 		goto out;
 	d->path = (char *)candidate; /* name the debug file in messages */
-	if (!di_read_symbols(c, elf) && !di_read_dwarf_isolated(c, fd))
-		d->debug_path = strdup(candidate); /* NULL on ENOMEM: only the name is lost */
+	if (!di_read_symbols(c, elf)) {
+		if (lazy)
+			di_lazy_new(d, candidate); /* -ENOMEM: no DWARF */
+		else if (!di_read_dwarf_isolated(c, fd))
+			d->debug_path = strdup(candidate); /* NULL on ENOMEM: the name is lost */
+	}
 	d->path = saved_path;
 	if (c->err && c->errlen)
 		c->err[0] = '\0'; /* degrade silently: the object itself is fine */
@@ -117,7 +123,7 @@ void di_find_debug_file(struct di_ctx *c, Elf *elf, const char *debug_dir)
 	if (debug_dir && strlen(d->build_id) > 2) {
 		n = snprintf(cand, sizeof(cand), "%s/.build-id/%.2s/%s.debug", debug_dir,
 			     d->build_id, d->build_id + 2);
-		if (n < (int)sizeof(cand) && try_debug_file(c, cand))
+		if (n < (int)sizeof(cand) && try_debug_file(c, cand, 1))
 			return;
 	}
 	scn = di_find_section(elf, ".gnu_debuglink");
@@ -133,14 +139,14 @@ void di_find_debug_file(struct di_ctx *c, Elf *elf, const char *debug_dir)
 	if (n >= (int)sizeof(dir))
 		return;
 	n = snprintf(cand, sizeof(cand), "%s/%s", dir, link);
-	if (n < (int)sizeof(cand) && strcmp(cand, d->path) && try_debug_file(c, cand))
+	if (n < (int)sizeof(cand) && strcmp(cand, d->path) && try_debug_file(c, cand, 0))
 		return;
 	n = snprintf(cand, sizeof(cand), "%s/.debug/%s", dir, link);
-	if (n < (int)sizeof(cand) && try_debug_file(c, cand))
+	if (n < (int)sizeof(cand) && try_debug_file(c, cand, 0))
 		return;
 	if (debug_dir && dir[0] == '/') {
 		n = snprintf(cand, sizeof(cand), "%s%s/%s", debug_dir, dir, link);
 		if (n < (int)sizeof(cand))
-			try_debug_file(c, cand);
+			try_debug_file(c, cand, 1);
 	}
 }

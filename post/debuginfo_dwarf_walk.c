@@ -575,8 +575,16 @@ void di_cu_end(struct di_ctx *c)
 	c->cu_die = NULL;
 }
 
-/* One compilation unit: its line program, then its DIE tree. 0 or -errno (c->err set). */
-static int read_cu(struct di_ctx *c, Dwarf_Die cu)
+/* Was the unit at header offset off read already (c->skip)? */
+static int skipped(const struct di_ctx *c, Dwarf_Off off)
+{
+	for (size_t i = 0; i < c->nskip; i++)
+		if (c->skip[i] == off)
+			return 1;
+	return 0;
+}
+
+int di_read_cu(struct di_ctx *c, Dwarf_Die cu)
 {
 	int rc;
 
@@ -630,8 +638,8 @@ int di_read_dwarf(struct di_ctx *c, int fd)
 
 			if (dwarf_die_CU_offset_range(cu, &cuoff, &culen, &e) == DW_DLV_OK)
 				c->cu_off = cuoff;
-			if (ut != DW_UT_type && ut != DW_UT_split_type)
-				rc = read_cu(c, cu);
+			if (ut != DW_UT_type && ut != DW_UT_split_type && !skipped(c, c->cu_off))
+				rc = di_read_cu(c, cu);
 			else
 				rc = 0;
 			dwarf_dealloc_die(cu);

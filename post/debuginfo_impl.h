@@ -7,6 +7,7 @@
  *   debuginfo_dwarf_walk.c DWARF: the CU loop and the DIE walk (scopes of functions and
  *                         inlined code, variables with static or TLS locations)
  *   debuginfo_child.c     running the DWARF pass in a child process and its protocol
+ *   debuginfo_lazy.c      a separate debug file's DWARF, read a unit at a time when needed
  *   debuginfo_locals.c    frames: the CFA rule and the frame-relative locals at a pc
  * Not for other files of post/: they use debuginfo.h.
  */
@@ -14,6 +15,7 @@
 #define MR_DEBUGINFO_IMPL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -78,6 +80,15 @@ struct seg {
 struct mr_debuginfo {
 	char *path;
 	char *debug_path; /* separate debug file the DWARF came from, or NULL */
+	/* a matching separate debug file under the debug directory (a distribution's debug
+	 * package; one found by .gnu_debuglink elsewhere is read whole at the open, in a
+	 * child) whose DWARF is read when needed (its symbols are read at the open): the
+	 * compilation unit of an address on the first question about
+	 * its line or scope, every unit on the first about variables (debuginfo_lazy.c).
+	 * NULL for DWARF in the object itself (read at the open). While lazy_growing is 1
+	 * the arrays may grow: lookups hold d->lock; 0 (release) once everything is read. */
+	struct di_lazy *lazy;
+	atomic_int lazy_growing;
 	char build_id[129];
 	int pic;
 	uint64_t vaddr0, offset0, tls_memsz, tls_align, tls_vaddr;
@@ -133,6 +144,8 @@ struct di_ctx {
 	int srcfiles_tried;
 	const char **linefiles; /* per-CU cache: line-table file number -> interned name */
 	size_t nlinefiles;
+	const Dwarf_Off *skip; /* header offsets of units read already: di_read_dwarf */
+	size_t nskip;          /* skips them */
 };
 
 /* Where a variable DIE sits, for its name: the enclosing function, Fortran module and
@@ -240,6 +253,41 @@ int di_walk(struct di_ctx *c, Dwarf_Die die, const struct var_scope *sc, uint32_
 
 /* di_read_dwarf() in a forked child (protocol in debuginfo_child.c). 0 or -errno with the message in c->err. */
 int di_read_dwarf_isolated(struct di_ctx *c, int fd);
+
+/* ---- a separate debug file's DWARF, read when needed ---- */
+
+/* debuginfo.c. Read every unit not read yet (di_lazy_read_all) and finish the arrays: then
+ * they are final. No-op when they are. _locked: the caller holds d->lock. */
+void di_need_dwarf(struct mr_debuginfo *d);
+void di_need_dwarf_locked(struct mr_debuginfo *d);
+
+/* debuginfo.c. Under d->lock: read the unit of vaddr (di_lazy_read_addr), if not read yet,
+ * and sort it into the arrays. */
+void di_need_addr_locked(struct mr_debuginfo *d, uint64_t vaddr);
+
+/* debuginfo_lazy.c. Make d's DWARF the debug file at path, read later. 0 or -ENOMEM (then
+ * no DWARF). */
+int di_lazy_new(struct mr_debuginfo *d, const char *path);
+void di_lazy_free(struct mr_debuginfo *d);
+
+/* Append to d's arrays, unsorted, the unit whose .debug_aranges covers vaddr, if not read
+ * yet (in this process, as debuginfo_locals.c reads DIEs). 1 if it read one, 0 if it was
+ * read, -1 when every unit must be read instead (no aranges answer, or many units read
+ * already: each costs a sort of the arrays). Under d->lock. */
+int di_lazy_read_addr(struct mr_debuginfo *d, uint64_t vaddr);
+
+/* Append every unit not read yet: the open's DWARF pass (a child process) on the debug
+ * file, the units read before skipped; a failure keeps what was read and names no debug
+ * file (d->debug_path NULL), as at an open. Under d->lock. */
+void di_lazy_read_all(struct mr_debuginfo *d);
+
+/* Under d->lock: the libdwarf handle on the debug file that di_lazy_read_addr reads, for
+ * the locals' DIEs (owned by d->lazy), or NULL. */
+Dwarf_Debug di_lazy_dbg(struct mr_debuginfo *d);
+
+/* debuginfo_dwarf_walk.c. One compilation unit (c->cu_off its header offset): its line
+ * program, then its DIE tree. 0 or -errno (c->err set). */
+int di_read_cu(struct di_ctx *c, Dwarf_Die cu);
 
 /* Section of elf named `name`, or NULL. */
 Elf_Scn *di_find_section(Elf *elf, const char *name);

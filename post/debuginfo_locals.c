@@ -25,7 +25,9 @@
 struct di_frames {
 	int fd_obj, fd_dbg;   /* -1 when not open */
 	Dwarf_Debug obj;      /* the object: its .eh_frame */
-	Dwarf_Debug dbg;      /* its DIEs: the object itself or its separate debug file */
+	Dwarf_Debug dbg;      /* its DIEs: the object itself or its separate debug file, */
+	int dbg_tried;        /* opened on first use (frames_dies); */
+	int dbg_lazy;         /* 1: the debug file's handle of d->lazy, not ours to close */
 	Dwarf_Cie *cie;
 	Dwarf_Fde *fde;
 	Dwarf_Signed ncie, nfde;
@@ -49,16 +51,37 @@ static void open_dwarf(const char *path, Dwarf_Debug *dbg, int *fd)
 	}
 }
 
-/* The FDE list: .eh_frame of the object, else .debug_frame of the object or debug file. */
-static void load_fdes(struct di_frames *f)
+/* f's handle on the DIEs, opened on first use: the separate debug file's (the one its
+ * units are read with, while they are read one at a time, debuginfo_lazy.c), else the
+ * object's. NULL when it cannot be opened. Under d->lock. */
+static Dwarf_Debug frames_dies(struct mr_debuginfo *d, struct di_frames *f)
 {
-	Dwarf_Debug from[2] = { f->obj, f->dbg != f->obj ? f->dbg : NULL };
+	if (f->dbg_tried)
+		return f->dbg;
+	f->dbg_tried = 1;
+	f->dbg = f->obj;
+	if (atomic_load_explicit(&d->lazy_growing, memory_order_relaxed)) {
+		f->dbg = di_lazy_dbg(d);
+		f->dbg_lazy = 1;
+	} else if (d->debug_path) {
+		open_dwarf(d->debug_path, &f->dbg, &f->fd_dbg);
+	}
+	return f->dbg;
+}
+
+/* The FDE list: .eh_frame of the object, else .debug_frame of the object or debug file
+ * (opened only then: most objects have .eh_frame, and the CFA needs no DIEs). */
+static void load_fdes(struct mr_debuginfo *d, struct di_frames *f)
+{
+	Dwarf_Debug from[2] = { f->obj, NULL };
 	Dwarf_Error e = NULL;
 
 	if (f->obj && dwarf_get_fde_list_eh(f->obj, &f->cie, &f->ncie, &f->fde, &f->nfde, &e) ==
 			      DW_DLV_OK)
 		return;
 	for (int i = 0; i < 2; i++) {
+		if (i == 1 && frames_dies(d, f) != f->obj)
+			from[1] = f->dbg;
 		if (e) {
 			dwarf_dealloc_error(from[0], e);
 			e = NULL;
@@ -80,7 +103,7 @@ static void frames_close(struct mr_debuginfo *d)
 
 	if (!f)
 		return;
-	if (f->dbg && f->dbg != f->obj)
+	if (f->dbg && f->dbg != f->obj && !f->dbg_lazy)
 		dwarf_finish(f->dbg, NULL);
 	if (f->obj)
 		dwarf_finish(f->obj, NULL);
@@ -103,11 +126,8 @@ static struct di_frames *frames(struct mr_debuginfo *d)
 	if (!f)
 		return NULL;
 	open_dwarf(d->path, &f->obj, &f->fd_obj);
-	f->dbg = f->obj;
 	f->fd_dbg = -1;
-	if (d->debug_path)
-		open_dwarf(d->debug_path, &f->dbg, &f->fd_dbg);
-	load_fdes(f);
+	load_fdes(d, f);
 	d->frames = f;
 	d->frames_close = frames_close;
 	return f;
@@ -397,13 +417,15 @@ out:
 /* mr_debuginfo_locals under d->lock (frames opened on first use, names interned). */
 static int locals(struct mr_debuginfo *d, uint64_t pc, struct mr_local **out, size_t *n)
 {
-	const struct scope_ent *s = di_scope_at(d, pc);
+	const struct scope_ent *s;
 	struct di_frames *f;
 	struct di_ctx c;
 	struct lwalk w;
 	char err[256] = "";
 	int rc;
 
+	di_need_addr_locked(d, pc);
+	s = di_scope_at(d, pc);
 	*out = NULL;
 	*n = 0;
 	while (s && s->depth)
@@ -413,7 +435,7 @@ static int locals(struct mr_debuginfo *d, uint64_t pc, struct mr_local **out, si
 	f = frames(d);
 	if (!f)
 		return -ENOMEM;
-	if (!f->dbg)
+	if (!frames_dies(d, f))
 		return -EINVAL;
 	memset(&c, 0, sizeof(c));
 	c.d = d;

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "debuginfo.h"
+#include "debuginfo_impl.h" /* check_libc_units: d->lazy_growing */
 
 #include "tap.h"
 
@@ -460,6 +461,78 @@ static void check_libc_debug(void)
 	mr_debuginfo_close(d);
 }
 
+static int same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* The lines of d (its units read one at a time) and of w (read whole) at vaddr agree. */
+static int same_line(struct mr_debuginfo *d, struct mr_debuginfo *w, uint64_t vaddr)
+{
+	struct mr_line a, b;
+	int ra = mr_debuginfo_line(d, vaddr, &a), rb = mr_debuginfo_line(w, vaddr, &b);
+
+	if (ra != rb || a.line != b.line || !same_str(a.function, b.function) ||
+	    !same_str(a.file, b.file) || !same_str(a.caller, b.caller)) {
+		printf("# 0x%llx: %d %s %s:%u (caller %s) vs %d %s %s:%u (caller %s)\n",
+		       (unsigned long long)vaddr, ra, a.function ? a.function : "-",
+		       a.file ? a.file : "-", a.line, a.caller ? a.caller : "-", rb,
+		       b.function ? b.function : "-", b.file ? b.file : "-", b.line,
+		       b.caller ? b.caller : "-");
+		return 0;
+	}
+	return 1;
+}
+
+/* libc's DWARF from its debug file is read a unit at a time where only lines are asked:
+ * the answers are the whole pass's, at code addresses with a line (their units found by
+ * .debug_aranges, read alone: d->lazy_growing stays 1), then at any address (one outside
+ * every arange reads the rest whole, the units read before skipped), and after. */
+static void check_libc_units(void)
+{
+	const char *path = "/lib/x86_64-linux-gnu/libc.so.6";
+	struct mr_debuginfo *d = NULL, *w = NULL;
+	const struct mr_var *vars;
+	uint64_t lo = 0, hi = 0;
+	char err[512] = "";
+	unsigned asked = 0, bad = 0, alone;
+
+	if (mr_debuginfo_open(path, &w, err, sizeof(err)) || !mr_debuginfo_debug_file(w)) {
+		ok(1, "libc units # SKIP no libc debug file");
+		mr_debuginfo_close(w);
+		return;
+	}
+	mr_debuginfo_vars(w, &vars); /* w: everything read */
+	ok(mr_debuginfo_open(path, &d, err, sizeof(err)) == 0, "libc units: open (%s)", err);
+	for (uint64_t a = 0; a < (1u << 24) && !lo; a += 4096)
+		if (mr_debuginfo_segment(d, a) & MR_SEG_X)
+			mr_debuginfo_segment_range(d, a, &lo, &hi);
+	for (uint64_t a = lo; a < hi && asked < 20; a += 4093) {
+		struct mr_line l;
+
+		if (mr_debuginfo_line(w, a, &l) || !l.line)
+			continue;
+		bad += !same_line(d, w, a);
+		asked++;
+	}
+	alone = atomic_load(&d->lazy_growing) == 1;
+	ok(asked == 20 && !bad && alone,
+	   "libc units: %u of %u code lines agree with the whole pass (units read alone: %u)",
+	   asked - bad, asked, alone);
+	bad = asked = 0;
+	for (uint64_t a = lo; a < hi; a += 4093, asked++)
+		bad += !same_line(d, w, a);
+	ok(asked > 100 && !bad && atomic_load(&d->lazy_growing) == 0,
+	   "libc units: %u of %u addresses agree, the rest read whole", asked - bad, asked);
+	ok(mr_debuginfo_vars(d, &vars) > 1000, "libc units: then the variables");
+	bad = asked = 0;
+	for (uint64_t a = lo + 1001; a < hi; a += 4093, asked++)
+		bad += !same_line(d, w, a);
+	ok(!bad, "libc units: after that %u of %u more addresses agree", asked - bad, asked);
+	mr_debuginfo_close(d);
+	mr_debuginfo_close(w);
+}
+
 /* Open a broken file in a child process: must fail with -errno and name the file. A
  * crash or a success is a failure. corrupt: it may also open (rc 0), just not crash. */
 static void check_broken(const char *what, const char *path, int corrupt)
@@ -846,6 +919,7 @@ int main(void)
 	check_fortran();
 	check_libgomp();
 	check_libc_debug();
+	check_libc_units();
 
 	sh("rm -rf '%s'", tmpdir);
 	return tap_done();
