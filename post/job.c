@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "debuginfo.h"
@@ -325,21 +324,13 @@ static void *worker(void *arg)
  * first in this thread; with fewer ranks than that, each rank's pass gets the rest. */
 static void run_workers(struct job *jb)
 {
-	long n = (long)jb->o->jobs;
-	size_t nw;
+	size_t n = report_jobs(jb->o), nw = n < jb->nranks ? n : jb->nranks;
 	pthread_t th[MR_MAX_JOBS];
 	int started[MR_MAX_JOBS];
 
-	if (n <= 0 && !report_jobs_env(&n))
-		n = sysconf(_SC_NPROCESSORS_ONLN);
-	if (n < 1)
-		n = 1;
-	if (n > MR_MAX_JOBS)
-		n = MR_MAX_JOBS;
-	nw = (size_t)n < jb->nranks ? (size_t)n : jb->nranks;
 	if (!nw)
 		return;
-	jb->inner = (size_t)n / nw;
+	jb->inner = n / nw;
 	for (size_t k = 1; k < nw; k++)
 		started[k] = pthread_create(&th[k], NULL, worker, jb) == 0;
 	worker(jb);

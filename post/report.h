@@ -103,8 +103,9 @@ bool report_parse_options(struct report_opts *o, int argc, char **argv, int *exi
  * *exit_code. */
 bool report_select_regions(struct report *r, int *exit_code);
 
-/* MEMPHIS_REPORT_JOBS into *n when it is set to a job count (1 .. MR_MAX_JOBS). */
-bool report_jobs_env(long *n);
+/* Threads asked for: --jobs, else MEMPHIS_REPORT_JOBS, else the online CPUs; 1 ..
+ * MR_MAX_JOBS. */
+size_t report_jobs(const struct report_opts *o);
 
 /* Stream every sample once, with r->o.jobs threads (0: MEMPHIS_REPORT_JOBS, else the
  * online CPUs), count and aggregate into r->st, r->agg and r->hw; damage and warnings

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "report.h"
@@ -93,11 +94,25 @@ static bool parse_jobs(const char *s, long *n)
 	return !errno && *s && !*end && *n >= 1 && *n <= MR_MAX_JOBS;
 }
 
-bool report_jobs_env(long *n)
+/* MEMPHIS_REPORT_JOBS into *n when it is set to a job count (1 .. MR_MAX_JOBS). */
+static bool report_jobs_env(long *n)
 {
 	const char *s = getenv("MEMPHIS_REPORT_JOBS");
 
 	return s && parse_jobs(s, n);
+}
+
+size_t report_jobs(const struct report_opts *o)
+{
+	long n = (long)o->jobs;
+
+	if (n <= 0 && !report_jobs_env(&n))
+		n = sysconf(_SC_NPROCESSORS_ONLN);
+	if (n < 1)
+		n = 1;
+	if (n > MR_MAX_JOBS)
+		n = MR_MAX_JOBS;
+	return (size_t)n;
 }
 
 bool report_parse_options(struct report_opts *o, int argc, char **argv, int *exit_code)

@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "report.h"
@@ -181,17 +180,11 @@ static void *work(void *arg)
  * one per cpu file (at least 1). */
 static size_t jobs(const struct report *r)
 {
-	long n = (long)r->o.jobs;
+	size_t n = report_jobs(&r->o);
 
-	if (n <= 0 && !report_jobs_env(&n))
-		n = sysconf(_SC_NPROCESSORS_ONLN);
-	if (n < 1)
-		n = 1;
-	if (n > MR_MAX_JOBS)
-		n = MR_MAX_JOBS;
-	if ((size_t)n > r->run->ncpufiles)
-		n = r->run->ncpufiles ? (long)r->run->ncpufiles : 1;
-	return (size_t)n;
+	if (n > r->run->ncpufiles)
+		n = r->run->ncpufiles ? r->run->ncpufiles : 1;
+	return n;
 }
 
 /* Cut the cpu files into nw contiguous ranges of about equal bytes: a file goes to the
