@@ -4,20 +4,9 @@
 # own reports (every variable, every table entry, each rank's share); a rank killed
 # mid-run is named incomplete and the other ranks' data are all there; two ranks in two
 # UTS namespaces (two "hosts") give tables for two hosts. The launcher settings are
-# t_mpi.sh's (root, oversubscribed, loopback only).
-. "$MEMPHIS_SRC/tests/tap.sh"
-H=$B/examples/mpi/halo
-command -v mpirun > /dev/null || { echo "no mpirun: make deps installs openmpi-bin" >&2; exit 77; }
+# tests/mpi_common.sh's (root, oversubscribed, loopback only).
+. "$MEMPHIS_SRC/tests/mpi_common.sh"
 command -v python3 > /dev/null || { echo "python3 is needed to read the JSON reports" >&2; exit 77; }
-[ -x "$H" ] || { echo "examples/mpi/halo not built (no mpicc)" >&2; exit 77; }
-for v in OMPI_COMM_WORLD_RANK PMIX_RANK PMI_RANK SLURM_PROCID SLURM_JOB_ID MEMPHIS_OUTPUT; do
-	unset "$v"
-done
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_hwloc_base_binding_policy=none
-export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
-export OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_pml=ob1
-export OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive MEMPHIS_PERIOD=250us
 jobdir() { ls -d "$1"/memphis-*-job-*/ 2>/dev/null | sed 's,/$,,'; }
 
 # sums.py JOB.json RANK.json... - every count of the job's report is the sum of the ranks'
