@@ -27,7 +27,6 @@ GID=2000
 . "$(dirname "$VM_LIB")/guest-tests/numa-lib.sh"
 export OMP_NUM_THREADS=2 OMP_PLACES="{0},{$VM_CPUS_PER_NODE}"
 size="-n 4000 -i 16"
-ON0="taskset -c 0 taskset -c 0-$((VM_NODES * VM_CPUS_PER_NODE - 1))"
 if ! insmod "$ko" group=$GID; then
 	vm_result fail "kmod-cg: insmod memphismod.ko group=$GID"
 	exit 0

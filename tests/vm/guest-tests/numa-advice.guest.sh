@@ -10,7 +10,5 @@ case $VM_TOPO in
 *) vm_result skip "advice checks" "they run in the 2-node guest"; exit 0 ;;
 esac
 export OMP_NUM_THREADS=2 OMP_PLACES="{0},{$VM_CPUS_PER_NODE}"
-# exec on CPU 0 (node 0), as numa-cg.guest.sh does, so that the master's pages are node 0's
-ON0="taskset -c 0 taskset -c 0-$((VM_NODES * VM_CPUS_PER_NODE - 1))"
 run gather $ON0 "$MEMPHIS_BUILD/tests/prog_gather" 24 1
 run table $ON0 "$MEMPHIS_BUILD/tests/prog_table" 2

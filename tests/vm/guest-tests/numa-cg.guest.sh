@@ -10,12 +10,6 @@ case $VM_TOPO in
 esac
 export OMP_NUM_THREADS=2 OMP_PLACES="{0},{$VM_CPUS_PER_NODE}"
 CG="$MEMPHIS_BUILD/examples/cg/cg $CG_SIZE"
-# The master's first stack pages are placed where execve runs, before libgomp binds it to
-# CPU 0: exec on CPU 0 (node 0), then widen the mask again for the places. Without it the
-# exec ran on the shell's CPU, the master's stack landed on node 1 in some runs, and node
-# 0's remote share of identical runs differed by 25 points (compare's guest check).
-# (busybox taskset: numactl cannot widen a mask it was started in.)
-ON0="taskset -c 0 taskset -c 0-$((VM_NODES * VM_CPUS_PER_NODE - 1))"
 run cg-master $ON0 $CG
 run cg-aware $ON0 $CG --numa-aware
 run cg-interleave $ON0 numactl --interleave=all $CG

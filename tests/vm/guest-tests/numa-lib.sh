@@ -5,6 +5,12 @@
 # remote tables) on it and reports the checks of numa_check.py as results (results).
 export MEMPHIS_PERIOD=250us OMP_PROC_BIND=true OMP_WAIT_POLICY=passive
 CG_SIZE="-n 4000 -i 4"  # ~20 s single-stepped (TCG runs ~1.4 M instructions/s so)
+# Guest: `run NAME $ON0 CMD...` execs CMD on CPU 0 (node 0), then widens the mask again for
+# the places: the master's first stack pages are placed where execve runs, before libgomp
+# binds it to CPU 0. Without it the exec ran on the shell's CPU, the master's stack landed
+# on node 1 in some runs, and node 0's remote share of identical runs differed by 25 points
+# (compare's guest check). (busybox taskset: numactl cannot widen a mask it was started in.)
+ON0="taskset -c 0 taskset -c 0-$((${VM_NODES:-1} * ${VM_CPUS_PER_NODE:-1} - 1))"
 
 run() {
 	name=$1
