@@ -300,6 +300,8 @@ static void write_run_info(const struct run_info *ri)
 		append(run, sizeof(run), "ldlat", "%u", ri->sm.ldlat);
 	if (ri->sm.kmod_kind)
 		append(run, sizeof(run), "kmod_kind", "%s", ri->sm.kmod_kind);
+	if (ri->sm.scope)
+		append(run, sizeof(run), "scope", "%s", ri->sm.scope);
 	append(run, sizeof(run), "weight", "%s",
 	       ri->backend && ri->sm.weight ? ri->sm.weight : "none");
 	append(run, sizeof(run), "first_touch", "%d", ri->first_touch);
@@ -365,6 +367,7 @@ __attribute__((constructor)) static void memphis_init(void)
 		.period_ns = cfg.period_ns, .pid = pid, .event = cfg.event, .ldlat = cfg.ldlat,
 		.hw_period = cfg.hw_period, .ibs_cnt_ctl = cfg.ibs_cnt_ctl,
 		.ibs_l3missonly = cfg.ibs_l3missonly, .sysfs = "/sys", .kmod_kind = cfg.kmod_kind,
+		.scope = cfg.scope,
 	};
 	memphis__stack_init(cfg.stack_bytes); /* before the probe opens an event with it */
 	static struct run_info ri; /* its sampling description is 1 KiB: off the stack */
@@ -391,6 +394,8 @@ __attribute__((constructor)) static void memphis_init(void)
 	memphis__heap_init(cfg.callsite_depth, cfg.heap_min, cfg.heap_sample);
 	const struct memphis__drain_params dp = { .backend = ri.backend,
 						  .first_touch = ri.first_touch,
+						  .pid = pid,
+						  .touch_per_cpu = ri.sm.scope && !strcmp(ri.sm.scope, "cpu"),
 						  .start_time = start_time };
 	if ((start_err = memphis__drain_start(&dp)) < 0) {
 		memphis__warn_once("cannot start: %s; the program runs unprofiled",

@@ -14,10 +14,16 @@ enum memphis__kmod_kind {
 };
 #define MEMPHIS__KMOD_KIND_NAMES { "auto", "clock", "ibs", "pebs" } /* enum order */
 
+/* MEMPHIS_SCOPE: the soft sampler's (and the page-fault stream's) events per thread, or per
+ * CPU filtered to the process (percpu.h); auto: per CPU where the kernel allows it. */
+enum memphis__scope { MEMPHIS__SCOPE_AUTO = 0, MEMPHIS__SCOPE_THREAD, MEMPHIS__SCOPE_CPU };
+#define MEMPHIS__SCOPE_NAMES { "auto", "thread", "cpu" } /* enum order */
+
 struct memphis__config {
 	char backend[16];        /* MEMPHIS_BACKEND: auto (default) or a name of backend/names.h */
 	uint64_t period_ns;      /* MEMPHIS_PERIOD: 1ms default; "250us", "100000ns", "2ms" */
 	int first_touch;         /* MEMPHIS_FIRST_TOUCH: boolean, 1 default */
+	int scope;               /* MEMPHIS_SCOPE: enum memphis__scope, auto default */
 	int callsite_depth;      /* MEMPHIS_CALLSITE_DEPTH: 1..MEMPHIS_MAX_FRAMES, default 4 */
 	unsigned stack_bytes;    /* MEMPHIS_STACK_BYTES: user stack kept with samples and first
 				  * touches outside the executable or on the stack; a multiple

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <unistd.h>
 
 #include "drain.h"
@@ -50,6 +51,7 @@ static const struct memphis__backend *backend; /* NULL: no sampling */
 static int sampling_ok;        /* backend usable and no write failed */
 static int first_touch;
 static int touch_by_backend;   /* the backend's page-fault stream, not the threads' */
+static int touch_by_cpu;       /* the CPUs' page-fault events, not the threads' */
 static uint64_t start_time;
 /* The open region, as the sample path sees it. `region_on` changes under the registry
  * lock too, so a thread attaching meanwhile sees it (on_added). */
@@ -187,6 +189,8 @@ void memphis__drain_all(void)
 		counts.lost += backend->read_process(emit_sample);
 	if (__atomic_load_n(&touch_by_backend, __ATOMIC_ACQUIRE))
 		memphis__touch_lost(backend->read_touches(memphis__touch_add));
+	if (touch_by_cpu)
+		memphis__touch_drain_cpus();
 	memphis__leave();
 }
 
@@ -217,7 +221,7 @@ static void on_added(struct memphis__thread *t)
 		else if (region_on)
 			backend->enable(t, 1);
 	}
-	if (first_touch && !__atomic_load_n(&touch_by_backend, __ATOMIC_ACQUIRE)) {
+	if (first_touch && !touch_by_cpu && !__atomic_load_n(&touch_by_backend, __ATOMIC_ACQUIRE)) {
 		int err = memphis__touch_open(t, region_on);
 		if (err < 0)
 			not_opened(t, "no page faults", err);
@@ -343,9 +347,14 @@ void memphis__drain_region_end(struct memphis__region_counts *c)
 
 struct pollset {
 	struct pollfd *fds;
-	pid_t *tids;   /* tid + 1 for a fault stream's descriptor, -tid - 1 for a sample's */
+	pid_t *tids;   /* tid + 1 for a fault stream's descriptor, -tid - 1 for a sample's,
+			* POLL_PROCESS for a process-wide source's, 0 for the kick pipe */
 	size_t n, cap;
 };
+#define POLL_PROCESS INT_MIN
+/* A process-wide source's descriptor hung up or failed: it is not polled again (a hang-up
+ * stays readable and would keep poll from waiting); its rings are still read. */
+static int process_hup;
 
 /* Append fd (of thread tid, as in pollset.tids; 0 for the kick pipe) to the poll set. */
 static void pollset_add(struct pollset *ps, int fd, pid_t tid)
@@ -364,6 +373,11 @@ static void pollset_add(struct pollset *ps, int fd, pid_t tid)
 	}
 	ps->fds[ps->n] = (struct pollfd){ .fd = fd, .events = POLLIN };
 	ps->tids[ps->n++] = tid;
+}
+
+static void add_process_fd(int fd, void *ctx)
+{
+	pollset_add(ctx, fd, POLL_PROCESS);
 }
 
 /* Poll only descriptors that still are the streams' (the program may have closed them and
@@ -473,6 +487,10 @@ static void *drain_main(void *arg)
 			gen = memphis__thread_generation();
 			ps.n = 0;
 			memphis__thread_foreach(collect, &ps);
+			if (sampling_ok && backend->poll_fds && !process_hup)
+				backend->poll_fds(add_process_fd, &ps);
+			if (touch_by_cpu && !process_hup)
+				memphis__touch_cpu_fds(add_process_fd, &ps);
 			if (kick_fd[0] >= 0)
 				pollset_add(&ps, kick_fd[0], 0);
 		}
@@ -487,6 +505,11 @@ static void *drain_main(void *arg)
 		for (size_t i = 0; r > 0 && i < ps.n; i++) {
 			if (ps.fds[i].revents & POLLNVAL) {
 				stale = 1; /* closed by the program: build the set again */
+			} else if (ps.tids[i] == POLL_PROCESS) {
+				if (ps.fds[i].revents & (POLLHUP | POLLERR)) {
+					process_hup = 1;
+					stale = 1;
+				}
 			} else if (ps.tids[i] == 0 && (ps.fds[i].revents & POLLIN)) {
 				char v[64];
 				if (memphis__fd_is(kick_fd[0], &kick_id[0], NULL))
@@ -553,6 +576,15 @@ int memphis__drain_start(const struct memphis__drain_params *p)
 		return -ENOMEM;
 	if ((err = kick_open()) < 0)
 		return err;
+	/* before any thread attaches (it then opens no page-fault stream of its own) */
+	if (first_touch && p->touch_per_cpu && !(backend && backend->touch_start)) {
+		err = memphis__touch_open_cpus(p->pid);
+		if (err == 0)
+			touch_by_cpu = 1;
+		else
+			memphis__log(MPH_LOG_WARN, "page faults of every CPU (%s): per thread",
+				     strerror(-err));
+	}
 	memphis__thread_set_hooks(&hooks);
 	/* glibc carves every thread's static TLS out of its stack: a program with large
 	 * __thread data would leave a default-sized drain thread almost no stack. */

@@ -21,6 +21,10 @@
 struct memphis__drain_params {
 	const struct memphis__backend *backend; /* NULL: nothing to sample */
 	int first_touch;                        /* open page-fault streams */
+	pid_t pid;                              /* the process */
+	int touch_per_cpu;                      /* page faults from events of every CPU
+						 * (the cpu scope, percpu.h), else per
+						 * thread */
 	uint64_t start_time;                    /* library start, for the closing note */
 };
 

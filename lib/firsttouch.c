@@ -1,6 +1,9 @@
 /* lib/firsttouch.c - who first touched each page: a page-fault software event per thread
  * (sample_period 1, exact data address) running from library start, because first touch
- * usually happens in initialisation, before any region (DESIGN §3.1).
+ * usually happens in initialisation, before any region (DESIGN §3.1). In the cpu scope
+ * (percpu.h) one event per CPU instead, its faults of this process's threads but the
+ * drain thread kept: a thread's event is scheduled out and in at each of its context
+ * switches, a CPU's is not.
  *
  * A fault that maps a transparent huge page places 512 base pages at once. We detect it
  * when the records are written: the first fault seen in a 2 MiB range, alone in its batch,
@@ -23,6 +26,7 @@
 #include "internal.h"
 #include "log.h"
 #include "memphis/format.h"
+#include "percpu.h"
 #include "self.h"
 #include "stack.h"
 #include "topology.h"
@@ -38,6 +42,7 @@ static struct memphis__stackbuf stk; /* STACKS entries of records in batch */
 static uint64_t lost;       /* fault records the kernel dropped (ring full), not yet noted */
 static int thp = -1;        /* transparent huge pages possible at all */
 static struct mph_u64set seen; /* 2 MiB ranges whose first fault was judged */
+static struct memphis__percpu cpus; /* the cpu scope's events; none open per thread */
 
 struct fault_layout {
 	struct perf_event_header h;
@@ -73,16 +78,30 @@ static void touch_attr(struct perf_event_attr *a)
  * the user stack (464 bytes with MEMPHIS__FAULT_STACK_BYTES), up to 256 KiB / 4 MiB. A
  * 512 MiB memset (131,072 faults) on a loaded 2-vCPU machine lost 0-3,600 records with
  * 2 MiB, none in three runs each with 4 and 8 MiB (1 KB captures then). */
-int memphis__touch_open(struct memphis__thread *t, int small)
+static unsigned ring_pages(int small)
 {
-	struct perf_event_attr a;
 	unsigned base = small ? 16 : 128, most = small ? 64 : 1024, pages = base;
 	uint64_t rec = sizeof(struct fault_layout), grown = rec + memphis__stack_record_extra(0, memphis__fault_stack_bytes());
 
 	while (pages < most && pages * rec < base * grown)
 		pages *= 2;
+	return pages;
+}
+
+int memphis__touch_open(struct memphis__thread *t, int small)
+{
+	struct perf_event_attr a;
+
 	touch_attr(&a);
-	return memphis__ring_open(&t->fault, &a, t->tid, pages, 4);
+	return memphis__ring_open(&t->fault, &a, t->tid, ring_pages(small), 4);
+}
+
+int memphis__touch_open_cpus(pid_t pid)
+{
+	struct perf_event_attr a;
+
+	touch_attr(&a);
+	return memphis__percpu_open(&cpus, &a, pid, ring_pages(0), 4);
 }
 
 /* Keep the registers and stack of fault r (the record of len bytes, of thread t) as a
@@ -111,9 +130,12 @@ static int keep_stack(struct memphis__thread *t, const struct fault_layout *r, s
 	return err == 0;
 }
 
+/* ctx: the thread whose ring is read, or NULL for the CPUs' rings (the thread looked up by
+ * the record's tid: only a registered one's stack is kept). */
 static void on_fault(const void *rec, size_t len, void *ctx)
 {
 	const struct fault_layout *r = rec;
+	struct memphis__thread *t = ctx;
 
 	if (r->h.type == PERF_RECORD_LOST && len >= sizeof(struct perf_event_header) + 16) {
 		uint64_t n;
@@ -123,10 +145,16 @@ static void on_fault(const void *rec, size_t len, void *ctx)
 	}
 	if (r->h.type != PERF_RECORD_SAMPLE || len < sizeof(*r))
 		return;
+	if (!t) {
+		static struct memphis__thread_cache found;
+		if ((pid_t)r->tid == memphis__thread_drain())
+			return;
+		t = memphis__thread_find((pid_t)r->tid, &found);
+	}
 	if (nbatch == BATCH)
 		memphis__touch_flush();
 	/* after the batch's flush: the entry goes into the STACKS block of its record's batch */
-	int kept = keep_stack(ctx, r, len);
+	int kept = t && keep_stack(t, r, len);
 	memphis__touch_add(&(struct memphis_rec_touch){
 		.time = r->time,
 		.addr = r->addr,
@@ -153,6 +181,16 @@ void memphis__touch_lost(uint64_t n)
 void memphis__touch_drain(struct memphis__thread *t)
 {
 	memphis__ring_drain(&t->fault, on_fault, t);
+}
+
+void memphis__touch_drain_cpus(void)
+{
+	memphis__percpu_drain(&cpus, on_fault, NULL);
+}
+
+void memphis__touch_cpu_fds(void (*add)(int fd, void *ctx), void *ctx)
+{
+	memphis__percpu_fds(&cpus, add, ctx);
 }
 
 static int thp_possible(void)

@@ -16,6 +16,14 @@
 int memphis__touch_open(struct memphis__thread *t, int small);
 /* Drain it into buffered first-touch records. Caller holds the drain lock. */
 void memphis__touch_drain(struct memphis__thread *t);
+/* The cpu scope (percpu.h): a page-fault event per CPU for process pid, enabled at once,
+ * instead of one per thread; 0 or -errno (then none is open). Its records of the drain
+ * thread are dropped when read. */
+int memphis__touch_open_cpus(pid_t pid);
+/* Drain the CPUs' events (caller holds the drain lock), and add(fd, ctx) for each of
+ * their descriptors to poll. Nothing when they are not open. */
+void memphis__touch_drain_cpus(void);
+void memphis__touch_cpu_fds(void (*add)(int fd, void *ctx), void *ctx);
 /* Write buffered first-touch records and the home nodes of their pages. Caller holds the
  * drain lock. */
 void memphis__touch_flush(void);

@@ -264,6 +264,24 @@ uint64_t memphis__thread_fs_base(pid_t tid)
 	return fs;
 }
 
+struct memphis__thread *memphis__thread_find(pid_t tid, struct memphis__thread_cache *c)
+{
+	struct memphis__thread *t = NULL;
+
+	if (c->t && c->gen == __atomic_load_n(&generation, __ATOMIC_RELAXED) && c->t->tid == tid)
+		return c->t;
+	pthread_mutex_lock(&threads_lock);
+	for (size_t i = nthreads; i-- > 0;)
+		if (threads[i]->tid == tid) {
+			t = threads[i];
+			break;
+		}
+	c->t = t;
+	c->gen = generation;
+	pthread_mutex_unlock(&threads_lock);
+	return t;
+}
+
 unsigned memphis__thread_generation(void)
 {
 	return __atomic_load_n(&generation, __ATOMIC_RELAXED);

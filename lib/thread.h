@@ -52,6 +52,16 @@ void memphis__thread_foreach(void (*fn)(struct memphis__thread *t, void *ctx), v
 void memphis__thread_reap(void);
 /* The thread's fs_base by tid, 0 if unknown. Registry lock taken inside. */
 uint64_t memphis__thread_fs_base(pid_t tid);
+/* The caller's last answer of memphis__thread_find: samples of one CPU mostly come from
+ * one thread. Zero it before the first call. */
+struct memphis__thread_cache {
+	struct memphis__thread *t;
+	unsigned gen;
+};
+/* The registered thread `tid` (the newest, when an exited one with the same tid is not
+ * reaped yet), or NULL. Caller holds the drain lock: threads are freed only under it
+ * (memphis__thread_reap's callers), so the pointer stays valid while it is held. */
+struct memphis__thread *memphis__thread_find(pid_t tid, struct memphis__thread_cache *c);
 /* Registry generation: changes whenever a thread is added or removed. */
 unsigned memphis__thread_generation(void);
 /* Mark a thread as exited (writes its exit record). Caller holds the registry lock. */

@@ -13,6 +13,10 @@
  *                                  opened meanwhile
  *   prog_hostile work N            a region of memory-bound work, N * 3e7 steps (0.1 s each
  *                                  on the 2-vCPU machine this was written on)
+ *   prog_hostile forkfds           forks inside a region; the child prints how many perf
+ *                                  event descriptors it holds (those of the cpu scope
+ *                                  must be closed in it) and works on after the parent
+ *                                  ended; the parent prints nothing
  */
 #include <dirent.h>
 #include <errno.h>
@@ -259,6 +263,41 @@ static int mode_work(double seconds)
 	return 0;
 }
 
+/* Perf event descriptors this process holds. */
+static int perf_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	char path[300], link[64];
+	int n = 0;
+
+	while (d && (e = readdir(d))) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+		ssize_t k = readlink(path, link, sizeof(link) - 1);
+		if (k > 0) {
+			link[k] = 0;
+			n += !strcmp(link, "anon_inode:[perf_event]");
+		}
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static int mode_forkfds(void)
+{
+	memphis_mark_named("forkfds");
+	work(3000000);
+	pid_t c = fork();
+	if (c == 0) {
+		printf("child perf descriptors: %d\n", perf_fds());
+		usleep(300000); /* outlives the parent: its events would sample on */
+		_exit(0);
+	}
+	memphis_print();
+	return c < 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -278,6 +317,8 @@ int main(int argc, char **argv)
 		return mode_many(argc > 2 ? atoi(argv[2]) : 40, argc > 3 ? atoi(argv[3]) : 20);
 	if (!strcmp(m, "work"))
 		return mode_work(argc > 2 ? atof(argv[2]) : 1.0);
-	fprintf(stderr, "usage: prog_hostile mark|cancel N|sigmark|closefds|churn N FILES|many N FILES|work S\n");
+	if (!strcmp(m, "forkfds"))
+		return mode_forkfds();
+	fprintf(stderr, "usage: prog_hostile mark|cancel N|sigmark|closefds|churn N FILES|many N FILES|work S|forkfds\n");
 	return 2;
 }

@@ -79,6 +79,16 @@ for t in "$MEMPHIS_SRC"/tests/t_*.sh; do
 	[ -n "$MEMPHIS_TESTS" ] && ! echo "$t" | grep -qE "$MEMPHIS_TESTS" && continue
 	run_one "$(basename "$t")" sh "$t"
 done
+# The collector's own suites once more with the events per thread (MEMPHIS_SCOPE=thread):
+# where the kernel allows events of a CPU (root, as in CI) the runs above sampled per CPU.
+SCOPE_TESTS=${MEMPHIS_SCOPE_TESTS:-t_sampler|t_threads|t_robust|t_touch|t_closefds|t_churn_rings|t_stacks|t_cancel|t_sigmark|t_dlopen|t_exitpath|t_period}
+if [ -z "$MEMPHIS_NO_SCOPE_PASS" ]; then
+	for t in "$MEMPHIS_SRC"/tests/t_*.sh; do
+		echo "$t" | grep -qE "$SCOPE_TESTS" || continue
+		[ -n "$MEMPHIS_TESTS" ] && ! echo "$t" | grep -qE "$MEMPHIS_TESTS" && continue
+		run_one "scope=thread: $(basename "$t")" env MEMPHIS_SCOPE=thread sh "$t"
+	done
+fi
 # The same suites under sanitizers, when `make check` built them: the library, its unit
 # tests and the programs under UBSan; memphis-report under ASan+UBSan (and TSan below).
 SAN_TESTS=${MEMPHIS_SAN_TESTS:-t_sampler|t_threads|t_robust|t_touch|t_fortran|t_counters|t_stacks}

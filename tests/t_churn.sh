@@ -5,14 +5,25 @@
 . "$MEMPHIS_SRC/tests/tap.sh"
 P="$B/tests/prog_hostile"
 
-for mode in "churn 300 30" "many 40 20"; do
-	set -- $mode
-	MEMPHIS_DISABLE=1 sh -c "ulimit -n 64; exec timeout 120 \"$P\" $mode" > plain.out 2> plain.err
-	sh -c "ulimit -n 64; exec timeout 120 \"$P\" $mode" > prof.out 2> prof.err
-	rc=$?
-	check "$1 under ulimit -n 64: exit status 0 (got $rc)" test "$rc" = 0
-	check "$1 under ulimit -n 64: output as without memphis" cmp -s plain.out prof.out
-	rm -rf memphis-*/ f*.txt
+# Per thread (MEMPHIS_SCOPE=thread) each thread holds its streams' descriptors; per CPU
+# (where allowed) none: the same runs, and no line about the share then.
+scopes=thread
+scope_cpu_allowed && scopes="thread cpu"
+for scope in $scopes; do
+	for mode in "churn 300 30" "many 40 20"; do
+		set -- $mode
+		MEMPHIS_DISABLE=1 sh -c "ulimit -n 64; exec timeout 120 \"$P\" $mode" > plain.out 2> plain.err
+		MEMPHIS_SCOPE=$scope sh -c "ulimit -n 64; exec timeout 120 \"$P\" $mode" > prof.out 2> prof.err
+		rc=$?
+		check "$scope: $1 under ulimit -n 64: exit status 0 (got $rc)" test "$rc" = 0
+		check "$scope: $1 under ulimit -n 64: output as without memphis" cmp -s plain.out prof.out
+		rm -rf memphis-*/ f*.txt
+	done
+	if [ $scope = thread ]; then
+		check "thread: threads alive at once past the share: one line saying so" \
+			sh -c '[ "$(grep -c "^memphis" prof.err)" = 1 ] && grep -q "share of descriptors" prof.err'
+	else
+		check "cpu: no descriptor per thread: no line" sh -c '! grep -q "^memphis" prof.err'
+	fi
 done
-check "threads alive at once past the share: one line saying so" \
-	sh -c '[ "$(grep -c "^memphis" prof.err)" = 1 ] && grep -q "share of descriptors" prof.err'
+done_testing

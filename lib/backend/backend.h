@@ -19,6 +19,7 @@
 struct memphis__backend_params {
 	uint64_t period_ns;  /* MEMPHIS_PERIOD */
 	pid_t pid;           /* the profiled process */
+	int scope;           /* MEMPHIS_SCOPE: enum memphis__scope (soft) */
 	/* hardware backends (pebs, ibs) */
 	const char *event;   /* MEMPHIS_EVENT: libpfm4 names, comma-separated; NULL/"" = defaults */
 	unsigned ldlat;      /* MEMPHIS_LDLAT: PEBS load-latency threshold, cycles */
@@ -43,6 +44,8 @@ struct memphis__sampling {
 	unsigned ldlat;         /* PEBS load-latency threshold in cycles, 0: none */
 	int precise_ip;         /* PEBS: precise_ip the kernel took; -1 not a PEBS event */
 	const char *kmod_kind;  /* kmod: "clock", "ibs" or "pebs"; NULL other backends */
+	const char *scope;      /* soft: "thread" (an event per thread) or "cpu" (per CPU,
+				 * filtered to the process: percpu.h); NULL other backends */
 	char hw_events[1024];   /* hardware events opened by the library, "; " between:
 				 * "NAME type=T config=0x.. config1=0x.. precise_ip=P period=N" */
 };
@@ -80,6 +83,9 @@ struct memphis__backend {
 	 * thread); returns the samples the source lost meanwhile (samples it can name a
 	 * thread for go to that thread's r_lost instead). */
 	uint64_t (*read_process)(memphis__emit_fn *emit);
+	/* Optional: add(fd, ctx) for each descriptor of the process-wide source for the drain
+	 * to poll (it is readable at the rings' watermark). */
+	void (*poll_fds)(void (*add)(int fd, void *ctx), void *ctx);
 	/* Optional: the source's own page-fault stream of the whole process but the drain
 	 * thread, from now on (first touch), for sources that have one: kmod's module,
 	 * where perf_event_open may be refused. 0 or -errno; on 0 the drain opens no

@@ -1,8 +1,12 @@
-/* lib/backend/soft.c - the software sampler: a per-thread task-clock event with the user
- * registers; each sample is attributed to the execution predecessor of the sampled IP and
- * its data address rebuilt from the registers (lib/insn.h). Works without a PMU, in VMs
- * and containers, at perf_event_paranoid <= 2 for the own process. Samples are
- * stall-weighted: they land where retirement waited, not once per access (DESIGN §3.1).
+/* lib/backend/soft.c - the software sampler: a clock event with the user registers; each
+ * sample is attributed to the execution predecessor of the sampled IP and its data address
+ * rebuilt from the registers (lib/insn.h). Works without a PMU, in VMs and containers, at
+ * perf_event_paranoid <= 2 for the own process. Samples are stall-weighted: they land
+ * where retirement waited, not once per access (DESIGN §3.1).
+ *
+ * Scope (MEMPHIS_SCOPE): a task-clock event per thread, or, where the kernel allows
+ * events of a CPU (percpu.h), a cpu-clock event per CPU whose samples of this process are
+ * handed to their thread: no timer is re-armed when a thread sleeps and wakes.
  */
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -13,6 +17,7 @@
 #include "backend.h"
 #include "insn.h"
 #include "log.h"
+#include "percpu.h"
 #include "perf.h"
 #include "self.h"
 #include "stack.h"
@@ -21,13 +26,19 @@
 static struct memphis__code *code; /* used under the drain lock only */
 static uint64_t code_dl; /* memphis__dl_changes() when code was last emptied */
 static uint64_t period;            /* ns, from the probe */
+static int scope_cpu;              /* sampling through `cpus`, not per thread */
+static struct memphis__percpu cpus;
+static uint64_t unknown_tid;       /* samples of threads not registered (yet), dropped */
+static uint64_t lost_pending;      /* lost in rings read by start, told by the next read */
 
-static void soft_attr(struct perf_event_attr *a, uint64_t period_ns)
+/* The clock: a thread's own time per thread, a CPU's time per CPU (task-clock on a CPU
+ * event would count the time of the task that opened it). */
+static void soft_attr(struct perf_event_attr *a, uint64_t period_ns, int per_cpu)
 {
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
 	a->type = PERF_TYPE_SOFTWARE;
-	a->config = PERF_COUNT_SW_TASK_CLOCK;
+	a->config = per_cpu ? PERF_COUNT_SW_CPU_CLOCK : PERF_COUNT_SW_TASK_CLOCK;
 	a->sample_period = period_ns;
 	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
 			 PERF_SAMPLE_REGS_USER;
@@ -44,20 +55,47 @@ static void soft_attr(struct perf_event_attr *a, uint64_t period_ns)
 	a->clockid = CLOCK_MONOTONIC;
 }
 
+static unsigned ring_pages(uint64_t period_ns);
+
+/* Sample through events of every CPU where `scope` allows it and the kernel does. */
+static void open_scope(int scope, pid_t pid)
+{
+	struct perf_event_attr a;
+	int err;
+
+	if (scope_cpu)
+		memphis__percpu_close(&cpus);
+	scope_cpu = 0;
+	if (scope == MEMPHIS__SCOPE_THREAD)
+		return;
+	soft_attr(&a, period, 1);
+	err = memphis__percpu_open(&cpus, &a, pid, ring_pages(period), 2);
+	if (err == 0)
+		scope_cpu = 1;
+	else if (scope == MEMPHIS__SCOPE_CPU)
+		memphis__warn("MEMPHIS_SCOPE=cpu: events of every CPU cannot be opened (%s%s): "
+			      "sampling per thread", strerror(-err),
+			      err == -EACCES || err == -EPERM ?
+				      "; they need CAP_PERFMON or kernel.perf_event_paranoid <= 0" : "");
+	else
+		memphis__log(MPH_LOG_INFO, "soft: per-CPU events refused (%s): per thread",
+			     strerror(-err));
+}
+
 static int soft_probe(const struct memphis__backend_params *p, struct memphis__sampling *out,
 		      char *why, size_t n)
 {
 	struct perf_event_attr a;
 	int fd;
 
-	soft_attr(&a, 1000000);
+	soft_attr(&a, 1000000, 0);
 	fd = memphis__perf_open(&a, 0);
 	if (fd == -EINVAL && memphis__stack_bytes()) {
 		/* a kernel that refuses the user stack still samples: without it */
 		memphis__log(MPH_LOG_WARN, "soft: perf refuses sample_stack_user=%u: no STACKS entries",
 			     memphis__stack_bytes());
 		memphis__stack_init(0);
-		soft_attr(&a, 1000000);
+		soft_attr(&a, 1000000, 0);
 		fd = memphis__perf_open(&a, 0);
 	}
 	if (fd >= 0) {
@@ -65,6 +103,8 @@ static int soft_probe(const struct memphis__backend_params *p, struct memphis__s
 		period = p->period_ns;
 		out->period_ns = period;
 		out->weight = "stall";
+		open_scope(p->scope, p->pid);
+		out->scope = scope_cpu ? "cpu" : "thread";
 		return 0;
 	}
 	if (fd == -EACCES || fd == -EPERM) {
@@ -106,17 +146,20 @@ static unsigned ring_pages(uint64_t period_ns)
 	return pages;
 }
 
+/* Per CPU, a thread has no stream of its own: open and enable do nothing. */
 static int soft_open(struct memphis__thread *t)
 {
 	struct perf_event_attr a;
 
-	soft_attr(&a, period);
+	if (scope_cpu)
+		return 0;
+	soft_attr(&a, period, 0);
 	return memphis__ring_open(&t->sample, &a, t->tid, ring_pages(period), 2);
 }
 
 static int soft_enable(struct memphis__thread *t, int on)
 {
-	return memphis__ring_enable(&t->sample, on);
+	return scope_cpu ? 0 : memphis__ring_enable(&t->sample, on);
 }
 
 struct sample_layout {
@@ -148,14 +191,18 @@ static int keep_stack(const struct memphis__thread *t, const struct memphis_rec_
 	       memphis__stack_wanted_addr(t, s->addr, u->regs[MPH_SP]);
 }
 
+/* A thread's ring (t set), or the CPUs' rings (t NULL: each sample's thread is looked up
+ * by its tid, and losses are the process's). */
 struct reading {
 	struct memphis__thread *t;
 	memphis__emit_fn *emit;
+	uint64_t lost;                 /* per CPU: samples the rings lost */
+	struct memphis__thread_cache found; /* per CPU */
 };
 
 static void on_record(const void *rec, size_t len, void *ctx)
 {
-	const struct reading *rd = ctx;
+	struct reading *rd = ctx;
 	struct memphis__thread *t = rd->t;
 	const struct perf_event_header *h = rec;
 
@@ -166,6 +213,10 @@ static void on_record(const void *rec, size_t len, void *ctx)
 		struct memphis__ustack u;
 		if (len < offsetof(struct sample_layout, regs))
 			return;
+		if (!t && !(t = memphis__thread_find((pid_t)r->tid, &rd->found))) {
+			unknown_tid++; /* the drain thread, or one not found yet */
+			return;
+		}
 		s.time = r->time;
 		s.sampled_ip = r->ip;
 		s.ip = r->ip;
@@ -186,22 +237,28 @@ static void on_record(const void *rec, size_t len, void *ctx)
 	}
 	case PERF_RECORD_LOST: {
 		const struct { struct perf_event_header h; uint64_t id, lost; } *r = rec;
-		if (len >= sizeof(*r))
-			t->r_lost += r->lost;
+		if (len >= sizeof(*r)) {
+			if (t)
+				t->r_lost += r->lost;
+			else
+				rd->lost += r->lost;
+		}
 		break;
 	}
 	case PERF_RECORD_THROTTLE:
-		t->r_throttled++;
+		if (t)
+			t->r_throttled++;
+		else
+			memphis__log(MPH_LOG_DEBUG, "soft: a CPU's event was throttled");
 		break;
 	default:
 		break;
 	}
 }
 
-static void soft_read(struct memphis__thread *t, memphis__emit_fn *emit)
+/* The code cache, made or emptied when code was mapped or unmapped since. */
+static void code_ready(void)
 {
-	struct reading rd = { t, emit };
-
 	uint64_t dl = memphis__dl_changes();
 
 	if (!code) {
@@ -217,12 +274,59 @@ static void soft_read(struct memphis__thread *t, memphis__emit_fn *emit)
 		memphis__leave();
 		code_dl = dl;
 	}
+}
+
+static void soft_read(struct memphis__thread *t, memphis__emit_fn *emit)
+{
+	struct reading rd = { .t = t, .emit = emit };
+
+	code_ready();
 	memphis__ring_drain(&t->sample, on_record, &rd);
 }
 
 static void soft_close(struct memphis__thread *t)
 {
 	memphis__ring_close(&t->sample);
+}
+
+/* The emit function of the last read, for a ring read when it is opened again (start). */
+static memphis__emit_fn *emit_last;
+
+static uint64_t soft_read_process(memphis__emit_fn *emit)
+{
+	struct reading rd = { .emit = emit };
+
+	if (!scope_cpu)
+		return 0;
+	emit_last = emit;
+	code_ready();
+	memphis__percpu_drain(&cpus, on_record, &rd);
+	rd.lost += lost_pending;
+	lost_pending = 0;
+	if (unknown_tid)
+		memphis__log(MPH_LOG_DEBUG, "soft: %llu samples of unregistered threads dropped",
+			     (unsigned long long)unknown_tid);
+	unknown_tid = 0;
+	return rd.lost;
+}
+
+static int soft_start(int on)
+{
+	struct reading rd = { .emit = emit_last };
+	int err;
+
+	if (!scope_cpu)
+		return 0;
+	code_ready();
+	err = memphis__percpu_enable(&cpus, on, emit_last ? on_record : NULL, &rd);
+	lost_pending += rd.lost;
+	return err;
+}
+
+static void soft_poll_fds(void (*add)(int fd, void *ctx), void *ctx)
+{
+	if (scope_cpu)
+		memphis__percpu_fds(&cpus, add, ctx);
 }
 
 const struct memphis__backend memphis__backend_soft = {
@@ -232,4 +336,7 @@ const struct memphis__backend memphis__backend_soft = {
 	.enable = soft_enable,
 	.read = soft_read,
 	.close = soft_close,
+	.start = soft_start,
+	.read_process = soft_read_process,
+	.poll_fds = soft_poll_fds,
 };

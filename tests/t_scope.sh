@@ -1,0 +1,69 @@
+#!/bin/sh
+# tests/t_scope.sh - MEMPHIS_SCOPE (issue 14): the soft sampler's and the page-fault
+# stream's events per thread or per CPU. A CPU's events see every process on it: with a
+# busy shell loop and a loop of short programs (page faults) beside the program, every kept sample and first touch is of one of the
+# program's threads, and the program's hot variable, its line and who first touched it
+# come out as per thread. A fork child holds none of the CPUs' descriptors (their events
+# would sample on as long as it lives). A kernel that refuses a CPU's events
+# (tests/shim_nocpu.so) gives per-thread sampling: one warning when cpu was asked for,
+# none for auto. t_churn, t_closefds and the "scope=thread" pass of tests/run.sh cover
+# the rest of the collector in both scopes.
+. "$MEMPHIS_SRC/tests/tap.sh"
+export OMP_NUM_THREADS=2 OMP_PROC_BIND=false
+
+key() { "$REPORT" dump --meta "$1" | sed -n "s/^#   $2=//p" | head -n 1; }
+
+if ! scope_cpu_allowed; then
+	skip "per-CPU events" "this user may not open events of a CPU (perf_event_paranoid >= 1 without CAP_PERFMON)"
+	done_testing
+	exit
+fi
+
+sh -c 'while :; do :; done' &
+spin1=$!
+sh -c 'while :; do /bin/true; done' &
+spin2=$!
+for scope in thread cpu; do
+	MEMPHIS_SCOPE=$scope MEMPHIS_OUTPUT=$scope "$B/tests/prog_gather" 32 20 > $scope.out 2> $scope.err
+	check "$scope: the program runs, no line from memphis" \
+		sh -c "[ $? = 0 ] && ! grep -q '^memphis' $scope.err"
+	check_if "$scope: RUN scope=$scope" '[ "$(key $scope scope)" = $scope ]'
+	"$REPORT" dump --meta $scope | sed -n 's/^#  .* tid \([0-9]*\) start .*/\1/p' | sort -u > $scope.tids
+	"$REPORT" dump --samples $scope | awk '!/^#/ { print $3 }' | sort -u > $scope.stids
+	"$REPORT" dump --touches $scope | awk '!/^#/ { print $3 }' | sort -u > $scope.ttids
+	n=$("$REPORT" dump --samples $scope | grep -vc '^#')
+	check_if "$scope: samples taken ($n)" '[ "$n" -ge 50 ]'
+	check_if "$scope: every sample is of a thread of the program ($(wc -l < $scope.stids) tids)" \
+		'[ -s $scope.stids ] && [ -z "$(comm -23 $scope.stids $scope.tids)" ]'
+	check_if "$scope: every first touch is of a thread of the program ($(wc -l < $scope.ttids) tids)" \
+		'[ -s $scope.ttids ] && [ -z "$(comm -23 $scope.ttids $scope.tids)" ]'
+	"$REPORT" --json $scope > $scope.json
+	python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))["variables"][0]; ft=v["first_touch"]
+print(v["name"], "|", v["samples"] > 0, "|", ft["line"], ft["thread"], ft["pages"])' $scope.json > $scope.top
+	echo "# $scope: $(cat $scope.top)"
+done
+kill $spin1 $spin2
+check "the same hot variable, first-touch line, thread and pages per thread and per CPU" \
+	cmp -s thread.top cpu.top
+check_if "report: 'events per CPU' in the text header of a cpu run only" \
+	'"$REPORT" cpu | grep -q "^backend: soft (events per CPU)" && ! "$REPORT" thread | grep -q "per CPU"'
+check_if "report: --json run.scope" \
+	'python3 -c "import json,sys; sys.exit(json.load(open(\"cpu.json\"))[\"run\"][\"scope\"] != \"cpu\")"'
+
+# the fork child: none of the CPUs' descriptors (the thread scope's per-thread ones are not
+# its concern: their events end with the parent's threads)
+MEMPHIS_OUTPUT=fork "$B/tests/prog_hostile" forkfds > fork.out 2> fork.err
+sleep 0.5
+check_if "fork child: $(cat fork.out)" 'grep -q "^child perf descriptors: 0$" fork.out'
+
+# a kernel that refuses events of a CPU
+for want in cpu auto; do
+	LD_PRELOAD="$B/tests/shim_nocpu.so" MEMPHIS_SCOPE=$want MEMPHIS_OUTPUT=refused-$want \
+		"$B/tests/prog_hostile" work 0.3 > refused-$want.out 2> refused-$want.err
+	check_if "refused, MEMPHIS_SCOPE=$want: runs per thread" \
+		'[ "$(key refused-$want scope)" = thread ] && [ "$("$REPORT" dump --samples refused-$want | grep -vc "^#")" -gt 0 ]'
+done
+check_if "refused, cpu asked for: one line naming MEMPHIS_SCOPE and the capability" \
+	'[ "$(grep -c "^memphis" refused-cpu.err)" = 1 ] && grep -q "MEMPHIS_SCOPE=cpu.*CAP_PERFMON" refused-cpu.err'
+check_if "refused, auto: no line" '! grep -q "^memphis" refused-auto.err'
+done_testing
