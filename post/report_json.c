@@ -115,6 +115,10 @@ static void json_run(struct mr_json *j, const struct report *r)
 	mr_json_str(j, report_weighting(mr_run_get(run, "weight")));
 	if (mr_run_get_u64(run, "hw_period", 0))
 		json_hw_sampling(j, run);
+	if (mr_run_get(run, "scope")) { /* soft runs since MEMPHIS_SCOPE */
+		mr_json_key(j, "scope");
+		mr_json_str(j, mr_run_get(run, "scope"));
+	}
 	mr_json_key(j, "page_size");
 	mr_json_u64(j, mr_attrib_page_size(r->a));
 	mr_json_key(j, "threads");

@@ -98,6 +98,8 @@ static void print_header(const struct report *r, FILE *f)
 	fprintf(f, "backend: %s", backend && *backend ? backend : "unknown");
 	if (kmod_kind && *kmod_kind)
 		fprintf(f, " (%s)", kmod_kind);
+	if (mr_run_get(run, "scope") && !strcmp(mr_run_get(run, "scope"), "cpu"))
+		fprintf(f, " (events per CPU)");
 	if (hw_period) {
 		fprintf(f, ", one sample every %s %s", mr_fmt_count(a, hw_period),
 			unit && *unit ? unit : "events");
