@@ -17,6 +17,8 @@
 # whenever a run had such samples. 7cee47c: issue 16 (a runtime instruction's line told by
 # its caller, heap objects by the variable that receives them, the runtimes' own data
 # apart and the header's runtime wait, stack data by local variable, STACKS in dump).
+# 01bed13: issue 14 (a run sampled per CPU: "(events per CPU)" in the header, run.scope in
+# the JSON).
 #
 # Format 2 (SAMPLES layout 2): the old report refuses today's runs, so it reads a copy
 # rewritten as format 1 (tests/tool_v1.c) while today's report reads the run as written;
@@ -26,7 +28,7 @@
 #
 # The old report is built once from `git archive PIN` into BUILD/identity-PIN/ (reused
 # while it exists). Skips (77) when the source tree is not a git checkout holding PIN.
-PIN=7cee47c
+PIN=01bed13
 . "$MEMPHIS_SRC/tests/tap.sh"
 if ! command -v git > /dev/null || ! git -C "$S" cat-file -e "$PIN^{commit}" 2> /dev/null; then
 	echo "t_identity: $S is not a git checkout with commit $PIN (the reference report)" >&2
@@ -36,7 +38,7 @@ REF=$B/identity-$PIN
 OLD=$REF/build/memphis-report
 if [ ! -x "$OLD" ]; then
 	rm -rf "$REF" && mkdir -p "$REF" &&
-		git -C "$S" archive "$PIN" $(for p in Makefile include common post; do
+		git -C "$S" archive "$PIN" $(for p in Makefile VERSION include common post; do
 			git -C "$S" cat-file -e "$PIN:$p" 2> /dev/null && echo "$p"; done) |
 			tar -x -C "$REF" &&
 		make --no-print-directory -s -C "$REF" -j2 B=build CFLAGS= LDFLAGS= build/memphis-report > ref-build.log 2>&1
