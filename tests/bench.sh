@@ -72,7 +72,8 @@ elif ! perf record -q -e task-clock:u -c 1000000 --user-regs=$REGS -o probe.data
 fi
 rm -f probe.data probe.err
 
-# one KERNEL WAIT CFG CMD...: runs CMD once as CFG (off, lib:PERIOD or perf:PERIOD) with
+# one KERNEL WAIT CFG CMD...: runs CMD once as CFG (off, lib:PERIOD, thr:PERIOD (libmemphis
+# with MEMPHIS_SCOPE=thread) or perf:PERIOD) with
 # libgomp's default waiting (WAIT spin) or OMP_WAIT_POLICY=WAIT, and appends
 # "kernel wait cfg wall_s cpu_s samples lost bytes drain_ns touch_stack_bytes
 # touch_lost" to results (meta.mph's STACKS bytes, page-fault records lost).
@@ -88,6 +89,7 @@ one() {
 	case $cfg in
 	off) set -- env $wenv MEMPHIS_DISABLE=1 "$@" ;;
 	lib:*) set -- env $wenv MEMPHIS_PERIOD="${cfg#lib:}" "$@" ;;
+	thr:*) set -- env $wenv MEMPHIS_SCOPE=thread MEMPHIS_PERIOD="${cfg#thr:}" "$@" ;;
 	nostk:*) set -- env $wenv MEMPHIS_STACK_BYTES=0 MEMPHIS_PERIOD="${cfg#nostk:}" "$@" ;;
 	perf:*) # timed inside perf record: its own wall time ends on whole seconds here
 		# (`perf record sleep 0.1` and `sleep 0.9` both take 1.09 s), which hid any cost
@@ -128,6 +130,7 @@ one() {
 		tstk=$(awk '/^# stacks of first touches:/ { v = $(NF - 1); gsub(",", "", v); print v }' meta.txt)
 		tlost=$(awk '/first touch: [0-9]+ page-fault records lost/ {
 				for (i = 1; i < NF; i++) if ($i == "touch:") s += $(i + 1) } END { print s + 0 }' meta.txt)
+		case $cfg in lib:*) sed -n 's/^#   scope=//p' meta.txt | head -n 1 > lib_scope ;; esac
 	fi
 	echo "$k $w $cfg $(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') $cpu $samples $lost $bytes ${drain:-0} ${tstk:-0} ${tlost:-0}" >> results
 }
@@ -141,6 +144,7 @@ kernel() {
 		[ $PERF = 0 ] || one "$1" "$2" perf:10s $3
 		for p in $PERIODS; do
 			one "$1" "$2" "lib:$p" $3
+			one "$1" "$2" "thr:$p" $3
 			[ $PERF = 0 ] || one "$1" "$2" "perf:$p" $3
 		done
 	done
@@ -162,16 +166,17 @@ rows() {
 	for p in $PERIODS; do
 		lib=$(column '$4' "$1" "$2" "lib:$p")
 		clib=$(column '$5' "$1" "$2" "lib:$p")
+		thr=$(column '$4' "$1" "$2" "thr:$p")
 		perf=$(column '$4' "$1" "$2" "perf:$p")
 		# per run, so that one run slowed by other programs does not weigh in more
 		rate=$(column '$6 / $4' "$1" "$2" "lib:$p")
 		drain=$(column '100 * $9 / 1e9 / $4' "$1" "$2" "lib:$p")
 		awk -v k="$1" -v w="$2" -v p="$p" -v off="$off" -v coff="$coff" -v lib="$lib" \
 			-v clib="$clib" -v perf="$perf" -v has_perf="$PERF" -v spread="$spread" \
-			-v rate="$rate" -v drain="$drain" -v perf0="$perf0" \
+			-v rate="$rate" -v drain="$drain" -v perf0="$perf0" -v thr="$thr" \
 			'$1 == k && $2 == w && $3 == "lib:" p { s += $6; l += $7; b += $8 }
 			END {
-				printf "%-9s %-7s %-6s %6.3f %5s%% %6.3f %8.3f", k, w, p, off, spread, coff, lib / off
+				printf "%-9s %-7s %-6s %6.3f %5s%% %6.3f %8.3f %8.3f", k, w, p, off, spread, coff, lib / off, thr / off
 				if (coff > 0)
 					printf " %8.3f", clib / coff
 				else
@@ -197,13 +202,15 @@ echo "  cg        ${CG#$B/} (a region per iteration)"
 echo "  barrier   ${BARRIER#$B/} (a region per 500 loops)"
 echo "  partition ${PARTITION#$B/} (one region)"
 echo "  spin = libgomp's default waiting, passive = OMP_WAIT_POLICY=passive"
-printf "%-9s %-7s %-6s %6s %6s %6s %8s %8s %8s %8s %8s %9s %7s %6s %7s\n" kernel wait period \
-	off_s spread cpu_s mem/off cpu/off mem/perf perf/off perf/p0 samples/s B/smpl lost drain%
+echo "  libmemphis sampled with scope=$(cat lib_scope 2>/dev/null) (MEMPHIS_SCOPE=auto); thr/off: with MEMPHIS_SCOPE=thread"
+printf "%-9s %-7s %-6s %6s %6s %6s %8s %8s %8s %8s %8s %8s %9s %7s %6s %7s\n" kernel wait period \
+	off_s spread cpu_s mem/off thr/off cpu/off mem/perf perf/off perf/p0 samples/s B/smpl lost drain%
 for kw in "cg spin" "cg passive" "barrier spin" "barrier passive" "partition spin"; do
 	rows $kw
 done
 [ ! -f failures ] || cat failures
-echo "(mem/off: median wall profiled / unprofiled; cpu/off: the same for user+sys CPU time;"
+echo "(mem/off: median wall profiled / unprofiled; thr/off: the same, events per thread; cpu/off:"
+echo " the same as mem/off for user+sys CPU time;"
 echo " mem/perf: profiled / the program under perf record at the same period, timed inside"
 echo " perf; perf/off: that / unprofiled; perf/p0: that / under perf record sampling once in"
 echo " 10 s; docs/bench.md says more)"
