@@ -89,12 +89,7 @@ int memphis__percpu_open(struct memphis__percpu *p, const struct perf_event_attr
 	set_register(p, 1);
 	return 0;
 fail:
-	for (int k = 0; k < p->n; k++)
-		memphis__ring_close(&p->ring[k]);
-	memphis__lib_free(p->cpu);
-	memphis__lib_free(p->ring);
-	memphis__lib_free(p->attr);
-	memset(p, 0, sizeof(*p));
+	memphis__percpu_close(p);
 	return err;
 }
 
@@ -163,9 +158,7 @@ void memphis__percpu_fds(struct memphis__percpu *p, void (*add)(int fd, void *ct
 
 void memphis__percpu_close(struct memphis__percpu *p)
 {
-	if (!p->ring)
-		return;
-	set_register(p, 0);
+	set_register(p, 0); /* nothing when p is not registered */
 	for (int k = 0; k < p->n; k++)
 		memphis__ring_close(&p->ring[k]);
 	memphis__lib_free(p->cpu);
