@@ -328,6 +328,23 @@ static void atfork_child(void)
 
 static int mark(const char *name, unsigned long len);
 
+/* MEMPHIS_SCOPE=auto means cpu only for a process that knows of no other profiled process
+ * beside it: each opens events on every CPU, so N ranks of one host (or N children of
+ * `memphis run --children`) would take every CPU's timer interrupt N times per period and
+ * record every page fault N times. A rank whose host holds other ranks, or may (its local
+ * size unknown in a job of several), and a launched program's child are sampled per
+ * thread unless cpu is asked for. */
+static int scope_for(int want, const struct memphis__rank *rk, int launched_child)
+{
+	if (want != MEMPHIS__SCOPE_AUTO)
+		return want;
+	if (launched_child)
+		return MEMPHIS__SCOPE_THREAD;
+	if (rk->launcher && (rk->local_size > 1 || (rk->local_size < 0 && rk->size != 1)))
+		return MEMPHIS__SCOPE_THREAD;
+	return MEMPHIS__SCOPE_AUTO;
+}
+
 __attribute__((constructor)) static void memphis_init(void)
 {
 	static char why[1024], skips[2048], error_line[1200];
@@ -367,7 +384,7 @@ __attribute__((constructor)) static void memphis_init(void)
 		.period_ns = cfg.period_ns, .pid = pid, .event = cfg.event, .ldlat = cfg.ldlat,
 		.hw_period = cfg.hw_period, .ibs_cnt_ctl = cfg.ibs_cnt_ctl,
 		.ibs_l3missonly = cfg.ibs_l3missonly, .sysfs = "/sys", .kmod_kind = cfg.kmod_kind,
-		.scope = cfg.scope,
+		.scope = scope_for(cfg.scope, &rank, cfg.launched_pid && cfg.launched_pid != pid),
 	};
 	memphis__stack_init(cfg.stack_bytes); /* before the probe opens an event with it */
 	static struct run_info ri; /* its sampling description is 1 KiB: off the stack */

@@ -6,7 +6,8 @@
 # come out as per thread. A fork child holds none of the CPUs' descriptors (their events
 # would sample on as long as it lives). A kernel that refuses a CPU's events
 # (tests/shim_nocpu.so) gives per-thread sampling: one warning when cpu was asked for,
-# none for auto. t_churn, t_closefds and the "scope=thread" pass of tests/run.sh cover
+# none for auto. auto samples per thread where other profiled processes may share the CPUs
+# (ranks of one host, children of `memphis run --children`). t_churn, t_closefds and the "scope=thread" pass of tests/run.sh cover
 # the rest of the collector in both scopes.
 . "$MEMPHIS_SRC/tests/tap.sh"
 export OMP_NUM_THREADS=2 OMP_PROC_BIND=false
@@ -55,6 +56,20 @@ check_if "report: --json run.scope" \
 MEMPHIS_OUTPUT=fork "$B/tests/prog_hostile" forkfds > fork.out 2> fork.err
 sleep 0.5
 check_if "fork child: $(cat fork.out)" 'grep -q "^child perf descriptors: 0$" fork.out'
+
+# auto and other profiled processes beside this one: each would take every CPU's timer
+ompi() { env OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=4 OMPI_COMM_WORLD_LOCAL_RANK=0 "$@"; }
+ompi OMPI_COMM_WORLD_LOCAL_SIZE=2 MEMPHIS_OUTPUT=r2 "$B/tests/prog_hostile" work 0.1 > /dev/null 2>&1
+ompi OMPI_COMM_WORLD_LOCAL_SIZE=2 MEMPHIS_SCOPE=cpu MEMPHIS_OUTPUT=r2cpu "$B/tests/prog_hostile" work 0.1 > /dev/null 2>&1
+ompi OMPI_COMM_WORLD_LOCAL_SIZE=1 MEMPHIS_OUTPUT=r1 "$B/tests/prog_hostile" work 0.1 > /dev/null 2>&1
+PMIX_RANK=0 MEMPHIS_OUTPUT=rp "$B/tests/prog_hostile" work 0.1 > /dev/null 2>&1
+check_if "auto, one of 2 ranks on this host: per thread" '[ "$(key r2/rank-0 scope)" = thread ]'
+check_if "MEMPHIS_SCOPE=cpu, one of 2 ranks on this host: per CPU as asked" '[ "$(key r2cpu/rank-0 scope)" = cpu ]'
+check_if "auto, the only rank on this host: per CPU" '[ "$(key r1/rank-0 scope)" = cpu ]'
+check_if "auto, a PMIx rank (ranks on this host unknown): per thread" '[ "$(key rp/rank-0 scope)" = thread ]'
+"$B/memphis" run --children -o ch sh -c "\"$B/tests/prog_hostile\" work 0.1; true" > /dev/null 2>&1
+check_if "memphis run --children: the launched program per CPU, its child per thread" \
+	'[ "$(key ch scope)" = cpu ] && [ "$(key "$(ls -d ch.* | head -n 1)" scope)" = thread ]'
 
 # a kernel that refuses events of a CPU
 for want in cpu auto; do
