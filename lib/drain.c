@@ -275,7 +275,7 @@ static void region_sampling(int on)
 		return;
 	memphis__thread_foreach(enable_one, &on);
 	if (backend->start)
-		backend->start(on);
+		backend->start(on, emit_sample);
 }
 
 void memphis__drain_region_begin(uint32_t seq)
@@ -547,7 +547,7 @@ static void *drain_main(void *arg)
 			__atomic_store_n(&sampling_ok, 0, __ATOMIC_RELAXED);
 			memphis__thread_foreach(disable_one, NULL);
 			if (backend->start)
-				backend->start(0);
+				backend->start(0, emit_sample);
 		}
 		pthread_mutex_unlock(&drain_lock);
 	}
@@ -577,7 +577,7 @@ int memphis__drain_start(const struct memphis__drain_params *p)
 	if ((err = kick_open()) < 0)
 		return err;
 	/* before any thread attaches (it then opens no page-fault stream of its own) */
-	if (first_touch && p->touch_per_cpu && !(backend && backend->touch_start)) {
+	if (first_touch && p->touch_per_cpu) {
 		err = memphis__touch_open_cpus(p->pid);
 		if (err == 0)
 			touch_by_cpu = 1;

@@ -136,8 +136,7 @@ int memphis__percpu_enable(struct memphis__percpu *p, int on, memphis__record_fn
 			/* the program closed the descriptor: the event lives on through its
 			 * mapping but takes no ioctl; read it, end it, open a new one */
 			struct filter f = { p->pid, fn, ctx };
-			if (fn)
-				memphis__ring_drain(&p->ring[k], keep_own, &f);
+			memphis__ring_drain(&p->ring[k], keep_own, &f);
 			memphis__ring_close(&p->ring[k]);
 			err = ring_open(p, k);
 			if (err == 0)

@@ -34,7 +34,7 @@ struct memphis__percpu {
 int memphis__percpu_open(struct memphis__percpu *p, const struct perf_event_attr *attr,
 			 pid_t pid, unsigned data_pages, unsigned watermark_div);
 /* Enable or disable every CPU's event. A ring whose descriptor the program closed is read
- * into fn (as memphis__percpu_drain does; fn may be NULL), closed and opened again. 0 or -errno (the
+ * into fn (as memphis__percpu_drain does), closed and opened again. 0 or -errno (the
  * first error; the other CPUs are still switched). */
 int memphis__percpu_enable(struct memphis__percpu *p, int on, memphis__record_fn fn, void *ctx);
 /* Call fn for every record of every ring that is not another process's sample (samples

@@ -12,8 +12,6 @@
 . "$MEMPHIS_SRC/tests/tap.sh"
 export OMP_NUM_THREADS=2 OMP_PROC_BIND=false
 
-key() { "$REPORT" dump --meta "$1" | sed -n "s/^#   $2=//p" | head -n 1; }
-
 if ! scope_cpu_allowed; then
 	skip "per-CPU events" "this user may not open events of a CPU (perf_event_paranoid >= 1 without CAP_PERFMON)"
 	done_testing
@@ -28,7 +26,7 @@ for scope in thread cpu; do
 	MEMPHIS_SCOPE=$scope MEMPHIS_OUTPUT=$scope "$B/tests/prog_gather" 32 20 > $scope.out 2> $scope.err
 	check "$scope: the program runs, no line from memphis" \
 		sh -c "[ $? = 0 ] && ! grep -q '^memphis' $scope.err"
-	check_if "$scope: RUN scope=$scope" '[ "$(key $scope scope)" = $scope ]'
+	check_if "$scope: RUN scope=$scope" '[ "$(run_key $scope scope)" = $scope ]'
 	"$REPORT" dump --meta $scope | sed -n 's/^#  .* tid \([0-9]*\) start .*/\1/p' | sort -u > $scope.tids
 	"$REPORT" dump --samples $scope | awk '!/^#/ { print $3 }' | sort -u > $scope.stids
 	"$REPORT" dump --touches $scope | awk '!/^#/ { print $3 }' | sort -u > $scope.ttids
@@ -63,20 +61,20 @@ ompi OMPI_COMM_WORLD_LOCAL_SIZE=2 MEMPHIS_OUTPUT=r2 "$B/tests/prog_hostile" work
 ompi OMPI_COMM_WORLD_LOCAL_SIZE=2 MEMPHIS_SCOPE=cpu MEMPHIS_OUTPUT=r2cpu "$B/tests/prog_hostile" work 0.1 > /dev/null 2>&1
 ompi OMPI_COMM_WORLD_LOCAL_SIZE=1 MEMPHIS_OUTPUT=r1 "$B/tests/prog_hostile" work 0.1 > /dev/null 2>&1
 PMIX_RANK=0 MEMPHIS_OUTPUT=rp "$B/tests/prog_hostile" work 0.1 > /dev/null 2>&1
-check_if "auto, one of 2 ranks on this host: per thread" '[ "$(key r2/rank-0 scope)" = thread ]'
-check_if "MEMPHIS_SCOPE=cpu, one of 2 ranks on this host: per CPU as asked" '[ "$(key r2cpu/rank-0 scope)" = cpu ]'
-check_if "auto, the only rank on this host: per CPU" '[ "$(key r1/rank-0 scope)" = cpu ]'
-check_if "auto, a PMIx rank (ranks on this host unknown): per thread" '[ "$(key rp/rank-0 scope)" = thread ]'
+check_if "auto, one of 2 ranks on this host: per thread" '[ "$(run_key r2/rank-0 scope)" = thread ]'
+check_if "MEMPHIS_SCOPE=cpu, one of 2 ranks on this host: per CPU as asked" '[ "$(run_key r2cpu/rank-0 scope)" = cpu ]'
+check_if "auto, the only rank on this host: per CPU" '[ "$(run_key r1/rank-0 scope)" = cpu ]'
+check_if "auto, a PMIx rank (ranks on this host unknown): per thread" '[ "$(run_key rp/rank-0 scope)" = thread ]'
 "$B/memphis" run --children -o ch sh -c "\"$B/tests/prog_hostile\" work 0.1; true" > /dev/null 2>&1
 check_if "memphis run --children: the launched program per CPU, its child per thread" \
-	'[ "$(key ch scope)" = cpu ] && [ "$(key "$(ls -d ch.* | head -n 1)" scope)" = thread ]'
+	'[ "$(run_key ch scope)" = cpu ] && [ "$(run_key "$(ls -d ch.* | head -n 1)" scope)" = thread ]'
 
 # a kernel that refuses events of a CPU
 for want in cpu auto; do
 	LD_PRELOAD="$B/tests/shim_nocpu.so" MEMPHIS_SCOPE=$want MEMPHIS_OUTPUT=refused-$want \
 		"$B/tests/prog_hostile" work 0.3 > refused-$want.out 2> refused-$want.err
 	check_if "refused, MEMPHIS_SCOPE=$want: runs per thread" \
-		'[ "$(key refused-$want scope)" = thread ] && [ "$("$REPORT" dump --samples refused-$want | grep -vc "^#")" -gt 0 ]'
+		'[ "$(run_key refused-$want scope)" = thread ] && [ "$("$REPORT" dump --samples refused-$want | grep -vc "^#")" -gt 0 ]'
 done
 check_if "refused, cpu asked for: one line naming MEMPHIS_SCOPE and the capability" \
 	'[ "$(grep -c "^memphis" refused-cpu.err)" = 1 ] && grep -q "MEMPHIS_SCOPE=cpu.*CAP_PERFMON" refused-cpu.err'

@@ -30,13 +30,15 @@ done_testing() {
 }
 # The run directory a program left in the current directory (newest first).
 rundir() { ls -td memphis-"$1"-*/ 2>/dev/null | head -n 1; }
+# The value of RUN key KEY of run directory DIR (its first, when it repeats).
+run_key() { "$REPORT" dump --meta "$1" 2>/dev/null | sed -n "s/^#   $2=//p" | head -n 1; }
 # 0 when the library samples per CPU here (MEMPHIS_SCOPE=cpu is allowed: root, CAP_PERFMON
 # or kernel.perf_event_paranoid <= 0); asked of a short run, once per test.
 scope_cpu_allowed() {
 	if [ -z "$TAP_SCOPE_CPU" ]; then
 		rm -rf .scope-probe
 		MEMPHIS_SCOPE=cpu MEMPHIS_OUTPUT=.scope-probe "$B/tests/prog_hostile" mark >/dev/null 2>&1
-		if "$REPORT" dump --meta .scope-probe 2>/dev/null | grep -q '^#   scope=cpu$'; then
+		if [ "$(run_key .scope-probe scope)" = cpu ]; then
 			TAP_SCOPE_CPU=yes
 		else
 			TAP_SCOPE_CPU=no

@@ -77,8 +77,10 @@ struct memphis__backend {
 	void (*close)(struct memphis__thread *t);
 	/* Optional, for sources that sample the whole process at once (kmod); NULL for
 	 * per-thread sources. start(1) runs after every thread's enable(1) when a region
-	 * opens, start(0) before the final read when it closes. 0 or -errno. */
-	int (*start)(int on);
+	 * opens, start(0) before the final read when it closes. emit: where samples go that a
+	 * source must read on the way (soft per CPU reads a ring before opening it again).
+	 * 0 or -errno. */
+	int (*start)(int on, memphis__emit_fn *emit);
 	/* Optional: hand the process's buffered samples to emit (each to its registered
 	 * thread); returns the samples the source lost meanwhile (samples it can name a
 	 * thread for go to that thread's r_lost instead). */

@@ -310,7 +310,7 @@ static void ibs_close(struct memphis__thread *t)
 }
 
 /* Per CPU: the events open at the first region and stay open, enabled in regions. */
-static int ibs_start(int on)
+static int ibs_start(int on, memphis__emit_fn *emit)
 {
 	int failed, opened = 0;
 

@@ -304,7 +304,7 @@ static int start_ioctl(void)
 	return r;
 }
 
-static int kmod_start(int on)
+static int kmod_start(int on, memphis__emit_fn *emit)
 {
 	int r;
 

@@ -63,9 +63,6 @@ static void open_scope(int scope, pid_t pid)
 	struct perf_event_attr a;
 	int err;
 
-	if (scope_cpu)
-		memphis__percpu_close(&cpus);
-	scope_cpu = 0;
 	if (scope == MEMPHIS__SCOPE_THREAD)
 		return;
 	soft_attr(&a, period, 1);
@@ -289,16 +286,12 @@ static void soft_close(struct memphis__thread *t)
 	memphis__ring_close(&t->sample);
 }
 
-/* The emit function of the last read, for a ring read when it is opened again (start). */
-static memphis__emit_fn *emit_last;
-
 static uint64_t soft_read_process(memphis__emit_fn *emit)
 {
 	struct reading rd = { .emit = emit };
 
 	if (!scope_cpu)
 		return 0;
-	emit_last = emit;
 	code_ready();
 	memphis__percpu_drain(&cpus, on_record, &rd);
 	rd.lost += lost_pending;
@@ -310,15 +303,15 @@ static uint64_t soft_read_process(memphis__emit_fn *emit)
 	return rd.lost;
 }
 
-static int soft_start(int on)
+static int soft_start(int on, memphis__emit_fn *emit)
 {
-	struct reading rd = { .emit = emit_last };
+	struct reading rd = { .emit = emit };
 	int err;
 
 	if (!scope_cpu)
 		return 0;
 	code_ready();
-	err = memphis__percpu_enable(&cpus, on, emit_last ? on_record : NULL, &rd);
+	err = memphis__percpu_enable(&cpus, on, on_record, &rd);
 	lost_pending += rd.lost;
 	return err;
 }
