@@ -2,13 +2,14 @@
 # puts its own file on every number the library had: the library must never write to,
 # ioctl or close a descriptor it did not open. Its own file keeps exactly what it wrote,
 # none of its descriptors is closed by memphis, and the run stays complete (its files are
-# opened again).
+# opened again) and sampled after the close (its perf events opened again: per thread, or
+# per CPU; 100 us, so that the 2-5 ms of region 2 take samples).
 . "$MEMPHIS_SRC/tests/tap.sh"
 P="$B/tests/prog_hostile"
 
 MEMPHIS_DISABLE=1 timeout 120 "$P" closefds > plain.out 2> plain.err
 rm -f own.txt
-timeout 120 "$P" closefds > prof.out 2> prof.err
+MEMPHIS_PERIOD=100us timeout 120 "$P" closefds > prof.out 2> prof.err
 rc=$?
 check "close_range then own files: exit status 0" test "$rc" = 0
 check "the program's file holds only its own lines, no descriptor of it closed" \
@@ -16,4 +17,6 @@ check "the program's file holds only its own lines, no descriptor of it closed" 
 "$REPORT" dump --meta "$(rundir prog_hostile)" > meta.txt 2>&1
 check "the run is complete: both regions, closed cleanly" \
 	sh -c '! grep -q "warning" meta.txt && grep -q "region 1 \"daemon\"" meta.txt && grep -q "region 2 \"after\"" meta.txt'
+n2=$(sed -n 's/^#   region 2 "after" .*: \([0-9,]*\) samples.*/\1/p' meta.txt | tr -d ,)
+check_if "region 2, after the close: sampled (${n2:-no} samples)" '[ "${n2:-0}" -gt 0 ]'
 check "no line from memphis" sh -c '! grep -q "^memphis" prof.err'
