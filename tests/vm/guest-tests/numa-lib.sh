@@ -3,7 +3,10 @@
 # addresses, shared/VM-RECIPE.md) with its run directory in $VM_OUT/NAME.
 # Host: judge NAME CHECK [ARGS] runs memphis-report --json (with --all, and the default
 # remote tables) on it and reports the checks of numa_check.py as results (results).
-export MEMPHIS_PERIOD=250us OMP_PROC_BIND=true OMP_WAIT_POLICY=passive
+# Per thread, as these checks' sample minimums were tuned: single-stepped, events per CPU
+# (what auto takes as root) gave cg-master about half the samples (1,216-1,421 against
+# 2,887) and once 14 of `a` on node 1 where 20 are needed.
+export MEMPHIS_SCOPE=thread MEMPHIS_PERIOD=250us OMP_PROC_BIND=true OMP_WAIT_POLICY=passive
 CG_SIZE="-n 4000 -i 4"  # ~20 s single-stepped (TCG runs ~1.4 M instructions/s so)
 # Guest: `run NAME $ON0 CMD...` execs CMD on CPU 0 (node 0), then widens the mask again for
 # the places: the master's first stack pages are placed where execve runs, before libgomp
