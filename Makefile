@@ -71,7 +71,8 @@ POST_LIB_OBJS := $(filter-out $(B)/post/main.o,$(POST_OBJS)) $(COMMON_OBJS)
 UNIT_SRCS := $(wildcard tests/unit_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/%.c=$(B)/tests/%)
 PROG_SRCS := $(wildcard tests/prog_*.c)
-PROG_BINS := $(PROG_SRCS:tests/%.c=$(B)/tests/%) $(B)/tests/dlib_table.so $(B)/tests/shim_nocpu.so
+PROG_BINS := $(PROG_SRCS:tests/%.c=$(B)/tests/%) $(B)/tests/dlib_table.so \
+	     $(B)/tests/shim_nocpu.so $(B)/tests/shim_sleeps.so
 # C++ workloads (tests/prog_*.cc): how the report names heap objects of operator new
 PROGXX_SRCS := $(wildcard tests/prog_*.cc)
 PROGXX_BINS := $(PROGXX_SRCS:tests/%.cc=$(B)/tests/%)
@@ -277,9 +278,10 @@ $(B)/tests/dlib_table.so: tests/dlib_table.c
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) -std=gnu11 -g -O2 -fPIC -shared -Wall -Wextra -Werror $< -o $@ $(LDFLAGS)
 
-# Preloaded before libmemphis: refuses perf events of a CPU, as a kernel does to a user
-# without CAP_PERFMON at perf_event_paranoid >= 1 (tests/t_scope.sh).
-$(B)/tests/shim_nocpu.so: tests/shim_nocpu.c
+# Preloaded before libmemphis: shim_nocpu refuses perf events of a CPU, as a kernel does to
+# a user without CAP_PERFMON at perf_event_paranoid >= 1 (tests/t_scope.sh); shim_sleeps
+# counts the library's usleep() calls (tests/t_touch.sh).
+$(B)/tests/shim_%.so: tests/shim_%.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) -std=gnu11 -g -O2 -fPIC -shared -Wall -Wextra -Werror $< -o $@ $(LDFLAGS)

@@ -28,6 +28,7 @@
 #include "memphis/format.h"
 #include "insn.h"
 #include "code.h"
+#include "fd.h"
 #include "maps.h"
 #include "search.h"
 
@@ -111,50 +112,6 @@ static void maps_clear(struct memphis__code *c)
 	c->nmaps = 0;
 }
 
-/* Read a whole small file into a NUL-terminated malloc'd buffer. Returns it or NULL. */
-static char *slurp(const char *path)
-{
-	size_t cap = 16384, n = 0;
-	char *buf = malloc(cap), *p;
-	int fd;
-
-	if (!buf)
-		return NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		goto out_free;
-	for (;;) {
-		ssize_t r;
-
-		if (cap - n < 4096) {
-			if (cap >= (64u << 20))
-				goto out_close;
-			p = realloc(buf, cap * 2);
-			if (!p)
-				goto out_close;
-			buf = p;
-			cap *= 2;
-		}
-		r = read(fd, buf + n, cap - n - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			goto out_close;
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	buf[n] = '\0';
-	return buf;
-
-out_close:
-	close(fd);
-out_free:
-	free(buf);
-	return NULL;
-}
-
 /* Keep one line of /proc/self/maps in *m if it maps code. Returns 1 (kept), 0 (skipped)
  * or -ENOMEM. */
 static int parse_map_line(const char *line, const char *eol, struct map *m)
@@ -185,7 +142,7 @@ static int parse_map_line(const char *line, const char *eol, struct map *m)
  * (the old list is gone either way). */
 static int maps_refresh(struct memphis__code *c)
 {
-	char *text = slurp("/proc/self/maps"), *line;
+	char *text = memphis__slurp("/proc/self/maps"), *line;
 	uint32_t cap = 0;
 	int err = 0;
 

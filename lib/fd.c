@@ -3,6 +3,7 @@
  * never per sample. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -98,4 +99,48 @@ void memphis__fd_close(int *fd, const struct memphis__fdid *id)
 	if (memphis__fd_is(*fd, id, NULL))
 		close(*fd);
 	memphis__fd_forget(fd);
+}
+
+/* Contract in fd.h. */
+char *memphis__slurp(const char *path)
+{
+	size_t cap = 16384, n = 0;
+	char *buf = malloc(cap), *p;
+	int fd;
+
+	if (!buf)
+		return NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		goto out_free;
+	for (;;) {
+		ssize_t r;
+
+		if (cap - n < 4096) {
+			if (cap >= (64u << 20))
+				goto out_close;
+			p = realloc(buf, cap * 2);
+			if (!p)
+				goto out_close;
+			buf = p;
+			cap *= 2;
+		}
+		r = read(fd, buf + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			goto out_close;
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	return buf;
+
+out_close:
+	close(fd);
+out_free:
+	free(buf);
+	return NULL;
 }

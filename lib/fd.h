@@ -35,6 +35,9 @@ int memphis__fd_ours(int *fd, const struct memphis__fdid *id, struct stat *st);
 void memphis__fd_close(int *fd, const struct memphis__fdid *id);
 /* Forget *fd without closing it (it was found not ours by other means); *fd becomes -1. */
 void memphis__fd_forget(int *fd);
+/* Read a whole small file (/proc/self/maps) into a NUL-terminated malloc'd buffer, at most
+ * 64 MiB. Returns it, or NULL. */
+char *memphis__slurp(const char *path);
 /* The library's share of descriptors (a quarter of RLIMIT_NOFILE) and how many it holds. */
 long memphis__fd_share(void);
 long memphis__fd_held(void);

@@ -21,10 +21,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fd.h"
 #include "firsttouch.h"
 #include "insn.h"
 #include "internal.h"
 #include "log.h"
+#include "maps.h"
 #include "memphis/format.h"
 #include "percpu.h"
 #include "self.h"
@@ -208,25 +210,59 @@ static int thp_possible(void)
 	return strstr(buf, "[never]") == NULL;
 }
 
-/* 1 if every base page of the 2 MiB range holding `addr` is present (pagemap bit 63).
- * The record is written at fault entry, so the faulting page itself may not be mapped
- * yet (a huge page is being zeroed, and on a busy machine the faulting thread may wait
- * for a CPU first): wait for it, up to 100 ms for one range and `*budget` 250 us sleeps
- * over the whole flush, so that pages that never come (unmapped meanwhile) cannot stall
- * the drain thread for long. */
-static int range_present(int pagemap, uint64_t addr, int *budget)
+/* What mark_huge reads once per flush: the pagemap, the sleeps left, and the maps, read
+ * when a faulting page is first found absent. */
+struct judge {
+	int pagemap;
+	int budget;
+	int maps_read;
+	struct mph_maps maps;
+};
+
+/* 1 when a transparent huge page may back the 2 MiB range holding addr: one anonymous,
+ * private, writable mapping covers all of it. */
+static int may_be_huge(struct judge *j, uint64_t addr)
+{
+	uint64_t lo = addr & ~((1ull << HUGE_SHIFT) - 1), hi = lo + (1ull << HUGE_SHIFT);
+	const struct mph_mapping *m;
+
+	if (!j->maps_read) {
+		char *text = memphis__slurp("/proc/self/maps");
+
+		j->maps_read = 1;
+		if (!text || mph_maps_parse(text, 0, &j->maps) < 0)
+			memset(&j->maps, 0, sizeof(j->maps));
+		free(text);
+	}
+	m = mph_maps_find(&j->maps, addr);
+	return m && m->inode == 0 && m->perms[1] == 'w' && m->perms[3] == 'p' && m->start <= lo &&
+	       hi <= m->end;
+}
+
+/* 1 if every base page of the 2 MiB range holding fault r's address is present (pagemap
+ * bit 63). The record is written at fault entry, so the faulting page itself may not be
+ * mapped yet (a huge page is being zeroed, and on a busy machine the faulting thread may
+ * wait for a CPU first): wait for it until 100 ms after the fault, in 250 us sleeps of
+ * the flush's budget, where a huge page may hold it at all. The pages the library's own
+ * work faults in a program's thread (its perf rings, libelf's mapping of a file read for
+ * symbols) and a buffer unmapped since are not waited for: every print after such a
+ * fault stalled the program's thread for 100 ms (seen: 135 ms prints in examples/cg). */
+static int range_present(struct judge *j, const struct memphis_rec_touch *r)
 {
 	uint64_t e[512];
-	uint64_t range = addr >> HUGE_SHIFT;
-	unsigned self = (unsigned)((addr >> 12) & 511);
+	uint64_t range = r->addr >> HUGE_SHIFT;
+	unsigned self = (unsigned)((r->addr >> 12) & 511);
 	off_t off = (off_t)((range << HUGE_SHIFT) >> 12) * 8;
 
-	for (int tries = 0;; tries++) {
-		if (pread(pagemap, e, sizeof(e), off) != (ssize_t)sizeof(e))
+	for (int first = 1;; first = 0) {
+		if (pread(j->pagemap, e, sizeof(e), off) != (ssize_t)sizeof(e))
 			return 0;
-		if (e[self] >> 63 || tries == 400 || *budget <= 0)
+		if (e[self] >> 63)
 			break;
-		--*budget;
+		if ((first && !may_be_huge(j, r->addr)) || j->budget <= 0 ||
+		    memphis__now() > r->time + 100000000ull)
+			return 0;
+		j->budget--;
 		usleep(250);
 	}
 	for (int i = 0; i < 512; i++)
@@ -244,14 +280,14 @@ static int cmp_range(const void *a, const void *b)
 
 static void mark_huge(void)
 {
-	int pagemap, budget = 800; /* 200 ms of waiting per flush at most */
+	struct judge jd = { .budget = 800 }; /* 200 ms of waiting per flush at most */
 
 	if (thp < 0)
 		thp = thp_possible();
 	if (!thp || nbatch == 0)
 		return;
-	pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-	if (pagemap < 0)
+	jd.pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (jd.pagemap < 0)
 		return;
 	qsort(batch, nbatch, sizeof(batch[0]), cmp_range);
 	for (size_t i = 0; i < nbatch;) {
@@ -260,13 +296,14 @@ static void mark_huge(void)
 		while (j < nbatch && batch[j].addr >> HUGE_SHIFT == range)
 			j++;
 		if (mph_u64set_add(&seen, range) == 1 && j - i == 1 &&
-		    range_present(pagemap, batch[i].addr, &budget)) {
+		    range_present(&jd, &batch[i])) {
 			batch[i].flags |= MPH_TOUCH_HUGE;
 			batch[i].page_shift = HUGE_SHIFT;
 		}
 		i = j;
 	}
-	close(pagemap);
+	close(jd.pagemap);
+	mph_maps_free(&jd.maps);
 }
 
 void memphis__touch_flush(void)

@@ -1,9 +1,12 @@
 /* First touch: a 64 MiB buffer (2 MiB aligned) touched page by page by two threads, each
  * its half. argv[1] = "huge" asks for transparent huge pages (MADV_HUGEPAGE), anything
- * else forbids them. Prints "buf LO HI" and "half K TID LO HI". */
+ * else forbids them. Prints "buf LO HI" and "half K TID LO HI".
+ * argv[1] = "freed": one page of a mapping faulted in a region and unmapped before its
+ * memphis_print() (a freed buffer); prints "freed ADDR". */
 #define _GNU_SOURCE
 #include <memphis.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +27,26 @@ static void *toucher(void *arg)
 	return NULL;
 }
 
+static int freed(void)
+{
+	size_t len = 4ul << 20;
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return 1;
+	char *page = (char *)(((uintptr_t)p + (2ul << 20) - 1) & ~((2ul << 20) - 1));
+	memphis_mark_named("freed");
+	*(volatile char *)page = 1;
+	munmap(p, len);
+	memphis_print();
+	printf("freed %p\n", (void *)page);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "freed"))
+		return freed();
 	int huge = argc > 1 && !strcmp(argv[1], "huge");
 	pthread_t t[2];
 

@@ -56,3 +56,17 @@ rm -rf memphis-prog_touch-*/
 MEMPHIS_FIRST_TOUCH=0 "$B/tests/prog_touch" small > off.out
 d=$(rundir prog_touch)
 check "MEMPHIS_FIRST_TOUCH=0: no first-touch record" test -z "$("$REPORT" dump --touches "$d")"
+
+# A page faulted in a region and unmapped before the print (a freed buffer): its record is
+# kept, and the print does not wait for the page to appear (it waited 100 ms, 400 sleeps of
+# 250 us, at every such print; tests/shim_sleeps.so counts the library's sleeps).
+rm -rf memphis-prog_touch-*/
+LD_PRELOAD="$B/tests/shim_sleeps.so" "$B/tests/prog_touch" freed > freed.out 2> freed.err ||
+	not_ok "freed: prog_touch runs"
+d=$(rundir prog_touch)
+page=$(sed -n 's/^freed //p' freed.out)
+sleeps=$(sed -n 's/^usleep //p' freed.err)
+check "freed: the unmapped page has its first-touch record" \
+	sh -c "'$REPORT' dump --touches '$d' | awk '{ print \$5 }' | grep -qx '$page'"
+check "freed: the print did not wait for the unmapped page ($sleeps sleeps)" \
+	test -n "$sleeps" -a "${sleeps:-0}" -lt 10
