@@ -342,7 +342,8 @@ echo
 if [ "$QUICK" = 1 ]; then
 	BENCH_SIZES=${BENCH_SIZES:-1000000} BENCH_COMPARE_N=${BENCH_COMPARE_N:-1000000} \
 		BENCH_JOB_N=${BENCH_JOB_N:-50000} \
-		BENCH_CG_ARGS=${BENCH_CG_ARGS:--i 20} sh "$SRC/tests/bench_report.sh" "$B"
+		BENCH_CG_ARGS=${BENCH_CG_ARGS:--i 20} BENCH_CG_LONG_ARGS=${BENCH_CG_LONG_ARGS:--i 80} \
+		sh "$SRC/tests/bench_report.sh" "$B"
 else
 	sh "$SRC/tests/bench_report.sh" "$B"
 fi

@@ -14,14 +14,15 @@
 #   4. tests/callers/callers.c (samples in libc's memcpy) with and without STACKS entries:
 #      the report's samples/s when every sample's line is its caller's (unwound);
 #   5. examples/cg/cg profiled by memphis and by `perf record -e task-clock` with the same
-#      period and the same user registers; memphis-report vs `perf report --stdio`, both
-#      timed, as samples/s and their ratio.
+#      period and the same user registers, a short and a long run; memphis-report vs
+#      `perf report --stdio`, both timed (median CPU time of 3), as samples/s and their
+#      ratio, and per sample with the fixed cost taken out (long minus short run).
 # Environment: BENCH_SIZES (default "1000000 10000000"), BENCH_PERIOD_NS (default 100000,
 # libmemphis's shortest period: a shorter MEMPHIS_PERIOD is refused and 1 ms used),
 # BENCH_COMPARE_N (default 10000000), BENCH_SCALE_N (default 10000000),
 # BENCH_REPORT_JOBS (N, default the number of CPUs, at least 2), BENCH_JOB_N (200000),
-# BENCH_CG_ARGS (default "-i 150", with OMP_WAIT_POLICY=passive: about 100k samples of
-# examples/cg at 100 us).
+# BENCH_CG_ARGS (default "-i 150", with OMP_WAIT_POLICY=passive: about 70k samples of
+# examples/cg at 100 us) and BENCH_CG_LONG_ARGS (default "-i 900", about 400k samples).
 B=${1:-build}
 B=$(cd "$B" && pwd) || exit 1
 SRC=$(cd "$(dirname "$0")/.." && pwd) || exit 1
@@ -30,6 +31,7 @@ GEN="$B/tests/tool_gen"
 SIZES=${BENCH_SIZES:-"1000000 10000000"}
 PERIOD=${BENCH_PERIOD_NS:-100000}
 CG_ARGS=${BENCH_CG_ARGS:--i 150}
+CG_LONG_ARGS=${BENCH_CG_LONG_ARGS:--i 900}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/memphis-bench.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' HUP INT TERM
@@ -229,43 +231,87 @@ if ! command -v perf >/dev/null 2>&1; then
 fi
 # passive waiting: the program's speed under load does not matter here, only its samples
 export OMP_WAIT_POLICY=passive
-MEMPHIS_PERIOD="${PERIOD}ns" "$CG" $CG_ARGS >/dev/null 2>&1
-run=$(ls -d memphis-cg-*/ 2>/dev/null | head -n 1)
-if [ -z "$run" ]; then
-	echo "# the memphis run of $CG wrote no run directory: skipped"
-	exit 0
-fi
-"$R" "$run" >/dev/null 2>&1
-msamples=$("$R" "$run" --json 2>/dev/null | sed -n 's/^    "total": \([0-9]*\),$/\1/p' | head -n 1)
-measure "$R" "$run"
-mwall=$wall mcpu=$cpu mrss=$rss
-
 regs=ax,bx,cx,dx,si,di,bp,sp,ip,r8,r9,r10,r11,r12,r13,r14,r15
-if ! MEMPHIS_DISABLE=1 perf record -q -e task-clock -c "$PERIOD" --user-regs=$regs \
-	-o perf.data "$CG" $CG_ARGS >/dev/null 2>perf.err; then
-	echo "# perf record failed: $(tail -n 1 perf.err)"
-	exit 0
-fi
-psamples=$(perf report -i perf.data --stdio --header-only 2>/dev/null |
-	sed -n 's/^# *sample *: *\([0-9]*\).*/\1/p;s/.*nr_samples\D*\([0-9]*\).*/\1/p' | head -n 1)
-[ -n "$psamples" ] || psamples=$(perf script -i perf.data -F ip 2>/dev/null | wc -l)
-perf report -i perf.data --stdio >/dev/null 2>&1
-measure perf report -i perf.data --stdio
-pwall=$wall pcpu=$cpu prss=$rss
+# median3 CMD... - CMD's CPU and wall time by perf stat (ms resolution; /usr/bin/time has
+# 10 ms), the median of three runs by CPU time, in seconds; rss as measure gives it
+median3() {
+	for k in 1 2 3; do
+		perf stat -x, -e task-clock -e duration_time -o ps.out "$@" >/dev/null 2>&1
+		awk -F, '$3 ~ /^task-clock/ { c = $1 / 1e3 } $3 ~ /^duration_time/ { w = $1 / 1e9 }
+			END { printf "%.4f %.4f\n", c, w }' ps.out
+	done | sort -n | sed -n 2p > m3.out
+	measure "$@" # its peak RSS
+	read -r cpu wall < m3.out
+}
+# side LABEL ARGS: cg ARGS recorded by libmemphis and by perf record into LABEL/; sets
+# msamples mwall mcpu mrss psamples pwall pcpu prss (empty samples: that tool failed)
+side() {
+	mkdir -p "$1" && cd "$1" || exit 1
+	msamples="" psamples=""
+	MEMPHIS_PERIOD="${PERIOD}ns" "$CG" $2 >/dev/null 2>&1
+	run=$(ls -d memphis-cg-*/ 2>/dev/null | head -n 1)
+	if [ -n "$run" ]; then
+		"$R" "$run" >/dev/null 2>&1
+		msamples=$("$R" "$run" --json 2>/dev/null |
+			sed -n 's/^    "total": \([0-9]*\),$/\1/p' | head -n 1)
+		median3 "$R" "$run"
+		mwall=$wall mcpu=$cpu mrss=$rss
+	else
+		echo "# $1: the memphis run of $CG wrote no run directory"
+	fi
+	if MEMPHIS_DISABLE=1 perf record -q -e task-clock -c "$PERIOD" --user-regs=$regs \
+		-o perf.data "$CG" $2 >/dev/null 2>perf.err; then
+		psamples=$(perf report -i perf.data --stdio --header-only 2>/dev/null |
+			sed -n 's/^# *sample *: *\([0-9]*\).*/\1/p;s/.*nr_samples\D*\([0-9]*\).*/\1/p' |
+			head -n 1)
+		[ -n "$psamples" ] || psamples=$(perf script -i perf.data -F ip 2>/dev/null | wc -l)
+		perf report -i perf.data --stdio >/dev/null 2>&1
+		median3 perf report -i perf.data --stdio
+		pwall=$wall pcpu=$cpu prss=$rss
+	else
+		echo "# $1: perf record failed: $(tail -n 1 perf.err)"
+	fi
+	cd .. || exit 1
+}
 
 krate() { awk "BEGIN { if ($2 > 0) printf \"%.1f\", $1 / $2 / 1e3; else print \"inf\" }"; }
-printf "%-22s %9s %8s %8s %12s %12s %9s\n" tool samples wall_s cpu_s "ksamples/s" "ksamples/s" "RSS_KiB"
-printf "%-22s %9s %8s %8s %12s %12s %9s\n" "" "" "" "" "(wall)" "(cpu)" ""
-printf "%-22s %9s %8s %8s %12s %12s %9s\n" "memphis-report" "$msamples" "$mwall" "$mcpu" \
-	"$(krate "$msamples" "$mwall")" "$(krate "$msamples" "$mcpu")" "$mrss"
-printf "%-22s %9s %8s %8s %12s %12s %9s\n" "perf report --stdio" "$psamples" "$pwall" "$pcpu" \
-	"$(krate "$psamples" "$pwall")" "$(krate "$psamples" "$pcpu")" "$prss"
-echo "ratios memphis-report / perf report: wall time $(awk "BEGIN { printf \"%.2f\", $mwall / $pwall }")," \
-	"cpu time $(awk "BEGIN { if ($pcpu > 0) printf \"%.2f\", $mcpu / $pcpu; else print \"n/a\" }")," \
-	"samples/s (cpu) $(awk "BEGIN { if ($pcpu > 0 && $psamples > 0 && $mcpu > 0) printf \"%.2f\", ($msamples / $mcpu) / ($psamples / $pcpu); else print \"n/a\" }")," \
-	"peak RSS $(awk "BEGIN { if ($prss > 0) printf \"%.2f\", $mrss / $prss; else print \"n/a\" }")"
-echo "(memphis-report's time on a small run is mostly reading DWARF of the program and its"
-echo " libraries once; its per-sample cost is the synthetic figure above)"
+row() { # row TOOL RUN SAMPLES WALL CPU RSS
+	printf "%-22s %-8s %9s %8s %8s %12s %12s %9s\n" "$1" "$2" "$3" "$4" "$5" \
+		"$(krate "$3" "$4")" "$(krate "$3" "$5")" "$6"
+}
+side short "$CG_ARGS"
+ms=$msamples mw=$mwall mc=$mcpu mr=$mrss ps=$psamples pw=$pwall pc=$pcpu pr=$prss
+side long "$CG_LONG_ARGS"
+if [ -z "$ms" ] || [ -z "$ps" ] || [ -z "$msamples" ] || [ -z "$psamples" ]; then
+	echo "# a run is missing: no side by side"
+	exit 0
+fi
+printf "%-22s %-8s %9s %8s %8s %12s %12s %9s\n" tool "cg" samples wall_s cpu_s "ksamples/s" "ksamples/s" "RSS_KiB"
+printf "%-22s %-8s %9s %8s %8s %12s %12s %9s\n" "" "" "" "" "" "(wall)" "(cpu)" ""
+row memphis-report "$CG_ARGS" "$ms" "$mw" "$mc" "$mr"
+row "perf report --stdio" "$CG_ARGS" "$ps" "$pw" "$pc" "$pr"
+row memphis-report "$CG_LONG_ARGS" "$msamples" "$mwall" "$mcpu" "$mrss"
+row "perf report --stdio" "$CG_LONG_ARGS" "$psamples" "$pwall" "$pcpu" "$prss"
+echo "ratios memphis-report / perf report ($CG_ARGS): cpu time $(awk "BEGIN { if ($pc > 0) printf \"%.2f\", $mc / $pc; else print \"n/a\" }")," \
+	"samples/s (cpu) $(awk "BEGIN { if ($pc > 0 && $ps > 0 && $mc > 0) printf \"%.2f\", ($ms / $mc) / ($ps / $pc); else print \"n/a\" }")," \
+	"peak RSS $(awk "BEGIN { if ($pr > 0) printf \"%.2f\", $mr / $pr; else print \"n/a\" }")"
+echo "ratios memphis-report / perf report ($CG_LONG_ARGS): cpu time $(awk "BEGIN { if ($pcpu > 0) printf \"%.2f\", $mcpu / $pcpu; else print \"n/a\" }")," \
+	"samples/s (cpu) $(awk "BEGIN { if ($pcpu > 0 && $psamples > 0 && $mcpu > 0) printf \"%.2f\", ($msamples / $mcpu) / ($psamples / $pcpu); else print \"n/a\" }")"
+# Per sample, the fixed cost (reading the objects' symbols and DWARF) taken out: the
+# difference between the long and the short run over the difference of their samples.
+awk -v ms="$ms" -v mc="$mc" -v ml="$msamples" -v mcl="$mcpu" \
+	-v ps="$ps" -v pc="$pc" -v pl="$psamples" -v pcl="$pcpu" 'BEGIN {
+	m = (ml > ms && mcl > mc) ? (mcl - mc) / (ml - ms) : 0
+	p = (pl > ps && pcl > pc) ? (pcl - pc) / (pl - ps) : 0
+	printf("per sample, fixed cost out (long - short): memphis-report %s ns, perf report %s ns",
+	       (m > 0 ? sprintf("%.0f", m * 1e9) : "n/a"), (p > 0 ? sprintf("%.0f", p * 1e9) : "n/a"))
+	if (m > 0 && p > 0)
+		printf(", ratio (perf / memphis) %.2f", p / m)
+	printf("\n")
+	printf("fixed cost (short run minus its samples at that rate): memphis-report %s s, perf report %s s\n",
+	       (m > 0 ? sprintf("%.3f", mc - ms * m) : "n/a"), (p > 0 ? sprintf("%.3f", pc - ps * p) : "n/a"))
+}'
+rm -rf short long
 
 # The fixed cost on its own: a run of a few hundred samples costs about what reading the
 # DWARF of the objects the samples touch costs (libc's separate debug file, mostly).
