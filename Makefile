@@ -72,7 +72,7 @@ UNIT_SRCS := $(wildcard tests/unit_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/%.c=$(B)/tests/%)
 PROG_SRCS := $(wildcard tests/prog_*.c)
 PROG_BINS := $(PROG_SRCS:tests/%.c=$(B)/tests/%) $(B)/tests/dlib_table.so \
-	     $(B)/tests/shim_nocpu.so $(B)/tests/shim_sleeps.so
+	     $(B)/tests/shim_nocpu.so $(B)/tests/shim_calls.so
 # C++ workloads (tests/prog_*.cc): how the report names heap objects of operator new
 PROGXX_SRCS := $(wildcard tests/prog_*.cc)
 PROGXX_BINS := $(PROGXX_SRCS:tests/%.cc=$(B)/tests/%)
@@ -279,8 +279,8 @@ $(B)/tests/dlib_table.so: tests/dlib_table.c
 	$(Q)$(CC) -std=gnu11 -g -O2 -fPIC -shared -Wall -Wextra -Werror $< -o $@ $(LDFLAGS)
 
 # Preloaded before libmemphis: shim_nocpu refuses perf events of a CPU, as a kernel does to
-# a user without CAP_PERFMON at perf_event_paranoid >= 1 (tests/t_scope.sh); shim_sleeps
-# counts the library's usleep() calls (tests/t_touch.sh).
+# a user without CAP_PERFMON at perf_event_paranoid >= 1 (tests/t_scope.sh); shim_calls
+# counts the library's sleeps and perf event switches (tests/t_touch.sh, t_linger.sh).
 $(B)/tests/shim_%.so: tests/shim_%.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")

@@ -37,6 +37,13 @@
 #define POLL_MS 100
 #define SCAN_EVERY_NS 250000000ull
 #define FLUSH_EVERY_NS 1000000000ull
+/* Sampling left on after a region ends (backends with .linger): switching it costs one
+ * ioctl per thread, or per CPU an interrupt of each CPU, which the program's thread pays
+ * at every mark and print (an empty region: 0.5 ms on a 16-vCPU VM per CPU, 10 us per
+ * thread), and a program marking a region per iteration pays it at every iteration. So
+ * the events stay on, samples timed outside the open region are dropped when read, and
+ * the drain thread switches them off when no region opened for LINGER_NS. */
+#define LINGER_NS 100000000ull
 _Static_assert(FLUSH_EVERY_NS + POLL_MS * 1000000ull == MEMPHIS__DRAIN_UNWRITTEN_NS,
 	       "drain.h tells the longest a sample stays unwritten");
 
@@ -56,6 +63,10 @@ static uint64_t start_time;
 /* The open region, as the sample path sees it. `region_on` changes under the registry
  * lock too, so a thread attaching meanwhile sees it (on_added). */
 static int region_on;
+static int live;               /* the sampling events are on (under the registry lock too) */
+/* CLOCK_MONOTONIC: the open region began (UINT64_MAX after its close has been read:
+ * nothing is kept until the next begins) and the last region ended */
+static uint64_t region_t0 = UINT64_MAX, region_t1;
 static uint32_t region_seq;
 static struct memphis__region_counts counts;
 static struct cpu_buf **bufs;  /* per CPU, allocated on first sample */
@@ -143,6 +154,8 @@ static void emit_sample(struct memphis__thread *t, struct memphis_rec_sample *s,
 {
 	int cpu = s->cpu;
 
+	if (backend->linger && (s->time < region_t0 || (!region_on && s->time > region_t1)))
+		return; /* taken while sampling lingered between regions */
 	s->region = region_seq;
 	t->r_samples++;
 	counts.samples++;
@@ -218,7 +231,7 @@ static void on_added(struct memphis__thread *t)
 		int err = backend->open(t);
 		if (err < 0)
 			not_opened(t, "no samples", err);
-		else if (region_on)
+		else if (live)
 			backend->enable(t, 1);
 	}
 	if (first_touch && !touch_by_cpu && !__atomic_load_n(&touch_by_backend, __ATOMIC_ACQUIRE)) {
@@ -263,25 +276,36 @@ static void enable_one(struct memphis__thread *t, void *ctx)
 	}
 }
 
-/* Open (on = 1) or close the region for sampling: the flag under the registry lock, so a
- * thread attaching meanwhile sees it, then every thread's stream, then the process-wide
- * hook of backends that have one. Caller holds drain_lock. */
+/* Switch sampling on or off: the flag under the registry lock, so that a thread attaching
+ * meanwhile sees it (on_added), then every thread's stream, then the process-wide hook of
+ * backends that have one. Caller holds drain_lock. */
+static void switch_sampling(int on)
+{
+	memphis__thread_lock();
+	live = on;
+	memphis__thread_unlock();
+	memphis__thread_foreach(enable_one, &on);
+	if (backend->start)
+		backend->start(on, emit_sample);
+}
+
+/* Open (on = 1) or close the region for sampling: a lingering backend's events are left
+ * on at the close (see LINGER_NS). Caller holds drain_lock. */
 static void region_sampling(int on)
 {
 	memphis__thread_lock();
 	region_on = on;
 	memphis__thread_unlock();
-	if (!sampling_ok)
+	if (!sampling_ok || live == on || (!on && backend->linger))
 		return;
-	memphis__thread_foreach(enable_one, &on);
-	if (backend->start)
-		backend->start(on, emit_sample);
+	switch_sampling(on);
 }
 
 void memphis__drain_region_begin(uint32_t seq)
 {
 	memset(&counts, 0, sizeof(counts));
 	region_seq = seq;
+	region_t0 = memphis__now();
 	region_sampling(1);
 }
 
@@ -327,8 +351,10 @@ void memphis__drain_region_end(struct memphis__region_counts *c)
 	size_t n = 0;
 
 	memphis__enter();
+	region_t1 = memphis__now();
 	region_sampling(0);
 	memphis__drain_all();
+	region_t0 = UINT64_MAX;
 	memphis__flush_samples();
 	sampled = mph_u64set_take(&pages, &n);
 	if (sampled)
@@ -460,12 +486,6 @@ static int kick_check(void)
 	return 1;
 }
 
-static void disable_one(struct memphis__thread *t, void *ctx)
-{
-	if (t->sample.fd >= 0)
-		backend->enable(t, 0);
-}
-
 static void *drain_main(void *arg)
 {
 	sigset_t all;
@@ -537,6 +557,8 @@ static void *drain_main(void *arg)
 			last_scan = now;
 			gen = ~0u; /* and check every descriptor polled */
 		}
+		if (live && !region_on && sampling_ok && now - region_t1 > LINGER_NS)
+			switch_sampling(0);
 		memphis__touch_flush();
 		heap_flush();
 		if (now - last_flush > FLUSH_EVERY_NS) {
@@ -545,9 +567,7 @@ static void *drain_main(void *arg)
 		}
 		if (memphis__writer_error() && sampling_ok) {
 			__atomic_store_n(&sampling_ok, 0, __ATOMIC_RELAXED);
-			memphis__thread_foreach(disable_one, NULL);
-			if (backend->start)
-				backend->start(0, emit_sample);
+			switch_sampling(0);
 		}
 		pthread_mutex_unlock(&drain_lock);
 	}

@@ -96,6 +96,9 @@ struct memphis__backend {
 	/* Optional (with touch_start): hand the buffered page faults to emit; returns the
 	 * faults lost meanwhile. Caller holds the drain lock. */
 	uint64_t (*read_touches)(memphis__touch_fn *emit);
+	/* 1: sampling may stay on between regions (drain.c's linger): every sample's time is
+	 * CLOCK_MONOTONIC, so those outside a region are known and dropped when read. */
+	int linger;
 };
 
 #define MEMPHIS__BACKEND_DECLARE_(name) \

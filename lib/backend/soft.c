@@ -332,4 +332,5 @@ const struct memphis__backend memphis__backend_soft = {
 	.start = soft_start,
 	.read_process = soft_read_process,
 	.poll_fds = soft_poll_fds,
+	.linger = 1,
 };

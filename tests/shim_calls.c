@@ -1,0 +1,44 @@
+/* tests/shim_calls.c - preloaded ahead of libmemphis: counts the library's calls of
+ * usleep() (it waits for a page still being faulted in) and of ioctl() switching a perf
+ * event on or off, and prints "usleep N" and "perf_switch N" on stderr at exit. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <linux/perf_event.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+static unsigned long sleeps, switches;
+
+int usleep(useconds_t us)
+{
+	static int (*real)(useconds_t);
+
+	__atomic_add_fetch(&sleeps, 1, __ATOMIC_RELAXED);
+	if (!real)
+		real = (int (*)(useconds_t))dlsym(RTLD_NEXT, "usleep");
+	return real(us);
+}
+
+int ioctl(int fd, unsigned long req, ...)
+{
+	static int (*real)(int, unsigned long, ...);
+	va_list ap;
+	void *arg;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (req == PERF_EVENT_IOC_ENABLE || req == PERF_EVENT_IOC_DISABLE)
+		__atomic_add_fetch(&switches, 1, __ATOMIC_RELAXED);
+	if (!real)
+		real = (int (*)(int, unsigned long, ...))dlsym(RTLD_NEXT, "ioctl");
+	return real(fd, req, arg);
+}
+
+__attribute__((destructor)) static void report(void)
+{
+	fprintf(stderr, "usleep %lu\nperf_switch %lu\n", __atomic_load_n(&sleeps, __ATOMIC_RELAXED),
+		__atomic_load_n(&switches, __ATOMIC_RELAXED));
+}
