@@ -80,6 +80,7 @@ static int kick_fd[2] = { -1, -1 };
 static struct memphis__fdid kick_id[2];
 static int stopping;
 static uint64_t drain_cpu_ns; /* CPU time the drain thread used, known after it stopped */
+static uint64_t drain_passes; /* its passes (wake-ups), known after it stopped */
 
 static void write_heap_block(uint16_t type, const void *recs, size_t len)
 {
@@ -515,6 +516,7 @@ static void *drain_main(void *arg)
 				pollset_add(&ps, kick_fd[0], 0);
 		}
 		int r = poll(ps.fds, ps.n, POLL_MS);
+		drain_passes++;
 		if (r < 0 && errno != EINTR)
 			usleep(POLL_MS * 1000);
 		memphis__maps_poll(); /* a dlopen/dlclose since the last pass: a MAPS block */
@@ -657,7 +659,8 @@ void memphis__drain_stop(void)
 	kick();
 	pthread_join(drain_thread, NULL);
 	started = 0;
-	memphis__note(MPH_LOG_INFO, "drain thread cpu_ns=%llu wall_ns=%llu", (unsigned long long)drain_cpu_ns,
+	memphis__note(MPH_LOG_INFO, "drain thread cpu_ns=%llu passes=%llu wall_ns=%llu",
+		      (unsigned long long)drain_cpu_ns, (unsigned long long)drain_passes,
 		      (unsigned long long)(memphis__now() - start_time));
 }
 
