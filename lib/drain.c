@@ -63,7 +63,8 @@ static uint64_t start_time;
 /* The open region, as the sample path sees it. `region_on` changes under the registry
  * lock too, so a thread attaching meanwhile sees it (on_added). */
 static int region_on;
-static int live;               /* the sampling events are on (under the registry lock too) */
+static int live;               /* the sampling events are on (under the registry lock too);
+				* never while !sampling_ok */
 /* CLOCK_MONOTONIC: the open region began (UINT64_MAX after its close has been read:
  * nothing is kept until the next begins) and the last region ended */
 static uint64_t region_t0 = UINT64_MAX, region_t1;
@@ -559,7 +560,7 @@ static void *drain_main(void *arg)
 			last_scan = now;
 			gen = ~0u; /* and check every descriptor polled */
 		}
-		if (live && !region_on && sampling_ok && now - region_t1 > LINGER_NS)
+		if (live && !region_on && now - region_t1 > LINGER_NS)
 			switch_sampling(0);
 		memphis__touch_flush();
 		heap_flush();

@@ -292,11 +292,16 @@ row memphis-report "$CG_ARGS" "$ms" "$mw" "$mc" "$mr"
 row "perf report --stdio" "$CG_ARGS" "$ps" "$pw" "$pc" "$pr"
 row memphis-report "$CG_LONG_ARGS" "$msamples" "$mwall" "$mcpu" "$mrss"
 row "perf report --stdio" "$CG_LONG_ARGS" "$psamples" "$pwall" "$pcpu" "$prss"
-echo "ratios memphis-report / perf report ($CG_ARGS): cpu time $(awk "BEGIN { if ($pc > 0) printf \"%.2f\", $mc / $pc; else print \"n/a\" }")," \
-	"samples/s (cpu) $(awk "BEGIN { if ($pc > 0 && $ps > 0 && $mc > 0) printf \"%.2f\", ($ms / $mc) / ($ps / $pc); else print \"n/a\" }")," \
-	"peak RSS $(awk "BEGIN { if ($pr > 0) printf \"%.2f\", $mr / $pr; else print \"n/a\" }")"
-echo "ratios memphis-report / perf report ($CG_LONG_ARGS): cpu time $(awk "BEGIN { if ($pcpu > 0) printf \"%.2f\", $mcpu / $pcpu; else print \"n/a\" }")," \
-	"samples/s (cpu) $(awk "BEGIN { if ($pcpu > 0 && $psamples > 0 && $mcpu > 0) printf \"%.2f\", ($msamples / $mcpu) / ($psamples / $pcpu); else print \"n/a\" }")"
+ratios() { # ratios ARGS MSAMPLES MCPU MRSS PSAMPLES PCPU PRSS
+	awk -v a="$1" -v ms="$2" -v mc="$3" -v mr="$4" -v ps="$5" -v pc="$6" -v pr="$7" 'BEGIN {
+	printf("ratios memphis-report / perf report (%s): cpu time %s, samples/s (cpu) %s, peak RSS %s\n", a,
+	       (pc > 0 ? sprintf("%.2f", mc / pc) : "n/a"),
+	       (pc > 0 && ps > 0 && mc > 0 ? sprintf("%.2f", (ms / mc) / (ps / pc)) : "n/a"),
+	       (pr > 0 ? sprintf("%.2f", mr / pr) : "n/a"))
+}'
+}
+ratios "$CG_ARGS" "$ms" "$mc" "$mr" "$ps" "$pc" "$pr"
+ratios "$CG_LONG_ARGS" "$msamples" "$mcpu" "$mrss" "$psamples" "$pcpu" "$prss"
 # Per sample, the fixed cost (reading the objects' symbols and DWARF) taken out: the
 # difference between the long and the short run over the difference of their samples.
 awk -v ms="$ms" -v mc="$mc" -v ml="$msamples" -v mcl="$mcpu" \
