@@ -19,6 +19,7 @@ struct mr_pagemap {
 	uint64_t page_size;
 	uint64_t entries;    /* PAGES records with a node */
 	uint64_t region0;    /* of them from first touches (region 0) */
+	int override;        /* some page has records of two nodes */
 };
 
 /* Build the map from every PAGES block of run; base page size from RUN key page_size

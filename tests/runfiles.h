@@ -25,7 +25,8 @@ static void put_block(FILE *f, uint16_t type, const void *p, uint32_t n)
 	put_block_v(f, type, type == MPH_BLK_SAMPLES ? 2 : 1, p, n);
 }
 
-/* DIR/meta.mph: FILE and RUN blocks, and with_pages: two PAGES blocks. */
+/* DIR/meta.mph: FILE and RUN blocks, and with_pages: PAGES blocks of regions 0 and 2 (three
+ * pages each), then of regions 3, 3, 4 and 5 (one page each). */
 static void write_meta(const char *dir, int with_pages)
 {
 	char path[512];
@@ -45,8 +46,15 @@ static void write_meta(const char *dir, int with_pages)
 			struct memphis_rec_page p[3];
 		} r0 = { { 1, 0, 3 }, { { 0x1000, 0, 0 }, { 0x2000, 1, 0 }, { 0x3000, -ENOENT, 0 } } },
 		  r2 = { { 2, 2, 3 }, { { 0x1000, 1, 0 }, { 0x2000, 1, 0 }, { 0x9000, 0, 0 } } };
+		struct {
+			struct memphis_rec_pages_hdr h;
+			struct memphis_rec_page p[1];
+		} one[] = { { { 3, 3, 1 }, { { 0x1000, 1, 0 } } }, { { 4, 3, 1 }, { { 0x1000, 0, 0 } } },
+			    { { 5, 4, 1 }, { { 0xa000, 1, 0 } } }, { { 6, 5, 1 }, { { 0xa000, 0, 0 } } } };
 		put_block(f, MPH_BLK_PAGES, &r0, sizeof(r0));
 		put_block(f, MPH_BLK_PAGES, &r2, sizeof(r2));
+		for (size_t i = 0; i < sizeof(one) / sizeof(one[0]); i++)
+			put_block(f, MPH_BLK_PAGES, &one[i], sizeof(one[i]));
 	}
 	fclose(f);
 }

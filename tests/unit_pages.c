@@ -1,5 +1,6 @@
 /* tests/unit_pages.c - the page-home map of memphis-report (post/pages.c): a region's own PAGES
- * answer over the first-touch home, unknown (-errno) nodes, pages only another region knows.
+ * answer over the first-touch home, unknown (-errno) nodes, pages only another region knows,
+ * a region's last record of a page winning.
  * Table-driven; TAP output. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,11 @@ static void test_pages(void)
 		{ 1, 0x3000, -1, "a -errno node is unknown" },
 		{ 1, 0x9000, 0, "page only another region knows" },
 		{ 0, 0x7000, -1, "page nobody knows" },
+		{ 3, 0x1008, 0, "region's last record wins, where it agrees with first touch" },
+		{ 2, 0x1008, 1, "after a later region agreed: still the region's own" },
+		{ 4, 0xa000, 1, "page no first touch knows: the region's own answer" },
+		{ 1, 0xa000, 0, "page no first touch knows: the last region's answer" },
+		{ 5, 0xa000, 0, "page no first touch knows: the last region itself" },
 	};
 
 	if (!mkdtemp(dir)) {
