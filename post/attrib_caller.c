@@ -38,21 +38,6 @@ struct attrib_callers {
 				     * (0: no frame with a user line) */
 };
 
-/* The runtimes whose code is never the line the user must change (soname prefixes). */
-static const char *const runtime_objects[] = {
-	"libc.so", "libm.so", "libmvec.so", "libgomp.so", "libgfortran.so", "libquadmath.so",
-	"libpthread.so", "libstdc++.so", "libgcc_s.so", "libdl.so", "ld-linux", "libomp.so",
-	"libiomp5.so",
-};
-
-static int is_runtime(const struct obj *o)
-{
-	for (size_t i = 0; i < sizeof(runtime_objects) / sizeof(runtime_objects[0]); i++)
-		if (!strncmp(o->base, runtime_objects[i], strlen(runtime_objects[i])))
-			return 1;
-	return 0;
-}
-
 /* Under the lock: code address pc (at time t) has a source line in no runtime library
  * (nor libmemphis: its interposers and thread start are no line of the user's); its
  * "file:line" into buf and its function into func. */
@@ -62,9 +47,9 @@ static int user_line(struct mr_attrib *a, uint64_t pc, uint64_t t, char *buf, si
 	uint64_t t0, t1;
 	struct span *sp = attrib_span_at(a, pc, t, &t0, &t1);
 
-	if (!attrib_describe_code(a, pc, t, buf, len, func, flen))
+	if (!sp || a->obj[sp->obj].runtime_code || a->obj[sp->obj].is_self)
 		return 0;
-	return sp && !is_runtime(&a->obj[sp->obj]) && !a->obj[sp->obj].is_self;
+	return attrib_describe_code(a, pc, t, buf, len, func, flen);
 }
 
 static void lock(struct attrib_callers *cs)

@@ -36,6 +36,9 @@ struct obj {
 	int tried;
 	int is_exe;
 	int is_self;              /* libmemphis itself (see attrib_obj_for_path) */
+	int runtime_code;         /* a runtime library (attrib_obj_for_path): its code is
+				   * never the line the user must change, and is named by
+				   * its ELF symbols (mr_debuginfo_code_by_symbols) */
 	char *unreadable;         /* opened in a parallel pass and unreadable: the warning,
 				   * told to each pass context that needs the object */
 	uint64_t v0, o0;          /* lowest PT_LOAD vaddr and its file offset */

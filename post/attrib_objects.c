@@ -87,6 +87,8 @@ struct mr_debuginfo *attrib_obj_di(struct mr_attrib *a, uint32_t i)
 				o->unreadable = NULL;
 		} else {
 			mr_debuginfo_load_base(o->di, &o->v0, &o->o0);
+			if (o->runtime_code)
+				mr_debuginfo_code_by_symbols(o->di);
 		}
 		if (o->di || !a->holder || !a->holder->warn)
 			return o->di;
@@ -137,6 +139,21 @@ static int obj_is_self(const struct mr_attrib *a, const char *raw, size_t len, c
 	       (len == n || (len == n + sizeof(deleted) - 1 && !memcmp(raw + n, deleted, len - n)));
 }
 
+/* The runtimes whose code is never the line the user must change (soname prefixes). */
+static int runtime_code(const char *base)
+{
+	static const char *const prefixes[] = {
+		"libc.so", "libm.so", "libmvec.so", "libgomp.so", "libgfortran.so", "libquadmath.so",
+		"libpthread.so", "libstdc++.so", "libgcc_s.so", "libdl.so", "ld-linux", "libomp.so",
+		"libiomp5.so",
+	};
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(base, prefixes[i], strlen(prefixes[i])))
+			return 1;
+	return 0;
+}
+
 /* Index of the object for a maps path, created if new. NOT_YET when out of memory. */
 uint32_t attrib_obj_for_path(struct mr_attrib *a, const char *path, size_t len)
 {
@@ -165,6 +182,8 @@ uint32_t attrib_obj_for_path(struct mr_attrib *a, const char *path, size_t len)
 	no[a->nobj].is_exe = !strcmp(p, a->exe_path) || (a->run && mr_run_get(a->run, "exe") &&
 							   !strcmp(p, mr_run_get(a->run, "exe")));
 	no[a->nobj].is_self = !no[a->nobj].is_exe && obj_is_self(a, path, len, p);
+	no[a->nobj].runtime_code = !no[a->nobj].is_exe && no[a->nobj].base &&
+				   runtime_code(no[a->nobj].base);
 	no[a->nobj].file = strdup(no[a->nobj].is_exe ? a->exe_path : p);
 	if (!no[a->nobj].file || !no[a->nobj].base || !mph_u64map_put(&a->obj_by_path, h, a->nobj)) {
 		free(p);

@@ -629,9 +629,21 @@ static int line_at(struct mr_debuginfo *d, uint64_t vaddr, struct mr_line *out)
 
 int mr_debuginfo_line(struct mr_debuginfo *d, uint64_t vaddr, struct mr_line *out)
 {
-	int locked = lock_code(d, vaddr);
+	int locked;
+
+	if (atomic_load_explicit(&d->code_by_symbols, memory_order_relaxed)) {
+		memset(out, 0, sizeof(*out));
+		out->function = func_sym_at(d, vaddr);
+		return -ENOENT;
+	}
+	locked = lock_code(d, vaddr);
 
 	return unlock_code(d, locked, line_at(d, vaddr, out));
+}
+
+void mr_debuginfo_code_by_symbols(struct mr_debuginfo *d)
+{
+	atomic_store_explicit(&d->code_by_symbols, 1, memory_order_relaxed);
 }
 
 bool mr_debuginfo_has_lines(struct mr_debuginfo *d)
@@ -678,8 +690,13 @@ static int own_line_at(struct mr_debuginfo *d, uint64_t vaddr,
 int mr_debuginfo_own_line(struct mr_debuginfo *d, uint64_t vaddr,
 			  bool (*foreign)(const char *file), struct mr_line *out)
 {
-	int locked = lock_code(d, vaddr);
+	int locked;
 
+	if (atomic_load_explicit(&d->code_by_symbols, memory_order_relaxed)) {
+		memset(out, 0, sizeof(*out));
+		return -ENOENT;
+	}
+	locked = lock_code(d, vaddr);
 	return unlock_code(d, locked, own_line_at(d, vaddr, foreign, out));
 }
 

@@ -471,6 +471,11 @@ int mr_debuginfo_locals(struct mr_debuginfo *d, uint64_t pc, struct mr_local **o
 {
 	int rc;
 
+	if (atomic_load_explicit(&d->code_by_symbols, memory_order_relaxed)) {
+		*out = NULL;
+		*n = 0;
+		return -ENOENT;
+	}
 	pthread_mutex_lock(&d->lock);
 	rc = locals(d, pc, out, n);
 	pthread_mutex_unlock(&d->lock);
