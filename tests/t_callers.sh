@@ -120,6 +120,27 @@ else
 fi
 cd ..
 
+# A runtime's code is named by its ELF symbols (the first touch above: "in memset"), its
+# DWARF not read: the report of the O2 run inflates no compressed section (libc6-dbg's
+# .debug_* are; tests/shim_uncompress.so counts libdwarf's uncompress calls). Void where
+# libc has no compressed debug file installed.
+d=$(cd O2 && rundir callers)
+libc=$(ldd O2/callers | sed -n 's/.*libc\.so\.6 => \([^ ]*\).*/\1/p')
+bid=$(readelf -n "$libc" 2>/dev/null | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p' | head -n 1)
+dbg=/usr/lib/debug/.build-id/$(echo "$bid" | cut -c1-2)/$(echo "$bid" | cut -c3-).debug
+if [ -n "$d" ] && [ -n "$bid" ] && readelf -SW "$dbg" 2>/dev/null | grep -q '\.debug_info .* C '; then
+	LD_PRELOAD="$B/tests/shim_uncompress.so" "$REPORT" "O2/$d" --all --region copy \
+		>shim.txt 2>shim.err
+	n=$(sed -n 's/^uncompress \([0-9]*\) .*/\1/p' shim.err | tail -n 1)
+	check_if "no compressed DWARF inflated (libc's debug file $dbg): ${n:-?} uncompress calls" \
+		'[ "$n" = 0 ]'
+	grep -q 'first touched .* (in .*memset' shim.txt &&
+		ok "the report names the first touch's runtime function by its symbol" ||
+		{ not_ok "the report names the first touch's runtime function by its symbol"; grep 'filled' shim.txt | sed 's/^/# /'; }
+else
+	skip "no compressed DWARF inflated" "no compressed debug file of libc ($dbg)"
+fi
+
 # memphis-report links libdwarf (DWARF) and libdw (unwinding): both export dwarf_attr,
 # dwarf_child, dwarf_tag ... with other meanings, so no call may cross from one to the other
 # (lazy binding shows every call's target the first time it is made)
