@@ -74,10 +74,14 @@ struct mr_debuginfo *attrib_obj_di(struct mr_attrib *a, uint32_t i)
 {
 	struct obj *o = &a->obj[i];
 	char err[512];
+	int rc;
 
 	if (!o->tried) {
 		o->tried = 1;
-		if (mr_debuginfo_open(o->file, &o->di, err, sizeof(err)) < 0) {
+		/* libmemphis: its code and data are set apart by its segments alone */
+		rc = o->is_self ? mr_debuginfo_open_symbols(o->file, &o->di, err, sizeof(err))
+				: mr_debuginfo_open(o->file, &o->di, err, sizeof(err));
+		if (rc < 0) {
 			o->di = NULL;
 			if (!a->holder || !a->holder->warn)
 				mr_run_add_warning(a->run, "cannot read %s: %s; its code and data "

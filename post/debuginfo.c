@@ -307,9 +307,18 @@ void di_need_dwarf(struct mr_debuginfo *d)
 
 /* ---- public ---- */
 
+static int open_object(const char *path, const char *debug_dir, bool symbols_only,
+		       struct mr_debuginfo **out, char *err, size_t errlen);
+
 int mr_debuginfo_open(const char *path, struct mr_debuginfo **out, char *err, size_t errlen)
 {
-	return mr_debuginfo_open_dir(path, "/usr/lib/debug", out, err, errlen);
+	return open_object(path, "/usr/lib/debug", false, out, err, errlen);
+}
+
+int mr_debuginfo_open_symbols(const char *path, struct mr_debuginfo **out, char *err,
+			      size_t errlen)
+{
+	return open_object(path, NULL, true, out, err, errlen);
 }
 
 /* The cache (mr_debuginfo_cache_hold): the objects open while it is held. */
@@ -317,24 +326,26 @@ static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned cache_holds;
 static struct mr_debuginfo *cache_head;
 
-/* Is d the file st opened with debug_dir? */
-static bool cache_match(const struct mr_debuginfo *d, const struct stat *st, const char *dir)
+/* Is d the file st opened with debug_dir (and as symbols_only)? */
+static bool cache_match(const struct mr_debuginfo *d, const struct stat *st, const char *dir,
+			bool symbols_only)
 {
-	return d->dev == st->st_dev && d->ino == st->st_ino && d->size == st->st_size &&
+	return d->symbols_only == symbols_only && d->dev == st->st_dev && d->ino == st->st_ino && d->size == st->st_size &&
 	       d->mtime.tv_sec == st->st_mtim.tv_sec && d->mtime.tv_nsec == st->st_mtim.tv_nsec &&
 	       !strcmp(d->cache_dir, dir ? dir : "");
 }
 
 /* With the cache held: the object of path already open (one more reference), else NULL
  * with the file's identity in *st (st_ino 0: not cacheable). */
-static struct mr_debuginfo *cache_find(const char *path, const char *dir, struct stat *st)
+static struct mr_debuginfo *cache_find(const char *path, const char *dir, bool symbols_only,
+				       struct stat *st)
 {
 	struct mr_debuginfo *d = NULL;
 
 	memset(st, 0, sizeof(*st));
 	pthread_mutex_lock(&cache_lock);
 	if (cache_holds && path && stat(path, st) == 0)
-		for (d = cache_head; d && !cache_match(d, st, dir); d = d->cache_next)
+		for (d = cache_head; d && !cache_match(d, st, dir, symbols_only); d = d->cache_next)
 			;
 	else
 		st->st_ino = 0;
@@ -388,6 +399,12 @@ void mr_debuginfo_cache_release(void)
 int mr_debuginfo_open_dir(const char *path, const char *debug_dir, struct mr_debuginfo **out,
 			  char *err, size_t errlen)
 {
+	return open_object(path, debug_dir, false, out, err, errlen);
+}
+
+static int open_object(const char *path, const char *debug_dir, bool symbols_only,
+		       struct mr_debuginfo **out, char *err, size_t errlen)
+{
 	struct mr_debuginfo *d;
 	struct di_ctx c = { .err = err, .errlen = errlen };
 	struct stat st;
@@ -397,12 +414,14 @@ int mr_debuginfo_open_dir(const char *path, const char *debug_dir, struct mr_deb
 	*out = NULL;
 	if (err && errlen)
 		err[0] = '\0';
-	if ((*out = cache_find(path, debug_dir, &st)))
+	if ((*out = cache_find(path, debug_dir, symbols_only, &st)))
 		return 0;
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return -ENOMEM;
 	d->refs = 1;
+	d->symbols_only = symbols_only;
+	d->code_by_symbols = symbols_only;
 	pthread_mutex_init(&d->lock, NULL);
 	c.d = d;
 	d->path = strdup(path ? path : "");
@@ -435,11 +454,11 @@ int mr_debuginfo_open_dir(const char *path, const char *debug_dir, struct mr_deb
 		rc = di_read_symbols(&c, elf);
 	if (rc)
 		goto out_elf;
-	if (di_find_section(elf, ".debug_info") || !debug_dir) {
+	if (!symbols_only && (di_find_section(elf, ".debug_info") || !debug_dir)) {
 		rc = di_read_dwarf_isolated(&c, fd);
 		if (rc)
 			goto out_elf;
-	} else {
+	} else if (!symbols_only) {
 		di_find_debug_file(&c, elf, debug_dir);
 	}
 	di_finish_funcs(d);

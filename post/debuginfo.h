@@ -63,6 +63,13 @@ int mr_debuginfo_open_dir(const char *path, const char *debug_dir, struct mr_deb
 			  char *err, size_t errlen);
 void mr_debuginfo_close(struct mr_debuginfo *d);
 
+/* mr_debuginfo_open() of the ELF symbols, segments and TLS alone: no DWARF is read (nor
+ * looked for), and the code is told by symbols (mr_debuginfo_code_by_symbols). For
+ * libmemphis in a run: its code and data are never the program's, and reading its DWARF
+ * (in a child process) was a seventh of a report's time. */
+int mr_debuginfo_open_symbols(const char *path, struct mr_debuginfo **out, char *err,
+			      size_t errlen);
+
 /* While held (calls nest), an object is read once: a second open of the same file (device,
  * inode, size, modification time) with the same debug_dir returns the object already open,
  * shared (the ranks of an MPI job: one executable, its libraries, read once for all);

@@ -90,6 +90,7 @@ struct mr_debuginfo {
 	struct di_lazy *lazy;
 	atomic_int lazy_growing;
 	atomic_int code_by_symbols; /* mr_debuginfo_code_by_symbols */
+	bool symbols_only;          /* opened by mr_debuginfo_open_symbols */
 	char build_id[129];
 	int pic;
 	uint64_t vaddr0, offset0, tls_memsz, tls_align, tls_vaddr;
