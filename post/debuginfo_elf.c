@@ -105,9 +105,11 @@ int di_read_phdrs(struct di_ctx *c, Elf *elf)
 static int add_symbol(struct mr_debuginfo *d, const GElf_Sym *s, const char *name, int dynsym)
 {
 	int type = GELF_ST_TYPE(s->st_info), bind = GELF_ST_BIND(s->st_info);
+	/* a versioned name of .symtab ("__libc_start_main@@GLIBC_2.34") without its version */
+	size_t len = name ? strcspn(name, "@") : 0;
 
 	if (s->st_shndx == SHN_UNDEF || s->st_shndx == SHN_ABS || s->st_shndx == SHN_COMMON ||
-	    !name || !name[0])
+	    !len)
 		return 0;
 	if (type == STT_FUNC || type == STT_GNU_IFUNC) {
 		struct func_sym *f;
@@ -119,7 +121,7 @@ static int add_symbol(struct mr_debuginfo *d, const GElf_Sym *s, const char *nam
 		f = &d->funcs[d->nfuncs];
 		f->addr = s->st_value;
 		f->size = s->st_size;
-		f->name = di_intern(d, name);
+		f->name = di_intern_n(d, name, len);
 		/* at one address prefer a sized, global, .symtab name over aliases */
 		f->rank = (s->st_size ? 8 : 0) + !dynsym;
 		f->rank += bind == STB_GLOBAL ? 4 : bind == STB_WEAK ? 2 : 0;
@@ -136,7 +138,7 @@ static int add_symbol(struct mr_debuginfo *d, const GElf_Sym *s, const char *nam
 			return -ENOMEM;
 		v = &t->v[t->n];
 		memset(v, 0, sizeof(*v));
-		v->name = di_intern(d, name);
+		v->name = di_intern_n(d, name, len);
 		v->kind = MR_VAR_SYMBOL;
 		v->addr = s->st_value;
 		v->size = s->st_size;
