@@ -25,35 +25,43 @@ static uint32_t node_index(const struct report *r, int node)
  * when they say more. */
 static void losses(struct report *r)
 {
-	for (size_t i = 0; i < r->run->nregions; i++) {
-		const struct memphis_rec_region *reg = &r->run->regions[i];
-		uint64_t lost = 0, thr = 0;
+	const struct mr_run *run = r->run;
+	/* a region's LOSS records summed (by index; NULL when out of memory: REGION's alone) */
+	uint64_t *lost = calloc(run->nregions + 1, sizeof(*lost));
+	uint64_t *thr = calloc(run->nregions + 1, sizeof(*thr));
+
+	for (size_t k = 0; k < run->nlosses; k++) {
+		const struct memphis_rec_region *reg = mr_run_region(run, run->losses[k].region);
+
+		if (reg && lost && thr) {
+			lost[reg - run->regions] += run->losses[k].lost;
+			thr[reg - run->regions] += run->losses[k].throttled;
+		} else if (!reg && !r->region_sel) {
+			/* LOSS records of regions that never got a REGION record */
+			r->st.lost += run->losses[k].lost;
+			r->st.throttled += run->losses[k].throttled;
+		}
+	}
+	for (size_t i = 0; i < run->nregions; i++) {
+		const struct memphis_rec_region *reg = &run->regions[i];
+		uint64_t l = lost && thr ? lost[i] : 0, t = lost && thr ? thr[i] : 0;
 
 		if (!report_region_selected(r, reg->seq))
 			continue;
-		for (size_t k = 0; k < r->run->nlosses; k++)
-			if (r->run->losses[k].region == reg->seq) {
-				lost += r->run->losses[k].lost;
-				thr += r->run->losses[k].throttled;
-			}
-		r->st.lost += reg->lost > lost ? reg->lost : lost;
-		r->st.throttled += reg->throttled > thr ? reg->throttled : thr;
+		r->st.lost += reg->lost > l ? reg->lost : l;
+		r->st.throttled += reg->throttled > t ? reg->throttled : t;
 		r->st.dropped += reg->dropped;
 		r->st.recorded += reg->samples;
 	}
+	free(lost);
+	free(thr);
 	/* No END in meta.mph: the library stopped writing after a write error (it leaves a
 	 * note when it can), or the process ended without the library's shutdown (_exit,
 	 * abort, a fatal signal, a kill), so what it still buffered was never written. */
-	r->st.write_error = mr_run_write_error(r->run);
-	if (!r->run->meta_clean_end && !r->st.write_error)
-		r->st.unwritten_ms = (mr_run_get_u64(r->run, "unwritten_max_ns", 1100000000ull) +
+	r->st.write_error = mr_run_write_error(run);
+	if (!run->meta_clean_end && !r->st.write_error)
+		r->st.unwritten_ms = (mr_run_get_u64(run, "unwritten_max_ns", 1100000000ull) +
 				      999999) / 1000000;
-	/* LOSS records of regions that never got a REGION record */
-	for (size_t k = 0; k < r->run->nlosses; k++)
-		if (!mr_run_region(r->run, r->run->losses[k].region) && !r->region_sel) {
-			r->st.lost += r->run->losses[k].lost;
-			r->st.throttled += r->run->losses[k].throttled;
-		}
 }
 
 /* The FIRST_TOUCH record i, attributed (mr_agg_first_touches' reader). */

@@ -241,14 +241,19 @@ bool report_select_regions(struct report *r, int *exit_code)
 			}
 		if (!found) {
 			char names[512] = "";
-			size_t len = 0;
-			for (size_t i = 0; i < r->run->nregions && len < sizeof(names) - 70; i++) {
+			const char *seen[64]; /* the names listed (n x 64 compares, not n x n) */
+			size_t len = 0, nseen = 0;
+			for (size_t i = 0; i < r->run->nregions && len < sizeof(names) - 70 &&
+					   nseen < sizeof(seen) / sizeof(seen[0]); i++) {
+				const char *name = r->run->regions[i].name;
 				int dup = 0;
-				for (size_t j = 0; j < i; j++)
-					dup |= !strcmp(r->run->regions[j].name, r->run->regions[i].name);
-				if (!dup)
-					len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
-								len ? ", " : "", r->run->regions[i].name);
+				for (size_t j = 0; j < nseen && !dup; j++)
+					dup = !strcmp(seen[j], name);
+				if (dup)
+					continue;
+				seen[nseen++] = name;
+				len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
+							len ? ", " : "", name);
 			}
 			return stop(exit_code,
 				    mr_usage("report", "no region named '%s' in %s (regions: %s)",

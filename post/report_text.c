@@ -79,6 +79,65 @@ static void pages_text(const struct report *r, const uint64_t *by_node, uint64_t
 }
 
 /* Run, backend, sample counts, nodes and regions. */
+/* qsort_r orders of region indices: by name then file order; by file order. */
+static int cmp_region_name(const void *a, const void *b, void *arg)
+{
+	const struct mr_run *run = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int c = strcmp(run->regions[x].name, run->regions[y].name);
+
+	return c ? c : (x < y ? -1 : x > y);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The header's region list: each name of a selected region once, in the order of its
+ * first region, with how many regions had it (n log n: a run can hold a region per loop
+ * iteration). Returns whether any was printed. */
+static int region_names(const struct report *r, FILE *f)
+{
+	const struct mr_run *run = r->run;
+	uint32_t *idx = malloc((run->nregions + 1) * sizeof(*idx));
+	uint32_t *cnt = calloc(run->nregions + 1, sizeof(*cnt));
+	size_t nfirst = 0;
+	int any = 0;
+
+	if (!idx || !cnt) {
+		free(idx);
+		free(cnt);
+		return 0;
+	}
+	for (size_t i = 0; i < run->nregions; i++)
+		idx[i] = (uint32_t)i;
+	qsort_r(idx, run->nregions, sizeof(*idx), cmp_region_name, (void *)run);
+	/* each name's first region, its count kept at that index */
+	for (size_t i = 0; i < run->nregions; i++) {
+		if (i && !strcmp(run->regions[idx[i]].name, run->regions[idx[nfirst - 1]].name)) {
+			cnt[idx[nfirst - 1]]++;
+			continue;
+		}
+		idx[nfirst++] = idx[i];
+		cnt[idx[i]] = 1;
+	}
+	qsort(idx, nfirst, sizeof(*idx), cmp_u32);
+	for (size_t i = 0; i < nfirst; i++) {
+		const struct memphis_rec_region *reg = &run->regions[idx[i]];
+
+		if (!report_region_selected(r, reg->seq))
+			continue;
+		fprintf(f, "%s %s (x%u)", any ? "," : "", reg->name, cnt[idx[i]]);
+		any = 1;
+	}
+	free(idx);
+	free(cnt);
+	return any;
+}
+
 static void print_header(const struct report *r, FILE *f)
 {
 	const struct mr_run *run = r->run;
@@ -145,20 +204,8 @@ static void print_header(const struct report *r, FILE *f)
 	report_runtime_text(r, f);
 	fprintf(f, "nodes: %u; regions:", r->nnodes);
 	{
-		int any = 0;
-		for (size_t i = 0; i < run->nregions; i++) {
-			int dup = 0, cnt = 0;
-			if (!report_region_selected(r, run->regions[i].seq))
-				continue;
-			for (size_t j = 0; j < i; j++)
-				dup |= !strcmp(run->regions[j].name, run->regions[i].name);
-			if (dup)
-				continue;
-			for (size_t j = i; j < run->nregions; j++)
-				cnt += !strcmp(run->regions[j].name, run->regions[i].name);
-			fprintf(f, "%s %s (x%d)", any ? "," : "", run->regions[i].name, cnt);
-			any = 1;
-		}
+		int any = region_names(r, f);
+
 		if (!any)
 			fprintf(f, " none recorded");
 		if (r->o.nregions)

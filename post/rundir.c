@@ -17,6 +17,33 @@
 
 #include "crc32c.h"
 
+/* qsort_r order of region indices: by seq, then file order. */
+static int cmp_region_idx(const void *a, const void *b, void *arg)
+{
+	const struct mr_run *run = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint32_t sx = run->regions[x].seq, sy = run->regions[y].seq;
+
+	if (sx != sy)
+		return sx < sy ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* The index behind mr_run_region. 0 or -ENOMEM. */
+static int index_regions(struct mr_run *run)
+{
+	if (!run->nregions)
+		return 0;
+	run->region_by_seq = malloc(run->nregions * sizeof(*run->region_by_seq));
+	if (!run->region_by_seq)
+		return -ENOMEM;
+	for (size_t i = 0; i < run->nregions; i++)
+		run->region_by_seq[i] = (uint32_t)i;
+	qsort_r(run->region_by_seq, run->nregions, sizeof(*run->region_by_seq), cmp_region_idx,
+		run);
+	return 0;
+}
+
 static int cmp_cpufile(const void *a, const void *b)
 {
 	const struct mr_cpufile *x = a, *y = b;
@@ -173,6 +200,11 @@ int mr_run_open(const char *dir, struct mr_run **out, char *err, size_t errlen)
 	rc = rundir_read_meta(run, err, errlen);
 	if (rc)
 		goto fail;
+	rc = index_regions(run);
+	if (rc) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
 	rc = scan_cpufiles(run, err, errlen);
 	if (rc)
 		goto fail;
@@ -218,6 +250,7 @@ void mr_run_close(struct mr_run *run)
 	free(run->frees);
 	free(run->touches);
 	free(run->regions);
+	free(run->region_by_seq);
 	free(run->counters);
 	free(run->losses);
 	free(run->pages);
@@ -270,8 +303,18 @@ int mr_run_cpu_node(const struct mr_run *run, unsigned cpu)
 
 const struct memphis_rec_region *mr_run_region(const struct mr_run *run, uint32_t seq)
 {
-	for (size_t i = 0; i < run->nregions; i++)
-		if (run->regions[i].seq == seq)
-			return &run->regions[i];
+	size_t lo = 0, hi = run->nregions;
+
+	/* the first index whose seq is >= seq */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (run->regions[run->region_by_seq[mid]].seq < seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < run->nregions && run->regions[run->region_by_seq[lo]].seq == seq)
+		return &run->regions[run->region_by_seq[lo]];
 	return NULL;
 }

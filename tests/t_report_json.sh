@@ -172,6 +172,13 @@ import json, sys
 r = json.load(open("both.json")); t = json.load(open("truth.json"))
 sys.exit(r["samples"]["total"] != t["samples"]["total"])'
 
+check "losses: a region's LOSS records summed where they say more than its REGION, a region without REGION counted" python3 -c '
+import json, sys
+r = json.load(open("rep.json")); t = json.load(open("truth.json"))
+sys.exit((r["samples"]["lost"], r["samples"]["throttled"]) != (t["samples"]["lost"], t["samples"]["throttled"]))'
+check "header: each region name once, in first-region order, with its count" \
+	grep -q "regions: $(python3 -c 'import json; print(json.load(open("truth.json"))["region_list"])')$" text.txt
+
 "$R" run --json --local --top 0 > local.json
 check "--local: tables hold exactly the local samples" python3 -c '
 import json, sys

@@ -842,8 +842,12 @@ int main(int argc, char **argv)
 			snprintf(rg.name, sizeof(rg.name), "%s", names[q]);
 			block(m, MPH_BLK_REGION, &rg, sizeof(rg));
 		}
-		struct memphis_rec_loss l = { 1, tids[1], region_samples[1] / 4, 7, 0 };
-		block(m, MPH_BLK_LOSS, &l, sizeof(l));
+		/* region 1: LOSS records of two threads sum to more than its REGION's 7; region 9
+		 * has LOSS but no REGION record: lost 12 + 3, throttled 2 (REGION 2's) */
+		struct memphis_rec_loss l[] = { { 1, tids[1], region_samples[1] / 4, 7, 0 },
+						{ 1, tids[0], region_samples[1] / 8, 5, 0 },
+						{ 9, tids[0], 0, 3, 0 } };
+		block(m, MPH_BLK_LOSS, l, sizeof(l));
 		size_t psz = sizeof(struct memphis_rec_pages_hdr) + nxp * sizeof(*xp);
 		unsigned char *pb = malloc(psz);
 		struct memphis_rec_pages_hdr ph = { t_end, 1, (uint32_t)nxp };
@@ -879,7 +883,8 @@ int main(int argc, char **argv)
 			die(truth_path);
 		fprintf(t, "{\"samples\": {\"total\": %" PRIu64 ", \"exact\": %" PRIu64
 			", \"approximate\": %" PRIu64 ", \"no_address\": %" PRIu64 ", \"non_memory\": %" PRIu64
-			"},\n \"regions\": {\"solve\": %" PRIu64 ", \"other\": %" PRIu64 "},\n"
+			", \"lost\": 15, \"throttled\": 2},\n \"regions\": {\"solve\": %" PRIu64
+			", \"other\": %" PRIu64 "},\n \"region_list\": \"solve (x2), other (x1)\",\n"
 			" \"lines\": {", totals[4], totals[0], totals[1], totals[2], totals[3],
 			region_samples[1] + region_samples[2], region_samples[3]);
 		for (int l = 0; l < NL; l++)
