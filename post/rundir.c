@@ -66,6 +66,7 @@ int rundir_open_cpufile(struct mr_run *run, struct mr_cpufile *cf, struct blockf
 	bf->name = cf->name;
 	bf->off = 0;
 	bf->blocks = 0;
+	bf->ra_pos = bf->ra_len = 0;
 	if (bf->fd < 0) {
 		int e = bf->fd;
 
@@ -154,7 +155,7 @@ static int scan_cpufiles(struct mr_run *run, char *err, size_t errlen)
 		struct blockfile bf = { .fd = -1 };
 		int r = rundir_open_cpufile(run, &run->cpus[i], &bf, NULL, NULL, err, errlen);
 
-		free(bf.buf);
+		rundir_bf_free(&bf);
 		if (r == -EPROTO || r == -ENOMEM) {
 			rc = r;
 			if (r == -ENOMEM)

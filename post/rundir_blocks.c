@@ -74,13 +74,38 @@ const char *rundir_open_strerror(int rc)
 	return strerror(-rc);
 }
 
-/* Read exactly n bytes unless EOF comes first. Returns bytes read, or -1 on an I/O error. */
-static ssize_t read_full(int fd, void *p, size_t n)
+/* Read exactly n bytes of bf unless EOF comes first, through its read-ahead buffer: a
+ * meta.mph holds thousands of small blocks (a REGION, LOSS and PAGES block per region),
+ * two read() calls each without it. The buffer starts at 4 KiB (opening a cpu file reads
+ * its FILE block only) and doubles up to 256 KiB. Returns bytes read, or -1 on an I/O
+ * error. */
+static ssize_t bf_read(struct blockfile *bf, void *p, size_t n)
 {
 	size_t got = 0;
 
 	while (got < n) {
-		ssize_t r = read(fd, (char *)p + got, n - got);
+		size_t have = bf->ra_len - bf->ra_pos, k = n - got < have ? n - got : have;
+		bool direct;
+		ssize_t r;
+
+		if (k) {
+			memcpy((char *)p + got, bf->ra + bf->ra_pos, k);
+			bf->ra_pos += k;
+			got += k;
+			continue;
+		}
+		if (bf->ra_cap < (256u << 10) && bf->ra_len == bf->ra_cap) {
+			size_t nc = bf->ra_cap ? bf->ra_cap * 2 : 4096;
+			unsigned char *nr = realloc(bf->ra, nc);
+
+			if (nr) {
+				bf->ra = nr;
+				bf->ra_cap = nc;
+			}
+		}
+		/* a payload larger than the buffer goes straight into place */
+		direct = !bf->ra_cap || n - got >= bf->ra_cap;
+		r = direct ? read(bf->fd, (char *)p + got, n - got) : read(bf->fd, bf->ra, bf->ra_cap);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -88,9 +113,22 @@ static ssize_t read_full(int fd, void *p, size_t n)
 		}
 		if (r == 0)
 			break;
-		got += (size_t)r;
+		if (direct) {
+			got += (size_t)r;
+		} else {
+			bf->ra_pos = 0;
+			bf->ra_len = (size_t)r;
+		}
 	}
 	return (ssize_t)got;
+}
+
+void rundir_bf_free(struct blockfile *bf)
+{
+	free(bf->buf);
+	free(bf->ra);
+	bf->buf = bf->ra = NULL;
+	bf->cap = bf->ra_cap = bf->ra_pos = bf->ra_len = 0;
 }
 
 /* Read the next framed block of bf into hdr and bf->buf. Returns BF_BLOCK, BF_EOF at a
@@ -98,7 +136,7 @@ static ssize_t read_full(int fd, void *p, size_t n)
  * offset, which the caller adds: the block starts at bf->off) in what. */
 int rundir_bf_next(struct blockfile *bf, struct memphis_block *hdr, char *what, size_t wlen)
 {
-	ssize_t r = read_full(bf->fd, hdr, sizeof(*hdr));
+	ssize_t r = bf_read(bf, hdr, sizeof(*hdr));
 
 	if (r == 0)
 		return BF_EOF;
@@ -132,7 +170,7 @@ int rundir_bf_next(struct blockfile *bf, struct memphis_block *hdr, char *what, 
 		bf->buf = nb;
 		bf->cap = ncap;
 	}
-	r = read_full(bf->fd, bf->buf, hdr->length);
+	r = bf_read(bf, bf->buf, hdr->length);
 	if (r < 0) {
 		snprintf(what, wlen, "read error: %s", strerror(errno));
 		return BF_IOERR;

@@ -23,7 +23,12 @@ struct blockfile {
 	uint64_t blocks;    /* complete blocks read */
 	unsigned char *buf; /* payload of the last block */
 	size_t cap;
+	unsigned char *ra;  /* read ahead of off: ra[ra_pos, ra_len) (rundir_bf_next) */
+	size_t ra_pos, ra_len, ra_cap;
 };
+
+/* Free what bf holds (not its fd). */
+void rundir_bf_free(struct blockfile *bf);
 
 /* What rundir_bf_next() found. */
 enum bf_result { BF_BLOCK = 1, BF_EOF = 0, BF_DAMAGE = -1, BF_IOERR = -2 };

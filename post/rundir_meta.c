@@ -420,7 +420,7 @@ out:
 	if (rc == -ENOMEM && !err[0])
 		snprintf(err, errlen, "out of memory");
 	close(bf.fd);
-	free(bf.buf);
+	rundir_bf_free(&bf);
 	free(path);
 	return rc;
 }

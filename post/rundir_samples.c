@@ -308,7 +308,7 @@ void mr_samples_end(struct mr_sample_iter *it)
 		munmap((void *)it->map, it->msize);
 	if (it->bf.fd >= 0)
 		close(it->bf.fd);
-	free(it->bf.buf);
+	rundir_bf_free(&it->bf);
 	free(it->conv);
 	rundir_stacks_free(it->stk);
 	free(it);

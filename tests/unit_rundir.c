@@ -3,7 +3,8 @@
  * skipped, a newer format refused, SAMPLES of layout version 1 (56-byte records of format 1
  * runs) and 2 read alike; STACKS entries found for their own batch of samples and for
  * first touches, a damaged STACKS block noted with the rest read on; and its thousands
- * separators (mr_fmt_count). TAP output. */
+ * separators (mr_fmt_count); blocks of every size through the read-ahead buffer. TAP
+ * output. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -289,6 +290,69 @@ static void test_stacks(void)
 	}
 }
 
+/* meta.mph through the read-ahead buffer (4 KiB growing to 256 KiB): thousands of small
+ * NOTE blocks whose frames straddle every buffer boundary, and NOTE payloads larger than
+ * the buffer (read past it) between them; every block comes back whole and in order. */
+static void test_readahead(void)
+{
+	enum { SMALL = 3000, BIG = 300000 };
+	static const char XS[] = "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"; /* 37 */
+	char dir[] = "/tmp/unit_rundir.XXXXXX", path[600], err[512];
+	struct memphis_rec_file rf = { MEMPHIS_FORMAT_VERSION, MPH_FILE_META, -1, 1, 0 };
+	const char run_kv[] = "exe=/bin/true\n";
+	struct mr_run *run = NULL;
+	char *big = malloc(8 + BIG + 1), small[64];
+	size_t bad = 0;
+	FILE *f;
+
+	if (!big || !mkdtemp(dir)) {
+		ok(0, "read-ahead: temp dir");
+		free(big);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/meta.mph", dir);
+	f = fopen(path, "wb");
+	if (!f) {
+		free(big);
+		return;
+	}
+	put_block(f, MPH_BLK_FILE, &rf, sizeof(rf));
+	put_block(f, MPH_BLK_RUN, run_kv, sizeof(run_kv) - 1);
+	memset(big, 0, 8);
+	memset(big + 8, 'b', BIG);
+	for (int i = 0; i < SMALL; i++) {
+		int n;
+
+		memset(small, 0, 8);
+		n = snprintf(small + 8, sizeof(small) - 8, "note %d %.*s", i, i % 37, XS);
+		put_block(f, MPH_BLK_NOTE, small, (uint32_t)(8 + n));
+		if (i == 1 || i == 1500)
+			put_block(f, MPH_BLK_NOTE, big, 8 + BIG);
+	}
+	fclose(f);
+	ok(mr_run_open(dir, &run, err, sizeof(err)) == 0, "read-ahead: open (%s)", err);
+	if (run) {
+		size_t k = 0;
+
+		ok(run->nnotes == SMALL + 2 && run->ndamage == 0,
+		   "read-ahead: %zu notes of %d, %zu damaged", run->nnotes, SMALL + 2, run->ndamage);
+		for (int i = 0; i < SMALL && k < run->nnotes; i++) {
+			char want[64];
+
+			snprintf(want, sizeof(want), "note %d %.*s", i, i % 37, XS);
+			bad += strcmp(run->notes[k++].text, want) != 0;
+			if ((i == 1 || i == 1500) && k < run->nnotes)
+				bad += strlen(run->notes[k++].text) != BIG;
+		}
+		ok(bad == 0, "read-ahead: every note whole and in order (%zu wrong)", bad);
+		mr_run_close(run);
+	}
+	snprintf(path, sizeof(path), "rm -rf %s", dir);
+	if (system(path)) {
+	}
+	free(big);
+}
+
 int main(void)
 {
 	char b[32];
@@ -296,6 +360,7 @@ int main(void)
 	test_reader();
 	test_versions();
 	test_stacks();
+	test_readahead();
 	ok(!strcmp(mr_fmt_count(b, 1234567), "1,234,567") && !strcmp(mr_fmt_count(b, 999), "999"),
 	   "thousands separators");
 	return tap_done();
