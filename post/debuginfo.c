@@ -330,7 +330,8 @@ static struct mr_debuginfo *cache_head;
 static bool cache_match(const struct mr_debuginfo *d, const struct stat *st, const char *dir,
 			bool symbols_only)
 {
-	return d->symbols_only == symbols_only && d->dev == st->st_dev && d->ino == st->st_ino && d->size == st->st_size &&
+	return d->symbols_only == symbols_only && d->dev == st->st_dev && d->ino == st->st_ino &&
+	       d->size == st->st_size &&
 	       d->mtime.tv_sec == st->st_mtim.tv_sec && d->mtime.tv_nsec == st->st_mtim.tv_nsec &&
 	       !strcmp(d->cache_dir, dir ? dir : "");
 }
