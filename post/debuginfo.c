@@ -516,6 +516,7 @@ void mr_debuginfo_close(struct mr_debuginfo *d)
 		d->arena = next;
 	}
 	free(d->strs);
+	free(d->strh);
 	free(d->all);
 	free(d->lines);
 	free(d->scopes);

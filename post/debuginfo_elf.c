@@ -106,7 +106,8 @@ static int add_symbol(struct mr_debuginfo *d, const GElf_Sym *s, const char *nam
 {
 	int type = GELF_ST_TYPE(s->st_info), bind = GELF_ST_BIND(s->st_info);
 	/* a versioned name of .symtab ("__libc_start_main@@GLIBC_2.34") without its version */
-	size_t len = name ? strcspn(name, "@") : 0;
+	const char *at = name ? strchr(name, '@') : NULL;
+	size_t len = at ? (size_t)(at - name) : name ? strlen(name) : 0;
 
 	if (s->st_shndx == SHN_UNDEF || s->st_shndx == SHN_ABS || s->st_shndx == SHN_COMMON ||
 	    !len)

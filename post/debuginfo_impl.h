@@ -114,7 +114,8 @@ struct mr_debuginfo {
 						       * locals sit above debuginfo.c) */
 
 	struct chunk *arena;
-	const char **strs; /* intern hash table (open addressing) */
+	const char **strs; /* intern hash table (open addressing, mph_fnv1a) */
+	uint64_t *strh;    /* [capstrs]: each entry's hash (no rehash, no compare on mismatch) */
 	size_t nstrs, capstrs;
 
 	/* shared (mr_debuginfo_cache_hold): the attributions of several runs use one object,

@@ -85,35 +85,45 @@ static const char *arena_strdup(struct mr_debuginfo *d, const char *s, size_t le
 /* The one arena copy of s[0..len) (equal strings share a pointer). NULL on ENOMEM. */
 const char *di_intern_n(struct mr_debuginfo *d, const char *s, size_t len)
 {
+	uint64_t h = mph_fnv1a(s, len);
 	size_t i;
 
 	if (d->nstrs * 2 >= d->capstrs) {
 		size_t ncap = d->capstrs ? d->capstrs * 2 : 1024;
 		const char **t = calloc(ncap, sizeof(*t));
+		uint64_t *th = malloc(ncap * sizeof(*th));
 
-		if (!t)
+		if (!t || !th) {
+			free(t);
+			free(th);
 			return NULL;
+		}
 		for (size_t k = 0; k < d->capstrs; k++) {
 			if (!d->strs[k])
 				continue;
-			i = mph_fnv1a(d->strs[k], strlen(d->strs[k])) & (ncap - 1);
+			i = d->strh[k] & (ncap - 1);
 			while (t[i])
 				i = (i + 1) & (ncap - 1);
 			t[i] = d->strs[k];
+			th[i] = d->strh[k];
 		}
 		free(d->strs);
+		free(d->strh);
 		d->strs = t;
+		d->strh = th;
 		d->capstrs = ncap;
 	}
-	i = mph_fnv1a(s, len) & (d->capstrs - 1);
+	i = h & (d->capstrs - 1);
 	while (d->strs[i]) {
-		if (!strncmp(d->strs[i], s, len) && d->strs[i][len] == '\0')
+		if (d->strh[i] == h && !strncmp(d->strs[i], s, len) && d->strs[i][len] == '\0')
 			return d->strs[i];
 		i = (i + 1) & (d->capstrs - 1);
 	}
 	d->strs[i] = arena_strdup(d, s, len);
-	if (d->strs[i])
-		d->nstrs++;
+	if (!d->strs[i])
+		return NULL;
+	d->strh[i] = h;
+	d->nstrs++;
 	return d->strs[i];
 }
 
