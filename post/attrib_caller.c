@@ -142,6 +142,14 @@ static int at_time(struct attrib_callers *cs, uint64_t ip, uint64_t t)
 	return 0;
 }
 
+/* The chain key of an entry at ip with stack_len bytes of stack, before any return
+ * address: the length is in it because a chain that ran out of stack bytes (cut) is
+ * cut alike only in entries of the same length. */
+static uint64_t chain_start(uint64_t ip, const struct memphis_rec_stack *st)
+{
+	return mph_hash64(ip ^ ((uint64_t)st->stack_len << 48));
+}
+
 /* The chain key h extended by return address ra (never MPH_U64MAP_EMPTY). */
 static uint64_t chain_mix(uint64_t h, uint64_t ra)
 {
@@ -156,7 +164,7 @@ static uint64_t chain_mix(uint64_t h, uint64_t ra)
 static int cached(struct attrib_callers *cs, uint64_t ip, const struct memphis_rec_stack *st,
 		  const uint8_t *bytes, uint32_t *id)
 {
-	uint64_t pc = ip, h = mph_hash64(ip), ra, *v;
+	uint64_t pc = ip, h = chain_start(ip, st), ra, *v;
 	uint64_t sp = 0; /* the frame's SP, as an offset into bytes */
 
 	for (int i = 0; i + 1 < MR_UNWIND_MAX_FRAMES; i++) {
@@ -179,15 +187,17 @@ static int cached(struct attrib_callers *cs, uint64_t ip, const struct memphis_r
 	return 0;
 }
 
-/* Cache the answer id of the unwound chain f[0..n) of entry st at ip: keyed by its return
- * addresses up to the frame that gave the line (user, > 0), or all of them when none did
- * and the chain ended by itself (not cut: then any entry with these frames ends alike),
- * when every frame's slot is SP-relative and gives the unwound chain. */
+/* Cache the answer id of the unwound chain f[0..n) of entry st at ip: keyed by its stack
+ * length and return addresses up to the frame that gave the line (user, > 0), or all of
+ * them when none did (then any entry with these frames ends alike: by itself, or cut at
+ * the same byte, its length being the same; first touches in a runtime's code, such as
+ * libgomp's thread start, were unwound once per fault before), when every frame's slot is
+ * SP-relative and gives the unwound chain. */
 static void remember(struct attrib_callers *cs, uint64_t ip, const struct memphis_rec_stack *st,
-		     const uint8_t *bytes, const struct mr_frame *f, int n, int user, int cut, uint32_t id)
+		     const uint8_t *bytes, const struct mr_frame *f, int n, int user, uint32_t id)
 {
-	int m = user ? user : cut ? 0 : n - 1;
-	uint64_t h = mph_hash64(ip), sp = 0, ra, *v;
+	int m = user ? user : n - 1;
+	uint64_t h = chain_start(ip, st), sp = 0, ra, *v;
 	uint32_t off;
 
 	for (int i = 0; i < m; i++) {
@@ -249,10 +259,10 @@ static uint32_t unwind_line(struct attrib_callers *cs, uint64_t ip, const struct
 	struct mr_frame f[MR_UNWIND_MAX_FRAMES];
 	char where[512], func[256], via[256], *name;
 	uint32_t id = 0;
-	int n, cut, user = 0;
+	int n, user = 0;
 
 	cs->t = st->time;
-	n = mr_unwind_chain(cs->u, st, bytes, f, MR_UNWIND_MAX_FRAMES, &cut);
+	n = mr_unwind_chain(cs->u, st, bytes, f, MR_UNWIND_MAX_FRAMES, NULL);
 	if (n < 2)
 		return 0;
 	lock(cs);
@@ -270,7 +280,7 @@ static uint32_t unwind_line(struct attrib_callers *cs, uint64_t ip, const struct
 	}
 	unlock(cs);
 	if (!user || id)
-		remember(cs, ip, st, bytes, f, n, user, cut, id);
+		remember(cs, ip, st, bytes, f, n, user, id);
 	return id;
 }
 
