@@ -106,6 +106,8 @@ bool report_select_regions(struct report *r, int *exit_code);
 /* Threads asked for: --jobs, else MEMPHIS_REPORT_JOBS, else the online CPUs; 1 ..
  * MR_MAX_JOBS. */
 size_t report_jobs(const struct report_opts *o);
+/* Whether --jobs or MEMPHIS_REPORT_JOBS chose report_jobs' answer. */
+bool report_jobs_given(const struct report_opts *o);
 
 /* Stream every sample once, with r->o.jobs threads (0: MEMPHIS_REPORT_JOBS, else the
  * online CPUs), count and aggregate into r->st, r->agg and r->hw; damage and warnings

@@ -49,8 +49,9 @@ void mr_help_report(FILE *f)
 		"                 (docs/advice.md); implies --pattern\n"
 		"  --exe PATH     the executable that ran, when it is no longer at the recorded path\n"
 		"  -j, --jobs N   read the per-CPU sample files with N threads (default: the\n"
-		"                 environment's MEMPHIS_REPORT_JOBS, else the online CPUs); the\n"
-		"                 report is the same for every N. A job: N ranks at once\n"
+		"                 environment's MEMPHIS_REPORT_JOBS, else the online CPUs, one per\n"
+		"                 16 MB of sample files); the report is the same for every N. A\n"
+		"                 job: N ranks at once\n"
 		"  --force        accept an executable whose build-id differs from the run's\n"
 		"  -h, --help     this text\n\n"
 		"An MPI job (a JOBDIR of rank-<r>/ run directories, or the ranks' RUNDIRs): one\n"
@@ -100,6 +101,13 @@ static bool report_jobs_env(long *n)
 	const char *s = getenv("MEMPHIS_REPORT_JOBS");
 
 	return s && parse_jobs(s, n);
+}
+
+bool report_jobs_given(const struct report_opts *o)
+{
+	long n;
+
+	return o->jobs > 0 || report_jobs_env(&n);
 }
 
 size_t report_jobs(const struct report_opts *o)

@@ -74,6 +74,26 @@ check "damaged: exit status 2" grep -qx 2 bad-text.1.rc
 check "damaged: the truncated file and its offset named" has bad-text.1.err \
 	"cpu001.mph: offset 262200: truncated SAMPLES block"
 check "damaged: the flipped file named" has bad-text.1.err "cpu003.mph: offset"
+# --- the default: the online CPUs, but a worker per 16 MB of sample files (hw: 4 MB, one
+# worker, no thread; syn: 19 MB, two where there are two CPUs)
+threads() { # threads RUN [OPTIONS...]: the threads memphis-report starts (the main
+	# thread is a worker too)
+	strace -f -qq -e trace=clone,clone3 -o st.out env -u MEMPHIS_REPORT_JOBS "$R" "$@" \
+		>/dev/null 2>&1
+	grep -c 'CLONE_THREAD' st.out
+}
+if command -v strace >/dev/null 2>&1; then
+	n=$(threads hw)
+	check "default on a 4 MB run: one worker, no thread started ($n)" [ "$n" = 0 ]
+	n=$(threads syn)
+	want=$(($(nproc) >= 2 ? 2 : 1))
+	check "default on a 19 MB run: $want workers ($n threads)" [ "$n" = $((want - 1)) ]
+	n=$(threads hw -j 3)
+	check "-j 3 on the 4 MB run: 3 workers ($n threads)" [ "$n" = 2 ]
+else
+	skip "default worker count" "strace is not installed"
+fi
+
 # --- bad job counts are usage errors (exit 1), named
 rc=$(run_rc o e "$R" syn -j 0)
 check "-j 0 exits 1 (got $rc)" sh -c "[ $rc = 1 ] && grep -q -- '--jobs wants a number' e"
