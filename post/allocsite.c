@@ -25,7 +25,7 @@ static unsigned gpr_bit(ZydisRegister r)
 								  : 0;
 }
 
-uint64_t mr_allocsite_store(const struct mr_debuginfo *d, uint64_t ret_vaddr)
+uint64_t mr_allocsite_store(struct mr_debuginfo *d, uint64_t ret_vaddr)
 {
 	unsigned char buf[FOLLOW_BYTES];
 	ssize_t n = mr_debuginfo_code(d, ret_vaddr, buf, sizeof(buf));

@@ -15,7 +15,7 @@
  * ret_vaddr stores the returned pointer (%rax, or a register copied from it) to with a
  * RIP-relative 64-bit store, within the next few instructions and before any call,
  * return, jump or overwrite of the pointer; 0 if there is no such store. */
-uint64_t mr_allocsite_store(const struct mr_debuginfo *d, uint64_t ret_vaddr);
+uint64_t mr_allocsite_store(struct mr_debuginfo *d, uint64_t ret_vaddr);
 
 /* Whether path names a Fortran source (.f .f90 .f95 .f03 .f08 .for .ftn, any case). */
 bool mr_allocsite_is_fortran(const char *path);

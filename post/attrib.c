@@ -235,6 +235,7 @@ int mr_attrib_open(struct mr_run *run, const struct mr_attrib_opts *o, struct mr
 		a->self_name = NULL;
 	if (mph_u64map_init(&a->obj_by_path, 64) || mph_u64map_init(&a->var_by_key, 256) ||
 	    mph_u64map_init(&a->line_by_hash, 1024) || mph_u64map_init(&a->line_by_ip, 4096) ||
+	    mph_u64map_init(&a->code_kinds, 256) ||
 	    mph_u64map_init(&a->thread_by_tid, 64) || mr_pagemap_build(&a->pages, run))
 		goto oom;
 	unk.name = strdup("<unknown>");
@@ -349,6 +350,7 @@ void mr_attrib_close(struct mr_attrib *a)
 	mph_u64map_free(&a->var_by_key);
 	mph_u64map_free(&a->line_by_hash);
 	mph_u64map_free(&a->line_by_ip);
+	mph_u64map_free(&a->code_kinds);
 	mph_u64map_free(&a->thread_by_tid);
 	mr_pagemap_free(&a->pages);
 	free(a->obj);

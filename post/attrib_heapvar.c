@@ -145,7 +145,7 @@ static void local_recv(struct mr_attrib *a, uint32_t oi, const struct mr_hv_even
 
 /* mr_heapvar_scan over the code of object d around ret_vaddr (read from its file). Returns
  * the count of events, 0 when the code cannot be read. */
-static size_t follow(const struct mr_debuginfo *d, uint64_t ret_vaddr, struct mr_hv_event *ev,
+static size_t follow(struct mr_debuginfo *d, uint64_t ret_vaddr, struct mr_hv_event *ev,
 		     size_t max)
 {
 	uint8_t *buf = malloc(WINDOW_BYTES);

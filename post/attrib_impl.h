@@ -128,6 +128,7 @@ struct mr_attrib {
 	size_t nlines, caplines;
 	struct mph_u64map line_by_hash;
 	struct mph_u64map line_by_ip;
+	struct mph_u64map code_kinds; /* ip -> code_kind (attrib_runtime.c), for all contexts */
 
 	struct mr_pagemap pages;
 

@@ -141,7 +141,8 @@ static unsigned code_kind(struct mr_attrib *a, uint64_t ip, uint64_t t)
 	return rt;
 }
 
-/* code_kind of ip, cached in c. */
+/* code_kind of ip, cached in c, and in a for the other contexts (each worker of a report
+ * meets the same instructions; code_kind reads their code from the object's file). */
 static unsigned code_kind_ctx(struct mr_attrib_ctx *c, uint64_t ip, uint64_t t)
 {
 	struct mr_attrib *a = c->a;
@@ -155,7 +156,10 @@ static unsigned code_kind_ctx(struct mr_attrib_ctx *c, uint64_t ip, uint64_t t)
 		return (unsigned)*v;
 	pthread_mutex_lock(&a->lock);
 	a->holder = c;
-	k = code_kind(a, ip, t);
+	v = ip != MPH_U64MAP_EMPTY ? mph_u64map_get(&a->code_kinds, ip) : NULL;
+	k = v ? (unsigned)*v : code_kind(a, ip, t);
+	if (!v && ip != MPH_U64MAP_EMPTY)
+		mph_u64map_put(&a->code_kinds, ip, k);
 	a->holder = NULL;
 	pthread_mutex_unlock(&a->lock);
 	if (ip != MPH_U64MAP_EMPTY)

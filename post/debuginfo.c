@@ -522,6 +522,8 @@ void mr_debuginfo_close(struct mr_debuginfo *d)
 	free(d->scopes);
 	free(d->funcs);
 	free(d->segs);
+	if (d->code_fd > 0)
+		close(d->code_fd - 1);
 	free(d->path);
 	free(d->debug_path);
 	di_lazy_free(d);
@@ -761,7 +763,24 @@ unsigned mr_debuginfo_segment_range(const struct mr_debuginfo *d, uint64_t vaddr
 	return 0;
 }
 
-ssize_t mr_debuginfo_code(const struct mr_debuginfo *d, uint64_t vaddr, void *buf, size_t len)
+/* The file of d for mr_debuginfo_code, opened once (a second thread's open loses the race
+ * and is closed). An fd, or -errno. */
+static int code_file(struct mr_debuginfo *d)
+{
+	int fd = atomic_load_explicit(&d->code_fd, memory_order_acquire) - 1, was = 0;
+
+	if (fd >= 0)
+		return fd;
+	fd = open(d->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (atomic_compare_exchange_strong(&d->code_fd, &was, fd + 1))
+		return fd;
+	close(fd);
+	return was - 1;
+}
+
+ssize_t mr_debuginfo_code(struct mr_debuginfo *d, uint64_t vaddr, void *buf, size_t len)
 {
 	for (size_t i = 0; i < d->nsegs; i++) {
 		const struct seg *sg = &d->segs[i];
@@ -774,14 +793,11 @@ ssize_t mr_debuginfo_code(const struct mr_debuginfo *d, uint64_t vaddr, void *bu
 		avail = sg->filesz - (vaddr - sg->lo);
 		if (len > avail)
 			len = (size_t)avail;
-		fd = open(d->path, O_RDONLY | O_CLOEXEC);
+		fd = code_file(d);
 		if (fd < 0)
-			return -errno;
+			return fd;
 		r = pread(fd, buf, len, (off_t)(sg->off + (vaddr - sg->lo)));
-		if (r < 0)
-			r = -errno;
-		close(fd);
-		return r;
+		return r < 0 ? -errno : r;
 	}
 	return -ENOENT;
 }

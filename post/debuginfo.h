@@ -201,9 +201,9 @@ unsigned mr_debuginfo_segment(const struct mr_debuginfo *d, uint64_t vaddr);
 unsigned mr_debuginfo_segment_range(const struct mr_debuginfo *d, uint64_t vaddr, uint64_t *lo,
 				    uint64_t *hi);
 
-/* Copy up to len bytes of the executable segment at vaddr from the file into buf (re-opens
- * the file). Returns the bytes copied (fewer at the segment's end), -ENOENT if vaddr is
- * in no executable PT_LOAD, or -errno. */
-ssize_t mr_debuginfo_code(const struct mr_debuginfo *d, uint64_t vaddr, void *buf, size_t len);
+/* Copy up to len bytes of the executable segment at vaddr from the file into buf (opened on
+ * the first call, kept open until mr_debuginfo_close). Returns the bytes copied (fewer at
+ * the segment's end), -ENOENT if vaddr is in no executable PT_LOAD, or -errno. Thread-safe. */
+ssize_t mr_debuginfo_code(struct mr_debuginfo *d, uint64_t vaddr, void *buf, size_t len);
 
 #endif /* MR_DEBUGINFO_H */

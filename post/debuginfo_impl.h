@@ -91,6 +91,7 @@ struct mr_debuginfo {
 	atomic_int lazy_growing;
 	atomic_int code_by_symbols; /* mr_debuginfo_code_by_symbols */
 	bool symbols_only;          /* opened by mr_debuginfo_open_symbols */
+	atomic_int code_fd;         /* mr_debuginfo_code's file: its fd + 1, 0 until opened */
 	char build_id[129];
 	int pic;
 	uint64_t vaddr0, offset0, tls_memsz, tls_align, tls_vaddr;
