@@ -386,6 +386,12 @@ static void check_nodebug(void)
 		   "nodebug: line() is -ENOENT (%d) but names use_param (%s)", rc,
 		   l.function ? l.function : "NULL");
 	}
+	if ((f = fact(&fs, "func", "alias_impl"))) {
+		mr_debuginfo_line(d, f->off, &l);
+		ok(l.function && !strcmp(l.function, "alias_impl"),
+		   "nodebug: of a global, a weak and a local symbol at one address the global names "
+		   "it (%s)", l.function ? l.function : "NULL");
+	}
 	check_vars("nodebug", "exe", d, &fs, 0);
 	mr_debuginfo_close(d);
 }
