@@ -1,9 +1,10 @@
-/* post/debuginfo_locals.c - frames: the CFA rule at a pc (the call frame information,
- * through libdwarf's frame API) and the locals with a frame-relative location at a pc.
+/* post/debuginfo_locals.c - frames: the CFA rule at a pc (the call frame information:
+ * .eh_frame through libdw's CFI, cfi.c; else libdwarf's frame API, which also reads
+ * .debug_frame) and the locals with a frame-relative location at a pc.
  *
- * libdwarf, not libdw: memphis-report links libdwarf, and libdw exports the same dwarf_*
- * names (dwarf_child, dwarf_attr, ...), so both in one program would bind to one of
- * them. Unlike the DWARF pass of mr_debuginfo_open (a child process, everything at once),
+ * libdwarf, not libdw, for the DIEs: memphis-report links libdwarf, and libdw exports the
+ * same dwarf_* names (dwarf_child, dwarf_attr, ...), so both in one program would bind to
+ * one of them (cfi.c calls only names libdwarf has not). Unlike the DWARF pass of mr_debuginfo_open (a child process, everything at once),
  * this reads in the report's own process and lazily: the object's DWARF is opened on the
  * first question, a function's DIEs are read when a pc in it is asked about, and nothing
  * is kept but libdwarf's own handle and the interned names (the caller caches answers).
@@ -20,6 +21,8 @@
 #include <dwarf.h>
 #include <libdwarf.h>
 
+#include "cfi.h"
+
 #define FBREG (-2) /* location_at: relative to the function's frame base */
 
 struct di_frames {
@@ -28,6 +31,8 @@ struct di_frames {
 	Dwarf_Debug dbg;      /* its DIEs: the object itself or its separate debug file, */
 	int dbg_tried;        /* opened on first use (frames_dies); */
 	int dbg_lazy;         /* 1: the debug file's handle of d->lazy, not ours to close */
+	struct mr_cfi *cfi;   /* the object's .eh_frame by libdw (cfi.c), NULL: none */
+	int fdes_loaded;      /* else libdwarf's FDE list, loaded on first use: */
 	Dwarf_Cie *cie;
 	Dwarf_Fde *fde;
 	Dwarf_Signed ncie, nfde;
@@ -103,6 +108,7 @@ static void frames_close(struct mr_debuginfo *d)
 
 	if (!f)
 		return;
+	mr_cfi_close(f->cfi);
 	if (f->dbg && f->dbg != f->obj && !f->dbg_lazy)
 		dwarf_finish(f->dbg, NULL);
 	if (f->obj)
@@ -127,7 +133,7 @@ static struct di_frames *frames(struct mr_debuginfo *d)
 		return NULL;
 	open_dwarf(d->path, &f->obj, &f->fd_obj);
 	f->fd_dbg = -1;
-	load_fdes(d, f);
+	f->cfi = mr_cfi_open(d->path);
 	d->frames = f;
 	d->frames_close = frames_close;
 	return f;
@@ -146,7 +152,15 @@ static int cfa(struct mr_debuginfo *d, uint64_t pc, int *reg, int64_t *off)
 	Dwarf_Bool more;
 	int rc = -ENOENT;
 
-	if (!f || !f->nfde)
+	if (!f)
+		return -ENOENT;
+	if (f->cfi)
+		return mr_cfi_cfa(f->cfi, pc, reg, off);
+	if (!f->fdes_loaded) {
+		f->fdes_loaded = 1;
+		load_fdes(d, f);
+	}
+	if (!f->nfde)
 		return -ENOENT;
 	if (dwarf_get_fde_at_pc(f->fde, pc, &fde, &lo, &hi, &e) == DW_DLV_OK &&
 	    dwarf_get_fde_info_for_cfa_reg3_b(fde, pc, &type, &relevant, &r, &o, &block, &row,
