@@ -1,6 +1,7 @@
 /* post/debuginfo_elf.c - what the ELF headers and symbol tables say: PT_LOAD/PT_TLS
- * segments, the build-id, FUNC symbols (function names where DWARF has none) and
- * OBJECT/TLS symbols (variables where DWARF has none). */
+ * segments (and the code bytes of the executable ones), the build-id, FUNC symbols
+ * (function names where DWARF has none) and OBJECT/TLS symbols (variables where DWARF has
+ * none). */
 #include "debuginfo_impl.h"
 
 #include <errno.h>
@@ -322,4 +323,65 @@ void di_finish_funcs(struct mr_debuginfo *d)
 		if (!j || d->funcs[j - 1].addr != d->funcs[i].addr)
 			d->funcs[j++] = d->funcs[i];
 	d->nfuncs = j;
+}
+
+/* ---- public: the segments ---- */
+
+unsigned mr_debuginfo_segment(const struct mr_debuginfo *d, uint64_t vaddr)
+{
+	for (size_t i = 0; i < d->nsegs; i++)
+		if (vaddr >= d->segs[i].lo && vaddr < d->segs[i].hi)
+			return d->segs[i].flags;
+	return 0;
+}
+
+unsigned mr_debuginfo_segment_range(const struct mr_debuginfo *d, uint64_t vaddr, uint64_t *lo,
+				    uint64_t *hi)
+{
+	for (size_t i = 0; i < d->nsegs; i++)
+		if (vaddr >= d->segs[i].lo && vaddr < d->segs[i].hi) {
+			*lo = d->segs[i].lo;
+			*hi = d->segs[i].hi;
+			return d->segs[i].flags;
+		}
+	return 0;
+}
+
+/* The file of d for mr_debuginfo_code, opened once (a second thread's open loses the race
+ * and is closed). An fd, or -errno. */
+static int code_file(struct mr_debuginfo *d)
+{
+	int fd = atomic_load_explicit(&d->code_fd, memory_order_acquire) - 1, was = 0;
+
+	if (fd >= 0)
+		return fd;
+	fd = open(d->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (atomic_compare_exchange_strong(&d->code_fd, &was, fd + 1))
+		return fd;
+	close(fd);
+	return was - 1;
+}
+
+ssize_t mr_debuginfo_code(struct mr_debuginfo *d, uint64_t vaddr, void *buf, size_t len)
+{
+	for (size_t i = 0; i < d->nsegs; i++) {
+		const struct seg *sg = &d->segs[i];
+		uint64_t avail;
+		ssize_t r;
+		int fd;
+
+		if (!sg->exec || vaddr < sg->lo || vaddr - sg->lo >= sg->filesz)
+			continue;
+		avail = sg->filesz - (vaddr - sg->lo);
+		if (len > avail)
+			len = (size_t)avail;
+		fd = code_file(d);
+		if (fd < 0)
+			return fd;
+		r = pread(fd, buf, len, (off_t)(sg->off + (vaddr - sg->lo)));
+		return r < 0 ? -errno : r;
+	}
+	return -ENOENT;
 }
