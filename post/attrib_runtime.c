@@ -141,9 +141,11 @@ static unsigned code_kind(struct mr_attrib *a, uint64_t ip, uint64_t t)
 	return rt;
 }
 
-/* code_kind of ip, cached in c, and in a for the other contexts (each worker of a report
- * meets the same instructions; code_kind reads their code from the object's file). */
-static unsigned code_kind_ctx(struct mr_attrib_ctx *c, uint64_t ip, uint64_t t)
+/* code_kind_ctx's miss: code_kind of ip, cached in c, and in a for the other contexts
+ * (each worker of a report meets the same instructions; code_kind reads their code from the
+ * object's file). Out of line: the hit, asked for every sample, then saves no registers. */
+static __attribute__((noinline)) unsigned code_kind_miss(struct mr_attrib_ctx *c, uint64_t ip,
+							 uint64_t t)
 {
 	struct mr_attrib *a = c->a;
 	uint64_t *v;
@@ -151,9 +153,6 @@ static unsigned code_kind_ctx(struct mr_attrib_ctx *c, uint64_t ip, uint64_t t)
 
 	if (!c->waits.keys && mph_u64map_init(&c->waits, 64))
 		return MR_RT_NONE;
-	v = ip != MPH_U64MAP_EMPTY ? mph_u64map_get(&c->waits, ip) : NULL;
-	if (v)
-		return (unsigned)*v;
 	pthread_mutex_lock(&a->lock);
 	a->holder = c;
 	v = ip != MPH_U64MAP_EMPTY ? mph_u64map_get(&a->code_kinds, ip) : NULL;
@@ -165,6 +164,15 @@ static unsigned code_kind_ctx(struct mr_attrib_ctx *c, uint64_t ip, uint64_t t)
 	if (ip != MPH_U64MAP_EMPTY)
 		mph_u64map_put(&c->waits, ip, k);
 	return k;
+}
+
+/* code_kind of ip, cached in c. */
+static inline unsigned code_kind_ctx(struct mr_attrib_ctx *c, uint64_t ip, uint64_t t)
+{
+	uint64_t *v = c->waits.keys && ip != MPH_U64MAP_EMPTY ? mph_u64map_get(&c->waits, ip)
+							      : NULL;
+
+	return v ? (unsigned)*v : code_kind_miss(c, ip, t);
 }
 
 unsigned mr_attrib_wait(struct mr_attrib_ctx *c, uint64_t ip, uint64_t t)
