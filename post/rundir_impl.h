@@ -52,7 +52,8 @@ int rundir_bf_next(struct blockfile *bf, struct memphis_block *hdr, char *what, 
 /* Advance past the block just read. */
 void rundir_bf_done(struct blockfile *bf, const struct memphis_block *hdr);
 
-/* Append cnt records of size sz to the array *arr of *n records. Returns 0 or -ENOMEM. */
+/* Append cnt records of size sz to the array *arr of *n records (grown by doubling: the
+ * array must have come from rundir_append, or be NULL with *n 0). Returns 0 or -ENOMEM. */
 int rundir_append(void *arrp, size_t *n, const void *src, size_t cnt, size_t sz);
 
 /* Check that a record-array payload is a whole number of records; describe it if not. */

@@ -18,19 +18,37 @@
 #include "crc32c.h"
 
 /* Append cnt records of size sz to the array *arr of *n records. Returns 0 or -ENOMEM. */
+/* The room an array of n records has: the power of two at or above n (0 for none). */
+static size_t room(size_t n)
+{
+	size_t r = 1;
+
+	while (r < n && r <= SIZE_MAX / 2)
+		r *= 2;
+	return n ? r : 0;
+}
+
 int rundir_append(void *arrp, size_t *n, const void *src, size_t cnt, size_t sz)
 {
 	void **arr = arrp;
-	void *na;
+	size_t want = *n + cnt;
 
 	if (cnt == 0)
 		return 0;
-	na = realloc(*arr, (*n + cnt) * sz);
-	if (!na)
-		return -ENOMEM;
-	memcpy((char *)na + *n * sz, src, cnt * sz);
-	*arr = na;
-	*n += cnt;
+	/* grown by doubling: meta.mph holds a REGION, LOSS and PAGES block per region, and
+	 * growing by the records of each block copied the array again and again */
+	if (!*arr || room(want) > room(*n)) {
+		void *na;
+
+		if (want < *n || room(want) > SIZE_MAX / sz)
+			return -ENOMEM;
+		na = realloc(*arr, room(want) * sz);
+		if (!na)
+			return -ENOMEM;
+		*arr = na;
+	}
+	memcpy((char *)*arr + *n * sz, src, cnt * sz);
+	*n = want;
 	return 0;
 }
 
