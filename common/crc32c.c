@@ -127,24 +127,28 @@ __attribute__((target("sse4.2"))) static void crc3(const unsigned char *p, size_
 
 uint32_t mph_crc32c_fast(const void *data, size_t n)
 {
-	/* x^(8 part) of the last length: the blocks of a file mostly have one size, and
-	 * x2nmodp costs more than the three streams of a 4 KiB block */
-	static _Thread_local size_t last_part;
-	static _Thread_local uint32_t last_shift;
+	/* x^(8 part) of the last length, with the length in the high half (one atomic word:
+	 * the report's workers check blocks at once): the blocks of a file mostly have one
+	 * size, and x2nmodp costs more than the three streams of a 4 KiB block */
+	static _Atomic uint64_t last;
 	const unsigned char *p = data;
 	size_t words = n / 24, part = words * 8;
 	uint64_t a = 0xffffffffu, b = 0xffffffffu, c = 0xffffffffu;
-	uint32_t crc;
+	uint64_t seen = atomic_load_explicit(&last, memory_order_relaxed);
+	uint32_t crc, shift;
 
 	if (n < 4096 || !__builtin_cpu_supports("sse4.2"))
 		return mph_crc32c(0, data, n);
 	crc3(p, words, &a, &b, &c);
-	if (part != last_part) {
-		last_shift = x2nmodp(part, 3);
-		last_part = part;
+	if (part <= UINT32_MAX && seen >> 32 == part) {
+		shift = (uint32_t)seen;
+	} else {
+		shift = x2nmodp(part, 3);
+		if (part <= UINT32_MAX)
+			atomic_store_explicit(&last, (uint64_t)part << 32 | shift,
+					      memory_order_relaxed);
 	}
-	crc = multmodp(last_shift, multmodp(last_shift, ~(uint32_t)a) ^ ~(uint32_t)b) ^
-	      ~(uint32_t)c;
+	crc = multmodp(shift, multmodp(shift, ~(uint32_t)a) ^ ~(uint32_t)b) ^ ~(uint32_t)c;
 	/* the tail after the three runs */
 	return mph_crc32c_combine(crc, mph_crc32c(0, p + 3 * part, n - 3 * part), n - 3 * part);
 }
