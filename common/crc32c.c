@@ -149,6 +149,6 @@ uint32_t mph_crc32c_fast(const void *data, size_t n)
 					      memory_order_relaxed);
 	}
 	crc = multmodp(shift, multmodp(shift, ~(uint32_t)a) ^ ~(uint32_t)b) ^ ~(uint32_t)c;
-	/* the tail after the three runs */
-	return mph_crc32c_combine(crc, mph_crc32c(0, p + 3 * part, n - 3 * part), n - 3 * part);
+	/* the tail after the three runs: the CRC goes on over it */
+	return mph_crc32c(crc, p + 3 * part, n - 3 * part);
 }
