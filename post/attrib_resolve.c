@@ -395,7 +395,8 @@ void mr_attrib_sample_stack(struct mr_attrib_ctx *ctx, const struct memphis_rec_
 	r->line = r->self ? 0 : c->line;
 	if (!use_addr || !s->addr || r->self)
 		return;
-	r->var = local_resolve(a, ctx, s->ip, s->addr, s->time, s->tid, st, bytes);
+	/* local_resolve's first test here: it saves registers for its slow path */
+	r->var = st ? local_resolve(a, ctx, s->ip, s->addr, s->time, s->tid, st, bytes) : 0;
 	if (r->var)
 		note_first(ctx, &ctx->var_first, &ctx->cap_var, r->var);
 	else
