@@ -16,31 +16,29 @@
 #include <unistd.h>
 
 #include "crc32c.h"
+#include "search.h"
 
-/* qsort_r order of region indices: by seq, then file order. */
-static int cmp_region_idx(const void *a, const void *b, void *arg)
+static int cmp_u64(const void *a, const void *b)
 {
-	const struct mr_run *run = arg;
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	uint32_t sx = run->regions[x].seq, sy = run->regions[y].seq;
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
-	if (sx != sy)
-		return sx < sy ? -1 : 1;
 	return x < y ? -1 : x > y;
 }
 
-/* The index behind mr_run_region. 0 or -ENOMEM. */
+/* The index behind mr_run_region: seq << 32 | index of each region, sorted (by seq, ties
+ * in file order). 0 or -ENOMEM. */
 static int index_regions(struct mr_run *run)
 {
 	if (!run->nregions)
 		return 0;
+	if (run->nregions > UINT32_MAX)
+		return -ENOMEM;
 	run->region_by_seq = malloc(run->nregions * sizeof(*run->region_by_seq));
 	if (!run->region_by_seq)
 		return -ENOMEM;
 	for (size_t i = 0; i < run->nregions; i++)
-		run->region_by_seq[i] = (uint32_t)i;
-	qsort_r(run->region_by_seq, run->nregions, sizeof(*run->region_by_seq), cmp_region_idx,
-		run);
+		run->region_by_seq[i] = (uint64_t)run->regions[i].seq << 32 | i;
+	qsort(run->region_by_seq, run->nregions, sizeof(*run->region_by_seq), cmp_u64);
 	return 0;
 }
 
@@ -304,18 +302,12 @@ int mr_run_cpu_node(const struct mr_run *run, unsigned cpu)
 
 const struct memphis_rec_region *mr_run_region(const struct mr_run *run, uint32_t seq)
 {
-	size_t lo = 0, hi = run->nregions;
+	/* the first entry of seq: the count of those below it */
+	size_t i = seq ? mph_upper_bound(run->region_by_seq, run->nregions,
+					 sizeof(*run->region_by_seq), 0, ((uint64_t)seq << 32) - 1)
+		       : 0;
 
-	/* the first index whose seq is >= seq */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (run->regions[run->region_by_seq[mid]].seq < seq)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < run->nregions && run->regions[run->region_by_seq[lo]].seq == seq)
-		return &run->regions[run->region_by_seq[lo]];
+	if (i < run->nregions && run->region_by_seq[i] >> 32 == seq)
+		return &run->regions[(uint32_t)run->region_by_seq[i]];
 	return NULL;
 }

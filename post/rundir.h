@@ -89,8 +89,8 @@ struct mr_run {
 	size_t ntouches;
 	struct memphis_rec_region *regions;
 	size_t nregions;
-	uint32_t *region_by_seq;      /* indices into regions by seq, ties in file order
-				       * (mr_run_region) */
+	uint64_t *region_by_seq;      /* seq << 32 | index into regions, sorted: ties in
+				       * file order (mr_run_region) */
 	struct memphis_rec_loss *losses;
 	size_t nlosses;
 	struct mr_pages *pages;
