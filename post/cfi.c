@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 /* DWARF operations of a CFA rule "register + offset" (libdwarf's dwarf.h, first in the
- * include path of post/, is not elfutils' own: the numbers, as unwind.c has them) */
+ * include path of post/, is not elfutils' own) */
 #define OP_BREG0 0x70
 #define OP_BREG31 0x8f
 #define OP_BREGX 0x92
@@ -50,12 +50,17 @@ void mr_cfi_close(struct mr_cfi *c)
 
 int mr_cfi_cfa(struct mr_cfi *c, uint64_t pc, int *reg, int64_t *off)
 {
+	return mr_cfi_rule(c->cfi, pc, reg, off);
+}
+
+int mr_cfi_rule(Dwarf_CFI *cfi, uint64_t pc, int *reg, int64_t *off)
+{
 	Dwarf_Frame *fr = NULL;
 	Dwarf_Op *ops;
 	size_t nops;
 	int rc = -ENOENT;
 
-	if (dwarf_cfi_addrframe(c->cfi, pc, &fr) != 0)
+	if (dwarf_cfi_addrframe(cfi, pc, &fr) != 0)
 		return -ENOENT;
 	if (dwarf_frame_cfa(fr, &ops, &nops) == 0 && nops == 1) {
 		if (ops[0].atom >= OP_BREG0 && ops[0].atom <= OP_BREG31) {

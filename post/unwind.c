@@ -5,6 +5,8 @@
  * rules. */
 #include "unwind.h"
 
+#include "cfi.h"
+
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <stdbool.h>
@@ -14,10 +16,6 @@
 /* DWARF x86-64 register numbers */
 #define DW_RSP 7
 #define DW_NREGS 17 /* rax rdx rcx rbx rsi rdi rbp rsp r8..r15 rip */
-/* DWARF operations of a CFA rule "register + offset" (libdwarf's dwarf.h, first in the
- * include path of post/, is not elfutils' own) */
-#define OP_BREG_RSP 0x77 /* DW_OP_breg7: rsp + number */
-#define OP_BREGX 0x92    /* DW_OP_bregx: register number + number2 */
 
 struct mr_unwind {
 	Dwfl *dwfl;
@@ -208,22 +206,13 @@ int mr_unwind_ra_slot(struct mr_unwind *u, uint64_t pc, uint32_t *off)
 	Dwfl_Module *m = dwfl_addrmodule(u->dwfl, pc);
 	Dwarf_Addr bias;
 	Dwarf_CFI *cfi = m ? dwfl_module_eh_cfi(m, &bias) : NULL;
-	Dwarf_Frame *fr = NULL;
-	Dwarf_Op *ops;
-	size_t nops;
-	int64_t cfa = -1;
+	int64_t cfa;
+	int reg;
 
 	if (!cfi && m)
 		cfi = dwfl_module_dwarf_cfi(m, &bias);
-	if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &fr) != 0)
+	if (!cfi || mr_cfi_rule(cfi, pc - bias, &reg, &cfa) || reg != DW_RSP)
 		return -1;
-	if (dwarf_frame_cfa(fr, &ops, &nops) == 0 && nops == 1) {
-		if (ops[0].atom == OP_BREG_RSP)
-			cfa = (int64_t)ops[0].number;
-		else if (ops[0].atom == OP_BREGX && ops[0].number == DW_RSP)
-			cfa = (int64_t)ops[0].number2;
-	}
-	free(fr);
 	/* x86-64: the call pushed the return address just below the CFA */
 	if (cfa < 8 || cfa > UINT32_MAX)
 		return -1;
