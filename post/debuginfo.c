@@ -307,20 +307,6 @@ void di_need_dwarf(struct mr_debuginfo *d)
 
 /* ---- public ---- */
 
-static int open_object(const char *path, const char *debug_dir, bool symbols_only,
-		       struct mr_debuginfo **out, char *err, size_t errlen);
-
-int mr_debuginfo_open(const char *path, struct mr_debuginfo **out, char *err, size_t errlen)
-{
-	return open_object(path, "/usr/lib/debug", false, out, err, errlen);
-}
-
-int mr_debuginfo_open_symbols(const char *path, struct mr_debuginfo **out, char *err,
-			      size_t errlen)
-{
-	return open_object(path, NULL, true, out, err, errlen);
-}
-
 /* The cache (mr_debuginfo_cache_hold): the objects open while it is held. */
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned cache_holds;
@@ -395,12 +381,6 @@ void mr_debuginfo_cache_release(void)
 		mr_debuginfo_close(d);
 		d = next;
 	}
-}
-
-int mr_debuginfo_open_dir(const char *path, const char *debug_dir, struct mr_debuginfo **out,
-			  char *err, size_t errlen)
-{
-	return open_object(path, debug_dir, false, out, err, errlen);
 }
 
 static int open_object(const char *path, const char *debug_dir, bool symbols_only,
@@ -483,6 +463,23 @@ out_close:
 out_free:
 	mr_debuginfo_close(d);
 	return rc;
+}
+
+int mr_debuginfo_open_dir(const char *path, const char *debug_dir, struct mr_debuginfo **out,
+			  char *err, size_t errlen)
+{
+	return open_object(path, debug_dir, false, out, err, errlen);
+}
+
+int mr_debuginfo_open(const char *path, struct mr_debuginfo **out, char *err, size_t errlen)
+{
+	return open_object(path, "/usr/lib/debug", false, out, err, errlen);
+}
+
+int mr_debuginfo_open_symbols(const char *path, struct mr_debuginfo **out, char *err,
+			      size_t errlen)
+{
+	return open_object(path, NULL, true, out, err, errlen);
 }
 
 void mr_debuginfo_close(struct mr_debuginfo *d)

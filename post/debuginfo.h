@@ -124,10 +124,9 @@ int mr_debuginfo_line(struct mr_debuginfo *d, uint64_t vaddr, struct mr_line *ou
 /* From now on d's code is told by its ELF symbols alone (the debug file's .symtab where
  * one is installed, else the object's): mr_debuginfo_line gives only the function and
  * -ENOENT, mr_debuginfo_own_line and mr_debuginfo_locals -ENOENT, and no DWARF is read
- * for code. For a runtime's
- * code (libc, libgomp, ...), whose lines are never the user's to change and whose
- * compressed debug file (libc6-dbg) cost most of a report's fixed time to inflate. Its
- * variables are still read from DWARF when asked. */
+ * for code. For a runtime's code (libc, libgomp, ...), whose lines are never the user's to
+ * change and whose compressed debug file (libc6-dbg) cost most of a report's fixed time to
+ * inflate. Its variables are still read from DWARF when asked. */
 void mr_debuginfo_code_by_symbols(struct mr_debuginfo *d);
 
 /* For vaddr inside code inlined into a function (a subprogram of this object): the source

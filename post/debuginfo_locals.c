@@ -4,10 +4,11 @@
  *
  * libdwarf, not libdw, for the DIEs: memphis-report links libdwarf, and libdw exports the
  * same dwarf_* names (dwarf_child, dwarf_attr, ...), so both in one program would bind to
- * one of them (cfi.c calls only names libdwarf has not). Unlike the DWARF pass of mr_debuginfo_open (a child process, everything at once),
- * this reads in the report's own process and lazily: the object's DWARF is opened on the
- * first question, a function's DIEs are read when a pc in it is asked about, and nothing
- * is kept but libdwarf's own handle and the interned names (the caller caches answers).
+ * one of them (cfi.c calls only names libdwarf has not). Unlike the DWARF pass of
+ * mr_debuginfo_open (a child process, everything at once), this reads in the report's own
+ * process and lazily: the object's DWARF is opened on the first question, a function's
+ * DIEs are read when a pc in it is asked about, and nothing is kept but libdwarf's own
+ * handle and the interned names (the caller caches answers).
  */
 #include "debuginfo_impl.h"
 

@@ -26,16 +26,16 @@ static uint32_t node_index(const struct report *r, int node)
 static void losses(struct report *r)
 {
 	const struct mr_run *run = r->run;
-	/* a region's LOSS records summed (by index; NULL when out of memory: REGION's alone) */
-	uint64_t *lost = calloc(run->nregions + 1, sizeof(*lost));
-	uint64_t *thr = calloc(run->nregions + 1, sizeof(*thr));
+	/* a region's LOSS records summed, lost and throttled, by index (NULL when out of
+	 * memory: the REGION records' counts alone) */
+	uint64_t *sum = calloc(2 * run->nregions + 1, sizeof(*sum));
 
 	for (size_t k = 0; k < run->nlosses; k++) {
 		const struct memphis_rec_region *reg = mr_run_region(run, run->losses[k].region);
 
-		if (reg && lost && thr) {
-			lost[reg - run->regions] += run->losses[k].lost;
-			thr[reg - run->regions] += run->losses[k].throttled;
+		if (reg && sum) {
+			sum[2 * (size_t)(reg - run->regions)] += run->losses[k].lost;
+			sum[2 * (size_t)(reg - run->regions) + 1] += run->losses[k].throttled;
 		} else if (!reg && !r->region_sel) {
 			/* LOSS records of regions that never got a REGION record */
 			r->st.lost += run->losses[k].lost;
@@ -44,7 +44,7 @@ static void losses(struct report *r)
 	}
 	for (size_t i = 0; i < run->nregions; i++) {
 		const struct memphis_rec_region *reg = &run->regions[i];
-		uint64_t l = lost && thr ? lost[i] : 0, t = lost && thr ? thr[i] : 0;
+		uint64_t l = sum ? sum[2 * i] : 0, t = sum ? sum[2 * i + 1] : 0;
 
 		if (!report_region_selected(r, reg->seq))
 			continue;
@@ -53,8 +53,7 @@ static void losses(struct report *r)
 		r->st.dropped += reg->dropped;
 		r->st.recorded += reg->samples;
 	}
-	free(lost);
-	free(thr);
+	free(sum);
 	/* No END in meta.mph: the library stopped writing after a write error (it leaves a
 	 * note when it can), or the process ended without the library's shutdown (_exit,
 	 * abort, a fatal signal, a kill), so what it still buffered was never written. */

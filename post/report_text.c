@@ -78,7 +78,6 @@ static void pages_text(const struct report *r, const uint64_t *by_node, uint64_t
 	free(order);
 }
 
-/* Run, backend, sample counts, nodes and regions. */
 /* qsort_r orders of region indices: by name then file order; by file order. */
 static int cmp_region_name(const void *a, const void *b, void *arg)
 {
@@ -138,6 +137,7 @@ static int region_names(const struct report *r, FILE *f)
 	return any;
 }
 
+/* Run, backend, sample counts, nodes and regions. */
 static void print_header(const struct report *r, FILE *f)
 {
 	const struct mr_run *run = r->run;

@@ -17,7 +17,6 @@
 
 #include "crc32c.h"
 
-/* Append cnt records of size sz to the array *arr of *n records. Returns 0 or -ENOMEM. */
 /* The room an array of n records has: the power of two at or above n (0 for none). */
 static size_t room(size_t n)
 {
