@@ -63,7 +63,11 @@ struct snap {
 
 /* Direct-mapped per-ip cache of the last resolutions made for that instruction: its line,
  * up to IP_CACHE_WAYS data ranges (an instruction often walks a few objects: one stack or TLS
- * block per thread) and the last page. */
+ * block per thread) and the last page. The 1 << IP_CACHE_BITS sets hold an index into a
+ * dense array of slots that grows with the instructions seen: a run samples hundreds to
+ * thousands of distinct instructions, and a table of 65,536 slots (16 MB) touched a page
+ * per instruction, each first read as the zero page and then copied on write, a TLB
+ * shoot-down across the other workers' CPUs each time. */
 #define IP_CACHE_WAYS 4
 struct ip_cache_range {
 	uint64_t lo, hi, t0, t1;  /* var holds for addresses in [lo,hi) at times in [t0,t1) */
@@ -145,7 +149,9 @@ struct mr_attrib {
  * at the end of a parallel pass the first use of each id and unreadable object. */
 struct mr_attrib_ctx {
 	struct mr_attrib *a;
-	struct ip_cache_slot *cache;
+	uint32_t *set;              /* [1 << IP_CACHE_BITS]: slot index + 1 of the set's ip, 0: none */
+	struct ip_cache_slot *slot; /* the cached instructions, dense */
+	uint32_t nslot, cap_slot;
 	uint64_t pos;               /* samples attributed so far */
 	uint64_t *var_first, *line_first; /* [id]: pos + 1 at the first use, 0: none */
 	size_t cap_var, cap_line;

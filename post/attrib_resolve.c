@@ -261,11 +261,20 @@ struct mr_attrib_ctx *mr_attrib_ctx_new(struct mr_attrib *a, mr_attrib_warn_fn *
 	c->a = a;
 	c->warn = warn;
 	c->warn_arg = arg;
-	c->cache = calloc(1u << IP_CACHE_BITS, sizeof(*c->cache));
-	if (!c->cache) {
+	c->set = malloc(sizeof(*c->set) << IP_CACHE_BITS);
+	c->cap_slot = 64;
+	c->slot = malloc(c->cap_slot * sizeof(*c->slot));
+	if (!c->set || !c->slot) {
+		free(c->set);
+		free(c->slot);
 		free(c);
 		return NULL;
 	}
+	/* Zeroed by stores the compiler cannot turn into calloc's untouched pages: a set's
+	 * first access is a read, which would map the zero page, and its first write would
+	 * then copy it and shoot down the TLB of every CPU running another worker. */
+	for (size_t i = 0; i < (size_t)1 << IP_CACHE_BITS; i++)
+		((volatile uint32_t *)c->set)[i] = 0;
 	return c;
 }
 
@@ -275,7 +284,8 @@ void mr_attrib_ctx_free(struct mr_attrib_ctx *c)
 		return;
 	attrib_callers_free(c->callers);
 	attrib_unwind_free(c->locals_uw);
-	free(c->cache);
+	free(c->set);
+	free(c->slot);
 	free(c->var_first);
 	free(c->line_first);
 	free(c->told);
@@ -363,6 +373,31 @@ static uint32_t sample_var(struct mr_attrib_ctx *c, struct ip_cache_slot *slot,
 	return var;
 }
 
+/* A slot for the empty set *set: a new one at the end of the dense array, or, when it
+ * cannot grow, the last one (evicted: its set forgets it). */
+static struct ip_cache_slot *new_slot(struct mr_attrib_ctx *ctx, uint32_t *set)
+{
+	struct ip_cache_slot *c;
+
+	if (ctx->nslot == ctx->cap_slot) {
+		struct ip_cache_slot *ns = reallocarray(ctx->slot, ctx->cap_slot * 2u, sizeof(*ns));
+
+		if (ns) {
+			ctx->slot = ns;
+			ctx->cap_slot *= 2u;
+		}
+	}
+	if (ctx->nslot < ctx->cap_slot) {
+		c = &ctx->slot[ctx->nslot++];
+	} else {
+		c = &ctx->slot[ctx->nslot - 1];
+		ctx->set[mph_fib_slot(c->ip, IP_CACHE_BITS)] = 0;
+	}
+	c->valid = 0;
+	*set = (uint32_t)(c - ctx->slot) + 1;
+	return c;
+}
+
 void mr_attrib_sample(struct mr_attrib_ctx *ctx, const struct memphis_rec_sample *s, int use_addr,
 		      struct mr_resolved *r)
 {
@@ -373,7 +408,8 @@ void mr_attrib_sample_stack(struct mr_attrib_ctx *ctx, const struct memphis_rec_
 			    const struct memphis_rec_stack *st, const uint8_t *bytes,
 			    int use_addr, struct mr_resolved *r)
 {
-	struct ip_cache_slot *c = &ctx->cache[mph_fib_slot(s->ip, IP_CACHE_BITS)];
+	uint32_t *set = &ctx->set[mph_fib_slot(s->ip, IP_CACHE_BITS)];
+	struct ip_cache_slot *c = *set ? &ctx->slot[*set - 1] : new_slot(ctx, set);
 	struct mr_attrib *a = ctx->a;
 	uint64_t page;
 
