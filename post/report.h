@@ -115,8 +115,11 @@ bool report_jobs_given(const struct report_opts *o);
  * or false after printing the error (exit status 2). */
 bool report_sample_pass(struct report *r);
 
-/* Is region seq counted (no --region, or selected)? */
-bool report_region_selected(const struct report *r, uint32_t seq);
+/* Is region seq counted (no --region, or selected)? Inline: asked for every sample. */
+static inline bool report_region_selected(const struct report *r, uint32_t seq)
+{
+	return !r->region_sel || (seq < r->region_sel_n && r->region_sel[seq]);
+}
 
 /* The run's weighting (RUN key weight) in words. */
 const char *report_weighting(const char *weight);

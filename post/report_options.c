@@ -271,9 +271,3 @@ bool report_select_regions(struct report *r, int *exit_code)
 	return true;
 }
 
-bool report_region_selected(const struct report *r, uint32_t seq)
-{
-	if (!r->region_sel)
-		return true;
-	return seq < r->region_sel_n && r->region_sel[seq];
-}
