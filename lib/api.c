@@ -23,6 +23,7 @@
 #include "stack.h"
 #include "counters.h"
 #include "drain.h"
+#include "fd.h"
 #include "heap.h"
 #include "log.h"
 #include "maps.h"
@@ -172,7 +173,7 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *ctx)
  * found): the name the report sees the library under in the MAPS blocks. */
 static void maps_path_of(uintptr_t addr, char *out, size_t n)
 {
-	FILE *f = fopen("/proc/self/maps", "re");
+	FILE *f = memphis__fopen("/proc/self/maps");
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
@@ -254,7 +255,7 @@ static void write_run_info(const struct run_info *ri)
 	FILE *f;
 
 	dl_iterate_phdr(find_build_id, build_id);
-	f = fopen("/proc/self/cmdline", "re");
+	f = memphis__fopen("/proc/self/cmdline");
 	if (f) {
 		size_t n = fread(cmdline, 1, sizeof(cmdline) - 1, f);
 		fclose(f);

@@ -319,15 +319,16 @@ static int module_load(struct memphis__code *c, const struct map *m, struct modu
 	size_t phnum, budget;
 	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
 	GElf_Shdr sh_symtab, sh_dynsym;
+	struct memphis__fdid id;
 	struct stat st;
 	int fd, err = -ENOENT;
 	Elf *elf;
 	long n = 0;
 
 	memset(mod, 0, sizeof(*mod));
-	fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	fd = memphis__open(m->path, O_RDONLY, &id);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (fstat(fd, &st) < 0 || !file_is_mapped(c, fd, &st, m)) {
 		err = -ESTALE; /* replaced on disk since it was mapped */
 		goto out_close;
@@ -392,7 +393,7 @@ static int module_load(struct memphis__code *c, const struct map *m, struct modu
 out_end:
 	elf_end(elf);
 out_close:
-	close(fd);
+	memphis__fd_close(&fd, &id);
 	return err;
 }
 

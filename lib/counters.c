@@ -275,15 +275,16 @@ static struct entry *find(pid_t tid)
 static int thread_cpu(pid_t tid)
 {
 	char path[64], buf[1024], *p, *save = NULL;
+	struct memphis__fdid id;
 	ssize_t len;
 	int fd, field = 2;
 
 	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = memphis__open(path, O_RDONLY, &id);
 	if (fd < 0)
 		return -1;
 	len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
+	memphis__fd_close(&fd, &id);
 	if (len <= 0)
 		return -1;
 	buf[len] = '\0';

@@ -33,6 +33,18 @@ long memphis__fd_held(void)
 	return __atomic_load_n(&held, __ATOMIC_RELAXED);
 }
 
+/* Close fd, just opened by the library, unless it is no longer the file *st: a thread of
+ * the program put its own file at that number meanwhile (a shell redirects with close(1)
+ * then dup2(file, 1); the lowest free number, which open gave us, may be the one it
+ * closed). Narrows the window to the one between the fstat and the close. */
+static void close_new(int fd, const struct stat *st)
+{
+	struct stat now;
+
+	if (fstat(fd, &now) == 0 && now.st_dev == st->st_dev && now.st_ino == st->st_ino)
+		close(fd);
+}
+
 int memphis__fd_take(int fd, int essential, struct memphis__fdid *id)
 {
 	long limit = nofile(), low = limit / 2 < 4096 ? limit / 2 : 4096;
@@ -41,26 +53,109 @@ int memphis__fd_take(int fd, int essential, struct memphis__fdid *id)
 
 	if (fd < 0)
 		return fd;
+	if (fstat(fd, &st) < 0)
+		return -errno; /* not a descriptor any more: the program's number now */
 	if (!essential && __atomic_add_fetch(&held, 1, __ATOMIC_RELAXED) > memphis__fd_share()) {
 		__atomic_sub_fetch(&held, 1, __ATOMIC_RELAXED);
-		close(fd);
+		close_new(fd, &st);
 		return -EMFILE;
 	}
 	if (essential)
 		__atomic_add_fetch(&held, 1, __ATOMIC_RELAXED);
 	if (fd < low && (high = fcntl(fd, F_DUPFD_CLOEXEC, (int)low)) >= 0) {
-		close(fd);
+		close_new(fd, &st);
 		fd = high;
-	}
-	if (fstat(fd, &st) < 0) {
-		int err = -errno;
-		close(fd);
-		__atomic_sub_fetch(&held, 1, __ATOMIC_RELAXED);
-		return err;
 	}
 	id->dev = (uint64_t)st.st_dev;
 	id->ino = (uint64_t)st.st_ino;
 	return fd;
+}
+
+int memphis__open(const char *path, int flags, struct memphis__fdid *id)
+{
+	for (int tries = 0; tries < 4; tries++) {
+		struct stat got, want;
+		int fd = open(path, flags | O_CLOEXEC);
+
+		if (fd < 0)
+			return -errno;
+		/* A program's file at the number already (dup2 onto it right after our open,
+		 * which it closed): not ours to take or close; ours went with the dup2. (Or
+		 * path was replaced on disk in between: ours then stays open, unused.) */
+		if (fstat(fd, &got) == 0 && stat(path, &want) == 0 &&
+		    (got.st_dev != want.st_dev || got.st_ino != want.st_ino))
+			continue;
+		return memphis__fd_take(fd, 1, id);
+	}
+	return -EAGAIN;
+}
+
+int memphis__kept_fd(struct memphis__kept *k, const char *path, int flags)
+{
+	if (k->fd > 0 && k->pid != getpid())
+		memphis__fd_close(&k->fd, &k->id);
+	if (k->fd > 0 && memphis__fd_ours(&k->fd, &k->id, NULL))
+		return k->fd;
+	k->fd = memphis__open(path, flags, &k->id);
+	k->pid = getpid();
+	if (k->fd == 0) { /* never 0: a zeroed struct memphis__kept is "not open" */
+		memphis__fd_close(&k->fd, &k->id);
+		return -EBADF;
+	}
+	return k->fd;
+}
+
+DIR *memphis__opendir_kept(struct memphis__kept *k, const char *path)
+{
+	int fd = memphis__kept_fd(k, path, O_RDONLY | O_DIRECTORY), low;
+	DIR *d;
+
+	if (fd < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	low = fd; /* a copy at a number no lower than the kept one's */
+	fd = fcntl(fd, F_DUPFD_CLOEXEC, low);
+	d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	rewinddir(d); /* the offset is the kept descriptor's too */
+	return d;
+}
+
+/* A stream over memphis__open's descriptor, which the stream then owns (its close closes
+ * it; it leaves the library's count now). */
+static int stream_fd(const char *path, int flags)
+{
+	struct memphis__fdid id;
+	int fd = memphis__open(path, flags, &id), keep = fd;
+
+	if (fd >= 0)
+		memphis__fd_forget(&keep);
+	return fd;
+}
+
+FILE *memphis__fopen(const char *path)
+{
+	int fd = stream_fd(path, O_RDONLY);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+
+	if (!f && fd >= 0)
+		close(fd);
+	return f;
+}
+
+DIR *memphis__opendir(const char *path)
+{
+	int fd = stream_fd(path, O_RDONLY | O_DIRECTORY);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+
+	if (!d && fd >= 0)
+		close(fd);
+	return d;
 }
 
 int memphis__fd_is(int fd, const struct memphis__fdid *id, struct stat *st)
@@ -106,11 +201,12 @@ char *memphis__slurp(const char *path)
 {
 	size_t cap = 16384, n = 0;
 	char *buf = malloc(cap), *p;
+	struct memphis__fdid id;
 	int fd;
 
 	if (!buf)
 		return NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = memphis__open(path, O_RDONLY, &id);
 	if (fd < 0)
 		goto out_free;
 	for (;;) {
@@ -134,12 +230,12 @@ char *memphis__slurp(const char *path)
 			break;
 		n += (size_t)r;
 	}
-	close(fd);
+	memphis__fd_close(&fd, &id);
 	buf[n] = '\0';
 	return buf;
 
 out_close:
-	close(fd);
+	memphis__fd_close(&fd, &id);
 out_free:
 	free(buf);
 	return NULL;

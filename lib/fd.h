@@ -10,8 +10,11 @@
 #ifndef MEMPHIS_FD_H
 #define MEMPHIS_FD_H
 
+#include <dirent.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 
 /* What a descriptor of the library refers to. */
 struct memphis__fdid {
@@ -23,7 +26,8 @@ struct memphis__fdid {
  * close-on-exec, its identity recorded in *id. An `essential` descriptor (the run's files)
  * is taken whatever the library holds; another only while the library holds less than
  * its share, a quarter of RLIMIT_NOFILE: -EMFILE then. Returns the descriptor, or -errno
- * (`fd` is then closed). */
+ * (`fd` is then closed). The low number is closed only while it still is the file opened:
+ * a thread of the program may have put its own there meanwhile. */
 int memphis__fd_take(int fd, int essential, struct memphis__fdid *id);
 /* 1 when `fd` still is the file that *id recorded (fstat; *st filled when st is not NULL),
  * else 0. Does not change anything: usable from any thread. */
@@ -35,6 +39,30 @@ int memphis__fd_ours(int *fd, const struct memphis__fdid *id, struct stat *st);
 void memphis__fd_close(int *fd, const struct memphis__fdid *id);
 /* Forget *fd without closing it (it was found not ours by other means); *fd becomes -1. */
 void memphis__fd_forget(int *fd);
+/* open(2) of a file the library reads, with O_CLOEXEC, taken at once (memphis__fd_take,
+ * essential): never holding a low number while it is used, so that a program that
+ * closes one and puts its own file there (a shell's redirection, close(1) then
+ * dup2(file, 1)) meanwhile keeps it. Close with memphis__fd_close. Returns the descriptor
+ * or -errno. */
+int memphis__open(const char *path, int flags, struct memphis__fdid *id);
+/* A file the library reads again and again all run long (the pagemap, /proc/self/task),
+ * kept open so that it opens no low number each time (see memphis__open). Zeroed: not
+ * open yet. One user at a time. */
+struct memphis__kept {
+	int fd; /* > 0 when open */
+	struct memphis__fdid id;
+	pid_t pid; /* the process it was opened in: /proc/self is another one's after fork */
+};
+/* The kept descriptor of path (memphis__open with flags at the first call, in a forked
+ * child, or when the program closed it), or -errno. Stays open until the process ends. */
+int memphis__kept_fd(struct memphis__kept *k, const char *path, int flags);
+/* A directory stream over a copy of the kept directory descriptor, from its start;
+ * closedir ends it (the kept one stays). NULL with errno on failure. */
+DIR *memphis__opendir_kept(struct memphis__kept *k, const char *path);
+/* memphis__open as a read stream, or a directory stream; fclose / closedir ends it.
+ * NULL with errno on failure. */
+FILE *memphis__fopen(const char *path);
+DIR *memphis__opendir(const char *path);
 /* Read a whole small file (/proc/self/maps) into a NUL-terminated malloc'd buffer, at most
  * 64 MiB. Returns it, or NULL. */
 char *memphis__slurp(const char *path);

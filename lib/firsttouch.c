@@ -198,17 +198,22 @@ void memphis__touch_cpu_fds(void (*add)(int fd, void *ctx), void *ctx)
 static int thp_possible(void)
 {
 	char buf[128] = "";
-	int fd = open("/sys/kernel/mm/transparent_hugepage/enabled", O_RDONLY | O_CLOEXEC);
+	struct memphis__fdid id;
+	int fd = memphis__open("/sys/kernel/mm/transparent_hugepage/enabled", O_RDONLY, &id);
 
 	if (fd < 0)
 		return 0;
 	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
+	memphis__fd_close(&fd, &id);
 	if (n <= 0)
 		return 0;
 	buf[n] = 0;
 	return strstr(buf, "[never]") == NULL;
 }
+
+/* /proc/self/pagemap, kept open (used as the batch is, one flush at a time): not opened
+ * at each flush (memphis__kept_fd). */
+static struct memphis__kept pagemap;
 
 /* What mark_huge reads once per flush: the pagemap, the sleeps left, and the maps, read
  * when a faulting page is first found absent. */
@@ -286,7 +291,7 @@ static void mark_huge(void)
 		thp = thp_possible();
 	if (!thp || nbatch == 0)
 		return;
-	jd.pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	jd.pagemap = memphis__kept_fd(&pagemap, "/proc/self/pagemap", O_RDONLY);
 	if (jd.pagemap < 0)
 		return;
 	qsort(batch, nbatch, sizeof(batch[0]), cmp_range);
@@ -302,7 +307,6 @@ static void mark_huge(void)
 		}
 		i = j;
 	}
-	close(jd.pagemap);
 	mph_maps_free(&jd.maps);
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fd.h"
 #include "memphis/format.h"
 #include "numastat.h"
 #include "self.h"
@@ -54,7 +55,7 @@ static uint32_t count_nodes(void)
 static void read_keys(const char *path, const char *const *keys, size_t nkeys, uint64_t *v,
 		      unsigned char *have)
 {
-	FILE *f = fopen(path, "re");
+	FILE *f = memphis__fopen(path);
 	char line[256];
 
 	if (!f)
@@ -79,7 +80,7 @@ static void read_keys(const char *path, const char *const *keys, size_t nkeys, u
  * balancing) into s->task. */
 static void read_tasks(struct snap *s)
 {
-	DIR *d = opendir("/proc/self/task");
+	DIR *d = memphis__opendir("/proc/self/task");
 	struct dirent *e;
 	size_t cap = 0;
 
@@ -155,7 +156,7 @@ void memphis__numastat_begin(uint32_t seq)
  * for nodes below n. Returns 0, or -1 when the file cannot be read. */
 static int numa_maps_pages(uint64_t *pages, uint32_t n)
 {
-	FILE *f = fopen("/proc/self/numa_maps", "re");
+	FILE *f = memphis__fopen("/proc/self/numa_maps");
 	long base = sysconf(_SC_PAGESIZE);
 	char *line = NULL;
 	size_t cap = 0;

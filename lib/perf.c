@@ -18,9 +18,20 @@ int memphis__perf_open(struct perf_event_attr *attr, pid_t tid)
 
 int memphis__perf_open_on(struct perf_event_attr *attr, pid_t tid, int cpu, int group_fd)
 {
-	long fd = syscall(SYS_perf_event_open, attr, tid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+	for (int tries = 0; tries < 4; tries++) {
+		long fd = syscall(SYS_perf_event_open, attr, tid, cpu, group_fd,
+				  PERF_FLAG_FD_CLOEXEC);
+		uint64_t id;
 
-	return fd < 0 ? -errno : (int)fd;
+		if (fd < 0)
+			return -errno;
+		/* Not an event any more: a thread of the program closed this number and put its
+		 * own file there right after (dup2; see memphis__fd_take), closing ours. */
+		if (ioctl((int)fd, PERF_EVENT_IOC_ID, &id) < 0)
+			continue;
+		return (int)fd;
+	}
+	return -EAGAIN;
 }
 
 static int ring_map(struct memphis__ring *r, int fd, unsigned data_pages)

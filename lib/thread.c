@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "fd.h"
 #include "log.h"
 #include "memphis/format.h"
 #include "self.h"
@@ -168,6 +169,11 @@ void memphis__thread_attach_self(void)
 	changed();
 }
 
+/* /proc/self/task, read at every scan all run long: kept open (memphis__kept_fd); one
+ * scan at a time reads it (the start's and the drain thread's). */
+static struct memphis__kept task_dir;
+static pthread_mutex_t task_dir_lock = PTHREAD_MUTEX_INITIALIZER;
+
 void memphis__thread_scan(void)
 {
 	DIR *d;
@@ -177,7 +183,8 @@ void memphis__thread_scan(void)
 	if (!is_active())
 		return;
 	memphis__enter(); /* opendir allocates */
-	d = opendir("/proc/self/task");
+	pthread_mutex_lock(&task_dir_lock);
+	d = memphis__opendir_kept(&task_dir, "/proc/self/task");
 	if (!d)
 		goto out;
 	pthread_mutex_lock(&threads_lock);
@@ -197,6 +204,7 @@ void memphis__thread_scan(void)
 	pthread_mutex_unlock(&threads_lock);
 	closedir(d);
 out:
+	pthread_mutex_unlock(&task_dir_lock);
 	memphis__leave();
 	if (added)
 		changed();

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fd.h"
 #include "memphis/format.h"
 #include "self.h"
 #include "tls.h"
@@ -108,12 +109,13 @@ void memphis__maps_write(void)
 {
 	size_t cap = 65536, len = 8;
 	char *buf;
+	struct memphis__fdid id;
 	int fd;
 	uint64_t now = memphis__now();
 
 	__atomic_store_n(&maps_dl_seen, memphis__dl_changes(), __ATOMIC_RELAXED);
 	memphis__enter();
-	fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	fd = memphis__open("/proc/self/maps", O_RDONLY, &id);
 	buf = malloc(cap);
 	if (fd < 0 || !buf)
 		goto out;
@@ -136,8 +138,7 @@ void memphis__maps_write(void)
 	memphis__writer_block(-1, MPH_BLK_MAPS, buf, len);
 	memphis__tls_write(); /* TLS layout changes with the maps (dlopen) */
 out:
-	if (fd >= 0)
-		close(fd);
+	memphis__fd_close(&fd, &id);
 	free(buf);
 	memphis__leave();
 }

@@ -13,6 +13,11 @@
  *                                  opened meanwhile
  *   prog_hostile work N            a region of memory-bound work, N * 3e7 steps (0.1 s each
  *                                  on the 2-vCPU machine this was written on)
+ *   prog_hostile redirect N        a shell's redirection N times (save fd 1, close(1),
+ *                                  dup2(file, 1), write a byte, put fd 1 back) in a region
+ *                                  while another thread touches new pages (the library
+ *                                  reads the pagemap meanwhile); prints how many bytes
+ *                                  did not reach their file
  *   prog_hostile forkfds           forks inside a region; the child prints how many perf
  *                                  event descriptors it holds (those of the cpu scope
  *                                  must be closed in it) and works on after the parent
@@ -23,6 +28,7 @@
 #include <fcntl.h>
 #include <memphis.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -263,6 +269,63 @@ static int mode_work(double seconds)
 	return 0;
 }
 
+static volatile int redirect_done;
+
+/* New pages touched, a few at a time, until the redirections are done: first touches
+ * for the library's thread to flush (it reads the pagemap for each batch). */
+static void *touch_pages(void *arg)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), n = 0;
+	char *mem = arg;
+
+	while (!redirect_done) {
+		for (int k = 0; k < 16 && n < 65536; k++, n++)
+			mem[n * page] = 1;
+		work(2000);
+	}
+	return NULL;
+}
+
+/* dash's way with `cmd > file`: the file opened, fd 1 saved above 10 and closed, the
+ * file put on 1 by dup2, its own number closed; here a byte written to 1 instead of a
+ * command run, and fd 1 put back. Between close(1) and dup2 the lowest free number is 1:
+ * a descriptor another thread opens then gets it, and closing it later would close the
+ * program's redirection. */
+static int mode_redirect(int n)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	char *mem = malloc(65536 * page);
+	int lost = 0, out = dup(1);
+	pthread_t t;
+
+	memphis_mark_named("redirect");
+	if (!mem || out < 0 || pthread_create(&t, NULL, touch_pages, mem))
+		return 1;
+	for (int i = 0; i < n; i++) {
+		int fd = open("redirect.txt", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		int saved = fcntl(1, F_DUPFD_CLOEXEC, 10);
+		struct stat st;
+
+		if (fd < 0 || saved < 0) { /* fd 1 is gone: closed by someone else */
+			dprintf(out, "redirect %d: %s\n", i, strerror(errno));
+			return 1;
+		}
+		close(1);
+		sched_yield();
+		dup2(fd, 1);
+		close(fd);
+		lost += write(1, "x", 1) != 1 || stat("redirect.txt", &st) || st.st_size != 1;
+		dup2(saved, 1);
+		close(saved);
+	}
+	redirect_done = 1;
+	pthread_join(t, NULL);
+	memphis_print();
+	dprintf(out, "redirects %d, bytes that missed their file %d\n", n, lost);
+	free(mem);
+	return 0;
+}
+
 /* Perf event descriptors this process holds. */
 static int perf_fds(void)
 {
@@ -319,6 +382,8 @@ int main(int argc, char **argv)
 		return mode_work(argc > 2 ? atof(argv[2]) : 1.0);
 	if (!strcmp(m, "forkfds"))
 		return mode_forkfds();
-	fprintf(stderr, "usage: prog_hostile mark|cancel N|sigmark|closefds|churn N FILES|many N FILES|work S|forkfds\n");
+	if (!strcmp(m, "redirect"))
+		return mode_redirect(argc > 2 ? atoi(argv[2]) : 20000);
+	fprintf(stderr, "usage: prog_hostile mark|cancel N|sigmark|closefds|churn N FILES|many N FILES|work S|forkfds|redirect N\n");
 	return 2;
 }

@@ -20,3 +20,12 @@ check "the run is complete: both regions, closed cleanly" \
 n2=$(sed -n 's/^#   region 2 "after" .*: \([0-9,]*\) samples.*/\1/p' meta.txt | tr -d ,)
 check_if "region 2, after the close: sampled (${n2:-no} samples)" '[ "${n2:-0}" -gt 0 ]'
 check "no line from memphis" sh -c '! grep -q "^memphis" prof.err'
+
+# A shell's redirection (dash: close(1), then dup2(file, 1)) again and again in a region
+# while new pages are touched: for a moment 1 is the lowest free number, and a descriptor
+# the library opened then (the pagemap, /proc/self/task, at each flush and scan) and
+# closed later was the program's stdout (t_launcher_hostile lost a child's output so).
+timeout 120 "$P" redirect 3000 > redirect.out 2>&1
+rc=$?
+check "shell redirections while the library reads /proc: exit 0, each byte in its file ($(tr -d '\n' < redirect.out))" \
+	sh -c '[ '"$rc"' = 0 ] && grep -q "bytes that missed their file 0$" redirect.out'

@@ -18,7 +18,7 @@ static int pmu_read(const char *sysfs, const char *pmu, const char *rel, char *b
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/bus/event_source/devices/%s/%s", sysfs, pmu, rel);
-	f = fopen(path, "re");
+	f = memphis__fopen(path);
 	if (!f)
 		return -errno;
 	if (!fgets(buf, (int)n, f)) {
@@ -285,7 +285,7 @@ void memphis__hw_plan_describe(const struct memphis__hw_plan *p, char *buf, size
 
 int memphis__paranoid(void)
 {
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	FILE *f = memphis__fopen("/proc/sys/kernel/perf_event_paranoid");
 	int v = 2;
 
 	if (f) {
