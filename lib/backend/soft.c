@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "fd.h"
 #include "insn.h"
 #include "log.h"
 #include "percpu.h"
@@ -105,7 +106,7 @@ static int soft_probe(const struct memphis__backend_params *p, struct memphis__s
 		return 0;
 	}
 	if (fd == -EACCES || fd == -EPERM) {
-		FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+		FILE *f = memphis__fopen("/proc/sys/kernel/perf_event_paranoid");
 		int paranoid = -100;
 		if (f) {
 			if (fscanf(f, "%d", &paranoid) != 1)
