@@ -62,7 +62,8 @@ static size_t read_code_pipe(struct memphis__code *c, uint64_t addr, uint8_t *bu
 	}
 	while (done < n) {
 		size_t chunk = n - done < 4096 ? n - done : 4096;
-		ssize_t w = write(c->pipefd[1], (const void *)(uintptr_t)(addr + done), chunk);
+		ssize_t w = memphis__write_pipe(c->pipefd[1], (const void *)(uintptr_t)(addr + done),
+						chunk);
 		ssize_t r;
 
 		if (w <= 0)

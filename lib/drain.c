@@ -647,7 +647,7 @@ static void kick(void)
 	int fd = __atomic_load_n(&kick_fd[1], __ATOMIC_ACQUIRE);
 
 	if (memphis__fd_is(fd, &kick_id[1], NULL)) {
-		ssize_t w = write(fd, &one, 1);
+		ssize_t w = memphis__write_pipe(fd, &one, 1);
 		(void)w;
 	}
 }

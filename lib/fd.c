@@ -3,6 +3,9 @@
  * never per sample. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -194,6 +197,26 @@ void memphis__fd_close(int *fd, const struct memphis__fdid *id)
 	if (memphis__fd_is(*fd, id, NULL))
 		close(*fd);
 	memphis__fd_forget(fd);
+}
+
+ssize_t memphis__write_pipe(int fd, const void *p, size_t n)
+{
+	struct timespec now = { 0, 0 };
+	sigset_t pipe_set, old, pending;
+	int was_pending, err;
+	ssize_t w;
+
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+	w = write(fd, p, n);
+	err = errno;
+	if (w < 0 && err == EPIPE && !was_pending)
+		sigtimedwait(&pipe_set, NULL, &now); /* the one this write raised */
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = err;
+	return w;
 }
 
 /* Contract in fd.h. */

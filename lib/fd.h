@@ -63,6 +63,10 @@ DIR *memphis__opendir_kept(struct memphis__kept *k, const char *path);
  * NULL with errno on failure. */
 FILE *memphis__fopen(const char *path);
 DIR *memphis__opendir(const char *path);
+/* write(2) to a pipe of the library without SIGPIPE, from any thread: the program may
+ * have closed the read end and put its own file there (then EPIPE, and the signal, blocked
+ * around the write, is taken unless one was pending already). */
+ssize_t memphis__write_pipe(int fd, const void *p, size_t n);
 /* Read a whole small file (/proc/self/maps) into a NUL-terminated malloc'd buffer, at most
  * 64 MiB. Returns it, or NULL. */
 char *memphis__slurp(const char *path);
