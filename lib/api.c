@@ -25,6 +25,7 @@
 #include "drain.h"
 #include "fd.h"
 #include "heap.h"
+#include "io.h"
 #include "log.h"
 #include "maps.h"
 #include "memphis.h"
@@ -33,6 +34,7 @@
 #include "region.h"
 #include "self.h"
 #include "thread.h"
+#include "tls.h"
 #include "topology.h"
 #include "writer.h"
 
@@ -363,6 +365,7 @@ __attribute__((constructor)) static void memphis_init(void)
 	if (cfg.launched_pid && cfg.launched_pid != getpid() && !cfg.children)
 		return;
 	memphis__enter();
+	memphis__pin(); /* until out: */
 	pid = getpid();
 	start_time = memphis__now();
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -377,6 +380,8 @@ __attribute__((constructor)) static void memphis_init(void)
 	else
 		snprintf(output, sizeof(output), "%s", cfg.output);
 	memphis__rank_read(&rank);
+	/* before the first file: the run's files then live in the I/O thread's table only */
+	int io_err = memphis__io_start(memphis__tls_thread_stack());
 	if ((start_err = memphis__writer_open(output, base[0] ? base : "prog", &rank, pid,
 					      start_time)) < 0)
 		goto out;
@@ -424,12 +429,18 @@ __attribute__((constructor)) static void memphis_init(void)
 	memphis__numastat_enable(cfg.numa_counters);
 	if (memphis__counters_init(cfg.papi_events) > 0)
 		memphis__thread_set_observer(memphis__counters_thread_added);
+	if (io_err < 0)
+		memphis__note(MPH_LOG_INFO, "no I/O thread of its own (%s): the library's files "
+			      "are opened in the program's descriptor table", strerror(-io_err));
 	pthread_atfork(NULL, NULL, atfork_child);
 	state = RUNNING;
 	memphis__thread_activate(pid);
 	memphis__thread_attach_self();
 	memphis__thread_scan();
 out:
+	if (state != RUNNING)
+		memphis__io_stop();
+	memphis__unpin();
 	memphis__leave();
 	if (state == RUNNING && cfg.auto_region[0])
 		mark(cfg.auto_region, strlen(cfg.auto_region));
@@ -444,6 +455,7 @@ __attribute__((destructor)) static void memphis_fini(void)
 	state = FINISHED;
 	memphis__thread_deactivate();
 	memphis__drain_finish();
+	memphis__io_stop();
 }
 
 void memphis__finish_now(const char *how)

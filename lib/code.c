@@ -29,17 +29,30 @@
 #include "insn.h"
 #include "code.h"
 #include "fd.h"
+#include "io.h"
 #include "maps.h"
 #include "search.h"
 
 /* ---- reading code bytes ------------------------------------------------------------- */
 
+struct pipe_read {
+	struct memphis__code *c;
+	uint64_t addr;
+	uint8_t *buf;
+	size_t n;
+};
+
 /* Copy up to n bytes at address `addr` of this process into buf through a pipe: write(2)
  * from an unmapped address fails with EFAULT instead of faulting. Used only where
- * process_vm_readv is refused (seccomp, old kernels). Returns the bytes copied. */
-static size_t read_code_pipe(struct memphis__code *c, uint64_t addr, uint8_t *buf, size_t n)
+ * process_vm_readv is refused (seccomp, old kernels). Run in the I/O thread (io.h), whose
+ * table holds the pipe. Returns the bytes copied. */
+static long read_code_pipe(void *arg)
 {
-	size_t done = 0;
+	struct pipe_read *pr = arg;
+	struct memphis__code *c = pr->c;
+	uint64_t addr = pr->addr;
+	uint8_t *buf = pr->buf;
+	size_t n = pr->n, done = 0;
 
 	if (c->pipefd[0] >= 0 && (!memphis__fd_ours(&c->pipefd[0], &c->pipeid[0], NULL) ||
 				  !memphis__fd_ours(&c->pipefd[1], &c->pipeid[1], NULL))) {
@@ -79,7 +92,7 @@ static size_t read_code_pipe(struct memphis__code *c, uint64_t addr, uint8_t *bu
 		if ((size_t)w < chunk)
 			break;
 	}
-	return done;
+	return (long)done;
 }
 
 /* Contract in code.h. */
@@ -98,7 +111,9 @@ size_t memphis__code_read(struct memphis__code *c, uint64_t addr, void *buf, siz
 			return 0;
 		c->vm_readv_refused = 1;
 	}
-	return read_code_pipe(c, addr, buf, n);
+	struct pipe_read pr = { c, addr, buf, n };
+
+	return (size_t)memphis__io_read(read_code_pipe, &pr);
 }
 
 /* ---- /proc/self/maps ---------------------------------------------------------------- */
@@ -315,7 +330,7 @@ static int file_is_mapped(struct memphis__code *c, int fd, const struct stat *st
 /* Open the ELF file behind mapping m, compute the load bias from the PT_LOAD holding
  * m->offset and read its FUNC symbols (.symtab, else .dynsym) into *mod. Returns 0, or
  * -errno when the file cannot be used (then the vote is the fallback). */
-static int module_load(struct memphis__code *c, const struct map *m, struct module *mod)
+static int module_load_here(struct memphis__code *c, const struct map *m, struct module *mod)
 {
 	size_t phnum, budget;
 	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
@@ -396,6 +411,27 @@ out_end:
 out_close:
 	memphis__fd_close(&fd, &id);
 	return err;
+}
+
+struct module_call {
+	struct memphis__code *c;
+	const struct map *m;
+	struct module *mod;
+};
+
+static long module_load_io(void *arg)
+{
+	struct module_call *mc = arg;
+
+	return module_load_here(mc->c, mc->m, mc->mod);
+}
+
+/* module_load_here in the I/O thread (io.h), which holds the file's descriptor. */
+static int module_load(struct memphis__code *c, const struct map *m, struct module *mod)
+{
+	struct module_call mc = { c, m, mod };
+
+	return (int)memphis__io_read(module_load_io, &mc);
 }
 
 /* Contract in code.h. */

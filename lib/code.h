@@ -77,7 +77,7 @@ struct memphis__code {
 	size_t scratch_cap;
 	int elf_ok;            /* elf_version() accepted */
 	int vm_readv_refused;  /* process_vm_readv said EPERM/ENOSYS: read through a pipe */
-	int pipefd[2];         /* that pipe, -1 until needed; the library's (fd.h) */
+	int pipefd[2];         /* that pipe, -1 until needed; in the I/O thread (io.h) */
 	struct memphis__fdid pipeid[2];
 	struct memphis__code_stats st;
 };

@@ -12,6 +12,7 @@
 
 #include "memphis/format.h"
 #include "code.h"
+#include "io.h"
 
 /* ---- per-function sweeps ------------------------------------------------------------ */
 
@@ -214,6 +215,16 @@ void memphis__code_invalidate(struct memphis__code *c)
 	memphis__code_forget_files(c);
 }
 
+/* The code pipe is the I/O thread's (code.c). */
+static long close_pipe(void *arg)
+{
+	struct memphis__code *c = arg;
+
+	memphis__fd_close(&c->pipefd[0], &c->pipeid[0]);
+	memphis__fd_close(&c->pipefd[1], &c->pipeid[1]);
+	return 0;
+}
+
 /* Contract in insn.h. */
 void memphis__code_free(struct memphis__code *c)
 {
@@ -223,8 +234,7 @@ void memphis__code_free(struct memphis__code *c)
 	free(c->funcs);
 	free(c->ips);
 	free(c->scratch);
-	memphis__fd_close(&c->pipefd[0], &c->pipeid[0]);
-	memphis__fd_close(&c->pipefd[1], &c->pipeid[1]);
+	memphis__io_read(close_pipe, c);
 	free(c);
 }
 

@@ -274,27 +274,20 @@ static struct entry *find(pid_t tid)
 /* The CPU thread tid last ran on (/proc/self/task/TID/stat, field 39), -1 if unknown. */
 static int thread_cpu(pid_t tid)
 {
-	char path[64], buf[1024], *p, *save = NULL;
-	struct memphis__fdid id;
-	ssize_t len;
-	int fd, field = 2;
+	char path[64], *buf, *p, *save = NULL;
+	int field = 2, cpu = -1;
 
 	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
-	fd = memphis__open(path, O_RDONLY, &id);
-	if (fd < 0)
-		return -1;
-	len = read(fd, buf, sizeof(buf) - 1);
-	memphis__fd_close(&fd, &id);
-	if (len <= 0)
-		return -1;
-	buf[len] = '\0';
-	p = strrchr(buf, ')'); /* the command name may hold spaces and parentheses */
-	if (!p)
-		return -1;
-	for (char *tok = strtok_r(p + 1, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
-		if (++field == 39)
-			return atoi(tok);
-	return -1;
+	buf = memphis__slurp(path);
+	p = buf ? strrchr(buf, ')') : NULL; /* the command name may hold spaces and parentheses */
+	for (char *tok = p ? strtok_r(p + 1, " ", &save) : NULL; tok;
+	     tok = strtok_r(NULL, " ", &save))
+		if (++field == 39) {
+			cpu = atoi(tok);
+			break;
+		}
+	free(buf);
+	return cpu;
 }
 
 static int thread_gone(pid_t tid)

@@ -23,6 +23,7 @@
 #include "firsttouch.h"
 #include "heap.h"
 #include "internal.h"
+#include "io.h"
 #include "log.h"
 #include "memphis/format.h"
 #include "self.h"
@@ -360,7 +361,7 @@ void memphis__drain_region_end(struct memphis__region_counts *c)
 	memphis__flush_samples();
 	sampled = mph_u64set_take(&pages, &n);
 	if (sampled)
-		memphis__pages_write(region_seq, sampled, n);
+		memphis__pages_post(region_seq, sampled, n);
 	free(sampled);
 	memphis__touch_flush();
 	heap_flush();
@@ -496,10 +497,12 @@ static void *drain_main(void *arg)
 	uint64_t last_scan = 0, last_flush = memphis__now();
 	sem_t *ready = arg;
 
+	memphis__unpin_self();
 	memphis__enter(); /* everything this thread allocates is the library's: never left */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	memphis__thread_set_drain(memphis__gettid());
+	memphis__io_lazy(1); /* the posts of a print are written after this thread's next pass */
 	sem_post(ready);
 
 	while (!__atomic_load_n(&stopping, __ATOMIC_ACQUIRE)) {
@@ -573,7 +576,9 @@ static void *drain_main(void *arg)
 			switch_sampling(0);
 		}
 		pthread_mutex_unlock(&drain_lock);
+		memphis__io_kick();
 	}
+	memphis__io_lazy(0);
 	free(ps.fds);
 	free(ps.tids);
 	struct timespec ts;
@@ -609,19 +614,9 @@ int memphis__drain_start(const struct memphis__drain_params *p)
 				     strerror(-err));
 	}
 	memphis__thread_set_hooks(&hooks);
-	/* glibc carves every thread's static TLS out of its stack: a program with large
-	 * __thread data would leave a default-sized drain thread almost no stack. */
 	pthread_attr_t attr;
-	size_t stack = 0;
 	pthread_attr_init(&attr);
-	if (pthread_getattr_default_np(&attr) == 0)
-		pthread_attr_getstacksize(&attr, &stack);
-	pthread_attr_destroy(&attr);
-	pthread_attr_init(&attr);
-	if (stack < (1u << 20))
-		stack = 1u << 20;
-	stack += (size_t)memphis__tls_static_size();
-	pthread_attr_setstacksize(&attr, (stack + 4095) & ~(size_t)4095);
+	pthread_attr_setstacksize(&attr, memphis__tls_thread_stack());
 	sem_init(&ready, 0, 0);
 	err = pthread_create(&drain_thread, &attr, drain_main, &ready);
 	pthread_attr_destroy(&attr);

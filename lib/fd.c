@@ -1,6 +1,5 @@
-/* lib/fd.c - the library's own descriptors (contracts in fd.h). Depends on nothing of the
- * library. A check is one fstat(2): done per written block, per ioctl and before a close,
- * never per sample. */
+/* lib/fd.c - the library's own descriptors (contracts in fd.h). Below it: io. A check is
+ * one fstat(2): done per written block, per ioctl and before a close, never per sample. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -11,6 +10,7 @@
 #include <unistd.h>
 
 #include "fd.h"
+#include "io.h"
 
 static long held; /* descriptors the library holds (atomic) */
 
@@ -36,6 +36,11 @@ long memphis__fd_held(void)
 	return __atomic_load_n(&held, __ATOMIC_RELAXED);
 }
 
+static int same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
 /* Close fd, just opened by the library, unless it is no longer the file *st: a thread of
  * the program put its own file at that number meanwhile (a shell redirects with close(1)
  * then dup2(file, 1); the lowest free number, which open gave us, may be the one it
@@ -44,53 +49,74 @@ static void close_new(int fd, const struct stat *st)
 {
 	struct stat now;
 
-	if (fstat(fd, &now) == 0 && now.st_dev == st->st_dev && now.st_ino == st->st_ino)
+	if (fstat(fd, &now) == 0 && same_file(&now, st))
 		close(fd);
 }
 
-int memphis__fd_take(int fd, int essential, struct memphis__fdid *id)
+/* memphis__fd_take of fd, which is the file *st. */
+static int take(int fd, int essential, const struct stat *st, struct memphis__fdid *id)
 {
 	long limit = nofile(), low = limit / 2 < 4096 ? limit / 2 : 4096;
-	struct stat st;
 	int high;
 
-	if (fd < 0)
-		return fd;
-	if (fstat(fd, &st) < 0)
-		return -errno; /* not a descriptor any more: the program's number now */
 	if (!essential && __atomic_add_fetch(&held, 1, __ATOMIC_RELAXED) > memphis__fd_share()) {
 		__atomic_sub_fetch(&held, 1, __ATOMIC_RELAXED);
-		close_new(fd, &st);
+		close_new(fd, st);
 		return -EMFILE;
 	}
 	if (essential)
 		__atomic_add_fetch(&held, 1, __ATOMIC_RELAXED);
 	if (fd < low && (high = fcntl(fd, F_DUPFD_CLOEXEC, (int)low)) >= 0) {
-		close_new(fd, &st);
+		close_new(fd, st);
 		fd = high;
 	}
-	id->dev = (uint64_t)st.st_dev;
-	id->ino = (uint64_t)st.st_ino;
+	id->dev = (uint64_t)st->st_dev;
+	id->ino = (uint64_t)st->st_ino;
 	return fd;
+}
+
+int memphis__fd_take(int fd, int essential, struct memphis__fdid *id)
+{
+	struct stat st;
+
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0)
+		return -errno; /* not a descriptor any more: the program's number now */
+	return take(fd, essential, &st, id);
+}
+
+int memphis__openat(int dir, const char *name, int flags, mode_t mode, struct memphis__fdid *id)
+{
+	int at = flags & O_NOFOLLOW ? AT_SYMLINK_NOFOLLOW : 0;
+
+	for (int tries = 0; tries < 4; tries++) {
+		struct stat before, got, after;
+		int named = fstatat(dir, name, &before, at) == 0;
+		int fd = openat(dir, name, flags | O_CLOEXEC, mode);
+
+		if (fd < 0)
+			return -errno;
+		if (fstat(fd, &got) < 0)
+			return -errno; /* not a descriptor any more: the program's number now */
+		/* A file that name named neither before nor after the open is at the number: the
+		 * program's (a dup2 onto the number right after our open, which it had closed),
+		 * not ours to take or close; ours went with the dup2. A file name named before
+		 * but not after is ours, the file replaced on disk meanwhile. */
+		if (fstatat(dir, name, &after, at) == 0 && !same_file(&got, &after) &&
+		    !(named && same_file(&got, &before))) {
+			flags &= ~(O_CREAT | O_EXCL); /* a file we created is there: open it */
+			continue;
+		}
+		/* taken as the file checked here, not as whatever is at the number by then */
+		return take(fd, 1, &got, id);
+	}
+	return -EAGAIN;
 }
 
 int memphis__open(const char *path, int flags, struct memphis__fdid *id)
 {
-	for (int tries = 0; tries < 4; tries++) {
-		struct stat got, want;
-		int fd = open(path, flags | O_CLOEXEC);
-
-		if (fd < 0)
-			return -errno;
-		/* A program's file at the number already (dup2 onto it right after our open,
-		 * which it closed): not ours to take or close; ours went with the dup2. (Or
-		 * path was replaced on disk in between: ours then stays open, unused.) */
-		if (fstat(fd, &got) == 0 && stat(path, &want) == 0 &&
-		    (got.st_dev != want.st_dev || got.st_ino != want.st_ino))
-			continue;
-		return memphis__fd_take(fd, 1, id);
-	}
-	return -EAGAIN;
+	return memphis__openat(AT_FDCWD, path, flags, 0, id);
 }
 
 int memphis__kept_fd(struct memphis__kept *k, const char *path, int flags)
@@ -129,32 +155,17 @@ DIR *memphis__opendir_kept(struct memphis__kept *k, const char *path)
 	return d;
 }
 
-/* A stream over memphis__open's descriptor, which the stream then owns (its close closes
- * it; it leaves the library's count now). */
-static int stream_fd(const char *path, int flags)
+/* A directory stream over memphis__open's descriptor, which the stream then owns (its
+ * close closes it; it leaves the library's count now). */
+DIR *memphis__opendir(const char *path)
 {
 	struct memphis__fdid id;
-	int fd = memphis__open(path, flags, &id), keep = fd;
+	int fd = memphis__open(path, O_RDONLY | O_DIRECTORY, &id), keep = fd;
+	DIR *d;
 
 	if (fd >= 0)
 		memphis__fd_forget(&keep);
-	return fd;
-}
-
-FILE *memphis__fopen(const char *path)
-{
-	int fd = stream_fd(path, O_RDONLY);
-	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
-
-	if (!f && fd >= 0)
-		close(fd);
-	return f;
-}
-
-DIR *memphis__opendir(const char *path)
-{
-	int fd = stream_fd(path, O_RDONLY | O_DIRECTORY);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	d = fd >= 0 ? fdopendir(fd) : NULL;
 
 	if (!d && fd >= 0)
 		close(fd);
@@ -219,25 +230,36 @@ ssize_t memphis__write_pipe(int fd, const void *p, size_t n)
 	return w;
 }
 
-/* Contract in fd.h. */
-char *memphis__slurp(const char *path)
+struct slurp {
+	const char *path;
+	char *text;
+	size_t len;
+};
+
+static long slurp_here(void *arg)
 {
+	struct slurp *sl = arg;
+	const char *path = sl->path;
 	size_t cap = 16384, n = 0;
 	char *buf = malloc(cap), *p;
 	struct memphis__fdid id;
-	int fd;
+	int fd, err;
 
 	if (!buf)
-		return NULL;
+		return -ENOMEM;
 	fd = memphis__open(path, O_RDONLY, &id);
-	if (fd < 0)
+	if (fd < 0) {
+		err = fd;
 		goto out_free;
+	}
 	for (;;) {
 		ssize_t r;
 
 		if (cap - n < 4096) {
-			if (cap >= (64u << 20))
+			if (cap >= (64u << 20)) {
+				errno = EFBIG;
 				goto out_close;
+			}
 			p = realloc(buf, cap * 2);
 			if (!p)
 				goto out_close;
@@ -255,11 +277,49 @@ char *memphis__slurp(const char *path)
 	}
 	memphis__fd_close(&fd, &id);
 	buf[n] = '\0';
-	return buf;
+	sl->text = buf;
+	sl->len = n;
+	return 0;
 
 out_close:
+	err = -errno;
 	memphis__fd_close(&fd, &id);
 out_free:
 	free(buf);
-	return NULL;
+	return err;
+}
+
+static char *slurp_len(const char *path, size_t *len)
+{
+	struct slurp sl = { path, NULL, 0 };
+	long err = memphis__io_read(slurp_here, &sl);
+
+	if (err < 0)
+		errno = (int)-err; /* the I/O thread's errno is its own */
+	*len = sl.len;
+	return sl.text;
+}
+
+/* Contract in fd.h. */
+char *memphis__slurp(const char *path)
+{
+	size_t len;
+
+	return slurp_len(path, &len);
+}
+
+FILE *memphis__fopen(const char *path)
+{
+	size_t len = 0;
+	char *text = slurp_len(path, &len);
+	/* the stream's own buffer (freed by fclose): "w+" on NULL, filled, rewound */
+	FILE *f = text ? fmemopen(NULL, len + 1, "w+") : NULL;
+
+	if (f && (fwrite(text, 1, len, f) != len || fseek(f, 0, SEEK_SET) != 0)) {
+		fclose(f);
+		f = NULL;
+		errno = EIO;
+	}
+	free(text);
+	return f;
 }

@@ -1,4 +1,4 @@
-/* lib/fd.h - the library's own descriptors, kept apart from the program's. A leaf.
+/* lib/fd.h - the library's own descriptors, kept apart from the program's. Below it: io.
  *
  * A program may close every descriptor it did not open (close_range(3, ~0U), closefrom, a
  * daemon's loop) and open its own files, which then get the numbers the library had. So
@@ -45,6 +45,11 @@ void memphis__fd_forget(int *fd);
  * dup2(file, 1)) meanwhile keeps it. Close with memphis__fd_close. Returns the descriptor
  * or -errno. */
 int memphis__open(const char *path, int flags, struct memphis__fdid *id);
+/* memphis__open of name under directory dir (AT_FDCWD: the working directory), with mode
+ * for O_CREAT; the file is the one name names (with O_NOFOLLOW, the link itself). A file
+ * created with O_EXCL whose number the program took meanwhile is opened again, without
+ * O_EXCL. */
+int memphis__openat(int dir, const char *name, int flags, mode_t mode, struct memphis__fdid *id);
 /* A file the library reads again and again all run long (the pagemap, /proc/self/task),
  * kept open so that it opens no low number each time (see memphis__open). Zeroed: not
  * open yet. One user at a time. */
@@ -59,16 +64,17 @@ int memphis__kept_fd(struct memphis__kept *k, const char *path, int flags);
 /* A directory stream over a copy of the kept directory descriptor, from its start;
  * closedir ends it (the kept one stays). NULL with errno on failure. */
 DIR *memphis__opendir_kept(struct memphis__kept *k, const char *path);
-/* memphis__open as a read stream, or a directory stream; fclose / closedir ends it.
- * NULL with errno on failure. */
+/* A read stream over the file's content, read whole in the I/O thread (memphis__slurp):
+ * no descriptor; fclose ends it. NULL with errno on failure. */
 FILE *memphis__fopen(const char *path);
+/* memphis__open as a directory stream; closedir ends it. NULL with errno on failure. */
 DIR *memphis__opendir(const char *path);
 /* write(2) to a pipe of the library without SIGPIPE, from any thread: the program may
  * have closed the read end and put its own file there (then EPIPE, and the signal, blocked
  * around the write, is taken unless one was pending already). */
 ssize_t memphis__write_pipe(int fd, const void *p, size_t n);
 /* Read a whole small file (/proc/self/maps) into a NUL-terminated malloc'd buffer, at most
- * 64 MiB. Returns it, or NULL. */
+ * 64 MiB, in the I/O thread (io.h). Returns it, or NULL. */
 char *memphis__slurp(const char *path);
 /* The library's share of descriptors (a quarter of RLIMIT_NOFILE) and how many it holds. */
 long memphis__fd_share(void);

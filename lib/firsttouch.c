@@ -24,6 +24,7 @@
 #include "fd.h"
 #include "firsttouch.h"
 #include "insn.h"
+#include "io.h"
 #include "internal.h"
 #include "log.h"
 #include "maps.h"
@@ -71,6 +72,7 @@ static void touch_attr(struct perf_event_attr *a)
 	}
 	a->exclude_kernel = 1;
 	a->exclude_hv = 1;
+	a->read_format = memphis__perf_lost_format();
 	a->watermark = 1;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
@@ -149,7 +151,7 @@ static void on_fault(const void *rec, size_t len, void *ctx)
 		return;
 	if (!t) {
 		static struct memphis__thread_cache found;
-		if ((pid_t)r->tid == memphis__thread_drain())
+		if (memphis__thread_own((pid_t)r->tid))
 			return;
 		t = memphis__thread_find((pid_t)r->tid, &found);
 	}
@@ -183,11 +185,13 @@ void memphis__touch_lost(uint64_t n)
 void memphis__touch_drain(struct memphis__thread *t)
 {
 	memphis__ring_drain(&t->fault, on_fault, t);
+	lost += memphis__ring_lost(&t->fault);
 }
 
 void memphis__touch_drain_cpus(void)
 {
 	memphis__percpu_drain(&cpus, on_fault, NULL);
+	lost += memphis__percpu_lost(&cpus);
 }
 
 void memphis__touch_cpu_fds(void (*add)(int fd, void *ctx), void *ctx)
@@ -283,38 +287,62 @@ static int cmp_range(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void mark_huge(void)
+/* Flag the huge-page faults among r[0..n) (sorted by 2 MiB range on the way). Run in the
+ * I/O thread (io.h), which holds the pagemap's descriptor. */
+static void mark_huge(struct memphis_rec_touch *r, size_t n)
 {
 	struct judge jd = { .budget = 800 }; /* 200 ms of waiting per flush at most */
 
 	if (thp < 0)
 		thp = thp_possible();
-	if (!thp || nbatch == 0)
+	if (!thp || n == 0)
 		return;
 	jd.pagemap = memphis__kept_fd(&pagemap, "/proc/self/pagemap", O_RDONLY);
 	if (jd.pagemap < 0)
 		return;
-	qsort(batch, nbatch, sizeof(batch[0]), cmp_range);
-	for (size_t i = 0; i < nbatch;) {
-		uint64_t range = batch[i].addr >> HUGE_SHIFT;
+	qsort(r, n, sizeof(r[0]), cmp_range);
+	for (size_t i = 0; i < n;) {
+		uint64_t range = r[i].addr >> HUGE_SHIFT;
 		size_t j = i;
-		while (j < nbatch && batch[j].addr >> HUGE_SHIFT == range)
+		while (j < n && r[j].addr >> HUGE_SHIFT == range)
 			j++;
-		if (mph_u64set_add(&seen, range) == 1 && j - i == 1 &&
-		    range_present(&jd, &batch[i])) {
-			batch[i].flags |= MPH_TOUCH_HUGE;
-			batch[i].page_shift = HUGE_SHIFT;
+		if (mph_u64set_add(&seen, range) == 1 && j - i == 1 && range_present(&jd, &r[i])) {
+			r[i].flags |= MPH_TOUCH_HUGE;
+			r[i].page_shift = HUGE_SHIFT;
 		}
 		i = j;
 	}
 	mph_maps_free(&jd.maps);
 }
 
+/* One flush's records, judged, written and their pages' nodes told, in the I/O thread:
+ * posted (the records copied after this; the flush does not wait for the judgement's
+ * sleeps), or called with r where they could not be posted. */
+struct touch_call {
+	size_t n;
+	struct memphis_rec_touch *r; /* NULL: copied after this */
+};
+
+static long touches_in_io(void *arg)
+{
+	struct touch_call *c = arg;
+	struct memphis_rec_touch *r = c->r ? c->r : (struct memphis_rec_touch *)(c + 1);
+	uint64_t *pages;
+
+	mark_huge(r, c->n);
+	memphis__writer_block(-1, MPH_BLK_FIRST_TOUCH, r, c->n * sizeof(r[0]));
+	pages = malloc(c->n * sizeof(*pages));
+	if (pages) {
+		for (size_t i = 0; i < c->n; i++)
+			pages[i] = r[i].addr & ~((1ull << r[i].page_shift) - 1);
+		memphis__pages_write(0, pages, c->n);
+		free(pages);
+	}
+	return 0;
+}
+
 void memphis__touch_flush(void)
 {
-	uint64_t *pages;
-	size_t n = 0;
-
 	if (lost) {
 		memphis__note(MPH_LOG_WARN, "first touch: %llu page-fault records lost (buffer full)",
 			      (unsigned long long)lost);
@@ -323,19 +351,13 @@ void memphis__touch_flush(void)
 	if (nbatch == 0)
 		return;
 	memphis__enter();
-	mark_huge();
 	/* the entries first: a reader finds them before their records (format.h) */
 	memphis__stackbuf_write(&stk, -1);
-	memphis__writer_block(-1, MPH_BLK_FIRST_TOUCH, batch, nbatch * sizeof(batch[0]));
-	pages = malloc(nbatch * sizeof(*pages));
-	if (pages) {
-		for (size_t i = 0; i < nbatch; i++)
-			if (!(batch[i].flags & MPH_TOUCH_HUGE))
-				pages[n++] = batch[i].addr & ~4095ull;
-			else
-				pages[n++] = batch[i].addr & ~((1ull << HUGE_SHIFT) - 1);
-		memphis__pages_write(0, pages, n);
-		free(pages);
+	struct touch_call c = { nbatch, NULL };
+	struct iovec iov[2] = { { &c, sizeof(c) }, { batch, nbatch * sizeof(batch[0]) } };
+	if (memphis__io_post(touches_in_io, iov, 2) == -EAGAIN) {
+		c.r = batch;
+		memphis__io_call(touches_in_io, &c);
 	}
 	nbatch = 0;
 	memphis__leave();

@@ -18,15 +18,18 @@
  *   writer.c               the run directory, NOTE blocks
  *   config.c  perf.c  code_ip.c -> code.c, decode.c
  *   heap.c                 the interposed allocator: every file that allocates stands on it
- *   self.c  log.c  fd.c    leaves: tid, clock, in-library flag; the logger; the library's
- *                          own descriptors (high numbers, checked before use, a share)
+ *   fd.c -> io.c           the library's own descriptors (high numbers, checked before
+ *                          use, a share); the I/O thread, whose descriptor table holds
+ *                          every file the library opens while the program runs
+ *   self.c  log.c          leaves: tid, clock, in-library flag; the logger
  *   ../common/             below everything: CRC, maps parser, u64 set and map, search
  *
  * Threads of the profiled process call in through the public functions, the interposed
- * allocator and pthread_create; one drain thread empties every thread's buffers. Locks,
- * in the order they may nest, each owned by what it protects: region lock (region.c) ->
- * drain lock (drain.c) -> registry lock (thread.c) -> heap lock (heap.c); the writer's
- * lock is innermost.
+ * allocator and pthread_create; one drain thread empties every thread's buffers; one I/O
+ * thread opens, reads and writes the library's files for them all. Locks, in the order
+ * they may nest, each owned by what it protects: region lock (region.c) -> drain lock
+ * (drain.c) -> registry lock (thread.c) -> heap lock (heap.c); the I/O thread's call lock
+ * under any of them; the writer's lock, taken in the I/O thread, is innermost.
  */
 #ifndef MEMPHIS_INTERNAL_H
 #define MEMPHIS_INTERNAL_H

@@ -1,6 +1,7 @@
 /* lib/log.c - the library's only writer to stderr: silent unless MEMPHIS_VERBOSE asks,
  * except for the one warning a user must see. */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,9 +9,16 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "self.h"
 
 static int log_level;
 static int warned;
+/* The thread whose lines are kept (the I/O thread: its fd 2 is not the program's stderr),
+ * and its kept lines, written by memphis__log_flush. */
+static pid_t keep_tid;
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+static char kept[2048];
+static size_t nkept;
 
 static int level(void)
 {
@@ -30,6 +38,16 @@ static void write_line(const char *buf, size_t len)
 	sigset_t xfsz, old, pending;
 	int was_pending;
 	struct timespec zero = { 0, 0 };
+
+	if (keep_tid && memphis__gettid() == keep_tid) {
+		pthread_mutex_lock(&kept_lock);
+		if (len <= sizeof(kept) - nkept) {
+			memcpy(kept + nkept, buf, len);
+			nkept += len;
+		}
+		pthread_mutex_unlock(&kept_lock);
+		return;
+	}
 
 	sigemptyset(&xfsz);
 	sigaddset(&xfsz, SIGXFSZ);
@@ -88,4 +106,23 @@ void memphis__warn_once(const char *fmt, ...)
 	if (!__atomic_exchange_n(&warned, 1, __ATOMIC_SEQ_CST) || level() >= MPH_LOG_WARN)
 		emit("", fmt, ap);
 	va_end(ap);
+}
+
+void memphis__log_keep_thread(void)
+{
+	keep_tid = memphis__gettid();
+}
+
+void memphis__log_flush(void)
+{
+	char lines[sizeof(kept)];
+	size_t n;
+
+	pthread_mutex_lock(&kept_lock);
+	n = nkept;
+	memcpy(lines, kept, n);
+	nkept = 0;
+	pthread_mutex_unlock(&kept_lock);
+	if (n)
+		write_line(lines, n);
 }

@@ -1,4 +1,4 @@
-/* lib/log.h - the library's only writer to stderr. A leaf. */
+/* lib/log.h - the library's only writer to stderr. Below it: self. */
 #ifndef MEMPHIS_LOG_H
 #define MEMPHIS_LOG_H
 
@@ -17,5 +17,10 @@ void memphis__warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The one line a user always sees (e.g. why sampling is impossible): printed once per
  * process whatever the verbosity, prefixed "memphis: ". Later calls are logged only. */
 void memphis__warn_once(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Keep the calling thread's lines instead of writing them (the I/O thread, io.h), until
+ * memphis__log_flush. */
+void memphis__log_keep_thread(void);
+/* Write the lines kept so far, from the calling thread (io.c: when a call returns). */
+void memphis__log_flush(void);
 
 #endif /* MEMPHIS_LOG_H */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "fd.h"
+#include "io.h"
 #include "memphis/format.h"
 #include "numastat.h"
 #include "self.h"
@@ -119,9 +120,12 @@ static void snap_free(struct snap *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* Read every counter into *s (inside the library). */
-static void snap_read(struct snap *s)
+/* Read every counter into *s (inside the library); run in the I/O thread (io.h), which
+ * holds the /proc/self/task directory it lists. */
+static long snap_read(void *arg)
 {
+	struct snap *s = arg;
+
 	memset(s, 0, sizeof(*s));
 	s->nnodes = count_nodes();
 	if (s->nnodes) {
@@ -139,6 +143,7 @@ static void snap_read(struct snap *s)
 	}
 	read_keys("/proc/vmstat", vm_keys, NVM_KEYS, s->vm, s->vm_have);
 	read_tasks(s);
+	return 0;
 }
 
 void memphis__numastat_begin(uint32_t seq)
@@ -148,7 +153,7 @@ void memphis__numastat_begin(uint32_t seq)
 		return;
 	memphis__enter();
 	snap_free(&start_);
-	snap_read(&start_);
+	memphis__io_read(snap_read, &start_);
 	memphis__leave();
 }
 
@@ -208,7 +213,7 @@ void memphis__numastat_end(uint32_t seq)
 	if (!enabled)
 		return;
 	memphis__enter();
-	snap_read(&now);
+	memphis__io_read(snap_read, &now);
 	nn = now.nnodes < start_.nnodes ? now.nnodes : start_.nnodes;
 	c = calloc((size_t)nn * (NNODE_KEYS + 1) + NVM_KEYS + now.ntask + 1, sizeof(*c));
 	pages = calloc((size_t)nn + 1, sizeof(*pages));

@@ -148,6 +148,15 @@ int memphis__percpu_enable(struct memphis__percpu *p, int on, memphis__record_fn
 	return first;
 }
 
+uint64_t memphis__percpu_lost(struct memphis__percpu *p)
+{
+	uint64_t n = 0;
+
+	for (int k = 0; k < p->n; k++)
+		n += memphis__ring_lost(&p->ring[k]);
+	return n;
+}
+
 void memphis__percpu_fds(struct memphis__percpu *p, void (*add)(int fd, void *ctx), void *ctx)
 {
 	for (int k = 0; k < p->n; k++)

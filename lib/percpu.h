@@ -40,6 +40,9 @@ int memphis__percpu_enable(struct memphis__percpu *p, int on, memphis__record_fn
 /* Call fn for every record of every ring that is not another process's sample (samples
  * of process pid, and the loss and throttle records). Returns the records read. */
 size_t memphis__percpu_drain(struct memphis__percpu *p, memphis__record_fn fn, void *ctx);
+/* The rings' losses no LOST record told yet (memphis__ring_lost), of every process that
+ * ran on those CPUs: a loss does not say whose sample it was. */
+uint64_t memphis__percpu_lost(struct memphis__percpu *p);
 /* add(fd, ctx) for every ring's descriptor that still is its event's (to poll). */
 void memphis__percpu_fds(struct memphis__percpu *p, void (*add)(int fd, void *ctx), void *ctx);
 /* Close every ring (after a last drain); p can be opened again. */

@@ -16,6 +16,30 @@ int memphis__perf_open(struct perf_event_attr *attr, pid_t tid)
 	return memphis__perf_open_on(attr, tid, -1, -1);
 }
 
+uint64_t memphis__perf_lost_format(void)
+{
+	static int known; /* 0: not asked, 1: refused, 2: taken */
+	int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
+
+	if (!k) {
+		struct perf_event_attr a = {
+			.size = sizeof(a),
+			.type = PERF_TYPE_SOFTWARE,
+			.config = PERF_COUNT_SW_DUMMY,
+			.disabled = 1,
+			.exclude_kernel = 1,
+			.exclude_hv = 1,
+			.read_format = PERF_FORMAT_LOST,
+		};
+		int fd = memphis__perf_open(&a, 0);
+		k = fd >= 0 ? 2 : 1;
+		if (fd >= 0)
+			close(fd);
+		__atomic_store_n(&known, k, __ATOMIC_RELAXED);
+	}
+	return k == 2 ? PERF_FORMAT_LOST : 0;
+}
+
 int memphis__perf_open_on(struct perf_event_attr *attr, pid_t tid, int cpu, int group_fd)
 {
 	for (int tries = 0; tries < 4; tries++) {
@@ -74,6 +98,7 @@ int memphis__ring_open_on(struct memphis__ring *r, struct perf_event_attr *attr,
 		if (err == 0) {
 			r->fid = fid;
 			r->id = id;
+			r->lost_counter = attr->read_format == PERF_FORMAT_LOST;
 			return 0;
 		}
 		memphis__fd_close(&fd, &fid);
@@ -82,6 +107,40 @@ int memphis__ring_open_on(struct memphis__ring *r, struct perf_event_attr *attr,
 	}
 	r->fd = -1;
 	return err;
+}
+
+/* A LOST record (u64 id, u64 lost) in a copy: the losses memphis__ring_lost told ahead
+ * of it taken out. 1 when some are left to pass on. */
+static int lost_record(struct memphis__ring *r, unsigned char *rec, size_t len)
+{
+	const size_t at = sizeof(struct perf_event_header) + 8;
+	uint64_t lost, known;
+
+	if (len < at + 8)
+		return 1;
+	memcpy(&lost, rec + at, 8);
+	known = lost < r->lost_ahead ? lost : r->lost_ahead;
+	r->lost_ahead -= known;
+	lost -= known;
+	memcpy(rec + at, &lost, 8);
+	r->lost_told += lost;
+	return lost > 0;
+}
+
+uint64_t memphis__ring_lost(struct memphis__ring *r)
+{
+	uint64_t v[2]; /* value, lost */
+
+	if (!r->filled || !r->lost_counter)
+		return 0;
+	r->filled = 0;
+	if (!memphis__ring_check(r) ||
+	    read(r->fd, v, sizeof(v)) != (ssize_t)sizeof(v) || v[1] <= r->lost_told)
+		return 0;
+	uint64_t d = v[1] - r->lost_told;
+	r->lost_told = v[1];
+	r->lost_ahead += d;
+	return d;
 }
 
 size_t memphis__ring_drain(struct memphis__ring *r, memphis__record_fn fn, void *ctx)
@@ -96,6 +155,13 @@ size_t memphis__ring_drain(struct memphis__ring *r, memphis__record_fn fn, void 
 	data = (const unsigned char *)r->base + mp->data_offset;
 	head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
 	tail = mp->data_tail;
+	/* a record larger than the space left was lost: none is near 16 KiB (a quarter of
+	 * a large ring, half of a small one) */
+	size_t room = r->data_size / 4 > 16384 ? r->data_size / 4 : 16384;
+	if (room > r->data_size / 2)
+		room = r->data_size / 2;
+	if (head - tail + room >= r->data_size)
+		r->filled = 1;
 	while (tail + sizeof(struct perf_event_header) <= head) {
 		struct perf_event_header h;
 		size_t off = (size_t)(tail & (r->data_size - 1));
@@ -109,7 +175,7 @@ size_t memphis__ring_drain(struct memphis__ring *r, memphis__record_fn fn, void 
 		}
 		if (h.size < sizeof(h) || tail + h.size > head)
 			break;
-		if (off + h.size <= r->data_size) {
+		if (off + h.size <= r->data_size && h.type != PERF_RECORD_LOST) {
 			fn(data + off, h.size, ctx);
 		} else {
 			if (r->scratch_size < h.size) {
@@ -119,10 +185,11 @@ size_t memphis__ring_drain(struct memphis__ring *r, memphis__record_fn fn, void 
 				r->scratch = s;
 				r->scratch_size = 65536;
 			}
-			size_t first = r->data_size - off;
+			size_t first = off + h.size <= r->data_size ? h.size : r->data_size - off;
 			memcpy(r->scratch, data + off, first);
 			memcpy(r->scratch + first, data, h.size - first);
-			fn(r->scratch, h.size, ctx);
+			if (h.type != PERF_RECORD_LOST || lost_record(r, r->scratch, h.size))
+				fn(r->scratch, h.size, ctx);
 		}
 skip:
 		tail += h.size;

@@ -19,10 +19,18 @@ struct memphis__ring {
 	size_t data_size;    /* power of two */
 	unsigned char *scratch; /* for records that wrap around the end of the data area */
 	size_t scratch_size;
+	/* Losses (memphis__ring_lost): opened with read_format PERF_FORMAT_LOST; told to the
+	 * callers in all (LOST records and counter); of those, counted ahead of their records */
+	int lost_counter;
+	int filled;          /* found (nearly) full by the last drain: samples may be lost */
+	uint64_t lost_told, lost_ahead;
 };
 struct perf_event_attr;
 /* perf_event_open for thread `tid`, any CPU, close-on-exec. Returns fd or -errno. */
 int memphis__perf_open(struct perf_event_attr *attr, pid_t tid);
+/* PERF_FORMAT_LOST where the kernel takes it (6.0 and later: memphis__ring_lost), else 0.
+ * Asked once, with an event opened and closed at once: call it where events are opened. */
+uint64_t memphis__perf_lost_format(void);
 /* perf_event_open for thread tid (or -1) on cpu (or -1) in the group of group_fd (or -1),
  * close-on-exec. Returns fd or -errno. */
 int memphis__perf_open_on(struct perf_event_attr *attr, pid_t tid, int cpu, int group_fd);
@@ -36,9 +44,18 @@ int memphis__ring_open(struct memphis__ring *r, struct perf_event_attr *attr, pi
 int memphis__ring_open_on(struct memphis__ring *r, struct perf_event_attr *attr, pid_t tid,
 			  int cpu, int group_fd, unsigned data_pages, unsigned watermark_div);
 /* Call fn(record, ctx) for every complete record in the ring and release them. Records
- * are contiguous for fn even when they wrap. Returns the number of records. */
+ * are contiguous for fn even when they wrap. A LOST record comes with the losses that
+ * memphis__ring_lost already told taken out (a copy; none left: not passed). Returns the
+ * number of records. */
 typedef void (*memphis__record_fn)(const void *rec, size_t len, void *ctx);
 size_t memphis__ring_drain(struct memphis__ring *r, memphis__record_fn fn, void *ctx);
+/* Samples the event lost that no LOST record told yet (0 unless it was opened with
+ * read_format == PERF_FORMAT_LOST, kernel >= 6.0): the kernel counts a loss at once but
+ * writes its record only with a later sample, which a ring nobody read until its thread
+ * slept, ended or was switched off never gets. Counted once: their records, when they
+ * come, are reduced by as much (memphis__ring_drain). The counter is read (two system
+ * calls) only after a drain that found the ring nearly full: none can be lost before. */
+uint64_t memphis__ring_lost(struct memphis__ring *r);
 /* 1 when r's descriptor still is its event; else 0, and the descriptor is forgotten (the
  * program closed it): r->fd = -1, the mapping stays for the last reads. */
 int memphis__ring_check(struct memphis__ring *r);

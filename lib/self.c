@@ -1,5 +1,7 @@
-/* lib/self.c - the calling thread: the in-library flag and the tid cache (contracts in
- * self.h). Depends on nothing of the library. */
+/* lib/self.c - the calling thread: the in-library flag, the tid cache and its CPU while
+ * the library starts (contracts in self.h). Depends on nothing of the library. */
+#include <sched.h>
+#include <stddef.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -14,4 +16,34 @@ pid_t memphis__gettid(void)
 	if (!cached)
 		cached = (pid_t)syscall(SYS_gettid);
 	return cached;
+}
+
+static cpu_set_t before_pin; /* the mask memphis__pin replaced */
+static int pinned;           /* before_pin is to be set back (atomic) */
+
+void memphis__pin(void)
+{
+	unsigned cpu;
+	cpu_set_t one;
+
+	if (sched_getaffinity(0, sizeof(before_pin), &before_pin) < 0 ||
+	    CPU_COUNT(&before_pin) < 2 || syscall(SYS_getcpu, &cpu, NULL, NULL) < 0 ||
+	    cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &before_pin))
+		return;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (sched_setaffinity(0, sizeof(one), &one) == 0)
+		__atomic_store_n(&pinned, 1, __ATOMIC_RELEASE);
+}
+
+void memphis__unpin_self(void)
+{
+	if (__atomic_load_n(&pinned, __ATOMIC_ACQUIRE))
+		sched_setaffinity(0, sizeof(before_pin), &before_pin);
+}
+
+void memphis__unpin(void)
+{
+	memphis__unpin_self();
+	__atomic_store_n(&pinned, 0, __ATOMIC_RELEASE);
 }

@@ -1,6 +1,7 @@
-/* lib/self.h - the calling thread: its cached tid, the monotonic clock, and the in-library
+/* lib/self.h - the calling thread: its cached tid, the monotonic clock, the in-library
  * flag that tells the allocator interposer (heap.c) not to record the library's own
- * allocations. A leaf: it depends on nothing else of the library.
+ * allocations, and its CPU while the library starts. A leaf: it depends on nothing else
+ * of the library.
  *
  * Every library path that may allocate runs between memphis__enter() and memphis__leave()
  * (they nest), or allocates through memphis__lib_malloc() and its siblings, which do that
@@ -79,6 +80,15 @@ static inline void memphis__lib_free(void *p)
 
 /* The calling thread's kernel tid (cached after the first call). */
 pid_t memphis__gettid(void);
+
+/* Keep the calling thread on the CPU it runs on until memphis__unpin (the library's start,
+ * which starts threads and waits on them: the program's main thread must not be moved
+ * meanwhile, or it first touches its stack's deeper pages on another node). The library's
+ * threads started meanwhile call memphis__unpin_self first: the mask they inherited is
+ * set back to the one before. Best effort: nothing when the mask cannot be read or set. */
+void memphis__pin(void);
+void memphis__unpin(void);
+void memphis__unpin_self(void);
 
 /* CLOCK_MONOTONIC in ns: the time base of every record. */
 static inline uint64_t memphis__now(void)

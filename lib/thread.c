@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "fd.h"
+#include "io.h"
 #include "log.h"
 #include "memphis/format.h"
 #include "self.h"
@@ -75,6 +76,11 @@ void memphis__thread_set_drain(pid_t tid)
 pid_t memphis__thread_drain(void)
 {
 	return drain_tid;
+}
+
+int memphis__thread_own(pid_t tid)
+{
+	return tid == drain_tid || tid == memphis__io_tid();
 }
 
 static struct memphis__thread *find(pid_t tid)
@@ -140,7 +146,7 @@ void memphis__thread_attach_self(void)
 	pthread_attr_t attr;
 	struct memphis__thread *t;
 
-	if (!is_active() || tid == drain_tid)
+	if (!is_active() || memphis__thread_own(tid))
 		return;
 	memphis__enter(); /* pthread_getattr_np allocates */
 	syscall(SYS_arch_prctl, ARCH_GET_FS, &fs);
@@ -169,28 +175,59 @@ void memphis__thread_attach_self(void)
 	changed();
 }
 
-/* /proc/self/task, read at every scan all run long: kept open (memphis__kept_fd); one
- * scan at a time reads it (the start's and the drain thread's). */
+/* /proc/self/task, read at every scan all run long: kept open (memphis__kept_fd) in the
+ * I/O thread (io.h); one scan at a time reads it (the start's and the drain thread's). */
 static struct memphis__kept task_dir;
 static pthread_mutex_t task_dir_lock = PTHREAD_MUTEX_INITIALIZER;
 
+struct tids {
+	pid_t *tid;
+	size_t n, cap;
+};
+
+/* The ids in /proc/self/task into *arg (malloc'd); run in the I/O thread. 0 or -errno. */
+static long list_tasks(void *arg)
+{
+	struct tids *l = arg;
+	struct dirent *e;
+	DIR *d = memphis__opendir_kept(&task_dir, "/proc/self/task");
+
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		pid_t tid = (pid_t)atoi(e->d_name);
+
+		if (tid <= 0)
+			continue;
+		if (l->n == l->cap) {
+			size_t ncap = l->cap ? l->cap * 2 : 64;
+			pid_t *n = realloc(l->tid, ncap * sizeof(*n));
+			if (!n)
+				break;
+			l->tid = n;
+			l->cap = ncap;
+		}
+		l->tid[l->n++] = tid;
+	}
+	closedir(d);
+	return 0;
+}
+
 void memphis__thread_scan(void)
 {
-	DIR *d;
-	struct dirent *e;
+	struct tids l = { 0 };
 	int added = 0;
 
 	if (!is_active())
 		return;
-	memphis__enter(); /* opendir allocates */
+	memphis__enter(); /* the list allocates */
 	pthread_mutex_lock(&task_dir_lock);
-	d = memphis__opendir_kept(&task_dir, "/proc/self/task");
-	if (!d)
+	if (memphis__io_read(list_tasks, &l) < 0)
 		goto out;
 	pthread_mutex_lock(&threads_lock);
-	while ((e = readdir(d))) {
-		pid_t tid = (pid_t)atoi(e->d_name);
-		if (tid <= 0 || tid == drain_tid || find(tid))
+	for (size_t i = 0; i < l.n; i++) {
+		pid_t tid = l.tid[i];
+		if (memphis__thread_own(tid) || find(tid))
 			continue;
 		if (add(tid, 0, 0, 0))
 			added = 1;
@@ -202,9 +239,9 @@ void memphis__thread_scan(void)
 			memphis__thread_mark_gone(t);
 	}
 	pthread_mutex_unlock(&threads_lock);
-	closedir(d);
 out:
 	pthread_mutex_unlock(&task_dir_lock);
+	free(l.tid);
 	memphis__leave();
 	if (added)
 		changed();

@@ -1,7 +1,7 @@
 /* lib/thread.h - the registry of the process's threads. It owns the registry and its lock,
  * and keeps its own inputs: whether the library runs (activate/deactivate), the process id,
  * the drain thread's tid, and the hooks of the one who opens the threads' streams (the
- * drain). Below it: writer, self, log. */
+ * drain). Below it: writer, io, self, log. */
 #ifndef MEMPHIS_THREAD_H
 #define MEMPHIS_THREAD_H
 
@@ -70,6 +70,9 @@ void memphis__thread_mark_gone(struct memphis__thread *t);
 void memphis__thread_set_drain(pid_t tid);
 /* It, or 0 before the drain started. */
 pid_t memphis__thread_drain(void);
+/* 1 for the library's own threads (the drain thread, the I/O thread): never attached,
+ * never sampled, their page faults not the program's first touches. */
+int memphis__thread_own(pid_t tid);
 /* Hold the registry lock (so that a flag read by the added hook changes atomically with
  * respect to attaching threads). */
 void memphis__thread_lock(void);

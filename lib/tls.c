@@ -84,3 +84,20 @@ uint64_t memphis__tls_static_size(void)
 	dl_iterate_phdr(add_module, &w);
 	return w.total;
 }
+
+/* glibc carves every thread's static TLS out of its stack: a program with large __thread
+ * data would leave a default-sized library thread almost no stack. */
+size_t memphis__tls_thread_stack(void)
+{
+	pthread_attr_t attr;
+	size_t stack = 0;
+
+	if (pthread_getattr_default_np(&attr) == 0) {
+		pthread_attr_getstacksize(&attr, &stack);
+		pthread_attr_destroy(&attr);
+	}
+	if (stack < (1u << 20))
+		stack = 1u << 20;
+	stack += (size_t)memphis__tls_static_size();
+	return (stack + 4095) & ~(size_t)4095;
+}

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "fd.h"
+#include "io.h"
 #include "memphis/format.h"
 #include "self.h"
 #include "tls.h"
@@ -77,6 +78,29 @@ void memphis__pages_write(uint32_t region, const uint64_t *pages, size_t n)
 	}
 }
 
+/* A posted query: the region and the count, then the pages. */
+struct pages_call {
+	uint32_t region;
+	size_t n;
+};
+
+static long pages_in_io(void *arg)
+{
+	struct pages_call *c = arg;
+
+	memphis__pages_write(c->region, (const uint64_t *)(c + 1), c->n);
+	return 0;
+}
+
+void memphis__pages_post(uint32_t region, const uint64_t *pages, size_t n)
+{
+	struct pages_call c = { region, n };
+	struct iovec iov[2] = { { &c, sizeof(c) }, { (void *)pages, n * sizeof(pages[0]) } };
+
+	if (memphis__io_post(pages_in_io, iov, 2) == -EAGAIN)
+		memphis__pages_write(region, pages, n);
+}
+
 /* memphis__dl_changes() when the last MAPS block was written. */
 static uint64_t maps_dl_seen;
 
@@ -107,38 +131,16 @@ int memphis__maps_poll(void)
 
 void memphis__maps_write(void)
 {
-	size_t cap = 65536, len = 8;
-	char *buf;
-	struct memphis__fdid id;
-	int fd;
 	uint64_t now = memphis__now();
+	char *text;
 
 	__atomic_store_n(&maps_dl_seen, memphis__dl_changes(), __ATOMIC_RELAXED);
 	memphis__enter();
-	fd = memphis__open("/proc/self/maps", O_RDONLY, &id);
-	buf = malloc(cap);
-	if (fd < 0 || !buf)
-		goto out;
-	memcpy(buf, &now, 8);
-	for (;;) {
-		if (len == cap) {
-			char *n = realloc(buf, cap * 2);
-			if (!n)
-				goto out;
-			buf = n;
-			cap *= 2;
-		}
-		ssize_t r = read(fd, buf + len, cap - len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		len += (size_t)r;
+	text = memphis__slurp("/proc/self/maps");
+	if (text) {
+		memphis__writer_block2(-1, MPH_BLK_MAPS, &now, sizeof(now), text, strlen(text));
+		memphis__tls_write(); /* TLS layout changes with the maps (dlopen) */
 	}
-	memphis__writer_block(-1, MPH_BLK_MAPS, buf, len);
-	memphis__tls_write(); /* TLS layout changes with the maps (dlopen) */
-out:
-	memphis__fd_close(&fd, &id);
-	free(buf);
+	free(text);
 	memphis__leave();
 }

@@ -1,5 +1,5 @@
 /* lib/topology.h - where things live, written into the run: CPUs and nodes, home nodes of
- * pages, the maps snapshot. Below it: writer, tls, self. */
+ * pages, the maps snapshot. Below it: writer, io, tls, self. */
 #ifndef MEMPHIS_TOPOLOGY_H
 #define MEMPHIS_TOPOLOGY_H
 
@@ -10,6 +10,9 @@
 void memphis__topology_write(void);
 /* Home nodes of `n` pages into a PAGES block for `region`. */
 void memphis__pages_write(uint32_t region, const uint64_t *pages, size_t n);
+/* The same, asked and written by the I/O thread on a copy of pages (io.h), or here where
+ * nothing can be posted: a print does not wait for the query (move_pages) and its block. */
+void memphis__pages_post(uint32_t region, const uint64_t *pages, size_t n);
 /* Write a MAPS block with the current /proc/self/maps, then the TLS block. */
 void memphis__maps_write(void);
 /* The number of shared-object loads plus unloads so far (dl_iterate_phdr's dlpi_adds +

@@ -19,6 +19,7 @@
 
 #include "crc32c.h"
 #include "fd.h"
+#include "io.h"
 #include "log.h"
 #include "memphis/format.h"
 #include "rank.h"
@@ -39,6 +40,10 @@ static struct memphis__fdid dir_id;
 static char dirpath[4096];
 static char dir_abs[4096]; /* absolute, to reopen the directory; "" if unknown */
 static struct file meta = { .fd = -1, .cpu = -1 };
+/* Bytes of meta.mph kept below the file size limit until the first error, for fail()'s
+ * NOTE (the only block written after it), so that the report can say why the run ended
+ * even when meta.mph is the file at the limit. */
+#define WHY_ROOM 256
 static struct file *cpus;
 static int ncpus;
 static int error;
@@ -107,24 +112,21 @@ static int make_rank_dir(const char *job, const struct memphis__rank *r)
  * it (and only if it still is the same directory). Caller holds the lock. fd or -errno. */
 static int dir_fd(void)
 {
+	struct memphis__fdid id;
 	int fd;
-	struct stat st;
 
 	if (memphis__fd_ours(&dirfd_, &dir_id, NULL))
 		return dirfd_;
 	if (!dir_abs[0])
 		return -EBADF;
-	fd = open(dir_abs, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = memphis__open(dir_abs, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, &id);
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || (uint64_t)st.st_dev != dir_id.dev ||
-	    (uint64_t)st.st_ino != dir_id.ino) {
-		close(fd);
+		return fd;
+	if (id.dev != dir_id.dev || id.ino != dir_id.ino) {
+		memphis__fd_close(&fd, &id);
 		return -ESTALE;
 	}
-	fd = memphis__fd_take(fd, 1, &dir_id);
-	if (fd >= 0)
-		dirfd_ = fd;
+	dirfd_ = fd;
 	return fd;
 }
 
@@ -151,10 +153,7 @@ static int file_fd(struct file *f, struct stat *st)
 	dfd = dir_fd();
 	if (dfd < 0)
 		return dfd;
-	fd = openat(dfd, name, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	fd = memphis__fd_take(fd, 1, &id);
+	fd = memphis__openat(dfd, name, O_WRONLY | O_APPEND | O_NOFOLLOW, 0, &id);
 	if (fd < 0)
 		return fd;
 	if (id.dev != f->id.dev || id.ino != f->id.ino || fstat(fd, st) < 0) {
@@ -185,10 +184,7 @@ static int open_file(struct file *f, int cpu)
 		return dfd;
 	f->cpu = cpu;
 	file_name(f, name, sizeof(name));
-	f->fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (f->fd < 0)
-		return -errno;
-	f->fd = memphis__fd_take(f->fd, 1, &f->id);
+	f->fd = memphis__openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644, &f->id);
 	if (f->fd < 0)
 		return f->fd;
 	f->created = 1;
@@ -249,7 +245,8 @@ static int write_block(struct file *f, uint16_t type, const void *a, size_t alen
 	struct stat st;
 	int i = 0, err;
 
-	if ((err = file_fd(f, &st)) < 0 || (err = check_size_limit(&st, total)) < 0)
+	if ((err = file_fd(f, &st)) < 0 ||
+	    (err = check_size_limit(&st, total + (f == &meta && !error ? WHY_ROOM : 0))) < 0)
 		return err;
 	h.crc = mph_crc32c(mph_crc32c(0, a, alen), b, blen);
 	while (total > 0) {
@@ -273,8 +270,8 @@ static int write_block(struct file *f, uint16_t type, const void *a, size_t alen
 	return 0;
 }
 
-int memphis__writer_open(const char *path, const char *exe_name,
-			 const struct memphis__rank *rank, pid_t pid, uint64_t start)
+static int writer_open(const char *path, const char *exe_name,
+		       const struct memphis__rank *rank, pid_t pid, uint64_t start)
 {
 	char name[256], made[512]; /* the sanitised program name; the directory name made */
 	int fd = -1, err;
@@ -332,8 +329,8 @@ int memphis__writer_open(const char *path, const char *exe_name,
 	return err;
 }
 
-int memphis__writer_block2(int cpu, uint16_t type, const void *a, size_t alen,
-			   const void *b, size_t blen)
+static int writer_block2(int cpu, uint16_t type, const void *a, size_t alen,
+			 const void *b, size_t blen)
 {
 	struct file *f;
 	int err = 0;
@@ -367,11 +364,6 @@ out:
 	return err;
 }
 
-int memphis__writer_block(int cpu, uint16_t type, const void *payload, size_t len)
-{
-	return memphis__writer_block2(cpu, type, payload, len, NULL, 0);
-}
-
 static void close_file(struct file *f)
 {
 	struct memphis_rec_end end = { .time = memphis__now(), .blocks = f->blocks };
@@ -386,14 +378,85 @@ static void close_file(struct file *f)
 	f->created = 0;
 }
 
-void memphis__writer_close(void)
+static long writer_close(void *unused)
 {
+	(void)unused;
 	pthread_mutex_lock(&lock);
 	for (int i = 0; cpus && i < ncpus; i++)
 		close_file(&cpus[i]);
 	close_file(&meta);
 	memphis__fd_close(&dirfd_, &dir_id);
 	pthread_mutex_unlock(&lock);
+	return 0;
+}
+
+/* ---- the API: each call runs in the I/O thread, which alone holds the files (io.h) ---- */
+
+struct open_call {
+	const char *path, *exe_name;
+	const struct memphis__rank *rank;
+	pid_t pid;
+	uint64_t start;
+};
+
+static long open_in_io(void *p)
+{
+	const struct open_call *c = p;
+
+	return writer_open(c->path, c->exe_name, c->rank, c->pid, c->start);
+}
+
+int memphis__writer_open(const char *path, const char *exe_name,
+			 const struct memphis__rank *rank, pid_t pid, uint64_t start)
+{
+	struct open_call c = { path, exe_name, rank, pid, start };
+
+	return (int)memphis__io_call(open_in_io, &c);
+}
+
+/* A block: where, and its payload in two pieces, or (posted) copied after this. */
+struct block_call {
+	int cpu;
+	uint16_t type;
+	int copied;
+	const void *a, *b;
+	size_t alen, blen;
+};
+
+static long block_in_io(void *p)
+{
+	const struct block_call *c = p;
+
+	return c->copied ? writer_block2(c->cpu, c->type, c + 1, c->alen + c->blen, NULL, 0)
+			 : writer_block2(c->cpu, c->type, c->a, c->alen, c->b, c->blen);
+}
+
+/* Posted (io.h): the caller does not wait for the write, whose failure, like any, is the
+ * sticky error every later call returns. Where it cannot be posted, the caller waits. */
+int memphis__writer_block2(int cpu, uint16_t type, const void *a, size_t alen,
+			   const void *b, size_t blen)
+{
+	struct block_call c = { cpu, type, 1, NULL, NULL, alen, blen };
+	struct iovec iov[3] = { { &c, sizeof(c) }, { (void *)a, alen }, { (void *)b, blen } };
+	int err = memphis__writer_error();
+
+	if (err)
+		return err;
+	err = memphis__io_post(block_in_io, iov, 3);
+	if (err != -EAGAIN)
+		return err;
+	c = (struct block_call){ cpu, type, 0, a, b, alen, blen };
+	return (int)memphis__io_call(block_in_io, &c);
+}
+
+int memphis__writer_block(int cpu, uint16_t type, const void *payload, size_t len)
+{
+	return memphis__writer_block2(cpu, type, payload, len, NULL, 0);
+}
+
+void memphis__writer_close(void)
+{
+	memphis__io_call(writer_close, NULL);
 }
 
 int memphis__writer_error(void)

@@ -18,8 +18,10 @@ struct memphis__rank;
  * other ranks make it too) but must be ours. Returns 0 or -errno. */
 int memphis__writer_open(const char *path_or_empty, const char *exe_name,
 			 const struct memphis__rank *rank, pid_t pid, uint64_t start_time);
-/* Append one block to meta.mph (cpu < 0) or cpuNNN.mph. Returns 0 or -errno; after the
- * first failure every later call fails with the same error (sampling stops, one warning). */
+/* Append one block to meta.mph (cpu < 0) or cpuNNN.mph: a copy written by the I/O thread
+ * (io.h) after every block asked before it, the caller not waiting. Returns 0 or -errno;
+ * after the first failure every later call fails with the same error (sampling stops,
+ * one warning). */
 int memphis__writer_block(int cpu, uint16_t type, const void *payload, size_t len);
 /* Same, with the payload in two pieces (header + array). */
 int memphis__writer_block2(int cpu, uint16_t type, const void *a, size_t alen,

@@ -17,7 +17,10 @@
  *                                  dup2(file, 1), write a byte, put fd 1 back) in a region
  *                                  while another thread touches new pages (the library
  *                                  reads the pagemap meanwhile); prints how many bytes
- *                                  did not reach their file
+ *                                  did not reach their file and how many of the
+ *                                  library's files are in the process's table
+ *   prog_hostile cpu               prints the CPU main() starts on, after the library's
+ *                                  start (its threads must not have moved it)
  *   prog_hostile forkfds           forks inside a region; the child prints how many perf
  *                                  event descriptors it holds (those of the cpu scope
  *                                  must be closed in it) and works on after the parent
@@ -269,7 +272,29 @@ static int mode_work(double seconds)
 	return 0;
 }
 
-static volatile int redirect_done;
+/* Descriptors of this process's table whose target (readlink of /proc/self/fd/N)
+ * contains `what`. */
+static int fds_with(const char *what)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	char path[300], link[4096];
+	int n = 0;
+
+	while (d && (e = readdir(d))) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+		ssize_t k = readlink(path, link, sizeof(link) - 1);
+		if (k > 0) {
+			link[k] = 0;
+			n += strstr(link, what) != NULL;
+		}
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static volatile int redirect_done, touching;
 
 /* New pages touched, a few at a time, until the redirections are done: first touches
  * for the library's thread to flush (it reads the pagemap for each batch). */
@@ -278,6 +303,7 @@ static void *touch_pages(void *arg)
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), n = 0;
 	char *mem = arg;
 
+	touching = 1;
 	while (!redirect_done) {
 		for (int k = 0; k < 16 && n < 65536; k++, n++)
 			mem[n * page] = 1;
@@ -301,6 +327,10 @@ static int mode_redirect(int n)
 	memphis_mark_named("redirect");
 	if (!mem || out < 0 || pthread_create(&t, NULL, touch_pages, mem))
 		return 1;
+	/* A thread's events are opened in the program's table when it is born (before its
+	 * function runs): that open is not what this mode tests. */
+	while (!touching)
+		sched_yield();
 	for (int i = 0; i < n; i++) {
 		int fd = open("redirect.txt", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		int saved = fcntl(1, F_DUPFD_CLOEXEC, 10);
@@ -320,31 +350,14 @@ static int mode_redirect(int n)
 	}
 	redirect_done = 1;
 	pthread_join(t, NULL);
+	/* the library's files (its run, /proc/self/pagemap, maps and task) */
+	int theirs = fds_with(".mph") + fds_with("/pagemap") + fds_with("/maps") +
+		     fds_with("/task");
 	memphis_print();
-	dprintf(out, "redirects %d, bytes that missed their file %d\n", n, lost);
+	dprintf(out, "redirects %d, bytes that missed their file %d, library files in the "
+		"program's table %d\n", n, lost, theirs);
 	free(mem);
 	return 0;
-}
-
-/* Perf event descriptors this process holds. */
-static int perf_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	char path[300], link[64];
-	int n = 0;
-
-	while (d && (e = readdir(d))) {
-		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
-		ssize_t k = readlink(path, link, sizeof(link) - 1);
-		if (k > 0) {
-			link[k] = 0;
-			n += !strcmp(link, "anon_inode:[perf_event]");
-		}
-	}
-	if (d)
-		closedir(d);
-	return n;
 }
 
 static int mode_forkfds(void)
@@ -353,7 +366,7 @@ static int mode_forkfds(void)
 	work(3000000);
 	pid_t c = fork();
 	if (c == 0) {
-		printf("child perf descriptors: %d\n", perf_fds());
+		printf("child perf descriptors: %d\n", fds_with("anon_inode:[perf_event]"));
 		usleep(300000); /* outlives the parent: its events would sample on */
 		_exit(0);
 	}
@@ -384,6 +397,10 @@ int main(int argc, char **argv)
 		return mode_forkfds();
 	if (!strcmp(m, "redirect"))
 		return mode_redirect(argc > 2 ? atoi(argv[2]) : 20000);
-	fprintf(stderr, "usage: prog_hostile mark|cancel N|sigmark|closefds|churn N FILES|many N FILES|work S|forkfds|redirect N\n");
+	if (!strcmp(m, "cpu")) {
+		unsigned cpu = 0;
+		return syscall(SYS_getcpu, &cpu, NULL, NULL) < 0 || printf("%u\n", cpu) < 0;
+	}
+	fprintf(stderr, "usage: prog_hostile mark|cancel N|sigmark|closefds|churn N FILES|many N FILES|work S|forkfds|redirect N|cpu\n");
 	return 2;
 }

@@ -22,10 +22,14 @@ check_if "region 2, after the close: sampled (${n2:-no} samples)" '[ "${n2:-0}" 
 check "no line from memphis" sh -c '! grep -q "^memphis" prof.err'
 
 # A shell's redirection (dash: close(1), then dup2(file, 1)) again and again in a region
-# while new pages are touched: for a moment 1 is the lowest free number, and a descriptor
-# the library opened then (the pagemap, /proc/self/task, at each flush and scan) and
-# closed later was the program's stdout (t_launcher_hostile lost a child's output so).
+# while new pages are touched: for a moment 1 is the lowest free number. A descriptor the
+# library opened in the program's table then (the pagemap, /proc/self/task, its cpu files)
+# took it, and the program's dup2 failed (EBUSY while the open ran) or replaced ours
+# (t_launcher_hostile lost a child's output so). The library's files are its I/O thread's
+# (lib/io.h): none is in the program's table.
 timeout 120 "$P" redirect 3000 > redirect.out 2>&1
 rc=$?
 check "shell redirections while the library reads /proc: exit 0, each byte in its file ($(tr -d '\n' < redirect.out))" \
-	sh -c '[ '"$rc"' = 0 ] && grep -q "bytes that missed their file 0$" redirect.out'
+	sh -c '[ '"$rc"' = 0 ] && grep -q "bytes that missed their file 0," redirect.out'
+check "the library's files (run, pagemap, maps, task) are not in the program's descriptor table" \
+	grep -q "library files in the program's table 0$" redirect.out

@@ -14,15 +14,25 @@ for f in 4 40; do
 	check "ulimit -f $f: output as without memphis" cmp -s plain.out lim$f.out
 	check "ulimit -f $f: one line naming the file size limit" \
 		sh -c "[ \"\$(grep -c '^memphis' lim$f.err)\" = 1 ] && grep -q 'file size limit' lim$f.err"
-	if [ "$f" = 40 ]; then
-		"$REPORT" memphis-*/ > lim$f.report 2> lim$f.rerr
-		check "ulimit -f $f: the report says the library stopped writing at the size limit" \
-			grep -q "^run cut short: write error: the file size limit" lim$f.report
-		check "ulimit -f $f: the report does not guess the program was killed" \
-			sh -c "grep -q 'the library stopped writing it' lim$f.rerr && ! grep -q killed lim$f.rerr"
-	fi
+	"$REPORT" memphis-*/ > lim$f.report 2> lim$f.rerr
+	check "ulimit -f $f: the report says the library stopped writing at the size limit" \
+		grep -q "^run cut short: write error: the file size limit" lim$f.report
+	check "ulimit -f $f: the report does not guess the program was killed" \
+		sh -c "grep -q 'the library stopped writing it' lim$f.rerr && ! grep -q killed lim$f.rerr"
 	rm -rf memphis-*/
 done
+# Whichever file reaches the limit first (often meta.mph, with the samples still in their
+# buffers), meta.mph keeps room for the write error's note: without it, at some limits the
+# note did not fit (here at -f 16, 33 and 34) and the report guessed the program was killed.
+bad=
+for f in $(seq 4 40); do
+	sh -c "ulimit -f $f; exec \"$P\" work 0.05" > /dev/null 2>&1
+	"$REPORT" memphis-*/ 2> /dev/null | grep -q "^run cut short: write error: the file size limit" ||
+		bad="$bad $f"
+	rm -rf memphis-*/
+done
+check "ulimit -f 4 to 40 (2 to 20 KiB): every report says the library stopped at the limit (not:${bad:- none})" \
+	test -z "$bad"
 # stderr itself at the limit: the library's warning line must not raise the signal either
 head -c 1024 /dev/zero > full.err
 sh -c "ulimit -f 2; exec \"$P\" work 0.3" > stderr.out 2>> full.err

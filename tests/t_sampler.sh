@@ -7,6 +7,12 @@
 "$B/tests/prog_ratio" 3 > ratio.out || not_ok "prog_ratio runs"
 d=$(rundir prog_ratio)
 "$REPORT" dump --samples "$d" > ratio.dump
+# the region's sampled pages are asked their home node at its end (PAGES blocks of the
+# region, posted to the I/O thread), beside those of the first touches
+pg=$("$REPORT" dump --meta "$d" | tr -d , |
+	sed -n 's/^# page homes: \([0-9]*\) in .* (\([0-9]*\) from first touches)$/\1 \2/p')
+check_if "the region's sampled pages have their home nodes in the run (all, of first touches: ${pg:-none})" \
+	'[ -n "$pg" ] && [ "${pg% *}" -gt "${pg#* }" ]'
 python3 - ratio.out ratio.dump > ratio.res <<'PY'
 import sys
 rng = {}

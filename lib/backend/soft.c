@@ -54,6 +54,7 @@ static void soft_attr(struct perf_event_attr *a, uint64_t period_ns, int per_cpu
 	a->watermark = 1;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
+	a->read_format = memphis__perf_lost_format();
 }
 
 static unsigned ring_pages(uint64_t period_ns);
@@ -280,6 +281,7 @@ static void soft_read(struct memphis__thread *t, memphis__emit_fn *emit)
 
 	code_ready();
 	memphis__ring_drain(&t->sample, on_record, &rd);
+	t->r_lost += memphis__ring_lost(&t->sample);
 }
 
 static void soft_close(struct memphis__thread *t)
@@ -295,6 +297,7 @@ static uint64_t soft_read_process(memphis__emit_fn *emit)
 		return 0;
 	code_ready();
 	memphis__percpu_drain(&cpus, on_record, &rd);
+	rd.lost += memphis__percpu_lost(&cpus);
 	rd.lost += lost_pending;
 	lost_pending = 0;
 	if (unknown_tid)
