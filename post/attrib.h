@@ -117,13 +117,39 @@ int mr_attrib_runtime_loaded(const struct mr_attrib *a, unsigned rt);
 /* Variable id of data address addr accessed by thread tid at time t (0 = <unknown>, also
  * for libmemphis's own data). */
 uint32_t mr_attrib_data(struct mr_attrib *a, uint64_t addr, uint64_t t, uint32_t tid);
+/* Variable var holds for data addresses in [lo, hi) at times in [t0, t1), and only for
+ * thread tid when it is non-zero (what one data resolution tells, for a cache). */
+struct mr_var_range {
+	uint64_t lo, hi, t0, t1;
+	uint32_t tid;
+	uint32_t var;
+};
+
+static inline int mr_var_range_holds(const struct mr_var_range *r, uint64_t addr, uint64_t t,
+				     uint32_t tid)
+{
+	return addr >= r->lo && addr < r->hi && t >= r->t0 && t < r->t1 &&
+	       (!r->tid || r->tid == tid);
+}
+
+/* The last answers of mr_attrib_touch_data outside the stacks and of mr_attrib_touch_code,
+ * and where and when they hold (the consecutive pages of one array or heap object are
+ * touched one after the other, mostly by one instruction). Zeroed before the first call;
+ * one per caller. */
+struct mr_touch_cache {
+	struct mr_var_range data;
+	int data_ok;
+	uint64_t ip, lt0, lt1; /* line holds for ip at times in [lt0, lt1) */
+	uint32_t line;
+	int line_ok;
+};
 /* The same for a first touch by instruction ip with STACKS entry st (NULL: none), after
  * the sample pass: a local variable of ip's frame when addr is one in tid's own stack
  * (mr_attrib_sample_stack), else the local the samples found on addr's page of a stack
- * (the page's first touch is then that local's), else as mr_attrib_data. */
-uint32_t mr_attrib_touch_data(struct mr_attrib *a, uint64_t addr, uint64_t t, uint32_t tid,
-			      uint64_t ip, const struct memphis_rec_stack *st,
-			      const uint8_t *bytes);
+ * (the page's first touch is then that local's), else as mr_attrib_data (through *tc). */
+uint32_t mr_attrib_touch_data(struct mr_attrib *a, struct mr_touch_cache *tc, uint64_t addr,
+			      uint64_t t, uint32_t tid, uint64_t ip,
+			      const struct memphis_rec_stack *st, const uint8_t *bytes);
 /* Where a data address lies, for the pattern views (pattern.c): the memory that holds it,
  * [lo, hi) (the variable for globals, statics and a thread's TLS; the heap object; the
  * stack), valid for times [t0, t1), and for a heap object its index in the order of
@@ -141,6 +167,9 @@ size_t mr_attrib_heap_count(const struct mr_attrib *a);
 uint32_t mr_attrib_heap_object(const struct mr_attrib *a, size_t i, uint64_t *bytes);
 /* Line id of the instruction at ip (0 = unknown). */
 uint32_t mr_attrib_code(struct mr_attrib *a, uint64_t ip, uint64_t t);
+/* The same through *tc (mr_attrib_touch_data's). */
+uint32_t mr_attrib_touch_code(struct mr_attrib *a, struct mr_touch_cache *tc, uint64_t ip,
+			      uint64_t t);
 /* Home node of the page of addr: the PAGES blocks of region, then those of region 0
  * (first touches), then any region; -1 if unknown. */
 int mr_attrib_page_node(struct mr_attrib *a, uint32_t region, uint64_t addr);

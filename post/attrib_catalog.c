@@ -566,6 +566,19 @@ uint32_t mr_attrib_code(struct mr_attrib *a, uint64_t ip, uint64_t t)
 	return id;
 }
 
+uint32_t mr_attrib_touch_code(struct mr_attrib *a, struct mr_touch_cache *tc, uint64_t ip,
+			      uint64_t t)
+{
+	if (tc->line_ok && tc->ip == ip && t >= tc->lt0 && t < tc->lt1)
+		return tc->line;
+	pthread_mutex_lock(&a->lock);
+	tc->line = attrib_code_at(a, ip, t, &tc->lt0, &tc->lt1);
+	pthread_mutex_unlock(&a->lock);
+	tc->ip = ip;
+	tc->line_ok = 1;
+	return tc->line;
+}
+
 /* The order of ids [id0, n) by first use in the pass: the first context (in order) that
  * used an id, then its position there; ids no context used last, by id. */
 struct first_use {

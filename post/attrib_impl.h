@@ -69,12 +69,6 @@ struct snap {
  * per instruction, each first read as the zero page and then copied on write, a TLB
  * shoot-down across the other workers' CPUs each time. */
 #define IP_CACHE_WAYS 4
-struct ip_cache_range {
-	uint64_t lo, hi, t0, t1;  /* var holds for addresses in [lo,hi) at times in [t0,t1) */
-	uint32_t tid;             /* ... and only for this thread when non-zero */
-	uint32_t var;
-};
-
 struct ip_cache_slot {
 	uint64_t ip;
 	uint64_t lt0, lt1; /* when line holds */
@@ -84,7 +78,7 @@ struct ip_cache_slot {
 	int32_t pnode;
 	uint32_t pvar;     /* the variable of the last sample */
 	uint8_t valid, nrange, next, has_page;
-	struct ip_cache_range r[IP_CACHE_WAYS];
+	struct mr_var_range r[IP_CACHE_WAYS];
 };
 
 struct range {

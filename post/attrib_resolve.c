@@ -179,11 +179,26 @@ static uint32_t local_resolve(struct mr_attrib *a, struct mr_attrib_ctx *c, uint
 	return v;
 }
 
-uint32_t mr_attrib_touch_data(struct mr_attrib *a, uint64_t addr, uint64_t t, uint32_t tid,
-			      uint64_t ip, const struct memphis_rec_stack *st,
-			      const uint8_t *bytes)
+uint32_t mr_attrib_touch_data(struct mr_attrib *a, struct mr_touch_cache *tc, uint64_t addr,
+			      uint64_t t, uint32_t tid, uint64_t ip,
+			      const struct memphis_rec_stack *st, const uint8_t *bytes)
 {
-	uint32_t v = local_resolve(a, NULL, ip, addr, t, tid, st, bytes);
+	uint32_t v;
+
+	/* outside the stacks neither kind of local applies (both look in a->stacks): the
+	 * data's variable, cached for the range and times it holds for */
+	if (addr && !mr_heap_find(&a->stacks, addr, t)) {
+		struct range rg;
+
+		if (tc->data_ok && mr_var_range_holds(&tc->data, addr, t, tid))
+			return tc->data.var;
+		v = data_resolve(a, NULL, addr, t, tid, &rg);
+		v = v == SELF_VAR ? 0 : v;
+		tc->data = (struct mr_var_range){ rg.lo, rg.hi, rg.t0, rg.t1, rg.tid, v };
+		tc->data_ok = rg.valid;
+		return v;
+	}
+	v = local_resolve(a, NULL, ip, addr, t, tid, st, bytes);
 
 	if (!v) {
 		pthread_mutex_lock(&a->lock);
@@ -347,15 +362,14 @@ static void code_resolve_ctx(struct mr_attrib_ctx *c, struct ip_cache_slot *slot
 static uint32_t sample_var(struct mr_attrib_ctx *c, struct ip_cache_slot *slot,
 			   const struct memphis_rec_sample *s)
 {
-	struct ip_cache_range *cr;
+	struct mr_var_range *cr;
 	struct range rg;
 	uint32_t var;
 	unsigned k;
 
 	for (k = 0; k < slot->nrange; k++) {
 		cr = &slot->r[k];
-		if (s->addr >= cr->lo && s->addr < cr->hi && s->time >= cr->t0 &&
-		    s->time < cr->t1 && (!cr->tid || cr->tid == s->tid))
+		if (mr_var_range_holds(cr, s->addr, s->time, s->tid))
 			return cr->var;
 	}
 	var = data_resolve(c->a, c, s->addr, s->time, s->tid, &rg);
@@ -365,7 +379,7 @@ static uint32_t sample_var(struct mr_attrib_ctx *c, struct ip_cache_slot *slot,
 		note_first(c, &c->var_first, &c->cap_var, var);
 	if (rg.valid) {
 		cr = &slot->r[slot->next];
-		*cr = (struct ip_cache_range){ rg.lo, rg.hi, rg.t0, rg.t1, rg.tid, var };
+		*cr = (struct mr_var_range){ rg.lo, rg.hi, rg.t0, rg.t1, rg.tid, var };
 		slot->next = (uint8_t)((slot->next + 1) % IP_CACHE_WAYS);
 		if (slot->nrange < IP_CACHE_WAYS)
 			slot->nrange++;

@@ -22,12 +22,13 @@ static int each_record(struct mr_pagemap *pm, const struct mr_run *run,
 		if (region >= ANY_REGION)
 			continue;
 		for (uint32_t k = 0; k < pg->hdr.count; k++) {
-			uint64_t page = pg->page[k].page & ~(pm->page_size - 1);
+			struct memphis_rec_page rec = mr_pages_at(pg, k);
+			uint64_t page = rec.page & ~(pm->page_size - 1);
 			int rc;
 
-			if (pg->page[k].node < 0 || page >= (1ull << 48))
+			if (rec.node < 0 || page >= (1ull << 48))
 				continue;
-			rc = fn(pm, region, page, (uint64_t)(int64_t)pg->page[k].node);
+			rc = fn(pm, region, page, (uint64_t)(int64_t)rec.node);
 			if (rc)
 				return rc;
 		}

@@ -75,7 +75,8 @@ static void get_touch(void *arg, size_t i, struct mr_agg_touch *out)
 	memset(out, 0, sizeof(*out));
 	if (t->flags & MPH_TOUCH_STACK)
 		st = mr_run_touch_stack(r->run, t, &bytes);
-	out->var = mr_attrib_touch_data(r->a, t->addr, t->time, t->tid, t->ip, st, bytes);
+	out->var = mr_attrib_touch_data(r->a, &r->touch_cache, t->addr, t->time, t->tid, t->ip, st,
+					bytes);
 	out->tid = t->tid;
 	out->pages = 1;
 	if (out->var == 0 || out->var >= r->agg.nvars || !r->agg.vars[out->var].matrix)
@@ -84,7 +85,7 @@ static void get_touch(void *arg, size_t i, struct mr_agg_touch *out)
 	    (1ull << t->page_shift) > ps)
 		out->pages = (1ull << t->page_shift) / ps;
 	out->page_node = node_index(r, mr_attrib_page_node(r->a, 0, t->addr));
-	out->line = mr_attrib_code(r->a, t->ip, t->time);
+	out->line = mr_attrib_touch_code(r->a, &r->touch_cache, t->ip, t->time);
 	if (st) {
 		int runtime;
 

@@ -70,6 +70,7 @@ struct report {
 	struct report_opts o;
 	struct mr_run *run;
 	struct mr_attrib *a;
+	struct mr_touch_cache touch_cache; /* get_touch's (report.c) */
 	struct report_stats st;
 	uint32_t nnodes;          /* node indexes 0 .. nnodes - 1; nnodes means unknown */
 	struct mr_agg agg;

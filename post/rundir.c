@@ -225,7 +225,10 @@ void mr_run_close(struct mr_run *run)
 	for (size_t i = 0; i < run->nmaps; i++)
 		free(run->maps[i].text);
 	for (size_t i = 0; i < run->npages; i++)
-		free(run->pages[i].page);
+		if (!run->pages[i].mapped)
+			free((void *)run->pages[i].raw);
+	if (run->meta_map)
+		munmap((void *)run->meta_map, run->meta_msize);
 	for (size_t i = 0; i < run->nnotes; i++)
 		free(run->notes[i].text);
 	for (size_t i = 0; i < run->ntls; i++)

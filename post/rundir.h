@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include <memphis/format.h>
@@ -32,8 +33,19 @@ struct mr_maps_snap {
 
 struct mr_pages {
 	struct memphis_rec_pages_hdr hdr;
-	struct memphis_rec_page *page; /* hdr.count entries, as written */
+	const unsigned char *raw; /* hdr.count records as written, of any alignment: read
+				   * them with mr_pages_at() */
+	int mapped;               /* raw points into the run's mapping of meta.mph */
 };
+
+/* Record k of pg (k < pg->hdr.count). */
+static inline struct memphis_rec_page mr_pages_at(const struct mr_pages *pg, uint32_t k)
+{
+	struct memphis_rec_page r;
+
+	memcpy(&r, pg->raw + (size_t)k * sizeof(r), sizeof(r));
+	return r;
+}
 
 struct mr_note {
 	uint64_t time;
@@ -67,6 +79,9 @@ struct mr_run {
 	int have_meta_file;
 	int meta_clean_end;           /* meta.mph ended with an END block */
 	uint64_t meta_blocks;         /* complete blocks read from meta.mph */
+	const unsigned char *meta_map; /* meta.mph mapped whole (NULL: it was read), kept
+					* for the PAGES records left in it */
+	size_t meta_msize;
 	uint64_t unknown_blocks;      /* blocks of unknown type or layout version, skipped */
 
 	struct mr_kv *kv;             /* RUN keys in file order (repeats kept) */

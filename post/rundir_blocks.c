@@ -131,6 +131,51 @@ void rundir_bf_free(struct blockfile *bf)
 	bf->cap = bf->ra_cap = bf->ra_pos = bf->ra_len = 0;
 }
 
+/* bf->buf large enough for len bytes and a NUL. 0 or -ENOMEM. */
+static int bf_reserve(struct blockfile *bf, size_t len)
+{
+	size_t ncap = bf->cap ? bf->cap : 65536;
+	unsigned char *nb;
+
+	if (len + 1u <= bf->cap)
+		return 0;
+	while (ncap < len + 1u)
+		ncap *= 2;
+	nb = realloc(bf->buf, ncap);
+	if (!nb)
+		return -ENOMEM;
+	bf->buf = nb;
+	bf->cap = ncap;
+	return 0;
+}
+
+/* Whether hdr can head a block (its magic, a length within the limit); else why not in
+ * what. */
+static bool header_ok(const struct memphis_block *hdr, char *what, size_t wlen)
+{
+	if (hdr->magic != MEMPHIS_BLOCK_MAGIC) {
+		/* never the bytes themselves: the file may not be ours (format.md) */
+		snprintf(what, wlen, "bad block magic (not a block boundary)");
+		return false;
+	}
+	if (hdr->length > MEMPHIS_MAX_PAYLOAD) {
+		snprintf(what, wlen, "%s block claims %" PRIu32 " payload bytes (limit %u)",
+			 mr_block_name(hdr->type), hdr->length, MEMPHIS_MAX_PAYLOAD);
+		return false;
+	}
+	return true;
+}
+
+/* Whether payload p of block hdr has the block's checksum; else the message in what. */
+static bool payload_ok(const struct memphis_block *hdr, const unsigned char *p, char *what,
+		       size_t wlen)
+{
+	if (mph_crc32c_fast(p, hdr->length) == hdr->crc)
+		return true;
+	snprintf(what, wlen, "checksum mismatch in %s block", mr_block_name(hdr->type));
+	return false;
+}
+
 /* Read the next framed block of bf into hdr and bf->buf. Returns BF_BLOCK, BF_EOF at a
  * clean end of file, or BF_DAMAGE / BF_IOERR with a message (without the file name and
  * offset, which the caller adds: the block starts at bf->off) in what. */
@@ -148,27 +193,11 @@ int rundir_bf_next(struct blockfile *bf, struct memphis_block *hdr, char *what, 
 		snprintf(what, wlen, "truncated block header (%zd of %zu bytes)", r, sizeof(*hdr));
 		return BF_DAMAGE;
 	}
-	if (hdr->magic != MEMPHIS_BLOCK_MAGIC) {
-		/* never the bytes themselves: the file may not be ours (format.md) */
-		snprintf(what, wlen, "bad block magic (not a block boundary)");
+	if (!header_ok(hdr, what, wlen))
 		return BF_DAMAGE;
-	}
-	if (hdr->length > MEMPHIS_MAX_PAYLOAD) {
-		snprintf(what, wlen, "%s block claims %" PRIu32 " payload bytes (limit %u)",
-			 mr_block_name(hdr->type), hdr->length, MEMPHIS_MAX_PAYLOAD);
-		return BF_DAMAGE;
-	}
-	if (hdr->length + 1u > bf->cap) {
-		size_t ncap = bf->cap ? bf->cap : 65536;
-		while (ncap < hdr->length + 1u)
-			ncap *= 2;
-		unsigned char *nb = realloc(bf->buf, ncap);
-		if (!nb) {
-			snprintf(what, wlen, "out of memory for a %" PRIu32 "-byte block", hdr->length);
-			return BF_IOERR;
-		}
-		bf->buf = nb;
-		bf->cap = ncap;
+	if (bf_reserve(bf, hdr->length)) {
+		snprintf(what, wlen, "out of memory for a %" PRIu32 "-byte block", hdr->length);
+		return BF_IOERR;
 	}
 	r = bf_read(bf, bf->buf, hdr->length);
 	if (r < 0) {
@@ -180,12 +209,64 @@ int rundir_bf_next(struct blockfile *bf, struct memphis_block *hdr, char *what, 
 			 mr_block_name(hdr->type), r, hdr->length);
 		return BF_DAMAGE;
 	}
-	if (mph_crc32c_fast(bf->buf, hdr->length) != hdr->crc) {
-		snprintf(what, wlen, "checksum mismatch in %s block", mr_block_name(hdr->type));
+	if (!payload_ok(hdr, bf->buf, what, wlen))
 		return BF_DAMAGE;
-	}
 	bf->buf[hdr->length] = '\0'; /* text payloads become C strings */
 	return BF_BLOCK;
+}
+
+int rundir_mem_next(struct blockfile *bf, const unsigned char *map, size_t size,
+		    struct memphis_block *hdr, const unsigned char **payload, char *what, size_t wlen)
+{
+	uint64_t off = bf->off, left = size > off ? size - off : 0;
+	const unsigned char *p;
+
+	if (left == 0)
+		return BF_EOF;
+	if (left < sizeof(*hdr)) {
+		snprintf(what, wlen, "truncated block header (%" PRIu64 " of %zu bytes)", left,
+			 sizeof(*hdr));
+		return BF_DAMAGE;
+	}
+	memcpy(hdr, map + off, sizeof(*hdr));
+	if (!header_ok(hdr, what, wlen))
+		return BF_DAMAGE;
+	if (left - sizeof(*hdr) < hdr->length) {
+		snprintf(what, wlen, "truncated %s block (%" PRIu64 " of %" PRIu32 " payload bytes)",
+			 mr_block_name(hdr->type), left - sizeof(*hdr), hdr->length);
+		return BF_DAMAGE;
+	}
+	p = map + off + sizeof(*hdr);
+	if (!payload_ok(hdr, p, what, wlen))
+		return BF_DAMAGE;
+	*payload = p;
+	return BF_BLOCK;
+}
+
+int rundir_bf_hold(struct blockfile *bf, const unsigned char *p, size_t len)
+{
+	if (bf_reserve(bf, len))
+		return -ENOMEM;
+	memcpy(bf->buf, p, len);
+	bf->buf[len] = '\0';
+	return 0;
+}
+
+int rundir_no_map;
+
+const unsigned char *rundir_map_file(int fd, size_t *size)
+{
+	struct stat st;
+	void *m;
+
+	*size = 0;
+	if (rundir_no_map || fstat(fd, &st) < 0 || st.st_size <= 0)
+		return NULL;
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	*size = (size_t)st.st_size;
+	return m;
 }
 
 /* Advance past the block just read. */

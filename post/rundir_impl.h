@@ -49,6 +49,23 @@ const char *rundir_open_strerror(int rc);
  * offset, which the caller adds: the block starts at bf->off) in what. */
 int rundir_bf_next(struct blockfile *bf, struct memphis_block *hdr, char *what, size_t wlen);
 
+/* File fd mapped whole, read-only (its size in *size), or NULL when it cannot be (empty,
+ * a file system without mmap): read() it then. A mapping holds what the file held when it
+ * was made; a file truncated meanwhile by someone else ends the report with SIGBUS. */
+const unsigned char *rundir_map_file(int fd, size_t *size);
+/* Set: rundir_map_file maps nothing (tests/unit_rundir.c tests the read() path so). */
+extern int rundir_no_map;
+
+/* The next block of bf's file mapped whole at map (size bytes), with rundir_bf_next's
+ * checks and results; the payload stays in place: *payload points into map (any
+ * alignment, not NUL-terminated). */
+int rundir_mem_next(struct blockfile *bf, const unsigned char *map, size_t size,
+		    struct memphis_block *hdr, const unsigned char **payload, char *what, size_t wlen);
+
+/* Copy len bytes at p into bf->buf, NUL-terminated as rundir_bf_next leaves a payload.
+ * 0 or -ENOMEM. */
+int rundir_bf_hold(struct blockfile *bf, const unsigned char *p, size_t len);
+
 /* Advance past the block just read. */
 void rundir_bf_done(struct blockfile *bf, const struct memphis_block *hdr);
 

@@ -174,7 +174,7 @@ static bool record_array(struct mr_run *run, unsigned type, void **arr, size_t *
  * block's content is inconsistent (treated as damage), -EPROTO for a future format
  * version (message in what), or -ENOMEM. */
 static int meta_block(struct mr_run *run, const struct memphis_block *h, unsigned char *p,
-		      char *what, size_t wlen)
+		      const unsigned char *inplace, char *what, size_t wlen)
 {
 	uint32_t len = h->length;
 	size_t *count, recsz;
@@ -278,24 +278,35 @@ static int meta_block(struct mr_run *run, const struct memphis_block *h, unsigne
 		return rundir_append(&run->regions, &run->nregions, &r, 1, sizeof(r));
 	}
 	case MPH_BLK_PAGES: {
+		const unsigned char *src = inplace ? inplace : p;
 		struct mr_pages pg;
 
 		if (len < sizeof(pg.hdr)) {
 			snprintf(what, wlen, "PAGES block too short (%" PRIu32 " bytes)", len);
 			return -EINVAL;
 		}
-		memcpy(&pg.hdr, p, sizeof(pg.hdr));
-		if (sizeof(pg.hdr) + (uint64_t)pg.hdr.count * sizeof(*pg.page) != len) {
+		memcpy(&pg.hdr, src, sizeof(pg.hdr));
+		if (sizeof(pg.hdr) + (uint64_t)pg.hdr.count * sizeof(struct memphis_rec_page) != len) {
 			snprintf(what, wlen, "PAGES block of %" PRIu32 " bytes does not hold %" PRIu32
 				 " pages", len, pg.hdr.count);
 			return -EINVAL;
 		}
-		pg.page = malloc((size_t)pg.hdr.count * sizeof(*pg.page) + 1);
-		if (!pg.page)
-			return -ENOMEM;
-		memcpy(pg.page, p + sizeof(pg.hdr), (size_t)pg.hdr.count * sizeof(*pg.page));
+		/* left in the mapping where it can be: a run of many regions holds megabytes of
+		 * them, and a copy of each costs its allocation and page faults */
+		pg.mapped = inplace != NULL;
+		if (inplace) {
+			pg.raw = src + sizeof(pg.hdr);
+		} else {
+			unsigned char *copy = malloc(len - sizeof(pg.hdr) + 1);
+
+			if (!copy)
+				return -ENOMEM;
+			memcpy(copy, src + sizeof(pg.hdr), len - sizeof(pg.hdr));
+			pg.raw = copy;
+		}
 		if (rundir_append(&run->pages, &run->npages, &pg, 1, sizeof(pg))) {
-			free(pg.page);
+			if (!pg.mapped)
+				free((void *)pg.raw);
 			return -ENOMEM;
 		}
 		return 0;
@@ -351,11 +362,38 @@ const char *mr_run_write_error(const struct mr_run *run)
 	return NULL;
 }
 
+/* The next block of meta.mph, like rundir_bf_next. From run's mapping of the file when it
+ * has one: a PAGES payload is left there (*inplace), every other payload copied to
+ * bf->buf as rundir_bf_next leaves it. */
+static int meta_next(struct mr_run *run, struct blockfile *bf, struct memphis_block *h,
+		     const unsigned char **inplace, char *what, size_t wlen)
+{
+	const unsigned char *p;
+	int r;
+
+	*inplace = NULL;
+	if (!run->meta_map)
+		return rundir_bf_next(bf, h, what, wlen);
+	r = rundir_mem_next(bf, run->meta_map, run->meta_msize, h, &p, what, wlen);
+	if (r != BF_BLOCK)
+		return r;
+	if (h->type == MPH_BLK_PAGES) {
+		*inplace = p;
+		return r;
+	}
+	if (rundir_bf_hold(bf, p, h->length)) {
+		snprintf(what, wlen, "out of memory for a %" PRIu32 "-byte block", h->length);
+		return BF_IOERR;
+	}
+	return r;
+}
+
 /* Read meta.mph. Returns 0 (damage recorded in run), or -errno with err set. */
 int rundir_read_meta(struct mr_run *run, char *err, size_t errlen)
 {
 	struct blockfile bf = { .fd = -1, .name = MEMPHIS_META_FILE };
 	char *path = rundir_path_join(run->dir, MEMPHIS_META_FILE);
+	const unsigned char *inplace;
 	struct memphis_block h;
 	char what[256];
 	int rc = 0, r;
@@ -374,8 +412,10 @@ int rundir_read_meta(struct mr_run *run, char *err, size_t errlen)
 		free(path);
 		return rc;
 	}
-	while ((r = rundir_bf_next(&bf, &h, what, sizeof(what))) == BF_BLOCK) {
-		int m = meta_block(run, &h, bf.buf, what, sizeof(what));
+	/* mapped, as the cpu files are: no copy of what is kept in place */
+	run->meta_map = rundir_map_file(bf.fd, &run->meta_msize);
+	while ((r = meta_next(run, &bf, &h, &inplace, what, sizeof(what))) == BF_BLOCK) {
+		int m = meta_block(run, &h, bf.buf, inplace, what, sizeof(what));
 		if (m == -ENOMEM) {
 			snprintf(err, errlen, "out of memory reading %s", path);
 			rc = -ENOMEM;

@@ -17,8 +17,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "crc32c.h"
-
 struct mr_sample_iter {
 	struct mr_run *run;
 	size_t file;          /* index of the current cpu file */
@@ -62,56 +60,21 @@ static const struct memphis_rec_sample *convert_v1(struct mr_sample_iter *it,
 	return it->conv;
 }
 
-/* The next block of a mapped file, like rundir_bf_next (payload in *payload, inside the mapping,
- * or copied to bf->buf when it is not 8-byte aligned). */
+/* The next block of the mapped file, like rundir_bf_next (payload in *payload, inside the
+ * mapping, or copied to bf->buf when it is not 8-byte aligned). */
 static int mem_next(struct mr_sample_iter *it, struct memphis_block *h,
 		    const unsigned char **payload, char *what, size_t wlen)
 {
-	struct blockfile *bf = &it->bf;
-	uint64_t off = bf->off, left = it->msize > off ? it->msize - off : 0;
-	const unsigned char *p;
+	int r = rundir_mem_next(&it->bf, it->map, it->msize, h, payload, what, wlen);
 
-	if (left == 0)
-		return BF_EOF;
-	if (left < sizeof(*h)) {
-		snprintf(what, wlen, "truncated block header (%" PRIu64 " of %zu bytes)", left, sizeof(*h));
-		return BF_DAMAGE;
-	}
-	memcpy(h, it->map + off, sizeof(*h));
-	if (h->magic != MEMPHIS_BLOCK_MAGIC) {
-		snprintf(what, wlen, "bad block magic (not a block boundary)");
-		return BF_DAMAGE;
-	}
-	if (h->length > MEMPHIS_MAX_PAYLOAD) {
-		snprintf(what, wlen, "%s block claims %" PRIu32 " payload bytes (limit %u)",
-			 mr_block_name(h->type), h->length, MEMPHIS_MAX_PAYLOAD);
-		return BF_DAMAGE;
-	}
-	if (left - sizeof(*h) < h->length) {
-		snprintf(what, wlen, "truncated %s block (%" PRIu64 " of %" PRIu32 " payload bytes)",
-			 mr_block_name(h->type), left - sizeof(*h), h->length);
-		return BF_DAMAGE;
-	}
-	p = it->map + off + sizeof(*h);
-	if (mph_crc32c_fast(p, h->length) != h->crc) {
-		snprintf(what, wlen, "checksum mismatch in %s block", mr_block_name(h->type));
-		return BF_DAMAGE;
-	}
-	if ((uintptr_t)p % 8) {
-		if (h->length + 1u > bf->cap) {
-			unsigned char *nb = realloc(bf->buf, h->length + 1u);
-			if (!nb) {
-				snprintf(what, wlen, "out of memory for a %" PRIu32 "-byte block", h->length);
-				return BF_IOERR;
-			}
-			bf->buf = nb;
-			bf->cap = h->length + 1u;
+	if (r == BF_BLOCK && (uintptr_t)*payload % 8) {
+		if (rundir_bf_hold(&it->bf, *payload, h->length)) {
+			snprintf(what, wlen, "out of memory for a %" PRIu32 "-byte block", h->length);
+			return BF_IOERR;
 		}
-		memcpy(bf->buf, p, h->length);
-		p = bf->buf;
+		*payload = it->bf.buf;
 	}
-	*payload = p;
-	return BF_BLOCK;
+	return r;
 }
 
 int mr_samples_begin_files(struct mr_run *run, size_t first, size_t end, mr_sample_note_fn *note,
@@ -204,24 +167,17 @@ size_t mr_samples_next(struct mr_sample_iter *it, const struct memphis_rec_sampl
 
 		if (it->bf.fd < 0) {
 			err[0] = '\0';
-			struct stat st;
-
 			if (rundir_open_cpufile(run, cf, &it->bf, it->note, it->note_arg, err,
 						sizeof(err)) < 0) {
 				it->file++;
 				continue;
 			}
 			cf->clean_end = 0;
-			/* map the file: no copy of the samples; read() when mapping fails */
-			if (fstat(it->bf.fd, &st) == 0 && st.st_size > 0) {
-				void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, it->bf.fd, 0);
-				if (m != MAP_FAILED) {
-					it->map = m;
-					it->released = 0;
-					it->msize = (size_t)st.st_size;
-					madvise(m, it->msize, MADV_SEQUENTIAL);
-				}
-			}
+			/* mapped: no copy of the samples */
+			it->map = rundir_map_file(it->bf.fd, &it->msize);
+			it->released = 0;
+			if (it->map)
+				madvise((void *)it->map, it->msize, MADV_SEQUENTIAL);
 		}
 		/* give back what was consumed, so resident memory stays flat in the samples */
 		if (it->map && it->bf.off - it->released >= (8u << 20)) {

@@ -15,7 +15,7 @@
 #      the report's samples/s when every sample's line is its caller's (unwound);
 #   5. examples/cg/cg profiled by memphis and by `perf record -e task-clock` with the same
 #      period and the same user registers, a short and a long run; memphis-report vs
-#      `perf report --stdio`, both timed (median CPU time of 3), as samples/s and their
+#      `perf report --stdio`, both timed (median CPU time of 5), as samples/s and their
 #      ratio, and per sample with the fixed cost taken out (long minus short run).
 # Environment: BENCH_SIZES (default "1000000 10000000"), BENCH_PERIOD_NS (default 100000,
 # libmemphis's shortest period: a shorter MEMPHIS_PERIOD is refused and 1 ms used),
@@ -232,16 +232,17 @@ fi
 # passive waiting: the program's speed under load does not matter here, only its samples
 export OMP_WAIT_POLICY=passive
 regs=ax,bx,cx,dx,si,di,bp,sp,ip,r8,r9,r10,r11,r12,r13,r14,r15
-# median3 CMD... - CMD's CPU and wall time by perf stat (ms resolution; /usr/bin/time has
-# 10 ms), the median of three runs by CPU time, in seconds; rss as measure gives it
-median3() {
-	for k in 1 2 3; do
+# median5 CMD... - CMD's CPU and wall time by perf stat (ms resolution; /usr/bin/time has
+# 10 ms), the median of five runs by CPU time, in seconds (this VM's timings of a 20 ms
+# run spread by a third); rss as measure gives it
+median5() {
+	for k in 1 2 3 4 5; do
 		perf stat -x, -e task-clock -e duration_time -o ps.out "$@" >/dev/null 2>&1
 		awk -F, '$3 ~ /^task-clock/ { c = $1 / 1e3 } $3 ~ /^duration_time/ { w = $1 / 1e9 }
 			END { printf "%.4f %.4f\n", c, w }' ps.out
-	done | sort -n | sed -n 2p > m3.out
+	done | sort -n | sed -n 3p > m5.out
 	measure "$@" # its peak RSS
-	read -r cpu wall < m3.out
+	read -r cpu wall < m5.out
 }
 # side LABEL ARGS: cg ARGS recorded by libmemphis and by perf record into LABEL/; sets
 # msamples mwall mcpu mrss psamples pwall pcpu prss (empty samples: that tool failed)
@@ -254,7 +255,7 @@ side() {
 		"$R" "$run" >/dev/null 2>&1
 		msamples=$("$R" "$run" --json 2>/dev/null |
 			sed -n 's/^    "total": \([0-9]*\),$/\1/p' | head -n 1)
-		median3 "$R" "$run"
+		median5 "$R" "$run"
 		mwall=$wall mcpu=$cpu mrss=$rss
 	else
 		echo "# $1: the memphis run of $CG wrote no run directory"
@@ -266,7 +267,7 @@ side() {
 			head -n 1)
 		[ -n "$psamples" ] || psamples=$(perf script -i perf.data -F ip 2>/dev/null | wc -l)
 		perf report -i perf.data --stdio >/dev/null 2>&1
-		median3 perf report -i perf.data --stdio
+		median5 perf report -i perf.data --stdio
 		pwall=$wall pcpu=$cpu prss=$rss
 	else
 		echo "# $1: perf record failed: $(tail -n 1 perf.err)"
@@ -326,7 +327,7 @@ run=$(ls -d memphis-cg-*/ 2>/dev/null | head -n 1)
 if [ -n "$run" ]; then
 	"$R" "$run" >/dev/null 2>&1
 	n=$("$R" "$run" --json 2>/dev/null | sed -n 's/^    "total": \([0-9]*\),$/\1/p' | head -n 1)
-	measure "$R" "$run"
+	median5 "$R" "$run"
 	echo "fixed cost: memphis-report on a run of $n samples (cg -i 2, period 1 ms):" \
 		"cpu $cpu s, wall $wall s"
 fi

@@ -3,8 +3,10 @@
  * skipped, a newer format refused, SAMPLES of layout version 1 (56-byte records of format 1
  * runs) and 2 read alike; STACKS entries found for their own batch of samples and for
  * first touches, a damaged STACKS block noted with the rest read on; and its thousands
- * separators (mr_fmt_count); blocks of every size through the read-ahead buffer. TAP
- * output. */
+ * separators (mr_fmt_count); blocks of every size through the read-ahead buffer; PAGES
+ * records, left in the mapping of meta.mph where it is mapped. The readers map the files
+ * and read() them where mapping fails: the tests of files run both ways (rundir_no_map
+ * in the second pass). TAP output. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -13,6 +15,8 @@
 
 #include "rundir.h"
 #include "runfiles.h"
+
+#include "rundir_impl.h"
 
 #include "tap.h"
 
@@ -353,14 +357,52 @@ static void test_readahead(void)
 	free(big);
 }
 
+/* PAGES blocks after a text block of odd length (their records not 8-byte aligned in the
+ * file): every record read back, in place when the file is mapped. */
+static void test_pages(void)
+{
+	char dir[] = "/tmp/unit_rundir.XXXXXX", err[512];
+	struct mr_run *run = NULL;
+
+	if (!mkdtemp(dir)) {
+		ok(0, "pages: temp dir");
+		return;
+	}
+	write_meta(dir, 1);
+	ok(mr_run_open(dir, &run, err, sizeof(err)) == 0, "pages: open (%s)", err);
+	if (run) {
+		struct memphis_rec_page a = run->npages == 6 ? mr_pages_at(&run->pages[0], 2)
+							     : (struct memphis_rec_page){ 0 };
+		struct memphis_rec_page b = run->npages == 6 ? mr_pages_at(&run->pages[1], 0)
+							     : (struct memphis_rec_page){ 0 };
+
+		ok(run->npages == 6 && run->pages[1].hdr.region == 2 && run->pages[1].hdr.count == 3,
+		   "pages: six blocks, their headers (%zu)", run->npages);
+		ok(a.page == 0x3000 && a.node == -ENOENT && b.page == 0x1000 && b.node == 1,
+		   "pages: records read whole (0x%llx %d, 0x%llx %d)", (unsigned long long)a.page,
+		   a.node, (unsigned long long)b.page, b.node);
+		ok(run->npages && run->pages[0].mapped == !rundir_no_map,
+		   "pages: %s", rundir_no_map ? "copied when the file is read" : "left in the mapping");
+		mr_run_close(run);
+	}
+	snprintf(err, sizeof(err), "rm -rf %s", dir);
+	if (system(err)) {
+	}
+}
+
 int main(void)
 {
 	char b[32];
 
-	test_reader();
+	for (rundir_no_map = 0; rundir_no_map < 2; rundir_no_map++) {
+		printf("# the files %s\n", rundir_no_map ? "read (mmap refused)" : "mapped");
+		test_reader();
+		test_readahead();
+		test_pages();
+	}
+	rundir_no_map = 0;
 	test_versions();
 	test_stacks();
-	test_readahead();
 	ok(!strcmp(mr_fmt_count(b, 1234567), "1,234,567") && !strcmp(mr_fmt_count(b, 999), "999"),
 	   "thousands separators");
 	return tap_done();
