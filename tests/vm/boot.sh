@@ -9,8 +9,11 @@
 #   --singlestep-boot    run the whole guest single-stepped (-singlestep) instead of
 #                        switching it on through the monitor when the guest asks
 #   --thp, --autonuma    leave transparent huge pages / AutoNUMA at Debian's defaults
-#   --timeout S          QEMU's wall-clock limit (default $VM_TIMEOUT or 400)
-# $VM_CHECK_TIMEOUT and $VM_TEST_TIMEOUT reach the guest on the kernel command line.
+#   --timeout S          QEMU's wall-clock limit (default $VM_TIMEOUT or 900)
+# $VM_CHECK_TIMEOUT, $VM_TEST_TIMEOUT and $VM_ONLY (a pattern: only the guest-tests
+# scripts it names run, for trying one) reach the guest on the kernel command line.
+# $VM_SILENCE (150 s): a guest whose console stays silent this long has stopped (a healthy
+# one prints at least every 30 s, guest-run.sh); QEMU is stopped then, exit status 3.
 # $VM_CPU replaces -cpu max (e.g. max,la57=off: under load 10-13 no difference could be
 # told from the noise).
 # Prints the guest's "@@VM" lines (escape codes and CRs stripped) and one
@@ -22,6 +25,7 @@
 # ack.in/ack.out), HMP monitor on the FIFO pair mon.in/mon.out (FIFOs need no socat and
 # never block: we hold them open read-write), results = a tar the guest writes raw to a
 # sparse virtio disk image (results.img), checked against the size and sha256 it prints.
+# Exit 0 when the run is good, 3 when the guest fell silent, 1 on any other failure.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${VM_CACHE:-$here/cache}
@@ -41,7 +45,8 @@ work=$cache/work-$topo
 ssboot=0
 thp=never
 autonuma=disable
-limit=${VM_TIMEOUT:-400}
+limit=${VM_TIMEOUT:-900}
+silence=$(((${VM_SILENCE:-150} + 4) / 5 * 5))
 results_mb=512
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -78,6 +83,7 @@ ss=""
 
 # Limits the guest applies itself (guest-lib.sh, guest-run.sh).
 guest_env="vmtest.check_timeout=${VM_CHECK_TIMEOUT:-120} vmtest.test_timeout=${VM_TEST_TIMEOUT:-180}"
+guest_env="$guest_env${VM_ONLY:+ vmtest.only=$VM_ONLY}"
 now() { date +%s.%N; }
 # The serial log holds escape codes (SeaBIOS is skipped with PVH, but the kernel may emit
 # some) and CRs; a guest line may be glued to other output, so nothing is anchored.
@@ -86,7 +92,7 @@ t_start=$(now)
 # shellcheck disable=SC2086 # $numa and $ss are word lists
 timeout -k 5 "$limit" qemu-system-x86_64 -accel tcg -cpu "${VM_CPU:-max}" -nodefaults -display none \
 	-no-reboot -kernel "$kernel" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 quiet $cmdline_extra vmtest.topo=$topo vmtest.limit=$limit $guest_env" \
+	-append "console=ttyS0 panic=-1 quiet printk.devkmsg=on $cmdline_extra vmtest.topo=$topo vmtest.limit=$limit $guest_env" \
 	-smp $((nodes * cpn)),sockets=$nodes,cores=$cpn,threads=1 -m $((mem * nodes))M $numa \
 	-serial file:console.log -serial pipe:ack -monitor pipe:mon \
 	-drive file=results.img,format=raw,if=virtio $ss > qemu.log 2>&1 &
@@ -94,10 +100,15 @@ qpid=$!
 exec 4<> mon.in 5<> ack.in
 cat mon.out > monitor.log &
 catpid=$!
-trap 'kill "$qpid" "$catpid" 2>/dev/null || true' EXIT
+# Stopped by a signal (a caller's timeout), QEMU goes too (sh runs an EXIT trap only on exit).
+trap 'kill "$qpid" "$catpid" ${watchpid:-} 2>/dev/null || true' EXIT
+trap 'exit 143' TERM
+trap 'exit 130' INT
+trap 'exit 129' HUP
 
 # monitor CMD WANT: run an HMP command followed by "info status", wait (10 s at most) for
-# a status line matching the extended regex WANT.
+# a status line matching the extended regex WANT. The caller holds mon.lock (the console
+# follower and the silence watch both ask).
 monitor() {
 	_n=$(grep -c 'VM status' monitor.log || true)
 	printf '%s\ninfo status\n' "$1" >&4
@@ -113,8 +124,43 @@ monitor() {
 	return 1
 }
 
-# Follow the console, answer the guest's requests, note when things happened.
+since() { [ -n "$1" ] && echo "$1 $t_start" | awk '{printf "%.1f", $1 - $2}' || echo "-"; }
+
+# snapshot: where each vCPU is (RIP, ring, halted), how much CPU QEMU's threads have had,
+# and the host's load, on one line each.
+snapshot() {
+	_from=$(wc -c < monitor.log)
+	{ flock 7; monitor "info registers -a" .; } 7> mon.lock || echo "monitor did not answer"
+	echo "vcpus at $(since "$(now)") s: $(tail -c +$((_from + 1)) monitor.log | sed "$strip" |
+		awk '/^CPU#/ {c = $1} /^RIP=/ {printf "%s %s %s %s; ", c, substr($1, 5), $4, $NF}')"
+	echo "qemu threads (tid stat cputime): $(ps -L --ppid "$qpid" -o tid=,stat=,time= | tr -s ' \n' ' ;')"
+	echo "host load: $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+
 : > events
+# The silence watch: a snapshot at 2/3 and 5/6 of the silence limit, then QEMU stopped.
+look1=$((silence * 2 / 3 / 5 * 5)) look2=$((silence * 5 / 6 / 5 * 5))
+(
+	seen=-1 quiet=0
+	while kill -0 "$qpid" 2>/dev/null; do
+		sleep 5
+		size=$(wc -c < console.log 2>/dev/null || echo 0)
+		if [ "$size" != "$seen" ]; then
+			seen=$size quiet=0
+			continue
+		fi
+		quiet=$((quiet + 5))
+		if [ "$quiet" -ge "$silence" ]; then
+			echo "silent $(now)" >> events
+			kill "$qpid" 2>/dev/null
+			break
+		fi
+		[ "$quiet" = "$look1" ] || [ "$quiet" = "$look2" ] && snapshot >> stall.log
+	done
+) &
+watchpid=$!
+
+# Follow the console, answer the guest's requests, note when things happened.
 touch console.log
 tail -n +1 -F --pid="$qpid" console.log 2>/dev/null |
 	sed -u "$strip" |
@@ -127,31 +173,36 @@ tail -n +1 -F --pid="$qpid" console.log 2>/dev/null |
 			if [ "$ssboot" = 1 ]; then
 				: # single-stepped from boot: nothing to switch
 			elif [ "$want" = on ]; then
-				monitor "singlestep on" 'single step mode' || echo "monitor_failed $(now)" >> events
+				{ flock 7; monitor "singlestep on" 'single step mode'; } 7> mon.lock ||
+					echo "monitor_failed $(now)" >> events
 			else
-				monitor "singlestep off" 'running$' || echo "monitor_failed $(now)" >> events
+				{ flock 7; monitor "singlestep off" 'running$'; } 7> mon.lock ||
+					echo "monitor_failed $(now)" >> events
 			fi
 			printf 'ack singlestep %s\n' "$want" >&5
 			echo "ack_$want $(now)" >> events
 			;;
 		*@@VM-DONE*) echo "done $(now)" >> events ;;
 		esac
-	done
+	done &
+follower=$!
+# `wait` returns at a trapped signal; a foreground pipeline would have held it back.
 rc=0
 wait "$qpid" || rc=$?
 t_end=$(now)
-kill "$catpid" 2>/dev/null || true
+wait "$follower" || true
+kill "$catpid" "$watchpid" 2>/dev/null || true
 
 sed "$strip" console.log > console.txt
 grep -o '@@VM.*' console.txt || true
 
 ev() { sed -n "s/^$1 //p" events | head -n 1; }
-since() { [ -n "$1" ] && echo "$1 $t_start" | awk '{printf "%.1f", $1 - $2}' || echo "-"; }
 status=ok
 done_line=$(grep -o '@@VM-DONE.*' console.txt | tail -n 1 || true)
 if [ -z "$done_line" ]; then
 	status="no final marker (qemu exit $rc)"
 	[ "$rc" != 124 ] || status="no final marker (qemu timed out after $limit s)"
+	[ -z "$(ev silent)" ] || status="no final marker: the console was silent for $silence s"
 else
 	want=$(echo "$done_line" | sed -n 's/.*results=\([0-9]*\).*/\1/p')
 	got=$(grep -cE '@@VM (ok|not ok) ' console.txt || true)
@@ -176,8 +227,13 @@ echo "@@VM-HOST topo=$topo status=$status first_line_s=$(since "$(ev first)")" \
 	"singlestep_req_s=$(since "$(ev req_on)") singlestep_ack_s=$(since "$(ev ack_on)")" \
 	"done_s=$(since "$(ev done)") exit_s=$(since "$t_end") mode=$([ "$ssboot" = 1 ] && echo singlestep-boot || echo singlestep-on-request)"
 if [ "$status" != ok ]; then
-	echo "vm: $topo: $status; last console lines:" >&2
-	tail -n 25 console.txt >&2
+	# What the TAP stream has not shown already: the last console lines that are not
+	# results or notes (requests, kernel messages), then the silence watch's snapshots.
+	echo "vm: $topo: $status; last events (s): $(tail -n 4 events |
+		awk -v t0="$t_start" '{printf "%s %.1f; ", $1, $2 - t0}')" >&2
+	grep -vE '@@VM (ok|not ok|#) ' console.txt | tail -n 12 | cut -c1-300 >&2
+	[ -s stall.log ] && cut -c1-600 stall.log >&2
 	tail -n 5 qemu.log >&2
+	[ -z "$(ev silent)" ] || exit 3
 	exit 1
 fi

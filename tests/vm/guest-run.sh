@@ -51,6 +51,7 @@ vm_singlestep off
 for t in /vm/guest-tests/*.guest.sh; do
 	[ -f "$t" ] || continue
 	name=$(basename "$t" .guest.sh)
+	case $name in ${VM_ONLY:-*}) ;; *) continue ;; esac
 	before=$(wc -l < "$VM_RESULTS")
 	# Stop a script early enough that the results and the final marker still get out
 	# before QEMU's limit (30 s kept for that).
@@ -62,8 +63,22 @@ for t in /vm/guest-tests/*.guest.sh; do
 		continue
 	fi
 	mkdir -p "/out/$name"
-	(cd "/out/$name" && VM_TEST_NAME=$name VM_OUT=/out/$name timeout "$limit" sh "$t")
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	# Past 90 s, every 30 s, what runs: a guest that stops answering then shows on the
+	# console where it stood. A note that cannot be written in 10 s (the console's tty
+	# stopped) goes to the kernel log instead, whose console output does not wait on it.
+	(sleep 90; while :; do
+		msg="$name.guest.sh still running at $(cut -d' ' -f1 /proc/uptime) s:\
+ $(ps -o pid,stat,args | grep -v ' \[' | tr '\n' ';' | cut -c1-800)"
+		timeout 10 sh -c 'echo "@@VM # $1"' sh "$msg" ||
+			echo "<3>@@VM # console write blocked: $msg" > /dev/kmsg
+		sleep 30
+	done) &
+	watch=$!
+	(cd "/out/$name" && VM_TEST_NAME=$name VM_OUT=/out/$name timeout -k 5 "$limit" sh "$t")
 	rc=$?
+	kill "$watch"
+	vm_note "$name.guest.sh: exit $rc, uptime $t0 -> $(cut -d' ' -f1 /proc/uptime) s"
 	if [ "$rc" != 0 ] || [ "$(wc -l < "$VM_RESULTS")" = "$before" ]; then
 		vm_result fail "$name.guest.sh ran and reported (exit status $rc, limit $limit s)"
 	fi

@@ -26,12 +26,15 @@ for w in $(cat /proc/cmdline); do
 	vmtest.limit=*) VM_LIMIT=${w#*=} ;; # QEMU's wall-clock limit: uptime never reaches it
 	vmtest.check_timeout=*) export VM_CHECK_TIMEOUT=${w#*=} ;;
 	vmtest.test_timeout=*) export VM_TEST_TIMEOUT=${w#*=} ;;
+	vmtest.only=*) export VM_ONLY=${w#*=} ;;
 	esac
 done
 export VM_LIMIT=${VM_LIMIT:-600} VM_TOPO VM_NODES=${VM_TOPO%x*} VM_CPUS_PER_NODE=${VM_TOPO#*x}
 
 # Root tests may use perf freely; tests of the unprivileged case set 3 themselves.
 echo -1 > /proc/sys/kernel/perf_event_paranoid
+# A task stuck in the kernel is named on the console (KERN_ERR passes `quiet`) after 30 s.
+echo 30 > /proc/sys/kernel/hung_task_timeout_secs
 # THP and AutoNUMA are off from the command line unless boot.sh was asked otherwise.
 
 # Hold the acknowledgement port open for the whole run: while it is open, bytes the host

@@ -2,10 +2,11 @@
 """compare_check.py COMPARE.json JUNIT.xml EXIT EXPECT - the expectations of issue 13 on a
 `memphis-report compare A B` of examples/cg in the 2-node guest (numa-cg.host.sh).
 
-EXPECT is "improved" (A master-initialised, B NUMA-aware: exit 0, node 1 and its `a` and
-`colidx` improved) or "regressed" (the pair swapped: exit 1, the same three regressed, and
-the JUnit file has them as failures). Prints "ok DESC", "fail DESC" or a note line (the
-shares, changes and intervals) per expectation, like numa_check.py."""
+EXPECT is "improved" (A master-initialised, B NUMA-aware: exit 0, node 1 and its `a`
+improved, `colidx`'s share down) or "regressed" (the pair swapped: exit 1, node 1 and `a`
+regressed, `colidx`'s share up, and the JUnit file has the regressions as failures).
+Prints "ok DESC", "fail DESC" or a note line (the shares, changes and intervals) per
+expectation, like numa_check.py."""
 import json
 import sys
 import xml.etree.ElementTree as ET
@@ -65,11 +66,22 @@ for v in r["variables"]:
 say(rc == want_rc and s["exit"] == want_rc, "exit status %d (want %d)" % (rc, want_rc))
 node1 = [n for n in r["nodes"] if n["node"] == 1]
 say(node1 and node1[0]["verdict"] == expect, "node 1's remote share %s" % expect)
-for name in ("a", "colidx"):
-    v = var.get(name)
-    c = [c for c in (v["cells"] if v else []) if c["node"] == 1]
-    say(c and c[0]["verdict"] == expect and v["in_a"] and v["in_b"],
-        "%s, matched in both runs: its share of node 1's accesses %s" % (name, expect))
+v = var.get("a")
+c = [c for c in (v["cells"] if v else []) if c["node"] == 1]
+say(c and c[0]["verdict"] == expect and v["in_a"] and v["in_b"],
+    "a, matched in both runs: its share of node 1's accesses %s" % expect)
+# colidx's whole share of node 1's accesses in the master-initialised run was 9 to 23 % in
+# the runs recorded (9.3 pts, 56 -> 0 samples, in one judged unchanged): at the gate's 10 pts
+# its verdict is a coin toss. What the compare must show is that its share moved the
+# expected way, the 95 % interval of the change excluding 0, and not the other way.
+v = var.get("colidx")
+c = [c for c in (v["cells"] if v else []) if c["node"] == 1]
+sign = -1 if expect == "improved" else 1
+say(c and v["in_a"] and v["in_b"] and c[0]["verdict"] != ("regressed" if sign < 0 else "improved")
+    and sign * c[0]["ci95"][0] > 0 and sign * c[0]["ci95"][1] > 0,
+    "colidx, matched in both runs: its share of node 1's accesses %s, the 95 %% interval "
+    "of the change excluding 0 (%s at the gate)" % ("fell" if sign < 0 else "rose",
+                                                     c[0]["verdict"] if c else "no cell"))
 
 try:
     root = ET.parse(junit).getroot()
@@ -79,8 +91,8 @@ except (OSError, ET.ParseError) as e:
 failed = {tc.get("name") for tc in root.iter("testcase") if tc.find("failure") is not None}
 total = sum(1 for _ in root.iter("testcase"))
 if expect == "regressed":
-    say({"node 1", "a", "colidx"} <= failed and len(failed) == s["regressions"],
-        "--junit: %d testcases, one failure per regression (%d), among them node 1, a and colidx: %s"
+    say({"node 1", "a"} <= failed and len(failed) == s["regressions"],
+        "--junit: %d testcases, one failure per regression (%d), among them node 1 and a: %s"
         % (total, s["regressions"], sorted(failed)))
 else:
     say(not failed, "--junit: %d testcases, no failure (%s)" % (total, sorted(failed)))

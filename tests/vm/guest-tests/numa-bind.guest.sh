@@ -12,7 +12,8 @@ run membind numactl --membind=1 --cpunodebind=0 "$MEMPHIS_BUILD/tests/prog_ratio
 
 echo 3 > /proc/sys/kernel/perf_event_paranoid
 mkdir -p /tmp/user && chmod 777 /tmp/user
-(cd /tmp/user && OMP_NUM_THREADS=2 vmrunas 1000 1000 "$MEMPHIS_BUILD/examples/cg/cg" $CG_SIZE \
+(cd /tmp/user && OMP_NUM_THREADS=2 timeout -k 5 120 \
+	vmrunas 1000 1000 "$MEMPHIS_BUILD/examples/cg/cg" $CG_SIZE \
 	> "$VM_OUT/paranoid.out" 2> "$VM_OUT/paranoid.err")
 echo "rc=$?" >> "$VM_OUT/paranoid.out"
 echo -1 > /proc/sys/kernel/perf_event_paranoid

@@ -14,7 +14,8 @@ judge cg-interleave interleave
 # The gate runs at --max-regress 10pt: the fix also moves half of the vectors to node 1, so
 # node 0's random reads of p[colidx[k]] become partly remote (node 0 +3.5 pts, the vectors
 # +5.7 pts of node 1's accesses in one pair of runs) — real changes, which the default 2 pts
-# reports as regressions (its verdict is printed as a note); a and colidx move by 14-23 pts.
+# reports as regressions (its verdict is printed as a note); a moves by 14-23 pts, colidx,
+# about a tenth of node 1's accesses, by as much as it has (compare_check.py).
 compare_pair() {
 	a=$1 b=$2
 	shift 2

@@ -19,7 +19,7 @@ run() {
 	name=$1
 	shift
 	vm_singlestep on || return 1
-	MEMPHIS_OUTPUT="$VM_OUT/$name" timeout 150 "$@" > "$VM_OUT/$name.out" 2> "$VM_OUT/$name.err"
+	MEMPHIS_OUTPUT="$VM_OUT/$name" timeout -k 5 150 "$@" > "$VM_OUT/$name.out" 2> "$VM_OUT/$name.err"
 	rc=$?
 	vm_singlestep off
 	if [ "$rc" = 0 ] && [ -f "$VM_OUT/$name/meta.mph" ]; then
