@@ -1,6 +1,7 @@
 #!/bin/sh
 # tests/run.sh BUILD - run every unit test binary (BUILD/tests/unit_*) and every test
-# script (tests/t_*.sh), each in its own process with a timeout. Each prints TAP lines
+# script (tests/t_*.sh), each in its own process with a timeout (MEMPHIS_TEST_TIMEOUT, 600 s;
+# t_vm.sh MEMPHIS_VM_TEST_TIMEOUT, 2700 s). Each prints TAP lines
 # ("ok N - what", "not ok N - what", "... # SKIP why"); a file that exits 77 is skipped
 # whole, one that exits non-zero without a "not ok" counts as one failure. Each runs in
 # a fresh empty directory.
@@ -42,7 +43,11 @@ run_one() {
 	log="$out/log"
 	work="$out/$name.d"
 	mkdir -p "$work"
-	(cd "$work" && timeout -k 10 "$TIMEOUT" "$@") >"$log" 2>"$out/err"
+	# The NUMA guests (t_vm.sh): two boots of up to 900 s each (tests/vm/boot.sh), and a
+	# guest that fell silent is booted again; the 2x2 guest alone took 356 s on a slow host.
+	limit=$TIMEOUT
+	[ "$name" = t_vm.sh ] && limit=${MEMPHIS_VM_TEST_TIMEOUT:-2700}
+	(cd "$work" && timeout -k 10 "$limit" "$@") >"$log" 2>"$out/err"
 	rc=$?
 	rm -rf "$work" 
 	echo "# --- $name"

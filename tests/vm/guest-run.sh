@@ -14,6 +14,9 @@ vm_note "$VM_TOPO guest: kernel $(uname -r), $(nproc) cpus," \
 # --- phase 1: placement (no sampling, full speed) ---
 vm_check "topology is $VM_NODES nodes x $VM_CPUS_PER_NODE cpus, distances 10/20" \
 	vmnuma topo "$VM_NODES" "$VM_CPUS_PER_NODE"
+vm_check "vmkeep holds the perf static keys (its page-fault event is open)" \
+	sh -c 'for f in /proc/$1/fd/*; do [ "$(readlink "$f")" = "anon_inode:[perf_event]" ] &&
+		exit 0; done; exit 1' sh "$VM_KEEPER"
 vm_check "kernel not tainted (no topology_sane warning)" \
 	sh -c 't=$(cat /proc/sys/kernel/tainted); echo "tainted=$t"; [ "$t" = 0 ]'
 vm_check "first touch by a thread pinned to a CPU of node N lands on node N, every N" \
@@ -83,8 +86,14 @@ for t in /vm/guest-tests/*.guest.sh; do
 		vm_result fail "$name.guest.sh ran and reported (exit status $rc, limit $limit s)"
 	fi
 	# A script stopped by its timeout leaves its workload running: end every process
-	# but this one (PID 1) before the next script.
-	[ $$ = 1 ] && kill -KILL -1 2>/dev/null
+	# but this one (PID 1) and the keeper before the next script (twice: a process
+	# forked meanwhile).
+	for _pass in 1 2; do
+		for _p in /proc/[0-9]*; do
+			_p=${_p#/proc/}
+			case $_p in 1 | "$VM_KEEPER") ;; *) kill -KILL "$_p" 2>/dev/null ;; esac
+		done
+	done
 	[ "$(cat /tmp/vm-singlestep)" = on ] && vm_singlestep off
 done
 vm_note "guest checks done at $(cut -d' ' -f1 /proc/uptime) s uptime"

@@ -35,6 +35,10 @@ export VM_LIMIT=${VM_LIMIT:-600} VM_TOPO VM_NODES=${VM_TOPO%x*} VM_CPUS_PER_NODE
 echo -1 > /proc/sys/kernel/perf_event_paranoid
 # A task stuck in the kernel is named on the console (KERN_ERR passes `quiet`) after 30 s.
 echo 30 > /proc/sys/kernel/hung_task_timeout_secs
+# Holds the kernel's perf static keys on for the whole run (vmkeep.c says why); the
+# runner spares it when it ends what a script left behind.
+vmkeep &
+export VM_KEEPER=$!
 # THP and AutoNUMA are off from the command line unless boot.sh was asked otherwise.
 
 # Hold the acknowledgement port open for the whole run: while it is open, bytes the host

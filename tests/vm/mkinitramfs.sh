@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/vm/mkinitramfs.sh OUT.cpio.gz [BUILD] - pack the guest's root file system.
 # Contents: busybox-static and a symlink per applet, numactl, the static check programs
-# (vmnuma, vmsample, vmrunas: built here into the cache), the virtio block modules that
+# (vmnuma, vmsample, vmrunas, vmkeep: built here into the cache), the virtio block modules that
 # setup.sh took from the kernel package, /init (init.sh), the guest scripts and
 # tests/vm/guest-tests/ (all but *.host.sh). When BUILD holds libmemphis.so, every
 # executable, shared object and kernel module under BUILD goes in too, at the SAME absolute path as on
@@ -18,7 +18,7 @@ cache=${VM_CACHE:-$here/cache}
 
 # Static check programs, rebuilt when their source changed.
 mkdir -p "$cache/bin"
-for p in vmnuma vmsample vmrunas; do
+for p in vmnuma vmsample vmrunas vmkeep; do
 	if [ ! -x "$cache/bin/$p" ] || [ "$here/$p.c" -nt "$cache/bin/$p" ]; then
 		timeout 120 gcc -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -static -pthread \
 			"$here/$p.c" -o "$cache/bin/$p.tmp" -lnuma 2> "$cache/bin/$p.log" || {
@@ -79,7 +79,7 @@ for a in $("$busybox" --list); do
 done
 rm -f "$root/usr/bin/numactl"
 copy_elf "$(command -v numactl)"
-for p in vmnuma vmsample vmrunas; do
+for p in vmnuma vmsample vmrunas vmkeep; do
 	cp "$cache/bin/$p" "$root/vm/bin/$p"
 done
 mkdir -p "$root/vm/modules"
