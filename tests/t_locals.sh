@@ -4,14 +4,17 @@
 # by the DWARF location of the sampled frame's locals, with the frame's CFA from the
 # sample's registers (STACKS entry) and the CFI.
 #   - C (-O2, tests/prog_locals.c): kernel() loads its local arrays hot and cold 7:3 with
-#     loads of equal cost: kernel::hot and kernel::cold, hot's share 70 +- 5 points; peek()
+#     loads of equal cost: kernel::hot and kernel::cold, hot's share 70 +- 8 points; peek()
 #     loads main's array far through a pointer: main::far, a local of its caller's frame;
 #     vla() loads its variable-length array (no DWARF size, no variable): those samples
 #     stay <stack of thread 0>; kernel's locals have the first touch of their pages;
 #     without STACKS entries (MEMPHIS_STACK_BYTES=0) nothing is local.
 #   - Fortran (-O2 -fopenmp, tests/fixtures/locals_lu.f90): blts, called by two OpenMP
 #     threads, loads its automatic arrays tmat and tv 7:3: blts::tmat and blts::tv in both
-#     threads' stacks, tmat's share 70 +- 5 points, hardly any <stack of thread N> left.
+#     threads' stacks, tmat's share 70 +- 8 points, hardly any <stack of thread N> left.
+#   Which instruction a timer interrupt lands on depends on the CPU: on an AMD EPYC host
+#   the shares were 64.6-70.6 % (C, 7 runs) and 65.2-67.7 % (Fortran, 6), not 70; a
+#   local named wrongly would give 30 % (swapped) or 50 % (mixed).
 . "$MEMPHIS_SRC/tests/tap.sh"
 command -v python3 >/dev/null || { echo "python3 is needed to read the JSON report" >&2; exit 77; }
 export MEMPHIS_PERIOD=250us
@@ -44,8 +47,8 @@ cold=$(samples c.vars kernel::cold)
 sh=$(share "$hot" "$cold")
 check "C: kernel's arrays are kernel::hot and kernel::cold, kind local" \
 	test "$(kind c.vars kernel::hot)" = local -a "$(kind c.vars kernel::cold)" = local
-check "C: kernel::hot's share of hot + cold is 70 +- 5 ($sh %, $((hot + cold)) samples)" \
-	within "$sh" 65 75 "$((hot + cold))" 400
+check "C: kernel::hot's share of hot + cold is 70 +- 8 ($sh %, $((hot + cold)) samples)" \
+	within "$sh" 62 78 "$((hot + cold))" 400
 # kernel's frame is the deepest the stack went: its pages are first touched in kernel
 # (lines 25-47: filling the arrays), and those touches are its locals'
 ft=$(awk -F '\t' '$1 ~ /^kernel::(hot|cold)$/ && $4 ~ /^prog_locals.c:/ { split($4, a, ":"); if (a[2] >= 25 && a[2] <= 47) print $1 }' c.vars | head -n 1)
@@ -77,8 +80,8 @@ if command -v "$FC" >/dev/null && [ -f "$B/fortran/memphis.mod" ]; then
 	sf=$(share "$tm" "$tv")
 	check "Fortran: blts's arrays are blts::tmat and blts::tv, kind local" \
 		test "$(kind f.vars blts::tmat)" = local -a "$(kind f.vars blts::tv)" = local
-	check "Fortran: blts::tmat's share of tmat + tv is 70 +- 5 ($sf %, $((tm + tv)) samples)" \
-		within "$sf" 65 75 "$((tm + tv))" 400
+	check "Fortran: blts::tmat's share of tmat + tv is 70 +- 8 ($sf %, $((tm + tv)) samples)" \
+		within "$sf" 62 78 "$((tm + tv))" 400
 	ftf=$(awk -F '\t' '$1 ~ /^blts::(tmat|tv)$/ && $4 ~ /^locals_lu.f90:2[12]$/ { print $1 }' f.vars | head -n 1)
 	check "Fortran: a page of blts's arrays is first touched where blts fills them (${ftf:-none})" \
 		test -n "$ftf"

@@ -82,7 +82,9 @@ done
 # thread may be put on its waker's CPU: a program started on CPU 0 with all CPUs allowed
 # (the NUMA guest tests' way) then first touched its main stack's deeper pages on another
 # node (seen in the 2-node guest). The start keeps its CPU (memphis__pin). Where main()
-# starts, 100 runs.
+# starts, 100 runs. The scheduler may also move main after the start: on an AMD EPYC
+# 2-vCPU host 0-4 of 100 moved with the pin and 0-4 without it, so there this catches only
+# a start that moves main often.
 if [ "$(nproc)" -ge 2 ] && command -v taskset > /dev/null; then
 	moved=0
 	for i in $(seq 100); do
@@ -91,8 +93,8 @@ if [ "$(nproc)" -ge 2 ] && command -v taskset > /dev/null; then
 		rm -rf cpu
 		[ "$c" = 0 ] || moved=$((moved + 1))
 	done
-	check "started on CPU 0 with all CPUs allowed: main() runs on CPU 0 after the library's start in 98 of 100 runs at least ($moved moved)" \
-		test "$moved" -le 2
+	check "started on CPU 0 with all CPUs allowed: main() runs on CPU 0 after the library's start in 95 of 100 runs at least ($moved moved)" \
+		test "$moved" -le 5
 else
 	skip "the library's start does not move the main thread" "needs 2 CPUs and taskset"
 fi
