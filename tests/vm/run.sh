@@ -76,9 +76,9 @@ for topo in ${VM_TOPOLOGIES:-2x2 4x1}; do
 	sh "$here/boot.sh" "$topo" --work "$work" > "$log" 2> "$log.err"
 	rc=$?
 	if [ "$rc" = 3 ]; then
-		# The guest fell silent (boot.sh's silence watch; twice in CI, right after a
-		# script, never here): what it showed is kept as notes, and it boots once more.
-		# A second silence fails the run.
+		# The guest fell silent (boot.sh's silence watch; the int3 loop vmkeep.c tells
+		# of, or whatever else stops a guest): what it showed is kept as notes, and it
+		# boots once more. A second silence fails the run.
 		echo "# [$topo] the guest fell silent; its last lines and state, then a second boot:"
 		{ grep -o '@@VM.*' "$log" | tail -n 3; cat "$log.err"; } | sed 's/^/#   /'
 		rm -rf "$work.silent" && mv "$work" "$work.silent"
