@@ -28,8 +28,19 @@ advise() {
 	results "$name advice" "$VM_OUT/$name.advice.check"
 }
 
-advise gather "$VM_OUT/gather" \
-	"main::x=interleave@$(lines 'x\[i\] = ' "$MEMPHIS_SRC/tests/prog_gather.c")"
+# Single-stepped, the drain can fall behind a thread's ring: on a slow host node 1's
+# thread kept 107 of 1,441 samples (the rest lost, and counted), and with them went the
+# remote accesses the advice judges (7 % remote, below its 10 %). A run where a thread
+# lost more than it kept cannot judge the advice: skipped, saying so.
+starved=$("$R" dump --meta "$VM_OUT/gather" 2> /dev/null | tr -d , |
+	awk '$2 == "region" && $4 == "tid" && $8 > $6 { print "tid " $5 " kept " $6 " of " $6 + $8; exit }')
+if [ -n "$starved" ]; then
+	vm_result skip "[gather advice] main::x: advice interleave" \
+		"the single-stepped drain fell behind: $starved samples, the rest lost"
+else
+	advise gather "$VM_OUT/gather" \
+		"main::x=interleave@$(lines 'x\[i\] = ' "$MEMPHIS_SRC/tests/prog_gather.c")"
+fi
 advise table "$VM_OUT/table" \
 	"table=replicate@$(lines 'table\[i\] = ' "$MEMPHIS_SRC/tests/prog_table.c")"
 loop=$(lines 'sum += a\[k\] \* p\[colidx\[k\]\];' "$SRC")
