@@ -107,9 +107,10 @@ trap 'exit 130' INT
 trap 'exit 129' HUP
 
 # monitor CMD WANT: run an HMP command followed by "info status", wait (10 s at most) for
-# a status line matching the extended regex WANT. The caller holds mon.lock (the console
-# follower and the silence watch both ask).
+# a status line matching the extended regex WANT. Under mon.lock: the console follower
+# and the silence watch both ask.
 monitor() {
+	flock 7
 	_n=$(grep -c 'VM status' monitor.log || true)
 	printf '%s\ninfo status\n' "$1" >&4
 	_i=0
@@ -122,7 +123,7 @@ monitor() {
 		_i=$((_i + 1))
 	done
 	return 1
-}
+} 7> mon.lock
 
 since() { [ -n "$1" ] && echo "$1 $t_start" | awk '{printf "%.1f", $1 - $2}' || echo "-"; }
 
@@ -130,7 +131,7 @@ since() { [ -n "$1" ] && echo "$1 $t_start" | awk '{printf "%.1f", $1 - $2}' || 
 # and the host's load, on one line each.
 snapshot() {
 	_from=$(wc -c < monitor.log)
-	{ flock 7; monitor "info registers -a" .; } 7> mon.lock || echo "monitor did not answer"
+	monitor "info registers -a" . || echo "monitor did not answer"
 	echo "vcpus at $(since "$(now)") s: $(tail -c +$((_from + 1)) monitor.log | sed "$strip" |
 		awk '/^CPU#/ {c = $1} /^RIP=/ {printf "%s %s %s %s; ", c, substr($1, 5), $4, $NF}')"
 	echo "qemu threads (tid stat cputime): $(ps -L --ppid "$qpid" -o tid=,stat=,time= | tr -s ' \n' ' ;')"
@@ -173,11 +174,9 @@ tail -n +1 -F --pid="$qpid" console.log 2>/dev/null |
 			if [ "$ssboot" = 1 ]; then
 				: # single-stepped from boot: nothing to switch
 			elif [ "$want" = on ]; then
-				{ flock 7; monitor "singlestep on" 'single step mode'; } 7> mon.lock ||
-					echo "monitor_failed $(now)" >> events
+				monitor "singlestep on" 'single step mode' || echo "monitor_failed $(now)" >> events
 			else
-				{ flock 7; monitor "singlestep off" 'running$'; } 7> mon.lock ||
-					echo "monitor_failed $(now)" >> events
+				monitor "singlestep off" 'running$' || echo "monitor_failed $(now)" >> events
 			fi
 			printf 'ack singlestep %s\n' "$want" >&5
 			echo "ack_$want $(now)" >> events
