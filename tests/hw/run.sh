@@ -26,12 +26,12 @@ not_ok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1"; }
 
 # share DIR NAME: the percentage of attributed samples on the variable NAME
 share() {
-	"$REPORT" "$1" | awk -v name="$2" '/^attributed: / { t = $2 } $0 ~ "^\\([0-9]+\\) " name " " { s += $NF }
+	"$REPORT" "$1" | awk -v name="$2" '/^attributed: / { t = $2; gsub(",", "", t) } $0 ~ "^\\([0-9]+\\) (.* \\()?" name "[ :)]" { s += $NF }
 		END { if (t) printf "%d\n", 100 * s / t; else print 0 }'
 }
 # attributed DIR: attributed samples as a percentage of all samples with an address
 attributed() {
-	"$REPORT" "$1" | awk '/^attributed: / { t = $2 } /^\([0-9]+\) <unknown> / { u += $NF }
+	"$REPORT" "$1" | awk '/^attributed: / { t = $2; gsub(",", "", t) } /^\([0-9]+\) <unknown> / { u += $NF }
 		END { if (t) printf "%d\n", 100 * (t - u) / t; else print 0 }'
 }
 
@@ -56,8 +56,8 @@ for be in $backends; do
 		rm -rf memphis-*
 		MEMPHIS_BACKEND=$be numactl --membind=1 --cpunodebind=0 "$B/tests/prog_ratio" 3 > /dev/null 2>&1
 		d=$(ls -td memphis-prog_ratio-*/ | head -n 1)
-		line=$("$REPORT" "$d" | grep '^attributed: ')
-		rem=$(echo "$line" | awk '{ for (i = 1; i <= NF; i++) if ($i == "remote,") r = $(i - 1); print (100 * r / $2) }' | cut -d. -f1)
+		line=$("$REPORT" "$d" | grep '^attributed: ' | tr -d ,)
+		rem=$(echo "$line" | awk '{ for (i = 1; i <= NF; i++) if ($i == "remote") r = $(i - 1); print (100 * r / $2) }' | cut -d. -f1)
 		hw=$("$REPORT" dump --samples "$d" | awk '$7 ~ /exact/ { t++; if ($7 ~ /remote_hw/) h++ } END { if (t) printf "%d\n", 100 * h / t; else print 0 }')
 		echo "# $be remote: $rem % remote by page home, $hw % by the hardware's flag"
 		[ "${rem:-0}" -ge 90 ] && ok "$be: membind=1 cpunodebind=0: >= 90 % remote ($rem)" || not_ok "$be: membind=1 cpunodebind=0: >= 90 % remote ($rem)"
