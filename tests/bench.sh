@@ -38,10 +38,13 @@ NCPU=$(nproc)
 export OMP_NUM_THREADS="$NCPU"
 # the soft sampler's sample_regs_user (MEMPHIS__REGS_MASK 0xff01ff) in perf's names
 REGS=ax,bx,cx,dx,si,di,bp,sp,ip,r8,r9,r10,r11,r12,r13,r14,r15
-# the kernels and their arguments: one run is about 1-2 s on an idle 2-core machine
-CG="$B/examples/cg/cg -i 30"
-BARRIER="$B/tests/prog_barrier 20000 500"
-PARTITION="$B/tests/prog_partition 6"
+# the kernels and their arguments: one run is about 1-2 s on an idle 2-core machine, and
+# as long on more cores (their work grows with the cores: a 16-core run of the 2-core
+# sizes took 0.08-0.3 s, where the start and the first touches were most of any cost)
+SCALE=$(((NCPU + 1) / 2))
+CG="$B/examples/cg/cg -i $((30 * SCALE))"
+BARRIER="$B/tests/prog_barrier $((20000 * SCALE)) 500"
+PARTITION="$B/tests/prog_partition $((6 * SCALE))"
 work=$(mktemp -d "${TMPDIR:-/tmp}/memphis-bench.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
 trap 'exit 130' HUP INT TERM
@@ -91,6 +94,10 @@ one() {
 	lib:*) set -- env $wenv MEMPHIS_PERIOD="${cfg#lib:}" "$@" ;;
 	thr:*) set -- env $wenv MEMPHIS_SCOPE=thread MEMPHIS_PERIOD="${cfg#thr:}" "$@" ;;
 	nostk:*) set -- env $wenv MEMPHIS_STACK_BYTES=0 MEMPHIS_PERIOD="${cfg#nostk:}" "$@" ;;
+	# sampling once in 10 s: regions, heap and first touches, no samples; and without
+	# first touches either
+	nosmp) set -- env $wenv MEMPHIS_PERIOD=10s "$@" ;;
+	bare) set -- env $wenv MEMPHIS_PERIOD=10s MEMPHIS_FIRST_TOUCH=0 "$@" ;;
 	perf:*) # timed inside perf record: its own wall time ends on whole seconds here
 		# (`perf record sleep 0.1` and `sleep 0.9` both take 1.09 s), which hid any cost
 		set -- env $wenv MEMPHIS_DISABLE=1 perf record -q -e task-clock:u \
@@ -317,6 +324,34 @@ done
 echo "(stk0_s/stk_s: median wall without / with the capture; wall/0, cpu/0: their ratios, CPU"
 echo " user+sys; B/smpl: bytes of the cpu files per sample; lost: samples lost (median);"
 echo " touchB: meta.mph's STACKS bytes (first touches); touchL: page-fault records lost)"
+
+# where the cost goes (issue 14): each part switched on in turn, 1 ms, spinning waits
+if [ "$QUICK" = 0 ]; then
+	t=$(date +%s)
+	for i in $(seq "$RUNS"); do
+		for kn in cg barrier; do # not k: one() sets it
+			[ $kn = cg ] && cmd=$CG || cmd=$BARRIER
+			for c in off bare nosmp nostk:1ms lib:1ms; do one "$kn-part" spin "$c" $cmd; done
+		done
+	done
+	echo
+	echo "== where the cost goes: spin, 1 ms, $NCPU threads, medians of $RUNS interleaved runs ($(($(date +%s) - t)) s)"
+	printf "%-8s %7s %7s %7s %7s %7s %8s %8s %8s %8s\n" kernel off_s bare nosmp nostk lib \
+		start+reg touches samples stacks
+	for k in cg barrier; do
+		o=$(column '$4' "$k-part" spin off) b=$(column '$4' "$k-part" spin bare)
+		n=$(column '$4' "$k-part" spin nosmp) s0=$(column '$4' "$k-part" spin nostk:1ms)
+		l=$(column '$4' "$k-part" spin lib:1ms)
+		awk -v k="$k" -v o="$o" -v b="$b" -v n="$n" -v s0="$s0" -v l="$l" 'BEGIN { if (o <= 0) exit
+			printf "%-8s %7.3f %7.3f %7.3f %7.3f %7.3f %7.1f%% %7.1f%% %7.1f%% %7.1f%%\n", k, o, b / o, n / o,
+				s0 / o, l / o, 100 * (b - o) / o, 100 * (n - b) / o, 100 * (s0 - n) / o, 100 * (l - s0) / o }'
+	done
+	echo "(bare: MEMPHIS_PERIOD=10s MEMPHIS_FIRST_TOUCH=0, the library's start, regions and heap"
+	echo " records; nosmp: MEMPHIS_PERIOD=10s, first touches added; nostk: 1 ms samples without"
+	echo " the user stack; lib: the default; each ratio to off. The last four columns split lib's"
+	echo " cost, in % of off: start+reg = bare - off, touches = nosmp - bare, samples = nostk -"
+	echo " nosmp, stacks = lib - nostk. Differences of medians: noisy where the runs spread)"
+fi
 
 if [ "$QUICK" = 0 ]; then
 	echo
