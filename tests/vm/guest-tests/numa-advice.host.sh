@@ -28,10 +28,11 @@ advise() {
 	results "$name advice" "$VM_OUT/$name.advice.check"
 }
 
-# Single-stepped, the drain can fall behind a thread's ring: on a slow host node 1's
-# thread kept 107 of 1,441 samples (the rest lost, and counted), and with them went the
-# remote accesses the advice judges (7 % remote, below its 10 %). A run where a thread
-# lost more than it kept cannot judge the advice: skipped, saying so.
+# Single-stepped, the drain can fall behind a thread's ring (its first pass with samples
+# builds the code cache: 0.6-1.2 s there, 4 ms natively; numa-advice.guest.sh): on a slow
+# host node 1's thread kept 107 of 1,441 samples (the rest lost, and counted), and with
+# them went the remote accesses the advice judges (7 % remote, below its 10 %). A run
+# where a thread lost more than it kept cannot judge the advice: skipped, saying so.
 starved=$("$R" dump --meta "$VM_OUT/gather" 2> /dev/null | tr -d , |
 	awk '$2 == "region" && $4 == "tid" && $8 > $6 { print "tid " $5 " kept " $6 " of " $6 + $8; exit }')
 if [ -n "$starved" ]; then
