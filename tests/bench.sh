@@ -18,9 +18,9 @@
 #     events and MEMPHIS_NUMA_COUNTERS=1, on prog_partition and prog_churn.
 #  3. The capture of registers and user stack (STACKS, issue 16): cg at 1 ms and 250 us
 #     with the default MEMPHIS_STACK_BYTES and with 0, interleaved.
-#  4. Where the cost goes (issue 14; not with BENCH_QUICK): cg and barrier spinning at 1 ms,
-#     the collector's parts switched on in turn (start and regions, first touches,
-#     samples, their stacks).
+#  4. Where the cost goes (issue 14; with BENCH_QUICK only when BENCH_SPLIT=1): cg and
+#     barrier spinning at 1 ms, the collector's parts switched on in turn (start and
+#     regions, first touches, samples, their stacks).
 #  5. memphis-report throughput, scaling and memory (tests/bench_report.sh).
 # Environment: BENCH_RUNS (default 5; 3 with BENCH_QUICK), BENCH_PERIODS (default
 # "4ms 1ms 250us"; "1ms" with BENCH_QUICK), BENCH_QUICK=1 (a ~2 minute subset: fewer runs,
@@ -329,7 +329,7 @@ echo " user+sys; B/smpl: bytes of the cpu files per sample; lost: samples lost (
 echo " touchB: meta.mph's STACKS bytes (first touches); touchL: page-fault records lost)"
 
 # where the cost goes (issue 14): each part switched on in turn, 1 ms, spinning waits
-if [ "$QUICK" = 0 ]; then
+if [ "${BENCH_SPLIT:-$((1 - QUICK))}" = 1 ]; then
 	t=$(date +%s)
 	for i in $(seq "$RUNS"); do
 		for kn in cg barrier; do # not k: one() sets it
