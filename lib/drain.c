@@ -1,8 +1,9 @@
 /* lib/drain.c - the drain thread and the sample path to disk.
  *
  * One thread, started at library load, never sampled itself, empties every thread's ring
- * buffers (samples and page faults) whenever the kernel wakes it at a buffer's watermark
- * and at least every 100 ms, so regions of any length lose nothing to full buffers. It
+ * buffers (samples and page faults) whenever the kernel wakes it at a buffer's watermark,
+ * at least every 100 ms, and as often as a source that wakes nobody asks (backend.h's
+ * read_every_ms), so regions of any length lose nothing to full buffers. It
  * also finds threads that did not attach themselves, notices exited ones (POLLHUP), and
  * writes buffered heap, first-touch and sample records. memphis_print() drains the rest
  * synchronously under the same lock (region.c).
@@ -489,12 +490,22 @@ static int kick_check(void)
 	return 1;
 }
 
+/* The drain's poll timeout in ms: POLL_MS, or less where a source that wakes nobody
+ * needs it. Caller holds drain_lock. */
+static int poll_timeout(void)
+{
+	unsigned every = sampling_ok && backend->read_every_ms ? backend->read_every_ms() : 0;
+
+	return every && every < POLL_MS ? (int)every : POLL_MS;
+}
+
 static void *drain_main(void *arg)
 {
 	sigset_t all;
 	struct pollset ps = { 0 };
 	unsigned gen = ~0u;
 	uint64_t last_scan = 0, last_flush = memphis__now();
+	int timeout;
 	sem_t *ready = arg;
 
 	memphis__unpin_self();
@@ -504,6 +515,9 @@ static void *drain_main(void *arg)
 	memphis__thread_set_drain(memphis__gettid());
 	memphis__io_lazy(1); /* the posts of a print are written after this thread's next pass */
 	sem_post(ready);
+	pthread_mutex_lock(&drain_lock);
+	timeout = poll_timeout();
+	pthread_mutex_unlock(&drain_lock);
 
 	while (!__atomic_load_n(&stopping, __ATOMIC_ACQUIRE)) {
 		if (kick_check())
@@ -519,7 +533,7 @@ static void *drain_main(void *arg)
 			if (kick_fd[0] >= 0)
 				pollset_add(&ps, kick_fd[0], 0);
 		}
-		int r = poll(ps.fds, ps.n, POLL_MS);
+		int r = poll(ps.fds, ps.n, timeout);
 		drain_passes++;
 		if (r < 0 && errno != EINTR)
 			usleep(POLL_MS * 1000);
@@ -575,6 +589,7 @@ static void *drain_main(void *arg)
 			__atomic_store_n(&sampling_ok, 0, __ATOMIC_RELAXED);
 			switch_sampling(0);
 		}
+		timeout = poll_timeout();
 		pthread_mutex_unlock(&drain_lock);
 		memphis__io_kick();
 	}

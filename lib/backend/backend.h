@@ -88,6 +88,10 @@ struct memphis__backend {
 	/* Optional: add(fd, ctx) for each descriptor of the process-wide source for the drain
 	 * to poll (it is readable at the rings' watermark). */
 	void (*poll_fds)(void (*add)(int fd, void *ctx), void *ctx);
+	/* Optional, for a process-wide source that does not wake the drain (no poll_fds): the
+	 * longest, in ms, the drain may sleep between two reads of it without losing samples
+	 * (its rings hold twice as much); 0: no bound of its own. Caller holds drain_lock. */
+	unsigned (*read_every_ms)(void);
 	/* Optional: the source's own page-fault stream of the whole process but the drain
 	 * thread, from now on (first touch), for sources that have one: kmod's module,
 	 * where perf_event_open may be refused. 0 or -errno; on 0 the drain opens no

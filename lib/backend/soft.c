@@ -7,9 +7,16 @@
  * Scope (MEMPHIS_SCOPE): a task-clock event per thread, or, where the kernel allows
  * events of a CPU (percpu.h), a cpu-clock event per CPU whose samples of this process are
  * handed to their thread: no timer is re-armed when a thread sleeps and wakes.
+ *
+ * The rings of the CPUs are read on the drain's timer, at half their capacity in time
+ * (read_every_ms), not at their watermark: each ring would wake the drain every half
+ * ring of samples, so its wake-ups grew with the CPUs (16 busy CPUs at 1 ms with the user
+ * stack: ~260 a second, each on a CPU the program's threads were using), while the
+ * timer's do not (20 a second at most rings' 100 ms).
  */
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -68,7 +75,8 @@ static void open_scope(int scope, pid_t pid)
 	if (scope == MEMPHIS__SCOPE_THREAD)
 		return;
 	soft_attr(&a, period, 1);
-	err = memphis__percpu_open(&cpus, &a, pid, ring_pages(period), 2);
+	/* the watermark at the ring's end: nobody waits on it (read_every_ms) */
+	err = memphis__percpu_open(&cpus, &a, pid, ring_pages(period), 1);
 	if (err == 0)
 		scope_cpu = 1;
 	else if (scope == MEMPHIS__SCOPE_CPU)
@@ -132,12 +140,17 @@ static int soft_probe(const struct memphis__backend_params *p, struct memphis__s
 	return fd;
 }
 
-/* Data pages for >= 100 ms of samples at the period (184 bytes, and the user stack when
- * it is captured: 1,224 bytes at MEMPHIS_STACK_BYTES=1024), a power of two >= 8. */
+/* The largest sample record: 184 bytes, and the user stack when it is captured (1,224
+ * bytes at MEMPHIS_STACK_BYTES=1024; a stack shallower than that gives a smaller one). */
+static uint64_t record_max(void)
+{
+	return 184ull + memphis__stack_record_extra(1, memphis__stack_bytes());
+}
+
+/* Data pages for >= 100 ms of samples at the period, a power of two >= 8. */
 static unsigned ring_pages(uint64_t period_ns)
 {
-	uint64_t rec = 184ull + memphis__stack_record_extra(1, memphis__stack_bytes());
-	uint64_t bytes = rec * (100000000ull / period_ns + 1);
+	uint64_t bytes = record_max() * (100000000ull / period_ns + 1);
 	unsigned pages = 8;
 
 	while ((uint64_t)pages * 4096 < bytes && pages < 1024)
@@ -320,10 +333,23 @@ static int soft_start(int on, memphis__emit_fn *emit)
 	return err;
 }
 
-static void soft_poll_fds(void (*add)(int fd, void *ctx), void *ctx)
+/* Half the time the smallest ring of the CPUs holds at one sample per period each (a
+ * ring may be smaller than asked: memphis__ring_open halves it under the locked-memory
+ * limit); at least 1 ms. */
+static unsigned soft_read_every_ms(void)
 {
-	if (scope_cpu)
-		memphis__percpu_fds(&cpus, add, ctx);
+	size_t least = SIZE_MAX;
+	uint64_t ms;
+
+	if (!scope_cpu)
+		return 0;
+	for (int k = 0; k < cpus.n; k++)
+		if (cpus.ring[k].base && cpus.ring[k].data_size < least)
+			least = cpus.ring[k].data_size;
+	if (least == SIZE_MAX)
+		return 0;
+	ms = least / record_max() * period / 2 / 1000000;
+	return ms < 1 ? 1 : ms > 1000 ? 1000 : (unsigned)ms;
 }
 
 const struct memphis__backend memphis__backend_soft = {
@@ -335,6 +361,6 @@ const struct memphis__backend memphis__backend_soft = {
 	.close = soft_close,
 	.start = soft_start,
 	.read_process = soft_read_process,
-	.poll_fds = soft_poll_fds,
+	.read_every_ms = soft_read_every_ms,
 	.linger = 1,
 };
