@@ -380,6 +380,7 @@ struct pollset {
 	pid_t *tids;   /* tid + 1 for a fault stream's descriptor, -tid - 1 for a sample's,
 			* POLL_PROCESS for a process-wide source's, 0 for the kick pipe */
 	size_t n, cap;
+	size_t least_ring; /* data bytes of the smallest thread sample ring; 0: none */
 };
 #define POLL_PROCESS INT_MIN
 /* A process-wide source's descriptor hung up or failed: it is not polled again (a hang-up
@@ -414,12 +415,18 @@ static void add_process_fd(int fd, void *ctx)
  * reused the numbers): checked whenever the set is built. */
 static void collect(struct memphis__thread *t, void *ctx)
 {
+	struct pollset *ps = ctx;
+	int fault = memphis__ring_check(&t->fault);
+
 	if (t->gone)
 		return;
-	if (memphis__ring_check(&t->sample))
-		pollset_add(ctx, t->sample.fd, -t->tid - 1);
-	if (memphis__ring_check(&t->fault))
-		pollset_add(ctx, t->fault.fd, t->tid + 1);
+	if (t->sample.base && (!ps->least_ring || t->sample.data_size < ps->least_ring))
+		ps->least_ring = t->sample.data_size;
+	/* a source read on the timer (backend.h) is polled only to see the thread end */
+	if (memphis__ring_check(&t->sample) && !(fault && backend && backend->read_every_ms))
+		pollset_add(ps, t->sample.fd, -t->tid - 1);
+	if (fault)
+		pollset_add(ps, t->fault.fd, t->tid + 1);
 }
 
 /* A gone thread's streams, drained, are closed at once: a program that makes and ends
@@ -491,10 +498,11 @@ static int kick_check(void)
 }
 
 /* The drain's poll timeout in ms: POLL_MS, or less where a source that wakes nobody
- * needs it. Caller holds drain_lock. */
-static int poll_timeout(void)
+ * needs it (thread_ring_bytes: its smallest thread ring). Caller holds drain_lock. */
+static int poll_timeout(size_t thread_ring_bytes)
 {
-	unsigned every = sampling_ok && backend->read_every_ms ? backend->read_every_ms() : 0;
+	unsigned every = sampling_ok && backend->read_every_ms ?
+				 backend->read_every_ms(thread_ring_bytes) : 0;
 
 	return every && every < POLL_MS ? (int)every : POLL_MS;
 }
@@ -505,7 +513,6 @@ static void *drain_main(void *arg)
 	struct pollset ps = { 0 };
 	unsigned gen = ~0u;
 	uint64_t last_scan = 0, last_flush = memphis__now();
-	int timeout;
 	sem_t *ready = arg;
 
 	memphis__unpin_self();
@@ -515,9 +522,6 @@ static void *drain_main(void *arg)
 	memphis__thread_set_drain(memphis__gettid());
 	memphis__io_lazy(1); /* the posts of a print are written after this thread's next pass */
 	sem_post(ready);
-	pthread_mutex_lock(&drain_lock);
-	timeout = poll_timeout();
-	pthread_mutex_unlock(&drain_lock);
 
 	while (!__atomic_load_n(&stopping, __ATOMIC_ACQUIRE)) {
 		if (kick_check())
@@ -525,6 +529,7 @@ static void *drain_main(void *arg)
 		if (gen != memphis__thread_generation()) {
 			gen = memphis__thread_generation();
 			ps.n = 0;
+			ps.least_ring = 0;
 			memphis__thread_foreach(collect, &ps);
 			if (sampling_ok && backend->poll_fds && !process_hup)
 				backend->poll_fds(add_process_fd, &ps);
@@ -533,6 +538,9 @@ static void *drain_main(void *arg)
 			if (kick_fd[0] >= 0)
 				pollset_add(&ps, kick_fd[0], 0);
 		}
+		pthread_mutex_lock(&drain_lock);
+		int timeout = poll_timeout(ps.least_ring);
+		pthread_mutex_unlock(&drain_lock);
 		int r = poll(ps.fds, ps.n, timeout);
 		drain_passes++;
 		if (r < 0 && errno != EINTR)
@@ -589,7 +597,6 @@ static void *drain_main(void *arg)
 			__atomic_store_n(&sampling_ok, 0, __ATOMIC_RELAXED);
 			switch_sampling(0);
 		}
-		timeout = poll_timeout();
 		pthread_mutex_unlock(&drain_lock);
 		memphis__io_kick();
 	}

@@ -88,10 +88,14 @@ struct memphis__backend {
 	/* Optional: add(fd, ctx) for each descriptor of the process-wide source for the drain
 	 * to poll (it is readable at the rings' watermark). */
 	void (*poll_fds)(void (*add)(int fd, void *ctx), void *ctx);
-	/* Optional, for a process-wide source that does not wake the drain (no poll_fds): the
-	 * longest, in ms, the drain may sleep between two reads of it without losing samples
-	 * (its rings hold twice as much); 0: no bound of its own. Caller holds drain_lock. */
-	unsigned (*read_every_ms)(void);
+	/* Optional: the source's rings need not wake the drain. Returns the longest, in ms,
+	 * the drain may sleep between two reads without losing samples (half the time the
+	 * smallest ring holds): of its process-wide rings (no poll_fds then), and of the
+	 * threads' own, the smallest of which has thread_ring_bytes of data (0: none);
+	 * 0: no bound. The drain then polls a thread's sample stream only where nothing else
+	 * of that thread tells its exit (POLLHUP of its page-fault stream). Caller holds
+	 * drain_lock. */
+	unsigned (*read_every_ms)(size_t thread_ring_bytes);
 	/* Optional: the source's own page-fault stream of the whole process but the drain
 	 * thread, from now on (first touch), for sources that have one: kmod's module,
 	 * where perf_event_open may be refused. 0 or -errno; on 0 the drain opens no

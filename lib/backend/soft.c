@@ -8,11 +8,11 @@
  * events of a CPU (percpu.h), a cpu-clock event per CPU whose samples of this process are
  * handed to their thread: no timer is re-armed when a thread sleeps and wakes.
  *
- * The rings of the CPUs are read on the drain's timer, at half their capacity in time
+ * The rings are read on the drain's timer, at half their capacity in time
  * (read_every_ms), not at their watermark: each ring would wake the drain every half
- * ring of samples, so its wake-ups grew with the CPUs (16 busy CPUs at 1 ms with the user
- * stack: ~260 a second, each on a CPU the program's threads were using), while the
- * timer's do not (20 a second at most rings' 100 ms).
+ * ring of samples, so its wake-ups grew with the CPUs or threads (16 busy CPUs at 1 ms
+ * with the user stack: ~260 a second, each on a CPU the program's threads were using),
+ * while the timer's do not (20 a second at most rings' 100 ms).
  */
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -333,17 +333,15 @@ static int soft_start(int on, memphis__emit_fn *emit)
 	return err;
 }
 
-/* Half the time the smallest ring of the CPUs holds at one sample per period each (a
- * ring may be smaller than asked: memphis__ring_open halves it under the locked-memory
- * limit); at least 1 ms. */
-static unsigned soft_read_every_ms(void)
+/* Half the time the smallest ring holds at one sample per period (a ring may be smaller
+ * than asked: memphis__ring_open halves it under the locked-memory limit); at least 1 ms.
+ * Per thread, a thread's samples come at most once per period too (its own CPU time). */
+static unsigned soft_read_every_ms(size_t thread_ring_bytes)
 {
-	size_t least = SIZE_MAX;
+	size_t least = thread_ring_bytes ? thread_ring_bytes : SIZE_MAX;
 	uint64_t ms;
 
-	if (!scope_cpu)
-		return 0;
-	for (int k = 0; k < cpus.n; k++)
+	for (int k = 0; scope_cpu && k < cpus.n; k++)
 		if (cpus.ring[k].base && cpus.ring[k].data_size < least)
 			least = cpus.ring[k].data_size;
 	if (least == SIZE_MAX)
