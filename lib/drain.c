@@ -497,14 +497,18 @@ static int kick_check(void)
 	return 1;
 }
 
-/* The drain's poll timeout in ms: POLL_MS, or less where a source that wakes nobody
- * needs it (thread_ring_bytes: its smallest thread ring). Caller holds drain_lock. */
-static int poll_timeout(size_t thread_ring_bytes)
+/* The drain's poll timeout in ms: what is left of POLL_MS, or of less where a source that
+ * wakes nobody needs it (thread_ring_bytes: its smallest thread ring), since the last read
+ * began at last_read (a pass longer than that, single-stepped in a guest, reads again at
+ * once). Caller holds drain_lock. */
+static int poll_timeout(size_t thread_ring_bytes, uint64_t last_read)
 {
 	unsigned every = sampling_ok && backend->read_every_ms ?
 				 backend->read_every_ms(thread_ring_bytes) : 0;
+	uint64_t ms = every && every < POLL_MS ? every : POLL_MS;
+	uint64_t since = (memphis__now() - last_read) / 1000000;
 
-	return every && every < POLL_MS ? (int)every : POLL_MS;
+	return since >= ms ? 0 : (int)(ms - since);
 }
 
 static void *drain_main(void *arg)
@@ -512,7 +516,7 @@ static void *drain_main(void *arg)
 	sigset_t all;
 	struct pollset ps = { 0 };
 	unsigned gen = ~0u;
-	uint64_t last_scan = 0, last_flush = memphis__now();
+	uint64_t last_scan = 0, last_flush = memphis__now(), last_read = last_flush;
 	sem_t *ready = arg;
 
 	memphis__unpin_self();
@@ -539,7 +543,7 @@ static void *drain_main(void *arg)
 				pollset_add(&ps, kick_fd[0], 0);
 		}
 		pthread_mutex_lock(&drain_lock);
-		int timeout = poll_timeout(ps.least_ring);
+		int timeout = poll_timeout(ps.least_ring, last_read);
 		pthread_mutex_unlock(&drain_lock);
 		int r = poll(ps.fds, ps.n, timeout);
 		drain_passes++;
@@ -571,6 +575,7 @@ static void *drain_main(void *arg)
 			gen = ~0u;
 
 		pthread_mutex_lock(&drain_lock);
+		last_read = memphis__now();
 		memphis__drain_all();
 		if (h.n) {
 			memphis__thread_foreach(mark_hup, &h);
