@@ -82,7 +82,8 @@ rm -f probe.data probe.err
 # with MEMPHIS_SCOPE=thread) or perf:PERIOD) with
 # libgomp's default waiting (WAIT spin) or OMP_WAIT_POLICY=WAIT, and appends
 # "kernel wait cfg wall_s cpu_s samples lost bytes drain_ns touch_stack_bytes
-# touch_lost" to results (meta.mph's STACKS bytes, page-fault records lost).
+# touch_lost drain_passes" to results (meta.mph's STACKS bytes, page-fault records lost,
+# the drain thread's wake-ups).
 one() {
 	k=$1 w=$2 cfg=$3
 	shift 3
@@ -125,7 +126,7 @@ one() {
 		t0=$(cat in.t0) t1=$(cat in.t1)
 		[ ! -s cpu_in.out ] || cpu=$(tail -n 1 cpu_in.out | awk '{ print $1 + $2 }')
 	fi
-	samples=0 lost=0 bytes=0 drain=0 tstk=0 tlost=0
+	samples=0 lost=0 bytes=0 drain=0 tstk=0 tlost=0 passes=0
 	d=$(ls -d memphis-*/ 2>/dev/null | head -n 1)
 	if [ -n "$d" ]; then
 		"$B/memphis-report" dump --meta "$d" > meta.txt 2>/dev/null
@@ -137,12 +138,13 @@ one() {
 		samples=$1 lost=$2
 		bytes=$(cat "$d"/cpu*.mph 2>/dev/null | wc -c)
 		drain=$(sed -n 's/.*drain thread cpu_ns=\([0-9]*\).*/\1/p' meta.txt | head -n 1)
+		passes=$(sed -n 's/.*drain thread .* passes=\([0-9]*\).*/\1/p' meta.txt | head -n 1)
 		tstk=$(awk '/^# stacks of first touches:/ { v = $(NF - 1); gsub(",", "", v); print v }' meta.txt)
 		tlost=$(awk '/first touch: [0-9]+ page-fault records lost/ {
 				for (i = 1; i < NF; i++) if ($i == "touch:") s += $(i + 1) } END { print s + 0 }' meta.txt)
 		case $cfg in lib:*) sed -n 's/^#   scope=//p' meta.txt | head -n 1 > lib_scope ;; esac
 	fi
-	echo "$k $w $cfg $(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') $cpu $samples $lost $bytes ${drain:-0} ${tstk:-0} ${tlost:-0}" >> results
+	echo "$k $w $cfg $(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') $cpu $samples $lost $bytes ${drain:-0} ${tstk:-0} ${tlost:-0} ${passes:-0}" >> results
 }
 
 # kernel KERNEL WAIT CMD...: RUNS rounds of off, then per period profiled and under perf
@@ -181,9 +183,10 @@ rows() {
 		# per run, so that one run slowed by other programs does not weigh in more
 		rate=$(column '$6 / $4' "$1" "$2" "lib:$p")
 		drain=$(column '100 * $9 / 1e9 / $4' "$1" "$2" "lib:$p")
+		wakes=$(column '$12 / $4' "$1" "$2" "lib:$p")
 		awk -v k="$1" -v w="$2" -v p="$p" -v off="$off" -v coff="$coff" -v lib="$lib" \
 			-v clib="$clib" -v perf="$perf" -v has_perf="$PERF" -v spread="$spread" \
-			-v rate="$rate" -v drain="$drain" -v perf0="$perf0" -v thr="$thr" \
+			-v rate="$rate" -v drain="$drain" -v perf0="$perf0" -v thr="$thr" -v wakes="$wakes" \
 			'$1 == k && $2 == w && $3 == "lib:" p { s += $6; l += $7; b += $8 }
 			END {
 				printf "%-9s %-7s %-6s %6.3f %5s%% %6.3f %8.3f %8.3f", k, w, p, off, spread, coff, lib / off, thr / off
@@ -195,7 +198,7 @@ rows() {
 					printf " %8.3f %8.3f %8.3f", lib / perf, perf / off, perf / perf0
 				else
 					printf " %8s %8s %8s", "-", "-", "-"
-				printf " %9.0f %7.1f %6d %7.2f\n", rate, s ? b / s : 0, l, drain
+				printf " %9.0f %7.1f %6d %7.2f %7.1f\n", rate, s ? b / s : 0, l, drain, wakes
 			}' results
 	done
 }
@@ -213,8 +216,8 @@ echo "  barrier   ${BARRIER#$B/} (a region per 500 loops)"
 echo "  partition ${PARTITION#$B/} (one region)"
 echo "  spin = libgomp's default waiting, passive = OMP_WAIT_POLICY=passive"
 echo "  libmemphis sampled with scope=$(cat lib_scope 2>/dev/null) (MEMPHIS_SCOPE=auto); thr/off: with MEMPHIS_SCOPE=thread"
-printf "%-9s %-7s %-6s %6s %6s %6s %8s %8s %8s %8s %8s %8s %9s %7s %6s %7s\n" kernel wait period \
-	off_s spread cpu_s mem/off thr/off cpu/off mem/perf perf/off perf/p0 samples/s B/smpl lost drain%
+printf "%-9s %-7s %-6s %6s %6s %6s %8s %8s %8s %8s %8s %8s %9s %7s %6s %7s %7s\n" kernel wait period \
+	off_s spread cpu_s mem/off thr/off cpu/off mem/perf perf/off perf/p0 samples/s B/smpl lost drain% wakes/s
 for kw in "cg spin" "cg passive" "barrier spin" "barrier passive" "partition spin"; do
 	rows $kw
 done
@@ -223,7 +226,7 @@ echo "(mem/off: median wall profiled / unprofiled; thr/off: the same, events per
 echo " the same as mem/off for user+sys CPU time;"
 echo " mem/perf: profiled / the program under perf record at the same period, timed inside"
 echo " perf; perf/off: that / unprofiled; perf/p0: that / under perf record sampling once in"
-echo " 10 s; docs/bench.md says more)"
+echo " 10 s; wakes/s: the drain thread's passes a second; docs/bench.md says more)"
 
 # interleaved NAME=SETTING... -- PROG ARGS...: PROG under each setting in turn (SETTING is
 # VAR=VALUE, or - for none), RUNS times; prints "NAME median-wall-seconds" per setting. The
