@@ -416,10 +416,11 @@ static void add_process_fd(int fd, void *ctx)
 static void collect(struct memphis__thread *t, void *ctx)
 {
 	struct pollset *ps = ctx;
-	int fault = memphis__ring_check(&t->fault);
+	int fault;
 
 	if (t->gone)
 		return;
+	fault = memphis__ring_check(&t->fault);
 	if (t->sample.base && (!ps->least_ring || t->sample.data_size < ps->least_ring))
 		ps->least_ring = t->sample.data_size;
 	/* a source read on the timer (backend.h) is polled only to see the thread end */
