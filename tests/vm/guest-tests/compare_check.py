@@ -2,9 +2,10 @@
 """compare_check.py COMPARE.json JUNIT.xml EXIT EXPECT - the expectations of issue 13 on a
 `memphis-report compare A B` of examples/cg in the 2-node guest (numa-cg.host.sh).
 
-EXPECT is "improved" (A master-initialised, B NUMA-aware: exit 0, node 1 and its `a`
-improved, `colidx`'s share down) or "regressed" (the pair swapped: exit 1, node 1 and `a`
-regressed, `colidx`'s share up, and the JUnit file has the regressions as failures).
+EXPECT is "improved" (A master-initialised, B NUMA-aware: node 1 and its `a` improved,
+`colidx`'s share down, exit 0 or regressions only on node 0's side) or "regressed" (the
+pair swapped: exit 1, node 1 and `a` regressed, `colidx`'s share up, and the JUnit file
+has the regressions as failures).
 Prints "ok DESC", "fail DESC" or a note line (the shares, changes and intervals) per
 expectation, like numa_check.py."""
 import json
@@ -63,7 +64,20 @@ for v in r["variables"]:
                 v["verdict"], v["name"], "all" if c["node"] is None else c["node"],
                 cell_text(c), own[0], own[1]))
 
-say(rc == want_rc and s["exit"] == want_rc, "exit status %d (want %d)" % (rc, want_rc))
+# The fix also moves half of the vectors to node 1, so node 0's random reads of
+# p[colidx[k]] become partly remote: node 0 +1.8 to +10.2 pts in the CI runs recorded, the
+# vectors' part of node 1's accesses up too (numa-cg.host.sh). Real changes: master -> aware
+# may judge them regressed at the gate (exit 1), and nothing else.
+side = {"node 0"} | {v["name"] for v in r["variables"] if v["name"] not in ("a", "colidx")}
+regressed = {("all nodes" if n["node"] is None else "node %d" % n["node"])
+             for n in r["nodes"] if n["verdict"] == "regressed"}
+regressed |= {v["name"] for v in r["variables"] if v["verdict"] == "regressed"}
+if expect == "improved":
+    say(rc == s["exit"] and rc == (1 if regressed else 0) and regressed <= side,
+        "exit status %d: regressions only where the fix moves accesses to node 0's remote "
+        "side (%s)" % (rc, sorted(regressed) or "none"))
+else:
+    say(rc == want_rc and s["exit"] == want_rc, "exit status %d (want %d)" % (rc, want_rc))
 node1 = [n for n in r["nodes"] if n["node"] == 1]
 say(node1 and node1[0]["verdict"] == expect, "node 1's remote share %s" % expect)
 v = var.get("a")
@@ -95,4 +109,5 @@ if expect == "regressed":
         "--junit: %d testcases, one failure per regression (%d), among them node 1 and a: %s"
         % (total, s["regressions"], sorted(failed)))
 else:
-    say(not failed, "--junit: %d testcases, no failure (%s)" % (total, sorted(failed)))
+    say(failed == regressed and failed <= side,
+        "--junit: %d testcases, failures only for those regressions (%s)" % (total, sorted(failed)))
