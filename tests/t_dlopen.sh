@@ -20,10 +20,10 @@ d=$(ls -td memphis-prog_dlopen-*/ | tail -n 1)
 # named dl_table. The rest of a phase, the loader's and malloc's work in dlopen/dlclose,
 # has a few samples per run without an address (an IP at a branch target has no known
 # predecessor) or of no variable, whatever the phase's length: not the library's.
+"$REPORT" dump "$d" --samples > samples.dump 2> samples.err
 for phase in before first moved; do
 	"$REPORT" --all --top 0 --region "$phase" "$d" > "$phase.txt" 2> "$phase.err"
-	"$REPORT" dump "$d" --samples > "$phase.dump" 2>> "$phase.err"
-	python3 - "$phase.txt" "$phase.dump" "$d/meta.mph" "$phase" > "$phase.res" <<'PY'
+	python3 - "$phase.txt" samples.dump "$d/meta.mph" "$phase" > "$phase.res" <<'PY'
 import re, sys
 txt, dump, meta, phase = sys.argv[1:]
 spans = [(int(a, 16), int(b, 16)) for a, b in
