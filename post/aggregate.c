@@ -19,7 +19,8 @@ int mr_agg_init(struct mr_agg *g, uint32_t nnodes)
 	memset(g, 0, sizeof(*g));
 	g->nnodes = nnodes;
 	g->wide = nnodes > NARROW_MAX_NODES;
-	g->last_key = MPH_U64MAP_EMPTY;
+	for (unsigned i = 0; i < MR_AGG_PENDING; i++)
+		g->pend[i].key = MPH_U64MAP_EMPTY;
 	if (nnodes > WIDE_MAX_NODES)
 		return -E2BIG;
 	if (mph_u64map_init(&g->counts, 4096) || mph_u64map_init(&g->seen_pages, 4096) ||
@@ -57,8 +58,7 @@ static int cell_key(struct mr_agg *g, uint32_t var, uint32_t line, uint32_t cpu,
 	uint64_t w = (uint64_t)g->nnodes + 1, vl_key, *vl;
 
 	if (!g->wide) {
-		*key = (uint64_t)var | (uint64_t)line << 24 | (uint64_t)cpu << 48 |
-		       (uint64_t)page << 56;
+		*key = mr_agg_narrow_key(var, line, cpu, page);
 		return 0;
 	}
 	vl_key = (uint64_t)var | (uint64_t)line << 24;
@@ -101,26 +101,36 @@ static void cell_unpack(const struct mr_agg *g, uint64_t key, struct mr_agg_cell
 	ce->page_node = (uint32_t)(nodes % w);
 }
 
-/* Add the pending run of equal cells to the counts. 0 or -ENOMEM. */
-static int flush_run(struct mr_agg *g)
+/* Add pending cell p to the counts and empty it. 0 or -ENOMEM (p stays). */
+static int flush_one(struct mr_agg *g, struct mr_agg_pending *p)
 {
 	uint64_t *v;
 
-	if (g->last_key == MPH_U64MAP_EMPTY)
+	if (p->key == MPH_U64MAP_EMPTY)
 		return 0;
-	v = mph_u64map_put(&g->counts, g->last_key, 0);
+	v = mph_u64map_put(&g->counts, p->key, 0);
 	if (!v)
 		return -ENOMEM;
-	*v += g->last_n;
-	g->last_key = MPH_U64MAP_EMPTY;
-	g->last_n = 0;
+	*v += p->n;
+	p->key = MPH_U64MAP_EMPTY;
+	p->n = 0;
 	return 0;
 }
 
-int mr_agg_add(struct mr_agg *g, uint32_t var, uint32_t line, uint32_t cpu_node,
-	       uint32_t page_node)
+/* Add every pending cell to the counts. 0 or -ENOMEM. */
+static int flush_run(struct mr_agg *g)
 {
-	uint64_t key;
+	for (unsigned i = 0; i < MR_AGG_PENDING; i++)
+		if (flush_one(g, &g->pend[i]))
+			return -ENOMEM;
+	return 0;
+}
+
+int mr_agg_add_slow(struct mr_agg *g, uint32_t var, uint32_t line, uint32_t cpu_node,
+		    uint32_t page_node)
+{
+	struct mr_agg_pending *p;
+	uint64_t key, *v;
 	int rc;
 
 	var = var <= MR_AGG_ID_MAX ? var : 0;
@@ -130,21 +140,22 @@ int mr_agg_add(struct mr_agg *g, uint32_t var, uint32_t line, uint32_t cpu_node,
 	rc = cell_key(g, var, line, cpu_node, page_node, &key);
 	if (rc)
 		return rc;
-	if (key != g->last_key) {
-		rc = flush_run(g);
+	if (g->wide) {
+		v = mph_u64map_put(&g->counts, key, 0);
+		if (!v)
+			return -ENOMEM;
+		*v += 1;
+		return 0;
+	}
+	p = &g->pend[mph_fib_slot(key, MR_AGG_PENDING_BITS)];
+	if (p->key != key) {
+		rc = flush_one(g, p);
 		if (rc)
 			return rc;
-		g->last_key = key;
+		p->key = key;
 	}
-	g->last_n++;
+	p->n++;
 	return 0;
-}
-
-int mr_agg_add_page(struct mr_agg *g, uint32_t var, uint64_t addr, uint32_t page_node)
-{
-	uint64_t key = (uint64_t)(var <= MR_AGG_ID_MAX ? var : 0) << 36 | (addr >> 12);
-
-	return mph_u64map_put(&g->seen_pages, key, page_node) ? 0 : -ENOMEM;
 }
 
 /* id through map (NULL: kept); ids the map does not cover stay (they count as 0 later). */

@@ -14,12 +14,15 @@
 #ifndef MR_AGGREGATE_H
 #define MR_AGGREGATE_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "u64map.h"
 
 #define MR_AGG_ID_MAX ((1u << 24) - 1)
+#define MR_AGG_PENDING_BITS 8
+#define MR_AGG_PENDING (1u << MR_AGG_PENDING_BITS)
 
 /* Which samples the tables count. */
 enum mr_agg_mode {
@@ -64,7 +67,12 @@ struct mr_agg {
 	struct mph_u64map vl_ids; /* wide only: var | line << 24 -> index into vl */
 	uint64_t *vl;
 	size_t nvl, capvl;
-	uint64_t last_key, last_n; /* run of equal cells not yet added to counts */
+	/* cells not yet added to counts, direct-mapped by key (empty: MPH_U64MAP_EMPTY): a
+	 * run sees a few hundred distinct cells, so most samples end here without a hash
+	 * lookup or a call */
+	struct mr_agg_pending {
+		uint64_t key, n;
+	} pend[MR_AGG_PENDING];
 };
 
 /* Start an empty aggregate for nnodes nodes (index nnodes = unknown). Returns 0 or
@@ -74,15 +82,50 @@ int mr_agg_init(struct mr_agg *g, uint32_t nnodes);
 /* Free everything g holds; g may be zeroed or already freed. */
 void mr_agg_free(struct mr_agg *g);
 
+/* A cell's key up to 254 nodes (aggregate.c), of ids and node indexes in range. */
+static inline uint64_t mr_agg_narrow_key(uint32_t var, uint32_t line, uint32_t cpu_node,
+					 uint32_t page_node)
+{
+	return (uint64_t)var | (uint64_t)line << 24 | (uint64_t)cpu_node << 48 |
+	       (uint64_t)page_node << 56;
+}
+
+/* mr_agg_add's other path: more than NARROW_MAX_NODES nodes, or key not pending. */
+int mr_agg_add_slow(struct mr_agg *g, uint32_t var, uint32_t line, uint32_t cpu_node,
+		    uint32_t page_node);
+
 /* Count one sample of (var, line) taken on a CPU of node index cpu_node of a page of node
- * index page_node (indexes above nnodes count as unknown). Runs of equal cells cost no
- * hash lookup. Returns 0 or -ENOMEM (the sample is lost, the aggregate stays usable). */
-int mr_agg_add(struct mr_agg *g, uint32_t var, uint32_t line, uint32_t cpu_node,
-	       uint32_t page_node);
+ * index page_node (indexes above nnodes count as unknown). Inline: the report calls it for
+ * every sample, and a pending cell costs no hash lookup. Returns 0 or -ENOMEM (the sample
+ * is lost, the aggregate stays usable). */
+static inline int mr_agg_add(struct mr_agg *g, uint32_t var, uint32_t line, uint32_t cpu_node,
+			     uint32_t page_node)
+{
+	struct mr_agg_pending *p;
+	uint64_t key;
+
+	if (g->wide)
+		return mr_agg_add_slow(g, var, line, cpu_node, page_node);
+	key = mr_agg_narrow_key(var <= MR_AGG_ID_MAX ? var : 0, line <= MR_AGG_ID_MAX ? line : 0,
+				cpu_node < g->nnodes ? cpu_node : g->nnodes,
+				page_node < g->nnodes ? page_node : g->nnodes);
+	p = &g->pend[mph_fib_slot(key, MR_AGG_PENDING_BITS)];
+	if (p->key != key)
+		return mr_agg_add_slow(g, var, line, cpu_node, page_node);
+	p->n++;
+	return 0;
+}
 
 /* Note that variable var was sampled in the page holding addr, homed on node index
- * page_node (the first call for a page of a variable counts). Returns 0 or -ENOMEM. */
-int mr_agg_add_page(struct mr_agg *g, uint32_t var, uint64_t addr, uint32_t page_node);
+ * page_node (the first call for a page of a variable counts). Inline as mr_agg_add.
+ * Returns 0 or -ENOMEM. */
+static inline int mr_agg_add_page(struct mr_agg *g, uint32_t var, uint64_t addr,
+				  uint32_t page_node)
+{
+	uint64_t key = (uint64_t)(var <= MR_AGG_ID_MAX ? var : 0) << 36 | (addr >> 12);
+
+	return mph_u64map_put(&g->seen_pages, key, page_node) ? 0 : -ENOMEM;
+}
 
 /* Add what src counted into dst, as if src's samples had followed dst's: cells summed,
  * a page of a variable keeps dst's node when both saw it. src's variable and line ids are
