@@ -97,8 +97,22 @@ int mr_heap_build(struct mr_heap *h, const struct memphis_rec_alloc *allocs, siz
 		mr_heap_free(h);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < n; i++)
+	if (mph_u64map_init(&h->starts, n / 8 + 16)) {
+		mr_heap_free(h);
+		return -ENOMEM;
+	}
+	for (size_t i = 0, cur = 0; i < n; i++) {
 		h->addr[i] = h->obj[i].addr;
+		/* entries are sorted by address: a block's are contiguous */
+		if (i == 0 || h->addr[i - 1] >> 12 != h->addr[i] >> 12) {
+			cur = i;
+			if (!mph_u64map_put(&h->starts, h->addr[i] >> 12, (uint64_t)i)) {
+				mr_heap_free(h);
+				return -ENOMEM;
+			}
+		}
+		*mph_u64map_get(&h->starts, h->addr[cur] >> 12) += 1ull << 32;
+	}
 	for (size_t i = 0; i < h->ntop; i++)
 		h->top[i] = h->addr[i * MR_HEAP_FANOUT];
 	for (size_t i = 0; i < n; i++)
@@ -117,6 +131,7 @@ void mr_heap_free(struct mr_heap *h)
 	free(h->addr);
 	free(h->top);
 	free(h->maxend);
+	mph_u64map_free(&h->starts);
 	h->obj = NULL;
 	h->addr = NULL;
 	h->top = NULL;
@@ -151,19 +166,29 @@ static size_t prev_reaching(const struct mr_heap *h, size_t i, uint64_t addr)
 const struct mr_heap_obj *mr_heap_find_steps(const struct mr_heap *h, uint64_t addr, uint64_t t,
 					     size_t *steps)
 {
+	const uint64_t *v;
 	size_t lo, hi, i;
 
 	/* at or above every object's end (maxend[1], the root): in none of them; common for
 	 * addresses of stacks, TLS and libraries, which lie above the heap */
 	if (!h->n || addr >= h->maxend[1])
 		return NULL;
-	/* first entry with obj.addr > addr: first among the block starts, then in a block */
-	lo = mph_upper_bound(h->top, h->ntop, sizeof(*h->top), 0, addr);
+	/* first entry with obj.addr > addr: among those starting in addr's 4 KiB block when
+	 * there are, else first among the fan-out's block starts, then in a block */
+	v = mph_u64map_get(&h->starts, addr >> 12);
+	if (v) {
+		lo = (size_t)(uint32_t)*v;
+		lo += mph_upper_bound(h->addr + lo, (size_t)(*v >> 32), sizeof(*h->addr), 0, addr);
+	} else {
+		lo = mph_upper_bound(h->top, h->ntop, sizeof(*h->top), 0, addr);
+		if (lo == 0)
+			return NULL;
+		hi = lo * MR_HEAP_FANOUT < h->n ? lo * MR_HEAP_FANOUT : h->n;
+		lo = (lo - 1) * MR_HEAP_FANOUT;
+		lo += mph_upper_bound(h->addr + lo, hi - lo, sizeof(*h->addr), 0, addr);
+	}
 	if (lo == 0)
 		return NULL;
-	hi = lo * MR_HEAP_FANOUT < h->n ? lo * MR_HEAP_FANOUT : h->n;
-	lo = (lo - 1) * MR_HEAP_FANOUT;
-	lo += mph_upper_bound(h->addr + lo, hi - lo, sizeof(*h->addr), 0, addr);
 	/* each object start at or below addr with an entry reaching past it, nearest first;
 	 * entries of one start are one group, all below lo; the nearest is most often the
 	 * entry just below lo (an address inside the last object that starts at or below

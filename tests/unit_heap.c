@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include <memphis/format.h>
@@ -145,9 +146,66 @@ static void test_big_under_many(void)
 	free(a);
 }
 
+/* Objects of 1 byte to 12 KiB, allocated and freed at random in a 64 KiB window (no two
+ * live ones overlap), so that 4 KiB blocks hold many starts, none, or a start above an
+ * address that an object from an earlier block covers: every lookup checked against a
+ * scan of all records. */
+static void test_random_against_scan(void)
+{
+	enum { N = 4000, WINDOW = 64 << 10, LOOKUPS = 50000 };
+	static struct memphis_rec_alloc a[N];
+	static struct memphis_rec_free f[N];
+	static uint64_t t1[N];
+	static unsigned char used[WINDOW];
+	size_t na = 0, nf = 0, bad = 0;
+	uint64_t t = 1, r = 88172645463325252ull;
+	struct mr_heap h;
+
+	while (na < N) {
+		r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+		if (r % 3 == 0 && na > nf) { /* free the oldest live one */
+			for (size_t i = 0; i < na; i++)
+				if (t1[i] == UINT64_MAX) {
+					f[nf++] = (struct memphis_rec_free){ .time = t, .addr = a[i].addr };
+					t1[i] = t;
+					memset(used + (a[i].addr - 0x100000), 0, a[i].size);
+					break;
+				}
+		} else {
+			uint64_t size = 1 + (r >> 8) % (r % 7 ? 200 : 12288), at = (r >> 24) % (WINDOW - size);
+
+			if (!memchr(used + at, 1, size)) {
+				memset(used + at, 1, size);
+				a[na] = (struct memphis_rec_alloc){ .time = t, .addr = 0x100000 + at, .size = size };
+				t1[na++] = UINT64_MAX;
+			}
+		}
+		t++;
+	}
+	ok(mr_heap_build(&h, a, na, f, nf) == 0, "heap: build %zu random objects", na);
+	for (size_t k = 0; k < LOOKUPS; k++) {
+		uint64_t addr, when;
+		const struct mr_heap_obj *o;
+		long want = -1;
+
+		r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+		addr = 0x100000 + r % WINDOW, when = (r >> 32) % (t + 1);
+		for (size_t i = 0; i < na; i++)
+			if (addr >= a[i].addr && addr < a[i].addr + a[i].size && when >= a[i].time &&
+			    when < t1[i])
+				want = (long)i;
+		o = mr_heap_find(&h, addr, when);
+		bad += (o ? (long)o->rec : -1) != want;
+	}
+	ok(bad == 0, "heap: %d random lookups agree with a scan of the records (%zu differ)", LOOKUPS,
+	   bad);
+	mr_heap_free(&h);
+}
+
 int main(void)
 {
 	test_heap();
 	test_big_under_many();
+	test_random_against_scan();
 	return tap_done();
 }
