@@ -230,6 +230,7 @@ int mr_attrib_open(struct mr_run *run, const struct mr_attrib_opts *o, struct mr
 	pthread_mutex_init(&a->lock, NULL);
 	a->exe_obj = NOT_YET;
 	a->self_path = mr_run_get(run, "lib");
+	a->heap_sampled = mr_run_get_u64(run, "heap_sample_every", 1) > 1;
 	a->self_name = mr_run_get(run, "lib_name");
 	if (a->self_name && !a->self_name[0])
 		a->self_name = NULL;

@@ -68,7 +68,7 @@ struct mr_resolved {
 	uint32_t var;    /* variable id, 0 = <unknown> */
 	uint32_t line;   /* line id, 0 = unknown code */
 	int page_node;   /* home node of the data page, -1 unknown */
-	int same_page;   /* the page is the one this instruction touched last time */
+	int same_page;   /* this context gave var with this page before (mr_agg_add_page: done) */
 	int self;        /* libmemphis's own access (its code or its data), to be set aside:
 			  * var 0, page_node -1 (line 0 when the code is the library's) */
 };
@@ -100,6 +100,13 @@ void mr_attrib_sample_stack(struct mr_attrib_ctx *c, const struct memphis_rec_sa
 			    const struct memphis_rec_stack *st, const uint8_t *bytes,
 			    int use_addr, struct mr_resolved *r);
 
+/* The report's pass, one lookup of s's instruction: the runtime (enum mr_runtime of
+ * runtime.h) whose wait loop holds it, 0 when none (the program's code, or a runtime's
+ * other code), returned, and when want, mr_attrib_sample_stack of s (use_addr 1) into *r. */
+unsigned mr_attrib_sample_wait(struct mr_attrib_ctx *c, const struct memphis_rec_sample *s,
+			       const struct memphis_rec_stack *st, const uint8_t *bytes, int want,
+			       struct mr_resolved *r);
+
 /* After a pass whose samples went through ctx[0], ctx[1], ... in that order (all of
  * ctx[0]'s samples before ctx[1]'s), made when the catalog held nvars0 variables and
  * nlines0 lines: renumber the ids made since as one context would have made them, and
@@ -108,9 +115,6 @@ void mr_attrib_sample_stack(struct mr_attrib_ctx *c, const struct memphis_rec_sa
 int mr_attrib_pass_end(struct mr_attrib *a, struct mr_attrib_ctx *const *ctx, size_t n,
 		       size_t nvars0, size_t nlines0, uint32_t **var_map, uint32_t **line_map);
 
-/* The runtime (enum mr_runtime of runtime.h) whose wait loop holds instruction ip at
- * time t, 0 when none (the program's code, or a runtime's other code). Cached in c. */
-unsigned mr_attrib_wait(struct mr_attrib_ctx *c, uint64_t ip, uint64_t t);
 /* Whether an object of runtime rt (enum mr_runtime) is in the run's maps snapshots. */
 int mr_attrib_runtime_loaded(const struct mr_attrib *a, unsigned rt);
 

@@ -73,12 +73,20 @@ struct ip_cache_slot {
 	uint64_t ip;
 	uint64_t lt0, lt1; /* when line holds */
 	uint32_t line;     /* SELF_LINE: ip is in libmemphis's code */
-	uint32_t region;
-	uint64_t page;
-	int32_t pnode;
-	uint32_t pvar;     /* the variable of the last sample */
-	uint8_t valid, nrange, next, has_page;
+	uint8_t valid, nrange, next; /* valid: line, lt0, lt1 and r[] are ip's */
+	uint8_t has_wait, wait;  /* wait: attrib_wait_kind of ip */
 	struct mr_var_range r[IP_CACHE_WAYS];
+};
+
+/* A context's direct-mapped cache of page homes, 1 << PAGE_CACHE_BITS entries of a page
+ * in a region (page MPH_U64MAP_EMPTY: none), with the variable last given with the page:
+ * the report notes a variable's page once (mr_resolved.same_page). */
+#define PAGE_CACHE_BITS 12
+struct page_cache_entry {
+	uint64_t page;
+	uint32_t region;
+	int32_t node;
+	uint32_t var;
 };
 
 struct range {
@@ -92,6 +100,7 @@ struct mr_attrib {
 	char *exe_path;             /* RUN exe (or --exe) */
 	const char *self_path;      /* RUN lib: libmemphis's file ("": linked into the exe) */
 	const char *self_name;      /* RUN lib_name, NULL when absent */
+	int heap_sampled;           /* RUN heap_sample_every > 1: not every allocation recorded */
 	char exe_bid[128];
 
 	struct obj *obj;
@@ -146,6 +155,7 @@ struct mr_attrib_ctx {
 	uint32_t *set;              /* [1 << IP_CACHE_BITS]: slot index + 1 of the set's ip, 0: none */
 	struct ip_cache_slot *slot; /* the cached instructions, dense */
 	uint32_t nslot, cap_slot;
+	struct page_cache_entry *pages; /* [1 << PAGE_CACHE_BITS] */
 	uint64_t pos;               /* samples attributed so far */
 	uint64_t *var_first, *line_first; /* [id]: pos + 1 at the first use, 0: none */
 	size_t cap_var, cap_line;
@@ -291,6 +301,9 @@ uint32_t attrib_tls_runtime(struct mr_attrib *a, uint32_t oi);
  * reaches the program's data only on its stacks and in recorded arrays), else 0. Takes
  * a->lock. */
 uint32_t attrib_wait_data(struct mr_attrib_ctx *c, uint64_t ip, uint64_t t);
+/* The runtime whose wait loop ip is in (ip at time t), MR_RT_NONE if none: what
+ * mr_attrib_sample_wait caches in the instruction's slot. */
+unsigned attrib_wait_kind(struct mr_attrib_ctx *c, uint64_t ip, uint64_t t);
 /* The runtime variable for an address no object, stack, TLS block or object file holds:
  * libc's malloc arenas when it is heap memory ([heap] or an anonymous mapping) and the
  * run recorded every allocation (else it may be an unrecorded one: 0). Only memory that

@@ -279,9 +279,11 @@ struct mr_attrib_ctx *mr_attrib_ctx_new(struct mr_attrib *a, mr_attrib_warn_fn *
 	c->set = malloc(sizeof(*c->set) << IP_CACHE_BITS);
 	c->cap_slot = 64;
 	c->slot = malloc(c->cap_slot * sizeof(*c->slot));
-	if (!c->set || !c->slot) {
+	c->pages = malloc(sizeof(*c->pages) << PAGE_CACHE_BITS);
+	if (!c->set || !c->slot || !c->pages) {
 		free(c->set);
 		free(c->slot);
+		free(c->pages);
 		free(c);
 		return NULL;
 	}
@@ -290,6 +292,8 @@ struct mr_attrib_ctx *mr_attrib_ctx_new(struct mr_attrib *a, mr_attrib_warn_fn *
 	 * then copy it and shoot down the TLB of every CPU running another worker. */
 	for (size_t i = 0; i < (size_t)1 << IP_CACHE_BITS; i++)
 		((volatile uint32_t *)c->set)[i] = 0;
+	for (size_t i = 0; i < (size_t)1 << PAGE_CACHE_BITS; i++)
+		c->pages[i].page = MPH_U64MAP_EMPTY;
 	return c;
 }
 
@@ -301,6 +305,7 @@ void mr_attrib_ctx_free(struct mr_attrib_ctx *c)
 	attrib_unwind_free(c->locals_uw);
 	free(c->set);
 	free(c->slot);
+	free(c->pages);
 	free(c->var_first);
 	free(c->line_first);
 	free(c->told);
@@ -358,20 +363,16 @@ static void code_resolve_ctx(struct mr_attrib_ctx *c, struct ip_cache_slot *slot
 		note_first(c, &c->line_first, &c->cap_line, slot->line);
 }
 
-/* The variable of s's data address, from the cache slot's ranges or resolved (and cached). */
-static uint32_t sample_var(struct mr_attrib_ctx *c, struct ip_cache_slot *slot,
-			   const struct memphis_rec_sample *s)
+/* sample_var's miss: s's variable resolved, and cached in slot when the answer has a
+ * range. */
+static __attribute__((noinline)) uint32_t sample_var_miss(struct mr_attrib_ctx *c,
+							  struct ip_cache_slot *slot,
+							  const struct memphis_rec_sample *s)
 {
 	struct mr_var_range *cr;
 	struct range rg;
 	uint32_t var;
-	unsigned k;
 
-	for (k = 0; k < slot->nrange; k++) {
-		cr = &slot->r[k];
-		if (mr_var_range_holds(cr, s->addr, s->time, s->tid))
-			return cr->var;
-	}
 	var = data_resolve(c->a, c, s->addr, s->time, s->tid, &rg);
 	if (!var)
 		var = attrib_wait_data(c, s->ip, s->time);
@@ -387,9 +388,22 @@ static uint32_t sample_var(struct mr_attrib_ctx *c, struct ip_cache_slot *slot,
 	return var;
 }
 
-/* A slot for the empty set *set: a new one at the end of the dense array, or, when it
- * cannot grow, the last one (evicted: its set forgets it). */
-static struct ip_cache_slot *new_slot(struct mr_attrib_ctx *ctx, uint32_t *set)
+/* The variable of s's data address, from the cache slot's ranges or resolved (and cached). */
+static inline uint32_t sample_var(struct mr_attrib_ctx *c, struct ip_cache_slot *slot,
+				  const struct memphis_rec_sample *s)
+{
+	for (unsigned k = 0; k < slot->nrange; k++) {
+		const struct mr_var_range *cr = &slot->r[k];
+
+		if (mr_var_range_holds(cr, s->addr, s->time, s->tid))
+			return cr->var;
+	}
+	return sample_var_miss(c, slot, s);
+}
+
+/* A slot for ip in the empty set *set, empty: a new one at the end of the dense array, or,
+ * when it cannot grow, the last one (evicted: its set forgets it). */
+static struct ip_cache_slot *new_slot(struct mr_attrib_ctx *ctx, uint32_t *set, uint64_t ip)
 {
 	struct ip_cache_slot *c;
 
@@ -407,8 +421,27 @@ static struct ip_cache_slot *new_slot(struct mr_attrib_ctx *ctx, uint32_t *set)
 		c = &ctx->slot[ctx->nslot - 1];
 		ctx->set[mph_fib_slot(c->ip, IP_CACHE_BITS)] = 0;
 	}
+	c->ip = ip;
 	c->valid = 0;
+	c->has_wait = 0;
 	*set = (uint32_t)(c - ctx->slot) + 1;
+	return c;
+}
+
+/* The slot of ip: its own, or its set's emptied for it (a set holds one instruction). */
+static inline struct ip_cache_slot *ip_slot(struct mr_attrib_ctx *ctx, uint64_t ip)
+{
+	uint32_t *set = &ctx->set[mph_fib_slot(ip, IP_CACHE_BITS)];
+	struct ip_cache_slot *c;
+
+	if (!*set)
+		return new_slot(ctx, set, ip);
+	c = &ctx->slot[*set - 1];
+	if (c->ip != ip) {
+		c->ip = ip;
+		c->valid = 0;
+		c->has_wait = 0;
+	}
 	return c;
 }
 
@@ -418,23 +451,23 @@ void mr_attrib_sample(struct mr_attrib_ctx *ctx, const struct memphis_rec_sample
 	mr_attrib_sample_stack(ctx, s, NULL, NULL, use_addr, r);
 }
 
-void mr_attrib_sample_stack(struct mr_attrib_ctx *ctx, const struct memphis_rec_sample *s,
-			    const struct memphis_rec_stack *st, const uint8_t *bytes,
-			    int use_addr, struct mr_resolved *r)
+/* mr_attrib_sample_stack of s, whose instruction's slot is c. Inlined in both callers:
+ * a call per sample costs more than the lookup it saves. */
+static inline __attribute__((always_inline)) void
+sample_in_slot(struct mr_attrib_ctx *ctx, struct ip_cache_slot *c, const struct memphis_rec_sample *s,
+	       const struct memphis_rec_stack *st, const uint8_t *bytes, int use_addr,
+	       struct mr_resolved *r)
 {
-	uint32_t *set = &ctx->set[mph_fib_slot(s->ip, IP_CACHE_BITS)];
-	struct ip_cache_slot *c = *set ? &ctx->slot[*set - 1] : new_slot(ctx, set);
 	struct mr_attrib *a = ctx->a;
+	struct page_cache_entry *pe;
 	uint64_t page;
 
 	ctx->pos++;
-	if (!c->valid || c->ip != s->ip) {
-		c->ip = s->ip;
+	if (!c->valid) {
 		code_resolve_ctx(ctx, c, s->ip, s->time);
 		c->valid = 1;
 		c->nrange = 0;
 		c->next = 0;
-		c->has_page = 0;
 	} else if (s->time < c->lt0 || s->time >= c->lt1) {
 		code_resolve_ctx(ctx, c, s->ip, s->time);
 	}
@@ -456,18 +489,40 @@ void mr_attrib_sample_stack(struct mr_attrib_ctx *ctx, const struct memphis_rec_
 		r->self = 1;
 		return;
 	}
-	/* same_page also asks for the same variable: whether a page was sampled for a
-	 * variable must not depend on what the cache held (a thread's cache starts empty) */
+	/* the page's home, and whether this context gave var with it before: what it has
+	 * not, the report notes (mr_agg_add_page), whatever the cache held (a thread's
+	 * cache starts empty) */
 	page = s->addr & ~(a->pages.page_size - 1);
-	if (c->has_page && c->page == page && c->region == s->region) {
-		r->page_node = c->pnode;
-		r->same_page = c->pvar == r->var;
-	} else {
-		r->page_node = mr_attrib_page_node(a, s->region, s->addr);
-		c->page = page;
-		c->region = s->region;
-		c->pnode = r->page_node;
-		c->has_page = 1;
+	pe = &ctx->pages[mph_fib_slot(page ^ s->region, PAGE_CACHE_BITS)];
+	if (pe->page != page || pe->region != s->region) {
+		pe->page = page;
+		pe->region = s->region;
+		pe->node = mr_attrib_page_node(a, s->region, s->addr);
+		pe->var = SELF_VAR; /* given to none */
 	}
-	c->pvar = r->var;
+	r->page_node = pe->node;
+	r->same_page = pe->var == r->var;
+	pe->var = r->var;
+}
+
+void mr_attrib_sample_stack(struct mr_attrib_ctx *ctx, const struct memphis_rec_sample *s,
+			    const struct memphis_rec_stack *st, const uint8_t *bytes,
+			    int use_addr, struct mr_resolved *r)
+{
+	sample_in_slot(ctx, ip_slot(ctx, s->ip), s, st, bytes, use_addr, r);
+}
+
+unsigned mr_attrib_sample_wait(struct mr_attrib_ctx *ctx, const struct memphis_rec_sample *s,
+			       const struct memphis_rec_stack *st, const uint8_t *bytes, int want,
+			       struct mr_resolved *r)
+{
+	struct ip_cache_slot *c = ip_slot(ctx, s->ip);
+
+	if (!c->has_wait) {
+		c->wait = (uint8_t)attrib_wait_kind(ctx, s->ip, s->time);
+		c->has_wait = 1;
+	}
+	if (want)
+		sample_in_slot(ctx, c, s, st, bytes, 1, r);
+	return c->wait;
 }

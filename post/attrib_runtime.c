@@ -102,7 +102,7 @@ uint32_t attrib_unknown_runtime(struct mr_attrib *a, uint64_t addr, uint64_t t, 
 	const struct mph_mapping *m;
 
 	rg->valid = 0; /* recorded objects lie in the same mapping: never cached */
-	if (mr_run_get_u64(a->run, "heap_sample_every", 1) > 1)
+	if (a->heap_sampled)
 		return 0;
 	m = attrib_mapping_at(a, addr, t, &t0, &t1);
 	if (!m || m->perms[1] != 'w')
@@ -175,7 +175,7 @@ static inline unsigned code_kind_ctx(struct mr_attrib_ctx *c, uint64_t ip, uint6
 	return v ? (unsigned)*v : code_kind_miss(c, ip, t);
 }
 
-unsigned mr_attrib_wait(struct mr_attrib_ctx *c, uint64_t ip, uint64_t t)
+unsigned attrib_wait_kind(struct mr_attrib_ctx *c, uint64_t ip, uint64_t t)
 {
 	unsigned k = code_kind_ctx(c, ip, t);
 

@@ -30,7 +30,8 @@ struct worker {
 	struct mr_attrib_ctx *ctx;
 	struct mr_sample_iter *it;
 	struct report_stats st;
-	uint64_t flagmix[32];         /* samples by FLAGMIX of their flags, into st at the end */
+	uint64_t mix[MR_RT_COUNT][32]; /* samples by wait kind and FLAGMIX of their flags, into st
+				       * at the end: one increment per sample instead of three */
 	struct mr_agg agg;
 	struct mr_hwsrc hw;
 	struct note *notes;
@@ -111,14 +112,21 @@ static uint32_t caller_line(struct worker *w, const struct memphis_rec_sample *s
 _Static_assert(MPH_S_EXACT == 1 && MPH_S_APPROX == 2 && MPH_S_NOADDR == 4 && MPH_S_NONMEM == 8 &&
 	       MPH_S_KERNEL >> 3 == 0x10, "FLAGMIX's bits");
 
-/* w->flagmix into w->st's counts of flags. */
+/* w->mix into w->st's total and counts of waits and flags. */
 static void fold_flags(struct worker *w)
 {
 	struct report_stats *st = &w->st;
 
+	for (unsigned k = 0; k < MR_RT_COUNT; k++)
+		for (unsigned m = 0; m < 32; m++) {
+			st->total += w->mix[k][m];
+			st->wait[k] += w->mix[k][m];
+		}
 	for (unsigned m = 0; m < 32; m++) {
-		uint64_t n = w->flagmix[m];
+		uint64_t n = 0;
 
+		for (unsigned k = 0; k < MR_RT_COUNT; k++)
+			n += w->mix[k][m];
 		st->exact += m & MPH_S_EXACT ? n : 0;
 		st->approx += m & MPH_S_APPROX ? n : 0;
 		st->noaddr += m & MPH_S_NOADDR ? n : 0;
@@ -138,14 +146,12 @@ static int count_sample(struct worker *w, const struct memphis_rec_sample *sm, u
 	const uint8_t *bytes = NULL;
 	struct mr_resolved res;
 	uint32_t cpu_node, page_node;
+	int want = (sm->flags & addr_ok) && sm->addr;
 
-	st->total++;
-	st->wait[mr_attrib_wait(w->ctx, sm->ip, sm->time)]++;
-	w->flagmix[FLAGMIX(sm->flags)]++;
-	if (!(sm->flags & addr_ok) || !sm->addr)
+	stk = want && (sm->flags & MPH_S_STACK) ? mr_samples_stack(w->it, sm, &bytes) : NULL;
+	w->mix[mr_attrib_sample_wait(w->ctx, sm, stk, bytes, want, &res)][FLAGMIX(sm->flags)]++;
+	if (!want)
 		return 0;
-	stk = (sm->flags & MPH_S_STACK) ? mr_samples_stack(w->it, sm, &bytes) : NULL;
-	mr_attrib_sample_stack(w->ctx, sm, stk, bytes, 1, &res);
 	if (res.self) {
 		st->self++;
 		return 0;
