@@ -276,6 +276,13 @@ struct span *attrib_span_at(struct mr_attrib *a, uint64_t addr, uint64_t t, uint
 struct span *attrib_span_find(struct mr_attrib *a, uint64_t addr, uint64_t t, uint64_t *t0,
 			      uint64_t *t1);
 
+/* The widest [*lo, *hi) around addr that no span holds at time t as attrib_span_find sees
+ * them (the snapshot in force and the next) and that lies in addr's mapping of the
+ * snapshot in force (attrib_mapping_at), or between two of its mappings; valid for
+ * [*t0, *t1). 1, or 0 when a span holds addr. */
+int attrib_span_gap(struct mr_attrib *a, uint64_t addr, uint64_t t, uint64_t *lo, uint64_t *hi,
+		    uint64_t *t0, uint64_t *t1);
+
 /* The mapping holding addr in the maps snapshot in force at time t, or NULL; [*t0, *t1)
  * is the time that snapshot holds. */
 const struct mph_mapping *attrib_mapping_at(struct mr_attrib *a, uint64_t addr, uint64_t t,

@@ -300,6 +300,56 @@ struct span *attrib_span_find(struct mr_attrib *a, uint64_t addr, uint64_t t, ui
 	return sp;
 }
 
+/* Narrow [*lo, *hi) to the gap around addr between the spans of snapshot s, as span_in
+ * sees them; 0 when a span holds addr. */
+static int span_gap_in(const struct snap *s, uint64_t addr, uint64_t *lo, uint64_t *hi)
+{
+	size_t i = mph_upper_bound(s->span, s->nspan, sizeof(*s->span), offsetof(struct span, lo),
+				   addr);
+
+	if (i > 0) {
+		if (addr < s->span[i - 1].hi)
+			return 0;
+		*lo = s->span[i - 1].hi > *lo ? s->span[i - 1].hi : *lo;
+	}
+	if (i < s->nspan && s->span[i].lo < *hi)
+		*hi = s->span[i].lo;
+	return 1;
+}
+
+int attrib_span_gap(struct mr_attrib *a, uint64_t addr, uint64_t t, uint64_t *lo, uint64_t *hi,
+		    uint64_t *t0, uint64_t *t1)
+{
+	struct snap *s = snap_at(a, t, t0, t1);
+	const struct mph_mapping *m;
+	size_t i;
+
+	*lo = 0;
+	*hi = UINT64_MAX;
+	if (!s) {
+		*t0 = 0;
+		*t1 = UINT64_MAX;
+		return 1;
+	}
+	if (!span_gap_in(s, addr, lo, hi) ||
+	    (s + 1 < a->snap + a->nsnap && !span_gap_in(s + 1, addr, lo, hi)))
+		return 0;
+	/* addr's mapping, or the gap between two, as mph_maps_find sees them */
+	i = mph_upper_bound(s->maps.map, s->maps.n, sizeof(*s->maps.map),
+			    offsetof(struct mph_mapping, start), addr);
+	if (i > 0 && addr < s->maps.map[i - 1].end) {
+		m = &s->maps.map[i - 1];
+		*lo = m->start > *lo ? m->start : *lo;
+		*hi = m->end < *hi ? m->end : *hi;
+		return 1;
+	}
+	if (i > 0)
+		*lo = s->maps.map[i - 1].end > *lo ? s->maps.map[i - 1].end : *lo;
+	if (i < s->maps.n)
+		*hi = s->maps.map[i].start < *hi ? s->maps.map[i].start : *hi;
+	return 1;
+}
+
 const struct mph_mapping *attrib_mapping_at(struct mr_attrib *a, uint64_t addr, uint64_t t,
 					    uint64_t *t0, uint64_t *t1)
 {

@@ -363,6 +363,48 @@ static void code_resolve_ctx(struct mr_attrib_ctx *c, struct ip_cache_slot *slot
 		note_first(c, &c->line_first, &c->cap_line, slot->line);
 }
 
+/* For an answer of data_resolve without a range (rg->valid 0): when addr is in memory
+ * nothing explains (other_resolve's last case, attrib_unknown_runtime), where and when
+ * that answer is the same for thread tid, into *rg (valid): the gap around addr that no
+ * heap object, stack or span of the maps snapshots meets at any time, within addr's
+ * mapping or between two (the answer depends on the mapping), outside tid's static TLS
+ * block. Samples of memory
+ * the run did not record (unsampled allocations) then cost what the others cost, not a
+ * lookup each under the lock. Reads only what no pass changes. */
+static void unknown_gap(struct mr_attrib *a, uint64_t addr, uint64_t t, uint32_t tid,
+			struct range *rg)
+{
+	uint64_t lo, hi, l2, h2, t0, t1, *ti;
+
+	rg->valid = 0;
+	if (!attrib_span_gap(a, addr, t, &lo, &hi, &t0, &t1))
+		return;
+	if (!mr_heap_gap(&a->heap, addr, &l2, &h2))
+		return;
+	lo = l2 > lo ? l2 : lo;
+	hi = h2 < hi ? h2 : hi;
+	if (!mr_heap_gap(&a->stacks, addr, &l2, &h2))
+		return;
+	lo = l2 > lo ? l2 : lo;
+	hi = h2 < hi ? h2 : hi;
+	if (a->ntls) { /* other_resolve's TLS test: thread tid's own block only */
+		if (!tid)
+			return; /* a range for any thread would skip the others' tests */
+		ti = mph_u64map_get(&a->thread_by_tid, tid);
+		if (ti && a->run->threads[*ti].fs_base) {
+			uint64_t fs = a->run->threads[*ti].fs_base, tls = fs + (uint64_t)a->tls_lo;
+
+			if (addr < tls)
+				hi = tls < hi ? tls : hi;
+			else if (addr >= fs)
+				lo = fs > lo ? fs : lo;
+			else
+				return; /* in the TLS block: not other_resolve's last case */
+		}
+	}
+	*rg = (struct range){ lo, hi, t0, t1, a->ntls ? tid : 0, 1 };
+}
+
 /* sample_var's miss: s's variable resolved, and cached in slot when the answer has a
  * range. */
 static __attribute__((noinline)) uint32_t sample_var_miss(struct mr_attrib_ctx *c,
@@ -374,6 +416,8 @@ static __attribute__((noinline)) uint32_t sample_var_miss(struct mr_attrib_ctx *
 	uint32_t var;
 
 	var = data_resolve(c->a, c, s->addr, s->time, s->tid, &rg);
+	if (!rg.valid)
+		unknown_gap(c->a, s->addr, s->time, s->tid, &rg);
 	if (!var)
 		var = attrib_wait_data(c, s->ip, s->time);
 	if (var != SELF_VAR)

@@ -163,30 +163,67 @@ static size_t prev_reaching(const struct mr_heap *h, size_t i, uint64_t addr)
 	return k - h->leaves;
 }
 
+/* The first entry with obj.addr > addr (n if none), for n > 0: among those starting in
+ * addr's 4 KiB block when there are, else first among the fan-out's block starts, then in
+ * a block. */
+static size_t upper(const struct mr_heap *h, uint64_t addr)
+{
+	const uint64_t *v = mph_u64map_get(&h->starts, addr >> 12);
+	size_t lo, hi;
+
+	if (v) {
+		lo = (size_t)(uint32_t)*v;
+		return lo + mph_upper_bound(h->addr + lo, (size_t)(*v >> 32), sizeof(*h->addr), 0,
+					    addr);
+	}
+	lo = mph_upper_bound(h->top, h->ntop, sizeof(*h->top), 0, addr);
+	if (lo == 0)
+		return 0;
+	hi = lo * MR_HEAP_FANOUT < h->n ? lo * MR_HEAP_FANOUT : h->n;
+	lo = (lo - 1) * MR_HEAP_FANOUT;
+	return lo + mph_upper_bound(h->addr + lo, hi - lo, sizeof(*h->addr), 0, addr);
+}
+
+/* The highest end of entries [0, i): up the max tree from both ends of the leaves. */
+static uint64_t prefix_maxend(const struct mr_heap *h, size_t i)
+{
+	uint64_t m = 0;
+
+	for (size_t l = h->leaves, r = h->leaves + i; l < r; l /= 2, r /= 2) {
+		if (l & 1)
+			m = h->maxend[l] > m ? h->maxend[l] : m;
+		l += l & 1;
+		if (r & 1)
+			m = h->maxend[r - 1] > m ? h->maxend[r - 1] : m;
+	}
+	return m;
+}
+
+int mr_heap_gap(const struct mr_heap *h, uint64_t addr, uint64_t *lo, uint64_t *hi)
+{
+	size_t u;
+
+	*lo = 0;
+	*hi = UINT64_MAX;
+	if (!h->n)
+		return 1;
+	u = upper(h, addr);
+	if (u < h->n)
+		*hi = h->addr[u];
+	*lo = prefix_maxend(h, u);
+	return *lo <= addr;
+}
+
 const struct mr_heap_obj *mr_heap_find_steps(const struct mr_heap *h, uint64_t addr, uint64_t t,
 					     size_t *steps)
 {
-	const uint64_t *v;
-	size_t lo, hi, i;
+	size_t lo, i;
 
 	/* at or above every object's end (maxend[1], the root): in none of them; common for
 	 * addresses of stacks, TLS and libraries, which lie above the heap */
 	if (!h->n || addr >= h->maxend[1])
 		return NULL;
-	/* first entry with obj.addr > addr: among those starting in addr's 4 KiB block when
-	 * there are, else first among the fan-out's block starts, then in a block */
-	v = mph_u64map_get(&h->starts, addr >> 12);
-	if (v) {
-		lo = (size_t)(uint32_t)*v;
-		lo += mph_upper_bound(h->addr + lo, (size_t)(*v >> 32), sizeof(*h->addr), 0, addr);
-	} else {
-		lo = mph_upper_bound(h->top, h->ntop, sizeof(*h->top), 0, addr);
-		if (lo == 0)
-			return NULL;
-		hi = lo * MR_HEAP_FANOUT < h->n ? lo * MR_HEAP_FANOUT : h->n;
-		lo = (lo - 1) * MR_HEAP_FANOUT;
-		lo += mph_upper_bound(h->addr + lo, hi - lo, sizeof(*h->addr), 0, addr);
-	}
+	lo = upper(h, addr);
 	if (lo == 0)
 		return NULL;
 	/* each object start at or below addr with an entry reaching past it, nearest first;

@@ -52,6 +52,9 @@ void mr_heap_free(struct mr_heap *h);
 
 /* The object live at time t that contains addr, or NULL. */
 const struct mr_heap_obj *mr_heap_find(const struct mr_heap *h, uint64_t addr, uint64_t t);
+/* The widest [*lo, *hi) around addr that no object overlaps at any time: 1, or 0 when some
+ * object holds addr at some time (then nothing to cache about addr's neighbourhood). */
+int mr_heap_gap(const struct mr_heap *h, uint64_t addr, uint64_t *lo, uint64_t *hi);
 /* mr_heap_find that also adds to *steps the object starts it looked at (for tests). */
 const struct mr_heap_obj *mr_heap_find_steps(const struct mr_heap *h, uint64_t addr, uint64_t t,
 					     size_t *steps);
