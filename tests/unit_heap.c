@@ -146,20 +146,26 @@ static void test_big_under_many(void)
 	free(a);
 }
 
-/* Objects of 1 byte to 12 KiB, allocated and freed at random in a 64 KiB window (no two
- * live ones overlap), so that 4 KiB blocks hold many starts, none, or a start above an
- * address that an object from an earlier block covers: every lookup checked against a
- * scan of all records. */
-static void test_random_against_scan(void)
+/* Objects of 1 byte to 12 KiB, allocated and freed at random in a window (no two live
+ * ones overlap), so that 4 KiB blocks hold many starts, none, or a start above an
+ * address that an object from an earlier block covers: every lookup, and the gap of
+ * objects around the address (mr_heap_gap), checked against a scan of all records. */
+static void test_random_against_scan(uint64_t window)
 {
-	enum { N = 4000, WINDOW = 64 << 10, LOOKUPS = 50000 };
+	enum { N = 4000, LOOKUPS = 30000 };
+	const uint64_t WINDOW = window;
 	static struct memphis_rec_alloc a[N];
 	static struct memphis_rec_free f[N];
 	static uint64_t t1[N];
-	static unsigned char used[WINDOW];
-	size_t na = 0, nf = 0, bad = 0;
+	unsigned char *used = calloc(window, 1);
+	size_t na = 0, nf = 0, bad = 0, badgap = 0, gaps = 0;
 	uint64_t t = 1, r = 88172645463325252ull;
 	struct mr_heap h;
+
+	if (!used) {
+		ok(0, "heap: allocate the random case");
+		return;
+	}
 
 	while (na < N) {
 		r ^= r << 13, r ^= r >> 7, r ^= r << 17;
@@ -182,7 +188,8 @@ static void test_random_against_scan(void)
 		}
 		t++;
 	}
-	ok(mr_heap_build(&h, a, na, f, nf) == 0, "heap: build %zu random objects", na);
+	ok(mr_heap_build(&h, a, na, f, nf) == 0, "heap: build %zu random objects in %" PRIu64 " KiB",
+	   na, window >> 10);
 	for (size_t k = 0; k < LOOKUPS; k++) {
 		uint64_t addr, when;
 		const struct mr_heap_obj *o;
@@ -196,16 +203,30 @@ static void test_random_against_scan(void)
 				want = (long)i;
 		o = mr_heap_find(&h, addr, when);
 		bad += (o ? (long)o->rec : -1) != want;
+		/* the gap: no record meets it at any time; none found when one holds addr */
+		uint64_t lo, hi;
+		int gap = mr_heap_gap(&h, addr, &lo, &hi), held = 0, met = 0;
+
+		for (size_t i = 0; i < na; i++) {
+			held |= addr >= a[i].addr && addr < a[i].addr + a[i].size;
+			met |= gap && a[i].addr < hi && a[i].addr + a[i].size > lo;
+		}
+		badgap += gap ? met || addr < lo || addr >= hi : !held;
+		gaps += gap;
 	}
 	ok(bad == 0, "heap: %d random lookups agree with a scan of the records (%zu differ)", LOOKUPS,
 	   bad);
+	ok(badgap == 0 && gaps > 0, "heap: %zu gaps around addresses no object ever held, none met "
+	   "by a record, and none where one did (%zu wrong)", gaps, badgap);
 	mr_heap_free(&h);
+	free(used);
 }
 
 int main(void)
 {
 	test_heap();
 	test_big_under_many();
-	test_random_against_scan();
+	test_random_against_scan(64 << 10); /* dense: most addresses held at some time */
+	test_random_against_scan(16 << 20); /* sparse: gaps between the objects */
 	return tap_done();
 }
