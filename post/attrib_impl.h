@@ -280,7 +280,7 @@ struct span *attrib_span_find(struct mr_attrib *a, uint64_t addr, uint64_t t, ui
  * them (the snapshot in force and the next) and that lies in addr's mapping of the
  * snapshot in force (attrib_mapping_at), or between two of its mappings; valid for
  * [*t0, *t1). 1, or 0 when a span holds addr. */
-int attrib_span_gap(struct mr_attrib *a, uint64_t addr, uint64_t t, uint64_t *lo, uint64_t *hi,
+int attrib_maps_gap(struct mr_attrib *a, uint64_t addr, uint64_t t, uint64_t *lo, uint64_t *hi,
 		    uint64_t *t0, uint64_t *t1);
 
 /* The mapping holding addr in the maps snapshot in force at time t, or NULL; [*t0, *t1)

@@ -317,7 +317,7 @@ static int span_gap_in(const struct snap *s, uint64_t addr, uint64_t *lo, uint64
 	return 1;
 }
 
-int attrib_span_gap(struct mr_attrib *a, uint64_t addr, uint64_t t, uint64_t *lo, uint64_t *hi,
+int attrib_maps_gap(struct mr_attrib *a, uint64_t addr, uint64_t t, uint64_t *lo, uint64_t *hi,
 		    uint64_t *t0, uint64_t *t1)
 {
 	struct snap *s = snap_at(a, t, t0, t1);

@@ -377,7 +377,7 @@ static void unknown_gap(struct mr_attrib *a, uint64_t addr, uint64_t t, uint32_t
 	uint64_t lo, hi, l2, h2, t0, t1, *ti;
 
 	rg->valid = 0;
-	if (!attrib_span_gap(a, addr, t, &lo, &hi, &t0, &t1))
+	if (!attrib_maps_gap(a, addr, t, &lo, &hi, &t0, &t1))
 		return;
 	if (!mr_heap_gap(&a->heap, addr, &l2, &h2))
 		return;

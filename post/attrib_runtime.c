@@ -101,7 +101,8 @@ uint32_t attrib_unknown_runtime(struct mr_attrib *a, uint64_t addr, uint64_t t, 
 	uint64_t t0, t1;
 	const struct mph_mapping *m;
 
-	rg->valid = 0; /* recorded objects lie in the same mapping: never cached */
+	rg->valid = 0; /* recorded objects lie in the same mapping: unknown_gap
+			* (attrib_resolve.c) finds where the answer holds */
 	if (a->heap_sampled)
 		return 0;
 	m = attrib_mapping_at(a, addr, t, &t0, &t1);
