@@ -368,9 +368,8 @@ static void code_resolve_ctx(struct mr_attrib_ctx *c, struct ip_cache_slot *slot
  * that answer is the same for thread tid, into *rg (valid): the gap around addr that no
  * heap object, stack or span of the maps snapshots meets at any time, within addr's
  * mapping or between two (the answer depends on the mapping), outside tid's static TLS
- * block. Samples of memory
- * the run did not record (unsampled allocations) then cost what the others cost, not a
- * lookup each under the lock. Reads only what no pass changes. */
+ * block. Samples of memory the run did not record (unsampled allocations) then cost what
+ * the others cost, not a lookup each under the lock. Reads only what no pass changes. */
 static void unknown_gap(struct mr_attrib *a, uint64_t addr, uint64_t t, uint32_t tid,
 			struct range *rg)
 {
