@@ -79,12 +79,15 @@ struct ip_cache_slot {
 };
 
 /* A context's direct-mapped cache of page homes, 1 << PAGE_CACHE_BITS entries of a page
- * in a region (page MPH_U64MAP_EMPTY: none), with the variable last given with the page:
- * the report notes a variable's page once (mr_resolved.same_page). */
+ * in a region, with the variable last given with the page: the report notes a variable's
+ * page once (mr_resolved.same_page). 16 bytes an entry, one cache line never split: the
+ * samples stream through the caches and evict it, so its misses are the pass's largest
+ * cost. Pages at or above 2^48 and regions from 2^28 - 1 on are not cached (a key of all
+ * ones would be the empty one). */
 #define PAGE_CACHE_BITS 12
+#define PAGE_CACHE_KEY(page, region) ((page) >> 12 | (uint64_t)(region) << 36)
 struct page_cache_entry {
-	uint64_t page;
-	uint32_t region;
+	uint64_t key;  /* PAGE_CACHE_KEY, MPH_U64MAP_EMPTY: none */
 	int32_t node;
 	uint32_t var;
 };

@@ -293,7 +293,7 @@ struct mr_attrib_ctx *mr_attrib_ctx_new(struct mr_attrib *a, mr_attrib_warn_fn *
 	for (size_t i = 0; i < (size_t)1 << IP_CACHE_BITS; i++)
 		((volatile uint32_t *)c->set)[i] = 0;
 	for (size_t i = 0; i < (size_t)1 << PAGE_CACHE_BITS; i++)
-		c->pages[i].page = MPH_U64MAP_EMPTY;
+		c->pages[i].key = MPH_U64MAP_EMPTY;
 	return c;
 }
 
@@ -503,7 +503,7 @@ sample_in_slot(struct mr_attrib_ctx *ctx, struct ip_cache_slot *c, const struct 
 {
 	struct mr_attrib *a = ctx->a;
 	struct page_cache_entry *pe;
-	uint64_t page;
+	uint64_t page, key;
 
 	ctx->pos++;
 	if (!c->valid) {
@@ -536,10 +536,14 @@ sample_in_slot(struct mr_attrib_ctx *ctx, struct ip_cache_slot *c, const struct 
 	 * not, the report notes (mr_agg_add_page), whatever the cache held (a thread's
 	 * cache starts empty) */
 	page = s->addr & ~(a->pages.page_size - 1);
-	pe = &ctx->pages[mph_fib_slot(page ^ s->region, PAGE_CACHE_BITS)];
-	if (pe->page != page || pe->region != s->region) {
-		pe->page = page;
-		pe->region = s->region;
+	if (page >= 1ull << 48 || s->region >= (1u << 28) - 1) {
+		r->page_node = mr_attrib_page_node(a, s->region, s->addr);
+		return;
+	}
+	key = PAGE_CACHE_KEY(page, s->region);
+	pe = &ctx->pages[mph_fib_slot(key, PAGE_CACHE_BITS)];
+	if (pe->key != key) {
+		pe->key = key;
 		pe->node = mr_attrib_page_node(a, s->region, s->addr);
 		pe->var = SELF_VAR; /* given to none */
 	}
