@@ -63,7 +63,7 @@ struct snap {
 
 /* Direct-mapped per-ip cache of the last resolutions made for that instruction: its line,
  * up to IP_CACHE_WAYS data ranges (an instruction often walks a few objects: one stack or TLS
- * block per thread) and the last page. The 1 << IP_CACHE_BITS sets hold an index into a
+ * block per thread) and its wait kind. The 1 << IP_CACHE_BITS sets hold an index into a
  * dense array of slots that grows with the instructions seen: a run samples hundreds to
  * thousands of distinct instructions, and a table of 65,536 slots (16 MB) touched a page
  * per instruction, each first read as the zero page and then copied on write, a TLB

@@ -36,6 +36,7 @@ int mr_heap_build(struct mr_heap *h, const struct memphis_rec_alloc *allocs, siz
 		  const struct memphis_rec_free *frees, size_t nfrees)
 {
 	struct fr *f = NULL;
+	uint64_t *block;
 	size_t n = 0, fi = 0;
 
 	memset(h, 0, sizeof(*h));
@@ -101,17 +102,19 @@ int mr_heap_build(struct mr_heap *h, const struct memphis_rec_alloc *allocs, siz
 		mr_heap_free(h);
 		return -ENOMEM;
 	}
-	for (size_t i = 0, cur = 0; i < n; i++) {
+	block = NULL;
+	for (size_t i = 0; i < n; i++) {
 		h->addr[i] = h->obj[i].addr;
-		/* entries are sorted by address: a block's are contiguous */
+		/* entries are sorted by address: a block's are contiguous, counted through the
+		 * value its first one inserted (valid until the next insertion) */
 		if (i == 0 || h->addr[i - 1] >> 12 != h->addr[i] >> 12) {
-			cur = i;
-			if (!mph_u64map_put(&h->starts, h->addr[i] >> 12, (uint64_t)i)) {
+			block = mph_u64map_put(&h->starts, h->addr[i] >> 12, (uint64_t)i);
+			if (!block) {
 				mr_heap_free(h);
 				return -ENOMEM;
 			}
 		}
-		*mph_u64map_get(&h->starts, h->addr[cur] >> 12) += 1ull << 32;
+		*block += 1ull << 32;
 	}
 	for (size_t i = 0; i < h->ntop; i++)
 		h->top[i] = h->addr[i * MR_HEAP_FANOUT];
