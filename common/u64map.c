@@ -8,15 +8,11 @@
 /* Allocate the slot arrays for `cap` slots (a power of two), all empty. */
 static int alloc_slots(struct mph_u64map *m, size_t cap)
 {
-	m->keys = malloc(cap * sizeof(*m->keys));
-	m->vals = malloc(cap * sizeof(*m->vals));
-	if (!m->keys || !m->vals) {
-		free(m->keys);
-		free(m->vals);
-		m->keys = m->vals = NULL;
+	m->slot = malloc(cap * sizeof(*m->slot));
+	if (!m->slot)
 		return -ENOMEM;
-	}
-	memset(m->keys, 0xff, cap * sizeof(*m->keys));
+	for (size_t i = 0; i < cap; i++)
+		m->slot[i].key = MPH_U64MAP_EMPTY;
 	m->mask = cap - 1;
 	m->count = 0;
 	m->shift = 64;
@@ -40,9 +36,8 @@ void mph_u64map_free(struct mph_u64map *m)
 {
 	if (!m)
 		return;
-	free(m->keys);
-	free(m->vals);
-	m->keys = m->vals = NULL;
+	free(m->slot);
+	m->slot = NULL;
 	m->count = 0;
 }
 
@@ -55,13 +50,12 @@ static int grow(struct mph_u64map *m)
 	if (alloc_slots(&n, old * 2))
 		return -ENOMEM;
 	for (size_t i = 0; i < old; i++) {
-		if (m->keys[i] == MPH_U64MAP_EMPTY)
+		if (m->slot[i].key == MPH_U64MAP_EMPTY)
 			continue;
-		size_t j = mph_u64map_slot(&n, m->keys[i]);
-		while (n.keys[j] != MPH_U64MAP_EMPTY)
+		size_t j = mph_u64map_slot(&n, m->slot[i].key);
+		while (n.slot[j].key != MPH_U64MAP_EMPTY)
 			j = (j + 1) & n.mask;
-		n.keys[j] = m->keys[i];
-		n.vals[j] = m->vals[i];
+		n.slot[j] = m->slot[i];
 	}
 	n.count = m->count;
 	mph_u64map_free(m);
@@ -77,14 +71,14 @@ uint64_t *mph_u64map_insert(struct mph_u64map *m, uint64_t key, uint64_t init)
 		return NULL;
 	i = mph_u64map_slot(m, key);
 	for (;;) {
-		uint64_t k = m->keys[i];
+		uint64_t k = m->slot[i].key;
 		if (k == key)
-			return &m->vals[i];
+			return &m->slot[i].val;
 		if (k == MPH_U64MAP_EMPTY) {
-			m->keys[i] = key;
-			m->vals[i] = init;
+			m->slot[i].key = key;
+			m->slot[i].val = init;
 			m->count++;
-			return &m->vals[i];
+			return &m->slot[i].val;
 		}
 		i = (i + 1) & m->mask;
 	}

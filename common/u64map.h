@@ -12,9 +12,15 @@
 
 #define MPH_U64MAP_EMPTY UINT64_MAX
 
+/* A key and its value side by side: a lookup that misses the cache costs one line, not
+ * two. */
+struct mph_u64slot {
+	uint64_t key;
+	uint64_t val;
+};
+
 struct mph_u64map {
-	uint64_t *keys;
-	uint64_t *vals;
+	struct mph_u64slot *slot;
 	size_t mask;    /* capacity - 1, capacity a power of two */
 	size_t count;
 	unsigned shift; /* 64 - log2(capacity): slots come from the top bits of key * golden */
@@ -39,9 +45,9 @@ static inline uint64_t *mph_u64map_get(const struct mph_u64map *m, uint64_t key)
 	size_t i = mph_u64map_slot(m, key);
 
 	for (;;) {
-		uint64_t k = m->keys[i];
+		uint64_t k = m->slot[i].key;
 		if (k == key)
-			return &m->vals[i];
+			return &m->slot[i].val;
 		if (k == MPH_U64MAP_EMPTY)
 			return NULL;
 		i = (i + 1) & m->mask;

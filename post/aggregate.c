@@ -170,7 +170,7 @@ int mr_agg_merge(struct mr_agg *dst, struct mr_agg *src, const uint32_t *var_map
 	if (flush_run(src) || flush_run(dst))
 		return -ENOMEM;
 	for (size_t i = 0; i <= src->counts.mask; i++) {
-		uint64_t k = src->counts.keys[i], key, *v;
+		uint64_t k = src->counts.slot[i].key, key, *v;
 		struct mr_agg_cell ce;
 
 		if (k == MPH_U64MAP_EMPTY)
@@ -181,10 +181,10 @@ int mr_agg_merge(struct mr_agg *dst, struct mr_agg *src, const uint32_t *var_map
 		if (cell_key(dst, ce.var, ce.line, ce.cpu_node, ce.page_node, &key) ||
 		    !(v = mph_u64map_put(&dst->counts, key, 0)))
 			return -ENOMEM;
-		*v += src->counts.vals[i];
+		*v += src->counts.slot[i].val;
 	}
 	for (size_t i = 0; i <= src->seen_pages.mask; i++) {
-		uint64_t k = src->seen_pages.keys[i];
+		uint64_t k = src->seen_pages.slot[i].key;
 		uint32_t var;
 
 		if (k == MPH_U64MAP_EMPTY)
@@ -194,7 +194,7 @@ int mr_agg_merge(struct mr_agg *dst, struct mr_agg *src, const uint32_t *var_map
 		var = rename_id(var_map, nvar_map, (uint32_t)(k >> 36));
 		k = (uint64_t)var << 36 | (k & ((1ull << 36) - 1));
 		/* an existing entry stays: dst holds the earlier samples */
-		if (!mph_u64map_put(&dst->seen_pages, k, src->seen_pages.vals[i]))
+		if (!mph_u64map_put(&dst->seen_pages, k, src->seen_pages.slot[i].val))
 			return -ENOMEM;
 	}
 	return 0;
@@ -212,7 +212,7 @@ int mr_agg_finish(struct mr_agg *g, size_t nvars)
 	if (!g->vars || !g->cells)
 		return -ENOMEM;
 	for (size_t i = 0; i <= g->counts.mask; i++) {
-		uint64_t k = g->counts.keys[i];
+		uint64_t k = g->counts.slot[i].key;
 		struct mr_agg_cell *ce;
 		struct mr_agg_var *v;
 
@@ -220,7 +220,7 @@ int mr_agg_finish(struct mr_agg *g, size_t nvars)
 			continue;
 		ce = &g->cells[g->ncells++];
 		cell_unpack(g, k, ce);
-		ce->n = g->counts.vals[i];
+		ce->n = g->counts.slot[i].val;
 		if (ce->var >= nvars)
 			ce->var = 0;
 		v = &g->vars[ce->var];
@@ -241,7 +241,7 @@ int mr_agg_finish(struct mr_agg *g, size_t nvars)
 			v->local += ce->n;
 	}
 	for (size_t i = 0; i <= g->seen_pages.mask; i++) {
-		uint64_t k = g->seen_pages.keys[i], node = g->seen_pages.vals[i];
+		uint64_t k = g->seen_pages.slot[i].key, node = g->seen_pages.slot[i].val;
 		uint32_t var;
 
 		if (k == MPH_U64MAP_EMPTY)
@@ -312,27 +312,27 @@ int mr_agg_first_touches(struct mr_agg *g, size_t n,
 			*v |= RUNTIME_LINE;
 	}
 	for (size_t i = 0; i <= by_tid.mask; i++) {
-		uint64_t k = by_tid.keys[i];
+		uint64_t k = by_tid.slot[i].key;
 		struct mr_agg_var *vs;
 
 		if (k == MPH_U64MAP_EMPTY)
 			continue;
 		vs = &g->vars[k >> 32];
-		if (better(by_tid.vals[i], (uint32_t)k, vs->ft_tid_pages, vs->ft_tid)) {
-			vs->ft_tid_pages = by_tid.vals[i];
+		if (better(by_tid.slot[i].val, (uint32_t)k, vs->ft_tid_pages, vs->ft_tid)) {
+			vs->ft_tid_pages = by_tid.slot[i].val;
 			vs->ft_tid = (uint32_t)k;
 			vs->ft_tid_node = (int)*mph_u64map_get(&tid_node, k) - 1;
 		}
 	}
 	for (size_t i = 0; i <= by_line.mask; i++) {
-		uint64_t k = by_line.keys[i];
+		uint64_t k = by_line.slot[i].key;
 		struct mr_agg_var *vs;
 
 		if (k == MPH_U64MAP_EMPTY)
 			continue;
 		vs = &g->vars[k >> 32];
-		if (better_line(&by_line, by_line.vals[i], k >> 32, (uint32_t)k, vs)) {
-			vs->ft_line_pages = by_line.vals[i] & ~RUNTIME_LINE;
+		if (better_line(&by_line, by_line.slot[i].val, k >> 32, (uint32_t)k, vs)) {
+			vs->ft_line_pages = by_line.slot[i].val & ~RUNTIME_LINE;
 			vs->ft_line = (uint32_t)k;
 		}
 	}

@@ -637,8 +637,8 @@ static uint32_t *first_use_map(struct mr_attrib_ctx *const *ctx, size_t nctx, in
 static void rename_values(struct mph_u64map *m, const uint32_t *map, size_t id0, size_t n)
 {
 	for (size_t i = 0; i <= m->mask; i++)
-		if (m->keys[i] != MPH_U64MAP_EMPTY && m->vals[i] >= id0 && m->vals[i] < n)
-			m->vals[i] = map[m->vals[i]];
+		if (m->slot[i].key != MPH_U64MAP_EMPTY && m->slot[i].val >= id0 && m->slot[i].val < n)
+			m->slot[i].val = map[m->slot[i].val];
 }
 
 /* Variables [id0, nvars) were renumbered through map (var_by_key holds other values too,

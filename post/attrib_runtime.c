@@ -152,7 +152,7 @@ static __attribute__((noinline)) unsigned code_kind_miss(struct mr_attrib_ctx *c
 	uint64_t *v;
 	unsigned k;
 
-	if (!c->waits.keys && mph_u64map_init(&c->waits, 64))
+	if (!c->waits.slot && mph_u64map_init(&c->waits, 64))
 		return MR_RT_NONE;
 	pthread_mutex_lock(&a->lock);
 	a->holder = c;
@@ -170,7 +170,7 @@ static __attribute__((noinline)) unsigned code_kind_miss(struct mr_attrib_ctx *c
 /* code_kind of ip, cached in c. */
 static inline unsigned code_kind_ctx(struct mr_attrib_ctx *c, uint64_t ip, uint64_t t)
 {
-	uint64_t *v = c->waits.keys && ip != MPH_U64MAP_EMPTY ? mph_u64map_get(&c->waits, ip)
+	uint64_t *v = c->waits.slot && ip != MPH_U64MAP_EMPTY ? mph_u64map_get(&c->waits, ip)
 							      : NULL;
 
 	return v ? (unsigned)*v : code_kind_miss(c, ip, t);

@@ -305,13 +305,13 @@ static int finish_threads(struct mr_pattern_set *s, struct mr_pattern *p, struct
 	uint64_t *best, *c;
 
 	for (size_t i = 0; i <= p->tb_map.mask; i++) {
-		uint64_t k = p->tb_map.keys[i];
+		uint64_t k = p->tb_map.slot[i].key;
 
 		if (k == MPH_U64MAP_EMPTY)
 			continue;
 		if (!(c = mph_u64map_put(tpos, k >> 8, 0)))
 			return -ENOMEM;
-		*c += p->tb_map.vals[i];
+		*c += p->tb_map.slot[i].val;
 	}
 	p->threads = calloc(tpos->count ? tpos->count : 1, sizeof(*p->threads));
 	best = calloc(tpos->count ? tpos->count : 1, sizeof(*best));
@@ -320,19 +320,19 @@ static int finish_threads(struct mr_pattern_set *s, struct mr_pattern *p, struct
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i <= tpos->mask; i++)
-		if (tpos->keys[i] != MPH_U64MAP_EMPTY) {
-			uint32_t tid = (uint32_t)tpos->keys[i];
+		if (tpos->slot[i].key != MPH_U64MAP_EMPTY) {
+			uint32_t tid = (uint32_t)tpos->slot[i].key;
 			const uint64_t *all = mph_u64map_get(&s->all, tid);
 
 			p->threads[p->nthreads++] = (struct mr_pattern_thread){
-				tid, mr_attrib_thread_index(a, tid), s->nnodes, tpos->vals[i],
+				tid, mr_attrib_thread_index(a, tid), s->nnodes, tpos->slot[i].val,
 				all ? *all : 0 };
 		}
 	qsort(p->threads, p->nthreads, sizeof(*p->threads), cmp_thread);
 	for (size_t t = 0; t < p->nthreads; t++)
 		*mph_u64map_get(tpos, p->threads[t].tid) = t;
 	for (size_t i = 0; i <= p->node_map.mask; i++) {
-		uint64_t k = p->node_map.keys[i], n = p->node_map.vals[i];
+		uint64_t k = p->node_map.slot[i].key, n = p->node_map.slot[i].val;
 		uint32_t node = (uint32_t)(k & ((1u << NODE_BITS) - 1));
 		size_t t;
 
@@ -360,8 +360,8 @@ static int finish_home(struct mr_pattern_set *s, struct mr_pattern *p)
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i <= p->page_map.mask; i++)
-		if (p->page_map.keys[i] != MPH_U64MAP_EMPTY) {
-			uint64_t v = p->page_map.vals[i];
+		if (p->page_map.slot[i].key != MPH_U64MAP_EMPTY) {
+			uint64_t v = p->page_map.slot[i].val;
 
 			n[(v >> 32) * w + (uint32_t)v]++;
 		}
@@ -393,7 +393,7 @@ static int finish_touch(struct mr_pattern *p, const struct mph_u64map *tpos)
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i <= p->touch_map.mask; i++) {
-		uint64_t k = p->touch_map.keys[i], n = p->touch_map.vals[i];
+		uint64_t k = p->touch_map.slot[i].key, n = p->touch_map.slot[i].val;
 		uint32_t b = (uint32_t)(k & 0xff), tid = (uint32_t)(k >> 8);
 
 		if (k == MPH_U64MAP_EMPTY || b >= p->nblocks)
@@ -433,9 +433,9 @@ static int finish_cells(struct mr_pattern *p, const struct mph_u64map *tpos)
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i <= p->time_map.mask; i++)
-		if (p->time_map.keys[i] != MPH_U64MAP_EMPTY) {
-			e[n][0] = p->time_map.keys[i];
-			e[n++][1] = p->time_map.vals[i];
+		if (p->time_map.slot[i].key != MPH_U64MAP_EMPTY) {
+			e[n][0] = p->time_map.slot[i].key;
+			e[n++][1] = p->time_map.slot[i].val;
 		}
 	qsort(e, n, sizeof(*e), cmp_u64pair);
 	for (size_t i = 0; i < n; i++) {
@@ -473,11 +473,11 @@ static int finish(struct mr_pattern_set *s, struct mr_pattern *p, struct mr_attr
 		rc = p->tb ? 0 : -ENOMEM;
 	}
 	for (size_t i = 0; !rc && i <= p->tb_map.mask; i++) {
-		uint64_t k = p->tb_map.keys[i];
+		uint64_t k = p->tb_map.slot[i].key;
 
 		if (k != MPH_U64MAP_EMPTY)
 			p->tb[*mph_u64map_get(&tpos, k >> 8) * p->nblocks + (k & 0xff)] =
-				p->tb_map.vals[i];
+				p->tb_map.slot[i].val;
 	}
 	if (!rc)
 		rc = finish_home(s, p) || finish_touch(p, &tpos) || finish_cells(p, &tpos)
@@ -531,7 +531,7 @@ void mr_pattern_free(struct mr_pattern_set *s)
 
 const struct mr_pattern *mr_pattern_of(const struct mr_pattern_set *s, uint32_t var)
 {
-	const uint64_t *pos = s->by_var.keys ? mph_u64map_get(&s->by_var, var) : NULL;
+	const uint64_t *pos = s->by_var.slot ? mph_u64map_get(&s->by_var, var) : NULL;
 
 	return pos ? &s->p[*pos] : NULL;
 }

@@ -41,7 +41,7 @@ int main(void)
 	tap((m.mask + 1) * 3 >= m.count * 4, __LINE__, "the map stays at most 3/4 full");
 	tap(mph_u64map_get(&m, 4096 * (n + 1)) == NULL, __LINE__, "a key never put is absent");
 	mph_u64map_free(&m);
-	tap(m.keys == NULL && m.count == 0, __LINE__, "mph_u64map_free: leaves an empty map");
+	tap(m.slot == NULL && m.count == 0, __LINE__, "mph_u64map_free: leaves an empty map");
 	mph_u64map_free(&m);
 	mph_u64map_free(NULL);
 	tap(1, __LINE__, "mph_u64map_free: twice and NULL are harmless");
