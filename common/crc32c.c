@@ -104,51 +104,72 @@ uint32_t mph_crc32c_combine(uint32_t crc_a, uint32_t crc_b, size_t len_b)
 	return multmodp(x2nmodp(len_b, 3), crc_a) ^ crc_b;
 }
 
-/* Three streams over consecutive runs of `words` 8-byte words; raw register values. */
-__attribute__((target("sse4.2"))) static void crc3(const unsigned char *p, size_t words,
-						    uint64_t *c0, uint64_t *c1, uint64_t *c2)
-{
-	const unsigned char *q = p + words * 8, *r = p + 2 * words * 8;
-	uint64_t a = *c0, b = *c1, c = *c2;
+/* The three-stream form runs streams of two fixed lengths, so the shift that joins them is
+ * a constant: the register times x^(8 LEN) modulo POLY, linear in the register, as four
+ * tables of its bytes (Mark Adler's crc32c.c does the same). A shift is four lookups; a
+ * shift by a block's own length (x2nmodp) cost more than the streams of a 4 KiB block. */
+#define LONG_LEN 8192 /* bytes a stream */
+#define SHORT_LEN 256
+static uint32_t shift_long[4][256], shift_short[4][256];
+static pthread_once_t shift_once = PTHREAD_ONCE_INIT;
 
-	for (size_t i = 0; i < words; i++) {
+/* tab[k][v] = (v << 8k) * x^(8 len) modulo POLY: the single bits by multmodp, the rest as
+ * XORs of them (the product is linear). */
+static void shift_table(uint32_t tab[4][256], size_t len)
+{
+	uint32_t op = x2nmodp(len, 3);
+
+	for (int k = 0; k < 4; k++) {
+		tab[k][0] = 0;
+		for (unsigned v = 1; v < 256; v++)
+			tab[k][v] = (v & (v - 1)) ? tab[k][v & (v - 1)] ^ tab[k][v & -v]
+						  : multmodp(op, (uint32_t)v << (8 * k));
+	}
+}
+
+static void shift_init(void)
+{
+	shift_table(shift_long, LONG_LEN);
+	shift_table(shift_short, SHORT_LEN);
+}
+
+static uint32_t shift(const uint32_t tab[4][256], uint32_t reg)
+{
+	return tab[0][reg & 0xff] ^ tab[1][(reg >> 8) & 0xff] ^ tab[2][(reg >> 16) & 0xff] ^
+	       tab[3][reg >> 24];
+}
+
+/* Raw register reg continued over 3 len bytes at p as three streams (the second and third
+ * from a zero register), joined. */
+__attribute__((target("sse4.2"))) static uint32_t crc3(uint32_t reg, const unsigned char *p,
+							size_t len, const uint32_t tab[4][256])
+{
+	const unsigned char *q = p + len, *r = p + 2 * len;
+	uint64_t a = reg, b = 0, c = 0;
+
+	for (size_t i = 0; i < len; i += 8) {
 		uint64_t x, y, z;
-		memcpy(&x, p + 8 * i, 8);
-		memcpy(&y, q + 8 * i, 8);
-		memcpy(&z, r + 8 * i, 8);
+		memcpy(&x, p + i, 8);
+		memcpy(&y, q + i, 8);
+		memcpy(&z, r + i, 8);
 		a = __builtin_ia32_crc32di(a, x);
 		b = __builtin_ia32_crc32di(b, y);
 		c = __builtin_ia32_crc32di(c, z);
 	}
-	*c0 = a;
-	*c1 = b;
-	*c2 = c;
+	return shift(tab, shift(tab, (uint32_t)a) ^ (uint32_t)b) ^ (uint32_t)c;
 }
 
 uint32_t mph_crc32c_fast(const void *data, size_t n)
 {
-	/* x^(8 part) of the last length, with the length in the high half (one atomic word:
-	 * the report's workers check blocks at once): the blocks of a file mostly have one
-	 * size, and x2nmodp costs more than the three streams of a 4 KiB block */
-	static _Atomic uint64_t last;
 	const unsigned char *p = data;
-	size_t words = n / 24, part = words * 8;
-	uint64_t a = 0xffffffffu, b = 0xffffffffu, c = 0xffffffffu;
-	uint64_t seen = atomic_load_explicit(&last, memory_order_relaxed);
-	uint32_t crc, shift;
+	uint32_t reg = 0xffffffffu;
 
-	if (n < 4096 || !__builtin_cpu_supports("sse4.2"))
+	if (n < 3 * SHORT_LEN || !__builtin_cpu_supports("sse4.2"))
 		return mph_crc32c(0, data, n);
-	crc3(p, words, &a, &b, &c);
-	if (part <= UINT32_MAX && seen >> 32 == part) {
-		shift = (uint32_t)seen;
-	} else {
-		shift = x2nmodp(part, 3);
-		if (part <= UINT32_MAX)
-			atomic_store_explicit(&last, (uint64_t)part << 32 | shift,
-					      memory_order_relaxed);
-	}
-	crc = multmodp(shift, multmodp(shift, ~(uint32_t)a) ^ ~(uint32_t)b) ^ ~(uint32_t)c;
-	/* the tail after the three runs: the CRC goes on over it */
-	return mph_crc32c(crc, p + 3 * part, n - 3 * part);
+	pthread_once(&shift_once, shift_init);
+	for (; n >= 3 * LONG_LEN; n -= 3 * LONG_LEN, p += 3 * LONG_LEN)
+		reg = crc3(reg, p, LONG_LEN, shift_long);
+	for (; n >= 3 * SHORT_LEN; n -= 3 * SHORT_LEN, p += 3 * SHORT_LEN)
+		reg = crc3(reg, p, SHORT_LEN, shift_short);
+	return ~mph_crc32c_hw(reg, p, n);
 }

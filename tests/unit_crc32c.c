@@ -9,7 +9,8 @@
 
 int main(void)
 {
-	static const size_t sizes[] = { 0, 1, 7, 8, 9, 23, 24, 25, 4095, 4096, 4097, 65536,
+	static const size_t sizes[] = { 0, 1, 7, 8, 9, 23, 24, 25, 767, 768, 769, 1543, 4095, 4096, 4097,
+					24575, 24576, 24577, 25343, 25344, 65536,
 					100003, 1 << 20 };
 	size_t n = 1 << 20, bad;
 	unsigned char *buf = malloc(n + 64);
