@@ -6,9 +6,10 @@
  *
  * Each user of it (a pass context, or the attribution itself for first touches) has its
  * own struct attrib_callers: an unwinder for the maps snapshot in force and caches: what
- * each instruction is (own line, or runtime code), where each frame's return address lies
- * (when its CFA is SP-relative), and the answer for a chain of return addresses, so that
- * an entry whose frames were seen before is answered by reading a few stack words. The
+ * each instruction is (own line, or runtime code), how each frame gives its caller's (its
+ * CFI's rule, when it is SP or BP plus a constant), and the answer for a chain of return
+ * addresses, so that an entry whose frames were seen before is answered by replaying the
+ * rules on a few of its stack words. The
  * catalog and the objects are used under the attribution's lock, the unwinding not. */
 #include "attrib_impl.h"
 
@@ -31,9 +32,8 @@ struct attrib_callers {
 	uint64_t t;                 /* the time of the entry being unwound */
 	uint64_t t0, t1;            /* the snapshot the unwinder and the maps hold for */
 	struct mph_u64map kind;     /* ip -> KIND_* */
-	struct mph_u64map slot;     /* frame's code address (sampled ip, or return address - 1)
-				     * -> where its return address lies above its SP, plus one
-				     * (mr_unwind_ra_slot); 0: not SP-relative there */
+	struct mph_u64map rule;     /* frame's code address (sampled ip, or return address - 1)
+				     * -> its rule packed (rule_pack); 0: none to replay */
 	struct mph_u64map by_chain; /* mix of (ip, return addresses up to the answer) -> line id
 				     * (0: no frame with a user line) */
 };
@@ -85,7 +85,7 @@ static int module_at(void *arg, uint64_t pc, const char **file, uint64_t *bias)
 
 static int maps_init(struct attrib_callers *cs)
 {
-	if (mph_u64map_init(&cs->kind, 256) || mph_u64map_init(&cs->slot, 256) ||
+	if (mph_u64map_init(&cs->kind, 256) || mph_u64map_init(&cs->rule, 256) ||
 	    mph_u64map_init(&cs->by_chain, 1024))
 		return -ENOMEM;
 	return 0;
@@ -94,7 +94,7 @@ static int maps_init(struct attrib_callers *cs)
 static void maps_free(struct attrib_callers *cs)
 {
 	mph_u64map_free(&cs->kind);
-	mph_u64map_free(&cs->slot);
+	mph_u64map_free(&cs->rule);
 	mph_u64map_free(&cs->by_chain);
 }
 
@@ -158,24 +158,65 @@ static uint64_t chain_mix(uint64_t h, uint64_t ra)
 	return k == MPH_U64MAP_EMPTY ? 0 : k;
 }
 
-/* The answer cached for entry st at ip: walk its return addresses by the slots learnt
- * (each frame's CFA a constant above its SP) and look each longer chain up. Returns 1 with
- * *id, or 0 when no chain is known. */
+/* A frame's rule packed for the rule map: RULE_OK and flags, BP's offset (16 bits) and
+ * the CFA's (32 bits); 0 when pc has none to replay (or BP's offset is out of range). */
+#define RULE_OK 1u
+#define RULE_CFA_BP 2u
+#define RULE_BP_SAVED 4u
+
+static uint64_t rule_of(struct attrib_callers *cs, uint64_t pc)
+{
+	struct mr_unwind_rule r;
+
+	if (mr_unwind_rule(cs->u, pc, &r) || r.bp_off < INT16_MIN || r.bp_off > INT16_MAX)
+		return 0;
+	return RULE_OK | (r.cfa_bp ? RULE_CFA_BP : 0) | (r.bp_saved ? RULE_BP_SAVED : 0) |
+	       (uint64_t)(uint16_t)r.bp_off << 16 | (uint64_t)(uint32_t)r.cfa_off << 32;
+}
+
+/* The 8-byte word of entry st at address addr into *w: 0, or -1 outside its stack bytes. */
+static int stack_word(const struct memphis_rec_stack *st, const uint8_t *bytes, uint64_t addr,
+		      uint64_t *w)
+{
+	uint64_t off = addr - st->regs[7];
+
+	if (addr < st->regs[7] || off > st->stack_len || st->stack_len - off < 8)
+		return -1;
+	memcpy(w, bytes + off, 8);
+	return 0;
+}
+
+/* Replay packed rule r of the frame whose SP and BP are *sp and *bp: they become the
+ * caller's, its return address goes to *ra. 0, or -1 when a word it needs lies outside the
+ * entry's stack bytes. */
+static int replay(uint64_t r, const struct memphis_rec_stack *st, const uint8_t *bytes,
+		  uint64_t *sp, uint64_t *bp, uint64_t *ra)
+{
+	uint64_t cfa = ((r & RULE_CFA_BP) ? *bp : *sp) + (uint64_t)(int64_t)(int32_t)(r >> 32);
+
+	if (stack_word(st, bytes, cfa - 8, ra))
+		return -1;
+	if ((r & RULE_BP_SAVED) &&
+	    stack_word(st, bytes, cfa + (uint64_t)(int64_t)(int16_t)(r >> 16), bp))
+		return -1;
+	*sp = cfa;
+	return 0;
+}
+
+/* The answer cached for entry st at ip: replay its frames by the rules learnt and look each
+ * longer chain of return addresses up. Frame 0 runs at the entry's own IP, as the unwinder
+ * has it (the sample's ip may be the instruction before: the software sampler's). Returns
+ * 1 with *id, or 0 when no chain is known. */
 static int cached(struct attrib_callers *cs, uint64_t ip, const struct memphis_rec_stack *st,
 		  const uint8_t *bytes, uint32_t *id)
 {
-	uint64_t pc = ip, h = chain_start(ip, st), ra, *v;
-	uint64_t sp = 0; /* the frame's SP, as an offset into bytes */
+	uint64_t pc = st->regs[8], h = chain_start(ip, st), ra, *v;
+	uint64_t sp = st->regs[7], bp = st->regs[6];
 
 	for (int i = 0; i + 1 < MR_UNWIND_MAX_FRAMES; i++) {
-		v = mph_u64map_get(&cs->slot, i ? pc - 1 : pc);
-		if (!v || !*v)
+		v = mph_u64map_get(&cs->rule, i ? pc - 1 : pc);
+		if (!v || !*v || replay(*v, st, bytes, &sp, &bp, &ra))
 			return 0;
-		sp += *v - 1;
-		if (sp > st->stack_len || st->stack_len - sp < 8)
-			return 0;
-		memcpy(&ra, bytes + sp, 8);
-		sp += 8;
 		h = chain_mix(h, ra);
 		v = mph_u64map_get(&cs->by_chain, h);
 		if (v) {
@@ -191,29 +232,23 @@ static int cached(struct attrib_callers *cs, uint64_t ip, const struct memphis_r
  * length and return addresses up to the frame that gave the line (user, > 0), or all of
  * them when none did (then any entry with these frames ends alike: by itself, or cut at
  * the same byte, its length being the same; first touches in a runtime's code, such as
- * libgomp's thread start, were unwound once per fault before), when every frame's slot is
- * SP-relative and gives the unwound chain. */
+ * libgomp's thread start, were unwound once per fault before), when every frame's rule
+ * replays to the unwound chain. */
 static void remember(struct attrib_callers *cs, uint64_t ip, const struct memphis_rec_stack *st,
 		     const uint8_t *bytes, const struct mr_frame *f, int n, int user, uint32_t id)
 {
 	int m = user ? user : n - 1;
-	uint64_t h = chain_start(ip, st), sp = 0, ra, *v;
-	uint32_t off;
+	uint64_t h = chain_start(ip, st), sp = st->regs[7], bp = st->regs[6], ra, *v;
 
 	for (int i = 0; i < m; i++) {
-		uint64_t pc = i ? f[i].pc - 1 : ip;
+		uint64_t pc = i ? f[i].pc - 1 : st->regs[8];
 
-		if (!(v = mph_u64map_get(&cs->slot, pc)) &&
-		    !(v = mph_u64map_put(&cs->slot, pc, mr_unwind_ra_slot(cs->u, pc, &off) ? 0 : off + 1)))
+		if (!(v = mph_u64map_get(&cs->rule, pc)) &&
+		    !(v = mph_u64map_put(&cs->rule, pc, rule_of(cs, pc))))
 			return;
-		if (!*v)
+		if (!*v || replay(*v, st, bytes, &sp, &bp, &ra))
 			return;
-		sp += *v - 1;
-		if (sp > st->stack_len || st->stack_len - sp < 8)
-			return;
-		memcpy(&ra, bytes + sp, 8);
-		sp += 8;
-		if (ra != f[i + 1].pc || st->regs[7] + sp != f[i].cfa)
+		if (ra != f[i + 1].pc || sp != f[i].cfa)
 			return;
 		h = chain_mix(h, ra);
 	}

@@ -14,6 +14,7 @@
 #include <string.h>
 
 /* DWARF x86-64 register numbers */
+#define DW_RBP 6
 #define DW_RSP 7
 #define DW_NREGS 17 /* rax rdx rcx rbx rsi rdi rbp rsp r8..r15 rip */
 
@@ -201,21 +202,21 @@ int mr_unwind_chain(struct mr_unwind *u, const struct memphis_rec_stack *st, con
 	return (int)u->n;
 }
 
-int mr_unwind_ra_slot(struct mr_unwind *u, uint64_t pc, uint32_t *off)
+int mr_unwind_rule(struct mr_unwind *u, uint64_t pc, struct mr_unwind_rule *r)
 {
 	Dwfl_Module *m = dwfl_addrmodule(u->dwfl, pc);
 	Dwarf_Addr bias;
 	Dwarf_CFI *cfi = m ? dwfl_module_eh_cfi(m, &bias) : NULL;
-	int64_t cfa;
-	int reg;
+	struct mr_cfi_frame f;
 
 	if (!cfi && m)
 		cfi = dwfl_module_dwarf_cfi(m, &bias);
-	if (!cfi || mr_cfi_rule(cfi, pc - bias, &reg, &cfa) || reg != DW_RSP)
+	if (!cfi || mr_cfi_frame(cfi, pc - bias, &f) || (f.cfa_reg != DW_RSP && f.cfa_reg != DW_RBP))
 		return -1;
-	/* x86-64: the call pushed the return address just below the CFA */
-	if (cfa < 8 || cfa > UINT32_MAX)
+	if (f.cfa_off < INT32_MIN || f.cfa_off > INT32_MAX || f.bp_off < INT32_MIN ||
+	    f.bp_off > INT32_MAX)
 		return -1;
-	*off = (uint32_t)cfa - 8;
+	*r = (struct mr_unwind_rule){ .cfa_off = (int32_t)f.cfa_off, .cfa_bp = f.cfa_reg == DW_RBP,
+				      .bp_saved = f.bp_saved != 0, .bp_off = (int32_t)f.bp_off };
 	return 0;
 }

@@ -44,11 +44,20 @@ void mr_unwind_free(struct mr_unwind *u);
 int mr_unwind_chain(struct mr_unwind *u, const struct memphis_rec_stack *st, const uint8_t *bytes,
 		    struct mr_frame *f, size_t max, int *cut);
 
-/* Where the return address of a frame executing at pc lies (pc: the sampled instruction,
- * or a return address - 1): *off bytes above the frame's SP, when the CFI's rule for the
- * CFA at pc is SP plus a constant (then the same for every entry through pc, so the words
- * there can key a cache; the caller's SP is *off + 8 above). Asks only objects reported
- * already. Returns 0, or -1 (the CFA at pc is not SP-relative or not known). */
-int mr_unwind_ra_slot(struct mr_unwind *u, uint64_t pc, uint32_t *off);
+/* How the frame executing at pc (the sampled instruction, or a return address - 1) gives
+ * its caller's frame, when its CFI is simple enough to replay on any entry's stack bytes
+ * (then the same for every entry through pc, so the words it reads can key a cache): the
+ * CFA is SP or BP plus cfa_off, the return address lies at CFA - 8, the caller's SP is
+ * the CFA and its BP this frame's own or the word at CFA + bp_off. */
+struct mr_unwind_rule {
+	int32_t cfa_off;
+	int32_t bp_off;
+	uint8_t cfa_bp;   /* CFA = BP + cfa_off, else SP + cfa_off */
+	uint8_t bp_saved; /* the caller's BP at CFA + bp_off, else unchanged */
+};
+
+/* The rule of pc into *r. Asks only objects reported already. Returns 0, or -1 (pc's CFI
+ * is not known or has a rule of another kind). */
+int mr_unwind_rule(struct mr_unwind *u, uint64_t pc, struct mr_unwind_rule *r);
 
 #endif /* MR_UNWIND_H */

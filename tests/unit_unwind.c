@@ -169,6 +169,17 @@ static uint64_t cfa_of(uint64_t ret)
 	return 0;
 }
 
+/* The captured word at address addr into *w; 0 outside the captured stack bytes. */
+static int stack_word(uint64_t addr, uint64_t *w)
+{
+	uint64_t off = addr - cap.st.regs[7];
+
+	if (addr < cap.st.regs[7] || off > cap.st.stack_len || cap.st.stack_len - off < 8)
+		return 0;
+	memcpy(w, cap.bytes + off, 8);
+	return 1;
+}
+
 int main(void)
 {
 	struct mr_frame f[MR_UNWIND_MAX_FRAMES];
@@ -206,18 +217,23 @@ int main(void)
 	ok(n >= 3 && f[1].cfa && f[1].cfa == cfa_of(ra[1]), "frame 1's CFA: above f2's return address");
 
 	{
-		uint32_t off = UINT32_MAX;
-		uint64_t w = 0;
+		uint64_t sp = cap.st.regs[7], bp = cap.st.regs[6], w = 0, cfa = 0;
+		struct mr_unwind_rule r;
+		int good = n >= 3, i;
 
-		/* built with frame pointers (the sanitizer builds), f3's CFA is rbp-based */
-		if (mr_unwind_ra_slot(u, ip, &off) < 0) {
-			tap_skip("the CFA at the capture is not SP-relative", "f3's return address slot");
-		} else {
-			if (off + 8 <= cap.st.stack_len)
-				memcpy(&w, cap.bytes + off, 8);
-			ok(w == ra[0] && cap.st.regs[7] + off + 8 == f[0].cfa,
-			   "f3's return address slot from the CFI: SP + %u", off);
+		/* f3 and f2 replayed by their CFI rules on the captured words give the unwinder's
+		 * return addresses and CFAs (built with frame pointers, the sanitizer builds,
+		 * their CFA is BP-based and BP saved below it) */
+		for (i = 0; i < 2 && good; i++) {
+			good = mr_unwind_rule(u, i ? ra[i - 1] - 1 : ip, &r) == 0;
+			cfa = good ? (r.cfa_bp ? bp : sp) + (uint64_t)(int64_t)r.cfa_off : 0;
+			good = good && stack_word(cfa - 8, &w) && w == ra[i] && cfa == f[i].cfa;
+			if (good && r.bp_saved)
+				good = stack_word(cfa + (uint64_t)(int64_t)r.bp_off, &bp);
+			sp = cfa;
 		}
+		ok(good, "f3's and f2's rules replayed: their return addresses and CFAs (%d of 2)",
+		   good ? 2 : i - 1);
 	}
 	n = mr_unwind_chain(u, &cap.st, cap.bytes, f, 2, NULL);
 	ok(n == 2 && f[1].pc == ra[0] && f[1].cfa == cfa_of(ra[1]), "max 2 frames: 2, the last with its CFA");
