@@ -286,13 +286,67 @@ static void via_name(struct mr_attrib *a, uint64_t ip, uint64_t t, char *via, si
 	snprintf(via, len, "%s", sp ? a->obj[sp->obj].base : "??");
 }
 
+/* Under the lock: the line id of "WHERE (in FUNC)", where a caller of the instruction ip
+ * is, FUNC ip's function (0 when out of memory). */
+static uint32_t caller_id(struct mr_attrib *a, uint64_t ip, const char *where, uint64_t t)
+{
+	char via[256], *name;
+	uint32_t id;
+
+	via_name(a, ip, t, via, sizeof(via));
+	if (asprintf(&name, "%s (in %s)", where, via) < 0)
+		return 0;
+	id = attrib_intern_line(a, name);
+	free(name);
+	return id;
+}
+
+/* The answer for entry st at ip without libdw: its frames replayed by their rules (learnt,
+ * or read from the CFI now: the rules libdw follows) up to the first frame with a user
+ * line, which unwind_line would find too; cached as remember does. Returns 1 with *id, or
+ * 0 when a frame has no rule to replay, a word lies outside the stack bytes, the chain ends
+ * or no user frame comes within MR_UNWIND_MAX_FRAMES: then libdw tells. */
+static int replayed(struct attrib_callers *cs, uint64_t ip, const struct memphis_rec_stack *st,
+		    const uint8_t *bytes, uint32_t *id)
+{
+	uint64_t pc = st->regs[8], h = chain_start(ip, st), ra, *v, *k;
+	uint64_t sp = st->regs[7], bp = st->regs[6];
+	char where[512], func[256];
+
+	cs->t = st->time; /* the snapshot module_at reports objects of */
+	for (int i = 0; i + 1 < MR_UNWIND_MAX_FRAMES; i++) {
+		uint64_t at = i ? pc - 1 : pc;
+
+		if (!(v = mph_u64map_get(&cs->rule, at)) &&
+		    !(v = mph_u64map_put(&cs->rule, at, rule_of(cs, at))))
+			return 0;
+		if (!*v || replay(*v, st, bytes, &sp, &bp, &ra) || ra == 0)
+			return 0;
+		h = chain_mix(h, ra);
+		if (!(k = ip_kind(cs, ra - 1, st->time)))
+			return 0;
+		if (*k == KIND_OWN) {
+			lock(cs);
+			*id = user_line(cs->a, ra - 1, st->time, where, sizeof(where), func, sizeof(func))
+				      ? caller_id(cs->a, ip, where, st->time) : 0;
+			unlock(cs);
+			if (!*id)
+				return 0;
+			mph_u64map_put(&cs->by_chain, h, *id);
+			return 1;
+		}
+		pc = ra;
+	}
+	return 0;
+}
+
 /* Unwind entry st and find the first frame with a user line: its line id ("FILE:LINE (in
  * FUNC)"), or 0 when none; the answer is cached (remember). */
 static uint32_t unwind_line(struct attrib_callers *cs, uint64_t ip, const struct memphis_rec_stack *st,
 			    const uint8_t *bytes)
 {
 	struct mr_frame f[MR_UNWIND_MAX_FRAMES];
-	char where[512], func[256], via[256], *name;
+	char where[512], func[256];
 	uint32_t id = 0;
 	int n, user = 0;
 
@@ -301,17 +355,11 @@ static uint32_t unwind_line(struct attrib_callers *cs, uint64_t ip, const struct
 	if (n < 2)
 		return 0;
 	lock(cs);
-	via_name(cs->a, ip, st->time, via, sizeof(via));
 	for (int i = 1; i < n && !user; i++) {
 		if (!user_line(cs->a, f[i].pc - 1, st->time, where, sizeof(where), func, sizeof(func)))
 			continue;
 		user = i;
-		if (asprintf(&name, "%s (in %s)", where, via) < 0) {
-			id = 0;
-			break;
-		}
-		id = attrib_intern_line(cs->a, name);
-		free(name);
+		id = caller_id(cs->a, ip, where, st->time);
 	}
 	unlock(cs);
 	if (!user || id)
@@ -331,7 +379,7 @@ uint32_t attrib_caller_line(struct attrib_callers *cs, uint64_t ip, const struct
 		*runtime = 0;
 	if (at_time(cs, ip, st->time) < 0 || !(k = ip_kind(cs, ip, st->time)) || *k == KIND_OWN)
 		return line;
-	if (!cached(cs, ip, st, bytes, &id))
+	if (!cached(cs, ip, st, bytes, &id) && !replayed(cs, ip, st, bytes, &id))
 		id = unwind_line(cs, ip, st, bytes);
 	if (runtime)
 		*runtime = !id;

@@ -206,8 +206,12 @@ int mr_unwind_rule(struct mr_unwind *u, uint64_t pc, struct mr_unwind_rule *r)
 {
 	Dwfl_Module *m = dwfl_addrmodule(u->dwfl, pc);
 	Dwarf_Addr bias;
-	Dwarf_CFI *cfi = m ? dwfl_module_eh_cfi(m, &bias) : NULL;
+	Dwarf_CFI *cfi;
 	struct mr_cfi_frame f;
+
+	if (!m && report_object(u, pc) == 0)
+		m = dwfl_addrmodule(u->dwfl, pc);
+	cfi = m ? dwfl_module_eh_cfi(m, &bias) : NULL;
 
 	if (!cfi && m)
 		cfi = dwfl_module_dwarf_cfi(m, &bias);

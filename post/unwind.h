@@ -56,8 +56,9 @@ struct mr_unwind_rule {
 	uint8_t bp_saved; /* the caller's BP at CFA + bp_off, else unchanged */
 };
 
-/* The rule of pc into *r. Asks only objects reported already. Returns 0, or -1 (pc's CFI
- * is not known or has a rule of another kind). */
+/* The rule of pc into *r (the object holding pc reported first, when it is not yet).
+ * Returns 0, or -1 (pc is in no object, or its CFI is not known or has a rule of another
+ * kind). */
 int mr_unwind_rule(struct mr_unwind *u, uint64_t pc, struct mr_unwind_rule *r);
 
 #endif /* MR_UNWIND_H */
