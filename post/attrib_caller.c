@@ -8,9 +8,10 @@
  * own struct attrib_callers: an unwinder for the maps snapshot in force and caches: what
  * each instruction is (own line, or runtime code), how each frame gives its caller's (its
  * CFI's rule, when it is SP or BP plus a constant), and the answer for a chain of return
- * addresses, so that an entry whose frames were seen before is answered by replaying the
- * rules on a few of its stack words. The
- * catalog and the objects are used under the attribution's lock, the unwinding not. */
+ * addresses. An entry is answered by replaying the rules on a few of its stack words: from
+ * the chains cached, else up to its first frame with a user line; libdw unwinds only what
+ * the rules cannot replay. The catalog and the objects are used under the attribution's
+ * lock, the unwinding not. */
 #include "attrib_impl.h"
 
 #include <errno.h>
@@ -33,7 +34,7 @@ struct attrib_callers {
 	uint64_t t0, t1;            /* the snapshot the unwinder and the maps hold for */
 	struct mph_u64map kind;     /* ip -> KIND_* */
 	struct mph_u64map rule;     /* frame's code address (sampled ip, or return address - 1)
-				     * -> its rule packed (rule_pack); 0: none to replay */
+				     * -> its rule packed (rule_of); 0: none to replay */
 	struct mph_u64map by_chain; /* mix of (ip, return addresses up to the answer) -> line id
 				     * (0: no frame with a user line) */
 };
