@@ -19,10 +19,13 @@ export OMP_NUM_THREADS=2 OMP_PLACES="{0},{$VM_CPUS_PER_NODE}"
 # than it kept in 2 of 5 runs with the stack, in 1 of 6 without.
 # prog_gather's reads are in the executable: its advice needs no stack.
 MEMPHIS_STACK_BYTES=0 MEMPHIS_PERIOD=1ms run gather $ON0 "$MEMPHIS_BUILD/tests/prog_gather" 24 1
-# prog_table's too. With the stack (1,224-byte records) node 1's CPU kept 428 samples, its
-# ring full, in each of 11 CI runs and lost 1,300-3,000 over the 9 s region while node 0's
-# kept 1,200-3,300: the single-stepped drain decodes one CPU's ring before it reads the
-# next, so the second fills (natively a pass takes milliseconds), and the table's remote
-# share (8-33 %) fell below the advice's 10 % once. 184-byte records: 712 kept, the share
-# 32 % of 823 samples in the one run tried (1 ms as gather: 98 samples, near too_few's 50).
+# prog_table's too. With the stack (1,224-byte records) node 1's thread kept 428 samples,
+# its ring full, in each of 11 CI runs and lost 1,300-3,000 while node 0's kept
+# 1,200-3,300, and the table's remote share (8-33 %) fell below the advice's 10 % once.
+# The rings are the threads' here (scope=thread), read on the drain's timer: in a run
+# without the stack thread 1 kept 712 samples (184-byte records, its ring full), all from
+# its first 0.8 s, and lost 1,311; the drain made 27 passes in 7.9 s on 2.9 s of CPU
+# single-stepped (natively milliseconds) and read that ring again only after the thread
+# ended. Without the stack the share was 17-32 % of 823-1,027 samples in two runs (1 ms as
+# gather: 98 samples, near too_few's 50).
 MEMPHIS_STACK_BYTES=0 run table $ON0 "$MEMPHIS_BUILD/tests/prog_table" 2
