@@ -96,16 +96,6 @@ static __attribute__((noinline)) int count_hw(struct worker *w,
 	return mr_hwsrc_add(&w->hw, cpu_node, res->var, res->line, sm, page_remote);
 }
 
-/* The line of sample sm in runtime code told by its caller (mr_attrib_ctx_caller), from
- * its STACKS entry; line when it has none. */
-static uint32_t caller_line(struct worker *w, const struct memphis_rec_sample *sm, uint32_t line)
-{
-	const uint8_t *bytes;
-	const struct memphis_rec_stack *e = mr_samples_stack(w->it, sm, &bytes);
-
-	return e ? mr_attrib_ctx_caller(w->ctx, sm->ip, e, bytes, line) : line;
-}
-
 /* The flags the pass counts, as an index of 5 bits: EXACT, APPROX, NOADDR, NONMEM (bits 0-3)
  * and KERNEL (bit 7, moved to bit 4). One increment per sample instead of six. */
 #define FLAGMIX(f) (((f) & 0xfu) | (((f) >> 3) & 0x10u))
@@ -156,8 +146,9 @@ static int count_sample(struct worker *w, const struct memphis_rec_sample *sm, u
 		st->self++;
 		return 0;
 	}
-	if (sm->flags & MPH_S_STACK)
-		res.line = caller_line(w, sm, res.line);
+	/* the line of a sample in runtime code, told by its caller (its STACKS entry) */
+	if (stk)
+		res.line = mr_attrib_ctx_caller(w->ctx, sm->ip, stk, bytes, res.line);
 	st->used++;
 	cpu_node = sm->cpu < r->run->ncpus ? r->cpu_node[sm->cpu] : r->nnodes;
 	page_node = node_index(r, res.page_node);
