@@ -444,6 +444,14 @@ static inline uint32_t sample_var(struct mr_attrib_ctx *c, struct ip_cache_slot 
 	return sample_var_miss(c, slot, s);
 }
 
+/* Slot c given to ip, knowing nothing of it yet. */
+static inline void slot_claim(struct ip_cache_slot *c, uint64_t ip)
+{
+	c->ip = ip;
+	c->valid = 0;
+	c->has_wait = 0;
+}
+
 /* A slot for ip in the empty set *set, empty: a new one at the end of the dense array, or,
  * when it cannot grow, the last one (evicted: its set forgets it). */
 static struct ip_cache_slot *new_slot(struct mr_attrib_ctx *ctx, uint32_t *set, uint64_t ip)
@@ -464,9 +472,7 @@ static struct ip_cache_slot *new_slot(struct mr_attrib_ctx *ctx, uint32_t *set, 
 		c = &ctx->slot[ctx->nslot - 1];
 		ctx->set[mph_fib_slot(c->ip, IP_CACHE_BITS)] = 0;
 	}
-	c->ip = ip;
-	c->valid = 0;
-	c->has_wait = 0;
+	slot_claim(c, ip);
 	*set = (uint32_t)(c - ctx->slot) + 1;
 	return c;
 }
@@ -480,11 +486,8 @@ static inline struct ip_cache_slot *ip_slot(struct mr_attrib_ctx *ctx, uint64_t 
 	if (!*set)
 		return new_slot(ctx, set, ip);
 	c = &ctx->slot[*set - 1];
-	if (c->ip != ip) {
-		c->ip = ip;
-		c->valid = 0;
-		c->has_wait = 0;
-	}
+	if (c->ip != ip)
+		slot_claim(c, ip);
 	return c;
 }
 
