@@ -175,33 +175,15 @@ static uint64_t rule_of(struct attrib_callers *cs, uint64_t pc)
 	       (uint64_t)(uint16_t)r.bp_off << 16 | (uint64_t)(uint32_t)r.cfa_off << 32;
 }
 
-/* The 8-byte word of entry st at address addr into *w: 0, or -1 outside its stack bytes. */
-static int stack_word(const struct memphis_rec_stack *st, const uint8_t *bytes, uint64_t addr,
-		      uint64_t *w)
-{
-	uint64_t off = addr - st->regs[7];
-
-	if (addr < st->regs[7] || off > st->stack_len || st->stack_len - off < 8)
-		return -1;
-	memcpy(w, bytes + off, 8);
-	return 0;
-}
-
-/* Replay packed rule r of the frame whose SP and BP are *sp and *bp: they become the
- * caller's, its return address goes to *ra. 0, or -1 when a word it needs lies outside the
- * entry's stack bytes. */
-static int replay(uint64_t r, const struct memphis_rec_stack *st, const uint8_t *bytes,
+/* mr_unwind_replay of packed rule v (rule_of). */
+static int replay(uint64_t v, const struct memphis_rec_stack *st, const uint8_t *bytes,
 		  uint64_t *sp, uint64_t *bp, uint64_t *ra)
 {
-	uint64_t cfa = ((r & RULE_CFA_BP) ? *bp : *sp) + (uint64_t)(int64_t)(int32_t)(r >> 32);
+	struct mr_unwind_rule r = { .cfa_off = (int32_t)(v >> 32), .bp_off = (int16_t)(v >> 16),
+				    .cfa_bp = (v & RULE_CFA_BP) != 0,
+				    .bp_saved = (v & RULE_BP_SAVED) != 0 };
 
-	if (stack_word(st, bytes, cfa - 8, ra))
-		return -1;
-	if ((r & RULE_BP_SAVED) &&
-	    stack_word(st, bytes, cfa + (uint64_t)(int64_t)(int16_t)(r >> 16), bp))
-		return -1;
-	*sp = cfa;
-	return 0;
+	return mr_unwind_replay(&r, st, bytes, sp, bp, ra);
 }
 
 /* The answer cached for entry st at ip: replay its frames by the rules learnt and look each

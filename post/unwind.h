@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <memphis/format.h>
 
@@ -60,5 +61,34 @@ struct mr_unwind_rule {
  * Returns 0, or -1 (pc is in no object, or its CFI is not known or has a rule of another
  * kind). */
 int mr_unwind_rule(struct mr_unwind *u, uint64_t pc, struct mr_unwind_rule *r);
+
+/* The 8-byte word of entry st at address addr into *w: 0, or -1 outside its stack bytes. */
+static inline int mr_unwind_word(const struct memphis_rec_stack *st, const uint8_t *bytes,
+				 uint64_t addr, uint64_t *w)
+{
+	uint64_t off = addr - st->regs[7];
+
+	if (addr < st->regs[7] || off > st->stack_len || st->stack_len - off < 8)
+		return -1;
+	memcpy(w, bytes + off, 8);
+	return 0;
+}
+
+/* Replay rule r of the frame whose SP and BP are *sp and *bp on entry st's stack bytes:
+ * they become the caller's, the frame's return address goes to *ra. 0, or -1 when a word
+ * it needs lies outside the stack bytes. Inline: a cached chain is replayed per sample. */
+static inline int mr_unwind_replay(const struct mr_unwind_rule *r,
+				   const struct memphis_rec_stack *st, const uint8_t *bytes,
+				   uint64_t *sp, uint64_t *bp, uint64_t *ra)
+{
+	uint64_t cfa = (r->cfa_bp ? *bp : *sp) + (uint64_t)(int64_t)r->cfa_off;
+
+	if (mr_unwind_word(st, bytes, cfa - 8, ra))
+		return -1;
+	if (r->bp_saved && mr_unwind_word(st, bytes, cfa + (uint64_t)(int64_t)r->bp_off, bp))
+		return -1;
+	*sp = cfa;
+	return 0;
+}
 
 #endif /* MR_UNWIND_H */

@@ -169,17 +169,6 @@ static uint64_t cfa_of(uint64_t ret)
 	return 0;
 }
 
-/* The captured word at address addr into *w; 0 outside the captured stack bytes. */
-static int stack_word(uint64_t addr, uint64_t *w)
-{
-	uint64_t off = addr - cap.st.regs[7];
-
-	if (addr < cap.st.regs[7] || off > cap.st.stack_len || cap.st.stack_len - off < 8)
-		return 0;
-	memcpy(w, cap.bytes + off, 8);
-	return 1;
-}
-
 int main(void)
 {
 	struct mr_frame f[MR_UNWIND_MAX_FRAMES];
@@ -217,21 +206,17 @@ int main(void)
 	ok(n >= 3 && f[1].cfa && f[1].cfa == cfa_of(ra[1]), "frame 1's CFA: above f2's return address");
 
 	{
-		uint64_t sp = cap.st.regs[7], bp = cap.st.regs[6], w = 0, cfa = 0;
+		uint64_t sp = cap.st.regs[7], bp = cap.st.regs[6], w = 0;
 		struct mr_unwind_rule r;
 		int good = n >= 3, i;
 
 		/* f3 and f2 replayed by their CFI rules on the captured words give the unwinder's
 		 * return addresses and CFAs (built with frame pointers, the sanitizer builds,
 		 * their CFA is BP-based and BP saved below it) */
-		for (i = 0; i < 2 && good; i++) {
-			good = mr_unwind_rule(u, i ? ra[i - 1] - 1 : ip, &r) == 0;
-			cfa = good ? (r.cfa_bp ? bp : sp) + (uint64_t)(int64_t)r.cfa_off : 0;
-			good = good && stack_word(cfa - 8, &w) && w == ra[i] && cfa == f[i].cfa;
-			if (good && r.bp_saved)
-				good = stack_word(cfa + (uint64_t)(int64_t)r.bp_off, &bp);
-			sp = cfa;
-		}
+		for (i = 0; i < 2 && good; i++)
+			good = mr_unwind_rule(u, i ? ra[i - 1] - 1 : ip, &r) == 0 &&
+			       mr_unwind_replay(&r, &cap.st, cap.bytes, &sp, &bp, &w) == 0 &&
+			       w == ra[i] && sp == f[i].cfa;
 		ok(good, "f3's and f2's rules replayed: their return addresses and CFAs (%d of 2)",
 		   good ? 2 : i - 1);
 	}
