@@ -358,7 +358,7 @@ FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined
 	$(DWARF_CFLAGS)
 FUZZ_rundir_SRCS := $(wildcard post/rundir*.c) common/crc32c.c
 FUZZ_maps_SRCS := common/maps.c
-FUZZ_debuginfo_SRCS := $(wildcard post/debuginfo*.c) post/cfi.c
+FUZZ_debuginfo_SRCS := $(wildcard post/debuginfo*.c) post/cfi.c post/radix.c
 FUZZ_debuginfo_LIBS := -ldwarf -ldw -lelf -lz
 FUZZ_kmod_record_SRCS := lib/backend/kmod_record.c
 FUZZ_heapvar_SRCS := post/heapvar.c

@@ -22,6 +22,7 @@
 #include <libdwarf.h>
 
 #include "hash.h"
+#include "radix.h"
 #include "search.h"
 
 /* ---- ELF ---- */
@@ -259,11 +260,8 @@ static int cmp_func(const void *a, const void *b)
  * Returns 0, or -1 when it cannot (out of memory, an address of 2^60 or more). */
 static int radix_sort_funcs(struct mr_debuginfo *d)
 {
-	struct kv {
-		uint64_t key;
-		size_t i;
-	} *a, *b, *t;
-	size_t n = d->nfuncs, count[256];
+	size_t n = d->nfuncs;
+	struct mr_kv *a, *b, *s;
 	struct func_sym *sorted;
 
 	for (size_t i = 0; i < n; i++)
@@ -279,29 +277,10 @@ static int radix_sort_funcs(struct mr_debuginfo *d)
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++)
-		a[i] = (struct kv){ d->funcs[i].addr << 4 | (uint64_t)(15 - d->funcs[i].rank), i };
-	for (unsigned shift = 0; shift < 64; shift += 8) {
-		size_t sum = 0;
-
-		memset(count, 0, sizeof(count));
-		for (size_t i = 0; i < n; i++)
-			count[(a[i].key >> shift) & 255]++;
-		if (count[(a[0].key >> shift) & 255] == n)
-			continue; /* one digit for all: this pass would change nothing */
-		for (size_t k = 0; k < 256; k++) {
-			size_t c = count[k];
-
-			count[k] = sum;
-			sum += c;
-		}
-		for (size_t i = 0; i < n; i++)
-			b[count[(a[i].key >> shift) & 255]++] = a[i];
-		t = a;
-		a = b;
-		b = t;
-	}
+		a[i] = (struct mr_kv){ d->funcs[i].addr << 4 | (uint64_t)(15 - d->funcs[i].rank), i };
+	s = mr_radix_sort(a, b, n);
 	for (size_t i = 0; i < n; i++)
-		sorted[i] = d->funcs[a[i].i];
+		sorted[i] = d->funcs[s[i].i];
 	free(d->funcs);
 	d->funcs = sorted;
 	d->capfuncs = n;
