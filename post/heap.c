@@ -6,49 +6,77 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "radix.h"
 #include "search.h"
-
-static int cmp_obj(const void *a, const void *b)
-{
-	const struct mr_heap_obj *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	if (x->t0 != y->t0)
-		return x->t0 < y->t0 ? -1 : 1;
-	return (x->rec > y->rec) - (x->rec < y->rec);
-}
 
 struct fr {
 	uint64_t addr, time;
 };
 
-static int cmp_free(const void *a, const void *b)
+static int cmp_kv(const void *a, const void *b)
 {
-	const struct fr *x = a, *y = b;
+	const struct mr_kv *x = a, *y = b;
 
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return (x->time > y->time) - (x->time < y->time);
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+/* The records base[0..n) (stride bytes each) in the order of their uint64_t fields at
+ * hi_off, then lo_off, then their index: n pairs whose .i are the records' indexes (their
+ * keys mean nothing), of *a or *b (both n long, the caller frees both). NULL when out of
+ * memory. A radix sort by the high key; the runs of one high key (an address allocated
+ * again) are short and most often in time order already, and are sorted by themselves. */
+static const struct mr_kv *order_by_two(const void *base, size_t n, size_t stride, size_t hi_off,
+					size_t lo_off, struct mr_kv **a, struct mr_kv **b)
+{
+	const unsigned char *p = base;
+	struct mr_kv *s;
+
+	*a = malloc((n ? n : 1) * sizeof(**a));
+	*b = malloc((n ? n : 1) * sizeof(**b));
+	if (!*a || !*b)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		memcpy(&(*a)[i].key, p + i * stride + hi_off, sizeof(uint64_t));
+		(*a)[i].i = i;
+	}
+	s = mr_radix_sort(*a, *b, n);
+	for (size_t g = 0, e; g < n; g = e) {
+		int sorted = 1;
+
+		for (e = g + 1; e < n && s[e].key == s[g].key; e++)
+			;
+		for (size_t k = g; k < e; k++) {
+			memcpy(&s[k].key, p + s[k].i * stride + lo_off, sizeof(uint64_t));
+			sorted &= k == g || s[k - 1].key <= s[k].key;
+		}
+		if (!sorted)
+			qsort(s + g, e - g, sizeof(*s), cmp_kv);
+	}
+	return s;
 }
 
 int mr_heap_build(struct mr_heap *h, const struct memphis_rec_alloc *allocs, size_t nallocs,
 		  const struct memphis_rec_free *frees, size_t nfrees)
 {
 	struct fr *f = NULL;
+	struct mr_kv *ka = NULL, *kb = NULL;
+	const struct mr_kv *ord;
 	uint64_t *block;
 	size_t n = 0, fi = 0;
 
 	memset(h, 0, sizeof(*h));
 	h->obj = malloc((nallocs ? nallocs : 1) * sizeof(*h->obj));
 	f = malloc((nfrees ? nfrees : 1) * sizeof(*f));
-	if (!h->obj || !f) {
-		free(h->obj);
-		free(f);
-		h->obj = NULL;
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < nallocs; i++) {
+	/* objects by (address, allocation time, record), frees by (address, time) */
+	ord = h->obj && f ? order_by_two(allocs, nallocs, sizeof(*allocs),
+					 offsetof(struct memphis_rec_alloc, addr),
+					 offsetof(struct memphis_rec_alloc, time), &ka, &kb)
+			  : NULL;
+	for (size_t k = 0; ord && k < nallocs; k++) {
+		size_t i = ord[k].i;
+
 		if (allocs[i].addr == 0 || i > UINT32_MAX)
 			continue;
 		h->obj[n] = (struct mr_heap_obj){
@@ -58,11 +86,24 @@ int mr_heap_build(struct mr_heap *h, const struct memphis_rec_alloc *allocs, siz
 		};
 		n++;
 	}
+	free(ka);
+	free(kb);
+	ka = kb = NULL;
+	ord = ord ? order_by_two(frees, nfrees, sizeof(*frees),
+				 offsetof(struct memphis_rec_free, addr),
+				 offsetof(struct memphis_rec_free, time), &ka, &kb)
+		  : NULL;
+	for (size_t k = 0; ord && k < nfrees; k++)
+		f[k] = (struct fr){ frees[ord[k].i].addr, frees[ord[k].i].time };
+	free(ka);
+	free(kb);
+	if (!ord) {
+		free(h->obj);
+		free(f);
+		h->obj = NULL;
+		return -ENOMEM;
+	}
 	h->n = n;
-	for (size_t i = 0; i < nfrees; i++)
-		f[i] = (struct fr){ frees[i].addr, frees[i].time };
-	qsort(h->obj, n, sizeof(*h->obj), cmp_obj);
-	qsort(f, nfrees, sizeof(*f), cmp_free);
 
 	/* Pair each allocation with the first free of its address at or after its time and
 	 * before the next allocation at the same address; a reuse without a recorded free

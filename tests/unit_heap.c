@@ -222,9 +222,42 @@ static void test_random_against_scan(uint64_t window)
 	free(used);
 }
 
+/* The index's order, which the lookups rely on: by address, allocation time and record,
+ * from records in no order (threads' blocks interleave), with ties in address and time,
+ * and records of address 0 left out. */
+static void test_order(void)
+{
+	enum { N = 5000 };
+	static struct memphis_rec_alloc a[N];
+	uint64_t r = 0x9e3779b97f4a7c15ull;
+	size_t zero = 0, bad = 0;
+	struct mr_heap h;
+
+	for (size_t i = 0; i < N; i++) {
+		r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+		/* 64 addresses (one of them 0) and 16 times: most records tie with others */
+		a[i] = (struct memphis_rec_alloc){ .time = (r >> 40) % 16 + (1ull << 50),
+						   .addr = (r % 64) * 0x1000000000ull, .size = 8 };
+		zero += a[i].addr == 0;
+	}
+	if (!ok(mr_heap_build(&h, a, N, NULL, 0) == 0, "heap: build %d records in no order", N))
+		return;
+	for (size_t i = 0; i < h.n; i++) {
+		const struct mr_heap_obj *o = &h.obj[i], *p = i ? &h.obj[i - 1] : NULL;
+
+		bad += o->addr != a[o->rec].addr || o->t0 != a[o->rec].time || !o->addr;
+		bad += p && (p->addr > o->addr || (p->addr == o->addr && (p->t0 > o->t0 ||
+									  (p->t0 == o->t0 && p->rec >= o->rec))));
+	}
+	ok(h.n == N - zero && bad == 0, "heap: %zu of %d records (%zu at address 0 left out) "
+	   "ordered by address, time and record (%zu out of order)", h.n, N, zero, bad);
+	mr_heap_free(&h);
+}
+
 int main(void)
 {
 	test_heap();
+	test_order();
 	test_big_under_many();
 	test_random_against_scan(64 << 10); /* dense: most addresses held at some time */
 	test_random_against_scan(16 << 20); /* sparse: gaps between the objects */
