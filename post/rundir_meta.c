@@ -193,7 +193,7 @@ static int meta_block(struct mr_run *run, const struct memphis_block *h, unsigne
 	if (record_array(run, h->type, &arr, &count, &recsz)) {
 		if (rundir_check_array(h, recsz, what, wlen))
 			return -EINVAL;
-		return rundir_append(arr, count, p, len / recsz, recsz);
+		return rundir_append(arr, count, inplace ? inplace : p, len / recsz, recsz);
 	}
 	switch (h->type) {
 	case MPH_BLK_FILE:
@@ -333,7 +333,8 @@ static int meta_block(struct mr_run *run, const struct memphis_block *h, unsigne
 		return parse_tls(run, h, p, what, wlen);
 	case MPH_BLK_STACKS: {
 		size_t before = rundir_stacks_count(run->touch_stacks);
-		int r = rundir_stacks_add(&run->touch_stacks, p, len, what, wlen);
+		int r = rundir_stacks_add(&run->touch_stacks, inplace ? inplace : p, len, what,
+					  wlen);
 
 		run->meta_stack_blocks++;
 		run->meta_stacks += rundir_stacks_count(run->touch_stacks) - before;
@@ -363,12 +364,17 @@ const char *mr_run_write_error(const struct mr_run *run)
 }
 
 /* The next block of meta.mph, like rundir_bf_next. From run's mapping of the file when it
- * has one: a PAGES payload is left there (*inplace), every other payload copied to
- * bf->buf as rundir_bf_next leaves it. */
+ * has one: the payloads of PAGES, STACKS and record arrays are left there (*inplace, not
+ * aligned: they are read with memcpy), every other payload copied to bf->buf as
+ * rundir_bf_next leaves it (aligned, text ended by a NUL). The blocks left in place are
+ * nearly all of a run's metadata: 240 MB of a run of a million allocations, copied once
+ * more for nothing. */
 static int meta_next(struct mr_run *run, struct blockfile *bf, struct memphis_block *h,
 		     const unsigned char **inplace, char *what, size_t wlen)
 {
 	const unsigned char *p;
+	size_t *count, recsz;
+	void *arr;
 	int r;
 
 	*inplace = NULL;
@@ -377,7 +383,8 @@ static int meta_next(struct mr_run *run, struct blockfile *bf, struct memphis_bl
 	r = rundir_mem_next(bf, run->meta_map, run->meta_msize, h, &p, what, wlen);
 	if (r != BF_BLOCK)
 		return r;
-	if (h->type == MPH_BLK_PAGES) {
+	if (h->type == MPH_BLK_PAGES || h->type == MPH_BLK_STACKS ||
+	    record_array(run, h->type, &arr, &count, &recsz)) {
 		*inplace = p;
 		return r;
 	}
