@@ -261,7 +261,7 @@ static int cmp_func(const void *a, const void *b)
 static int radix_sort_funcs(struct mr_debuginfo *d)
 {
 	size_t n = d->nfuncs;
-	struct mr_kv *a, *b, *s;
+	struct mr_keyidx *a, *b, *s;
 	struct func_sym *sorted;
 
 	for (size_t i = 0; i < n; i++)
@@ -276,8 +276,10 @@ static int radix_sort_funcs(struct mr_debuginfo *d)
 		free(sorted);
 		return -1;
 	}
-	for (size_t i = 0; i < n; i++)
-		a[i] = (struct mr_kv){ d->funcs[i].addr << 4 | (uint64_t)(15 - d->funcs[i].rank), i };
+	for (size_t i = 0; i < n; i++) {
+		a[i].key = d->funcs[i].addr << 4 | (uint64_t)(15 - d->funcs[i].rank);
+		a[i].i = i;
+	}
 	s = mr_radix_sort(a, b, n);
 	for (size_t i = 0; i < n; i++)
 		sorted[i] = d->funcs[s[i].i];

@@ -13,25 +13,14 @@ struct fr {
 	uint64_t addr, time;
 };
 
-static int cmp_kv(const void *a, const void *b)
-{
-	const struct mr_kv *x = a, *y = b;
-
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return (x->i > y->i) - (x->i < y->i);
-}
-
 /* The records base[0..n) (stride bytes each) in the order of their uint64_t fields at
- * hi_off, then lo_off, then their index: n pairs whose .i are the records' indexes (their
- * keys mean nothing), of *a or *b (both n long, the caller frees both). NULL when out of
- * memory. A radix sort by the high key; the runs of one high key (an address allocated
- * again) are short and most often in time order already, and are sorted by themselves. */
-static const struct mr_kv *order_by_two(const void *base, size_t n, size_t stride, size_t hi_off,
-					size_t lo_off, struct mr_kv **a, struct mr_kv **b)
+ * hi_off, then lo_off, then their index: n pairs whose .i are the records' indexes, of *a
+ * or *b (both n long, the caller frees both). NULL when out of memory. */
+static const struct mr_keyidx *order_by_two(const void *base, size_t n, size_t stride,
+					    size_t hi_off, size_t lo_off, struct mr_keyidx **a,
+					    struct mr_keyidx **b)
 {
 	const unsigned char *p = base;
-	struct mr_kv *s;
 
 	*a = malloc((n ? n : 1) * sizeof(**a));
 	*b = malloc((n ? n : 1) * sizeof(**b));
@@ -41,28 +30,15 @@ static const struct mr_kv *order_by_two(const void *base, size_t n, size_t strid
 		memcpy(&(*a)[i].key, p + i * stride + hi_off, sizeof(uint64_t));
 		(*a)[i].i = i;
 	}
-	s = mr_radix_sort(*a, *b, n);
-	for (size_t g = 0, e; g < n; g = e) {
-		int sorted = 1;
-
-		for (e = g + 1; e < n && s[e].key == s[g].key; e++)
-			;
-		for (size_t k = g; k < e; k++) {
-			memcpy(&s[k].key, p + s[k].i * stride + lo_off, sizeof(uint64_t));
-			sorted &= k == g || s[k - 1].key <= s[k].key;
-		}
-		if (!sorted)
-			qsort(s + g, e - g, sizeof(*s), cmp_kv);
-	}
-	return s;
+	return mr_radix_sort_then(*a, *b, n, base, stride, lo_off);
 }
 
 int mr_heap_build(struct mr_heap *h, const struct memphis_rec_alloc *allocs, size_t nallocs,
 		  const struct memphis_rec_free *frees, size_t nfrees)
 {
 	struct fr *f = NULL;
-	struct mr_kv *ka = NULL, *kb = NULL;
-	const struct mr_kv *ord;
+	struct mr_keyidx *ka = NULL, *kb = NULL;
+	const struct mr_keyidx *ord;
 	uint64_t *block;
 	size_t n = 0, fi = 0;
 

@@ -1,9 +1,10 @@
 /* post/radix.c - stable LSD radix sort of (key, index) pairs (see radix.h). */
 #include "radix.h"
 
+#include <stdlib.h>
 #include <string.h>
 
-struct mr_kv *mr_radix_sort(struct mr_kv *a, struct mr_kv *tmp, size_t n)
+struct mr_keyidx *mr_radix_sort(struct mr_keyidx *a, struct mr_keyidx *tmp, size_t n)
 {
 	size_t count[8][256];
 	unsigned digit[8], nd = 0;
@@ -27,7 +28,7 @@ struct mr_kv *mr_radix_sort(struct mr_kv *a, struct mr_kv *tmp, size_t n)
 	for (unsigned k = 0; k < nd; k++) {
 		unsigned shift = 8 * digit[k];
 		size_t sum = 0, *c = count[k];
-		struct mr_kv *t;
+		struct mr_keyidx *t;
 
 		for (size_t v = 0; v < 256; v++) {
 			size_t m = c[v];
@@ -42,4 +43,34 @@ struct mr_kv *mr_radix_sort(struct mr_kv *a, struct mr_kv *tmp, size_t n)
 		tmp = t;
 	}
 	return a;
+}
+
+static int cmp_kv(const void *a, const void *b)
+{
+	const struct mr_keyidx *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+struct mr_keyidx *mr_radix_sort_then(struct mr_keyidx *a, struct mr_keyidx *tmp, size_t n,
+				     const void *base, size_t stride, size_t lo_off)
+{
+	const unsigned char *p = base;
+	struct mr_keyidx *s = mr_radix_sort(a, tmp, n);
+
+	for (size_t g = 0, e; g < n; g = e) {
+		int sorted = 1;
+
+		for (e = g + 1; e < n && s[e].key == s[g].key; e++)
+			;
+		for (size_t k = g; k < e; k++) {
+			memcpy(&s[k].key, p + s[k].i * stride + lo_off, sizeof(uint64_t));
+			sorted &= k == g || s[k - 1].key <= s[k].key;
+		}
+		if (!sorted)
+			qsort(s + g, e - g, sizeof(*s), cmp_kv);
+	}
+	return s;
 }

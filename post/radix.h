@@ -4,21 +4,30 @@
  * comparator calls and element copies were the larger part of opening a run: one read of
  * the keys finds them in order already, or which bytes differ among them (addresses and
  * times differ in their low bytes only), a second their histograms, then a pass per such
- * byte. Stable: pairs of equal keys keep their order, so sorting by
- * a second key and then by a first gives (first, second). */
+ * byte. Stable: pairs of equal keys keep their order, so sorting by a second key and then
+ * by a first gives (first, second). */
 #ifndef MR_RADIX_H
 #define MR_RADIX_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-struct mr_kv {
+struct mr_keyidx {
 	uint64_t key;
 	size_t i;
 };
 
 /* Sort a[0..n) by key with tmp[0..n) as scratch; returns whichever of a and tmp holds the
  * sorted pairs. */
-struct mr_kv *mr_radix_sort(struct mr_kv *a, struct mr_kv *tmp, size_t n);
+struct mr_keyidx *mr_radix_sort(struct mr_keyidx *a, struct mr_keyidx *tmp, size_t n);
+
+/* mr_radix_sort, then each run of pairs of one key ordered by a second key: the uint64_t
+ * at byte lo_off of record a[k].i of base (records of stride bytes), and by index. The
+ * pairs come out in the order of (key, second key, index), their keys replaced by the
+ * second ones. For tables whose runs of one key are short or in order already (an
+ * address allocated again, a thread's entries by time): a run out of order is sorted by
+ * qsort. */
+struct mr_keyidx *mr_radix_sort_then(struct mr_keyidx *a, struct mr_keyidx *tmp, size_t n,
+				     const void *base, size_t stride, size_t lo_off);
 
 #endif /* MR_RADIX_H */
