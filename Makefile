@@ -356,7 +356,7 @@ FUZZ_B := $(B)-fuzz
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -Iinclude -Ilib -Ilib/backend -Ipost -Icommon \
 	$(DWARF_CFLAGS)
-FUZZ_rundir_SRCS := $(wildcard post/rundir*.c) common/crc32c.c
+FUZZ_rundir_SRCS := $(wildcard post/rundir*.c) post/radix.c common/crc32c.c
 FUZZ_maps_SRCS := common/maps.c
 FUZZ_debuginfo_SRCS := $(wildcard post/debuginfo*.c) post/cfi.c post/radix.c
 FUZZ_debuginfo_LIBS := -ldwarf -ldw -lelf -lz
