@@ -175,6 +175,14 @@ static uint64_t rule_of(struct attrib_callers *cs, uint64_t pc)
 	       (uint64_t)(uint16_t)r.bp_off << 16 | (uint64_t)(uint32_t)r.cfa_off << 32;
 }
 
+/* The packed rule of code address pc (rule_of), learnt once: NULL when out of memory. */
+static uint64_t *rule_at(struct attrib_callers *cs, uint64_t pc)
+{
+	uint64_t *v = mph_u64map_get(&cs->rule, pc);
+
+	return v ? v : mph_u64map_put(&cs->rule, pc, rule_of(cs, pc));
+}
+
 /* mr_unwind_replay of packed rule v (rule_of). */
 static int replay(uint64_t v, const struct memphis_rec_stack *st, const uint8_t *bytes,
 		  uint64_t *sp, uint64_t *bp, uint64_t *ra)
@@ -226,8 +234,7 @@ static void remember(struct attrib_callers *cs, uint64_t ip, const struct memphi
 	for (int i = 0; i < m; i++) {
 		uint64_t pc = i ? f[i].pc - 1 : st->regs[8];
 
-		if (!(v = mph_u64map_get(&cs->rule, pc)) &&
-		    !(v = mph_u64map_put(&cs->rule, pc, rule_of(cs, pc))))
+		if (!(v = rule_at(cs, pc)))
 			return;
 		if (!*v || replay(*v, st, bytes, &sp, &bp, &ra))
 			return;
@@ -298,10 +305,7 @@ static int replayed(struct attrib_callers *cs, uint64_t ip, const struct memphis
 
 	cs->t = st->time; /* the snapshot module_at reports objects of */
 	for (int i = 0; i + 1 < MR_UNWIND_MAX_FRAMES; i++) {
-		uint64_t at = i ? pc - 1 : pc;
-
-		if (!(v = mph_u64map_get(&cs->rule, at)) &&
-		    !(v = mph_u64map_put(&cs->rule, at, rule_of(cs, at))))
+		if (!(v = rule_at(cs, i ? pc - 1 : pc)))
 			return 0;
 		if (!*v || replay(*v, st, bytes, &sp, &bp, &ra) || ra == 0)
 			return 0;
