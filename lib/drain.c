@@ -364,7 +364,7 @@ void memphis__drain_region_end(struct memphis__region_counts *c)
 	if (sampled)
 		memphis__pages_post(region_seq, sampled, n);
 	free(sampled);
-	memphis__touch_flush();
+	memphis__touch_flush(0);
 	heap_flush();
 	struct losses l = { 0 };
 	memphis__thread_foreach(loss_one, &l);
@@ -593,7 +593,7 @@ static void *drain_main(void *arg)
 		}
 		if (live && !region_on && now - region_t1 > LINGER_NS)
 			switch_sampling(0);
-		memphis__touch_flush();
+		memphis__touch_flush(0);
 		heap_flush();
 		if (now - last_flush > FLUSH_EVERY_NS) {
 			memphis__flush_samples();
@@ -694,7 +694,7 @@ void memphis__drain_finish(void)
 	pthread_mutex_lock(&drain_lock);
 	memphis__drain_all();
 	memphis__flush_samples();
-	memphis__touch_flush();
+	memphis__touch_flush(1);
 	memphis__heap_stop();
 	heap_flush();
 	memphis__writer_close();

@@ -7,7 +7,8 @@
  *
  * A fault that maps a transparent huge page places 512 base pages at once. We detect it
  * when the records are written: the first fault seen in a 2 MiB range, alone in its batch,
- * after which /proc/self/pagemap shows the whole range present, is flagged MPH_TOUCH_HUGE.
+ * after which /proc/self/pagemap shows the whole range present, is flagged MPH_TOUCH_HUGE
+ * unless a later batch holds another fault in that range (held back until then, below).
  * Every fault is recorded (not only the first of a page): the report takes the earliest.
  *
  * A fault whose instruction lies outside the executable (memset in libc first-touching a
@@ -127,7 +128,7 @@ static int keep_stack(struct memphis__thread *t, const struct fault_layout *r, s
 		return 1;
 	err = memphis__stackbuf_add(&stk, MPH_STACK_TOUCH, r->time, t, r->tid, &u);
 	if (err == -ENOSPC) {
-		memphis__touch_flush();
+		memphis__touch_flush(0);
 		err = memphis__stackbuf_add(&stk, MPH_STACK_TOUCH, r->time, t, r->tid, &u);
 	}
 	t->touch_stack = err == 0 ? sig : 0;
@@ -156,7 +157,7 @@ static void on_fault(const void *rec, size_t len, void *ctx)
 		t = memphis__thread_find((pid_t)r->tid, &found);
 	}
 	if (nbatch == BATCH)
-		memphis__touch_flush();
+		memphis__touch_flush(0);
 	/* after the batch's flush: the entry goes into the STACKS block of its record's batch */
 	int kept = t && keep_stack(t, r, len);
 	memphis__touch_add(&(struct memphis_rec_touch){
@@ -173,7 +174,7 @@ static void on_fault(const void *rec, size_t len, void *ctx)
 void memphis__touch_add(const struct memphis_rec_touch *r)
 {
 	if (nbatch == BATCH)
-		memphis__touch_flush();
+		memphis__touch_flush(0);
 	batch[nbatch++] = *r;
 }
 
@@ -287,32 +288,114 @@ static int cmp_range(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Flag the huge-page faults among r[0..n) (sorted by 2 MiB range on the way). Run in the
- * I/O thread (io.h), which holds the pagemap's descriptor. */
-static void mark_huge(struct memphis_rec_touch *r, size_t n)
+static void write_touches(struct memphis_rec_touch *r, size_t n)
+{
+	uint64_t *pages;
+
+	if (n == 0)
+		return;
+	memphis__writer_block(-1, MPH_BLK_FIRST_TOUCH, r, n * sizeof(r[0]));
+	pages = malloc(n * sizeof(*pages));
+	if (pages) {
+		for (size_t i = 0; i < n; i++)
+			pages[i] = r[i].addr & ~((1ull << r[i].page_shift) - 1);
+		memphis__pages_write(0, pages, n);
+		free(pages);
+	}
+}
+
+/* Faults judged huge, not yet written, oldest first, and when each was judged. A range
+ * faulted page by page can look like one: its first fault the last record read in a
+ * batch, the other 511 faulted before the judgement read the pagemap, their records in
+ * the next batch (seen in 2 of 70 runs of t_touch.sh's "small" case on a loaded machine,
+ * under MADV_NOHUGEPAGE). So a record is written as a base page's when a later batch has
+ * a fault in its range, as a huge page's once a batch flushed HOLD_NS after the judgement
+ * has none (every fault before the judgement was drained by then) or at the last flush. */
+#define HOLD_NS 1000000000ull
+#define HELD 256
+static struct memphis_rec_touch held[HELD];
+static uint64_t judged[HELD];
+static size_t nheld;
+
+/* Write held[0..k) (huge: as huge pages') and drop them. */
+static void release_held(size_t k, int huge)
+{
+	for (size_t i = 0; huge && i < k; i++) {
+		held[i].flags |= MPH_TOUCH_HUGE;
+		held[i].page_shift = HUGE_SHIFT;
+	}
+	write_touches(held, k);
+	memmove(held, held + k, (nheld - k) * sizeof(held[0]));
+	memmove(judged, judged + k, (nheld - k) * sizeof(judged[0]));
+	nheld -= k;
+}
+
+/* The held fault in range as a base page's, if there is one. */
+static void release_range(uint64_t range)
+{
+	for (size_t k = 0; k < nheld; k++)
+		if (held[k].addr >> HUGE_SHIFT == range) {
+			struct memphis_rec_touch r = held[k];
+			uint64_t t = judged[k];
+
+			memphis__log(MPH_LOG_DEBUG, "first touch: the fault at %#llx is not a huge "
+				     "page's: a later batch has another in its range",
+				     (unsigned long long)r.addr);
+			/* to the front, and out */
+			memmove(held + 1, held, k * sizeof(held[0]));
+			memmove(judged + 1, judged, k * sizeof(judged[0]));
+			held[0] = r;
+			judged[0] = t;
+			release_held(1, 0);
+			return;
+		}
+}
+
+/* Release the held faults judged before `before` (all with UINT64_MAX) as huge. */
+static void release_judged(uint64_t before)
+{
+	size_t k = 0;
+
+	while (k < nheld && judged[k] < before)
+		k++;
+	release_held(k, 1);
+}
+
+/* Judge the huge-page faults among r[0..n) (sorted by 2 MiB range on the way): each is
+ * moved to the held ones, and the records left are compacted to r[0..returned). Run in
+ * the I/O thread (io.h), which holds the pagemap's descriptor. */
+static size_t mark_huge(struct memphis_rec_touch *r, size_t n)
 {
 	struct judge jd = { .budget = 800 }; /* 200 ms of waiting per flush at most */
+	size_t out = 0;
 
 	if (thp < 0)
 		thp = thp_possible();
 	if (!thp || n == 0)
-		return;
+		return n;
 	jd.pagemap = memphis__kept_fd(&pagemap, "/proc/self/pagemap", O_RDONLY);
 	if (jd.pagemap < 0)
-		return;
+		return n;
 	qsort(r, n, sizeof(r[0]), cmp_range);
 	for (size_t i = 0; i < n;) {
 		uint64_t range = r[i].addr >> HUGE_SHIFT;
 		size_t j = i;
 		while (j < n && r[j].addr >> HUGE_SHIFT == range)
 			j++;
+		release_range(range);
 		if (mph_u64set_add(&seen, range) == 1 && j - i == 1 && range_present(&jd, &r[i])) {
-			r[i].flags |= MPH_TOUCH_HUGE;
-			r[i].page_shift = HUGE_SHIFT;
+			if (nheld == HELD)
+				release_held(1, 1);
+			held[nheld] = r[i];
+			judged[nheld++] = memphis__now();
+		} else {
+			memmove(&r[out], &r[i], (j - i) * sizeof(r[0]));
+			out += j - i;
 		}
 		i = j;
 	}
 	mph_maps_free(&jd.maps);
+	return out;
 }
 
 /* One flush's records, judged, written and their pages' nodes told, in the I/O thread:
@@ -320,6 +403,7 @@ static void mark_huge(struct memphis_rec_touch *r, size_t n)
  * sleeps), or called with r where they could not be posted. */
 struct touch_call {
 	size_t n;
+	uint64_t flushed;            /* when; UINT64_MAX at the last flush */
 	struct memphis_rec_touch *r; /* NULL: copied after this */
 };
 
@@ -327,33 +411,28 @@ static long touches_in_io(void *arg)
 {
 	struct touch_call *c = arg;
 	struct memphis_rec_touch *r = c->r ? c->r : (struct memphis_rec_touch *)(c + 1);
-	uint64_t *pages;
 
-	mark_huge(r, c->n);
-	memphis__writer_block(-1, MPH_BLK_FIRST_TOUCH, r, c->n * sizeof(r[0]));
-	pages = malloc(c->n * sizeof(*pages));
-	if (pages) {
-		for (size_t i = 0; i < c->n; i++)
-			pages[i] = r[i].addr & ~((1ull << r[i].page_shift) - 1);
-		memphis__pages_write(0, pages, c->n);
-		free(pages);
-	}
+	write_touches(r, mark_huge(r, c->n));
+	if (c->flushed == UINT64_MAX)
+		release_judged(UINT64_MAX);
+	else if (c->flushed > HOLD_NS)
+		release_judged(c->flushed - HOLD_NS);
 	return 0;
 }
 
-void memphis__touch_flush(void)
+void memphis__touch_flush(int last)
 {
 	if (lost) {
 		memphis__note(MPH_LOG_WARN, "first touch: %llu page-fault records lost (buffer full)",
 			      (unsigned long long)lost);
 		lost = 0;
 	}
-	if (nbatch == 0)
+	if (nbatch == 0 && !last)
 		return;
 	memphis__enter();
 	/* the entries first: a reader finds them before their records (format.h) */
 	memphis__stackbuf_write(&stk, -1);
-	struct touch_call c = { nbatch, NULL };
+	struct touch_call c = { nbatch, last ? UINT64_MAX : memphis__now(), NULL };
 	struct iovec iov[2] = { { &c, sizeof(c) }, { batch, nbatch * sizeof(batch[0]) } };
 	if (memphis__io_post(touches_in_io, iov, 2) == -EAGAIN) {
 		c.r = batch;

@@ -24,9 +24,10 @@ int memphis__touch_open_cpus(pid_t pid);
  * their descriptors to poll. Nothing when they are not open. */
 void memphis__touch_drain_cpus(void);
 void memphis__touch_cpu_fds(void (*add)(int fd, void *ctx), void *ctx);
-/* Write buffered first-touch records and the home nodes of their pages. Caller holds the
- * drain lock. */
-void memphis__touch_flush(void);
+/* Write buffered first-touch records and the home nodes of their pages; `last`: the
+ * library's last flush, which also writes the records held for a judgement (firsttouch.c).
+ * Caller holds the drain lock. */
+void memphis__touch_flush(int last);
 /* Buffer one record of a page-fault stream that is not a thread's (the kmod backend's),
  * and count faults such a stream lost. Caller holds the drain lock. */
 void memphis__touch_add(const struct memphis_rec_touch *r);

@@ -2,7 +2,9 @@
  * its half. argv[1] = "huge" asks for transparent huge pages (MADV_HUGEPAGE), anything
  * else forbids them. Prints "buf LO HI" and "half K TID LO HI".
  * argv[1] = "freed": one page of a mapping faulted in a region and unmapped before its
- * memphis_print() (a freed buffer); prints "freed ADDR". */
+ * memphis_print() (a freed buffer); prints "freed ADDR".
+ * argv[1] = "cut": the first page of a 2 MiB range under MADV_NOHUGEPAGE faulted, 300 ms
+ * later (its record flushed alone meanwhile) its other 511; prints "cut ADDR". */
 #define _GNU_SOURCE
 #include <memphis.h>
 #include <pthread.h>
@@ -43,10 +45,29 @@ static int freed(void)
 	return 0;
 }
 
+static int cut(void)
+{
+	size_t len = 4ul << 20;
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return 1;
+	char *range = (char *)(((uintptr_t)p + (2ul << 20) - 1) & ~((2ul << 20) - 1));
+	madvise(p, len, MADV_NOHUGEPAGE);
+	*(volatile char *)range = 1;
+	usleep(300000);
+	for (size_t off = 4096; off < (2ul << 20); off += 4096)
+		*(volatile char *)(range + off) = 1;
+	printf("cut %p\n", (void *)range);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "freed"))
 		return freed();
+	if (argc > 1 && !strcmp(argv[1], "cut"))
+		return cut();
 	int huge = argc > 1 && !strcmp(argv[1], "huge");
 	pthread_t t[2];
 

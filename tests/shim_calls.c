@@ -1,12 +1,16 @@
 /* tests/shim_calls.c - preloaded ahead of libmemphis: counts the library's calls of
  * usleep() (it waits for a page still being faulted in) and of ioctl() switching a perf
- * event on or off, and prints "usleep N" and "perf_switch N" on stderr at exit. */
+ * event on or off, and prints "usleep N" and "perf_switch N" on stderr at exit. With
+ * SHIM_PREAD_MS=N, each pread() first sleeps N ms (the library's reads of the pagemap
+ * come late). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <linux/perf_event.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 static unsigned long sleeps, switches;
@@ -35,6 +39,21 @@ int ioctl(int fd, unsigned long req, ...)
 	if (!real)
 		real = (int (*)(int, unsigned long, ...))dlsym(RTLD_NEXT, "ioctl");
 	return real(fd, req, arg);
+}
+
+ssize_t pread(int fd, void *buf, size_t n, off_t off)
+{
+	static ssize_t (*real)(int, void *, size_t, off_t);
+	const char *ms = getenv("SHIM_PREAD_MS");
+
+	if (ms) {
+		long v = atol(ms);
+		struct timespec ts = { v / 1000, v % 1000 * 1000000 };
+		nanosleep(&ts, NULL);
+	}
+	if (!real)
+		real = (ssize_t(*)(int, void *, size_t, off_t))dlsym(RTLD_NEXT, "pread");
+	return real(fd, buf, n, off);
 }
 
 __attribute__((destructor)) static void report(void)

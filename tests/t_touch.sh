@@ -70,3 +70,23 @@ check "freed: the unmapped page has its first-touch record" \
 	sh -c "'$REPORT' dump --touches '$d' | awk '{ print \$5 }' | grep -qx '$page'"
 check "freed: the print did not wait for the unmapped page ($sleeps sleeps)" \
 	test -n "$sleeps" -a "${sleeps:-0}" -lt 10
+
+# A range faulted page by page whose first record was flushed alone, its other pages
+# faulted before that record was judged (the pagemap read late, SHIM_PREAD_MS): the whole
+# range is present then, as after a huge page's fault, but the next batch has the other
+# faults, so the first record is a base page's (it was flagged huge, now and then, in the
+# "small" run above when a flush cut a range so).
+rm -rf memphis-prog_touch-*/
+MEMPHIS_VERBOSE=3 SHIM_PREAD_MS=600 LD_PRELOAD="$B/tests/shim_calls.so" "$B/tests/prog_touch" cut \
+	> cut.out 2> cut.err || not_ok "cut: prog_touch runs"
+d=$(rundir prog_touch)
+"$REPORT" dump --touches "$d" > cut.touches
+range=$(sed -n 's/^cut //p' cut.out)
+echo "# cut: $(wc -l < cut.touches) records, $(grep -c ' huge' cut.touches) huge"
+check "cut: the range's first fault is not flagged huge" \
+	sh -c "! grep -q ' huge' cut.touches && awk '{ print \$5 }' cut.touches | grep -qx '$range'"
+if grep -q "the fault at $range is not a huge page's" cut.err; then
+	ok "cut: the first fault was judged after its range filled, and held"
+else
+	skip "cut: the first fault held" "its record was not flushed alone or was judged early (a loaded machine)"
+fi
