@@ -78,17 +78,17 @@ struct ip_cache_slot {
 	struct mr_var_range r[IP_CACHE_WAYS];
 };
 
-/* A context's direct-mapped cache of page homes, 1 << PAGE_CACHE_BITS entries of a page
- * in a region, with the variable last given with the page: the report notes a variable's
- * page once (mr_resolved.same_page). 16 bytes an entry, one cache line never split: the
- * samples stream through the caches and evict it, so its misses are the pass's largest
- * cost. Pages at or above 2^48 and regions from 2^28 - 1 on are not cached (a key of all
- * ones would be the empty one). */
+/* A context's direct-mapped cache of page homes, 1 << PAGE_CACHE_BITS entries of a page,
+ * with the variable last given with the page: the report notes a variable's page once
+ * (mr_resolved.same_page). A page's home is the same in every region unless it moved
+ * (mr_pagemap_home): keyed by the region too, a program with a region per iteration
+ * (examples/cg) missed at nearly every sample, the page map and the noted pages looked up
+ * each time (half the sample pass). 16 bytes an entry, one cache line never split: the
+ * samples stream through the caches and evict it. Pages at or above 2^48 are not cached. */
 #define PAGE_CACHE_BITS 12
-#define PAGE_CACHE_KEY(page, region) ((page) >> 12 | (uint64_t)(region) << 36)
 struct page_cache_entry {
-	uint64_t key;  /* PAGE_CACHE_KEY, MPH_U64MAP_EMPTY: none */
-	int32_t node;
+	uint64_t key;  /* page >> 12, MPH_U64MAP_EMPTY: none */
+	int32_t node;  /* mr_pagemap_home: MR_PAGEMAP_VARIES asks the region's */
 	uint32_t var;
 };
 

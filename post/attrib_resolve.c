@@ -539,18 +539,19 @@ sample_in_slot(struct mr_attrib_ctx *ctx, struct ip_cache_slot *c, const struct 
 	 * not, the report notes (mr_agg_add_page), whatever the cache held (a thread's
 	 * cache starts empty) */
 	page = s->addr & ~(a->pages.page_size - 1);
-	if (page >= 1ull << 48 || s->region >= (1u << 28) - 1) {
+	if (page >= 1ull << 48) {
 		r->page_node = mr_attrib_page_node(a, s->region, s->addr);
 		return;
 	}
-	key = PAGE_CACHE_KEY(page, s->region);
+	key = page >> 12;
 	pe = &ctx->pages[mph_fib_slot(key, PAGE_CACHE_BITS)];
 	if (pe->key != key) {
 		pe->key = key;
-		pe->node = mr_attrib_page_node(a, s->region, s->addr);
+		pe->node = mr_pagemap_home(&a->pages, s->addr);
 		pe->var = SELF_VAR; /* given to none */
 	}
-	r->page_node = pe->node;
+	r->page_node = pe->node != MR_PAGEMAP_VARIES ? pe->node
+						     : mr_attrib_page_node(a, s->region, s->addr);
 	r->same_page = pe->var == r->var;
 	pe->var = r->var;
 }

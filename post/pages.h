@@ -47,4 +47,20 @@ static inline int mr_pagemap_node(const struct mr_pagemap *pm, uint32_t region, 
 	return (int)(int32_t)(uint32_t)*v;
 }
 
+/* What mr_pagemap_node says of addr's page in every region (a node, -1 unknown), or
+ * MR_PAGEMAP_VARIES when some region's PAGES give another node: then ask it per region. */
+#define MR_PAGEMAP_VARIES (-2)
+static inline int mr_pagemap_home(const struct mr_pagemap *pm, uint64_t addr)
+{
+	uint64_t page = addr & ~(pm->page_size - 1);
+	uint64_t *v;
+
+	if (page >= (1ull << 48))
+		return -1;
+	v = mph_u64map_get(&pm->dflt, page);
+	if (!v)
+		return -1;
+	return *v & MR_PAGEMAP_OVERRIDE ? MR_PAGEMAP_VARIES : (int)(int32_t)(uint32_t)*v;
+}
+
 #endif /* MR_PAGES_H */

@@ -7,6 +7,7 @@
  *                 [--truth FILE] [--truncate FILE:K] [--flip FILE:K] [--future]
  *                 [--unknown-block] [--no-end] [--block N] [--tls-block] [--self-tls]
  *                 [--remote-pct P] [--hw FILE] [--rank R --size N [--job ID] [--host H]]
+ *                 [--moved]
  * --remote-pct P: each sample of a variable whose pages have fixed homes (all but stacks
  * and TLS) is taken on a CPU of the other node than its page with probability P/100 (by
  * default the CPU is uniform, which makes about half of them remote); for compare's tests.
@@ -15,6 +16,8 @@
  * the hardware's remote flag, drawn from a second generator (the soft run's variables,
  * lines and CPUs stay the same); FILE gets one line per attributed sample: CPU node, variable,
  * line, source key, store, HITM, latency, page remote, hardware remote (tab-separated).
+ * --moved: the pages of p on node 0 (every other one) are on node 1 in region 3 (a PAGES
+ * block of region 3 says so): the report must take a page's home per region.
  * --self-tls: the TLS block is recorded as libmemphis's own, under a file name the report
  * can only know from the RUN keys lib and lib_name (its samples are then set aside).
  * --rank R: one rank of a synthetic MPI job (issue 19): OUTDIR is the job directory, the
@@ -362,7 +365,8 @@ int main(int argc, char **argv)
 	char rank_dir[3900], mpi_keys[512] = "";
 	FILE *hwf = NULL;
 	uint64_t n = 100000, nsmall = 1000, per_block = 4096;
-	int one_node = 0, future = 0, unknown_block = 0, no_end = 0, tls_block = 0, self_tls = 0;
+	int one_node = 0, future = 0, unknown_block = 0, no_end = 0, tls_block = 0, self_tls = 0,
+	    moved = 0;
 	double remote_pct = -1;
 	char exe_buf[4096], path[4200];
 	struct truth tr[NV];
@@ -389,6 +393,8 @@ int main(int argc, char **argv)
 			per_block = strtoull(argv[++i], NULL, 0);
 		else if (!strcmp(o, "--remote-pct") && i + 1 < argc)
 			remote_pct = strtod(argv[++i], NULL);
+		else if (!strcmp(o, "--moved"))
+			moved = 1;
 		else if (!strcmp(o, "--one-node"))
 			one_node = 1;
 		else if (!strcmp(o, "--future"))
@@ -418,7 +424,7 @@ int main(int argc, char **argv)
 				"[--exe PATH] [--one-node] [--truth FILE] [--truncate FILE:K] "
 				"[--flip FILE:K] [--future] [--unknown-block] [--no-end] [--block N] [--tls-block] "
 				"[--self-tls] [--remote-pct P] [--hw FILE] [--rank R --size N [--job ID] "
-				"[--host H]]\n");
+				"[--host H]] [--moved]\n");
 			return 1;
 		}
 	}
@@ -769,7 +775,8 @@ int main(int argc, char **argv)
 				pnode = !one_node && addr >= (((uint64_t)(uintptr_t)a + PAGE - 1) & ~(PAGE - 1)) +
 						    (sizeof(a) / PAGE / 2) * PAGE;
 			else if (v == V_P)
-				pnode = one_node ? 0 : (int)(((addr - HEAP_P) / PAGE) % 2);
+				pnode = one_node ? 0 : (int)(((addr - HEAP_P) / PAGE) % 2) |
+							   (moved && s.region == 3);
 			else if (v == V_REUSE_B || v == V_REUSE_C || v == V_UNKNOWN)
 				pnode = one_node ? 0 : 1;
 			else
@@ -857,6 +864,20 @@ int main(int argc, char **argv)
 		memcpy(pb + sizeof(ph), xp, nxp * sizeof(*xp));
 		block(m, MPH_BLK_PAGES, pb, psz);
 		free(pb);
+		if (moved && !one_node) {
+			uint64_t np = HEAP_P_SIZE / PAGE / 2;
+			struct memphis_rec_pages_hdr mh = { t_end, 3, (uint32_t)np };
+			psz = sizeof(mh) + np * sizeof(struct memphis_rec_page);
+			if (!(pb = malloc(psz)))
+				die("malloc");
+			memcpy(pb, &mh, sizeof(mh));
+			for (uint64_t k = 0; k < np; k++) {
+				struct memphis_rec_page mp = { HEAP_P + 2 * k * PAGE, 1, 0 };
+				memcpy(pb + sizeof(mh) + k * sizeof(mp), &mp, sizeof(mp));
+			}
+			block(m, MPH_BLK_PAGES, pb, psz);
+			free(pb);
+		}
 		char note[64] = { 0 };
 		uint64_t t = t_end;
 		memcpy(note, &t, 8);

@@ -49,6 +49,21 @@ static void test_pages(void)
 		int got = mr_pagemap_node(&pm, cases[i].region, cases[i].addr);
 		ok(got == cases[i].want, "pages: %s: %d, want %d", cases[i].what, got, cases[i].want);
 	}
+	/* mr_pagemap_home: the answer of every region, or VARIES where regions differ */
+	static const struct {
+		uint64_t addr;
+		int want;
+	} homes[] = { { 0x1008, MR_PAGEMAP_VARIES }, { 0x2fff, 1 },
+		      { 0x3000, -1 }, { 0x9000, 0 }, { 0x7000, -1 }, { 0xa000, MR_PAGEMAP_VARIES } };
+	for (size_t i = 0; i < sizeof(homes) / sizeof(homes[0]); i++) {
+		int home = mr_pagemap_home(&pm, homes[i].addr), same = 1;
+
+		for (uint32_t region = 0; region <= 5 && home != MR_PAGEMAP_VARIES; region++)
+			same = same && mr_pagemap_node(&pm, region, homes[i].addr) == home;
+		ok(home == homes[i].want && same, "pages: home of %#llx: %d, want %d%s",
+		   (unsigned long long)homes[i].addr, home, homes[i].want,
+		   same ? "" : " (a region says otherwise)");
+	}
 	mr_pagemap_free(&pm);
 	mr_run_close(run);
 	{
