@@ -78,18 +78,27 @@ struct ip_cache_slot {
 	struct mr_var_range r[IP_CACHE_WAYS];
 };
 
-/* A context's direct-mapped cache of page homes, 1 << PAGE_CACHE_BITS entries of a page,
- * with the variable last given with the page: the report notes a variable's page once
- * (mr_resolved.same_page). A page's home is the same in every region unless it moved
- * (mr_pagemap_home): keyed by the region too, a program with a region per iteration
- * (examples/cg) missed at nearly every sample, the page map and the noted pages looked up
- * each time (half the sample pass). 16 bytes an entry, one cache line never split: the
- * samples stream through the caches and evict it. Pages at or above 2^48 are not cached. */
-#define PAGE_CACHE_BITS 12
-struct page_cache_entry {
-	uint64_t key;  /* page >> 12, MPH_U64MAP_EMPTY: none */
-	int32_t node;  /* mr_pagemap_home: MR_PAGEMAP_VARIES asks the region's */
+/* A context's page homes and the variable last given with each page (the report notes
+ * a variable's page once: mr_resolved.same_page), in chunks of 2 MiB of address space,
+ * an 8-byte slot a base page, made as samples reach them. A page's home is the same in
+ * every region unless it moved (mr_pagemap_home). A direct-mapped cache of pages keyed
+ * by page and region (64 KiB) missed at nearly every sample of examples/cg (14 k pages
+ * sampled, a region per iteration), the page map and the noted pages were looked up each
+ * time, half the sample pass; the chunks of cg's arrays take 112 KiB. A chunk is found
+ * through a direct-mapped cache of chunks (4 KiB), else a map. At most PAGE_CHUNK_MAX
+ * chunks (32 MiB, 16 GiB of address space sampled): beyond, pages are asked each time. */
+#define PAGE_CHUNK_SHIFT 21
+#define PAGE_CHUNK_PAGES 512
+#define PAGE_CHUNK_MAX 8192
+#define PAGE_CHUNK_CACHE_BITS 8
+#define PAGE_UNSEEN INT32_MIN
+struct page_slot {
+	int32_t node; /* mr_pagemap_home (MR_PAGEMAP_VARIES: ask the region's), PAGE_UNSEEN */
 	uint32_t var;
+};
+struct page_chunk_ref {
+	uint64_t id; /* addr >> PAGE_CHUNK_SHIFT, MPH_U64MAP_EMPTY: none */
+	struct page_slot *p;
 };
 
 struct range {
@@ -158,7 +167,10 @@ struct mr_attrib_ctx {
 	uint32_t *set;              /* [1 << IP_CACHE_BITS]: slot index + 1 of the set's ip, 0: none */
 	struct ip_cache_slot *slot; /* the cached instructions, dense */
 	uint32_t nslot, cap_slot;
-	struct page_cache_entry *pages; /* [1 << PAGE_CACHE_BITS] */
+	struct page_chunk_ref *chunk_cache; /* [1 << PAGE_CHUNK_CACHE_BITS] */
+	struct mph_u64map chunk_of;     /* chunk id -> index in chunks */
+	struct page_slot **chunks;      /* [nchunk] of PAGE_CHUNK_PAGES slots each */
+	size_t nchunk, cap_chunk;
 	uint64_t pos;               /* samples attributed so far */
 	uint64_t *var_first, *line_first; /* [id]: pos + 1 at the first use, 0: none */
 	size_t cap_var, cap_line;

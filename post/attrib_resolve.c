@@ -279,11 +279,11 @@ struct mr_attrib_ctx *mr_attrib_ctx_new(struct mr_attrib *a, mr_attrib_warn_fn *
 	c->set = malloc(sizeof(*c->set) << IP_CACHE_BITS);
 	c->cap_slot = 64;
 	c->slot = malloc(c->cap_slot * sizeof(*c->slot));
-	c->pages = malloc(sizeof(*c->pages) << PAGE_CACHE_BITS);
-	if (!c->set || !c->slot || !c->pages) {
+	c->chunk_cache = malloc(sizeof(*c->chunk_cache) << PAGE_CHUNK_CACHE_BITS);
+	if (!c->set || !c->slot || !c->chunk_cache || mph_u64map_init(&c->chunk_of, 64)) {
 		free(c->set);
 		free(c->slot);
-		free(c->pages);
+		free(c->chunk_cache);
 		free(c);
 		return NULL;
 	}
@@ -292,8 +292,8 @@ struct mr_attrib_ctx *mr_attrib_ctx_new(struct mr_attrib *a, mr_attrib_warn_fn *
 	 * then copy it and shoot down the TLB of every CPU running another worker. */
 	for (size_t i = 0; i < (size_t)1 << IP_CACHE_BITS; i++)
 		((volatile uint32_t *)c->set)[i] = 0;
-	for (size_t i = 0; i < (size_t)1 << PAGE_CACHE_BITS; i++)
-		c->pages[i].key = MPH_U64MAP_EMPTY;
+	for (size_t i = 0; i < (size_t)1 << PAGE_CHUNK_CACHE_BITS; i++)
+		c->chunk_cache[i].id = MPH_U64MAP_EMPTY;
 	return c;
 }
 
@@ -305,7 +305,11 @@ void mr_attrib_ctx_free(struct mr_attrib_ctx *c)
 	attrib_unwind_free(c->locals_uw);
 	free(c->set);
 	free(c->slot);
-	free(c->pages);
+	free(c->chunk_cache);
+	for (size_t i = 0; i < c->nchunk; i++)
+		free(c->chunks[i]);
+	free(c->chunks);
+	mph_u64map_free(&c->chunk_of);
 	free(c->var_first);
 	free(c->line_first);
 	free(c->told);
@@ -497,6 +501,53 @@ void mr_attrib_sample(struct mr_attrib_ctx *ctx, const struct memphis_rec_sample
 	mr_attrib_sample_stack(ctx, s, NULL, NULL, use_addr, r);
 }
 
+/* The slots of chunk id, made if new; NULL at PAGE_CHUNK_MAX chunks or out of memory. */
+static __attribute__((noinline)) struct page_slot *chunk_get(struct mr_attrib_ctx *ctx,
+							     uint64_t id)
+{
+	uint64_t *k = mph_u64map_get(&ctx->chunk_of, id);
+	struct page_slot *p;
+
+	if (k)
+		return ctx->chunks[*k];
+	if (ctx->nchunk == PAGE_CHUNK_MAX)
+		return NULL;
+	if (ctx->nchunk == ctx->cap_chunk) {
+		size_t cap = ctx->cap_chunk ? ctx->cap_chunk * 2 : 16;
+		struct page_slot **nc = reallocarray(ctx->chunks, cap, sizeof(*nc));
+
+		if (!nc)
+			return NULL;
+		ctx->chunks = nc;
+		ctx->cap_chunk = cap;
+	}
+	p = malloc(PAGE_CHUNK_PAGES * sizeof(*p));
+	if (!p || !mph_u64map_insert(&ctx->chunk_of, id, ctx->nchunk)) {
+		free(p);
+		return NULL;
+	}
+	for (size_t i = 0; i < PAGE_CHUNK_PAGES; i++)
+		p[i] = (struct page_slot){ PAGE_UNSEEN, SELF_VAR };
+	ctx->chunks[ctx->nchunk++] = p;
+	return p;
+}
+
+/* The slot of page (below 2^48), or NULL (chunk_get). */
+static inline struct page_slot *page_slot(struct mr_attrib_ctx *ctx, uint64_t page)
+{
+	uint64_t id = page >> PAGE_CHUNK_SHIFT;
+	struct page_chunk_ref *ref = &ctx->chunk_cache[mph_fib_slot(id, PAGE_CHUNK_CACHE_BITS)];
+
+	if (ref->id != id) {
+		struct page_slot *p = chunk_get(ctx, id);
+
+		if (!p)
+			return NULL;
+		*ref = (struct page_chunk_ref){ id, p };
+	}
+	return &ref->p[(page >> 12) & (PAGE_CHUNK_PAGES - 1)];
+}
+
 /* mr_attrib_sample_stack of s, whose instruction's slot is c. Inlined in both callers:
  * a call per sample costs more than the lookup it saves. */
 static inline __attribute__((always_inline)) void
@@ -505,8 +556,8 @@ sample_in_slot(struct mr_attrib_ctx *ctx, struct ip_cache_slot *c, const struct 
 	       struct mr_resolved *r)
 {
 	struct mr_attrib *a = ctx->a;
-	struct page_cache_entry *pe;
-	uint64_t page, key;
+	struct page_slot *ps;
+	uint64_t page;
 
 	ctx->pos++;
 	if (!c->valid) {
@@ -539,21 +590,17 @@ sample_in_slot(struct mr_attrib_ctx *ctx, struct ip_cache_slot *c, const struct 
 	 * not, the report notes (mr_agg_add_page), whatever the cache held (a thread's
 	 * cache starts empty) */
 	page = s->addr & ~(a->pages.page_size - 1);
-	if (page >= 1ull << 48) {
+	ps = page < 1ull << 48 ? page_slot(ctx, page) : NULL;
+	if (!ps) {
 		r->page_node = mr_attrib_page_node(a, s->region, s->addr);
 		return;
 	}
-	key = page >> 12;
-	pe = &ctx->pages[mph_fib_slot(key, PAGE_CACHE_BITS)];
-	if (pe->key != key) {
-		pe->key = key;
-		pe->node = mr_pagemap_home(&a->pages, s->addr);
-		pe->var = SELF_VAR; /* given to none */
-	}
-	r->page_node = pe->node != MR_PAGEMAP_VARIES ? pe->node
+	if (ps->node == PAGE_UNSEEN)
+		ps->node = mr_pagemap_home(&a->pages, s->addr);
+	r->page_node = ps->node != MR_PAGEMAP_VARIES ? ps->node
 						     : mr_attrib_page_node(a, s->region, s->addr);
-	r->same_page = pe->var == r->var;
-	pe->var = r->var;
+	r->same_page = ps->var == r->var;
+	ps->var = r->var;
 }
 
 void mr_attrib_sample_stack(struct mr_attrib_ctx *ctx, const struct memphis_rec_sample *s,
