@@ -215,6 +215,96 @@ int rundir_bf_next(struct blockfile *bf, struct memphis_block *hdr, char *what, 
 	return BF_BLOCK;
 }
 
+/* At least n bytes of bf's file in bf->ra from ra_pos (n <= RA_VIEW), what is left moved
+ * to the front first: 1, 0 when the file ends before, -1 on an I/O error. */
+#define RA_VIEW (1u << 20)
+static int ra_have(struct blockfile *bf, size_t n)
+{
+	if (bf->ra_len - bf->ra_pos >= n)
+		return 1;
+	if (bf->ra_cap < RA_VIEW) {
+		unsigned char *nr = realloc(bf->ra, RA_VIEW);
+
+		if (!nr)
+			return -1;
+		bf->ra = nr;
+		bf->ra_cap = RA_VIEW;
+	}
+	memmove(bf->ra, bf->ra + bf->ra_pos, bf->ra_len - bf->ra_pos);
+	bf->ra_len -= bf->ra_pos;
+	bf->ra_pos = 0;
+	while (bf->ra_len < n) {
+		ssize_t r = read(bf->fd, bf->ra + bf->ra_len, bf->ra_cap - bf->ra_len);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			return 0;
+		bf->ra_len += (size_t)r;
+	}
+	return 1;
+}
+
+int rundir_bf_view(struct blockfile *bf, struct memphis_block *hdr, const unsigned char **payload,
+		   char *what, size_t wlen)
+{
+	int h = ra_have(bf, sizeof(*hdr)), k;
+	size_t left;
+
+	*payload = NULL;
+	if (h < 0 || (h == 0 && bf->ra_len - bf->ra_pos == 0)) {
+		if (h == 0)
+			return BF_EOF;
+		snprintf(what, wlen, "read error: %s", strerror(errno));
+		return BF_IOERR;
+	}
+	if (h == 0) {
+		snprintf(what, wlen, "truncated block header (%zu of %zu bytes)",
+			 bf->ra_len - bf->ra_pos, sizeof(*hdr));
+		return BF_DAMAGE;
+	}
+	memcpy(hdr, bf->ra + bf->ra_pos, sizeof(*hdr));
+	if (!header_ok(hdr, what, wlen))
+		return BF_DAMAGE;
+	if (sizeof(*hdr) + hdr->length > RA_VIEW) { /* rare: rundir_bf_next's copy */
+		bf->ra_pos += sizeof(*hdr);
+		if (bf_reserve(bf, hdr->length)) {
+			snprintf(what, wlen, "out of memory for a %" PRIu32 "-byte block", hdr->length);
+			return BF_IOERR;
+		}
+		ssize_t r = bf_read(bf, bf->buf, hdr->length);
+		if (r < 0) {
+			snprintf(what, wlen, "read error: %s", strerror(errno));
+			return BF_IOERR;
+		}
+		if ((size_t)r < hdr->length) {
+			snprintf(what, wlen, "truncated %s block (%zd of %" PRIu32 " payload bytes)",
+				 mr_block_name(hdr->type), r, hdr->length);
+			return BF_DAMAGE;
+		}
+		*payload = bf->buf;
+	} else {
+		k = ra_have(bf, sizeof(*hdr) + hdr->length);
+		if (k < 0) {
+			snprintf(what, wlen, "read error: %s", strerror(errno));
+			return BF_IOERR;
+		}
+		left = bf->ra_len - bf->ra_pos - sizeof(*hdr);
+		if (k == 0) {
+			snprintf(what, wlen, "truncated %s block (%zu of %" PRIu32 " payload bytes)",
+				 mr_block_name(hdr->type), left, hdr->length);
+			return BF_DAMAGE;
+		}
+		*payload = bf->ra + bf->ra_pos + sizeof(*hdr);
+		bf->ra_pos += sizeof(*hdr) + hdr->length;
+	}
+	if (!payload_ok(hdr, *payload, what, wlen))
+		return BF_DAMAGE;
+	return BF_BLOCK;
+}
+
 int rundir_mem_next(struct blockfile *bf, const unsigned char *map, size_t size,
 		    struct memphis_block *hdr, const unsigned char **payload, char *what, size_t wlen)
 {

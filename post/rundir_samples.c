@@ -1,7 +1,8 @@
-/* post/rundir_samples.c - the sample stream: the cpu files mapped one after another,
- * their SAMPLES blocks checked and handed out as record arrays (layout version 2 in
- * place; version 1, 56-byte records of format 1 runs, converted into a buffer), with the
- * entries of the STACKS blocks written before each (mr_samples_stack). */
+/* post/rundir_samples.c - the sample stream: the cpu files read one after another
+ * (rundir_bf_view), their SAMPLES blocks checked and handed out as record arrays (layout
+ * version 2 where they were read; version 1, 56-byte records of format 1 runs, converted
+ * into a buffer), with the entries of the STACKS blocks written before each
+ * (mr_samples_stack). */
 #include "rundir_impl.h"
 
 #include <dirent.h>
@@ -13,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,9 +25,6 @@ struct mr_sample_iter {
 	void *note_arg;
 	uint64_t unknown;     /* with note: unknown blocks, added to run by mr_samples_end */
 	struct blockfile bf;  /* fd < 0 when no file is open */
-	const unsigned char *map; /* the whole file mapped, NULL: read() it */
-	size_t msize;
-	size_t released;      /* bytes of the mapping given back (RSS stays flat) */
 	struct memphis_rec_sample *conv; /* version 1 records converted to version 2 */
 	size_t conv_cap;      /* records conv holds */
 	struct mr_stacks *stk;  /* STACKS entries read since the last SAMPLES block */
@@ -60,14 +57,14 @@ static const struct memphis_rec_sample *convert_v1(struct mr_sample_iter *it,
 	return it->conv;
 }
 
-/* The next block of the mapped file, like rundir_bf_next (payload in *payload, inside the
- * mapping, or copied to bf->buf when it is not 8-byte aligned). */
-static int mem_next(struct mr_sample_iter *it, struct memphis_block *h,
-		    const unsigned char **payload, char *what, size_t wlen)
+/* The next block of the file (rundir_bf_view), its payload copied to bf->buf when it is
+ * not 8-byte aligned. */
+static int next_block(struct mr_sample_iter *it, struct memphis_block *h,
+		      const unsigned char **payload, char *what, size_t wlen)
 {
-	int r = rundir_mem_next(&it->bf, it->map, it->msize, h, payload, what, wlen);
+	int r = rundir_bf_view(&it->bf, h, payload, what, wlen);
 
-	if (r == BF_BLOCK && (uintptr_t)*payload % 8) {
+	if (r == BF_BLOCK && (uintptr_t)*payload % 8 && *payload != it->bf.buf) {
 		if (rundir_bf_hold(&it->bf, *payload, h->length)) {
 			snprintf(what, wlen, "out of memory for a %" PRIu32 "-byte block", h->length);
 			return BF_IOERR;
@@ -107,9 +104,6 @@ int mr_samples_begin(struct mr_run *run, struct mr_sample_iter **out)
 /* Close the current file of the iterator and move to the next one. */
 static void iter_next_file(struct mr_sample_iter *it)
 {
-	if (it->map)
-		munmap((void *)it->map, it->msize);
-	it->map = NULL;
 	if (it->bf.fd >= 0)
 		close(it->bf.fd);
 	it->bf.fd = -1;
@@ -173,23 +167,8 @@ size_t mr_samples_next(struct mr_sample_iter *it, const struct memphis_rec_sampl
 				continue;
 			}
 			cf->clean_end = 0;
-			/* mapped: no copy of the samples */
-			it->map = rundir_map_file(it->bf.fd, &it->msize);
-			it->released = 0;
-			if (it->map)
-				madvise((void *)it->map, it->msize, MADV_SEQUENTIAL);
 		}
-		/* give back what was consumed, so resident memory stays flat in the samples */
-		if (it->map && it->bf.off - it->released >= (8u << 20)) {
-			size_t upto = (size_t)it->bf.off & ~(size_t)4095;
-			madvise((void *)(it->map + it->released), upto - it->released, MADV_DONTNEED);
-			it->released = upto;
-		}
-		payload = NULL;
-		r = it->map ? mem_next(it, &h, &payload, what, sizeof(what))
-			    : rundir_bf_next(&it->bf, &h, what, sizeof(what));
-		if (r == BF_BLOCK && !payload)
-			payload = it->bf.buf;
+		r = next_block(it, &h, &payload, what, sizeof(what));
 		if (r == BF_EOF) {
 			if (!cf->clean_end && !cf->damaged) {
 				rundir_note(run, it->note, it->note_arg, 0, "%s: no END block after %"
@@ -260,8 +239,6 @@ void mr_samples_end(struct mr_sample_iter *it)
 	if (!it)
 		return;
 	it->run->unknown_blocks += it->unknown;
-	if (it->map)
-		munmap((void *)it->map, it->msize);
 	if (it->bf.fd >= 0)
 		close(it->bf.fd);
 	rundir_bf_free(&it->bf);
