@@ -216,25 +216,32 @@ int rundir_bf_next(struct blockfile *bf, struct memphis_block *hdr, char *what, 
 }
 
 /* At least n bytes of bf's file in bf->ra from ra_pos (n <= RA_VIEW), what is left moved
- * to the front first: 1, 0 when the file ends before, -1 on an I/O error. */
+ * to the front first, read RA_STEP at a time (more for a larger block): what a read brings
+ * stays in the cache until it is checked and used (one read filling 1 MiB evicted the
+ * sample pass's own tables). 1, 0 when the file ends before, -1 on an I/O error. */
 #define RA_VIEW (1u << 20)
+#define RA_STEP (128u << 10)
 static int ra_have(struct blockfile *bf, size_t n)
 {
+	size_t want = n > RA_STEP ? n : RA_STEP;
+
 	if (bf->ra_len - bf->ra_pos >= n)
 		return 1;
-	if (bf->ra_cap < RA_VIEW) {
-		unsigned char *nr = realloc(bf->ra, RA_VIEW);
+	if (bf->ra_pos) {
+		memmove(bf->ra, bf->ra + bf->ra_pos, bf->ra_len - bf->ra_pos);
+		bf->ra_len -= bf->ra_pos;
+		bf->ra_pos = 0;
+	}
+	if (bf->ra_cap < want) {
+		unsigned char *nr = realloc(bf->ra, want);
 
 		if (!nr)
 			return -1;
 		bf->ra = nr;
-		bf->ra_cap = RA_VIEW;
+		bf->ra_cap = want;
 	}
-	memmove(bf->ra, bf->ra + bf->ra_pos, bf->ra_len - bf->ra_pos);
-	bf->ra_len -= bf->ra_pos;
-	bf->ra_pos = 0;
 	while (bf->ra_len < n) {
-		ssize_t r = read(bf->fd, bf->ra + bf->ra_len, bf->ra_cap - bf->ra_len);
+		ssize_t r = read(bf->fd, bf->ra + bf->ra_len, want - bf->ra_len);
 
 		if (r < 0 && errno == EINTR)
 			continue;

@@ -50,8 +50,8 @@ const char *rundir_open_strerror(int rc);
 int rundir_bf_next(struct blockfile *bf, struct memphis_block *hdr, char *what, size_t wlen);
 
 /* rundir_bf_next, the payload left where it was read (*payload, valid until the next
- * call on bf; any alignment, not NUL-terminated): in the read-ahead buffer of 1 MiB,
- * or in bf->buf for a larger block. The cpu files are read so: mapped, their page faults
+ * call on bf; any alignment, not NUL-terminated): in the read-ahead buffer (read 128 KiB
+ * at a time, a block up to 1 MiB whole), or in bf->buf for a larger block. The cpu files are read so: mapped, their page faults
  * and unmapping cost as much as copying them out of the page cache, and the checksum
  * then read them from memory, not from the cache a copy leaves them in (examples/cg
  * -i 900, 46 MB of cpu files: the report's CPU time 58.3 -> 56.2 ms, medians of 15); a
