@@ -27,19 +27,24 @@ struct mr_pagemap {
 int mr_pagemap_build(struct mr_pagemap *pm, const struct mr_run *run);
 void mr_pagemap_free(struct mr_pagemap *pm);
 
+/* The dflt value of addr's page, NULL when no PAGES record has it. */
+static inline const uint64_t *mr_pagemap_dflt(const struct mr_pagemap *pm, uint64_t addr)
+{
+	uint64_t page = addr & ~(pm->page_size - 1);
+
+	return page < (1ull << 48) ? mph_u64map_get(&pm->dflt, page) : NULL;
+}
+
 /* Home node of the page of addr: from region's PAGES, else region 0's (first touches),
  * else any region's; -1 when unknown. Inline: the report asks it for nearly every sample. */
 static inline int mr_pagemap_node(const struct mr_pagemap *pm, uint32_t region, uint64_t addr)
 {
-	uint64_t page = addr & ~(pm->page_size - 1);
-	uint64_t *v;
+	const uint64_t *v = mr_pagemap_dflt(pm, addr);
 
-	if (page >= (1ull << 48))
-		return -1;
-	v = mph_u64map_get(&pm->dflt, page);
 	if (!v)
 		return -1;
 	if ((*v & MR_PAGEMAP_OVERRIDE) && region && region < pm->nregion && pm->has_region[region]) {
+		uint64_t page = addr & ~(pm->page_size - 1);
 		uint64_t *r = mph_u64map_get(&pm->map, MR_PAGEMAP_KEY(region, page));
 		if (r)
 			return (int)(int64_t)*r;
@@ -52,12 +57,8 @@ static inline int mr_pagemap_node(const struct mr_pagemap *pm, uint32_t region, 
 #define MR_PAGEMAP_VARIES (-2)
 static inline int mr_pagemap_home(const struct mr_pagemap *pm, uint64_t addr)
 {
-	uint64_t page = addr & ~(pm->page_size - 1);
-	uint64_t *v;
+	const uint64_t *v = mr_pagemap_dflt(pm, addr);
 
-	if (page >= (1ull << 48))
-		return -1;
-	v = mph_u64map_get(&pm->dflt, page);
 	if (!v)
 		return -1;
 	return *v & MR_PAGEMAP_OVERRIDE ? MR_PAGEMAP_VARIES : (int)(int32_t)(uint32_t)*v;

@@ -176,6 +176,30 @@ static bool payload_ok(const struct memphis_block *hdr, const unsigned char *p, 
 	return false;
 }
 
+/* The payload of block hdr, whose header was just read, into bf->buf: BF_BLOCK, or
+ * BF_DAMAGE / BF_IOERR with the message in what. */
+static int read_payload(struct blockfile *bf, const struct memphis_block *hdr, char *what,
+			size_t wlen)
+{
+	ssize_t r;
+
+	if (bf_reserve(bf, hdr->length)) {
+		snprintf(what, wlen, "out of memory for a %" PRIu32 "-byte block", hdr->length);
+		return BF_IOERR;
+	}
+	r = bf_read(bf, bf->buf, hdr->length);
+	if (r < 0) {
+		snprintf(what, wlen, "read error: %s", strerror(errno));
+		return BF_IOERR;
+	}
+	if ((size_t)r < hdr->length) {
+		snprintf(what, wlen, "truncated %s block (%zd of %" PRIu32 " payload bytes)",
+			 mr_block_name(hdr->type), r, hdr->length);
+		return BF_DAMAGE;
+	}
+	return BF_BLOCK;
+}
+
 /* Read the next framed block of bf into hdr and bf->buf. Returns BF_BLOCK, BF_EOF at a
  * clean end of file, or BF_DAMAGE / BF_IOERR with a message (without the file name and
  * offset, which the caller adds: the block starts at bf->off) in what. */
@@ -195,20 +219,9 @@ int rundir_bf_next(struct blockfile *bf, struct memphis_block *hdr, char *what, 
 	}
 	if (!header_ok(hdr, what, wlen))
 		return BF_DAMAGE;
-	if (bf_reserve(bf, hdr->length)) {
-		snprintf(what, wlen, "out of memory for a %" PRIu32 "-byte block", hdr->length);
-		return BF_IOERR;
-	}
-	r = bf_read(bf, bf->buf, hdr->length);
-	if (r < 0) {
-		snprintf(what, wlen, "read error: %s", strerror(errno));
-		return BF_IOERR;
-	}
-	if ((size_t)r < hdr->length) {
-		snprintf(what, wlen, "truncated %s block (%zd of %" PRIu32 " payload bytes)",
-			 mr_block_name(hdr->type), r, hdr->length);
-		return BF_DAMAGE;
-	}
+	int k = read_payload(bf, hdr, what, wlen);
+	if (k != BF_BLOCK)
+		return k;
 	if (!payload_ok(hdr, bf->buf, what, wlen))
 		return BF_DAMAGE;
 	bf->buf[hdr->length] = '\0'; /* text payloads become C strings */
@@ -277,20 +290,9 @@ int rundir_bf_view(struct blockfile *bf, struct memphis_block *hdr, const unsign
 		return BF_DAMAGE;
 	if (sizeof(*hdr) + hdr->length > RA_VIEW) { /* rare: rundir_bf_next's copy */
 		bf->ra_pos += sizeof(*hdr);
-		if (bf_reserve(bf, hdr->length)) {
-			snprintf(what, wlen, "out of memory for a %" PRIu32 "-byte block", hdr->length);
-			return BF_IOERR;
-		}
-		ssize_t r = bf_read(bf, bf->buf, hdr->length);
-		if (r < 0) {
-			snprintf(what, wlen, "read error: %s", strerror(errno));
-			return BF_IOERR;
-		}
-		if ((size_t)r < hdr->length) {
-			snprintf(what, wlen, "truncated %s block (%zd of %" PRIu32 " payload bytes)",
-				 mr_block_name(hdr->type), r, hdr->length);
-			return BF_DAMAGE;
-		}
+		k = read_payload(bf, hdr, what, wlen);
+		if (k != BF_BLOCK)
+			return k;
 		*payload = bf->buf;
 	} else {
 		k = ra_have(bf, sizeof(*hdr) + hdr->length);
