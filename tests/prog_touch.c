@@ -29,17 +29,26 @@ static void *toucher(void *arg)
 	return NULL;
 }
 
+#define MAPPED (4ul << 20)
+
+/* A fresh mapping of MAPPED bytes (*p) and the 2 MiB range aligned inside it, or NULL. */
+static char *range_2m(char **p)
+{
+	*p = mmap(NULL, MAPPED, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (*p == MAP_FAILED)
+		return NULL;
+	return (char *)(((uintptr_t)*p + (2ul << 20) - 1) & ~((2ul << 20) - 1));
+}
+
 static int freed(void)
 {
-	size_t len = 4ul << 20;
-	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *p, *page = range_2m(&p);
 
-	if (p == MAP_FAILED)
+	if (!page)
 		return 1;
-	char *page = (char *)(((uintptr_t)p + (2ul << 20) - 1) & ~((2ul << 20) - 1));
 	memphis_mark_named("freed");
 	*(volatile char *)page = 1;
-	munmap(p, len);
+	munmap(p, MAPPED);
 	memphis_print();
 	printf("freed %p\n", (void *)page);
 	return 0;
@@ -47,13 +56,11 @@ static int freed(void)
 
 static int cut(void)
 {
-	size_t len = 4ul << 20;
-	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *p, *range = range_2m(&p);
 
-	if (p == MAP_FAILED)
+	if (!range)
 		return 1;
-	char *range = (char *)(((uintptr_t)p + (2ul << 20) - 1) & ~((2ul << 20) - 1));
-	madvise(p, len, MADV_NOHUGEPAGE);
+	madvise(p, MAPPED, MADV_NOHUGEPAGE);
 	*(volatile char *)range = 1;
 	usleep(300000);
 	for (size_t off = 4096; off < (2ul << 20); off += 4096)
