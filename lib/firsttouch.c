@@ -288,6 +288,7 @@ static int cmp_range(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Write records r[0..n) and tell their pages' homes. */
 static void write_touches(struct memphis_rec_touch *r, size_t n)
 {
 	uint64_t *pages;
@@ -317,10 +318,10 @@ static struct memphis_rec_touch held[HELD];
 static uint64_t judged[HELD];
 static size_t nheld;
 
-/* Write held[0..k) (huge: as huge pages') and drop them. */
-static void release_held(size_t k, int huge)
+/* Write held[0..k) as huge pages' and drop them. */
+static void release_held(size_t k)
 {
-	for (size_t i = 0; huge && i < k; i++) {
+	for (size_t i = 0; i < k; i++) {
 		held[i].flags |= MPH_TOUCH_HUGE;
 		held[i].page_shift = HUGE_SHIFT;
 	}
@@ -330,23 +331,18 @@ static void release_held(size_t k, int huge)
 	nheld -= k;
 }
 
-/* The held fault in range as a base page's, if there is one. */
+/* Write the held fault in range as a base page's, if there is one. */
 static void release_range(uint64_t range)
 {
 	for (size_t k = 0; k < nheld; k++)
 		if (held[k].addr >> HUGE_SHIFT == range) {
-			struct memphis_rec_touch r = held[k];
-			uint64_t t = judged[k];
-
 			memphis__log(MPH_LOG_DEBUG, "first touch: the fault at %#llx is not a huge "
 				     "page's: a later batch has another in its range",
-				     (unsigned long long)r.addr);
-			/* to the front, and out */
-			memmove(held + 1, held, k * sizeof(held[0]));
-			memmove(judged + 1, judged, k * sizeof(judged[0]));
-			held[0] = r;
-			judged[0] = t;
-			release_held(1, 0);
+				     (unsigned long long)held[k].addr);
+			write_touches(&held[k], 1);
+			memmove(held + k, held + k + 1, (nheld - k - 1) * sizeof(held[0]));
+			memmove(judged + k, judged + k + 1, (nheld - k - 1) * sizeof(judged[0]));
+			nheld--;
 			return;
 		}
 }
@@ -358,7 +354,7 @@ static void release_judged(uint64_t before)
 
 	while (k < nheld && judged[k] < before)
 		k++;
-	release_held(k, 1);
+	release_held(k);
 }
 
 /* Judge the huge-page faults among r[0..n) (sorted by 2 MiB range on the way): each is
@@ -385,7 +381,7 @@ static size_t mark_huge(struct memphis_rec_touch *r, size_t n)
 		release_range(range);
 		if (mph_u64set_add(&seen, range) == 1 && j - i == 1 && range_present(&jd, &r[i])) {
 			if (nheld == HELD)
-				release_held(1, 1);
+				release_held(1);
 			held[nheld] = r[i];
 			judged[nheld++] = memphis__now();
 		} else {
