@@ -261,33 +261,26 @@ static int cmp_func(const void *a, const void *b)
 static int radix_sort_funcs(struct mr_debuginfo *d)
 {
 	size_t n = d->nfuncs;
-	struct mr_keyidx *a, *b, *s;
+	struct mr_keyidx *a, *b;
 	struct func_sym *sorted;
 
 	for (size_t i = 0; i < n; i++)
 		if (d->funcs[i].addr >> 60 || d->funcs[i].rank < 0 || d->funcs[i].rank > 15)
 			return -1;
-	a = malloc(n * sizeof(*a));
-	b = malloc(n * sizeof(*b));
-	sorted = malloc(n * sizeof(*sorted));
-	if (!a || !b || !sorted) {
-		free(a);
-		free(b);
-		free(sorted);
+	if (mr_keyidx_alloc(n, &a, &b))
 		return -1;
-	}
 	for (size_t i = 0; i < n; i++) {
 		a[i].key = d->funcs[i].addr << 4 | (uint64_t)(15 - d->funcs[i].rank);
 		a[i].i = i;
 	}
-	s = mr_radix_sort(a, b, n);
-	for (size_t i = 0; i < n; i++)
-		sorted[i] = d->funcs[s[i].i];
+	sorted = mr_keyidx_gather(d->funcs, sizeof(*d->funcs), mr_radix_sort(a, b, n), n);
+	free(a);
+	free(b);
+	if (!sorted)
+		return -1;
 	free(d->funcs);
 	d->funcs = sorted;
 	d->capfuncs = n;
-	free(a);
-	free(b);
 	return 0;
 }
 

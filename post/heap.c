@@ -22,9 +22,7 @@ static const struct mr_keyidx *order_by_two(const void *base, size_t n, size_t s
 {
 	const unsigned char *p = base;
 
-	*a = malloc((n ? n : 1) * sizeof(**a));
-	*b = malloc((n ? n : 1) * sizeof(**b));
-	if (!*a || !*b)
+	if (mr_keyidx_alloc(n, a, b))
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
 		memcpy(&(*a)[i].key, p + i * stride + hi_off, sizeof(uint64_t));

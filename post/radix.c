@@ -1,6 +1,7 @@
 /* post/radix.c - stable LSD radix sort of (key, index) pairs (see radix.h). */
 #include "radix.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,4 +74,16 @@ struct mr_keyidx *mr_radix_sort_then(struct mr_keyidx *a, struct mr_keyidx *tmp,
 			qsort(s + g, e - g, sizeof(*s), cmp_kv);
 	}
 	return s;
+}
+
+int mr_keyidx_alloc(size_t n, struct mr_keyidx **a, struct mr_keyidx **tmp)
+{
+	*a = malloc((n ? n : 1) * sizeof(**a));
+	*tmp = malloc((n ? n : 1) * sizeof(**tmp));
+	if (*a && *tmp)
+		return 0;
+	free(*a);
+	free(*tmp);
+	*a = *tmp = NULL;
+	return -ENOMEM;
 }

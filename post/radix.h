@@ -11,6 +11,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 struct mr_keyidx {
 	uint64_t key;
@@ -29,5 +31,22 @@ struct mr_keyidx *mr_radix_sort(struct mr_keyidx *a, struct mr_keyidx *tmp, size
  * qsort. */
 struct mr_keyidx *mr_radix_sort_then(struct mr_keyidx *a, struct mr_keyidx *tmp, size_t n,
 				     const void *base, size_t stride, size_t lo_off);
+
+/* The pairs and the scratch of a sort of n (at least one each): 0, or -ENOMEM with
+ * neither allocated. */
+int mr_keyidx_alloc(size_t n, struct mr_keyidx **a, struct mr_keyidx **tmp);
+
+/* A new array of the n records of size bytes at base in the order of o (o[k].i: the
+ * record that goes k-th), or NULL when out of memory. Inline: size is the caller's
+ * constant, so each copy is too. */
+static inline void *mr_keyidx_gather(const void *base, size_t size, const struct mr_keyidx *o,
+				     size_t n)
+{
+	unsigned char *out = malloc((n ? n : 1) * size);
+
+	for (size_t k = 0; out && k < n; k++)
+		memcpy(out + k * size, (const unsigned char *)base + o[k].i * size, size);
+	return out;
+}
 
 #endif /* MR_RADIX_H */

@@ -105,26 +105,23 @@ static int key_cmp(const void *a, const void *b)
 static int radix_keys(struct mr_stacks *s)
 {
 	size_t n = s->nkey;
-	struct mr_keyidx *a = malloc(n * sizeof(*a)), *b = malloc(n * sizeof(*b));
-	struct stack_key *sorted = malloc(n * sizeof(*sorted));
-	const struct mr_keyidx *o;
+	struct mr_keyidx *a, *b;
+	struct stack_key *sorted;
 
-	if (!a || !b || !sorted) {
-		free(a);
-		free(b);
-		free(sorted);
+	if (mr_keyidx_alloc(n, &a, &b))
 		return -ENOMEM;
-	}
 	for (size_t i = 0; i < n; i++)
 		a[i] = (struct mr_keyidx){ (uint64_t)s->key[i].kind << 32 | s->key[i].tid, i };
-	o = mr_radix_sort_then(a, b, n, s->key, sizeof(*s->key), offsetof(struct stack_key, time));
-	for (size_t i = 0; i < n; i++)
-		sorted[i] = s->key[o[i].i];
+	sorted = mr_keyidx_gather(s->key, sizeof(*s->key),
+				  mr_radix_sort_then(a, b, n, s->key, sizeof(*s->key),
+						     offsetof(struct stack_key, time)), n);
+	free(a);
+	free(b);
+	if (!sorted)
+		return -ENOMEM;
 	free(s->key);
 	s->key = sorted;
 	s->capkey = n;
-	free(a);
-	free(b);
 	return 0;
 }
 
