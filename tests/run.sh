@@ -5,8 +5,8 @@
 # ("ok N - what", "not ok N - what", "... # SKIP why"); a file that exits 77 is skipped
 # whole, one that exits non-zero without a "not ok" counts as one failure. Each runs in
 # a fresh empty directory.
-# Ends with the list of skipped tests with their reasons, then the line "N passed, N failed,
-# N skipped".
+# Ends with the list of skipped tests with their reasons, the list of failed checks (last, so
+# that a log's tail shows them), then the line "N passed, N failed, N skipped".
 # MEMPHIS_STRICT_SKIPS=1 (set by .ci/run) counts as a failure each skip whose reason says a
 # piece the build or `make deps` should have provided is missing (BUILD_SKIP below: module
 # or program not built, no kernel headers, no clang/gfortran/python3); skips for the
@@ -25,7 +25,7 @@ unset OMPI_COMM_WORLD_RANK OMPI_COMM_WORLD_SIZE OMPI_COMM_WORLD_LOCAL_RANK \
 pass=0; fail=0; skip=0
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-: > "$out/skips"
+: > "$out/skips"; : > "$out/fails"
 BUILD_SKIP='not built|check-deps|mpirun|mpicc|mpif90|no kernel headers|linux-headers|clang|libFuzzer|no Fortran compiler|gfortran|memphis\.mod|no C compiler|C\+\+ compiler|is needed|no objects built'
 
 # skipped NAME WHY: lists the skip; under MEMPHIS_STRICT_SKIPS=1 one for a missing build
@@ -34,6 +34,7 @@ skipped() {
 	echo "$1 # $2" >> "$out/skips"
 	if [ "${MEMPHIS_STRICT_SKIPS:-0}" = 1 ] && echo "$2" | grep -qiE "$BUILD_SKIP"; then
 		echo "    not ok - $1: skipped for a missing build piece, and MEMPHIS_STRICT_SKIPS=1: $2"
+		echo "$1: skipped for a missing build piece: $2" >> "$out/fails"
 		fail=$((fail + 1))
 	fi
 }
@@ -66,8 +67,10 @@ run_one() {
 	done < "$out/sk"
 	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
 		f=1; echo "    not ok - $name exited with status $rc"
+		echo "$name: exited with status $rc" >> "$out/fails"
 		tail -n 20 "$out/err" | sed 's/^/    # /'
 	elif [ "$f" != 0 ]; then
+		awk -v n="$name" 'sub(/^not ok [0-9]* - /, "") { print n ": " $0 }' "$log" >> "$out/fails"
 		tail -n 20 "$out/err" | sed 's/^/    # /'
 	fi
 	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
@@ -128,6 +131,10 @@ fi
 if [ -s "$out/skips" ]; then
 	echo "# skipped (test # reason):"
 	sed 's/^/#   /' "$out/skips"
+fi
+if [ -s "$out/fails" ]; then
+	echo "# failed (test: check):"
+	sed 's/^/#   /' "$out/fails"
 fi
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]
