@@ -399,7 +399,7 @@ void memphis__counters_thread_added(pid_t tid)
 	static int told_share;
 	int cand[2 * MAX_EVENTS + 8];
 	size_t nc;
-	struct entry e = { .tid = tid, .set = PAPI_NULL, .cpu = -1 };
+	struct entry e = { .tid = tid, .set = PAPI_NULL, .cpu = -1 }, *old;
 
 	if (!__atomic_load_n(&nev, __ATOMIC_RELAXED))
 		return;
@@ -407,9 +407,13 @@ void memphis__counters_thread_added(pid_t tid)
 	pthread_mutex_lock(&ctr_lock);
 	if (nent >= sweep_at)
 		forget_gone(); /* amortised: a program that churns threads keeps few sets */
-	if (find(tid))
+	/* A thread found by a scan before it registered itself has an entry made from the
+	 * scanning thread, without a set where PAPI cannot attach: on the thread itself, its
+	 * own set replaces it (counted from now, before the thread runs the program's code). */
+	old = find(tid);
+	if (old && (old->set != PAPI_NULL || tid != memphis__gettid()))
 		goto out;
-	if (nent == capent) {
+	if (!old && nent == capent) {
 		size_t ncap = capent ? capent * 2 : 16;
 		struct entry *n = realloc(ent, ncap * sizeof(*n));
 		if (!n)
@@ -425,8 +429,7 @@ void memphis__counters_thread_added(pid_t tid)
 		if (!told_share++)
 			memphis__note(MPH_LOG_WARN, "PAPI counters of thread %d not counted: %s",
 				      (int)tid, e.why);
-		ent[nent++] = e;
-		goto out;
+		goto keep;
 	}
 	nc = free_fds(cand, 2 * (size_t)nev + 8);
 	e.err = make_set(tid, codes, nev, 0, &e.set);
@@ -436,7 +439,14 @@ void memphis__counters_thread_added(pid_t tid)
 	}
 	if (tid == memphis__gettid())
 		e.cpu = sched_getcpu();
-	ent[nent++] = e; /* base 0: counted from its start, in a region open now */
+keep:
+	/* base 0: counted from its start, in a region open now */
+	if (old) {
+		free(old->fds);
+		*old = e;
+	} else {
+		ent[nent++] = e;
+	}
 out:
 	pthread_mutex_unlock(&ctr_lock);
 	memphis__leave();

@@ -31,7 +31,8 @@ int memphis__counters_init(const char *events);
 /* Region `seq` opened: read every thread's counts (the region's start). */
 void memphis__counters_begin(uint32_t seq);
 /* The registry's observer: thread `tid` joined (caller holds the registry lock; called on
- * the thread itself when it made itself known): make and start its set. */
+ * the thread itself when it made itself known, from the scanning thread when a scan found
+ * it first, and again on the thread itself then): make and start its set. */
 void memphis__counters_thread_added(pid_t tid);
 /* Region `seq` closes: read every thread's counts and write the region's records (the
  * threads' counts, and the events or threads that could not be counted). */

@@ -167,6 +167,8 @@ void memphis__thread_attach_self(void)
 		t->stack_lo = lo;
 		t->stack_hi = hi;
 		write_thread_record(t, MPH_THREAD_START);
+		if (observer) /* what could only be made from another thread, made again */
+			observer(tid);
 	} else {
 		add(tid, fs, lo, hi);
 	}

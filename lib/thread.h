@@ -34,7 +34,8 @@ struct memphis__thread_hooks {
 /* Register the hooks (before the registry is activated). *h must live on. */
 void memphis__thread_set_hooks(const struct memphis__thread_hooks *h);
 /* A second observer of new threads (the counters), called under the registry lock after
- * the hooks' `added`, with the new thread's tid. Set before the registry is activated. */
+ * the hooks' `added`, with the new thread's tid; called again on a thread that registers
+ * itself after a scan found it. Set before the registry is activated. */
 void memphis__thread_set_observer(void (*added)(pid_t tid));
 /* Start attaching threads of process `pid` (the library runs) / stop for good (shutdown,
  * or a fork child, which is not profiled): attach, scan and pthread_create's trampoline

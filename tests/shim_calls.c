@@ -2,10 +2,12 @@
  * usleep() (it waits for a page still being faulted in) and of ioctl() switching a perf
  * event on or off, and prints "usleep N" and "perf_switch N" on stderr at exit. With
  * SHIM_PREAD_MS=N, each pread() first sleeps N ms (the library's reads of the pagemap
- * come late). */
+ * come late). With SHIM_GETATTR_MS=N, pthread_getattr_np() on a thread other than the
+ * main one first sleeps N ms (a new thread registers late: a scan finds it first). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +16,13 @@
 #include <unistd.h>
 
 static unsigned long sleeps, switches;
+
+static void pause_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, ms % 1000 * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
 
 int usleep(useconds_t us)
 {
@@ -46,14 +55,23 @@ ssize_t pread(int fd, void *buf, size_t n, off_t off)
 	static ssize_t (*real)(int, void *, size_t, off_t);
 	const char *ms = getenv("SHIM_PREAD_MS");
 
-	if (ms) {
-		long v = atol(ms);
-		struct timespec ts = { v / 1000, v % 1000 * 1000000 };
-		nanosleep(&ts, NULL);
-	}
+	if (ms)
+		pause_ms(atol(ms));
 	if (!real)
 		real = (ssize_t(*)(int, void *, size_t, off_t))dlsym(RTLD_NEXT, "pread");
 	return real(fd, buf, n, off);
+}
+
+int pthread_getattr_np(pthread_t th, pthread_attr_t *attr)
+{
+	static int (*real)(pthread_t, pthread_attr_t *);
+	const char *ms = getenv("SHIM_GETATTR_MS");
+
+	if (ms && gettid() != getpid())
+		pause_ms(atol(ms));
+	if (!real)
+		real = (int (*)(pthread_t, pthread_attr_t *))dlsym(RTLD_NEXT, "pthread_getattr_np");
+	return real(th, attr);
 }
 
 __attribute__((destructor)) static void report(void)
