@@ -291,18 +291,22 @@ int mr_attrib_open(struct mr_run *run, const struct mr_attrib_opts *o, struct mr
 	}
 	if (mr_heap_build(&a->heap, run->allocs, run->nallocs, run->frees, run->nfrees))
 		goto oom;
-	a->site_var = malloc((run->nallocs + 1) * sizeof(*a->site_var));
-	if (!a->site_var)
+	/* each object's variable, by its record, then kept in its heap entry */
+	uint32_t *site_var = malloc((run->nallocs + 1) * sizeof(*site_var));
+	if (!site_var)
 		goto oom;
 	for (size_t i = 0; i < run->nallocs; i++) {
 		uint32_t id = attrib_alloc_runtime(a, &run->allocs[i]);
 
 		if (!id)
 			id = attrib_heap_var(a, &run->allocs[i]);
-		a->site_var[i] = id;
+		site_var[i] = id;
 		a->vars[id].objects++;
 		a->vars[id].bytes += run->allocs[i].size;
 	}
+	for (size_t i = 0; i < a->heap.n; i++)
+		a->heap.obj[i].tag = site_var[a->heap.obj[i].rec];
+	free(site_var);
 	if (build_stacks(a) || build_tls(a))
 		goto oom;
 	*out = a;
@@ -358,7 +362,6 @@ void mr_attrib_close(struct mr_attrib *a)
 	free(a->snap);
 	free(a->vars);
 	free(a->lines);
-	free(a->site_var);
 	free(a->tls);
 	free(a->stack_index);
 	free(a->var_keys);

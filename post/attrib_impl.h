@@ -132,7 +132,6 @@ struct mr_attrib {
 	size_t nsnap;
 
 	struct mr_heap heap;
-	uint32_t *site_var;         /* per ALLOCS record: variable id of its call site */
 	struct mr_heap stacks;      /* thread stacks over time (records: struct stackrec) */
 	uint32_t *stack_index;      /* per stack record: thread index */
 	struct mph_u64map thread_by_tid; /* tid -> index in run->threads of its last START */

@@ -133,7 +133,7 @@ static uint32_t heap_resolve(struct mr_attrib *a, uint64_t addr, uint64_t t, str
 	if (!ho)
 		return NOT_YET;
 	*rg = (struct range){ ho->addr, ho->end, ho->t0, ho->t1, 0, 1 };
-	return a->site_var[ho->rec];
+	return ho->tag;
 }
 
 /* Full data attribution of addr (0 for address 0) by context holder c (NULL: none), as
@@ -227,7 +227,7 @@ uint32_t mr_attrib_data_extent(struct mr_attrib *a, uint64_t addr, uint64_t t, u
 	if (ho) {
 		*e = (struct mr_extent){ ho->addr, ho->end, ho->t0, ho->t1,
 					 (size_t)(ho - a->heap.obj) };
-		return a->site_var[ho->rec];
+		return ho->tag;
 	}
 	v = data_resolve(a, NULL, addr, t, tid, &rg);
 	if (rg.valid)
@@ -243,7 +243,7 @@ size_t mr_attrib_heap_count(const struct mr_attrib *a)
 uint32_t mr_attrib_heap_object(const struct mr_attrib *a, size_t i, uint64_t *bytes)
 {
 	*bytes = a->heap.obj[i].end - a->heap.obj[i].addr;
-	return a->site_var[a->heap.obj[i].rec];
+	return a->heap.obj[i].tag;
 }
 
 int mr_attrib_page_node(struct mr_attrib *a, uint32_t region, uint64_t addr)
