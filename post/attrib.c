@@ -59,8 +59,9 @@ static int build_stacks(struct mr_attrib *a)
 	size_t na = 0, nf = 0;
 	int main_has = 0, rc = -ENOMEM;
 
-	a->stack_index = calloc(n + 1, sizeof(*a->stack_index));
-	if (!al || !fr || !a->stack_index)
+	uint32_t *stack_index = calloc(n + 1, sizeof(*stack_index));
+
+	if (!al || !fr || !stack_index)
 		goto out;
 	for (size_t i = 0; i < run->nthreads; i++) {
 		const struct memphis_rec_thread *t = &run->threads[i];
@@ -70,7 +71,7 @@ static int build_stacks(struct mr_attrib *a)
 			/* a thread's stack is its own from the start of the run; reuse by a later
 			 * thread is ordered by the start times */
 			al[na].time = t->time;
-			a->stack_index[na++] = t->index;
+			stack_index[na++] = t->index;
 			main_has |= t->index == 0;
 		} else if (t->event == MPH_THREAD_EXIT && t->stack_hi > t->stack_lo) {
 			fr[nf++] = (struct memphis_rec_free){ .time = t->time, .addr = t->stack_lo };
@@ -83,7 +84,7 @@ static int build_stacks(struct mr_attrib *a)
 				continue;
 			al[na] = (struct memphis_rec_alloc){ .time = 0, .addr = m->map[k].start,
 							     .size = m->map[k].end - m->map[k].start };
-			a->stack_index[na++] = 0;
+			stack_index[na++] = 0;
 			main_has = 1;
 			break;
 		}
@@ -100,7 +101,10 @@ static int build_stacks(struct mr_attrib *a)
 			break; /* quadratic guard: keep recorded start times */
 	}
 	rc = mr_heap_build(&a->stacks, al, na, fr, nf);
+	for (size_t i = 0; !rc && i < a->stacks.n; i++) /* each stack's thread index */
+		a->stacks.obj[i].tag = stack_index[a->stacks.obj[i].tag];
 out:
+	free(stack_index);
 	free(al);
 	free(fr);
 	return rc;
@@ -305,7 +309,7 @@ int mr_attrib_open(struct mr_run *run, const struct mr_attrib_opts *o, struct mr
 		a->vars[id].bytes += run->allocs[i].size;
 	}
 	for (size_t i = 0; i < a->heap.n; i++)
-		a->heap.obj[i].tag = site_var[a->heap.obj[i].rec];
+		a->heap.obj[i].tag = site_var[a->heap.obj[i].tag];
 	free(site_var);
 	if (build_stacks(a) || build_tls(a))
 		goto oom;
@@ -363,7 +367,6 @@ void mr_attrib_close(struct mr_attrib *a)
 	free(a->vars);
 	free(a->lines);
 	free(a->tls);
-	free(a->stack_index);
 	free(a->var_keys);
 	pthread_mutex_destroy(&a->lock);
 	free(a->exe_path);

@@ -133,7 +133,6 @@ struct mr_attrib {
 
 	struct mr_heap heap;
 	struct mr_heap stacks;      /* thread stacks over time (records: struct stackrec) */
-	uint32_t *stack_index;      /* per stack record: thread index */
 	struct mph_u64map thread_by_tid; /* tid -> index in run->threads of its last START */
 
 	struct mr_varinfo *vars;

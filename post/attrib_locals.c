@@ -253,7 +253,7 @@ uint32_t attrib_local_on_page(struct mr_attrib *a, uint64_t addr, uint64_t t)
 
 	if (!ho || !L || !L->ninst)
 		return 0;
-	owner = a->stack_index[ho->rec];
+	owner = ho->tag;
 	if (!L->sorted) {
 		L->sorted = malloc(L->ninst * sizeof(*L->sorted));
 		if (!L->sorted)
@@ -298,7 +298,7 @@ int attrib_on_own_stack(const struct mr_attrib *a, uint64_t addr, uint64_t t, ui
 	if (!ho)
 		return 0;
 	ti = mph_u64map_get(&a->thread_by_tid, tid);
-	return ti && a->run->threads[*ti].index == a->stack_index[ho->rec];
+	return ti && a->run->threads[*ti].index == ho->tag;
 }
 
 /* What is known of a frame's registers: all (frame 0: the entry's), or only its SP
@@ -360,7 +360,7 @@ static uint32_t name_in_frame(struct mr_attrib *a, struct attrib_locals *L, uint
 	var = local_var(a, oi, l);
 	ho = count ? mr_heap_find(&a->stacks, addr, t) : NULL;
 	if (ho && var)
-		add_inst(L, a->stack_index[ho->rec], lo_hit, lo_hit + l->size, local_key(oi, l));
+		add_inst(L, ho->tag, lo_hit, lo_hit + l->size, local_key(oi, l));
 	return var;
 }
 

@@ -99,7 +99,7 @@ static uint32_t other_resolve(struct mr_attrib *a, uint64_t addr, uint64_t t, ui
 			else if (addr >= fs)
 				rg->lo = fs;
 		}
-		return attrib_stack_var(a, a->stack_index[ho->rec]);
+		return attrib_stack_var(a, ho->tag);
 	}
 	sp = attrib_span_find(a, addr, t, &t0, &t1);
 	if (sp && a->obj[sp->obj].is_self && self_data(a, sp, addr, t, t0, t1, rg))

@@ -56,7 +56,7 @@ int mr_heap_build(struct mr_heap *h, const struct memphis_rec_alloc *allocs, siz
 		h->obj[n] = (struct mr_heap_obj){
 			.addr = allocs[i].addr,
 			.end = allocs[i].addr + (allocs[i].size ? allocs[i].size : 1),
-			.t0 = allocs[i].time, .t1 = UINT64_MAX, .rec = (uint32_t)i,
+			.t0 = allocs[i].time, .t1 = UINT64_MAX, .tag = (uint32_t)i,
 		};
 		n++;
 	}

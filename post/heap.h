@@ -26,10 +26,10 @@
 struct mr_heap_obj {
 	uint64_t addr, end;  /* [addr, end) */
 	uint64_t t0, t1;     /* live in [t0, t1); t1 = UINT64_MAX if never freed */
-	uint32_t rec;        /* index of the ALLOCS record */
+	uint32_t tag;        /* index of the ALLOCS record when built; the caller may put its
+			      * own value there (the attribution: the object's variable, read
+			      * with the entry instead of a lookup by record) */
 	uint32_t group;      /* index of the first entry with the same addr */
-	uint32_t tag;        /* the caller's, 0 when built (the attribution: the object's
-			      * variable, read with the entry instead of a lookup by rec) */
 };
 
 struct mr_heap {

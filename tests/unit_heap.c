@@ -58,7 +58,7 @@ static void test_heap(void)
 	ok(h.unmatched_frees == 1, "heap: one free without allocation (%zu)", h.unmatched_frees);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct mr_heap_obj *o = mr_heap_find(&h, cases[i].addr, cases[i].t);
-		int got = o ? (int)o->rec : -1;
+		int got = o ? (int)o->tag : -1;
 		ok(got == cases[i].want, "heap: %s (0x%" PRIx64 " at %" PRIu64 "): %d, want %d",
 		   cases[i].what, cases[i].addr, cases[i].t, got, cases[i].want);
 	}
@@ -88,7 +88,7 @@ static void test_heap(void)
 		for (size_t i = 0; i < n; i++) {
 			uint64_t slot = (i * 7919) % (n / 4), gen = i % 4;
 			const struct mr_heap_obj *o = mr_heap_find(&h, 0x100000 + slot * 64 + 8, gen * 100 + 10);
-			bad += !o || o->rec != slot * 4 + gen;
+			bad += !o || o->tag != slot * 4 + gen;
 			bad += mr_heap_find(&h, 0x100000 + slot * 64 + 8, gen * 100 + 60) != NULL;
 			bad += mr_heap_find(&h, 0x100000 + slot * 64 + 50, gen * 100 + 10) != NULL;
 		}
@@ -202,7 +202,7 @@ static void test_random_against_scan(uint64_t window)
 			    when < t1[i])
 				want = (long)i;
 		o = mr_heap_find(&h, addr, when);
-		bad += (o ? (long)o->rec : -1) != want;
+		bad += (o ? (long)o->tag : -1) != want;
 		/* the gap: no record meets it at any time; none found when one holds addr */
 		uint64_t lo, hi;
 		int gap = mr_heap_gap(&h, addr, &lo, &hi), held = 0, met = 0;
@@ -245,9 +245,9 @@ static void test_order(void)
 	for (size_t i = 0; i < h.n; i++) {
 		const struct mr_heap_obj *o = &h.obj[i], *p = i ? &h.obj[i - 1] : NULL;
 
-		bad += o->addr != a[o->rec].addr || o->t0 != a[o->rec].time || !o->addr;
+		bad += o->addr != a[o->tag].addr || o->t0 != a[o->tag].time || !o->addr;
 		bad += p && (p->addr > o->addr || (p->addr == o->addr && (p->t0 > o->t0 ||
-									  (p->t0 == o->t0 && p->rec >= o->rec))));
+									  (p->t0 == o->t0 && p->tag >= o->tag))));
 	}
 	ok(h.n == N - zero && bad == 0, "heap: %zu of %d records (%zu at address 0 left out) "
 	   "ordered by address, time and record (%zu out of order)", h.n, N, zero, bad);
