@@ -58,8 +58,7 @@ static int build_stacks(struct mr_attrib *a)
 	struct memphis_rec_free *fr = calloc(n + 1, sizeof(*fr));
 	size_t na = 0, nf = 0;
 	int main_has = 0, rc = -ENOMEM;
-
-	uint32_t *stack_index = calloc(n + 1, sizeof(*stack_index));
+	uint32_t *stack_index = calloc(n + 1, sizeof(*stack_index)); /* per stack record */
 
 	if (!al || !fr || !stack_index)
 		goto out;

@@ -131,8 +131,8 @@ struct mr_attrib {
 	struct snap *snap;          /* sorted by time */
 	size_t nsnap;
 
-	struct mr_heap heap;
-	struct mr_heap stacks;      /* thread stacks over time (records: struct stackrec) */
+	struct mr_heap heap;        /* heap objects over time (tag: the variable) */
+	struct mr_heap stacks;      /* thread stacks over time (tag: the thread index) */
 	struct mph_u64map thread_by_tid; /* tid -> index in run->threads of its last START */
 
 	struct mr_varinfo *vars;
