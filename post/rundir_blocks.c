@@ -149,6 +149,25 @@ static int bf_reserve(struct blockfile *bf, size_t len)
 	return 0;
 }
 
+/* A file that ends inside a block header, after `have` of its bytes: BF_DAMAGE, why in
+ * what. */
+static int truncated_header(uint64_t have, char *what, size_t wlen)
+{
+	snprintf(what, wlen, "truncated block header (%" PRIu64 " of %zu bytes)", have,
+		 sizeof(struct memphis_block));
+	return BF_DAMAGE;
+}
+
+/* A file that ends inside block hdr's payload, after `have` of its bytes: BF_DAMAGE, why
+ * in what. */
+static int truncated_payload(const struct memphis_block *hdr, uint64_t have, char *what,
+			     size_t wlen)
+{
+	snprintf(what, wlen, "truncated %s block (%" PRIu64 " of %" PRIu32 " payload bytes)",
+		 mr_block_name(hdr->type), have, hdr->length);
+	return BF_DAMAGE;
+}
+
 /* Whether hdr can head a block (its magic, a length within the limit); else why not in
  * what. */
 static bool header_ok(const struct memphis_block *hdr, char *what, size_t wlen)
@@ -192,11 +211,8 @@ static int read_payload(struct blockfile *bf, const struct memphis_block *hdr, c
 		snprintf(what, wlen, "read error: %s", strerror(errno));
 		return BF_IOERR;
 	}
-	if ((size_t)r < hdr->length) {
-		snprintf(what, wlen, "truncated %s block (%zd of %" PRIu32 " payload bytes)",
-			 mr_block_name(hdr->type), r, hdr->length);
-		return BF_DAMAGE;
-	}
+	if ((size_t)r < hdr->length)
+		return truncated_payload(hdr, (uint64_t)r, what, wlen);
 	return BF_BLOCK;
 }
 
@@ -213,10 +229,8 @@ int rundir_bf_next(struct blockfile *bf, struct memphis_block *hdr, char *what, 
 		snprintf(what, wlen, "read error: %s", strerror(errno));
 		return BF_IOERR;
 	}
-	if ((size_t)r < sizeof(*hdr)) {
-		snprintf(what, wlen, "truncated block header (%zd of %zu bytes)", r, sizeof(*hdr));
-		return BF_DAMAGE;
-	}
+	if ((size_t)r < sizeof(*hdr))
+		return truncated_header((uint64_t)r, what, wlen);
 	if (!header_ok(hdr, what, wlen))
 		return BF_DAMAGE;
 	int k = read_payload(bf, hdr, what, wlen);
@@ -271,7 +285,6 @@ int rundir_bf_view(struct blockfile *bf, struct memphis_block *hdr, const unsign
 		   char *what, size_t wlen)
 {
 	int h = ra_have(bf, sizeof(*hdr)), k;
-	size_t left;
 
 	*payload = NULL;
 	if (h < 0 || (h == 0 && bf->ra_len - bf->ra_pos == 0)) {
@@ -280,11 +293,8 @@ int rundir_bf_view(struct blockfile *bf, struct memphis_block *hdr, const unsign
 		snprintf(what, wlen, "read error: %s", strerror(errno));
 		return BF_IOERR;
 	}
-	if (h == 0) {
-		snprintf(what, wlen, "truncated block header (%zu of %zu bytes)",
-			 bf->ra_len - bf->ra_pos, sizeof(*hdr));
-		return BF_DAMAGE;
-	}
+	if (h == 0)
+		return truncated_header(bf->ra_len - bf->ra_pos, what, wlen);
 	memcpy(hdr, bf->ra + bf->ra_pos, sizeof(*hdr));
 	if (!header_ok(hdr, what, wlen))
 		return BF_DAMAGE;
@@ -300,12 +310,9 @@ int rundir_bf_view(struct blockfile *bf, struct memphis_block *hdr, const unsign
 			snprintf(what, wlen, "read error: %s", strerror(errno));
 			return BF_IOERR;
 		}
-		left = bf->ra_len - bf->ra_pos - sizeof(*hdr);
-		if (k == 0) {
-			snprintf(what, wlen, "truncated %s block (%zu of %" PRIu32 " payload bytes)",
-				 mr_block_name(hdr->type), left, hdr->length);
-			return BF_DAMAGE;
-		}
+		if (k == 0)
+			return truncated_payload(hdr, bf->ra_len - bf->ra_pos - sizeof(*hdr), what,
+						 wlen);
 		*payload = bf->ra + bf->ra_pos + sizeof(*hdr);
 		bf->ra_pos += sizeof(*hdr) + hdr->length;
 	}
@@ -322,19 +329,13 @@ int rundir_mem_next(struct blockfile *bf, const unsigned char *map, size_t size,
 
 	if (left == 0)
 		return BF_EOF;
-	if (left < sizeof(*hdr)) {
-		snprintf(what, wlen, "truncated block header (%" PRIu64 " of %zu bytes)", left,
-			 sizeof(*hdr));
-		return BF_DAMAGE;
-	}
+	if (left < sizeof(*hdr))
+		return truncated_header(left, what, wlen);
 	memcpy(hdr, map + off, sizeof(*hdr));
 	if (!header_ok(hdr, what, wlen))
 		return BF_DAMAGE;
-	if (left - sizeof(*hdr) < hdr->length) {
-		snprintf(what, wlen, "truncated %s block (%" PRIu64 " of %" PRIu32 " payload bytes)",
-			 mr_block_name(hdr->type), left - sizeof(*hdr), hdr->length);
-		return BF_DAMAGE;
-	}
+	if (left - sizeof(*hdr) < hdr->length)
+		return truncated_payload(hdr, left - sizeof(*hdr), what, wlen);
 	p = map + off + sizeof(*hdr);
 	if (!payload_ok(hdr, p, what, wlen))
 		return BF_DAMAGE;

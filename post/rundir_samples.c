@@ -57,14 +57,14 @@ static const struct memphis_rec_sample *convert_v1(struct mr_sample_iter *it,
 	return it->conv;
 }
 
-/* The next block of the file (rundir_bf_view), its payload copied to bf->buf when it is
- * not 8-byte aligned. */
+/* The next block of the file (rundir_bf_view), its payload copied to bf->buf (from
+ * malloc: aligned) when it is not 8-byte aligned. */
 static int next_block(struct mr_sample_iter *it, struct memphis_block *h,
 		      const unsigned char **payload, char *what, size_t wlen)
 {
 	int r = rundir_bf_view(&it->bf, h, payload, what, wlen);
 
-	if (r == BF_BLOCK && (uintptr_t)*payload % 8 && *payload != it->bf.buf) {
+	if (r == BF_BLOCK && (uintptr_t)*payload % 8) {
 		if (rundir_bf_hold(&it->bf, *payload, h->length)) {
 			snprintf(what, wlen, "out of memory for a %" PRIu32 "-byte block", h->length);
 			return BF_IOERR;
