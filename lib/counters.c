@@ -125,8 +125,20 @@ static void own_new_fds(struct entry *e, const int *cand, size_t n)
 		if (!is_perf_fd(cand[i]) || ioctl(cand[i], PERF_EVENT_IOC_ID, &id) < 0)
 			continue;
 		fcntl(cand[i], F_SETFD, FD_CLOEXEC);
+		memphis__fd_note(cand[i]); /* a fork child closes them */
 		e->fds[e->nfds++] = (struct set_fd){ cand[i], id };
 	}
+	fds_held += e->nfds;
+}
+
+/* e's set is no longer PAPI's to use (freed, or left to it): its descriptors leave the
+ * library's share and the fork child's list. */
+static void set_gone(struct entry *e)
+{
+	fds_held -= e->nfds;
+	for (size_t i = 0; i < e->nfds; i++)
+		memphis__fd_unnote(e->fds[i].fd);
+	e->nfds = 0;
 }
 
 /* Is every descriptor of the set still the event it was? */
@@ -308,14 +320,14 @@ static int read_entry(struct entry *e, long long *v)
 			memphis__note(MPH_LOG_WARN, "PAPI counters of thread %d not read: its "
 				      "descriptors were closed by the program", (int)e->tid);
 		e->set = PAPI_NULL; /* left to PAPI: it would close the program's descriptors */
-		fds_held -= e->nfds;
+		set_gone(e);
 		e->why = "its descriptors were closed by the program";
 		return e->err = PAPI_ESYS;
 	}
 	if ((e->err = PAPI_read(e->set, v)) != PAPI_OK) {
 		PAPI_stop(e->set, NULL);
 		drop_set(&e->set);
-		fds_held -= e->nfds;
+		set_gone(e);
 	}
 	return e->err;
 }
@@ -386,8 +398,8 @@ static void forget_gone(void)
 		if (e->set != PAPI_NULL && fds_intact(e)) {
 			PAPI_stop(e->set, NULL);
 			drop_set(&e->set);
-			fds_held -= e->nfds;
 		}
+		set_gone(e);
 		free(e->fds);
 	}
 	nent = j;
@@ -435,7 +447,6 @@ void memphis__counters_thread_added(pid_t tid)
 	e.err = make_set(tid, codes, nev, 0, &e.set);
 	if (e.err == PAPI_OK) {
 		own_new_fds(&e, cand, nc);
-		fds_held += e.nfds;
 	}
 	if (tid == memphis__gettid())
 		e.cpu = sched_getcpu();

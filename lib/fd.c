@@ -11,8 +11,93 @@
 
 #include "fd.h"
 #include "io.h"
+#include "self.h"
 
 static long held; /* descriptors the library holds (atomic) */
+
+/* The library's descriptors in the program's table, by number, for a fork child to close
+ * (memphis__fd_child_close): a number is held by one holder at a time, so a slot has one
+ * writer. Pages of SLOTS_PER slots are made on first use (a lost race frees its page);
+ * numbers past SLOTS_PER * NPAGES (2^20, Linux's default nr_open) are not recorded. The I/O
+ * thread's descriptors are in a table of its own (io.h), which a child does not get. */
+#define SLOTS_PER 1024
+#define NPAGES 1024
+struct slot {
+	uint64_t dev, ino1; /* ino + 1; 0: no descriptor of ours */
+};
+static struct slot *slot_pages[NPAGES];
+
+static int in_program_table(void)
+{
+	return memphis__gettid() != memphis__io_tid();
+}
+
+static struct slot *slot_of(int fd, int make)
+{
+	struct slot *pg, *none = NULL;
+
+	if (fd < 0 || fd >= SLOTS_PER * NPAGES)
+		return NULL;
+	pg = __atomic_load_n(&slot_pages[fd / SLOTS_PER], __ATOMIC_ACQUIRE);
+	if (!pg && make) {
+		pg = memphis__lib_calloc(SLOTS_PER, sizeof(*pg));
+		if (pg && !__atomic_compare_exchange_n(&slot_pages[fd / SLOTS_PER], &none, pg, 0,
+						       __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			memphis__lib_free(pg);
+			pg = none;
+		}
+	}
+	return pg ? &pg[fd % SLOTS_PER] : NULL;
+}
+
+static void record(int fd, uint64_t dev, uint64_t ino)
+{
+	struct slot *s = in_program_table() ? slot_of(fd, 1) : NULL;
+
+	if (s) {
+		__atomic_store_n(&s->dev, dev, __ATOMIC_RELAXED);
+		__atomic_store_n(&s->ino1, ino + 1, __ATOMIC_RELEASE);
+	}
+}
+
+static void unrecord(int fd)
+{
+	struct slot *s = in_program_table() ? slot_of(fd, 0) : NULL;
+
+	if (s)
+		__atomic_store_n(&s->ino1, 0, __ATOMIC_RELEASE);
+}
+
+void memphis__fd_note(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) == 0)
+		record(fd, (uint64_t)st.st_dev, (uint64_t)st.st_ino);
+}
+
+void memphis__fd_unnote(int fd)
+{
+	unrecord(fd);
+}
+
+void memphis__fd_child_close(void)
+{
+	for (int p = 0; p < NPAGES; p++) {
+		struct slot *pg = slot_pages[p];
+
+		for (int i = 0; pg && i < SLOTS_PER; i++) {
+			struct stat st;
+			int fd = p * SLOTS_PER + i;
+
+			if (pg[i].ino1 && fstat(fd, &st) == 0 && (uint64_t)st.st_dev == pg[i].dev &&
+			    (uint64_t)st.st_ino + 1 == pg[i].ino1)
+				close(fd);
+			pg[i].ino1 = 0;
+		}
+	}
+	held = 0;
+}
 
 static long nofile(void)
 {
@@ -72,6 +157,7 @@ static int take(int fd, int essential, const struct stat *st, struct memphis__fd
 	}
 	id->dev = (uint64_t)st->st_dev;
 	id->ino = (uint64_t)st->st_ino;
+	record(fd, id->dev, id->ino);
 	return fd;
 }
 
@@ -189,6 +275,7 @@ void memphis__fd_forget(int *fd)
 {
 	if (*fd < 0)
 		return;
+	unrecord(*fd);
 	*fd = -1;
 	__atomic_sub_fetch(&held, 1, __ATOMIC_RELAXED);
 }

@@ -76,6 +76,16 @@ ssize_t memphis__write_pipe(int fd, const void *p, size_t n);
 /* Read a whole small file (/proc/self/maps) into a NUL-terminated malloc'd buffer, at most
  * 64 MiB, in the I/O thread (io.h). Returns it, or NULL. */
 char *memphis__slurp(const char *path);
+/* Record fd, opened for the library by another library (PAPI's perf_event descriptors),
+ * for a fork child to close; it is neither moved nor counted. memphis__fd_unnote once it is
+ * closed or found not ours. From the program's threads (not the I/O thread). */
+void memphis__fd_note(int fd);
+void memphis__fd_unnote(int fd);
+/* In a fork child (one thread, nothing of the library runs in it): close every descriptor
+ * of the library in the program's table that still is the file it was. The child is a
+ * different process; the parent's descriptors would stay open in it for its whole life
+ * (and a perf event with them). */
+void memphis__fd_child_close(void);
 /* The library's share of descriptors (a quarter of RLIMIT_NOFILE) and how many it holds. */
 long memphis__fd_share(void);
 long memphis__fd_held(void);

@@ -1,48 +1,12 @@
 /* lib/percpu.c - events of every CPU, read back for one process (percpu.h). */
 #include <errno.h>
 #include <linux/perf_event.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "percpu.h"
 #include "self.h"
-
-/* The open sets, for the fork child to close (soft's samples, the page faults). */
-#define MAX_SETS 4
-static struct memphis__percpu *sets[MAX_SETS];
-static pthread_mutex_t sets_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
-
-/* A fork child is not profiled (api.c); its copies of the descriptors would keep the
- * events of every CPU alive, sampling, as long as it lives. Only one thread runs here. */
-static void child_close(void)
-{
-	for (int i = 0; i < MAX_SETS; i++)
-		if (sets[i]) {
-			for (int k = 0; k < sets[i]->n; k++)
-				memphis__ring_close(&sets[i]->ring[k]);
-			sets[i]->n = 0;
-		}
-}
-
-static void atfork_register(void)
-{
-	pthread_atfork(NULL, NULL, child_close);
-}
-
-static void set_register(struct memphis__percpu *p, int on)
-{
-	pthread_once(&atfork_once, atfork_register);
-	pthread_mutex_lock(&sets_lock);
-	for (int i = 0; i < MAX_SETS; i++)
-		if (on ? !sets[i] : sets[i] == p) {
-			sets[i] = on ? p : NULL;
-			break;
-		}
-	pthread_mutex_unlock(&sets_lock);
-}
 
 /* The ring of p->cpu[k], opened (again) as p->attr says. */
 static int ring_open(struct memphis__percpu *p, int k)
@@ -86,7 +50,6 @@ int memphis__percpu_open(struct memphis__percpu *p, const struct perf_event_attr
 		err = err ? err : -ENODEV;
 		goto fail;
 	}
-	set_register(p, 1);
 	return 0;
 fail:
 	memphis__percpu_close(p);
@@ -166,7 +129,6 @@ void memphis__percpu_fds(struct memphis__percpu *p, void (*add)(int fd, void *ct
 
 void memphis__percpu_close(struct memphis__percpu *p)
 {
-	set_register(p, 0); /* nothing when p is not registered */
 	for (int k = 0; k < p->n; k++)
 		memphis__ring_close(&p->ring[k]);
 	memphis__lib_free(p->cpu);

@@ -22,9 +22,10 @@
  *   prog_hostile cpu               prints the CPU main() starts on, after the library's
  *                                  start (its threads must not have moved it)
  *   prog_hostile forkfds           forks inside a region; the child prints how many perf
- *                                  event descriptors it holds (those of the cpu scope
- *                                  must be closed in it) and works on after the parent
- *                                  ended; the parent prints nothing
+ *                                  event descriptors it holds and how many descriptors
+ *                                  beyond stdio that it did not open (the library's must
+ *                                  be closed in it) and works on after the parent ended;
+ *                                  the parent prints nothing
  */
 #include <dirent.h>
 #include <errno.h>
@@ -366,7 +367,9 @@ static int mode_forkfds(void)
 	work(3000000);
 	pid_t c = fork();
 	if (c == 0) {
+		/* the program opened 0, 1 and 2; fds_with's directory stream is one more */
 		printf("child perf descriptors: %d\n", fds_with("anon_inode:[perf_event]"));
+		printf("child descriptors it did not open: %d\n", fds_with("") - 4);
 		usleep(300000); /* outlives the parent: its events would sample on */
 		_exit(0);
 	}

@@ -49,11 +49,25 @@ check_if "report: 'events per CPU' in the text header of a cpu run only" \
 check_if "report: --json run.scope" \
 	'python3 -c "import json,sys; sys.exit(json.load(open(\"cpu.json\"))[\"run\"][\"scope\"] != \"cpu\")"'
 
-# the fork child: none of the CPUs' descriptors (the thread scope's per-thread ones are not
-# its concern: their events end with the parent's threads)
-MEMPHIS_OUTPUT=fork "$B/tests/prog_hostile" forkfds > fork.out 2> fork.err
+# the fork child holds none of the library's descriptors: the CPUs' events, the threads'
+# (per thread scope), PAPI's (opened at low numbers), the drain's pipe, and the run's files
+# where there is no I/O thread (unshare refused: they are in the program's table)
+MEMPHIS_DISABLE=1 "$B/tests/prog_hostile" forkfds > fork-off.out 2>&1
 sleep 0.5
-check_if "fork child: $(cat fork.out)" 'grep -q "^child perf descriptors: 0$" fork.out'
+forkfds() {
+	case $1 in
+	no-io) "$B/tests/tool_deny" unshare "$B/tests/prog_hostile" forkfds ;;
+	thread-papi) MEMPHIS_SCOPE=thread MEMPHIS_PAPI_EVENTS=perf::TASK-CLOCK,perf::PAGE-FAULTS \
+		"$B/tests/prog_hostile" forkfds ;;
+	*) MEMPHIS_SCOPE=$1 "$B/tests/prog_hostile" forkfds ;;
+	esac
+}
+for how in cpu thread thread-papi no-io; do
+	MEMPHIS_OUTPUT=fork-$how forkfds $how > fork-$how.out 2> fork-$how.err
+	sleep 0.5
+	check_if "fork child ($how): $(tr '\n' ' ' < fork-$how.out)" \
+		'grep -q "^child perf descriptors: 0$" fork-$how.out && cmp -s fork-off.out fork-$how.out'
+done
 
 # auto and other profiled processes beside this one: each would take every CPU's timer
 ompi() { env OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=4 OMPI_COMM_WORLD_LOCAL_RANK=0 "$@"; }

@@ -6,7 +6,8 @@
  * path renamed over on disk. Checked: the program's file stays
  * at its number, the library's descriptor is the path's file, and nothing leaks. And
  * memphis__write_pipe on a pipe whose reader is gone: the program neither dies of SIGPIPE
- * nor sees one, nor loses one of its own that was pending. TAP. */
+ * nor sees one, nor loses one of its own that was pending. And a fork child closes the
+ * library's descriptors, not the program's. TAP. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "fd.h"
@@ -191,6 +193,38 @@ static void redirect_case(const char *a, int create, const char *prog, enum race
 	close(program_fd);
 }
 
+/* A fork child's memphis__fd_child_close: the library's descriptors closed (one taken, one
+ * noted), the program's file at the number of a library descriptor the program closed kept
+ * open. The child answers in its exit status, a bit per failed check. */
+static void child_close_case(const char *a, const char *prog)
+{
+	struct memphis__fdid ida, idb;
+	int fa = memphis__open(a, O_RDONLY, &ida), fb = memphis__open(a, O_RDONLY, &idb);
+	int noted = open(a, O_RDONLY | O_CLOEXEC), mine = open(prog, O_RDONLY), st = -1;
+	pid_t c;
+
+	memphis__fd_note(noted);
+	dup2(mine, fb); /* the program closes the library's fb and puts its own file there */
+	c = fork();
+	if (c == 0) {
+		memphis__fd_child_close();
+		_exit((fcntl(fa, F_GETFD) >= 0) | (fcntl(noted, F_GETFD) >= 0) << 1 |
+		      !is_file(fb, prog) << 2);
+	}
+	ok(c > 0 && waitpid(c, &st, 0) == c && WIFEXITED(st), "fork child: it ran");
+	ok(!(WEXITSTATUS(st) & 1), "fork child: the library's descriptor is closed in it");
+	ok(!(WEXITSTATUS(st) & 2), "fork child: a noted descriptor is closed in it");
+	ok(!(WEXITSTATUS(st) & 4), "fork child: the program's file at a number the library "
+	   "had stays open in it");
+	ok(fcntl(fa, F_GETFD) >= 0 && fcntl(noted, F_GETFD) >= 0 && is_file(fb, prog),
+	   "fork child: the parent's descriptors are untouched");
+	memphis__fd_close(&fa, &ida);
+	memphis__fd_forget(&fb);
+	memphis__fd_unnote(noted);
+	close(noted);
+	close(mine);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/memphis-unit-fd.XXXXXX", a[64], b[64], c[64], prog[64];
@@ -239,6 +273,7 @@ int main(void)
 	   before, count_fds());
 
 	write_pipe_cases();
+	child_close_case(a, prog);
 
 	unlink(a);
 	unlink(prog);
