@@ -323,12 +323,10 @@ static void write_run_info(const struct run_info *ri)
 
 static void atfork_child(void)
 {
-	/* The child is a different process: it must not write into the parent's run, nor
-	 * hold the parent's descriptors. */
+	/* The child is a different process: it must not write into the parent's run. */
 	state = OFF;
 	start_err = 0;
 	memphis__thread_deactivate();
-	memphis__fd_child_close();
 }
 
 static int mark(const char *name, unsigned long len);
@@ -382,7 +380,6 @@ __attribute__((constructor)) static void memphis_init(void)
 	else
 		snprintf(output, sizeof(output), "%s", cfg.output);
 	memphis__rank_read(&rank);
-	pthread_atfork(NULL, NULL, atfork_child); /* before the first descriptor */
 	/* before the first file: the run's files then live in the I/O thread's table only */
 	int io_err = memphis__io_start(memphis__tls_thread_stack());
 	if ((start_err = memphis__writer_open(output, base[0] ? base : "prog", &rank, pid,
@@ -435,6 +432,7 @@ __attribute__((constructor)) static void memphis_init(void)
 	if (io_err < 0)
 		memphis__note(MPH_LOG_INFO, "no I/O thread of its own (%s): the library's files "
 			      "are opened in the program's descriptor table", strerror(-io_err));
+	pthread_atfork(NULL, NULL, atfork_child);
 	state = RUNNING;
 	memphis__thread_activate(pid);
 	memphis__thread_attach_self();

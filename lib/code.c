@@ -61,12 +61,16 @@ static long read_code_pipe(void *arg)
 		memphis__fd_close(&c->pipefd[1], &c->pipeid[1]);
 	}
 	if (c->pipefd[0] < 0) {
+		sigset_t old;
+
+		memphis__fd_fork_hold(&old);
 		if (pipe2(c->pipefd, O_CLOEXEC | O_NONBLOCK) < 0) {
 			c->pipefd[0] = c->pipefd[1] = -1;
-			return 0;
+		} else {
+			c->pipefd[0] = memphis__fd_take(c->pipefd[0], 1, &c->pipeid[0]);
+			c->pipefd[1] = memphis__fd_take(c->pipefd[1], 1, &c->pipeid[1]);
 		}
-		c->pipefd[0] = memphis__fd_take(c->pipefd[0], 1, &c->pipeid[0]);
-		c->pipefd[1] = memphis__fd_take(c->pipefd[1], 1, &c->pipeid[1]);
+		memphis__fd_fork_release(&old);
 		if (c->pipefd[0] < 0 || c->pipefd[1] < 0) {
 			memphis__fd_close(&c->pipefd[0], &c->pipeid[0]);
 			memphis__fd_close(&c->pipefd[1], &c->pipeid[1]);

@@ -131,16 +131,6 @@ static void own_new_fds(struct entry *e, const int *cand, size_t n)
 	fds_held += e->nfds;
 }
 
-/* e's set is no longer PAPI's to use (freed, or left to it): its descriptors leave the
- * library's share and the fork child's list. */
-static void set_gone(struct entry *e)
-{
-	fds_held -= e->nfds;
-	for (size_t i = 0; i < e->nfds; i++)
-		memphis__fd_unnote(e->fds[i].fd);
-	e->nfds = 0;
-}
-
 /* Is every descriptor of the set still the event it was? */
 static int fds_intact(const struct entry *e)
 {
@@ -161,6 +151,29 @@ static void drop_set(int *set)
 	PAPI_cleanup_eventset(*set);
 	PAPI_destroy_eventset(set);
 	*set = PAPI_NULL;
+}
+
+/* e's set is no longer PAPI's to use (freed, or left to it): its descriptors leave the
+ * library's share and the fork child's list (before PAPI closes them: a number it frees
+ * may be the program's next). */
+static void set_gone(struct entry *e)
+{
+	fds_held -= e->nfds;
+	for (size_t i = 0; i < e->nfds; i++)
+		memphis__fd_unnote(e->fds[i].fd);
+	e->nfds = 0;
+}
+
+/* Stop and free e's started set; PAPI closes its descriptors (see set_gone). */
+static void free_set(struct entry *e)
+{
+	sigset_t mask;
+
+	memphis__fd_fork_hold(&mask);
+	set_gone(e);
+	PAPI_stop(e->set, NULL);
+	drop_set(&e->set);
+	memphis__fd_fork_release(&mask);
 }
 
 /* A started set of ev[0 .. n) for thread tid in *set: attached to it (its descriptors
@@ -324,11 +337,8 @@ static int read_entry(struct entry *e, long long *v)
 		e->why = "its descriptors were closed by the program";
 		return e->err = PAPI_ESYS;
 	}
-	if ((e->err = PAPI_read(e->set, v)) != PAPI_OK) {
-		PAPI_stop(e->set, NULL);
-		drop_set(&e->set);
-		set_gone(e);
-	}
+	if ((e->err = PAPI_read(e->set, v)) != PAPI_OK)
+		free_set(e);
 	return e->err;
 }
 
@@ -395,11 +405,10 @@ static void forget_gone(void)
 			entry_records(e, 0, done + ndone);
 			ndone += (size_t)nev;
 		}
-		if (e->set != PAPI_NULL && fds_intact(e)) {
-			PAPI_stop(e->set, NULL);
-			drop_set(&e->set);
-		}
-		set_gone(e);
+		if (e->set != PAPI_NULL && fds_intact(e))
+			free_set(e);
+		else
+			set_gone(e);
 		free(e->fds);
 	}
 	nent = j;
@@ -411,6 +420,7 @@ void memphis__counters_thread_added(pid_t tid)
 	static int told_share;
 	int cand[2 * MAX_EVENTS + 8];
 	size_t nc;
+	sigset_t mask;
 	struct entry e = { .tid = tid, .set = PAPI_NULL, .cpu = -1 }, *old;
 
 	if (!__atomic_load_n(&nev, __ATOMIC_RELAXED))
@@ -443,11 +453,12 @@ void memphis__counters_thread_added(pid_t tid)
 				      (int)tid, e.why);
 		goto keep;
 	}
+	memphis__fd_fork_hold(&mask);
 	nc = free_fds(cand, 2 * (size_t)nev + 8);
 	e.err = make_set(tid, codes, nev, 0, &e.set);
-	if (e.err == PAPI_OK) {
+	if (e.err == PAPI_OK)
 		own_new_fds(&e, cand, nc);
-	}
+	memphis__fd_fork_release(&mask);
 	if (tid == memphis__gettid())
 		e.cpu = sched_getcpu();
 keep:

@@ -16,16 +16,64 @@
 static long held; /* descriptors the library holds (atomic) */
 
 /* The library's descriptors in the program's table, by number, for a fork child to close
- * (memphis__fd_child_close): a number is held by one holder at a time, so a slot has one
- * writer. Pages of SLOTS_PER slots are made on first use (a lost race frees its page);
- * numbers past SLOTS_PER * NPAGES (2^20, Linux's default nr_open) are not recorded. The I/O
- * thread's descriptors are in a table of its own (io.h), which a child does not get. */
+ * (fork_child): a number is held by one holder at a time, so a slot has one writer. Pages
+ * of SLOTS_PER slots are made on first use (a lost race frees its page); numbers past
+ * SLOTS_PER * NPAGES (2^20, Linux's default nr_open) are not recorded. The I/O thread's
+ * descriptors are in a table of its own (io.h), which a child does not get. */
 #define SLOTS_PER 1024
 #define NPAGES 1024
 struct slot {
 	uint64_t dev, ino1; /* ino + 1; 0: no descriptor of ours */
 };
 static struct slot *slot_pages[NPAGES];
+/* Held by a fork, and while a descriptor is made or closed (memphis__fd_fork_hold) */
+static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+
+static void child_close(void);
+
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&fork_lock);
+}
+
+static void fork_parent(void)
+{
+	pthread_mutex_unlock(&fork_lock);
+}
+
+/* The child is a different process (not profiled: api.c): the parent's descriptors would
+ * stay open in it for its whole life, and a perf event with them. */
+static void fork_child(void)
+{
+	pthread_mutex_unlock(&fork_lock);
+	child_close();
+}
+
+static void fork_register(void)
+{
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
+void memphis__fd_fork_hold(sigset_t *old)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, old);
+	pthread_once(&fork_once, fork_register);
+	/* inside the library: an allocation here is not recorded, so it never waits for the
+	 * heap's lock, which a fork may take before this one (heap.c) */
+	memphis__enter();
+	pthread_mutex_lock(&fork_lock);
+}
+
+void memphis__fd_fork_release(const sigset_t *old)
+{
+	pthread_mutex_unlock(&fork_lock);
+	memphis__leave();
+	pthread_sigmask(SIG_SETMASK, old, NULL);
+}
 
 static int in_program_table(void)
 {
@@ -52,7 +100,12 @@ static struct slot *slot_of(int fd, int make)
 
 static void record(int fd, uint64_t dev, uint64_t ino)
 {
-	struct slot *s = in_program_table() ? slot_of(fd, 1) : NULL;
+	struct slot *s;
+
+	if (!in_program_table())
+		return;
+	pthread_once(&fork_once, fork_register);
+	s = slot_of(fd, 1);
 
 	if (s) {
 		__atomic_store_n(&s->dev, dev, __ATOMIC_RELAXED);
@@ -81,7 +134,8 @@ void memphis__fd_unnote(int fd)
 	unrecord(fd);
 }
 
-void memphis__fd_child_close(void)
+/* Close every descriptor recorded that still is the file recorded. */
+static void child_close(void)
 {
 	for (int p = 0; p < NPAGES; p++) {
 		struct slot *pg = slot_pages[p];
@@ -172,7 +226,23 @@ int memphis__fd_take(int fd, int essential, struct memphis__fdid *id)
 	return take(fd, essential, &st, id);
 }
 
+static int openat_held(int dir, const char *name, int flags, mode_t mode,
+			 struct memphis__fdid *id);
+
 int memphis__openat(int dir, const char *name, int flags, mode_t mode, struct memphis__fdid *id)
+{
+	sigset_t old;
+	int fd;
+
+	memphis__fd_fork_hold(&old);
+	fd = openat_held(dir, name, flags, mode, id);
+	memphis__fd_fork_release(&old);
+	return fd;
+}
+
+/* memphis__openat within memphis__fd_fork_hold. */
+static int openat_held(int dir, const char *name, int flags, mode_t mode,
+			 struct memphis__fdid *id)
 {
 	int at = flags & O_NOFOLLOW ? AT_SYMLINK_NOFOLLOW : 0;
 
@@ -220,6 +290,17 @@ int memphis__kept_fd(struct memphis__kept *k, const char *path, int flags)
 	return k->fd;
 }
 
+/* Close fd, recorded and not counted. */
+static void drop(int fd)
+{
+	sigset_t old;
+
+	memphis__fd_fork_hold(&old);
+	unrecord(fd);
+	close(fd);
+	memphis__fd_fork_release(&old);
+}
+
 DIR *memphis__opendir_kept(struct memphis__kept *k, const char *path)
 {
 	int fd = memphis__kept_fd(k, path, O_RDONLY | O_DIRECTORY), low;
@@ -229,33 +310,49 @@ DIR *memphis__opendir_kept(struct memphis__kept *k, const char *path)
 		errno = -fd;
 		return NULL;
 	}
+	sigset_t old;
+
 	low = fd; /* a copy at a number no lower than the kept one's */
+	memphis__fd_fork_hold(&old);
 	fd = fcntl(fd, F_DUPFD_CLOEXEC, low);
+	if (fd >= 0)
+		record(fd, k->id.dev, k->id.ino);
+	memphis__fd_fork_release(&old);
 	d = fd >= 0 ? fdopendir(fd) : NULL;
 	if (!d) {
 		if (fd >= 0)
-			close(fd);
+			drop(fd);
 		return NULL;
 	}
 	rewinddir(d); /* the offset is the kept descriptor's too */
 	return d;
 }
 
-/* A directory stream over memphis__open's descriptor, which the stream then owns (its
- * close closes it; it leaves the library's count now). */
+/* A directory stream over memphis__open's descriptor, which the stream then owns: it
+ * leaves the library's count now, and its record at memphis__closedir. */
 DIR *memphis__opendir(const char *path)
 {
 	struct memphis__fdid id;
-	int fd = memphis__open(path, O_RDONLY | O_DIRECTORY, &id), keep = fd;
+	int fd = memphis__open(path, O_RDONLY | O_DIRECTORY, &id);
 	DIR *d;
 
-	if (fd >= 0)
-		memphis__fd_forget(&keep);
-	d = fd >= 0 ? fdopendir(fd) : NULL;
-
-	if (!d && fd >= 0)
-		close(fd);
+	if (fd < 0)
+		return NULL;
+	__atomic_sub_fetch(&held, 1, __ATOMIC_RELAXED);
+	d = fdopendir(fd);
+	if (!d)
+		drop(fd);
 	return d;
+}
+
+void memphis__closedir(DIR *d)
+{
+	sigset_t old;
+
+	memphis__fd_fork_hold(&old);
+	unrecord(dirfd(d));
+	closedir(d);
+	memphis__fd_fork_release(&old);
 }
 
 int memphis__fd_is(int fd, const struct memphis__fdid *id, struct stat *st)
@@ -290,11 +387,16 @@ int memphis__fd_ours(int *fd, const struct memphis__fdid *id, struct stat *st)
 
 void memphis__fd_close(int *fd, const struct memphis__fdid *id)
 {
-	if (*fd < 0)
+	int n = *fd;
+	sigset_t old;
+
+	if (n < 0)
 		return;
-	if (memphis__fd_is(*fd, id, NULL))
-		close(*fd);
+	memphis__fd_fork_hold(&old);
+	if (memphis__fd_is(n, id, NULL))
+		close(n);
 	memphis__fd_forget(fd);
+	memphis__fd_fork_release(&old);
 }
 
 ssize_t memphis__write_pipe(int fd, const void *p, size_t n)

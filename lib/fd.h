@@ -11,6 +11,7 @@
 #define MEMPHIS_FD_H
 
 #include <dirent.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -76,16 +77,22 @@ ssize_t memphis__write_pipe(int fd, const void *p, size_t n);
 /* Read a whole small file (/proc/self/maps) into a NUL-terminated malloc'd buffer, at most
  * 64 MiB, in the I/O thread (io.h). Returns it, or NULL. */
 char *memphis__slurp(const char *path);
-/* Record fd, opened for the library by another library (PAPI's perf_event descriptors),
- * for a fork child to close; it is neither moved nor counted. memphis__fd_unnote once it is
- * closed or found not ours. From the program's threads (not the I/O thread). */
+/* A fork child (not profiled) gets none of the library's descriptors: those in the
+ * program's table (not the I/O thread's) are recorded when taken or noted, and the child
+ * closes each that still is the file recorded. So that a fork never comes between a
+ * descriptor's making and its record (it would stay open in the child) nor between the end
+ * of its record and its close (the child could close the program's file at that number),
+ * both are done between memphis__fd_fork_hold and memphis__fd_fork_release (the library's
+ * functions here do it): a fork waits for them, and signals are blocked meanwhile, so that
+ * a handler's fork on the same thread cannot wait for itself. They do not nest. */
+void memphis__fd_fork_hold(sigset_t *old);
+void memphis__fd_fork_release(const sigset_t *old);
+/* Record fd, opened for the library by another library (PAPI's perf_event descriptors);
+ * it is neither moved nor counted. memphis__fd_unnote once it is closed or found not ours. */
 void memphis__fd_note(int fd);
 void memphis__fd_unnote(int fd);
-/* In a fork child (one thread, nothing of the library runs in it): close every descriptor
- * of the library in the program's table that still is the file it was. The child is a
- * different process; the parent's descriptors would stay open in it for its whole life
- * (and a perf event with them). */
-void memphis__fd_child_close(void);
+/* closedir of a stream of memphis__opendir or memphis__opendir_kept. */
+void memphis__closedir(DIR *d);
 /* The library's share of descriptors (a quarter of RLIMIT_NOFILE) and how many it holds. */
 long memphis__fd_share(void);
 long memphis__fd_held(void);

@@ -109,7 +109,7 @@ static void read_tasks(struct snap *s)
 		}
 		s->task[s->ntask++] = (struct task_mig){ (uint32_t)tid, v };
 	}
-	closedir(d);
+	memphis__closedir(d);
 }
 
 static void snap_free(struct snap *s)

@@ -91,7 +91,11 @@ int memphis__ring_open_on(struct memphis__ring *r, struct perf_event_attr *attr,
 		attr->wakeup_watermark = (uint32_t)(data_pages * page / watermark_div);
 		struct memphis__fdid fid;
 		uint64_t id;
+		sigset_t old;
+
+		memphis__fd_fork_hold(&old);
 		fd = memphis__fd_take(memphis__perf_open_on(attr, tid, cpu, group_fd), 0, &fid);
+		memphis__fd_fork_release(&old);
 		if (fd < 0)
 			return fd;
 		err = ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0 ? -errno : ring_map(r, fd, data_pages);

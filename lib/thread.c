@@ -211,7 +211,7 @@ static long list_tasks(void *arg)
 		}
 		l->tid[l->n++] = tid;
 	}
-	closedir(d);
+	memphis__closedir(d);
 	return 0;
 }
 

@@ -26,6 +26,9 @@
  *                                  beyond stdio that it did not open (the library's must
  *                                  be closed in it) and works on after the parent ended;
  *                                  the parent prints nothing
+ *   prog_hostile forkchurn N       two threads fork N children each while a third makes
+ *                                  and ends 4N threads; prints the descriptor counts the
+ *                                  children saw (each exits with its count)
  */
 #include <dirent.h>
 #include <errno.h>
@@ -41,6 +44,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static volatile unsigned long sink;
@@ -377,6 +381,67 @@ static int mode_forkfds(void)
 	return c < 0;
 }
 
+static int fork_rounds;
+
+/* Forks fork_rounds children one after another; each exits with how many descriptors it
+ * holds. Returns the counts seen, a bit each. */
+static void *forker(void *arg)
+{
+	unsigned long seen = 0;
+
+	(void)arg;
+	for (int i = 0; i < fork_rounds; i++) {
+		int st = 0;
+		pid_t c = fork();
+
+		if (c == 0)
+			_exit(fds_with("") < 63 ? fds_with("") : 63);
+		if (c > 0 && waitpid(c, &st, 0) == c && WIFEXITED(st))
+			seen |= 1ul << WEXITSTATUS(st);
+	}
+	return (void *)seen;
+}
+
+static void *noop(void *arg)
+{
+	return arg;
+}
+
+static void *churner(void *arg)
+{
+	for (int i = 0; i < 4 * fork_rounds; i++) {
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, noop, NULL) == 0)
+			pthread_join(t, NULL);
+	}
+	return arg;
+}
+
+/* Two threads fork while a third makes and ends threads (the library opens and closes
+ * their descriptors meanwhile); prints the descriptor counts the children saw. */
+static int mode_forkchurn(int n)
+{
+	pthread_t a, b, c;
+	void *ra, *rb;
+
+	fork_rounds = n;
+	memphis_mark_named("forkchurn");
+	pthread_create(&a, NULL, forker, NULL);
+	pthread_create(&b, NULL, forker, NULL);
+	pthread_create(&c, NULL, churner, NULL);
+	pthread_join(a, &ra);
+	pthread_join(b, &rb);
+	pthread_join(c, NULL);
+	memphis_print();
+	printf("descriptor counts the children saw:");
+	for (int k = 0; k < 64; k++)
+		if (((unsigned long)ra | (unsigned long)rb) >> k & 1)
+			printf(" %d", k);
+	printf("\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -398,12 +463,14 @@ int main(int argc, char **argv)
 		return mode_work(argc > 2 ? atof(argv[2]) : 1.0);
 	if (!strcmp(m, "forkfds"))
 		return mode_forkfds();
+	if (!strcmp(m, "forkchurn"))
+		return mode_forkchurn(argc > 2 ? atoi(argv[2]) : 100);
 	if (!strcmp(m, "redirect"))
 		return mode_redirect(argc > 2 ? atoi(argv[2]) : 20000);
 	if (!strcmp(m, "cpu")) {
 		unsigned cpu = 0;
 		return syscall(SYS_getcpu, &cpu, NULL, NULL) < 0 || printf("%u\n", cpu) < 0;
 	}
-	fprintf(stderr, "usage: prog_hostile mark|cancel N|sigmark|closefds|churn N FILES|many N FILES|work S|forkfds|redirect N|cpu\n");
+	fprintf(stderr, "usage: prog_hostile mark|cancel N|sigmark|closefds|churn N FILES|many N FILES|work S|forkfds|forkchurn N|redirect N|cpu\n");
 	return 2;
 }

@@ -68,6 +68,11 @@ for how in cpu thread thread-papi no-io; do
 	check_if "fork child ($how): $(tr '\n' ' ' < fork-$how.out)" \
 		'grep -q "^child perf descriptors: 0$" fork-$how.out && cmp -s fork-off.out fork-$how.out'
 done
+# forks while the library opens and closes threads' descriptors: no child gets one
+MEMPHIS_DISABLE=1 "$B/tests/prog_hostile" forkchurn 100 > churn-off.out 2>&1
+MEMPHIS_SCOPE=thread MEMPHIS_PAPI_EVENTS=perf::TASK-CLOCK MEMPHIS_OUTPUT=fork-churn \
+	"$B/tests/prog_hostile" forkchurn 100 > churn.out 2> churn.err
+check_if "fork children amid thread churn, as unprofiled: $(cat churn.out)" 'cmp -s churn-off.out churn.out'
 
 # auto and other profiled processes beside this one: each would take every CPU's timer
 ompi() { env OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=4 OMPI_COMM_WORLD_LOCAL_RANK=0 "$@"; }

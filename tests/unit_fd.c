@@ -193,9 +193,9 @@ static void redirect_case(const char *a, int create, const char *prog, enum race
 	close(program_fd);
 }
 
-/* A fork child's memphis__fd_child_close: the library's descriptors closed (one taken, one
- * noted), the program's file at the number of a library descriptor the program closed kept
- * open. The child answers in its exit status, a bit per failed check. */
+/* A fork child: the library's descriptors closed in it (one taken, one noted), the
+ * program's file at the number of a library descriptor the program closed kept open. The
+ * child answers in its exit status, a bit per failed check. */
 static void child_close_case(const char *a, const char *prog)
 {
 	struct memphis__fdid ida, idb;
@@ -206,11 +206,9 @@ static void child_close_case(const char *a, const char *prog)
 	memphis__fd_note(noted);
 	dup2(mine, fb); /* the program closes the library's fb and puts its own file there */
 	c = fork();
-	if (c == 0) {
-		memphis__fd_child_close();
+	if (c == 0)
 		_exit((fcntl(fa, F_GETFD) >= 0) | (fcntl(noted, F_GETFD) >= 0) << 1 |
 		      !is_file(fb, prog) << 2);
-	}
 	ok(c > 0 && waitpid(c, &st, 0) == c && WIFEXITED(st), "fork child: it ran");
 	ok(!(WEXITSTATUS(st) & 1), "fork child: the library's descriptor is closed in it");
 	ok(!(WEXITSTATUS(st) & 2), "fork child: a noted descriptor is closed in it");

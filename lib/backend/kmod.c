@@ -184,13 +184,16 @@ static int kmod_probe(const struct memphis__backend_params *p, struct memphis__s
 {
 	struct memphismod_version v = { .size = sizeof(v) };
 	uint64_t period = p->period_ns, kind, buffer;
+	sigset_t old;
 	int fd, err;
 
 	if (dev_fd >= 0) {
 		describe(kind_used, out);
 		return 0;
 	}
+	memphis__fd_fork_hold(&old);
 	fd = memphis__fd_take(open(MEMPHISMOD_DEVICE, O_RDWR | O_CLOEXEC), 1, &dev_id);
+	memphis__fd_fork_release(&old);
 	if (fd < 0) {
 		err = fd == -1 ? errno : -fd;
 		access_reason(err, why, n);
