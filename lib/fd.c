@@ -106,7 +106,6 @@ static void record(int fd, uint64_t dev, uint64_t ino)
 		return;
 	pthread_once(&fork_once, fork_register);
 	s = slot_of(fd, 1);
-
 	if (s) {
 		__atomic_store_n(&s->dev, dev, __ATOMIC_RELAXED);
 		__atomic_store_n(&s->ino1, ino + 1, __ATOMIC_RELEASE);
@@ -304,14 +303,13 @@ static void drop(int fd)
 DIR *memphis__opendir_kept(struct memphis__kept *k, const char *path)
 {
 	int fd = memphis__kept_fd(k, path, O_RDONLY | O_DIRECTORY), low;
+	sigset_t old;
 	DIR *d;
 
 	if (fd < 0) {
 		errno = -fd;
 		return NULL;
 	}
-	sigset_t old;
-
 	low = fd; /* a copy at a number no lower than the kept one's */
 	memphis__fd_fork_hold(&old);
 	fd = fcntl(fd, F_DUPFD_CLOEXEC, low);
