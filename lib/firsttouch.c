@@ -68,7 +68,7 @@ static void touch_attr(struct perf_event_attr *a)
 			 PERF_SAMPLE_CPU;
 	if (memphis__fault_stack_bytes()) {
 		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-		a->sample_regs_user = MEMPHIS__REGS_MASK;
+		a->sample_regs_user = MEMPHIS__FAULT_REGS_MASK;
 		a->sample_stack_user = memphis__fault_stack_bytes();
 	}
 	a->exclude_kernel = 1;
@@ -80,13 +80,15 @@ static void touch_attr(struct perf_event_attr *a)
 }
 
 /* The ring: 64 KiB / 512 KiB of 48-byte records; grown in proportion when records carry
- * the user stack (464 bytes with MEMPHIS__FAULT_STACK_BYTES), up to 256 KiB / 4 MiB. A
+ * the user stack (392 bytes with MEMPHIS__FAULT_STACK_BYTES), up to 256 KiB / 4 MiB. A
  * 512 MiB memset (131,072 faults) on a loaded 2-vCPU machine lost 0-3,600 records with
  * 2 MiB, none in three runs each with 4 and 8 MiB (1 KB captures then). */
 static unsigned ring_pages(int small)
 {
 	unsigned base = small ? 16 : 128, most = small ? 64 : 1024, pages = base;
-	uint64_t rec = sizeof(struct fault_layout), grown = rec + memphis__stack_record_extra(0, memphis__fault_stack_bytes());
+	unsigned nregs = (unsigned)__builtin_popcountll(MEMPHIS__FAULT_REGS_MASK);
+	uint64_t rec = sizeof(struct fault_layout),
+		 grown = rec + memphis__stack_record_extra(0, nregs, memphis__fault_stack_bytes());
 
 	while (pages < most && pages * rec < base * grown)
 		pages *= 2;
@@ -121,7 +123,7 @@ static int keep_stack(struct memphis__thread *t, const struct fault_layout *r, s
 	int err;
 
 	if (!memphis__stack_wanted_ip(r->ip) ||
-	    memphis__stack_parse(r + 1, len - sizeof(*r), &u) || !u.regs)
+	    memphis__stack_parse(r + 1, len - sizeof(*r), MEMPHIS__FAULT_REGS_MASK, &u) || !u.regs)
 		return 0;
 	sig = memphis__stack_signature(t, &u);
 	if (sig == t->touch_stack)

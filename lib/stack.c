@@ -56,28 +56,37 @@ unsigned memphis__fault_stack_bytes(void)
 	return stack_bytes < MEMPHIS__FAULT_STACK_BYTES ? stack_bytes : MEMPHIS__FAULT_STACK_BYTES;
 }
 
-unsigned memphis__stack_record_extra(int have_regs, unsigned bytes)
+unsigned memphis__stack_record_extra(int have_regs, unsigned nregs, unsigned bytes)
 {
 	if (!bytes)
 		return 0;
-	return (have_regs ? 0 : 8 + 8 * MPH_NREGS) + 8 + bytes + 8;
+	return (have_regs ? 0 : 8 + 8 * nregs) + 8 + bytes + 8;
 }
 
-int memphis__stack_parse(const void *p, size_t len, struct memphis__ustack *u)
+int memphis__stack_parse(const void *p, size_t len, uint64_t mask, struct memphis__ustack *u)
 {
 	const unsigned char *c = p;
 	uint64_t abi, size, dyn;
-	size_t off = 8;
+	size_t off = 8, n = (size_t)__builtin_popcountll(mask);
 
 	memset(u, 0, sizeof(*u));
 	if (len < 8)
 		return -EINVAL;
 	memcpy(&abi, c, 8);
 	if (abi != 0) { /* PERF_SAMPLE_REGS_ABI_NONE: no registers follow */
-		if (len - off < 8 * MPH_NREGS)
+		if (len - off < 8 * n)
 			return -EINVAL;
-		u->regs = (const uint64_t *)(c + off);
-		off += 8 * MPH_NREGS;
+		if (mask == MEMPHIS__REGS_MASK) {
+			u->regs = (const uint64_t *)(c + off);
+		} else { /* perf's order is the bits' order: placed as in the full mask */
+			for (unsigned b = 0, k = 0; b < 64; b++)
+				if (mask >> b & 1)
+					memcpy(&u->some[__builtin_popcountll(MEMPHIS__REGS_MASK &
+									     ((1ull << b) - 1))],
+					       c + off + 8 * k++, 8);
+			u->regs = u->some;
+		}
+		off += 8 * n;
 	}
 	if (!stack_bytes)
 		return 0;

@@ -33,24 +33,25 @@ unsigned memphis__stack_bytes(void);
  * held 3 to 6 times fewer records than before the capture and t_touch lost faults. */
 #define MEMPHIS__FAULT_STACK_BYTES 256u
 unsigned memphis__fault_stack_bytes(void);
-/* Extra bytes a perf record carries for a capture of `bytes` (abi, registers, size, stack,
- * dyn_size) beyond the REGS_USER a record would carry anyway (`have_regs`). */
-unsigned memphis__stack_record_extra(int have_regs, unsigned bytes);
+/* Extra bytes a perf record carries for a capture of `bytes` (abi, `nregs` registers,
+ * size, stack, dyn_size) beyond the REGS_USER a record would carry anyway (`have_regs`). */
+unsigned memphis__stack_record_extra(int have_regs, unsigned nregs, unsigned bytes);
 
 /* What a perf record carried: the user registers (MEMPHIS_STACK_NREGS, perf's order) and
  * the bytes copied from SP upward. Pointers into the record: valid while it is. */
 struct memphis__ustack {
-	const uint64_t *regs; /* NULL: no user registers (abi NONE) */
+	const uint64_t *regs; /* MEMPHIS_STACK_NREGS; NULL: no user registers (abi NONE) */
 	const unsigned char *bytes;
 	uint64_t len;         /* dyn_size: the bytes the kernel could copy */
+	uint64_t some[MEMPHIS_STACK_NREGS]; /* regs of a record of fewer registers (0: not carried) */
 };
 
 /* Parse the tail of a PERF_RECORD_SAMPLE that starts at the REGS_USER abi word (`p`, `len`
- * bytes to the record's end) of an event with sample_regs_user = MEMPHIS__REGS_MASK and
- * sample_stack_user set (memphis__stack_bytes(), or the faults' smaller size when that is
- * not 0). 0 and *u, or -EINVAL when the tail is
- * shorter than it says. */
-int memphis__stack_parse(const void *p, size_t len, struct memphis__ustack *u);
+ * bytes to the record's end) of an event with sample_regs_user = `mask` (a subset of
+ * MEMPHIS__REGS_MASK) and sample_stack_user set (memphis__stack_bytes(), or the faults'
+ * smaller size when that is not 0). 0 and *u, or -EINVAL when the tail is shorter than it
+ * says. */
+int memphis__stack_parse(const void *p, size_t len, uint64_t mask, struct memphis__ustack *u);
 
 /* 1 when a record whose (attributed) instruction is `ip` keeps an entry: the capture is on
  * and ip lies outside the main executable (C, OpenMP, Fortran runtimes, any shared

@@ -269,7 +269,9 @@ struct memphis_rec_counter {
  * previous one of that type), so a reader holds at most one block's entries at a time. */
 enum memphis_stack_kind { MPH_STACK_SAMPLE = 1, MPH_STACK_TOUCH = 2 };
 #define MEMPHIS_STACK_NREGS 17 /* perf's x86 user registers for the mask 0xff01ff, in
-                                * its order: AX BX CX DX SI DI BP SP IP R8 ... R15 */
+                                * its order: AX BX CX DX SI DI BP SP IP R8 ... R15; a
+                                * TOUCH entry carries BX BP SP IP R12-R15 (what unwinding
+                                * needs), the others 0 */
 struct memphis_rec_stack {
 	uint64_t time;      /* the sample's or touch's time */
 	uint32_t tid;

@@ -144,7 +144,7 @@ static int soft_probe(const struct memphis__backend_params *p, struct memphis__s
  * bytes at MEMPHIS_STACK_BYTES=1024; a stack shallower than that gives a smaller one). */
 static uint64_t record_max(void)
 {
-	return 184ull + memphis__stack_record_extra(1, memphis__stack_bytes());
+	return 184ull + memphis__stack_record_extra(1, MPH_NREGS, memphis__stack_bytes());
 }
 
 /* Data pages for >= 100 ms of samples at the period, a power of two >= 8. */
@@ -195,7 +195,8 @@ static int keep_stack(const struct memphis__thread *t, const struct memphis_rec_
 	size_t at = offsetof(struct sample_layout, abi);
 
 	if (!memphis__stack_bytes() || (s->flags & MPH_S_NONMEM) ||
-	    memphis__stack_parse((const char *)rec + at, len - at, u) || !u->regs)
+	    memphis__stack_parse((const char *)rec + at, len - at, MEMPHIS__REGS_MASK, u) ||
+	    !u->regs)
 		return 0;
 	if (memphis__stack_wanted_ip(s->ip))
 		return 1;
