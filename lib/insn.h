@@ -24,7 +24,8 @@ enum memphis__reg {
 /* The page faults' sample_regs_user: BX BP SP IP R12-R15, what unwinding a first touch
  * needs (the CFA is SP or BP based; the callee-saved registers are what a caller's frame
  * may still use). The kernel's cost grows with the registers copied: 32 MiB of first
- * touches took 41 ms with these, 46-51 ms with all 17, 33-38 ms with none (8,192 faults). */
+ * touches (8,192 faults) took 44 ms with these and the stack, 49 ms with all 17 and the
+ * stack, 34 ms with neither, 26 ms unprofiled (medians of 10). */
 #define MEMPHIS__FAULT_REGS_MASK 0xf001c2ull
 #define MEMPHIS__REG_NONE 0xff /* struct memphis__insn base/index: none (or RIP, see rip_rel) */
 #define MEMPHIS__REG_BAD  0xfe /* ... a register the sample does not carry: no address */
