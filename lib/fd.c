@@ -32,22 +32,38 @@ static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 
 static void child_close(void);
 
+static sigset_t fork_mask; /* the forking thread's signal mask, under fork_lock */
+
+/* Signals are blocked from here to the parent's or child's handler: a signal handler's
+ * memphis_mark on the forking thread would otherwise wait for fork_lock, held by its own
+ * thread. */
 static void fork_prepare(void)
 {
+	sigset_t all, old;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	pthread_mutex_lock(&fork_lock);
+	fork_mask = old;
 }
 
 static void fork_parent(void)
 {
+	sigset_t old = fork_mask;
+
 	pthread_mutex_unlock(&fork_lock);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* The child is a different process (not profiled: api.c): the parent's descriptors would
  * stay open in it for its whole life, and a perf event with them. */
 static void fork_child(void)
 {
+	sigset_t old = fork_mask;
+
 	pthread_mutex_unlock(&fork_lock);
 	child_close();
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 static void fork_register(void)

@@ -195,7 +195,7 @@ static void redirect_case(const char *a, int create, const char *prog, enum race
 
 /* A fork child: the library's descriptors closed in it (one taken, one noted), the
  * program's file at the number of a library descriptor the program closed kept open. The
- * child answers in its exit status, a bit per failed check. */
+ * child answers in its exit status, a bit per failed check. Both keep their signal mask. */
 static void child_close_case(const char *a, const char *prog)
 {
 	struct memphis__fdid ida, idb;
@@ -203,13 +203,23 @@ static void child_close_case(const char *a, const char *prog)
 	int noted = open(a, O_RDONLY | O_CLOEXEC), mine = open(prog, O_RDONLY), st = -1;
 	pid_t c;
 
+	sigset_t mask, now;
+
 	memphis__fd_note(noted);
 	dup2(mine, fb); /* the program closes the library's fb and puts its own file there */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGUSR1);
+	pthread_sigmask(SIG_SETMASK, &mask, NULL);
 	c = fork();
+	pthread_sigmask(SIG_SETMASK, NULL, &now);
 	if (c == 0)
 		_exit((fcntl(fa, F_GETFD) >= 0) | (fcntl(noted, F_GETFD) >= 0) << 1 |
-		      !is_file(fb, prog) << 2);
+		      !is_file(fb, prog) << 2 |
+		      (!sigismember(&now, SIGUSR1) || sigismember(&now, SIGUSR2)) << 3);
+	ok(!sigismember(&now, SIGINT) && sigismember(&now, SIGUSR1) && !sigismember(&now, SIGUSR2),
+	   "fork: the parent's signal mask is the one before the fork (the handlers block all)");
 	ok(c > 0 && waitpid(c, &st, 0) == c && WIFEXITED(st), "fork child: it ran");
+	ok(!(WEXITSTATUS(st) & 8), "fork child: its signal mask is the parent's before the fork");
 	ok(!(WEXITSTATUS(st) & 1), "fork child: the library's descriptor is closed in it");
 	ok(!(WEXITSTATUS(st) & 2), "fork child: a noted descriptor is closed in it");
 	ok(!(WEXITSTATUS(st) & 4), "fork child: the program's file at a number the library "
@@ -221,6 +231,8 @@ static void child_close_case(const char *a, const char *prog)
 	memphis__fd_unnote(noted);
 	close(noted);
 	close(mine);
+	sigemptyset(&mask);
+	pthread_sigmask(SIG_SETMASK, &mask, NULL);
 }
 
 int main(void)
