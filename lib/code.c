@@ -60,23 +60,8 @@ static long read_code_pipe(void *arg)
 		memphis__fd_close(&c->pipefd[0], &c->pipeid[0]);
 		memphis__fd_close(&c->pipefd[1], &c->pipeid[1]);
 	}
-	if (c->pipefd[0] < 0) {
-		sigset_t old;
-
-		memphis__fd_fork_hold(&old);
-		if (pipe2(c->pipefd, O_CLOEXEC | O_NONBLOCK) < 0) {
-			c->pipefd[0] = c->pipefd[1] = -1;
-		} else {
-			c->pipefd[0] = memphis__fd_take(c->pipefd[0], 1, &c->pipeid[0]);
-			c->pipefd[1] = memphis__fd_take(c->pipefd[1], 1, &c->pipeid[1]);
-		}
-		memphis__fd_fork_release(&old);
-		if (c->pipefd[0] < 0 || c->pipefd[1] < 0) {
-			memphis__fd_close(&c->pipefd[0], &c->pipeid[0]);
-			memphis__fd_close(&c->pipefd[1], &c->pipeid[1]);
-			return 0;
-		}
-	}
+	if (c->pipefd[0] < 0 && memphis__pipe(c->pipefd, c->pipeid) < 0)
+		return 0;
 	while (done < n) {
 		size_t chunk = n - done < 4096 ? n - done : 4096;
 		ssize_t w = memphis__write_pipe(c->pipefd[1], (const void *)(uintptr_t)(addr + done),

@@ -467,24 +467,10 @@ static void mark_hup(struct memphis__thread *t, void *ctx)
  * closed. 0 or -errno. */
 static int kick_open(void)
 {
-	int p[2], err = 0;
-	sigset_t old;
+	int p[2], err = memphis__pipe(p, kick_id);
 
-	memphis__fd_fork_hold(&old);
-	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0) {
-		err = -errno;
-	} else {
-		p[0] = memphis__fd_take(p[0], 1, &kick_id[0]);
-		p[1] = memphis__fd_take(p[1], 1, &kick_id[1]);
-	}
-	memphis__fd_fork_release(&old);
 	if (err)
 		return err;
-	if (p[0] < 0 || p[1] < 0) {
-		memphis__fd_close(&p[0], &kick_id[0]);
-		memphis__fd_close(&p[1], &kick_id[1]);
-		return -EMFILE;
-	}
 	kick_fd[0] = p[0];
 	__atomic_store_n(&kick_fd[1], p[1], __ATOMIC_RELEASE);
 	return 0;

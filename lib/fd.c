@@ -359,6 +359,30 @@ DIR *memphis__opendir(const char *path)
 	return d;
 }
 
+int memphis__pipe(int fd[2], struct memphis__fdid id[2])
+{
+	int p[2], err = 0;
+	sigset_t old;
+
+	memphis__fd_fork_hold(&old);
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0) {
+		err = -errno;
+		p[0] = p[1] = -1;
+	} else {
+		p[0] = memphis__fd_take(p[0], 1, &id[0]);
+		p[1] = memphis__fd_take(p[1], 1, &id[1]);
+	}
+	memphis__fd_fork_release(&old);
+	if (!err && (p[0] < 0 || p[1] < 0)) {
+		memphis__fd_close(&p[0], &id[0]);
+		memphis__fd_close(&p[1], &id[1]);
+		err = -EMFILE;
+	}
+	fd[0] = err ? -1 : p[0];
+	fd[1] = err ? -1 : p[1];
+	return err;
+}
+
 void memphis__closedir(DIR *d)
 {
 	sigset_t old;

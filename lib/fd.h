@@ -91,6 +91,10 @@ void memphis__fd_fork_release(const sigset_t *old);
  * it is neither moved nor counted. memphis__fd_unnote once it is closed or found not ours. */
 void memphis__fd_note(int fd);
 void memphis__fd_unnote(int fd);
+/* A non-blocking, close-on-exec pipe of the library: both ends taken (essential), no fork
+ * between (see above). 0 with fd[] and id[] set; else -errno of pipe2, or -EMFILE when an
+ * end could not be taken (then neither is left open), and fd[] holds no descriptor. */
+int memphis__pipe(int fd[2], struct memphis__fdid id[2]);
 /* closedir of a stream of memphis__opendir or memphis__opendir_kept. */
 void memphis__closedir(DIR *d);
 /* The library's share of descriptors (a quarter of RLIMIT_NOFILE) and how many it holds. */

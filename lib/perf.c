@@ -81,6 +81,18 @@ int memphis__ring_open(struct memphis__ring *r, struct perf_event_attr *attr, pi
 	return memphis__ring_open_on(r, attr, tid, -1, -1, data_pages, watermark_div);
 }
 
+int memphis__perf_take(struct perf_event_attr *attr, pid_t tid, int cpu, int group_fd,
+		       struct memphis__fdid *fid)
+{
+	sigset_t old;
+	int fd;
+
+	memphis__fd_fork_hold(&old);
+	fd = memphis__fd_take(memphis__perf_open_on(attr, tid, cpu, group_fd), 0, fid);
+	memphis__fd_fork_release(&old);
+	return fd;
+}
+
 int memphis__ring_open_on(struct memphis__ring *r, struct perf_event_attr *attr, pid_t tid,
 			  int cpu, int group_fd, unsigned data_pages, unsigned watermark_div)
 {
@@ -91,11 +103,7 @@ int memphis__ring_open_on(struct memphis__ring *r, struct perf_event_attr *attr,
 		attr->wakeup_watermark = (uint32_t)(data_pages * page / watermark_div);
 		struct memphis__fdid fid;
 		uint64_t id;
-		sigset_t old;
-
-		memphis__fd_fork_hold(&old);
-		fd = memphis__fd_take(memphis__perf_open_on(attr, tid, cpu, group_fd), 0, &fid);
-		memphis__fd_fork_release(&old);
+		fd = memphis__perf_take(attr, tid, cpu, group_fd, &fid);
 		if (fd < 0)
 			return fd;
 		err = ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0 ? -errno : ring_map(r, fd, data_pages);

@@ -34,6 +34,10 @@ uint64_t memphis__perf_lost_format(void);
 /* perf_event_open for thread tid (or -1) on cpu (or -1) in the group of group_fd (or -1),
  * close-on-exec. Returns fd or -errno. */
 int memphis__perf_open_on(struct perf_event_attr *attr, pid_t tid, int cpu, int group_fd);
+/* memphis__perf_open_on, the descriptor taken as the library's (memphis__fd_take, not
+ * essential: -EMFILE past the share), no fork between (fd.h). Returns fd or -errno. */
+int memphis__perf_take(struct perf_event_attr *attr, pid_t tid, int cpu, int group_fd,
+		       struct memphis__fdid *fid);
 /* Open an event for `tid` and map its ring, halving the size down to one page while the
  * locked-memory limit refuses; wakeup_watermark = buffer / watermark_div (attr->watermark
  * must be set). The descriptor counts in the library's share (fd.h). Returns 0 or -errno

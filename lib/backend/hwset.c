@@ -186,12 +186,7 @@ int memphis__hw_set_open(struct memphis__hw_set *s, struct memphis__ring *r,
 				continue;
 			}
 		} else {
-			sigset_t old;
-			int fd;
-
-			memphis__fd_fork_hold(&old);
-			fd = memphis__fd_take(memphis__perf_open_on(&a, tid, cpu, group), 0, &s->fid[i]);
-			memphis__fd_fork_release(&old);
+			int fd = memphis__perf_take(&a, tid, cpu, group, &s->fid[i]);
 			err = fd;
 			if (fd >= 0 && ioctl(fd, PERF_EVENT_IOC_ID, &s->id[i]) < 0)
 				err = -errno;
