@@ -21,6 +21,9 @@
 #  4. Where the cost goes (issue 14; with BENCH_QUICK only when BENCH_SPLIT=1): cg and
 #     barrier spinning at 1 ms, the collector's parts switched on in turn (start and
 #     regions, first touches, samples, their stacks).
+#     Then what one sample costs a thread that nothing amplifies (tests/prog_spin: no
+#     barrier, no data; timed inside its loop): under perf record, the kernel's clock
+#     interrupt and sample alone, and under libmemphis.
 #  5. memphis-report throughput, scaling and memory (tests/bench_report.sh).
 # Environment: BENCH_RUNS (default 5; 3 with BENCH_QUICK), BENCH_PERIODS (default
 # "4ms 1ms 250us"; "1ms" with BENCH_QUICK), BENCH_QUICK=1 (a ~2 minute subset: fewer runs,
@@ -358,6 +361,45 @@ if [ "${BENCH_SPLIT:-$((1 - QUICK))}" = 1 ]; then
 	echo " cost, in % of off: start+reg = bare - off, touches = nosmp - bare, samples = nostk -"
 	echo " nosmp, stacks = lib - nostk. Differences of medians: noisy where the runs spread)"
 fi
+
+# What one sample costs where nothing amplifies it (issue 14): tests/prog_spin, one thread
+# computing in registers, timed inside its loop, unprofiled, under perf record and profiled.
+# perf record's cost is the kernel's alone (its clock interrupt and sample): no profiler
+# that samples on the clock costs less per sample on this machine.
+spin_once() { # CFG: appends "CFG loop_s" to spin.t
+	case $1 in
+	off) set -- "$1" env MEMPHIS_DISABLE=1 "$B/tests/prog_spin" ;;
+	perf:*) set -- "$1" env MEMPHIS_DISABLE=1 perf record -q -e task-clock:u \
+		-c "$(ns "${1#perf:}")" --user-regs=$REGS -o perf.data -- "$B/tests/prog_spin" ;;
+	lib:*) set -- "$1" env MEMPHIS_PERIOD="${1#lib:}" "$B/tests/prog_spin" ;;
+	esac
+	c=$1
+	shift
+	"$@" 2>/dev/null | awk -v c="$c" '$1 == "loop_s" { print c, $2 }' >> spin.t
+	rm -rf memphis-*/ perf.data
+}
+rm -f spin.t
+t=$(date +%s)
+spin_cfgs="off lib:1ms lib:250us"
+[ $PERF = 0 ] || spin_cfgs="off perf:1ms perf:250us lib:1ms lib:250us"
+for i in $(seq "$RUNS"); do
+	for c in $spin_cfgs; do spin_once "$c"; done
+done
+echo
+echo "== a sample's cost without barriers: tests/prog_spin (one thread, timed inside its loop), medians of $RUNS interleaved runs ($(($(date +%s) - t)) s)"
+printf "%-12s %8s %8s %10s %12s\n" setting loop_s ratio samples us/sample
+o=$(awk '$1 == "off" { print $2 }' spin.t | median)
+for c in $spin_cfgs; do
+	m=$(awk -v c="$c" '$1 == c { print $2 }' spin.t | median)
+	[ "$c" = off ] && p=0 || p=$(ns "${c#*:}")
+	awk -v c="$c" -v m="$m" -v o="$o" -v p="$p" 'BEGIN { if (o <= 0 || m <= 0) exit
+		n = p > 0 ? m * 1e9 / p : 0
+		printf "%-12s %8.3f %8.3f %10.0f %12s\n", c, m, m / o, n,
+			(n > 0 ? sprintf("%.1f", (m - o) * 1e6 / n) : "-") }'
+done
+echo "(samples: the loop's time / the period, the thread being busy throughout; us/sample:"
+echo " (loop_s - off) / samples, the wall time one sample takes from the thread. perf: what"
+echo " the kernel's clock interrupt and sample cost alone; lib: libmemphis's)"
 
 if [ "$QUICK" = 0 ]; then
 	echo
