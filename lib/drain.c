@@ -213,13 +213,25 @@ void memphis__drain_all(void)
 
 /* ---- the threads' streams, opened and closed through the registry's hooks ---- */
 
-/* A stream of thread t could not be opened: the log says why; when the library's share of
- * descriptors (fd.h) is used up, one line for the user, once. */
-static void not_opened(struct memphis__thread *t, const char *what, int err)
+/* Threads whose sample (0) or page-fault (1) stream could not be opened, and the first
+ * one's tid and error: told in the run at the end (memphis__drain_stop), so that the
+ * report says its figures leave those threads out. */
+static uint64_t unopened[2];
+static int unopened_tid[2], unopened_err[2];
+
+/* A stream (kind 0 samples, 1 page faults) of thread t could not be opened: the log says
+ * why; when the library's share of descriptors (fd.h) is used up, one line for the user,
+ * once. */
+static void not_opened(struct memphis__thread *t, int kind, int err)
 {
 	static int said;
 
-	memphis__log(MPH_LOG_WARN, "%s of thread %d: %s", what, (int)t->tid, strerror(-err));
+	if (__atomic_fetch_add(&unopened[kind], 1, __ATOMIC_RELAXED) == 0) {
+		unopened_tid[kind] = (int)t->tid;
+		unopened_err[kind] = err;
+	}
+	memphis__log(MPH_LOG_WARN, "no %s of thread %d: %s", kind ? "page faults" : "samples",
+		     (int)t->tid, strerror(-err));
 	if (err == -EMFILE && !__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
 		memphis__warn("thread %d and later ones are not sampled while memphis holds its share "
 			      "of descriptors (%ld, a quarter of ulimit -n), so that the program never "
@@ -234,14 +246,14 @@ static void on_added(struct memphis__thread *t)
 	if (memphis__drain_sampling()) {
 		int err = backend->open(t);
 		if (err < 0)
-			not_opened(t, "no samples", err);
+			not_opened(t, 0, err);
 		else if (live)
 			backend->enable(t, 1);
 	}
 	if (first_touch && !touch_by_cpu && !__atomic_load_n(&touch_by_backend, __ATOMIC_ACQUIRE)) {
 		int err = memphis__touch_open(t, region_on);
 		if (err < 0)
-			not_opened(t, "no page faults", err);
+			not_opened(t, 1, err);
 	}
 }
 
@@ -679,6 +691,21 @@ void memphis__drain_stop(void)
 	memphis__note(MPH_LOG_INFO, "drain thread cpu_ns=%llu passes=%llu wall_ns=%llu",
 		      (unsigned long long)drain_cpu_ns, (unsigned long long)drain_passes,
 		      (unsigned long long)(memphis__now() - start_time));
+	for (int k = 0; k < 2; k++) {
+		uint64_t n = __atomic_load_n(&unopened[k], __ATOMIC_RELAXED);
+		int e = unopened_err[k];
+
+		/* "not sampled: " starts the text the report shows as a warning */
+		if (n)
+			memphis__note(MPH_LOG_WARN, "not sampled: %llu thread%s had no %s stream "
+				      "(the first, tid %d: %s)%s", (unsigned long long)n,
+				      n == 1 ? "" : "s", k ? "page-fault" : "sample", unopened_tid[k],
+				      strerror(-e), e == -EPERM || e == -ENOMEM ?
+				      ": the kernel's locked memory for perf buffers is used up "
+				      "(kernel.perf_event_mlock_kb per CPU, then ulimit -l); raise "
+				      "ulimit -l" : e == -EMFILE ?
+				      ": memphis held its share of descriptors; raise ulimit -n" : "");
+	}
 }
 
 void memphis__drain_finish(void)

@@ -327,6 +327,10 @@ static int meta_block(struct mr_run *run, const struct memphis_block *h, unsigne
 			free(nt.text);
 			return -ENOMEM;
 		}
+		/* the library could not sample some threads: every figure leaves them out */
+		if (!strncmp(nt.text, "not sampled: ", 13))
+			return mr_run_add_warning(run, "%s; the figures cover the other threads only",
+						  nt.text);
 		return 0;
 	}
 	case MPH_BLK_TLS:
