@@ -60,6 +60,8 @@ struct ipent {
 	uint64_t ip;           /* sampled IP, 0: empty slot */
 	uint64_t pred;         /* its predecessor, 0: none (flags NOPRED|NOADDR) */
 	struct memphis__insn insn;
+	uint8_t second;        /* a rep string instruction with two memory operands: the next
+	                        * sample stands for the other one (they take turns) */
 };
 
 struct memphis__code {

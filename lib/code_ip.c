@@ -116,6 +116,17 @@ static void resolve(struct memphis__code *c, struct ipent *e)
 	m = memphis__code_map_find(c, ip);
 	if (!m)
 		return; /* unmapped: NOPRED|NOADDR */
+	/* A rep string instruction is interrupted between its iterations and resumed at its
+	 * own address: the sample is its own, and rsi/rdi are where the next iteration reads
+	 * and writes (glibc's memcpy/memset copy large blocks so, with rep movsb/stosb). */
+	got = memphis__code_read(c, ip, buf, sizeof(buf) - 1);
+	if (got && memphis__insn_decode(buf, got, ip, &e->insn) == 0 && e->insn.rep_string &&
+	    e->insn.is_mem) {
+		e->insn.clobbers = 0;
+		e->pred = ip;
+		c->st.rep_string++;
+		return;
+	}
 	mod = memphis__code_map_module(c, m);
 	if (mod && memphis__code_module_func(mod, ip, &start, &size) && size <= CODE_FUNC_MAX) {
 		const struct memphis__sweep *s = func_sweep(c, start, size);
@@ -293,6 +304,16 @@ unsigned memphis__code_attribute(struct memphis__code *c, uint64_t sampled_ip,
 	if (!e->pred)
 		return MPH_S_NOPRED | MPH_S_NOADDR;
 	*ip = e->pred;
+	if (e->insn.rep_string && e->insn.base2 != MEMPHIS__REG_NONE && (e->second ^= 1)) {
+		/* rep movs reads and writes as much: every other sample is the write's */
+		struct memphis__insn other = e->insn;
+
+		other.base = other.base2;
+		other.is_load = !other.store2;
+		other.is_store = other.store2;
+		f = memphis__insn_address(&other, e->pred, regs, data_addr);
+		return f | (other.is_load ? MPH_S_LOAD : 0) | (other.is_store ? MPH_S_STORE : 0);
+	}
 	f = memphis__insn_address(&e->insn, e->pred, regs, data_addr);
 	if (e->insn.is_load)
 		f |= MPH_S_LOAD;

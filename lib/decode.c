@@ -181,6 +181,9 @@ int memphis__insn_decode(const uint8_t *bytes, size_t len, uint64_t addr,
 		return -EINVAL;
 	out->length = in.length;
 	cat = in.meta.category;
+	out->rep_string = cat == ZYDIS_CATEGORY_STRINGOP &&
+			  (in.attributes & (ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE |
+					    ZYDIS_ATTRIB_HAS_REPNE)) != 0;
 	out->is_branch = cat_is_branch(cat);
 	out->breaks_flow = cat_breaks_flow(cat);
 	if (out->is_branch && (in.attributes & ZYDIS_ATTRIB_IS_RELATIVE)) {
@@ -199,6 +202,12 @@ int memphis__insn_decode(const uint8_t *bytes, size_t len, uint64_t addr,
 	m = pick_mem(ops, in.operand_count);
 	if (m >= 0)
 		fill_mem(&in, ops, m, out);
+	out->base2 = MEMPHIS__REG_NONE;
+	for (unsigned i = 0; m >= 0 && cat == ZYDIS_CATEGORY_STRINGOP && i < in.operand_count; i++)
+		if ((int)i != m && mem_accessed(&ops[i])) {
+			out->base2 = map_addr_reg(ops[i].mem.base);
+			out->store2 = (ops[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) != 0;
+		}
 	return 0;
 }
 

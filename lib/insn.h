@@ -55,6 +55,13 @@ struct memphis__insn {
 	                      * already relative to SP *after* the instruction (the sampled SP) */
 	uint8_t breaks_flow; /* call, jmp, ret, iret: the next instruction in memory does not
 	                      * execute right after this one (it has no execution successor) */
+	uint8_t rep_string;  /* a string instruction with a rep prefix (rep movs, rep stos,
+	                      * repe cmps...): interrupted between iterations, it is sampled at
+	                      * its own address, with the current iteration's rsi/rdi */
+	uint8_t base2;       /* a string instruction's other memory operand (movs writes [rdi]
+	                      * where it reads [rsi]; cmps reads both): its base, else
+	                      * MEMPHIS__REG_NONE */
+	uint8_t store2;      /* that operand is written */
 	int64_t disp;
 	uint64_t branch_target; /* for direct jmp/jcc/call: absolute target, else 0 */
 };
@@ -164,7 +171,9 @@ void memphis__code_free(struct memphis__code *c);
 void memphis__code_invalidate(struct memphis__code *c);
 
 /* Attribute a software sample of this process taken at `sampled_ip` with `regs`:
- * *ip = the predecessor (or sampled_ip when there is none), *data_addr = rebuilt address.
+ * *ip = the predecessor (or sampled_ip when there is none; sampled_ip itself when it is a
+ * rep string instruction, which an interrupt stops between iterations), *data_addr =
+ * rebuilt address.
  * Returns enum memphis_sample_flags (one of EXACT/APPROX/NOADDR/NONMEM, plus LOAD/STORE,
  * TLS, NOPRED). No predecessor (function entry, after call/jmp/ret, unknown or unmapped
  * code, any internal failure) is NOPRED|NOADDR with *ip = sampled_ip, *data_addr = 0.
@@ -186,6 +195,7 @@ struct memphis__code_stats {
 	uint64_t misses;      /* new IPs resolved */
 	uint64_t by_sweep;    /* ... whose predecessor came from a function's sweep */
 	uint64_t by_vote;     /* ... from the vote (no symbol, huge function, bad bytes) */
+	uint64_t rep_string;  /* ... at a rep string instruction: the sample is its own */
 	uint64_t no_pred;     /* ... with no predecessor (NOPRED) */
 	uint64_t sweeps;      /* functions decoded */
 	uint64_t modules;     /* ELF files whose symbols were read */

@@ -549,6 +549,75 @@ static void test_e2e_anon(struct memphis__code *c)
 	    "e2e: after munmap + invalidate the same ip is unmapped");
 }
 
+/* Decoding rep string instructions: the flag, both operands of movs, one of stos. */
+static void test_rep_decode(void)
+{
+	struct memphis__insn in;
+	uint8_t b[8];
+	size_t n = unhex("f3 a4", b, sizeof(b));
+
+	tap(memphis__insn_decode(b, n, 0x401000, &in) == 0 && in.rep_string && in.is_load &&
+	    !in.is_store && in.base == MPH_SI && in.base2 == MPH_DI && in.store2, __LINE__,
+	    "decode: rep movsb reads [rsi] and writes [rdi], a rep string instruction");
+	n = unhex("f3 48 ab", b, sizeof(b));
+	tap(memphis__insn_decode(b, n, 0x401000, &in) == 0 && in.rep_string && in.is_store &&
+	    in.base == MPH_DI && in.base2 == MEMPHIS__REG_NONE, __LINE__,
+	    "decode: rep stosq writes [rdi] only");
+	n = unhex("a4", b, sizeof(b));
+	tap(memphis__insn_decode(b, n, 0x401000, &in) == 0 && !in.rep_string && in.is_load,
+	    __LINE__, "decode: movsb without rep is no rep string instruction");
+}
+
+/* A sample at a rep movsb (glibc's memcpy of large blocks) is the instruction's own, at
+ * the current rsi and rdi, the read and the write taking turns; one at a rep stosb (memset)
+ * is its write. In anonymous code:
+ * mov %rdi,%rax; rep movsb; rep stosb; ret. */
+static void test_e2e_rep(struct memphis__code *c)
+{
+	uint8_t b[16];
+	size_t n = unhex("48 89 f8 f3 a4 f3 aa c3", b, sizeof(b));
+	long psz = sysconf(_SC_PAGESIZE);
+	struct memphis__regs regs;
+	uint64_t ip, a[2], base;
+	unsigned f[2];
+	uint8_t *p = mmap(NULL, (size_t)psz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
+
+	if (p != MAP_FAILED)
+		memcpy(p + 64, b, n);
+	if (p == MAP_FAILED || mprotect(p, (size_t)psz, PROT_READ | PROT_EXEC) < 0) {
+		for (int k = 0; k < 3; k++)
+			tap_skip(strerror(errno), "e2e rep string");
+		if (p != MAP_FAILED)
+			munmap(p, (size_t)psz);
+		return;
+	}
+	base = (uint64_t)(uintptr_t)p + 64;
+	memset(&regs, 0, sizeof(regs));
+	regs.r[MPH_SI] = 0x50000;
+	regs.r[MPH_DI] = 0x60000;
+	regs.r[MPH_CX] = 4096;
+	for (int k = 0; k < 2; k++)
+		f[k] = memphis__code_attribute(c, base + 3, &regs, &ip, &a[k]);
+	tap(ip == base + 3 && ((f[0] == (MPH_S_EXACT | MPH_S_LOAD) && a[0] == 0x50000 &&
+				f[1] == (MPH_S_EXACT | MPH_S_STORE) && a[1] == 0x60000) ||
+			       (f[1] == (MPH_S_EXACT | MPH_S_LOAD) && a[1] == 0x50000 &&
+				f[0] == (MPH_S_EXACT | MPH_S_STORE) && a[0] == 0x60000)),
+	    __LINE__, "e2e: two samples at a rep movsb: its own, the read at rsi and the write at rdi");
+	if (ip != base + 3)
+		printf("#   ip %#" PRIx64 " want %#" PRIx64 ", flags %#x %#x\n", ip, base + 3, f[0], f[1]);
+	f[0] = memphis__code_attribute(c, base + 5, &regs, &ip, &a[0]);
+	f[1] = memphis__code_attribute(c, base + 5, &regs, &ip, &a[1]);
+	tap(ip == base + 5 && f[0] == (MPH_S_EXACT | MPH_S_STORE) && a[0] == 0x60000 &&
+	    f[1] == f[0] && a[1] == a[0], __LINE__,
+	    "e2e: a sample at a rep stosb is its own write at rdi, every time");
+	munmap(p, (size_t)psz);
+	memphis__code_invalidate(c);
+	f[0] = memphis__code_attribute(c, base + 3, &regs, &ip, &a[0]);
+	tap(f[0] == (MPH_S_NOPRED | MPH_S_NOADDR), __LINE__,
+	    "e2e: after munmap + invalidate the rep movsb is unmapped");
+}
+
 /* Is the instruction at `at` a predecessor of ip: it ends at ip, or branches to it? */
 static int pred_ok(uint64_t at, uint64_t ip)
 {
@@ -683,7 +752,7 @@ int main(void)
 	struct memphis__insn in;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("1..%zu\n", nd + np + 1 + 1 + 3 + 1 + 1 + 2 + 2 + 1);
+	printf("1..%zu\n", nd + np + 1 + 1 + 3 + 1 + 1 + 2 + 2 + 1 + 3 + 3);
 	for (size_t i = 0; i < nd; i++)
 		run_dcase(&dcases[i]);
 	tap(memphis__insn_decode((const uint8_t *)"\x06", 1, 0x401000, &in) == -EINVAL &&
@@ -691,6 +760,7 @@ int main(void)
 	for (size_t i = 0; i < np; i++)
 		run_pcase(&pcases[i]);
 	test_vote_agrees();
+	test_rep_decode();
 
 	c = memphis__code_new();
 	if (!c) {
@@ -702,6 +772,7 @@ int main(void)
 	test_e2e_loop(c);
 	test_e2e_unmapped(c);
 	test_e2e_anon(c);
+	test_e2e_rep(c);
 	test_e2e_every_byte(c);
 	memphis__code_stats(c, &st);
 	printf("# note: code cache after the e2e tests: %" PRIu64 " hits, %" PRIu64 " misses "
