@@ -2,9 +2,10 @@
  * (tests/t_heapkinds.sh): arrays made by pvalloc, reallocarray, mmap, mmap64 (as
  * -D_FILE_OFFSET_BITS=64 builds call it; cut to an alignment by munmap of its head and
  * tail), mremap and a large malloc, each read by chases of its own of the same length, in
- * turns, inside region "kinds", so each gets the same share of the samples. Prints what an
- * overflowing reallocarray returned, whether errno survived successful calls, and the sums:
- * the output must be the same with and without the library.
+ * turns, inside region "kinds", so each gets the share of the samples that its chases'
+ * CPU time has (printed on stderr, "cpu SITE PERCENT"). Prints what an overflowing
+ * reallocarray returned, whether errno survived successful calls, and the sums: the
+ * output must be the same with and without the library.
  * `prog_heapkinds threads STEPS`: threads that chase arrays on their own stacks (one of
  * them a stack the program mapped itself, MAP_STACK), inside region "stacks".
  * The memphis API is referenced weakly: built without -lmemphis the program runs unprofiled,
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #pragma weak memphis_mark_named
 #pragma weak memphis_print
@@ -43,6 +45,14 @@ static void fill(long *p)
 {
 	for (long i = 0; i < N; i++)
 		p[i] = i * 7 + 1;
+}
+
+static double cpu_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
 /* steps reads of p from step `from` of one fixed pseudo-random walk */
@@ -104,15 +114,26 @@ static int kinds(long steps)
 	fill(a), fill(b), fill(c), fill(d), fill(e), fill(f);
 
 	mark("kinds");
+	/* the same steps on each array, but not the same time: on a virtual machine a step's
+	 * cost depends on where the host placed the array's pages (up to 2x apart), so the CPU
+	 * time of each array's chases is measured, and its share printed on stderr */
+	const long *arr[6] = { a, b, c, d, e, f };
+	static const char *site[6] = { "pvalloc", "reallocarray", "mmap", "mremap", "malloc",
+				       "mmap_aligned" };
+	double t[6] = { 0 }, all = 0;
 	for (long r = 0, n = steps / 50; r < 50; r++) { /* a load on the machine hits all alike */
-		sum += chase(a, r * n, n);
-		sum += chase(b, r * n, n);
-		sum += chase(c, r * n, n);
-		sum += chase(d, r * n, n);
-		sum += chase(e, r * n, n);
-		sum += chase(f, r * n, n);
+		for (int k = 0; k < 6; k++) {
+			double t0 = cpu_s();
+
+			sum += chase(arr[k], r * n, n);
+			t[k] += cpu_s() - t0;
+		}
 	}
 	print();
+	for (int k = 0; k < 6; k++)
+		all += t[k];
+	for (int k = 0; k < 6; k++)
+		fprintf(stderr, "cpu %s %.2f\n", site[k], all > 0 ? 100 * t[k] / all : 0);
 	printf("sum %ld\n", sum);
 	errno = EXDEV;
 	if (munmap(c, BYTES) || munmap(d, BYTES) || munmap(f, BYTES))
