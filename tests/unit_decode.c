@@ -502,36 +502,45 @@ static void test_e2e_unmapped(struct memphis__code *c)
 	tap(ok, __LINE__, "e2e: NULL cache is an error, not a crash");
 }
 
-/* Code in an anonymous executable mapping (JIT-like, no symbol): the vote answers. */
+/* A page of anonymous executable code (JIT-like, no symbol) holding the instructions
+ * `hex` at offset `at` (int3 around them): its address, or NULL after `nskips` skips of
+ * `what` saying why. The caller munmaps the page. */
+static uint8_t *anon_code(const char *hex, size_t at, const char *what, int nskips)
+{
+	long psz = sysconf(_SC_PAGESIZE);
+	uint8_t b[64];
+	size_t n = unhex(hex, b, sizeof(b));
+	uint8_t *p = mmap(NULL, (size_t)psz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
+	char why[128];
+
+	if (p != MAP_FAILED) {
+		memset(p, 0xcc, (size_t)psz);
+		memcpy(p + at, b, n);
+		if (mprotect(p, (size_t)psz, PROT_READ | PROT_EXEC) == 0)
+			return p;
+		snprintf(why, sizeof(why), "mprotect: %s", strerror(errno));
+		munmap(p, (size_t)psz);
+	} else {
+		snprintf(why, sizeof(why), "mmap: %s", strerror(errno));
+	}
+	for (int k = 0; k < nskips; k++)
+		tap_skip(why, what);
+	return NULL;
+}
+
+/* Code in an anonymous executable mapping (no symbol): the vote answers. */
 static void test_e2e_anon(struct memphis__code *c)
 {
-	uint8_t b[64];
-	size_t n = unhex(LOOP, b, sizeof(b));
 	long psz = sysconf(_SC_PAGESIZE);
 	struct memphis__code_stats st0, st1;
 	struct memphis__regs regs;
 	uint64_t ip, a, base;
 	unsigned f;
-	uint8_t *p = mmap(NULL, (size_t)psz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			  -1, 0);
+	uint8_t *p = anon_code(LOOP, 128, "e2e anonymous code", 2);
 
-	if (p == MAP_FAILED) {
-		char why[128];
-
-		snprintf(why, sizeof(why), "mmap: %s", strerror(errno));
-		tap_skip(why, "e2e anonymous code");
+	if (!p)
 		return;
-	}
-	memset(p, 0xcc, (size_t)psz);
-	memcpy(p + 128, b, n);
-	if (mprotect(p, (size_t)psz, PROT_READ | PROT_EXEC) < 0) {
-		char why[128];
-
-		snprintf(why, sizeof(why), "mprotect: %s", strerror(errno));
-		tap_skip(why, "e2e anonymous code");
-		munmap(p, (size_t)psz);
-		return;
-	}
 	base = (uint64_t)(uintptr_t)p + 128;
 	memset(&regs, 0, sizeof(regs));
 	regs.r[MPH_DI] = 0x10000;
@@ -574,24 +583,14 @@ static void test_rep_decode(void)
  * mov %rdi,%rax; rep movsb; rep stosb; ret. */
 static void test_e2e_rep(struct memphis__code *c)
 {
-	uint8_t b[16];
-	size_t n = unhex("48 89 f8 f3 a4 f3 aa c3", b, sizeof(b));
 	long psz = sysconf(_SC_PAGESIZE);
 	struct memphis__regs regs;
 	uint64_t ip, a[2], base;
 	unsigned f[2];
-	uint8_t *p = mmap(NULL, (size_t)psz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			  -1, 0);
+	uint8_t *p = anon_code("48 89 f8 f3 a4 f3 aa c3", 64, "e2e rep string", 3);
 
-	if (p != MAP_FAILED)
-		memcpy(p + 64, b, n);
-	if (p == MAP_FAILED || mprotect(p, (size_t)psz, PROT_READ | PROT_EXEC) < 0) {
-		for (int k = 0; k < 3; k++)
-			tap_skip(strerror(errno), "e2e rep string");
-		if (p != MAP_FAILED)
-			munmap(p, (size_t)psz);
+	if (!p)
 		return;
-	}
 	base = (uint64_t)(uintptr_t)p + 64;
 	memset(&regs, 0, sizeof(regs));
 	regs.r[MPH_SI] = 0x50000;
