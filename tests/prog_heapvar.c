@@ -6,12 +6,14 @@
  * struct a pointer parameter points to (grid_init's gr->cells), and in no variable at all
  * (passed straight to consume: named by its call site). posix_memalign's status in %rax
  * (its int rc) is no pointer: named by its call site. Each array is read by a chase
- * of the same length inside region "heapvar". `prog_heapvar STEPS` (default 20000000). */
+ * of the same length inside region "heapvar".
+ *   prog_heapvar [STEPS [ELEMENTS]]   (default 20000000 steps, 131072 doubles an array: 1 MiB;
+ *                                      ELEMENTS a power of two) */
 #include <memphis.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-enum { N = 1 << 17 }; /* 1 MiB arrays */
+static long N = 1 << 17; /* doubles an array: 1 MiB (argv[2]) */
 
 struct grid {
 	long n;
@@ -107,6 +109,11 @@ int main(int argc, char **argv)
 	long steps = argc > 1 ? atol(argv[1]) : 20000000;
 	double sum = 0, *pm;
 	int rc;
+
+	if (argc > 2)
+		N = atol(argv[2]);
+	if (N < 8 || (N & (N - 1)))
+		return 1;
 
 	g_mat = alloc_matrix(N);       /* FROM:global */
 	s_mat = alloc_matrix(N);       /* FROM:static */
