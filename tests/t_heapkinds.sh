@@ -1,9 +1,10 @@
 # Heap objects made by pvalloc, reallocarray, mmap and mremap (issue 11 item 15): each is
 # named by its call site like a malloc, with the share of the samples its chases' CPU time
 # has (tests/prog_heapkinds.c: six arrays, chases of the same length, each timed: about
-# 1/6 each, but up to 2x apart on a virtual machine; +-5 points); an array cut to an alignment out of a larger mapping keeps the name of its
-# mmap (mmap64 there); a large malloc is one object, not also an mmap. An overflowing reallocarray gives
-# NULL and ENOMEM as glibc's does; output and exit status are the same with and without
+# 1/6 each, but up to 2x apart on a virtual machine; +-5 points); an array cut to an
+# alignment out of a larger mapping keeps the name of its mmap (mmap64 there); a large
+# malloc is one object, not also an mmap. An overflowing reallocarray gives NULL and ENOMEM
+# as glibc's does; output and exit status are the same with and without
 # the library (the same binary, unlinked, run plain and with LD_PRELOAD). Thread stacks,
 # one of them mapped by the program with MAP_STACK, stay stacks, not mmap objects. An array
 # from libnuma's numa_alloc_onnode is named by the program's line, not by libnuma's code.

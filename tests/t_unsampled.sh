@@ -38,10 +38,11 @@ else
 	n=$((kb * ncpu / 64 + 16))
 	[ "$n" -le 1000 ] || n=1000
 	mkdir nb && chmod 777 nb
+	# per thread, as an unprivileged user gets where kernel.perf_event_paranoid > 0
 	as_nobody() {
 		(cd nb && ulimit -n "$(ulimit -Hn)" &&
-			setpriv --reuid=65534 --regid=65534 --clear-groups \
-				sh -c "ulimit -l 0; exec timeout 120 \"$P\" many $n 0" "$@")
+			MEMPHIS_SCOPE=thread setpriv --reuid=65534 --regid=65534 --clear-groups \
+				sh -c "ulimit -l 0; exec timeout 120 \"$P\" many $n 0")
 	}
 	MEMPHIS_DISABLE=1 as_nobody > plain.out 2> /dev/null
 	as_nobody > prof.out 2> prof.err
