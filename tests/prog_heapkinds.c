@@ -114,9 +114,9 @@ static int kinds(long steps)
 	fill(a), fill(b), fill(c), fill(d), fill(e), fill(f);
 
 	mark("kinds");
-	/* the same steps on each array, but not the same time: on a virtual machine a step's
-	 * cost depends on where the host placed the array's pages (up to 2x apart), so the CPU
-	 * time of each array's chases is measured, and its share printed on stderr */
+	/* the same steps on each array, but not the same time: on a KVM guest they took up to
+	 * twice as long on one array as on another, so the CPU time of each array's chases is
+	 * measured, and its share printed on stderr */
 	const long *arr[6] = { a, b, c, d, e, f };
 	static const char *site[6] = { "pvalloc", "reallocarray", "mmap", "mremap", "malloc",
 				       "mmap_aligned" };
