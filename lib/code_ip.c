@@ -280,6 +280,8 @@ unsigned memphis__code_attribute(struct memphis__code *c, uint64_t sampled_ip,
 				 uint64_t *data_addr)
 {
 	struct ipent local, *e;
+	const struct memphis__insn *in;
+	struct memphis__insn other;
 	unsigned f;
 	int found;
 
@@ -304,20 +306,19 @@ unsigned memphis__code_attribute(struct memphis__code *c, uint64_t sampled_ip,
 	if (!e->pred)
 		return MPH_S_NOPRED | MPH_S_NOADDR;
 	*ip = e->pred;
-	if (e->insn.rep_string && e->insn.base2 != MEMPHIS__REG_NONE && (e->second ^= 1)) {
+	in = &e->insn;
+	if (in->rep_string && in->base2 != MEMPHIS__REG_NONE && (e->second ^= 1)) {
 		/* rep movs reads and writes as much: every other sample is the write's */
-		struct memphis__insn other = e->insn;
-
+		other = *in;
 		other.base = other.base2;
 		other.is_load = !other.store2;
 		other.is_store = other.store2;
-		f = memphis__insn_address(&other, e->pred, regs, data_addr);
-		return f | (other.is_load ? MPH_S_LOAD : 0) | (other.is_store ? MPH_S_STORE : 0);
+		in = &other;
 	}
-	f = memphis__insn_address(&e->insn, e->pred, regs, data_addr);
-	if (e->insn.is_load)
+	f = memphis__insn_address(in, e->pred, regs, data_addr);
+	if (in->is_load)
 		f |= MPH_S_LOAD;
-	if (e->insn.is_store)
+	if (in->is_store)
 		f |= MPH_S_STORE;
 	return f;
 }
