@@ -31,7 +31,8 @@ struct mr_hw_stat {
 	uint64_t loads, stores;
 	uint64_t hitm;                       /* snoop hit modified */
 	uint64_t lat_n, lat_sum;             /* samples with a latency (weight > 0), their sum */
-	uint64_t hw_remote;                  /* the hardware says remote */
+	uint64_t hw_remote;                  /* the hardware says another node (mem_remote
+	                                      * without hops 0, memphis_mem_src_decode) */
 	uint64_t page_remote;                /* the page's home is not the CPU's node */
 	uint64_t disagree;                   /* hardware remote flag != page-home remote,
 	                                      * both known */

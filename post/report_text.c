@@ -377,8 +377,8 @@ static void print_hw_rest(const struct report *r, FILE *f)
 		fprintf(f, " lat, p90: access latency in cycles, mean and 90th\n  percentile "
 			"(p90 within 6.25 %%).");
 	fprintf(f, "\n  page-rem: the page's home is another node (what the tables count as remote); "
-		"hw-rem: the\n  hardware says remote; disagree: the two differ (AMD also calls "
-		"other CCXs/CCDs of one socket remote).\n");
+		"hw-rem: the\n  hardware says another node (another core of this node, such as "
+		"AMD's other CCX, is near$);\n  disagree: the two differ.\n");
 }
 
 /* The per-node tables: groups (variables, or lines with --by line) with their items. */

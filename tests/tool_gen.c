@@ -154,9 +154,10 @@ static const struct hw_class hw_local[] = {
 	{ "lfb", 0x11868100242ull, 0, 0, 0, 10, 40, 100 },   /* published Skylake-SP LFB load */
 	{ "l2", DS_LD | DS_HIT(L2) | DS_NUM(PERF_MEM_LVLNUM_L2), 0, 0, 0, 12, 20, 100 },
 	{ "l3", DS_LD | DS_HIT(L3) | DS_NUM(PERF_MEM_LVLNUM_L3), 0, 0, 0, 35, 60, 100 },
-	/* AMD: another CCX of the socket, which IBS calls remote */
+	/* AMD: another CCX of the node, which IBS calls a remote core of the same node
+	 * (remote, hops 0): not another node */
 	{ "near_cache", DS_LD | DS_HIT(REM_CCE1) | DS_NUM(PERF_MEM_LVLNUM_ANY_CACHE) |
-	  DS(REMOTE, REMOTE) | DS_HOPS(PERF_MEM_HOPS_0), 0, 0, 1, 80, 150, 100 },
+	  DS(REMOTE, REMOTE) | DS_HOPS(PERF_MEM_HOPS_0), 0, 0, 0, 80, 150, 100 },
 	{ "local_dram", DS_LD | DS_HIT(LOC_RAM) | DS_NUM(PERF_MEM_LVLNUM_RAM), 0, 0, 0, 150, 400, 150 },
 	{ "l1", DS(OP, STORE) | DS_HIT(L1) | DS_NUM(PERF_MEM_LVLNUM_L1), 1, 0, 0, 0, 0, 100 },
 	{ "io", DS_LD | DS_HIT(IO) | DS_NUM(PERF_MEM_LVLNUM_IO), 0, 0, 0, 1000, 3000, 30 },

@@ -77,9 +77,9 @@ static const struct ibs_case ibs_cases[] = {
 	{ __LINE__, "Zen 4: own CCX cache (ext DataSrc 1)",
 	  CTL_OP_VAL, 0, D2_SRC_LO(1), D3_LD | D3_DC_MISS | D3_L2_MISS, 1,
 	  0, 1, 0, 1, 0, 1, 0, MEMPHIS_SRC_L3, 0 },
-	{ __LINE__, "Zen 4: near CCX cache (ext DataSrc 2): same node, yet remote for the hardware",
-	  CTL_OP_VAL, 0, D2_SRC_LO(2), D3_LD | D3_DC_MISS | D3_L2_MISS, 1,
-	  0, 1, 0, 1, 0, 1, 1, MEMPHIS_SRC_NEAR_CACHE, 0 },
+	{ __LINE__, "Zen 4: near CCX cache (ext DataSrc 2): remote with hops 0, the same node: "
+	  "not remote (W4)", CTL_OP_VAL, 0, D2_SRC_LO(2), D3_LD | D3_DC_MISS | D3_L2_MISS, 1,
+	  0, 1, 0, 1, 0, 1, 0, MEMPHIS_SRC_NEAR_CACHE, 0 },
 	{ __LINE__, "Zen 4: remote DRAM (ext DataSrc 3, RmtNode 1)",
 	  CTL_OP_VAL, 0, D2_SRC_LO(3) | D2_RMT_NODE, D3_LD | D3_LIN_VALID | D3_DC_MISS | D3_L2_MISS, 1,
 	  0, 1, 1, 1, 0, 1, 1, MEMPHIS_SRC_REMOTE_RAM, 0 },
@@ -163,6 +163,16 @@ static const struct src_case src_cases[] = {
 	{ __LINE__, "lvl_num any cache, remote (another node's cache)",
 	  S(OP, LOAD) | S(LVLNUM, ANY_CACHE) | S(REMOTE, REMOTE), 1, 0, 1, MEMPHIS_SRC_FAR_CACHE },
 	{ __LINE__, "lvl_num L3, remote", S(OP, LOAD) | S(LVLNUM, L3) | S(REMOTE, REMOTE), 1, 0, 1, MEMPHIS_SRC_FAR_CACHE },
+	/* W4: uapi PERF_MEM_HOPS_0 "remote core, same node"; perf c2c's c2c_decode_stats()
+	 * counts remote only with hops above 0 */
+	{ __LINE__, "any cache, remote, hops 0: another core of this node: near, not remote",
+	  S(OP, LOAD) | S(LVLNUM, ANY_CACHE) | S(REMOTE, REMOTE) | S(HOPS, 0), 1, 0, 0, MEMPHIS_SRC_NEAR_CACHE },
+	{ __LINE__, "lvl_num L3, remote, hops 0: another core's L3 in this node",
+	  S(OP, LOAD) | S(LVLNUM, L3) | S(REMOTE, REMOTE) | S(HOPS, 0), 1, 0, 0, MEMPHIS_SRC_NEAR_CACHE },
+	{ __LINE__, "lvl_num RAM, remote, hops 0: this node's DRAM",
+	  S(OP, LOAD) | S(LVLNUM, RAM) | S(REMOTE, REMOTE) | S(HOPS, 0), 1, 0, 0, MEMPHIS_SRC_LOCAL_RAM },
+	{ __LINE__, "any cache, remote, hops 1 (another node, same socket): far",
+	  S(OP, LOAD) | S(LVLNUM, ANY_CACHE) | S(REMOTE, REMOTE) | S(HOPS, 1), 1, 0, 1, MEMPHIS_SRC_FAR_CACHE },
 	{ __LINE__, "lvl_num wins over lvl bits",
 	  S(OP, LOAD) | S(LVL, HIT) | S(LVL, L1) | S(LVLNUM, L2), 1, 0, 0, MEMPHIS_SRC_L2 },
 	{ __LINE__, "lvl_num PMEM", S(OP, LOAD) | S(LVLNUM, PMEM), 1, 0, 0, MEMPHIS_SRC_PMEM },
@@ -292,7 +302,7 @@ static const struct ds_case ds_cases[] = {
 	  LD | HIT(L3) | S(LVLNUM, L3) | S(SNOOP, HITM) | LK_NA | TLB_NA, MEMPHIS_SRC_L3, 0, 1, 0, 1 },
 	{ __LINE__, "Zen 4 DataSrc 2: near CCX, HITM", D2_SRC_LO(2), D3_LD | D3_DC_MISS | D3_L2_MISS,
 	  ZEN4, 0x19, 0x11, LD | HIT(REM_CCE1) | S(LVLNUM, ANY_CACHE) | S(REMOTE, REMOTE) | S(HOPS, 0) |
-	  S(SNOOP, HITM) | LK_NA | TLB_NA, MEMPHIS_SRC_NEAR_CACHE, 1, 1, 0, 1 },
+	  S(SNOOP, HITM) | LK_NA | TLB_NA, MEMPHIS_SRC_NEAR_CACHE, 0, 1, 0, 1 },
 	{ __LINE__, "Zen 4 DataSrc 5: far CCX (another node), HITM", D2_SRC_LO(5) | D2_RMT_NODE,
 	  D3_LD | D3_DC_MISS | D3_L2_MISS, ZEN4, 0x19, 0x11,
 	  LD | HIT(REM_CCE2) | S(LVLNUM, ANY_CACHE) | REM1 | S(SNOOP, HITM) | LK_NA | TLB_NA,

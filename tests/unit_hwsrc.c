@@ -85,6 +85,23 @@ int main(void)
 	s.flags = MPH_S_EXACT;
 	ok(!mr_hw_sample(&s) && mr_hw_sample(&(struct memphis_rec_sample){ .data_src = 0x1e05080021ULL }),
 	   "a soft sample is not a hardware one; any data source is");
+	/* W4: another CCX of the node (IBS Zen 4 DataSrc 2, the kernel's g_zen4_data_src[]):
+	 * mem_remote with hops 0, "remote core, same node": not hardware-remote; on a page of
+	 * the sampling node nothing disagrees, on another node's page it does */
+	{
+		const unsigned long long nearccx = LD | HIT(REM_CCE1) | S(LVLNUM, ANY_CACHE) |
+						   S(REMOTE, REMOTE) | S(HOPS, 0);
+
+		s = smp(nearccx, 120, MPH_S_LOAD);
+		mr_hwsrc_add(&h, 0, 3, 12, &s, 0);
+		mr_hwsrc_add(&h, 0, 3, 12, &s, 0);
+		mr_hwsrc_add(&h, 0, 3, 12, &s, 1);
+		st = mr_hwsrc_get(&h, 0, 3, 12);
+		ok(st && st->n == 3 && st->src[0][MEMPHIS_SRC_NEAR_CACHE] == 3 && st->hw_remote == 0 &&
+		   st->page_remote == 1 && st->disagree == 1,
+		   "another CCX of the node (remote, hops 0): near cache, not hardware-remote; "
+		   "disagrees only on another node's page");
+	}
 	/* orders and ranges: node 1 gets variable 1 line 10 (2 samples) and variable 2 line
 	 * 10 (1); ids above the limits count as 0, nodes above theirs as the largest */
 	{

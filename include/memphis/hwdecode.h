@@ -12,8 +12,9 @@
  * is then classified from a perf_mem_data_src (memphis_mem_src_decode). So a raw IBS record
  * and one the kernel translated come out the same, and so do IBS and PEBS. Consequences of
  * that convention: Zen 3 DataSrc 4 ("remote cache") is remote whatever RmtNode says, and
- * Zen 4 DataSrc 2 (another CCX of the same node) is remote with hops 0 (src NEAR_CACHE,
- * remote 1): AMD's "remote" also counts other CCDs.
+ * Zen 4 DataSrc 2 (another CCX of the same node) carries mem_remote with hops 0, which
+ * <linux/perf_event.h> defines as "remote core, same node": src NEAR_CACHE, not remote
+ * (as perf c2c counts it).
  *
  * Layouts: IBS op MSRs as in the kernel's arch/x86/include/asm/amd-ibs.h (AMD PPR for
  * Family 19h): IBS_OP_CTL En bit 17, Val 18; IBS_OP_DATA TagToRet 16-31, RipInvalid 38;
@@ -132,7 +133,8 @@ struct memphis_hw_access {
 	__u8 ip_valid, addr_valid;
 	__u8 is_load, is_store;
 	__u8 miss;         /* missed the first-level data cache */
-	__u8 remote;       /* the hardware says remote (mem_remote; AMD: also another CCX) */
+	__u8 remote;       /* the hardware says another node (mem_remote, but not with hops 0:
+	                    * "remote core, same node", e.g. AMD's other CCX) */
 	__u8 src;          /* enum memphis_hw_src */
 	/* appended for issue 12 */
 	__u64 phys;        /* physical data address (when phys_valid) */
@@ -154,15 +156,18 @@ static inline __u64 memphis__bits(__u64 v, unsigned int lo, unsigned int n)
 
 /* Decode perf's union perf_mem_data_src (PERF_SAMPLE_DATA_SRC) into op, level, remote,
  * HITM and lock. mem_lvl_num (with mem_remote and mem_hops) is preferred when set; the older
- * mem_lvl bits answer otherwise (a level counts when reported as a hit). Any cache of
- * another core: remote with hops 0 is NEAR_CACHE, remote otherwise FAR_CACHE, local with
- * the L3 level bit L3, else NEAR_CACHE. Sets data_src, has_src, is_load, is_store, src,
- * remote, miss, l2_miss, hitm and locked; leaves ip, addr, latency and the rest alone. */
+ * mem_lvl bits answer otherwise (a level counts when reported as a hit). mem_remote with
+ * mem_hops HOPS_0 is "remote core, same node" (<linux/perf_event.h>; perf c2c counts it as
+ * local): not remote, and a cache there is NEAR_CACHE. Any cache of another core: remote
+ * FAR_CACHE, hops 0 NEAR_CACHE, local with the L3 level bit L3, else NEAR_CACHE. Sets
+ * data_src, has_src, is_load, is_store, src, remote, miss, l2_miss, hitm and locked; leaves
+ * ip, addr, latency and the rest alone. */
 static inline void memphis_mem_src_decode(__u64 v, struct memphis_hw_access *out)
 {
 	__u64 op = memphis__bits(v, 0, 5), lvl = memphis__bits(v, 5, 14);
 	__u64 num = memphis__bits(v, 33, 4), hops = memphis__bits(v, 43, 3);
-	int remote = (int)memphis__bits(v, 37, 1);
+	int near = memphis__bits(v, 37, 1) && hops == MEMPHIS_HOPS_0; /* this node, another core */
+	int remote = memphis__bits(v, 37, 1) && !near;
 
 	out->data_src = v;
 	out->is_load = (op & MEMPHIS_MEM_OP_LOAD) != 0;
@@ -175,13 +180,17 @@ static inline void memphis_mem_src_decode(__u64 v, struct memphis_hw_access *out
 	switch (num) {
 	case MEMPHIS_LVLNUM_L1: out->src = MEMPHIS_SRC_L1; break;
 	case MEMPHIS_LVLNUM_L2: out->src = MEMPHIS_SRC_L2; break;
-	case MEMPHIS_LVLNUM_L3: out->src = remote ? MEMPHIS_SRC_FAR_CACHE : MEMPHIS_SRC_L3; break;
+	case MEMPHIS_LVLNUM_L3:
+		out->src = remote ? MEMPHIS_SRC_FAR_CACHE : near ? MEMPHIS_SRC_NEAR_CACHE : MEMPHIS_SRC_L3;
+		break;
 	case MEMPHIS_LVLNUM_UNC: out->src = MEMPHIS_SRC_UNCACHED; break;
 	case MEMPHIS_LVLNUM_CXL: out->src = MEMPHIS_SRC_CXL; break;
 	case MEMPHIS_LVLNUM_IO: out->src = MEMPHIS_SRC_IO; break;
 	case MEMPHIS_LVLNUM_ANY_CACHE:
 		if (remote)
-			out->src = hops == MEMPHIS_HOPS_0 ? MEMPHIS_SRC_NEAR_CACHE : MEMPHIS_SRC_FAR_CACHE;
+			out->src = MEMPHIS_SRC_FAR_CACHE;
+		else if (near)
+			out->src = MEMPHIS_SRC_NEAR_CACHE;
 		else
 			out->src = (lvl & MEMPHIS_LVL_L3) ? MEMPHIS_SRC_L3 : MEMPHIS_SRC_NEAR_CACHE;
 		break;
