@@ -370,11 +370,13 @@ static void print_hw_rest(const struct report *r, FILE *f)
 	}
 
 	fprintf(f, "\nData sources: where the hardware says each sampled access found its data, near "
-		"to far:\n  L1, LFB (fill buffer), L2, L3, near$ (another cache of the node), lDRAM "
-		"and rDRAM (local and\n  remote DRAM), rem$ (a cache of another node), PMEM, CXL, IO, "
-		"UC (uncached), n/a (not reported);\n  HITM: the line was modified in another cache.");
+		"to far:\n  L1, LFB (fill buffer), L1miss (missed L1, served from where is not "
+		"reported), L2, L3, near$\n  (another cache of the node), L3miss (missed L3, served "
+		"from where is not reported), lDRAM\n  and rDRAM (local and remote DRAM), rem$ (a "
+		"cache of another node), PMEM, CXL, IO, UC\n  (uncached), n/a (not reported); HITM: "
+		"the line was modified in another cache.");
 	if (r->hw_lat)
-		fprintf(f, " lat, p90: access latency in cycles, mean and 90th\n  percentile "
+		fprintf(f, "\n  lat, p90: access latency in cycles, mean and 90th percentile "
 			"(p90 within 6.25 %%).");
 	fprintf(f, "\n  page-rem: the page's home is another node (what the tables count as remote); "
 		"hw-rem: the\n  hardware says another node (another core of this node, such as "

@@ -27,8 +27,8 @@ cat > truth.py <<'PY'
 # BY: variable (tables by variable) or line (--by line).
 import json, math, sys
 r = json.load(open(sys.argv[1])); by = sys.argv[3]
-SRC = ["l1", "lfb", "l2", "l3", "near_cache", "local_dram", "remote_dram", "remote_cache",
-       "pmem", "cxl", "io", "uncached", "na"]
+SRC = ["l1", "lfb", "l1_miss", "l2", "l3", "near_cache", "l3_miss", "local_dram", "remote_dram",
+       "remote_cache", "pmem", "cxl", "io", "uncached", "na"]
 def new(): return {"n": 0, "loads": 0, "stores": 0, "src": dict.fromkeys(SRC, 0),
                    "ssrc": dict.fromkeys(SRC, 0), "hitm": 0, "lat": [], "page": 0, "hw": 0, "dis": 0}
 agg = {}
@@ -90,7 +90,8 @@ cat > text.py <<'PY'
 # sources with no sample on the node are left out, and the names follow the node's table.
 import json, re, sys
 text = open(sys.argv[1]).read().splitlines(); r = json.load(open(sys.argv[2]))
-KEYS = {"L1": "l1", "LFB": "lfb", "L2": "l2", "L3": "l3", "near$": "near_cache", "lDRAM": "local_dram",
+KEYS = {"L1": "l1", "LFB": "lfb", "L1miss": "l1_miss", "L2": "l2", "L3": "l3", "near$": "near_cache",
+        "L3miss": "l3_miss", "lDRAM": "local_dram",
         "rDRAM": "remote_dram", "rem$": "remote_cache", "PMEM": "pmem", "CXL": "cxl", "IO": "io",
         "UC": "uncached", "n/a": "na"}
 nodes = {n["label"]: n for n in r["hardware"]["nodes"]}
@@ -138,8 +139,9 @@ check "text Data sources tables equal the JSON (--by line)" python3 text.py line
 # every access is page-remote, and it disagrees with the hardware exactly for the L1 hits,
 # the stores (L1) and the uncached loads; from node 0 nothing disagrees: the other-CCX
 # hits (near$) carry remote with hops 0, a core of the same node, not hardware-remote
-# (review W4); every store is an L1 store.
-check "by construction: colidx disagreements on both nodes, stores in L1 only" python3 -c '
+# (review W4); every store is an L1 hit or an L1 miss of unknown source (a precise store's
+# L1|MISS, review W3), and Intel's data source 0 is a miss of L3 (W2).
+check "by construction: colidx disagreements on both nodes, stores in L1 or L1miss, loads in L3miss" python3 -c '
 import json, sys
 r = json.load(open("hw.json"))
 e = {t["node"]: {x["name"]: x["hardware"] for x in t["entries"]} for t in r["tables"]}
@@ -148,7 +150,9 @@ ok = n1["page_remote"] == n1["samples"] and n1["hw_remote_disagree"] == n1["sour
 ok = ok and n1["sources"]["local_dram"] == 0 and n1["sources"]["near_cache"] == 0 and n1["hitm"] == n1["sources"]["remote_cache"] > 0
 v = [v for v in r["variables"] if v["name"] == "colidx"][0]["hardware"]
 ok = ok and v["hw_remote_disagree"] == n1["hw_remote_disagree"] and v["sources"]["near_cache"] > 0
-ok = ok and v["store_sources"]["l1"] == v["stores"] > 0 and v["loads"] + v["stores"] == v["samples"]
+ok = ok and v["store_sources"]["l1"] + v["store_sources"]["l1_miss"] == v["stores"] > 0
+ok = ok and v["store_sources"]["l1_miss"] == v["sources"]["l1_miss"] > 0 and v["sources"]["l3_miss"] > 0
+ok = ok and v["store_sources"]["l3_miss"] == 0 and v["loads"] + v["stores"] == v["samples"]
 sys.exit(not ok)'
 check "columns left out: no PMEM or CXL column (none generated)" sh -c \
 	'! grep -E "^ +samples .*(PMEM|CXL)" hw.txt && grep -qE "^ +samples +loads +stores +L1 " hw.txt'

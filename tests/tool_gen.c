@@ -151,7 +151,10 @@ struct hw_class {
 
 static const struct hw_class hw_local[] = {
 	{ "l1", 0x10268100142ull, 0, 0, 0, 4, 7, 300 },      /* published Skylake-SP L1 load */
-	{ "lfb", 0x11868100242ull, 0, 0, 0, 10, 40, 100 },   /* published Skylake-SP LFB load */
+	{ "lfb", 0x11868100242ull, 0, 0, 0, 10, 40, 80 },    /* published Skylake-SP LFB load */
+	/* Intel's PEBS data source 0 (ds.c pebs_data_source[0x00], "ukn L3"): missed L3 */
+	{ "l3_miss", DS_LD | DS(LVL, MISS) | DS_NUM(PERF_MEM_LVLNUM_L3) | DS(SNOOP, NA) |
+	  DS(TLB, HIT) | DS(TLB, L1) | DS(TLB, L2), 0, 0, 0, 200, 500, 20 },
 	{ "l2", DS_LD | DS_HIT(L2) | DS_NUM(PERF_MEM_LVLNUM_L2), 0, 0, 0, 12, 20, 100 },
 	{ "l3", DS_LD | DS_HIT(L3) | DS_NUM(PERF_MEM_LVLNUM_L3), 0, 0, 0, 35, 60, 100 },
 	/* AMD: another CCX of the node, which IBS calls a remote core of the same node
@@ -159,7 +162,10 @@ static const struct hw_class hw_local[] = {
 	{ "near_cache", DS_LD | DS_HIT(REM_CCE1) | DS_NUM(PERF_MEM_LVLNUM_ANY_CACHE) |
 	  DS(REMOTE, REMOTE) | DS_HOPS(PERF_MEM_HOPS_0), 0, 0, 0, 80, 150, 100 },
 	{ "local_dram", DS_LD | DS_HIT(LOC_RAM) | DS_NUM(PERF_MEM_LVLNUM_RAM), 0, 0, 0, 150, 400, 150 },
-	{ "l1", DS(OP, STORE) | DS_HIT(L1) | DS_NUM(PERF_MEM_LVLNUM_L1), 1, 0, 0, 0, 0, 100 },
+	{ "l1", DS(OP, STORE) | DS_HIT(L1) | DS_NUM(PERF_MEM_LVLNUM_L1), 1, 0, 0, 0, 0, 70 },
+	/* a precise store that missed L1 (ds.c precise_datala_hsw(), on PERF_MEM_NA) */
+	{ "l1_miss", DS(OP, STORE) | DS(LVL, L1) | DS(LVL, MISS) | DS(SNOOP, NA) | DS(LOCK, NA) |
+	  DS(TLB, NA) | DS_NUM(PERF_MEM_LVLNUM_NA), 1, 0, 0, 0, 0, 30 },
 	{ "io", DS_LD | DS_HIT(IO) | DS_NUM(PERF_MEM_LVLNUM_IO), 0, 0, 0, 1000, 3000, 30 },
 	{ "na", DS_LD | DS(LVL, NA) | DS_NUM(PERF_MEM_LVLNUM_NA), 0, 0, 0, 0, 0, 20 },
 };

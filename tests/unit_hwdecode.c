@@ -155,7 +155,7 @@ static const struct src_case src_cases[] = {
 	{ __LINE__, "load, remote DRAM 1 hop", S(OP, LOAD) | S(LVL, HIT) | S(LVL, REM_RAM1), 1, 0, 1, MEMPHIS_SRC_REMOTE_RAM },
 	{ __LINE__, "load, remote DRAM 2 hops", S(OP, LOAD) | S(LVL, HIT) | S(LVL, REM_RAM2), 1, 0, 1, MEMPHIS_SRC_REMOTE_RAM },
 	{ __LINE__, "load, remote cache", S(OP, LOAD) | S(LVL, HIT) | S(LVL, REM_CCE1), 1, 0, 1, MEMPHIS_SRC_FAR_CACHE },
-	{ __LINE__, "L3 miss without a level that hit: unknown", S(OP, LOAD) | S(LVL, MISS) | S(LVL, L3), 1, 0, 0, MEMPHIS_SRC_NA },
+	{ __LINE__, "L3 miss, lvl bits only: missed L3, source unknown", S(OP, LOAD) | S(LVL, MISS) | S(LVL, L3), 1, 0, 0, MEMPHIS_SRC_L3_MISS },
 	{ __LINE__, "uncached", S(OP, LOAD) | S(LVL, HIT) | S(LVL, UNC), 1, 0, 0, MEMPHIS_SRC_UNCACHED },
 	{ __LINE__, "store, L1 hit", S(OP, STORE) | S(LVL, HIT) | S(LVL, L1), 0, 1, 0, MEMPHIS_SRC_L1 },
 	{ __LINE__, "lvl_num RAM, remote", S(OP, LOAD) | S(LVLNUM, RAM) | S(REMOTE, REMOTE), 1, 0, 1, MEMPHIS_SRC_REMOTE_RAM },
@@ -482,6 +482,179 @@ static void run_perf(const struct perf_case *c)
 	tap(ok, c->line, "perf data_src %#llx: %s", c->data_src, c->what);
 }
 
+/* ---- every row of the kernel's Intel PEBS data-source encoders (arch/x86/events/intel/
+ * ds.c), each value built as the kernel builds it (its P(), OP_LH, LEVEL() and REM
+ * spelled with PERF_MEM_S()), with what memphis must make of it:
+ *  - pebs_data_source[] (Sandy Bridge and later), intel_pmu_pebs_data_source_nhm(),
+ *    intel_pmu_pebs_data_source_skl(pmem), precise_store_data(), precise_datala_hsw():
+ *    torvalds/linux ds.c @00ed905ab8e5, the same rows in the v6.5 file below;
+ *  - __intel_pmu_pebs_data_source_grt() (ADL E-core), __intel_pmu_pebs_data_source_cmt()
+ *    (MTL E-core), store_latency_data() (SPR/ADL P-core mem-stores: a load row with mem_op
+ *    STORE): ds.c of v6.5 (intel_pmu_pebs_data_source_mtl);
+ *  - lnc_pebs_data_source[] and lnl_latency_data() (Lion Cove P-core: Lunar and Arrow
+ *    Lake): "perf/x86/intel: Support new data source for Lunar Lake" (Kan Liang, v6.11),
+ *    with the uapi's PERF_MEM_LVLNUM_L2_MHB 0x05 and _MSC 0x06 it adds.
+ * A missed level is not a source (review W2, W3); an L4 / memory-side cache is a cache of
+ * the node, L2's miss buffer a miss buffer (M10); SNB-BDW 0x0b is remote DRAM although its
+ * lvl_num says L3 (M12). TLB and lock bits, which ds.c ORs in afterwards, change none of it
+ * (the SKX capture's values in perf_cases carry them). */
+#define P(a, b) PERF_MEM_S(a, b)
+#define OP_LH (P(OP, LOAD) | P(LVL, HIT))
+#define LEVEL(x) P(LVLNUM, x)
+#define REM P(REMOTE, REMOTE)
+#define SNOOP_NONE_MISS (P(SNOOP, NONE) | P(SNOOP, MISS))
+#define LEVEL_L2_MHB (0x05ULL << PERF_MEM_LVLNUM_SHIFT) /* v6.11, not in older headers */
+#define LEVEL_MSC (0x06ULL << PERF_MEM_LVLNUM_SHIFT)
+/* PERF_MEM_NA as of v6.6 (5c6e623f1b8e adds LVLNUM NA), the base of precise_datala_hsw() */
+#define MEM_NA (P(OP, NA) | P(LVL, NA) | P(SNOOP, NA) | P(LOCK, NA) | P(TLB, NA) | LEVEL(NA))
+#define AS_STORE(v) (((v) & ~0x1fULL) | P(OP, STORE)) /* store_latency_data(): mem_op STORE */
+
+struct ktab_case {
+	int line;
+	const char *what;
+	unsigned long long v;
+	int is_load, is_store;
+	unsigned src;
+	int remote, hitm, miss, l2_miss;
+};
+
+static const struct ktab_case ktab_cases[] = {
+	/* pebs_data_source[], Sandy Bridge and later */
+	{ __LINE__, "0x00 ukn L3: missed L3, source unknown (W2)",
+	  P(OP, LOAD) | P(LVL, MISS) | LEVEL(L3) | P(SNOOP, NA), 1, 0, MEMPHIS_SRC_L3_MISS, 0, 0, 1, 1 },
+	{ __LINE__, "0x01 L1 local", OP_LH | P(LVL, L1) | LEVEL(L1) | P(SNOOP, NONE),
+	  1, 0, MEMPHIS_SRC_L1, 0, 0, 0, 0 },
+	{ __LINE__, "0x02 LFB hit", OP_LH | P(LVL, LFB) | LEVEL(LFB) | P(SNOOP, NONE),
+	  1, 0, MEMPHIS_SRC_LFB, 0, 0, 1, 0 },
+	{ __LINE__, "0x03 L2 hit", OP_LH | P(LVL, L2) | LEVEL(L2) | P(SNOOP, NONE),
+	  1, 0, MEMPHIS_SRC_L2, 0, 0, 1, 0 },
+	{ __LINE__, "0x04 L3 hit", OP_LH | P(LVL, L3) | LEVEL(L3) | P(SNOOP, NONE),
+	  1, 0, MEMPHIS_SRC_L3, 0, 0, 1, 1 },
+	{ __LINE__, "0x05 L3 hit, snoop miss", OP_LH | P(LVL, L3) | LEVEL(L3) | P(SNOOP, MISS),
+	  1, 0, MEMPHIS_SRC_L3, 0, 0, 1, 1 },
+	{ __LINE__, "0x06 L3 hit, snoop hit", OP_LH | P(LVL, L3) | LEVEL(L3) | P(SNOOP, HIT),
+	  1, 0, MEMPHIS_SRC_L3, 0, 0, 1, 1 },
+	{ __LINE__, "0x07 L3 hit, snoop hitm", OP_LH | P(LVL, L3) | LEVEL(L3) | P(SNOOP, HITM),
+	  1, 0, MEMPHIS_SRC_L3, 0, 1, 1, 1 },
+	{ __LINE__, "0x08 L3 miss, snoop hit: another socket's cache",
+	  OP_LH | P(LVL, REM_CCE1) | REM | LEVEL(L3) | P(SNOOP, HIT), 1, 0, MEMPHIS_SRC_FAR_CACHE, 1, 0, 1, 1 },
+	{ __LINE__, "0x09 L3 miss, snoop hitm",
+	  OP_LH | P(LVL, REM_CCE1) | REM | LEVEL(L3) | P(SNOOP, HITM), 1, 0, MEMPHIS_SRC_FAR_CACHE, 1, 1, 1, 1 },
+	{ __LINE__, "0x0a L3 miss, shared: local DRAM", OP_LH | P(LVL, LOC_RAM) | LEVEL(RAM) | P(SNOOP, HIT),
+	  1, 0, MEMPHIS_SRC_LOCAL_RAM, 0, 0, 1, 1 },
+	{ __LINE__, "0x0b L3 miss, shared: remote DRAM, lvl_num L3 notwithstanding (M12)",
+	  OP_LH | P(LVL, REM_RAM1) | REM | LEVEL(L3) | P(SNOOP, HIT), 1, 0, MEMPHIS_SRC_REMOTE_RAM, 1, 0, 1, 1 },
+	{ __LINE__, "0x0c L3 miss, excl: local DRAM", OP_LH | P(LVL, LOC_RAM) | LEVEL(RAM) | SNOOP_NONE_MISS,
+	  1, 0, MEMPHIS_SRC_LOCAL_RAM, 0, 0, 1, 1 },
+	{ __LINE__, "0x0d L3 miss, excl: remote DRAM",
+	  OP_LH | P(LVL, REM_RAM1) | LEVEL(RAM) | REM | SNOOP_NONE_MISS, 1, 0, MEMPHIS_SRC_REMOTE_RAM, 1, 0, 1, 1 },
+	{ __LINE__, "0x0e I/O", OP_LH | P(LVL, IO) | LEVEL(NA) | P(SNOOP, NONE),
+	  1, 0, MEMPHIS_SRC_IO, 0, 0, 1, 1 },
+	{ __LINE__, "0x0f uncached", OP_LH | P(LVL, UNC) | LEVEL(NA) | P(SNOOP, NONE),
+	  1, 0, MEMPHIS_SRC_UNCACHED, 0, 0, 1, 1 },
+	/* intel_pmu_pebs_data_source_nhm() */
+	{ __LINE__, "NHM 0x05 L3 hit, snoop hit", OP_LH | P(LVL, L3) | LEVEL(L3) | P(SNOOP, HIT),
+	  1, 0, MEMPHIS_SRC_L3, 0, 0, 1, 1 },
+	{ __LINE__, "NHM 0x06/0x07 L3 hit, snoop hitm", OP_LH | P(LVL, L3) | LEVEL(L3) | P(SNOOP, HITM),
+	  1, 0, MEMPHIS_SRC_L3, 0, 1, 1, 1 },
+	/* intel_pmu_pebs_data_source_skl(pmem): SKX and later servers with pmem, clients with L4 */
+	{ __LINE__, "SKL 0x08 server: local PMEM", OP_LH | LEVEL(PMEM) | P(SNOOP, HIT),
+	  1, 0, MEMPHIS_SRC_PMEM, 0, 0, 1, 1 },
+	{ __LINE__, "SKL 0x09 server: remote PMEM", OP_LH | LEVEL(PMEM) | REM | P(SNOOP, HIT),
+	  1, 0, MEMPHIS_SRC_PMEM, 1, 0, 1, 1 },
+	{ __LINE__, "SKL 0x08 client: L4 (eDRAM), a cache of the node (M10)", OP_LH | LEVEL(L4) | P(SNOOP, HIT),
+	  1, 0, MEMPHIS_SRC_NEAR_CACHE, 0, 0, 1, 1 },
+	{ __LINE__, "SKL 0x09 client: remote L4", OP_LH | LEVEL(L4) | REM | P(SNOOP, HIT),
+	  1, 0, MEMPHIS_SRC_FAR_CACHE, 1, 0, 1, 1 },
+	{ __LINE__, "SKL 0x0b remote DRAM (lvl_num only)", OP_LH | LEVEL(RAM) | REM | P(SNOOP, NONE),
+	  1, 0, MEMPHIS_SRC_REMOTE_RAM, 1, 0, 1, 1 },
+	{ __LINE__, "SKL 0x0c remote cache, forward", OP_LH | LEVEL(ANY_CACHE) | REM | P(SNOOPX, FWD),
+	  1, 0, MEMPHIS_SRC_FAR_CACHE, 1, 0, 1, 1 },
+	{ __LINE__, "SKL 0x0d remote cache, hitm", OP_LH | LEVEL(ANY_CACHE) | REM | P(SNOOP, HITM),
+	  1, 0, MEMPHIS_SRC_FAR_CACHE, 1, 1, 1, 1 },
+	/* __intel_pmu_pebs_data_source_grt() (Gracemont) */
+	{ __LINE__, "GRT 0x08 L3 hit, forward", OP_LH | P(LVL, L3) | LEVEL(L3) | P(SNOOPX, FWD),
+	  1, 0, MEMPHIS_SRC_L3, 0, 0, 1, 1 },
+	/* __intel_pmu_pebs_data_source_cmt() (Crestmont) */
+	{ __LINE__, "CMT 0x08 L3 hit, hitm", OP_LH | P(LVL, L3) | LEVEL(L3) | P(SNOOP, HITM),
+	  1, 0, MEMPHIS_SRC_L3, 0, 1, 1, 1 },
+	{ __LINE__, "CMT 0x0a local DRAM", OP_LH | P(LVL, LOC_RAM) | LEVEL(RAM) | P(SNOOP, NONE),
+	  1, 0, MEMPHIS_SRC_LOCAL_RAM, 0, 0, 1, 1 },
+	{ __LINE__, "CMT 0x0b remote DRAM", OP_LH | LEVEL(RAM) | REM | P(SNOOP, NONE),
+	  1, 0, MEMPHIS_SRC_REMOTE_RAM, 1, 0, 1, 1 },
+	{ __LINE__, "CMT 0x0c remote DRAM, forward", OP_LH | LEVEL(RAM) | REM | P(SNOOPX, FWD),
+	  1, 0, MEMPHIS_SRC_REMOTE_RAM, 1, 0, 1, 1 },
+	{ __LINE__, "CMT 0x0d remote DRAM, hitm", OP_LH | LEVEL(RAM) | REM | P(SNOOP, HITM),
+	  1, 0, MEMPHIS_SRC_REMOTE_RAM, 1, 1, 1, 1 },
+	/* lnc_pebs_data_source[] and lnl_latency_data() (Lion Cove) */
+	{ __LINE__, "LNC 0x00 ukn L3 (W2)", P(OP, LOAD) | P(LVL, MISS) | LEVEL(L3) | P(SNOOP, NA),
+	  1, 0, MEMPHIS_SRC_L3_MISS, 0, 0, 1, 1 },
+	{ __LINE__, "LNC 0x01/0x02 L1 hit", OP_LH | P(LVL, L1) | LEVEL(L1) | P(SNOOP, NONE),
+	  1, 0, MEMPHIS_SRC_L1, 0, 0, 0, 0 },
+	{ __LINE__, "LNC 0x03 LFB / L1 miss handling buffer", OP_LH | P(LVL, LFB) | LEVEL(LFB) | P(SNOOP, NONE),
+	  1, 0, MEMPHIS_SRC_LFB, 0, 0, 1, 0 },
+	{ __LINE__, "LNC 0x05 L2 hit", OP_LH | P(LVL, L2) | LEVEL(L2) | P(SNOOP, NONE),
+	  1, 0, MEMPHIS_SRC_L2, 0, 0, 1, 0 },
+	{ __LINE__, "LNC 0x06 L2 miss handling buffer: a miss buffer (M10)", OP_LH | LEVEL_L2_MHB | P(SNOOP, NONE),
+	  1, 0, MEMPHIS_SRC_LFB, 0, 0, 1, 0 },
+	{ __LINE__, "LNC 0x08 L3 hit", OP_LH | P(LVL, L3) | LEVEL(L3) | P(SNOOP, NONE),
+	  1, 0, MEMPHIS_SRC_L3, 0, 0, 1, 1 },
+	{ __LINE__, "LNC 0x0c L3 hit, forward", OP_LH | P(LVL, L3) | LEVEL(L3) | P(SNOOPX, FWD),
+	  1, 0, MEMPHIS_SRC_L3, 0, 0, 1, 1 },
+	{ __LINE__, "LNC 0x0d L3 hit, hitm", OP_LH | P(LVL, L3) | LEVEL(L3) | P(SNOOP, HITM),
+	  1, 0, MEMPHIS_SRC_L3, 0, 1, 1, 1 },
+	{ __LINE__, "LNC 0x0f L3 miss, snoop hitm: missed L3 (W2)",
+	  P(OP, LOAD) | P(LVL, MISS) | P(LVL, L3) | LEVEL(L3) | P(SNOOP, HITM), 1, 0, MEMPHIS_SRC_L3_MISS, 0, 1, 1, 1 },
+	{ __LINE__, "LNC 0x10 memory-side cache: a cache of the node (M10)", OP_LH | LEVEL_MSC | P(SNOOP, NONE),
+	  1, 0, MEMPHIS_SRC_NEAR_CACHE, 0, 0, 1, 1 },
+	{ __LINE__, "LNC 0x11 local memory", OP_LH | P(LVL, LOC_RAM) | LEVEL(RAM) | P(SNOOP, NONE),
+	  1, 0, MEMPHIS_SRC_LOCAL_RAM, 0, 0, 1, 1 },
+	{ __LINE__, "LNC reserved row (0): lnl_latency_data()'s load of unknown level",
+	  P(OP, LOAD) | LEVEL(NA) | P(SNOOP, NA), 1, 0, MEMPHIS_SRC_NA, 0, 0, 0, 0 },
+	{ __LINE__, "LNC store (mem-stores, PEBS_ST_HSW): 0x05 as a store", AS_STORE(OP_LH | P(LVL, L2) | LEVEL(L2) | P(SNOOP, NONE)),
+	  0, 1, MEMPHIS_SRC_L2, 0, 0, 1, 0 },
+	/* store_latency_data(): the load table's row, mem_op STORE (SPR, ADL/MTL P-core) */
+	{ __LINE__, "store latency 0x01: an L1 store", AS_STORE(OP_LH | P(LVL, L1) | LEVEL(L1) | P(SNOOP, NONE)),
+	  0, 1, MEMPHIS_SRC_L1, 0, 0, 0, 0 },
+	{ __LINE__, "store latency 0x00: a store that missed L3",
+	  AS_STORE(P(OP, LOAD) | P(LVL, MISS) | LEVEL(L3) | P(SNOOP, NA)), 0, 1, MEMPHIS_SRC_L3_MISS, 0, 0, 1, 1 },
+	{ __LINE__, "store latency 0x0d (SKL table): remote cache, hitm",
+	  AS_STORE(OP_LH | LEVEL(ANY_CACHE) | REM | P(SNOOP, HITM)), 0, 1, MEMPHIS_SRC_FAR_CACHE, 1, 1, 1, 1 },
+	/* precise_store_data() (Sandy Bridge to Broadwell precise stores): no lvl_num */
+	{ __LINE__, "precise store, L1 hit", P(OP, STORE) | P(SNOOP, NA) | P(LVL, L1) | P(TLB, L2) | P(TLB, HIT) | P(LVL, HIT),
+	  0, 1, MEMPHIS_SRC_L1, 0, 0, 0, 0 },
+	{ __LINE__, "precise store, L1 miss: missed L1, level unknown (W3)",
+	  P(OP, STORE) | P(SNOOP, NA) | P(LVL, L1) | P(TLB, L2) | P(TLB, HIT) | P(LVL, MISS),
+	  0, 1, MEMPHIS_SRC_L1_MISS, 0, 0, 1, 0 },
+	/* precise_datala_hsw() (Skylake and later MEM_INST_RETIRED.ALL_STORES: DATALA_ST) */
+	{ __LINE__, "DATALA store, L1 hit", (MEM_NA & ~0x1fULL & ~P(LVL, NA)) | P(OP, STORE) | P(LVL, L1) | P(LVL, HIT),
+	  0, 1, MEMPHIS_SRC_L1, 0, 0, 0, 0 },
+	{ __LINE__, "DATALA store, L1 miss: missed L1, level unknown (W3)",
+	  (MEM_NA & ~0x1fULL & ~P(LVL, NA)) | P(OP, STORE) | P(LVL, L1) | P(LVL, MISS),
+	  0, 1, MEMPHIS_SRC_L1_MISS, 0, 0, 1, 0 },
+	{ __LINE__, "DATALA store, L1 miss, PERF_MEM_NA of v6.1-v6.5 (no lvl_num NA)",
+	  P(OP, STORE) | P(SNOOP, NA) | P(LOCK, NA) | P(TLB, NA) | P(LVL, L1) | P(LVL, MISS),
+	  0, 1, MEMPHIS_SRC_L1_MISS, 0, 0, 1, 0 },
+	{ __LINE__, "DATALA load (PEBS_LD_HSW): op only, level n/a",
+	  (MEM_NA & ~0x1fULL) | P(OP, LOAD), 1, 0, MEMPHIS_SRC_NA, 0, 0, 0, 0 },
+};
+
+static void run_ktab(const struct ktab_case *c)
+{
+	struct memphis_hw_access a;
+	int ok;
+
+	memset(&a, 0, sizeof(a));
+	memphis_mem_src_decode(c->v, &a);
+	ok = a.is_load == c->is_load && a.is_store == c->is_store && a.src == c->src &&
+	     a.remote == c->remote && a.hitm == c->hitm && a.miss == c->miss &&
+	     a.l2_miss == c->l2_miss && a.data_src == c->v;
+	if (!ok)
+		printf("# got load %d store %d src %d remote %d hitm %d miss %d l2_miss %d\n",
+		       a.is_load, a.is_store, a.src, a.remote, a.hitm, a.miss, a.l2_miss);
+	tap(ok, c->line, "ds.c %#llx: %s", c->v, c->what);
+}
+
 int main(void)
 {
 	size_t ni = sizeof(ibs_cases) / sizeof(ibs_cases[0]);
@@ -497,5 +670,7 @@ int main(void)
 	test_real_ibs();
 	for (size_t i = 0; i < sizeof(perf_cases) / sizeof(perf_cases[0]); i++)
 		run_perf(&perf_cases[i]);
+	for (size_t i = 0; i < sizeof(ktab_cases) / sizeof(ktab_cases[0]); i++)
+		run_ktab(&ktab_cases[i]);
 	return tap_done();
 }

@@ -56,6 +56,7 @@ enum memphis_ibs_reg {
 #define MEMPHIS_MEM_LVL(x) ((__u64)(x) << 5)
 #define MEMPHIS_LVL_NA 0x01
 #define MEMPHIS_LVL_HIT 0x02
+#define MEMPHIS_LVL_MISS 0x04
 #define MEMPHIS_LVL_L1 0x08
 #define MEMPHIS_LVL_LFB 0x10
 #define MEMPHIS_LVL_L2 0x20
@@ -83,6 +84,9 @@ enum memphis_ibs_reg {
 #define MEMPHIS_LVLNUM_L1 0x01
 #define MEMPHIS_LVLNUM_L2 0x02
 #define MEMPHIS_LVLNUM_L3 0x03
+#define MEMPHIS_LVLNUM_L4 0x04
+#define MEMPHIS_LVLNUM_L2_MHB 0x05 /* L2 miss handling buffer (v6.11) */
+#define MEMPHIS_LVLNUM_MSC 0x06    /* memory-side cache (v6.11) */
 #define MEMPHIS_LVLNUM_UNC 0x08
 #define MEMPHIS_LVLNUM_CXL 0x09
 #define MEMPHIS_LVLNUM_IO 0x0a
@@ -110,10 +114,11 @@ enum memphis_ibs_reg {
 enum memphis_hw_src {
 	MEMPHIS_SRC_NA = 0,        /* not reported (non-memory ops, unknown codes) */
 	MEMPHIS_SRC_L1,            /* first-level data cache hit */
-	MEMPHIS_SRC_LFB,           /* line fill buffer / miss address buffer */
+	MEMPHIS_SRC_LFB,           /* line fill buffer / miss address buffer, L2's miss buffer */
 	MEMPHIS_SRC_L2,
 	MEMPHIS_SRC_L3,            /* the core's own last-level cache (AMD: its CCX) */
-	MEMPHIS_SRC_NEAR_CACHE,    /* another cache of the same node (AMD: another CCX) */
+	MEMPHIS_SRC_NEAR_CACHE,    /* another cache of the same node (AMD: another CCX), an L4
+	                            * or memory-side cache */
 	MEMPHIS_SRC_FAR_CACHE,     /* a cache of another node */
 	MEMPHIS_SRC_LOCAL_RAM,
 	MEMPHIS_SRC_REMOTE_RAM,
@@ -121,6 +126,8 @@ enum memphis_hw_src {
 	MEMPHIS_SRC_CXL,           /* extension memory (CXL), peer-agent memory */
 	MEMPHIS_SRC_IO,
 	MEMPHIS_SRC_UNCACHED,
+	MEMPHIS_SRC_L1_MISS,       /* missed L1; the level that served it not reported */
+	MEMPHIS_SRC_L3_MISS,       /* missed L3 (DRAM or another cache); which not reported */
 	MEMPHIS_SRC_COUNT
 };
 
@@ -155,13 +162,23 @@ static inline __u64 memphis__bits(__u64 v, unsigned int lo, unsigned int n)
 }
 
 /* Decode perf's union perf_mem_data_src (PERF_SAMPLE_DATA_SRC) into op, level, remote,
- * HITM and lock. mem_lvl_num (with mem_remote and mem_hops) is preferred when set; the older
- * mem_lvl bits answer otherwise (a level counts when reported as a hit). mem_remote with
- * mem_hops HOPS_0 is "remote core, same node" (<linux/perf_event.h>; perf c2c counts it as
- * local): not remote, and a cache there is NEAR_CACHE. Any cache of another core: remote
- * FAR_CACHE, hops 0 NEAR_CACHE, local with the L3 level bit L3, else NEAR_CACHE. Sets
- * data_src, has_src, is_load, is_store, src, remote, miss, l2_miss, hitm and locked; leaves
- * ip, addr, latency and the rest alone. */
+ * HITM and lock. Sets data_src, has_src, is_load, is_store, src, remote, miss, l2_miss,
+ * hitm and locked; leaves ip, addr, latency and the rest alone. The rules, each for a row
+ * of a kernel table (tests/unit_hwdecode.c replays them, citing the table):
+ *  - A miss: mem_lvl MISS without HIT names the level that was missed (by mem_lvl_num,
+ *    else the mem_lvl bits), not the one that served it: L3 gives L3_MISS (Intel ds.c
+ *    pebs_data_source[0x00] "ukn L3", Lion Cove 0x0f), L1 or L2 L1_MISS (precise stores:
+ *    precise_datala_hsw(), precise_store_data()); miss set, never remote.
+ *  - Otherwise mem_lvl_num names the level when set: L4 and MSC (a memory-side cache, SKL
+ *    client eDRAM, Lion Cove 0x10) are a cache of the node (NEAR_CACHE, FAR_CACHE when
+ *    remote), L2_MHB (Lion Cove 0x06) a miss buffer (LFB); L3 with the mem_lvl hit bit
+ *    REM_RAM1/2 is remote DRAM (Sandy Bridge to Broadwell 0x0b: "L3 miss, shared", lvl_num
+ *    L3). The older mem_lvl bits answer when lvl_num is 0 or NA (a level counts when
+ *    reported as a hit).
+ *  - Remote: mem_remote, except with mem_hops HOPS_0, "remote core, same node"
+ *    (<linux/perf_event.h>; perf c2c counts it as local): a cache there is NEAR_CACHE.
+ *    Any cache of another core: remote FAR_CACHE, hops 0 NEAR_CACHE, local with the L3
+ *    level bit L3, else NEAR_CACHE. I/O and unknown levels are never remote. */
 static inline void memphis_mem_src_decode(__u64 v, struct memphis_hw_access *out)
 {
 	__u64 op = memphis__bits(v, 0, 5), lvl = memphis__bits(v, 5, 14);
@@ -177,12 +194,35 @@ static inline void memphis_mem_src_decode(__u64 v, struct memphis_hw_access *out
 	out->locked = (memphis__bits(v, 24, 2) & MEMPHIS_LOCK_LOCKED) != 0;
 	out->remote = 0;
 	out->src = MEMPHIS_SRC_NA;
+	if ((lvl & MEMPHIS_LVL_MISS) && !(lvl & MEMPHIS_LVL_HIT)) {
+		__u64 missed = num >= MEMPHIS_LVLNUM_L1 && num <= MEMPHIS_LVLNUM_L3 ? num
+			     : (lvl & MEMPHIS_LVL_L3) ? MEMPHIS_LVLNUM_L3
+			     : (lvl & MEMPHIS_LVL_L2) ? MEMPHIS_LVLNUM_L2
+			     : (lvl & MEMPHIS_LVL_L1) ? MEMPHIS_LVLNUM_L1 : 0;
+
+		out->src = missed == MEMPHIS_LVLNUM_L3 ? MEMPHIS_SRC_L3_MISS
+			 : missed ? MEMPHIS_SRC_L1_MISS : MEMPHIS_SRC_NA;
+		out->miss = missed != 0;
+		out->l2_miss = missed >= MEMPHIS_LVLNUM_L2;
+		return;
+	}
 	switch (num) {
 	case MEMPHIS_LVLNUM_L1: out->src = MEMPHIS_SRC_L1; break;
 	case MEMPHIS_LVLNUM_L2: out->src = MEMPHIS_SRC_L2; break;
 	case MEMPHIS_LVLNUM_L3:
-		out->src = remote ? MEMPHIS_SRC_FAR_CACHE : near ? MEMPHIS_SRC_NEAR_CACHE : MEMPHIS_SRC_L3;
+		if ((lvl & MEMPHIS_LVL_HIT) && (lvl & (MEMPHIS_LVL_REM_RAM1 | MEMPHIS_LVL_REM_RAM2))) {
+			out->src = MEMPHIS_SRC_REMOTE_RAM;
+			remote = 1;
+		} else {
+			out->src = remote ? MEMPHIS_SRC_FAR_CACHE : near ? MEMPHIS_SRC_NEAR_CACHE
+							 : MEMPHIS_SRC_L3;
+		}
 		break;
+	case MEMPHIS_LVLNUM_L4:
+	case MEMPHIS_LVLNUM_MSC:
+		out->src = remote ? MEMPHIS_SRC_FAR_CACHE : MEMPHIS_SRC_NEAR_CACHE;
+		break;
+	case MEMPHIS_LVLNUM_L2_MHB: out->src = MEMPHIS_SRC_LFB; break;
 	case MEMPHIS_LVLNUM_UNC: out->src = MEMPHIS_SRC_UNCACHED; break;
 	case MEMPHIS_LVLNUM_CXL: out->src = MEMPHIS_SRC_CXL; break;
 	case MEMPHIS_LVLNUM_IO: out->src = MEMPHIS_SRC_IO; break;
@@ -199,7 +239,7 @@ static inline void memphis_mem_src_decode(__u64 v, struct memphis_hw_access *out
 		out->src = remote ? MEMPHIS_SRC_REMOTE_RAM : MEMPHIS_SRC_LOCAL_RAM;
 		break;
 	case MEMPHIS_LVLNUM_PMEM: out->src = MEMPHIS_SRC_PMEM; break;
-	default: break;                                                 /* 0, L4, NA */
+	default: break;                                                 /* 0, NA */
 	}
 	if (out->src == MEMPHIS_SRC_NA && (lvl & MEMPHIS_LVL_HIT)) {
 		if (lvl & MEMPHIS_LVL_L1)
