@@ -23,6 +23,7 @@
 #include "perf.h"
 #include "perf_ring.h"
 
+#include "ibs_kernel_src.h"
 #include "tap.h"
 
 /* ---- records ---- */
@@ -515,6 +516,44 @@ static void test_ibs_sample(void)
 	   "the same load on another CPU: remote DRAM");
 }
 
+/* W1: what a kernel put in DATA_SRC (and ADDR, WEIGHT) beside RAW changes nothing: the
+ * same registers with the 6.1-6.5 and the 6.6+ data source make one sample, the registers'
+ * (tests/ibs_kernel_src.h). */
+static void test_ibs_kernel_src(void)
+{
+	const uint64_t st = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
+			    PERF_SAMPLE_CPU | PERF_SAMPLE_RAW | PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC |
+			    PERF_SAMPLE_WEIGHT_STRUCT;
+
+	for (size_t i = 0; i < sizeof(ks_cases) / sizeof(ks_cases[0]); i++) {
+		const struct ks_case *c = &ks_cases[i];
+		unsigned char raw[4 + 8 * MEMPHIS_IBS_NREGS];
+		__u64 regs[MEMPHIS_IBS_NREGS] = { 3ull << 17, 0x401000, 0, c->data2, KS_D3,
+						     0x7f0000001000ull, 0 };
+		struct memphis__perf_sample ps = { .ip = 0x401000, .tid = 9, .pid = 9, .cpu = 2,
+						   .time = 5, .addr = 0x7f0000001000ull, .lat = 300,
+						   .raw = raw, .raw_size = sizeof(raw) };
+		struct memphis_rec_sample s61, s66;
+		struct memphis_hw_access a = { 0 };
+		int k61, k66;
+
+		memcpy(raw, &c->caps, 4);
+		memcpy(raw + 4, regs, sizeof(regs));
+		ps.data_src = c->k61;
+		k61 = memphis__ibs_sample(&ps, st, c->family, c->model, &s61);
+		ps.data_src = c->k66;
+		k66 = memphis__ibs_sample(&ps, st, c->family, c->model, &s66);
+		memphis_mem_src_decode(s66.data_src, &a);
+		ok(k61 == 1 && k66 == 1 && !memcmp(&s61, &s66, sizeof(s61)) && s66.data_src == c->k66 &&
+		   memphis_ibs_data_src(regs, c->caps, c->family, c->model) == c->k66 &&
+		   a.src == c->src && !!(s66.flags & MPH_S_REMOTE_HW) == c->remote && a.remote == c->remote &&
+		   s66.weight == 300 && s66.addr == 0x7f0000001000ull,
+		   "W1 library: %s: the 6.1 kernel's data_src %#llx and the 6.6 one's %#llx give one sample, "
+		   "the registers' (data_src %#llx, src %u, remote %d)", c->what, c->k61, c->k66,
+		   (unsigned long long)s66.data_src, a.src, a.remote);
+	}
+}
+
 int main(void)
 {
 	snprintf(root, sizeof(root), "%s/unit_hwbackend.%d", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
@@ -527,6 +566,7 @@ int main(void)
 	test_pebs();
 	test_ibs_attr();
 	test_ibs_sample();
+	test_ibs_kernel_src();
 	rm_root();
 	return tap_done();
 }

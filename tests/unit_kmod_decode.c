@@ -23,6 +23,7 @@
 #include "memphis/memphismod.h"
 #include "memphis/memphismod_rec.h"
 
+#include "ibs_kernel_src.h"
 #include "tap.h"
 
 #define USER_IP 0x401234ull
@@ -337,15 +338,15 @@ static const struct fcase fcases[] = {
 	  MEMPHISMOD_REC_NOMEM, 0, 0, 0, 0, 0, 0 },
 	{ __LINE__, "IBS without raw registers and without a driver data source is dropped",
 	  K_IBS, 0, 0, 0, 0, NULL, USER_IP, 1, 1, 1, 0, MEMPHISMOD_REC_NOMEM, 0, 0, 0, 0, 0, 0 },
-	{ __LINE__, "IBS, driver-filled fields win over the raw registers: remote DRAM, 476 / 0x4f7",
+	{ __LINE__, "IBS, driver-filled fields never win over the raw registers (W1): a driver's "
+	  "remote DRAM for a local DRAM load is local DRAM, 476 / 0x4f7",
 	  K_IBS, F_ADDR | F_DSRC | F_WS | F_RAW, 0x7f3a5c3b5784ull, IBS_KSRC_REMOTE_DRAM,
 	  (0x4f7ull << 32) | 476, ibs_zen4_dram, 0x401a2c, 1, 1, 1, 0,
 	  MEMPHISMOD_REC_KEEP, A | D | W | MEMPHISMOD_REC_INS_LAT, 0x7f3a5c3b5784ull, 476, 0x4f7,
-	  SRC_SAME, MPH_S_EXACT | MPH_S_HWADDR | MPH_S_LOAD | MPH_S_REMOTE_HW },
-	{ __LINE__, "IBS, driver data source of a non-memory op (PERF_MEM_NA) is dropped",
-	  K_IBS, F_DSRC, 0, PERF_MEM_S(OP, NA) | PERF_MEM_S(LVL, NA) | PERF_MEM_S(SNOOP, NA) |
-	  PERF_MEM_S(LOCK, NA) | PERF_MEM_S(TLB, NA), 0, NULL, USER_IP, 1, 1, 1, 0,
-	  MEMPHISMOD_REC_NOMEM, 0, 0, 0, 0, 0, 0 },
+	  MEMPHIS_SRC_LOCAL_RAM, MPH_S_EXACT | MPH_S_HWADDR | MPH_S_LOAD },
+	{ __LINE__, "IBS, a driver data source without raw registers is dropped (W1: only the "
+	  "registers are decoded)", K_IBS, F_DSRC | F_ADDR, 0x601000, IBS_KSRC_REMOTE_DRAM, 0,
+	  NULL, USER_IP, 1, 1, 1, 0, MEMPHISMOD_REC_NOMEM, 0, 0, 0, 0, 0, 0 },
 	{ __LINE__, "IBS: another process's op (per-CPU event before 6.2) is dropped",
 	  K_IBS, F_RAW, 0, 0, 0, ibs_zen4_dram, 0x401a2c, 0, 1, 1, 0,
 	  MEMPHISMOD_REC_FOREIGN, 0, 0, 0, 0, 0, 0 },
@@ -434,6 +435,41 @@ static void test_one_ibs_decoder(void)
 	ok(!bad, "module conversion: raw IBS registers give the shared decoder's data source");
 }
 
+/* W1: the driver's DATA_SRC of a 6.1-6.5 kernel and of a 6.6+ one for the same registers
+ * (tests/ibs_kernel_src.h): the module records the registers' data source, the same for
+ * both, and the library decodes it to the right source and remote flag. */
+static void test_ibs_kernel_src(void)
+{
+	for (size_t i = 0; i < sizeof(ks_cases) / sizeof(ks_cases[0]); i++) {
+		const struct ks_case *c = &ks_cases[i];
+		const __u64 regs[MEMPHIS_IBS_NREGS] = { 3ull << 17, USER_IP, 0, c->data2, KS_D3,
+							0x7f0000001000ull, 0 };
+		struct memphismod_sample_in in = {
+			.kind = K_IBS, .sample_flags = F_RAW | F_ADDR | F_DSRC | F_WS,
+			.addr = 0x7f0000001000ull, .weight = 300, .ibs_regs = regs, .ibs_caps = c->caps,
+			.pid = 1, .tid = 1, .ip = USER_IP, .time = 1, .user_top = UTOP, .ours = 1,
+			.weight_struct = 1, .cpu_family = c->family, .cpu_model = c->model,
+		};
+		struct memphismod_record r61, r66;
+		struct memphis__kmod_sample out;
+		struct memphis_hw_access a = { 0 };
+		int v61, v66;
+
+		in.data_src = c->k61;
+		v61 = (int)memphismod_rec_fill(&in, &r61);
+		in.data_src = c->k66;
+		v66 = (int)memphismod_rec_fill(&in, &r66);
+		memphis_mem_src_decode(r66.data_src, &a);
+		ok(v61 == MEMPHISMOD_REC_KEEP && v66 == MEMPHISMOD_REC_KEEP &&
+		   !memcmp(&r61, &r66, sizeof(r61)) && r66.data_src == c->k66 && a.src == c->src &&
+		   memphis__kmod_decode(&r66, sizeof(r66), 4, &out) == 0 &&
+		   !!(out.s.flags & MPH_S_REMOTE_HW) == c->remote && out.s.weight == 300,
+		   "W1 module: %s: the 6.1 driver's data_src %#llx and the 6.6 one's %#llx give one "
+		   "record, the registers' (%#llx, src %u)", c->what, c->k61, c->k66,
+		   (unsigned long long)r66.data_src, a.src);
+	}
+}
+
 /* The first version of the ABI must never change: sizes and the offsets readers rely on. */
 static void test_layout(void)
 {
@@ -482,6 +518,7 @@ int main(void)
 	for (size_t i = 0; i < sizeof(fcases) / sizeof(fcases[0]); i++)
 		run_fcase(&fcases[i]);
 	test_one_ibs_decoder();
+	test_ibs_kernel_src();
 	test_layout();
 	return tap_done();
 }

@@ -8,12 +8,15 @@
  *
  * Sources, per kind:
  *  - CPU_CLOCK: ip and time only; the module copies the user registers itself (REC_REGS).
- *  - IBS_OP, PEBS_LDLAT: what the PMU driver put in struct perf_sample_data, each field
- *    only when its PERF_SAMPLE_* bit is in data->sample_flags (the kernel leaves the
- *    others unset for an in-kernel counter's handler, which runs before
- *    perf_prepare_sample). IBS on kernels whose driver fills no data source (it does since
- *    the "perf mem" IBS series, v6.1/v6.2): the op registers of the raw sample are decoded
- *    with include/memphis/hwdecode.h instead and re-encoded as union perf_mem_data_src.
+ *  - PEBS_LDLAT: what the PMU driver put in struct perf_sample_data, each field only when
+ *    its PERF_SAMPLE_* bit is in data->sample_flags (the kernel leaves the others unset for
+ *    an in-kernel counter's handler, which runs before perf_prepare_sample).
+ *  - IBS_OP: always the op registers of the raw sample, decoded with
+ *    include/memphis/hwdecode.h into the union perf_mem_data_src of the kernel's 6.6+
+ *    convention; the driver's own DATA_SRC, ADDR and WEIGHT are never read: from 6.1 to
+ *    6.5 (Debian 12's kernel) its DATA_SRC is the older encoding, in which a Zen 4 hit in
+ *    another CCX of the same node reads as another node's cache (8bfc20baa935 "perf/x86/
+ *    ibs: Set mem_lvl_num, mem_remote and mem_hops for data_src" changed it in 6.6).
  * Only user addresses leave the module: a kernel ip drops the sample, a kernel or zero
  * data address drops the address.
  */
@@ -52,7 +55,8 @@ enum memphismod_rec_verdict {
 	MEMPHISMOD_REC_KEEP = 0,
 	MEMPHISMOD_REC_FOREIGN,  /* another process, another exec image, a kernel thread */
 	MEMPHISMOD_REC_KERNEL_IP, /* kernel code (or ip 0) */
-	MEMPHISMOD_REC_NOMEM,    /* IBS: the op neither loads nor stores, or the sample is invalid */
+	MEMPHISMOD_REC_NOMEM,    /* IBS: no raw registers, the op neither loads nor stores, or
+	                          * the sample is invalid */
 };
 
 /* Fill *r from one sample, or say why not (then *r is untouched). For CPU_CLOCK the
@@ -72,9 +76,8 @@ memphismod_rec_fill(const struct memphismod_sample_in *in, struct memphismod_rec
 		if (!in->user_mode)
 			return MEMPHISMOD_REC_KERNEL_IP;
 		flags = MEMPHISMOD_REC_REGS;
-	} else if (in->kind == MEMPHISMOD_KIND_IBS_OP && !(in->sample_flags & PERF_SAMPLE_DATA_SRC)) {
-		/* the driver did not decode the op: decode its registers here, into the data
-		 * source the driver would have written (include/memphis/hwdecode.h) */
+	} else if (in->kind == MEMPHISMOD_KIND_IBS_OP) {
+		/* the op's registers, whatever the driver decoded (see the top of this file) */
 		struct memphis_hw_access a;
 
 		if (!in->ibs_regs || memphis_ibs_decode(in->ibs_regs, in->ibs_caps, in->cpu_family,
@@ -95,7 +98,7 @@ memphismod_rec_fill(const struct memphismod_sample_in *in, struct memphismod_rec
 		ins_lat = a.ins_lat; /* TagToRetCtr, where the driver gives it: load misses */
 		if (ins_lat)
 			flags |= MEMPHISMOD_REC_INS_LAT;
-	} else {
+	} else { /* PEBS */
 		if (in->sample_flags & PERF_SAMPLE_ADDR) {
 			addr = in->addr;
 			flags |= MEMPHISMOD_REC_ADDR;
@@ -104,12 +107,9 @@ memphismod_rec_fill(const struct memphismod_sample_in *in, struct memphismod_rec
 			data_src = in->data_src;
 			flags |= MEMPHISMOD_REC_DATA_SRC;
 		}
-		if (in->kind == MEMPHISMOD_KIND_IBS_OP &&
-		    !(data_src & (PERF_MEM_S(OP, LOAD) | PERF_MEM_S(OP, STORE))))
-			return MEMPHISMOD_REC_NOMEM;
 		if (in->sample_flags & PERF_SAMPLE_WEIGHT_TYPE) {
 			/* WEIGHT_STRUCT: var1_dw (bits 0-31) the access latency, var2_w (32-47)
-			 * the instruction latency (IBS TagToRet; PEBS on Sapphire Rapids) */
+			 * the instruction latency (PEBS on Sapphire Rapids and later) */
 			weight = in->weight_struct ? (in->weight & 0xffffffffULL) : in->weight;
 			ins_lat = in->weight_struct ? memphis__bits(in->weight, 32, 16) : 0;
 			if (weight)

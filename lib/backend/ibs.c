@@ -3,8 +3,11 @@
  * latency. Per thread on kernels that allow it (6.2 and later), else per CPU with the
  * samples of other processes dropped. The PMU's type and format bits come from sysfs;
  * the samples are decoded from PERF_SAMPLE_RAW with every validity bit (include/memphis/
- * hwdecode.h), the kernel's DATA_SRC and WEIGHT preferred where it fills them (6.1+).
- * Untested on hardware: no machine of the project has IBS. */
+ * hwdecode.h), always: the kernel's own DATA_SRC is not asked for, because kernels 6.1 to
+ * 6.5 encode it differently (before 8bfc20baa935 "perf/x86/ibs: Set mem_lvl_num,
+ * mem_remote and mem_hops for data_src"; a Zen 4 hit in another CCX of the node reads
+ * there as another node's cache), and the registers give the 6.6+ convention on every
+ * kernel. Untested on hardware: no machine of the project has IBS. */
 #include <cpuid.h>
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -88,35 +91,12 @@ int memphis__ibs_sample(const struct memphis__perf_sample *ps, uint64_t st, unsi
 {
 	struct memphis_hw_access acc;
 	uint64_t ip;
-	int kernel_src = (st & PERF_SAMPLE_DATA_SRC) &&
-			 (ps->data_src & (PERF_MEM_OP_LOAD | PERF_MEM_OP_STORE));
 
 	memset(out, 0, sizeof(*out));
-	if (ps->raw && ps->raw_size >= 4 + 8 * MEMPHIS_IBS_NREGS) {
-		if (memphis_ibs_raw_decode(ps->raw, ps->raw_size, family, model, &acc) < 0)
-			return 0; /* short payload, or En/Val clear */
-		ip = acc.ip_valid ? acc.ip : ps->ip;
-	} else if (kernel_src) { /* no raw registers: the kernel's fields only */
-		memphis_perf_decode(ps->data_src, 0, 0, ps->addr, 1, &acc);
-		ip = ps->ip;
-	} else {
-		return 0;
-	}
-	if (kernel_src) { /* the kernel's data source and latencies win over the registers' */
-		struct memphis_hw_access k;
-
-		memphis_mem_src_decode(ps->data_src, &k);
-		acc.data_src = ps->data_src;
-		acc.is_load = k.is_load;
-		acc.is_store = k.is_store;
-		acc.remote = k.remote;
-	}
-	if (st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) {
-		if (ps->lat)
-			acc.latency = ps->lat;
-		if (ps->ins_lat)
-			acc.ins_lat = ps->ins_lat; /* var2_w: TagToRetCtr */
-	}
+	if (!(st & PERF_SAMPLE_RAW) || !ps->raw ||
+	    memphis_ibs_raw_decode(ps->raw, ps->raw_size, family, model, &acc) < 0)
+		return 0; /* no registers, a short payload, or En/Val clear */
+	ip = acc.ip_valid ? acc.ip : ps->ip;
 	if (!acc.is_load && !acc.is_store)
 		return 0;
 	if (ip >= USER_TOP)
@@ -180,10 +160,6 @@ static int try_open(pid_t tid, int cpu, int *failed)
 static int ibs_probe(const struct memphis__backend_params *p, struct memphis__sampling *out,
 		     char *why, size_t n)
 {
-	static const uint64_t fields[] = {
-		PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT_STRUCT,
-		PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT, 0,
-	};
 	struct memphis__ibs_opts o = {
 		.sysfs = p->sysfs ? p->sysfs : "/sys", .period = p->hw_period,
 		.cnt_ctl = p->ibs_cnt_ctl, .l3missonly = p->ibs_l3missonly,
@@ -194,22 +170,17 @@ static int ibs_probe(const struct memphis__backend_params *p, struct memphis__sa
 
 	own_pid = p->pid;
 	cpu_family_model(&cpu_family, &cpu_model);
-	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
-		o.kernel_fields = fields[i];
-		if ((err = memphis__ibs_plan(&o, &plan, notes, sizeof(notes), why, n)) < 0)
-			return err;
-		what = plan.ev[0].attr.exclude_kernel ? 0 : MEMPHIS__HW_WHY_KERNEL;
-		err = try_open(0, -1, &failed); /* per thread: kernels 6.2 and later */
-		if (err == -EINVAL || err == -EOPNOTSUPP) {
-			int e2 = try_open(-1, 0, &failed);
-			if (e2 == 0 || e2 == -EACCES || e2 == -EPERM || e2 == -ENOSPC) {
-				per_cpu = 1;
-				what |= MEMPHIS__HW_WHY_CPU;
-				err = e2;
-			}
+	if ((err = memphis__ibs_plan(&o, &plan, notes, sizeof(notes), why, n)) < 0)
+		return err;
+	what = plan.ev[0].attr.exclude_kernel ? 0 : MEMPHIS__HW_WHY_KERNEL;
+	err = try_open(0, -1, &failed); /* per thread: kernels 6.2 and later */
+	if (err == -EINVAL || err == -EOPNOTSUPP) {
+		int e2 = try_open(-1, 0, &failed);
+		if (e2 == 0 || e2 == -EACCES || e2 == -EPERM || e2 == -ENOSPC) {
+			per_cpu = 1;
+			what |= MEMPHIS__HW_WHY_CPU;
+			err = e2;
 		}
-		if (err != -EINVAL)
-			break;
 	}
 	if (err < 0) {
 		memphis__hw_why(err, "ibs", "ibs_op", memphis__paranoid(), what, why, n);

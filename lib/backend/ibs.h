@@ -20,7 +20,9 @@ struct memphis__ibs_opts {
 	uint64_t period;     /* 0: MEMPHIS__IBS_PERIOD */
 	int cnt_ctl;         /* count dispatched ops (1) or cycles (0) */
 	int l3missonly;      /* only ops that missed L3 (Zen 4+: caps/zen4_ibs_extensions) */
-	uint64_t kernel_fields; /* ADDR|DATA_SRC|WEIGHT(_STRUCT) asked beside RAW, or 0 */
+	uint64_t kernel_fields; /* ADDR|DATA_SRC|WEIGHT(_STRUCT) asked beside RAW, or 0 (the
+	                         * library: memphis__ibs_sample never reads them, see W1 in
+	                         * ibs.c; tests lay out records of a kernel asked for them) */
 };
 
 /* The period the kernel takes for want: low nibble cleared, within MIN..MAX. */
@@ -31,12 +33,14 @@ uint64_t memphis__ibs_period(uint64_t want);
  * 0, or -ENOENT with why (no ibs_op PMU). */
 int memphis__ibs_plan(const struct memphis__ibs_opts *o, struct memphis__hw_plan *p,
 		      char *notes, size_t notes_n, char *why, size_t n);
-/* One IBS op sample into out: address, direction, data source and latencies. The raw
- * registers are decoded by include/memphis/hwdecode.h's memphis_ibs_raw_decode with the
- * CPU's family and model (CPUID; 0, 0: unknown), which honours every validity bit and
- * erratum #1293; the kernel's DATA_SRC, WEIGHT and WEIGHT_STRUCT win where it filled
- * them (6.1+). Returns 1 to keep; 0 to drop: not a valid op sample (En/Val), not a load
- * or store, or a kernel instruction (memphis samples user code only). */
+/* One IBS op sample into out: address, direction, data source and latencies, all from
+ * the raw registers (sample_type must have PERF_SAMPLE_RAW), decoded by include/memphis/
+ * hwdecode.h's memphis_ibs_raw_decode with the CPU's family and model (CPUID; 0, 0:
+ * unknown), which honours every validity bit and erratum #1293 and gives the kernel's
+ * 6.6+ data-source convention whatever the running kernel. Fields the kernel filled
+ * besides RAW (DATA_SRC, ADDR, WEIGHT) are never read: 6.1-6.5 encode DATA_SRC the old
+ * way. Returns 1 to keep; 0 to drop: no registers, not a valid op sample (En/Val), not a
+ * load or store, or a kernel instruction (memphis samples user code only). */
 int memphis__ibs_sample(const struct memphis__perf_sample *ps, uint64_t sample_type,
 			unsigned family, unsigned model, struct memphis_rec_sample *out);
 
