@@ -1,15 +1,20 @@
-/* lib/counters.c - PAPI events per thread and region (contracts in counters.h).
+/* lib/counters.c - events per thread and region (contracts in counters.h).
  *
- * A program may close descriptors it did not open (fd.h). PAPI's perf_event descriptors
- * are opened by PAPI at numbers we do not choose, and PAPI would read, ioctl and close
- * them by number. So each set's descriptors are found when it is made (the lowest free
- * numbers before, which are perf_event descriptors after, each with its event id) and
- * checked before PAPI touches the set again: a set with a descriptor that is no longer the same event is
- * never touched again (its counts are "unavailable", its memory stays with PAPI), so PAPI
- * never reads, stops or closes a descriptor of the program.
+ * Each event goes one of two ways, chosen once at start:
+ *  - perf (perfctr.h): what libpfm4 encodes for a core PMU or as the kernel's generic
+ *    events (perf::PAGE-FAULTS, perf::CYCLES, ...), and a PAPI preset that PAPI makes of
+ *    one such native event (PAPI_TOT_CYC as CYCLES_NOT_IN_HALT, ...): the library's own
+ *    perf_event_open per thread, read with read(2), scaled and flagged when multiplexed;
+ *  - PAPI (papiset.h): the rest (presets PAPI derives from several events, events of
+ *    other components). PAPI is initialised only when an event goes this way.
+ * Why not PAPI for everything: (1) PAPI 7.0 disables its whole perf_event component where
+ * libpfm4 knows no core PMU of the CPU (Debian 12's libpfm4 4.13 on AMD family 26, a VM),
+ * the kernel's software events included (perfctr.c says why libpfm4 still encodes them);
+ * (2) PAPI before 7.1 reads another thread's set with rdpmc (papiset.h): invalid counts,
+ * and this file reads every thread's counts from the thread that marks or prints; (3)
+ * PAPI's read does not say whether the kernel multiplexed the events.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <papi.h>
 #include <pthread.h>
@@ -17,274 +22,186 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "counters.h"
-#include "fd.h"
 #include "log.h"
 #include "memphis/format.h"
+#include "papiset.h"
+#include "perfctr.h"
 #include "self.h"
 #include "writer.h"
 
-#define MAX_EVENTS 16 /* events per set; more are named as not counted */
+#define MAX_EVENTS MEMPHIS__PERFCTR_MAX /* events in all; more are named as not counted */
 
 struct bad_event {
 	char name[64];
-	int err;           /* PAPI error code */
+	int err;           /* PAPI error code, or -errno (perf) */
+	int perf;          /* 1: the perf way refused it */
 	char why[64];
 };
 
-/* A perf_event descriptor of a set, and the kernel's id of its event. */
-struct set_fd {
-	int fd;
-	uint64_t id;
+/* An event asked for, in the order asked. */
+struct event {
+	char name[64];
+	int perf;          /* 1: counted by the perf way (attrs[at]); 0: by PAPI (codes[at]) */
+	int at;
 };
 
-/* One thread's event set: started when the thread registers, read at every mark and
- * print, freed once the thread ended (seen at a mark or print, or when sets pile up). */
+/* One thread's events: started when the thread registers, read at every mark and print,
+ * freed once the thread ended (seen at a mark or print, or when entries pile up). */
 struct entry {
 	pid_t tid;
-	int set;           /* PAPI event set, PAPI_NULL when it could not start */
-	int err;           /* PAPI error code when it could not start or be read */
-	struct set_fd *fds;
-	size_t nfds;
 	int cpu;           /* the CPU it last ran on, as last seen; -1 unknown */
-	const char *why;   /* the reason for err when PAPI's text would not say it */
-	long long base[MAX_EVENTS]; /* the counts at the open region's start (0: the thread
-				     * started within it) */
+	struct memphis__papiset papi;  /* PAPI's events (set PAPI_NULL when none) */
+	long long base[MAX_EVENTS];    /* their counts at the open region's start (0: the
+					* thread started within it) */
+	struct memphis__perfctr_set pc; /* the perf way's events */
+	struct memphis__perfctr_read pbase[MAX_EVENTS]; /* their reads at the region's start */
 };
 
 static pthread_mutex_t ctr_lock = PTHREAD_MUTEX_INITIALIZER;
-static int own_ok;                         /* a thread's own set may be read by another
-					    * (PAPI reads it with read(2), never rdpmc) */
 static int nev;                            /* events counted; 0 = off */
-static int codes[MAX_EVENTS];
-static char names[MAX_EVENTS][64];
-static int cidx;                           /* their PAPI component */
+static struct event evs[MAX_EVENTS];
+static int codes[MAX_EVENTS];              /* PAPI's events */
+static int npapi;
+static struct perf_event_attr attrs[MAX_EVENTS]; /* the perf way's events */
+static int nperf;
 static struct bad_event bad[MAX_EVENTS * 2];
 static int nbad;
 static struct entry *ent;
 static size_t nent, capent;
-static size_t sweep_at = 64;               /* look for ended threads past this many sets */
-static size_t fds_held;                    /* descriptors of all sets */
+static size_t sweep_at = 64;               /* look for ended threads past this many entries */
 static int open_;                          /* a region is open */
 static struct memphis_rec_counter *done;   /* counts of threads that ended in the region */
 static size_t ndone, capdone;
 
-static void name_bad(const char *name, int err, const char *why)
+static void name_bad(const char *name, int err, int perf, const char *why)
 {
 	if (!why)
 		why = "unknown PAPI error";
-	memphis__note(MPH_LOG_WARN, "PAPI event %s is not counted: %s", name, why);
+	memphis__note(MPH_LOG_WARN, "%s event %s is not counted: %s", perf ? "perf" : "PAPI",
+		      name, why);
 	if (nbad >= (int)(sizeof(bad) / sizeof(bad[0])))
 		return;
 	snprintf(bad[nbad].name, sizeof(bad[nbad].name), "%s", name);
 	snprintf(bad[nbad].why, sizeof(bad[nbad].why), "%s", why);
+	bad[nbad].perf = perf;
 	bad[nbad++].err = err;
 }
 
-/* The lowest n free descriptor numbers into out[] (the kernel gives an open the lowest
- * free one). Returns how many were found. */
-static size_t free_fds(int *out, size_t n)
+/* The words for a perf way's error (an open's or a read's). */
+static const char *perf_why(int err, char *buf, size_t n)
 {
-	size_t k = 0;
-
-	for (int fd = 0; k < n && fd < 1 << 20; fd++)
-		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF)
-			out[k++] = fd;
-	return k;
+	switch (err) {
+	case -EBADF:
+		return "its descriptors were closed by the program";
+	case -EMFILE:
+		return "the library's share of descriptors (a quarter of RLIMIT_NOFILE) is used up";
+	case -EBUSY:
+		return "never had a counter in the region (multiplexed out)";
+	case -ENOSPC:
+		return "pinned, and found no free counter";
+	}
+	snprintf(buf, n, "perf_event_open: %s", strerror(-err));
+	return buf;
 }
 
-static int is_perf_fd(int fd)
+/* Count `name` the perf way (attributes a); as: the native event a preset is made of. */
+static void keep_perf(const char *name, const struct perf_event_attr *a, const char *as)
 {
-	char path[64], link[32];
-	ssize_t len;
+	struct memphis__perfctr_set probe;
+	char why[128];
 
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	len = readlink(path, link, sizeof(link) - 1);
-	if (len <= 0)
-		return 0;
-	link[len] = '\0';
-	return !strcmp(link, "anon_inode:[perf_event]");
-}
-
-/* Which of the numbers free before the set was made, cand[0 .. n), now are perf_event
- * descriptors: the set's (PAPI opened them at the lowest free numbers; one another thread
- * opened meanwhile would only make the check stricter). Their event ids are kept, and they
- * become close-on-exec (PAPI opens them without). */
-static void own_new_fds(struct entry *e, const int *cand, size_t n)
-{
-	e->fds = calloc(n ? n : 1, sizeof(*e->fds));
-	if (!e->fds)
+	/* the kernel's answer on this thread: what it refuses here, it refuses everywhere */
+	memphis__perfctr_open(&probe, a, 1, memphis__gettid());
+	memphis__perfctr_close(&probe);
+	if (probe.err[0]) {
+		name_bad(name, probe.err[0], 1, perf_why(probe.err[0], why, sizeof(why)));
 		return;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t id;
-
-		if (!is_perf_fd(cand[i]) || ioctl(cand[i], PERF_EVENT_IOC_ID, &id) < 0)
-			continue;
-		fcntl(cand[i], F_SETFD, FD_CLOEXEC);
-		memphis__fd_note(cand[i]); /* a fork child closes them */
-		e->fds[e->nfds++] = (struct set_fd){ cand[i], id };
 	}
-	fds_held += e->nfds;
+	if (as)
+		memphis__note(MPH_LOG_INFO, "%s is counted as %s (its one native event) by "
+			      "perf_event_open", name, as);
+	attrs[nperf] = *a;
+	evs[nev] = (struct event){ .perf = 1, .at = nperf++ };
+	snprintf(evs[nev++].name, sizeof(evs[0].name), "%s", name);
 }
 
-/* Is every descriptor of the set still the event it was? */
-static int fds_intact(const struct entry *e)
+/* Count `name` with PAPI when it can be counted together with PAPI's events so far. */
+static void keep_papi(const char *name, int code)
 {
-	if (!e->fds)
-		return 0;
-	for (size_t i = 0; i < e->nfds; i++) {
-		uint64_t id;
-
-		if (!is_perf_fd(e->fds[i].fd) || ioctl(e->fds[i].fd, PERF_EVENT_IOC_ID, &id) < 0 ||
-		    id != e->fds[i].id)
-			return 0;
-	}
-	return 1;
-}
-
-static void drop_set(int *set)
-{
-	PAPI_cleanup_eventset(*set);
-	PAPI_destroy_eventset(set);
-	*set = PAPI_NULL;
-}
-
-/* e's set is no longer PAPI's to use (freed, or left to it): its descriptors leave the
- * library's share and the fork child's list (before PAPI closes them: a number it frees
- * may be the program's next). */
-static void set_gone(struct entry *e)
-{
-	fds_held -= e->nfds;
-	for (size_t i = 0; i < e->nfds; i++)
-		memphis__fd_unnote(e->fds[i].fd);
-	e->nfds = 0;
-}
-
-/* Stop and free e's started set; PAPI closes its descriptors (see set_gone). */
-static void free_set(struct entry *e)
-{
-	sigset_t mask;
-
-	memphis__fd_fork_hold(&mask);
-	set_gone(e);
-	PAPI_stop(e->set, NULL);
-	drop_set(&e->set);
-	memphis__fd_fork_release(&mask);
-}
-
-/* A started set of ev[0 .. n) for thread tid in *set: attached to it (its descriptors
- * opened for tid), or, where PAPI cannot attach (it checks with a hardware event, which a
- * machine without a PMU lacks) and tid is the calling thread, the thread's own set, when
- * another thread may read it. Returns PAPI_OK or the error (nothing left open then). */
-static int make_set(pid_t tid, const int *ev, int n, int probe, int *set)
-{
+	const char *why;
+	char buf[128];
 	int rc;
 
-	*set = PAPI_NULL;
-	if ((rc = PAPI_create_eventset(set)) != PAPI_OK)
-		return rc;
-	if ((rc = PAPI_assign_eventset_component(*set, cidx)) != PAPI_OK)
-		goto fail;
-	if ((rc = PAPI_attach(*set, (unsigned long)tid)) != PAPI_OK) {
-		if (tid != memphis__gettid() || !own_ok)
-			goto fail;
+	codes[npapi] = code;
+	if ((rc = memphis__papi_probe(codes, npapi + 1, &why)) != PAPI_OK) {
+		name_bad(name, rc, 0, why ? why : memphis__papi_why(rc, code, buf, sizeof(buf)));
+		return;
 	}
-	/* the probe adds one by one (PAPI_add_events hides which failed and why); a thread's
-	 * set all at once: PAPI opens the events again at every add */
-	if (!probe) {
-		if ((rc = PAPI_add_events(*set, (int *)ev, n)) != PAPI_OK)
-			goto fail;
-	} else {
-		for (int k = 0; k < n; k++)
-			if ((rc = PAPI_add_event(*set, ev[k])) != PAPI_OK)
-				goto fail;
-	}
-	if ((rc = PAPI_start(*set)) != PAPI_OK)
-		goto fail;
-	return PAPI_OK;
-fail:
-	drop_set(set);
-	return rc < 0 ? rc : PAPI_EMISC;
+	evs[nev] = (struct event){ .perf = 0, .at = npapi++ };
+	snprintf(evs[nev++].name, sizeof(evs[0].name), "%s", name);
 }
 
-/* Keep the events of list[] that can be counted together on this thread; name the rest.
- * init_rc: PAPI_library_init's result (every event is named when PAPI did not start). */
-static void probe_events(const char *list, int init_rc)
+/* Route one event asked for (see the top of the file). */
+static void add_event(const char *name)
 {
-	char buf[1024];
-	int probe;
+	struct perf_event_attr a;
+	char why[128], native[PAPI_MAX_STR_LEN];
+	int rc, code;
 
-	snprintf(buf, sizeof(buf), "%s", list);
-	cidx = -1;
-	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		int code, rc;
-
-		tok += strspn(tok, " \t");
-		tok[strcspn(tok, " \t")] = '\0';
-		if (!*tok)
-			continue;
-		if (init_rc != PAPI_VER_CURRENT) {
-			name_bad(tok, init_rc < 0 ? init_rc : PAPI_EMISC, "PAPI cannot start");
-			continue;
-		}
-		if (nev == MAX_EVENTS) {
-			name_bad(tok, PAPI_ECNFLCT, "more than 16 events asked for");
-			continue;
-		}
-		if ((rc = PAPI_event_name_to_code(tok, &code)) != PAPI_OK) {
-			name_bad(tok, rc, PAPI_strerror(rc));
-			continue;
-		}
-		if (cidx < 0) {
-			const PAPI_component_info_t *ci;
-
-			cidx = PAPI_get_event_component(code);
-			ci = PAPI_get_component_info(cidx);
-			own_ok = ci && !ci->fast_counter_read;
-		}
-		codes[nev] = code;
-		/* the events so far plus this one, on a set of the calling thread */
-		rc = make_set(memphis__gettid(), codes, nev + 1, 1, &probe);
-		if (rc != PAPI_OK) {
-			name_bad(tok, rc, PAPI_strerror(rc));
-			continue;
-		}
-		PAPI_stop(probe, NULL);
-		drop_set(&probe);
-		snprintf(names[nev], sizeof(names[nev]), "%s", tok);
-		nev++;
+	if (nev == MAX_EVENTS) {
+		name_bad(name, PAPI_ECNFLCT, 0, "more than 16 events asked for");
+		return;
 	}
-}
-
-static unsigned long papi_tid(void)
-{
-	return (unsigned long)memphis__gettid();
+	rc = memphis__perfctr_encode(name, &a, why, sizeof(why));
+	if (rc == 0) {
+		keep_perf(name, &a, NULL);
+		return;
+	}
+	if (rc == -EINVAL) {
+		name_bad(name, rc, 1, why);
+		return;
+	}
+	if ((rc = memphis__papi_start()) != PAPI_VER_CURRENT) {
+		name_bad(name, rc < 0 ? rc : PAPI_EMISC, 0, "PAPI cannot start");
+		return;
+	}
+	if ((rc = PAPI_event_name_to_code(name, &code)) != PAPI_OK) {
+		name_bad(name, rc, 0, PAPI_strerror(rc));
+		return;
+	}
+	if (memphis__papi_preset_native(code, native, sizeof(native)) &&
+	    memphis__perfctr_encode(native, &a, why, sizeof(why)) == 0) {
+		keep_perf(name, &a, native);
+		return;
+	}
+	keep_papi(name, code);
 }
 
 int memphis__counters_init(const char *events)
 {
-	int rc;
+	char buf[1024];
+	int n;
 
 	if (!events || !*events)
 		return 0;
 	memphis__enter();
 	pthread_mutex_lock(&ctr_lock);
-	rc = PAPI_library_init(PAPI_VER_CURRENT);
-	if (rc == PAPI_VER_CURRENT && PAPI_thread_init(papi_tid) != PAPI_OK)
-		rc = PAPI_EMISC;
-	if (rc != PAPI_VER_CURRENT)
-		memphis__note(MPH_LOG_WARN, "PAPI cannot start (%s): no event is counted",
-			      rc < 0 ? PAPI_strerror(rc) : "another PAPI version");
-	probe_events(events, rc);
-	rc = nev;
+	snprintf(buf, sizeof(buf), "%s", events);
+	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		tok += strspn(tok, " \t");
+		tok[strcspn(tok, " \t")] = '\0';
+		if (*tok)
+			add_event(tok);
+	}
+	n = nev;
 	pthread_mutex_unlock(&ctr_lock);
 	memphis__leave();
-	return rc;
+	return n;
 }
 
 /* The entry of tid, NULL if none. Caller holds ctr_lock. */
@@ -320,26 +237,13 @@ static int thread_gone(pid_t tid)
 	return syscall(SYS_tgkill, getpid(), tid, 0) < 0 && errno == ESRCH;
 }
 
-/* Read e's counts into v[] (caller holds ctr_lock). Returns PAPI_OK or the error (set in
- * e->err too); a set whose descriptors the program closed is never touched again. */
-static int read_entry(struct entry *e, long long *v)
+/* Read e's perf way events at the region's start into e->pbase (0 when unreadable: the
+ * end's read says why). */
+static void read_perf_base(struct entry *e)
 {
-	static int told_fds;
-
-	if (e->set == PAPI_NULL)
-		return e->err;
-	if (!fds_intact(e)) {
-		if (!told_fds++)
-			memphis__note(MPH_LOG_WARN, "PAPI counters of thread %d not read: its "
-				      "descriptors were closed by the program", (int)e->tid);
-		e->set = PAPI_NULL; /* left to PAPI: it would close the program's descriptors */
-		set_gone(e);
-		e->why = "its descriptors were closed by the program";
-		return e->err = PAPI_ESYS;
-	}
-	if ((e->err = PAPI_read(e->set, v)) != PAPI_OK)
-		free_set(e);
-	return e->err;
+	for (int k = 0; k < nperf; k++)
+		if (memphis__perfctr_read(&e->pc, k, &e->pbase[k]) != 0)
+			e->pbase[k] = (struct memphis__perfctr_read){ 0 };
 }
 
 /* name, then after its NUL the reason (MPH_CTR_UNAVAILABLE records) */
@@ -352,14 +256,45 @@ static void set_name(struct memphis_rec_counter *c, const char *name, const char
 		snprintf(c->name + n + 1, sizeof(c->name) - n - 1, "%s", why);
 }
 
+/* c: the record of e's perf way event k over the region. */
+static void perf_record(struct entry *e, int k, const char *name, struct memphis_rec_counter *c)
+{
+	static int told;
+	struct memphis__perfctr_read now;
+	struct memphis__perfctr_count n;
+	char buf[96];
+	int err = memphis__perfctr_read(&e->pc, k, &now);
+
+	if (!err)
+		err = memphis__perfctr_delta(&e->pbase[k], &now, &n);
+	c->flags = MPH_CTR_PERF;
+	if (err) {
+		const char *why = perf_why(err, buf, sizeof(buf));
+
+		if (!told++)
+			memphis__note(MPH_LOG_WARN, "perf counter %s of thread %d not counted: %s",
+				      name, (int)e->tid, why);
+		c->flags |= MPH_CTR_UNAVAILABLE;
+		c->error = err;
+		set_name(c, name, why);
+		return;
+	}
+	if (n.multiplexed)
+		c->flags |= MPH_CTR_MULTIPLEXED;
+	c->coverage = (int32_t)n.coverage;
+	c->value = n.value;
+	set_name(c, name, NULL);
+}
+
 /* The records of entry e (nev of them into c): its counts over the region, or why there
  * are none. Caller holds ctr_lock. */
 static void entry_records(struct entry *e, uint32_t seq, struct memphis_rec_counter *c)
 {
 	static int told;
 	long long v[MAX_EVENTS] = { 0 };
-	int rc = read_entry(e, v), cpu = thread_cpu(e->tid);
-	const char *why = rc == PAPI_OK ? NULL : e->why ? e->why : PAPI_strerror(rc);
+	int rc = npapi ? memphis__papiset_read(&e->papi, v, e->tid) : PAPI_OK;
+	int cpu = thread_cpu(e->tid);
+	const char *why = rc == PAPI_OK ? NULL : e->papi.why ? e->papi.why : PAPI_strerror(rc);
 
 	if (cpu < 0) /* ended: where it was last seen */
 		cpu = e->cpu;
@@ -369,18 +304,20 @@ static void entry_records(struct entry *e, uint32_t seq, struct memphis_rec_coun
 	for (int k = 0; k < nev; k++) {
 		c[k] = (struct memphis_rec_counter){ .region = seq, .source = MPH_CTR_PAPI,
 						      .tid = (uint32_t)e->tid, .node = -1, .cpu = cpu };
-		if (rc != PAPI_OK) {
+		if (evs[k].perf) {
+			perf_record(e, evs[k].at, evs[k].name, &c[k]);
+		} else if (rc != PAPI_OK) {
 			c[k].flags = MPH_CTR_UNAVAILABLE;
 			c[k].error = rc;
-			set_name(&c[k], names[k], why ? why : "");
+			set_name(&c[k], evs[k].name, why ? why : "");
 		} else {
-			c[k].value = (uint64_t)(v[k] - e->base[k]);
-			set_name(&c[k], names[k], NULL);
+			c[k].value = (uint64_t)(v[evs[k].at] - e->base[evs[k].at]);
+			set_name(&c[k], evs[k].name, NULL);
 		}
 	}
 }
 
-/* Free the sets of threads that ended (caller holds ctr_lock). While a region is open,
+/* Free the entries of threads that ended (caller holds ctr_lock). While a region is open,
  * their counts are kept for its records first (region seq 0: filled in at its end). */
 static void forget_gone(void)
 {
@@ -405,11 +342,8 @@ static void forget_gone(void)
 			entry_records(e, 0, done + ndone);
 			ndone += (size_t)nev;
 		}
-		if (e->set != PAPI_NULL && fds_intact(e))
-			free_set(e);
-		else
-			set_gone(e);
-		free(e->fds);
+		memphis__papiset_free(&e->papi);
+		memphis__perfctr_close(&e->pc);
 	}
 	nent = j;
 	sweep_at = 2 * nent > 64 ? 2 * nent : 64;
@@ -417,25 +351,30 @@ static void forget_gone(void)
 
 void memphis__counters_thread_added(pid_t tid)
 {
-	static int told_share;
-	int cand[2 * MAX_EVENTS + 8];
-	size_t nc;
-	sigset_t mask;
-	struct entry e = { .tid = tid, .set = PAPI_NULL, .cpu = -1 }, *old;
+	pid_t self = memphis__gettid();
+	struct entry e = { .tid = tid, .papi = { .set = PAPI_NULL }, .cpu = -1 }, *old;
 
 	if (!__atomic_load_n(&nev, __ATOMIC_RELAXED))
 		return;
 	memphis__enter();
 	pthread_mutex_lock(&ctr_lock);
 	if (nent >= sweep_at)
-		forget_gone(); /* amortised: a program that churns threads keeps few sets */
+		forget_gone(); /* amortised: a program that churns threads keeps few entries */
 	/* A thread found by a scan before it registered itself has an entry made from the
-	 * scanning thread, without a set where PAPI cannot attach: on the thread itself, its
-	 * own set replaces it (counted from now, before the thread runs the program's code). */
+	 * scanning thread (the perf way's events open for it), without a PAPI set where PAPI
+	 * cannot attach: on the thread itself, its own set is made (counted from now, before
+	 * the thread runs the program's code). */
 	old = find(tid);
-	if (old && (old->set != PAPI_NULL || tid != memphis__gettid()))
+	if (old) {
+		if (npapi && old->papi.set == PAPI_NULL && tid == self) {
+			memphis__papiset_free(&old->papi);
+			/* base 0: counted from its start in a region open now */
+			memphis__papiset_make(&old->papi, tid, codes, npapi);
+			memset(old->base, 0, sizeof(old->base));
+		}
 		goto out;
-	if (!old && nent == capent) {
+	}
+	if (nent == capent) {
 		size_t ncap = capent ? capent * 2 : 16;
 		struct entry *n = realloc(ent, ncap * sizeof(*n));
 		if (!n)
@@ -443,32 +382,13 @@ void memphis__counters_thread_added(pid_t tid)
 		ent = n;
 		capent = ncap;
 	}
-	/* PAPI's descriptors count in the library's share (fd.h), so that the program never
-	 * runs short of descriptors because of them */
-	if ((long)(fds_held + (size_t)nev) + memphis__fd_held() > memphis__fd_share()) {
-		e.err = PAPI_ECNFLCT;
-		e.why = "the library's share of descriptors (a quarter of RLIMIT_NOFILE) is used up";
-		if (!told_share++)
-			memphis__note(MPH_LOG_WARN, "PAPI counters of thread %d not counted: %s",
-				      (int)tid, e.why);
-		goto keep;
-	}
-	memphis__fd_fork_hold(&mask);
-	nc = free_fds(cand, 2 * (size_t)nev + 8);
-	e.err = make_set(tid, codes, nev, 0, &e.set);
-	if (e.err == PAPI_OK)
-		own_new_fds(&e, cand, nc);
-	memphis__fd_fork_release(&mask);
-	if (tid == memphis__gettid())
-		e.cpu = sched_getcpu();
-keep:
 	/* base 0: counted from its start, in a region open now */
-	if (old) {
-		free(old->fds);
-		*old = e;
-	} else {
-		ent[nent++] = e;
-	}
+	memphis__perfctr_open(&e.pc, attrs, nperf, tid);
+	if (npapi)
+		memphis__papiset_make(&e.papi, tid, codes, npapi);
+	if (tid == self)
+		e.cpu = sched_getcpu();
+	ent[nent++] = e;
 out:
 	pthread_mutex_unlock(&ctr_lock);
 	memphis__leave();
@@ -488,8 +408,9 @@ void memphis__counters_begin(uint32_t seq)
 
 		if (cpu >= 0)
 			ent[i].cpu = cpu;
-		if (read_entry(&ent[i], ent[i].base) != PAPI_OK)
+		if (npapi && memphis__papiset_read(&ent[i].papi, ent[i].base, ent[i].tid) != PAPI_OK)
 			memset(ent[i].base, 0, sizeof(ent[i].base));
+		read_perf_base(&ent[i]);
 	}
 	ndone = 0;
 	open_ = 1;
@@ -508,9 +429,10 @@ void memphis__counters_end(uint32_t seq)
 	pthread_mutex_lock(&ctr_lock);
 	c = calloc((size_t)nbad + ndone + nent * (size_t)nev + 1, sizeof(*c));
 	for (int i = 0; c && i < nbad; i++, n++) {
-		c[n] = (struct memphis_rec_counter){ .region = seq, .source = MPH_CTR_PAPI,
-						      .flags = MPH_CTR_UNAVAILABLE, .node = -1,
-						      .cpu = -1, .error = bad[i].err };
+		c[n] = (struct memphis_rec_counter){
+			.region = seq, .source = MPH_CTR_PAPI, .node = -1, .cpu = -1,
+			.flags = MPH_CTR_UNAVAILABLE | (bad[i].perf ? MPH_CTR_PERF : 0),
+			.error = bad[i].err };
 		set_name(&c[n], bad[i].name, bad[i].why);
 	}
 	for (size_t i = 0; c && i < ndone; i++, n++) {
@@ -519,8 +441,10 @@ void memphis__counters_end(uint32_t seq)
 	}
 	for (size_t i = 0; c && i < nent; i++, n += (size_t)nev)
 		entry_records(&ent[i], seq, c + n);
-	for (size_t i = 0; i < nent; i++)
+	for (size_t i = 0; i < nent; i++) {
 		memset(ent[i].base, 0, sizeof(ent[i].base));
+		memset(ent[i].pbase, 0, sizeof(ent[i].pbase));
+	}
 	open_ = 0;
 	ndone = 0;
 	forget_gone();

@@ -230,9 +230,12 @@ struct memphis_rec_tls {
 
 /* Counted, not sampled: what a region's counters added up to (MPH_BLK_COUNTERS, written at
  * memphis_print() when MEMPHIS_PAPI_EVENTS asks for PAPI events or the kernel's NUMA
- * counters exist). Added in format 2 as a new block type: older readers skip it. */
+ * counters exist). Added in format 2 as a new block type: older readers skip it. Flags
+ * and sources added since keep the record's size and meaning for a reader that does not
+ * know them: it shows a perf_event_open count as a PAPI count (its value already scaled). */
 enum memphis_counter_source {
-	MPH_CTR_PAPI = 0,      /* a PAPI event of one thread (tid), counted over the region */
+	MPH_CTR_PAPI = 0,      /* an event of one thread (tid), counted over the region: by
+				* PAPI, or by the library's own perf_event_open (MPH_CTR_PERF) */
 	MPH_CTR_NUMASTAT = 1,  /* a node's sysfs numastat counter, its change over the region
 				* (the whole system's, not only this process's) */
 	MPH_CTR_VMSTAT = 2,    /* a /proc/vmstat counter, its change over the region (whole
@@ -247,6 +250,14 @@ enum memphis_counter_flags {
 	/* the counter could not be counted: `error` says why (a PAPI error code for PAPI, else
 	 * -errno), and after the name's NUL, `name` holds the reason as text (NUL-terminated) */
 	MPH_CTR_UNAVAILABLE = 1,
+	/* (added later, same format version) an MPH_CTR_PAPI event counted by the library's own
+	 * perf_event_open and read(2), not by PAPI; `coverage` is set when counted. Without it,
+	 * PAPI counted it (a pinned group: counted whenever the thread ran, or a read error) */
+	MPH_CTR_PERF = 2,
+	/* (added later) the event had a counter only part of the time it was enabled (the
+	 * kernel multiplexed it): `value` is scaled by time_enabled / time_running, `coverage`
+	 * says how much was counted */
+	MPH_CTR_MULTIPLEXED = 4,
 };
 
 struct memphis_rec_counter {
@@ -256,7 +267,12 @@ struct memphis_rec_counter {
 	uint32_t tid;      /* PAPI, task: the thread (PAPI 0: the event, for every thread); else 0 */
 	int32_t node;      /* numastat, numa_maps: the node; else -1 */
 	int32_t cpu;       /* PAPI: the CPU the thread last ran on at the region's end, -1 unknown */
-	int32_t error;     /* MPH_CTR_UNAVAILABLE: why; else 0 */
+	union {
+		int32_t error;    /* MPH_CTR_UNAVAILABLE: why; else 0, or the coverage */
+		int32_t coverage; /* counted with MPH_CTR_PERF: time_running / time_enabled over
+				   * the region in millionths (1000000: counting all the time);
+				   * 0 elsewhere: not known */
+	};
 	uint64_t value;    /* the count (see the source) */
 	char name[64];     /* event or counter name, NUL-terminated */
 };
