@@ -86,9 +86,16 @@ static void dump_counters(const struct mr_run *run)
 		       c->region, src ? src : "?", c->tid, c->node, c->cpu, n,
 		       c->name);
 		if (c->flags & MPH_CTR_UNAVAILABLE)
-			printf("not counted (error %" PRId32 ")\n", c->error);
+			printf("not counted (error %" PRId32 ")", c->error);
 		else
-			printf("%s\n", mr_fmt_count(a, c->value));
+			printf("%s", mr_fmt_count(a, c->value));
+		if (c->source == MPH_CTR_PAPI && (c->flags & MPH_CTR_PERF))
+			printf(" by perf_event_open");
+		if (c->source == MPH_CTR_PAPI && (c->flags & MPH_CTR_PERF) &&
+		    !(c->flags & MPH_CTR_UNAVAILABLE))
+			printf(", coverage %.4f%s", c->coverage / 1e6,
+			       c->flags & MPH_CTR_MULTIPLEXED ? ", multiplexed: scaled" : "");
+		printf("\n");
 	}
 }
 

@@ -1,5 +1,7 @@
-/* post/report_counters.c - the counters of each selected region (COUNTERS records): PAPI
- * events per thread, summed per node of the thread's CPU and in all; the events that could
+/* post/report_counters.c - the counters of each selected region (COUNTERS records):
+ * events per thread, summed per node of the thread's CPU and in all, each with the way it
+ * was counted (PAPI, or the library's own perf_event_open) and, when the kernel multiplexed
+ * it, how much of the time it had a counter (its counts are scaled); the events that could
  * not be counted and why; the kernel's NUMA counters per node; ratios the events allow.
  * Text and JSON (docs/report-schema.md, "counters"). Printed only for runs that hold
  * COUNTERS records, so the report of any other run is unchanged. */
@@ -12,20 +14,28 @@
 #include "report.h"
 #include "report_counters.h"
 
-#define MAX_EV 32 /* PAPI events shown per region (the library counts at most 16) */
+#define MAX_EV 32 /* events shown per region (the library counts at most 16) */
 
-/* One thread's PAPI counts in a region. */
+/* How an event was counted (bits: a run could mix them over threads). */
+enum { BY_PAPI = 1, BY_PERF = 2 };
+
+/* One thread's event counts in a region. */
 struct ctr_thread {
 	uint32_t tid;
 	int cpu, node;
 	uint64_t v[MAX_EV];
+	uint32_t cov[MAX_EV];        /* perf_event_open: coverage in millionths; 0: PAPI's */
+	unsigned char mux[MAX_EV];   /* 1: multiplexed, v scaled */
 };
 
 /* A region's counters, gathered from the records. */
 struct ctr_region {
 	uint32_t seq;
-	const char *ev[MAX_EV];      /* PAPI events counted, in order of first record */
+	const char *ev[MAX_EV];      /* events counted, in order of first record */
 	size_t nev;
+	unsigned by[MAX_EV];         /* BY_* of their records */
+	size_t nmux[MAX_EV];         /* threads whose count of the event was multiplexed */
+	uint32_t mincov[MAX_EV];     /* the least coverage of a multiplexed count */
 	struct ctr_thread *thr;
 	size_t nthr;
 	const struct memphis_rec_counter **bad;  /* unavailable records */
@@ -99,6 +109,37 @@ static int push(const struct memphis_rec_counter ***arr, size_t *n,
 	return 0;
 }
 
+/* Note how record c of thread t's event k was counted. */
+static void count_how(struct ctr_region *g, struct ctr_thread *t, size_t k,
+		      const struct memphis_rec_counter *c)
+{
+	g->by[k] |= c->flags & MPH_CTR_PERF ? BY_PERF : BY_PAPI;
+	if (!(c->flags & MPH_CTR_PERF))
+		return;
+	t->cov[k] = c->coverage > 0 && c->coverage <= 1000000 ? (uint32_t)c->coverage : 0;
+	if (!(c->flags & MPH_CTR_MULTIPLEXED))
+		return;
+	t->mux[k] = 1;
+	if (!g->nmux[k]++ || t->cov[k] < g->mincov[k])
+		g->mincov[k] = t->cov[k];
+}
+
+/* The way event k was counted, in words. */
+static const char *how_name(const struct ctr_region *g, size_t k)
+{
+	switch (g->by[k]) {
+	case BY_PERF: return "perf_event_open";
+	case BY_PAPI: return "papi";
+	default: return "papi and perf_event_open";
+	}
+}
+
+/* Which way an unavailable record's event was tried. */
+static const char *bad_how(const struct memphis_rec_counter *c)
+{
+	return c->flags & MPH_CTR_PERF ? "perf_event_open" : "papi";
+}
+
 /* Gather region seq's records into *g. Returns 1 when it has any, 0 when none, -1 when
  * out of memory. */
 static int gather(const struct report *r, uint32_t seq, struct ctr_region *g)
@@ -122,6 +163,7 @@ static int gather(const struct report *r, uint32_t seq, struct ctr_region *g)
 			if (!(t = thread_of(r, g, c)))
 				return -1;
 			t->v[k] += c->value;
+			count_how(g, t, k, c);
 		}
 	}
 	return g->nev || g->nbad || g->nkern;
@@ -233,19 +275,40 @@ static void text_ratio(void *ctx, const char *name, double v, const char *what)
 	fprintf((FILE *)ctx, "  %s %.3f  (%s)\n", name, v, what);
 }
 
+/* A row of counts; mux: the thread's multiplexed flags (NULL: a sum, marked when any of
+ * its threads was). A column of an event never multiplexed is as wide as before. */
 static void text_row(const struct ctr_region *g, const char *label, int cpu, const char *node,
-		     const uint64_t *v, FILE *f)
+		     const uint64_t *v, const unsigned char *mux, FILE *f)
 {
 	char cb[16];
 
 	snprintf(cb, sizeof(cb), "%d", cpu);
 	fprintf(f, "  %-14s %4s %5s", label, cpu >= 0 ? cb : "-", node);
 	for (size_t k = 0; k < g->nev; k++) {
+		int w = (int)(strlen(g->ev[k]) > 14 ? strlen(g->ev[k]) : 14);
 		char num[32];
-		fprintf(f, " %*s", (int)(strlen(g->ev[k]) > 14 ? strlen(g->ev[k]) : 14),
-			mr_fmt_count(num, v[k]));
+
+		if (!g->nmux[k])
+			fprintf(f, " %*s", w, mr_fmt_count(num, v[k]));
+		else
+			fprintf(f, " %*s%c", w, mr_fmt_count(num, v[k]),
+				(mux ? mux[k] : 1) ? '*' : ' ');
 	}
 	fprintf(f, "\n");
+}
+
+/* How each event was counted, and which counts are scaled. */
+static void text_how(const struct ctr_region *g, FILE *f)
+{
+	fprintf(f, "  counted by:");
+	for (size_t k = 0; k < g->nev; k++)
+		fprintf(f, "%s %s (%s)", k ? "," : "", g->ev[k], how_name(g, k));
+	fprintf(f, "\n");
+	for (size_t k = 0; k < g->nev; k++)
+		if (g->nmux[k])
+			fprintf(f, "  multiplexed (*): %s on %zu of %zu threads, counting %.1f %% of "
+				"the time at the least: counts scaled by time enabled / running\n",
+				g->ev[k], g->nmux[k], g->nthr, g->mincov[k] / 1e4);
 }
 
 static void text_kernel(const struct ctr_region *g, FILE *f)
@@ -303,7 +366,7 @@ static void text_region(const struct report *r, const struct ctr_region *g, FILE
 			report_thread_text(r, g->thr[i].tid, label, sizeof(label));
 			snprintf(nb, sizeof(nb), "%d", g->thr[i].node);
 			text_row(g, label, g->thr[i].cpu, g->thr[i].node >= 0 ? nb : "?",
-				 g->thr[i].v, f);
+				 g->thr[i].v, g->thr[i].mux, f);
 		}
 		for (size_t n = 0, nn = nodes ? thread_nodes(g, nodes) : 0; n < nn; n++) {
 			char label[40] = "node ?";
@@ -311,11 +374,12 @@ static void text_region(const struct report *r, const struct ctr_region *g, FILE
 				snprintf(label, sizeof(label), "node %d", nodes[n]);
 			for (size_t k = 0; k < g->nev; k++)
 				v[k] = sum(g, k, nodes[n]);
-			text_row(g, label, -1, "", v, f);
+			text_row(g, label, -1, "", v, NULL, f);
 		}
 		for (size_t k = 0; k < g->nev; k++)
 			v[k] = sum(g, k, INT32_MIN);
-		text_row(g, "sum", -1, "", v, f);
+		text_row(g, "sum", -1, "", v, NULL, f);
+		text_how(g, f);
 	}
 	for (size_t i = 0; i < g->nbad; i++) {
 		char label[40] = "every thread", nb[sizeof(g->bad[i]->name) + 1];
@@ -406,6 +470,33 @@ static void json_node_val(struct mr_json *j, int node)
 		mr_json_null(j);
 }
 
+/* "counted_by": per event, the way it was counted and whether it was multiplexed. */
+static void json_how(struct mr_json *j, const struct ctr_region *g)
+{
+	mr_json_key(j, "counted_by");
+	mr_json_arr(j);
+	for (size_t k = 0; k < g->nev; k++) {
+		mr_json_obj(j);
+		mr_json_key(j, "event");
+		mr_json_str(j, g->ev[k]);
+		mr_json_key(j, "path");
+		mr_json_str(j, how_name(g, k));
+		mr_json_key(j, "multiplexed");
+		mr_json_bool(j, g->nmux[k] > 0);
+		mr_json_key(j, "threads_multiplexed");
+		mr_json_u64(j, g->nmux[k]);
+		mr_json_key(j, "coverage");
+		if (g->nmux[k])
+			mr_json_dbl(j, g->mincov[k] / 1e6);
+		else if (g->by[k] == BY_PERF)
+			mr_json_dbl(j, 1.0);
+		else
+			mr_json_null(j);
+		mr_json_obj_end(j);
+	}
+	mr_json_arr_end(j);
+}
+
 static void json_region(struct mr_json *j, const struct report *r, const struct ctr_region *g)
 {
 	int *nodes = calloc(g->nthr + 1, sizeof(*nodes));
@@ -419,6 +510,7 @@ static void json_region(struct mr_json *j, const struct report *r, const struct 
 	for (size_t k = 0; k < g->nev; k++)
 		mr_json_str(j, g->ev[k]);
 	mr_json_arr_end(j);
+	json_how(j, g);
 	mr_json_key(j, "threads");
 	mr_json_arr(j);
 	for (size_t i = 0; i < g->nthr; i++) {
@@ -434,6 +526,14 @@ static void json_region(struct mr_json *j, const struct report *r, const struct 
 		mr_json_key(j, "node");
 		json_node_val(j, g->thr[i].node);
 		json_values(j, g, g->thr[i].v);
+		mr_json_key(j, "coverage");
+		mr_json_obj(j);
+		for (size_t k = 0; k < g->nev; k++)
+			if (g->thr[i].cov[k]) {
+				mr_json_key(j, g->ev[k]);
+				mr_json_dbl(j, g->thr[i].cov[k] / 1e6);
+			}
+		mr_json_obj_end(j);
 		mr_json_obj_end(j);
 	}
 	mr_json_arr_end(j);
@@ -469,6 +569,10 @@ static void json_region(struct mr_json *j, const struct report *r, const struct 
 			mr_json_null(j);
 		mr_json_key(j, "error");
 		mr_json_i64(j, g->bad[i]->error);
+		if (g->bad[i]->source == MPH_CTR_PAPI) {
+			mr_json_key(j, "path");
+			mr_json_str(j, bad_how(g->bad[i]));
+		}
 		mr_json_key(j, "reason");
 		mr_json_str(j, reason(g->bad[i], why, sizeof(why)));
 		mr_json_obj_end(j);
