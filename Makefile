@@ -80,7 +80,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/%.c=$(B)/tests/%)
 PROG_SRCS := $(wildcard tests/prog_*.c)
 PROG_BINS := $(PROG_SRCS:tests/%.c=$(B)/tests/%) $(B)/tests/dlib_table.so \
 	     $(B)/tests/shim_nocpu.so $(B)/tests/shim_calls.so \
-	     $(B)/tests/shim_uncompress.so
+	     $(B)/tests/shim_uncompress.so $(B)/tests/shim_ctrcpu.so
 # C++ workloads (tests/prog_*.cc): how the report names heap objects of operator new
 PROGXX_SRCS := $(wildcard tests/prog_*.cc)
 PROGXX_BINS := $(PROGXX_SRCS:tests/%.cc=$(B)/tests/%)
@@ -289,7 +289,8 @@ $(B)/tests/dlib_table.so: tests/dlib_table.c
 # Preloaded before libmemphis: shim_nocpu refuses perf events of a CPU, as a kernel does to
 # a user without CAP_PERFMON at perf_event_paranoid >= 1 (tests/t_scope.sh); shim_calls
 # counts the library's sleeps and perf event switches (tests/t_touch.sh, t_linger.sh);
-# shim_uncompress counts memphis-report's inflating of compressed DWARF (t_callers.sh).
+# shim_uncompress counts memphis-report's inflating of compressed DWARF (t_callers.sh);
+# shim_ctrcpu opens the library's own counters on one CPU only (t_counters.sh).
 $(B)/tests/shim_%.so: tests/shim_%.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")

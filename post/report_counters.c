@@ -307,7 +307,7 @@ static void text_how(const struct ctr_region *g, FILE *f)
 	for (size_t k = 0; k < g->nev; k++)
 		if (g->nmux[k])
 			fprintf(f, "  multiplexed (*): %s on %zu of %zu threads, counting %.1f %% of "
-				"the time at the least: counts scaled by time enabled / running\n",
+				"the time at least; scaled by time enabled / running\n",
 				g->ev[k], g->nmux[k], g->nthr, g->mincov[k] / 1e4);
 }
 
