@@ -297,6 +297,8 @@ static void write_run_info(const struct run_info *ri)
 	}
 	if (ri->sm.hw_events[0])
 		append(run, sizeof(run), "hw_events", "%s", ri->sm.hw_events);
+	if (ri->sm.hw_notes[0])
+		append(run, sizeof(run), "hw_notes", "%s", ri->sm.hw_notes);
 	if (ri->sm.precise_ip >= 0)
 		append(run, sizeof(run), "precise_ip", "%d", ri->sm.precise_ip);
 	if (ri->sm.ldlat)

@@ -33,11 +33,12 @@ static uint64_t threads_started(const struct mr_run *run)
 }
 
 /* The hardware sampling of a run whose RUN block has hw_period (members only added; none
- * for time-based runs): the period in its unit, the events as encoded, precise_ip, the
- * load-latency threshold and the module's kind, each when the run names it. */
+ * for time-based runs): the period in its unit, the events as encoded, the notes on them,
+ * precise_ip, the load-latency threshold and the module's kind, each when the run names
+ * it. */
 static void json_hw_sampling(struct mr_json *j, const struct mr_run *run)
 {
-	static const char *const strs[] = { "hw_period_unit", "hw_events", "kmod_kind" };
+	static const char *const strs[] = { "hw_period_unit", "hw_events", "hw_notes", "kmod_kind" };
 	static const char *const nums[] = { "precise_ip", "ldlat" };
 
 	mr_json_key(j, "hw_period");

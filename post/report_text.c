@@ -168,6 +168,8 @@ static void print_header(const struct report *r, FILE *f)
 		fprintf(f, ", period %s ns (%.3g ms)", mr_fmt_count(a, period), (double)period / 1e6);
 	}
 	fprintf(f, "; weighting: %s\n", report_weighting(mr_run_get(run, "weight")));
+	if (hw_period && mr_run_get(run, "hw_notes") && *mr_run_get(run, "hw_notes"))
+		fprintf(f, "hardware events: %s\n", mr_run_get(run, "hw_notes"));
 	if (mr_run_get_u64(run, "heap_sample_every", 1) > 1)
 		fprintf(f, "heap: allocations under %s bytes recorded 1 in %s on average "
 			"(MEMPHIS_HEAP_SAMPLE=1 records all); larger ones always\n",

@@ -221,8 +221,11 @@ static void test_why(void)
 	}
 	{
 		char why[512];
+		/* M3: IBS refuses a second user per CPU at schedule-in (perf_ibs_add()), never
+		 * at open: no text may claim that cause */
 		memphis__hw_why(-ENOSPC, "ibs", "ibs_op", 2, 0, why, sizeof(why));
-		ok(strstr(why, "one IBS op user per CPU") != NULL, "why for ENOSPC under ibs: %s", why);
+		ok(!strstr(why, "IBS op user") && strstr(why, "ENOSPC"), "why for ENOSPC under ibs "
+		   "claims no IBS cause that cannot happen at open: %s", why);
 	}
 }
 
@@ -434,10 +437,12 @@ static void test_ibs_attr(void)
 	wfile("ibs_op/format/l3missonly", "config:16");
 	wfile("ibs_op/caps/zen4_ibs_extensions", "1");
 	int err = memphis__ibs_plan(&o, &p, notes, sizeof(notes), why, sizeof(why));
-	ok(err == 0 && p.n == 1 && a->type == 11 && a->config == (1ull << 19 | 1ull << 16) && !notes[0] &&
+	ok(err == 0 && p.n == 1 && a->type == 11 && a->config == (1ull << 19 | 1ull << 16) &&
+	   strstr(notes, "l3missonly") && strstr(notes, "period skew") && !strstr(notes, "ignored") &&
 	   a->sample_period == 0x12340 && !a->exclude_kernel && a->config2 == 0 &&
 	   (a->sample_type & PERF_SAMPLE_RAW) && (a->sample_type & PERF_SAMPLE_DATA_SRC) && !a->precise_ip,
-	   "Zen 4: type 11, cnt_ctl config:19 + l3missonly config:16, period 0x12345 -> 0x12340, RAW");
+	   "Zen 4: type 11, cnt_ctl config:19 + l3missonly config:16, period 0x12345 -> 0x12340, RAW; "
+	   "the note tells l3missonly's period skew (M14): %s", notes);
 	wfile("ibs_op/format/cnt_ctl", "config:33"); /* the bits are sysfs's, not ours */
 	wfile("ibs_op/format/swfilt", "config2:0");
 	o.l3missonly = 0;
@@ -452,8 +457,76 @@ static void test_ibs_attr(void)
 	ok(err == 0 && a->config == 1ull << 19 && strstr(notes, "l3missonly") && a->sample_period == 0x90,
 	   "before Zen 4 (no caps, no format): cnt_ctl at its hardware bit 19, l3missonly refused with a note, "
 	   "period raised to the minimum 0x90");
-	ok(memphis__ibs_period(0xfffffff) == 0xffff0 && memphis__ibs_period(0) == 0x20000,
-	   "IBS period: at most 0xffff0, default 0x20000");
+	ok(memphis__ibs_period(10000000) == 10000000 && memphis__ibs_period(0xfffffff) == 0xffffff0 &&
+	   memphis__ibs_period(0) == 0x20000 && memphis__ibs_period(0x95) == 0x90,
+	   "IBS period: no maximum (M2: the kernel splits a period above MaxCnt), the nibble "
+	   "cleared, the minimum 0x90, default 0x20000");
+	rm_root();
+}
+
+/* ---- the IBS probe's choices (memphis__ibs_choose) with a fake kernel ---- */
+
+struct fake_ibs {
+	int per_task;     /* the kernel has per-task IBS (6.2+) */
+	int opcnt;        /* it takes IbsOpCntCtl (config:19) */
+	int calls;
+};
+
+static int fake_ibs_try(const struct memphis__hw_plan *p, pid_t tid, int cpu, void *ctx)
+{
+	struct fake_ibs *k = ctx;
+
+	k->calls++;
+	if (!k->opcnt && (p->ev[0].attr.config & (1ull << 19)))
+		return -EINVAL; /* not in config_mask */
+	if (tid >= 0 && !k->per_task)
+		return -EINVAL; /* find_get_context(): task_ctx_nr < 0 */
+	return 0;
+}
+
+static void test_ibs_choose(void)
+{
+	struct memphis__hw_plan p;
+	char notes[512], why[256];
+	int per_cpu;
+
+	rm_root();
+	wfile("ibs_op/type", "11");
+	{
+		struct fake_ibs k = { .per_task = 1, .opcnt = 0 };
+		struct memphis__ibs_opts o = { .sysfs = root, .cnt_ctl = 1 };
+		int err = memphis__ibs_choose(&o, fake_ibs_try, &k, &p, &per_cpu, notes, sizeof(notes), 2,
+					      why, sizeof(why));
+		ok(err == 0 && !per_cpu && o.cnt_ctl == 0 && !(p.ev[0].attr.config & (1ull << 19)) &&
+		   strstr(notes, "counts cycles"),
+		   "M13: no format/cnt_ctl and a kernel refusing config:19 (EINVAL): once more without "
+		   "it, counting cycles, said in the notes (%d, %s)", err, notes);
+	}
+	{
+		struct fake_ibs k = { .per_task = 0, .opcnt = 1 };
+		struct memphis__ibs_opts o = { .sysfs = root, .cnt_ctl = 1 };
+		int err = memphis__ibs_choose(&o, fake_ibs_try, &k, &p, &per_cpu, notes, sizeof(notes), 2,
+					      why, sizeof(why));
+		ok(err == 0 && per_cpu && o.cnt_ctl == 1 && (p.ev[0].attr.config & (1ull << 19)) && !notes[0],
+		   "before 6.2 (no per-task IBS): per CPU, cnt_ctl kept (%d)", err);
+	}
+	{
+		struct fake_ibs k = { .per_task = 0, .opcnt = 0 };
+		struct memphis__ibs_opts o = { .sysfs = root, .cnt_ctl = 1 };
+		int err = memphis__ibs_choose(&o, fake_ibs_try, &k, &p, &per_cpu, notes, sizeof(notes), 2,
+					      why, sizeof(why));
+		ok(err == 0 && per_cpu && o.cnt_ctl == 0 && strstr(notes, "counts cycles"),
+		   "no per-task IBS and no IbsOpCntCtl: per CPU, counting cycles (%d)", err);
+	}
+	wfile("ibs_op/format/cnt_ctl", "config:19");
+	{
+		struct fake_ibs k = { .per_task = 1, .opcnt = 0 };
+		struct memphis__ibs_opts o = { .sysfs = root, .cnt_ctl = 1 };
+		int err = memphis__ibs_choose(&o, fake_ibs_try, &k, &p, &per_cpu, notes, sizeof(notes), 2,
+					      why, sizeof(why));
+		ok(err == -EINVAL && strstr(why, "EINVAL") && k.calls == 2,
+		   "sysfs names cnt_ctl and the kernel refuses the event anyway: no retry, EINVAL (%s)", why);
+	}
 	rm_root();
 }
 
@@ -506,7 +579,14 @@ static void test_ibs_sample(void)
 	ok(ibs_case(ctl, 0x401000, data, d2, d3 & ~(1ull << 17), 0x7f0000001000, 0, 0, &s) == 1 &&
 	   (s.flags & MPH_S_NOADDR) && !s.addr, "LinAddrValid clear: no address");
 	ok(ibs_case(ctl, 0x401000, data | 1ull << 38, d2, d3, 0x7f0000001000, 0x80, 0, &s) == 1 &&
-	   s.ip == 0x400000, "RipInvalid (caps RipInvalidChk): the interrupt's ip instead of IBS_OP_RIP");
+	   s.ip == 0 && s.sampled_ip == 0x400000 && s.addr == 0x7f0000001000 && (s.flags & MPH_S_EXACT),
+	   "M1: RipInvalid (caps RipInvalidChk): no instruction (ip 0; the interrupt's ip only as "
+	   "sampled_ip, it is not the op's), the address kept");
+	ok(ibs_case(ctl, 0x401000, data, d2, d3, 1ull << 50, 0, 0, &s) == 1 && s.addr == 1ull << 50 &&
+	   (s.flags & MPH_S_EXACT), "M11: a user address above 47 bits (5-level paging) is kept");
+	ok(ibs_case(ctl, 0x401000, data, d2, d3, 1ull << 56, 0, 0, &s) == 1 && (s.flags & MPH_S_NOADDR) &&
+	   ibs_case(ctl, 1ull << 56, data, d2, d3, 0x7f0000001000, 0, 0, &s) == 0,
+	   "M11: at MEMPHIS_USER_ADDR_END an address is no user one, an ip a kernel one");
 	ok(ibs_case(ctl, 0x401000, data | 1ull << 38, d2, d3, 0x7f0000001000, 0, 0, &s) == 1 &&
 	   s.ip == 0x401000, "RipInvalid without RipInvalidChk in caps is not a valid bit (as the kernel)");
 	const uint64_t ld3 = 1 | 1ull << 7 | 1ull << 17 | 1ull << 20 | 1ull << 16 | 200ull << 32;
@@ -514,6 +594,27 @@ static void test_ibs_sample(void)
 	   s.weight == 200, "Zen 3 erratum 1293 (MissNoMabAlloc): OP_DATA2's remote DRAM not believed");
 	ok(ibs_case(ctl, 0x401000, data, 0x13, ld3, 0x7f0000001000, 0, 0, &s) == 1 && (s.flags & MPH_S_REMOTE_HW),
 	   "the same load on another CPU: remote DRAM");
+}
+
+/* §6: per CPU, the rings are read one after the other: a thread's samples must come out
+ * in time order, whatever ring they were in. */
+static void test_ibs_sort(void)
+{
+	struct memphis_rec_sample s[8];
+	/* CPU 0's ring, then CPU 1's: tid 7 ran on both, tid 3 on CPU 1 */
+	static const uint32_t tid[8] = { 7, 7, 7, 3, 7, 7, 3, 7 };
+	static const uint64_t time[8] = { 10, 30, 50, 15, 20, 40, 5, 60 };
+	int sorted = 1;
+
+	memset(s, 0, sizeof(s));
+	for (int i = 0; i < 8; i++)
+		s[i].tid = tid[i], s[i].time = time[i];
+	memphis__ibs_sort(s, 8);
+	for (int i = 1; i < 8; i++)
+		if (s[i - 1].tid > s[i].tid || (s[i - 1].tid == s[i].tid && s[i - 1].time >= s[i].time))
+			sorted = 0;
+	ok(sorted && s[0].tid == 3 && s[0].time == 5 && s[2].time == 10 && s[7].time == 60,
+	   "per-CPU samples sorted by thread, each thread's by time across the CPUs' rings");
 }
 
 /* W1: what a kernel put in DATA_SRC (and ADDR, WEIGHT) beside RAW changes nothing: the
@@ -565,7 +666,9 @@ int main(void)
 	test_select();
 	test_pebs();
 	test_ibs_attr();
+	test_ibs_choose();
 	test_ibs_sample();
+	test_ibs_sort();
 	test_ibs_kernel_src();
 	rm_root();
 	return tap_done();

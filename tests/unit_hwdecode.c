@@ -223,6 +223,7 @@ static void run_src(const struct src_case *c)
 #define REM1 (S(REMOTE, REMOTE) | S(HOPS, 1))
 #define ZEN4 MEMPHIS_IBS_CAPS_ZEN4
 #define RIPCHK MEMPHIS_IBS_CAPS_RIPINVALIDCHK
+#define OPDTLB (1u << 19) /* IBS_CAPS_OPDTLBPGSIZE, arch/x86/include/asm/perf_event.h */
 
 struct ds_case {
 	int line;
@@ -317,6 +318,14 @@ static const struct ds_case ds_cases[] = {
 	  ZEN4, 0x19, 0x11, LD | S(LVLNUM, CXL) | SN_NA | LK_NA | TLB_NA, MEMPHIS_SRC_CXL, 0, 0, 0, 1 },
 	{ __LINE__, "hi bits without Zen 4 caps: DataSrc 0, no source", D2_SRC_HI(1), D3_LD | D3_DC_MISS | D3_L2_MISS,
 	  0, 0x19, 0x11, LD | S(LVL, NA) | S(LVLNUM, NA) | SN_NA | LK_NA | TLB_NA, MEMPHIS_SRC_NA, 0, 0, 0, 1 },
+	/* M5: IBS_CAPS_OPDTLBPGSIZE (Zen 5): perf_ibs_get_tlb_lvl() returns with TLB n/a
+	 * unless PhyAddrValid (0b347a4218da "perf/amd/ibs: Update DTLB/PageSize decode logic") */
+	{ __LINE__, "Zen 5 (caps OpDtlbPgSize): TLB bits without PhyAddrValid: TLB n/a",
+	  0, D3_LD | D3_LIN_VALID, ZEN4 | OPDTLB, 0x1a, 0x02,
+	  LD | HIT(L1) | S(LVLNUM, L1) | SN_NA | LK_NA | TLB_NA, MEMPHIS_SRC_L1, 0, 0, 0, 0 },
+	{ __LINE__, "Zen 5 (caps OpDtlbPgSize): with PhyAddrValid the TLB bits hold",
+	  0, D3_LD | D3_LIN_VALID | D3_PHY_VALID | D3_L1TLB_MISS, ZEN4 | OPDTLB, 0x1a, 0x02,
+	  LD | HIT(L1) | S(LVLNUM, L1) | SN_NA | LK_NA | S(TLB, L2) | S(TLB, HIT), MEMPHIS_SRC_L1, 0, 0, 0, 0 },
 };
 
 static void run_ds(const struct ds_case *c)
@@ -414,6 +423,13 @@ static void test_real_ibs(void)
 		rm[MEMPHIS_IBS_OP_CTL] &= ~(1ULL << 17);
 		raw_payload(buf, 0xbff & ~MEMPHIS_IBS_CAPS_BRNTRGT, rm, 7);
 		ok(memphis_ibs_raw_decode(buf, size, 0x19, 0x11, &a) == -1, "En clear: refused");
+		/* M4: PhyAddrValid kept with DC_PHYSAD zeroed for a reader without
+		 * perf_allow_kernel() (50a53b60e141, 723a290326e0) */
+		memcpy(rm, zen4, sizeof(rm));
+		rm[MEMPHIS_IBS_DC_PHYSAD] = 0;
+		raw_payload(buf, 0xbff & ~MEMPHIS_IBS_CAPS_BRNTRGT, rm, 7);
+		ok(memphis_ibs_raw_decode(buf, size, 0x19, 0x11, &a) == 0 && !a.phys_valid && !a.phys &&
+		   a.addr_valid, "PhyAddrValid with a physical address of 0: no physical address (M4)");
 	}
 	{
 		__u64 r4[9];

@@ -48,6 +48,7 @@ enum memphis_ibs_reg {
 #define MEMPHIS_IBS_CAPS_RIPINVALIDCHK (1u << 7)
 #define MEMPHIS_IBS_CAPS_OPDATA4 (1u << 10)
 #define MEMPHIS_IBS_CAPS_ZEN4 (1u << 11)
+#define MEMPHIS_IBS_CAPS_OPDTLBPGSIZE (1u << 19) /* Zen 5: DTLB bits valid with PhyAddrValid */
 
 /* perf_mem_data_src fields (<linux/perf_event.h> values, spelled out for kernel and user). */
 #define MEMPHIS_MEM_OP_NA 0x01ULL
@@ -107,7 +108,8 @@ enum memphis_ibs_reg {
 			     MEMPHIS_MEM_LVLNUM(MEMPHIS_LVLNUM_NA))
 
 /* Highest user-space address plus one on x86-64 (five-level paging: 57-bit user half).
- * Data addresses at or above it are the kernel's; the library never attributes them. */
+ * Instruction and data addresses at or above it are the kernel's; the library's hardware
+ * backends never keep them (the one limit of ibs.c and pebs.c). */
 #define MEMPHIS_USER_ADDR_END (1ULL << 56)
 
 /* Where the data came from, coarse enough for every vendor. */
@@ -350,8 +352,11 @@ static inline __u64 memphis_ibs_data_src(const __u64 *r, __u32 caps, unsigned in
 		v |= MEMPHIS_MEM_SNOOP(MEMPHIS_SNOOP_HITM);
 	else
 		v |= MEMPHIS_MEM_SNOOP(MEMPHIS_SNOOP_NA);
-	/* data TLB: perf_ibs_get_tlb_lvl */
-	if (!memphis__bits(data3, 17, 1))
+	/* data TLB: perf_ibs_get_tlb_lvl; with IBS_CAPS_OPDTLBPGSIZE (Zen 5) the TLB bits hold
+	 * only with PhyAddrValid (0b347a4218da "perf/amd/ibs: Update DTLB/PageSize decode
+	 * logic", v6.15) */
+	if (!memphis__bits(data3, 17, 1) ||
+	    ((caps & MEMPHIS_IBS_CAPS_OPDTLBPGSIZE) && !memphis__bits(data3, 18, 1)))
 		v |= MEMPHIS_MEM_TLB(MEMPHIS_TLB_NA);
 	else if (!memphis__bits(data3, 2, 1))
 		v |= MEMPHIS_MEM_TLB(MEMPHIS_TLB_L1 | MEMPHIS_TLB_HIT);
@@ -369,7 +374,8 @@ static inline __u64 memphis_ibs_data_src(const __u64 *r, __u32 caps, unsigned in
 /* Decode one IBS op sample from its registers r (MEMPHIS_IBS_NREGS of them, OP_CTL first):
  * caps, family and model as for memphis_ibs_data_src. Honours every validity bit: En and
  * Val (else -1), RipInvalid (when caps has RipInvalidChk, as the kernel), LinAddrValid and
- * PhyAddrValid (memory ops only; addr_user says whether the address is a user one),
+ * PhyAddrValid (memory ops only, a physical address 0 counts as none; addr_user says
+ * whether the address is a user one),
  * OP_DATA2 for loads only and erratum #1293; latency (DcMissLat) and ins_lat (TagToRet) as
  * the kernel gives them: loads that missed L1 only. Level, remote, HITM and lock come from
  * memphis_ibs_data_src through memphis_mem_src_decode. Returns 0 or -1. */
@@ -394,7 +400,9 @@ static inline int memphis_ibs_decode(const __u64 *r, __u32 caps, unsigned int fa
 		out->addr = r[MEMPHIS_IBS_DC_LINAD];
 		out->addr_user = out->addr < MEMPHIS_USER_ADDR_END;
 	}
-	if (memphis__bits(data3, 18, 1)) {
+	/* PhyAddrValid with DC_PHYSAD 0: the kernel zeroes the address for readers without
+	 * perf_allow_kernel() (50a53b60e141) and keeps the bit (723a290326e0) */
+	if (memphis__bits(data3, 18, 1) && r[MEMPHIS_IBS_DC_PHYSAD]) {
 		out->phys_valid = 1;
 		out->phys = r[MEMPHIS_IBS_DC_PHYSAD];
 	}

@@ -48,6 +48,8 @@ struct memphis__sampling {
 				 * filtered to the process: percpu.h); NULL other backends */
 	char hw_events[1024];   /* hardware events opened by the library, "; " between:
 				 * "NAME type=T config=0x.. config1=0x.. precise_ip=P period=N" */
+	char hw_notes[512];     /* what a reader of the samples must know of the events as
+				 * opened ("; " between): an option refused, a skew; "" none */
 };
 
 struct memphis__ustack;

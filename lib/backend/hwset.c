@@ -332,11 +332,11 @@ void memphis__hw_why(int err, const char *backend, const char *event, int parano
 				 "--security-opt seccomp=unconfined)", backend, event,
 				 err == -EACCES ? "EACCES" : "EPERM", paranoid);
 		break;
-	case ENOSPC:
-		snprintf(why, n, "%s: %s is in use by another tool (ENOSPC: %s, e.g. perf "
-			 "record/perf mem, numatop or another memphis); stop it, or use "
-			 "MEMPHIS_BACKEND=soft", backend, event,
-			 strcmp(backend, "ibs") ? "the PMU's counters are taken" : "one IBS op user per CPU");
+	case ENOSPC: /* not IBS: its one user per CPU is refused at schedule-in, not at open
+		      * (perf_ibs_add()); the run's coverage tells that sharing */
+		snprintf(why, n, "%s: %s is in use by another tool (ENOSPC: the PMU's counters are "
+			 "taken, e.g. by perf record/perf mem, numatop or another memphis); stop it, "
+			 "or use MEMPHIS_BACKEND=soft", backend, event);
 		break;
 	case ENODATA:
 		snprintf(why, n, "%s: %s needs the mem-loads-aux event as its group leader (ENODATA: "

@@ -26,8 +26,10 @@
 #define BASE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | \
 		   PERF_SAMPLE_CPU | PERF_SAMPLE_RAW)
 #define RING_PAGES 128
-#define USER_TOP (1ull << 47)
 
+/* Only the minimum and the nibble: a period above what MaxCnt holds (0xffff0, or 23 bits
+ * with OpCntExt) is the kernel's to split (perf_event_set_period()'s period_left, as Ravi
+ * Bangoria answered in the review of "Add PMU specific minimum period"). */
 uint64_t memphis__ibs_period(uint64_t want)
 {
 	if (!want)
@@ -35,9 +37,16 @@ uint64_t memphis__ibs_period(uint64_t want)
 	want &= ~0xfull;
 	if (want < MEMPHIS__IBS_PERIOD_MIN)
 		want = MEMPHIS__IBS_PERIOD_MIN;
-	if (want > MEMPHIS__IBS_PERIOD_MAX)
-		want = MEMPHIS__IBS_PERIOD_MAX;
 	return want;
+}
+
+/* Append "; "-separated text to notes. */
+static void note(char *notes, size_t n, const char *text)
+{
+	size_t k = strlen(notes);
+
+	if (k + 1 < n)
+		snprintf(notes + k, n - k, "%s%s", k ? "; " : "", text);
 }
 
 int memphis__ibs_plan(const struct memphis__ibs_opts *o, struct memphis__hw_plan *p,
@@ -74,10 +83,14 @@ int memphis__ibs_plan(const struct memphis__ibs_opts *o, struct memphis__hw_plan
 	if (o->l3missonly) {
 		if (memphis__pmu_has(o->sysfs, "ibs_op", "caps/zen4_ibs_extensions") &&
 		    memphis__pmu_set(o->sysfs, "ibs_op", "l3missonly", a, 1) == 0)
-			;
+			/* perf's own warning for it (builtin-record, amd ibs) */
+			note(notes, notes_n, "l3missonly: the hardware restarts its count at every "
+			     "tagged op that does not miss L3, so sample counts are not proportional "
+			     "to ops (period skew): compare them only between runs with the same "
+			     "setting");
 		else
-			snprintf(notes, notes_n, "MEMPHIS_IBS_L3MISSONLY=1 ignored: this CPU/kernel has "
-				 "no l3missonly (Zen 4 and later, caps/zen4_ibs_extensions)");
+			note(notes, notes_n, "MEMPHIS_IBS_L3MISSONLY=1 ignored: this CPU/kernel has "
+			     "no l3missonly (Zen 4 and later, caps/zen4_ibs_extensions)");
 	}
 	/* user-only sampling needs the kernel's software filter; without it IBS refuses
 	 * exclude_kernel and kernel samples are dropped here */
@@ -86,28 +99,70 @@ int memphis__ibs_plan(const struct memphis__ibs_opts *o, struct memphis__hw_plan
 	return 0;
 }
 
+int memphis__ibs_choose(struct memphis__ibs_opts *o, memphis__ibs_try_fn *try, void *ctx,
+			struct memphis__hw_plan *p, int *per_cpu, char *notes, size_t notes_n,
+			int paranoid, char *why, size_t n)
+{
+	/* cnt_ctl set at its hardware bit because sysfs has no format/cnt_ctl: a kernel
+	 * without IBS_CAPS_OPCNT hides the file and refuses the bit (EINVAL), older ones
+	 * without the file take it */
+	int forced = o->cnt_ctl && !memphis__pmu_has(o->sysfs, "ibs_op", "format/cnt_ctl");
+	int retried = 0, err;
+	unsigned what;
+
+	for (;;) {
+		*per_cpu = 0;
+		if ((err = memphis__ibs_plan(o, p, notes, notes_n, why, n)) < 0)
+			return err;
+		what = p->ev[0].attr.exclude_kernel ? 0 : MEMPHIS__HW_WHY_KERNEL;
+		err = try(p, 0, -1, ctx); /* per thread: kernels 6.2 and later */
+		if (err == -EINVAL || err == -EOPNOTSUPP) {
+			int e2 = try(p, -1, 0, ctx);
+			if (e2 == 0 || e2 == -EACCES || e2 == -EPERM || e2 == -EINVAL) {
+				*per_cpu = e2 != -EINVAL;
+				if (*per_cpu)
+					what |= MEMPHIS__HW_WHY_CPU;
+				err = e2;
+			}
+		}
+		if (err != -EINVAL || !forced || retried)
+			break;
+		retried = 1;
+		o->cnt_ctl = 0;
+	}
+	if (retried && err == 0)
+		note(notes, notes_n, "MEMPHIS_IBS_CNT_CTL=1 refused by the kernel (no IbsOpCntCtl): "
+		     "the period counts cycles");
+	if (err < 0) {
+		memphis__hw_why(err, "ibs", "ibs_op", paranoid, what, why, n);
+		return err;
+	}
+	return 0;
+}
+
 int memphis__ibs_sample(const struct memphis__perf_sample *ps, uint64_t st, unsigned family,
 			unsigned model, struct memphis_rec_sample *out)
 {
 	struct memphis_hw_access acc;
-	uint64_t ip;
 
 	memset(out, 0, sizeof(*out));
 	if (!(st & PERF_SAMPLE_RAW) || !ps->raw ||
 	    memphis_ibs_raw_decode(ps->raw, ps->raw_size, family, model, &acc) < 0)
 		return 0; /* no registers, a short payload, or En/Val clear */
-	ip = acc.ip_valid ? acc.ip : ps->ip;
 	if (!acc.is_load && !acc.is_store)
 		return 0;
-	if (ip >= USER_TOP)
+	/* user code only: the op's RIP, or with RipInvalid the interrupted context's */
+	if ((acc.ip_valid ? acc.ip : ps->ip) >= MEMPHIS_USER_ADDR_END)
 		return 0;
 	out->time = ps->time;
-	out->ip = ip;
-	out->sampled_ip = ip;
+	/* RipInvalid: the kernel reports the interrupted ip without PERF_EFLAGS_EXACT, which
+	 * is not the sampled op; the sample keeps no instruction (ip 0), its address stays */
+	out->ip = acc.ip_valid ? acc.ip : 0;
+	out->sampled_ip = acc.ip_valid ? acc.ip : ps->ip;
 	out->tid = ps->tid;
 	out->cpu = (uint16_t)ps->cpu;
 	out->flags = acc.is_load ? MPH_S_LOAD : MPH_S_STORE;
-	if (acc.addr_valid && acc.addr >= 4096 && acc.addr < USER_TOP) {
+	if (acc.addr_valid && acc.addr >= 4096 && acc.addr < MEMPHIS_USER_ADDR_END) {
 		out->addr = acc.addr;
 		out->flags |= MPH_S_EXACT | MPH_S_HWADDR;
 	} else {
@@ -146,11 +201,12 @@ static void cpu_family_model(unsigned *family, unsigned *model)
 	*model = ((a >> 4) & 0xf) | ((a >> 12) & 0xf0);
 }
 
-static int try_open(pid_t tid, int cpu, int *failed)
+/* memphis__ibs_try_fn of the probe: open the plan for real, close it again. */
+static int try_open(const struct memphis__hw_plan *p, pid_t tid, int cpu, void *ctx)
 {
 	struct memphis__hw_set s;
 	struct memphis__ring r = { .fd = -1 };
-	int err = memphis__hw_set_open(&s, &r, &plan, tid, cpu, 1, failed);
+	int failed, err = memphis__hw_set_open(&s, &r, p, tid, cpu, 1, &failed);
 
 	if (err == 0)
 		memphis__hw_set_close(&s, &r);
@@ -164,30 +220,16 @@ static int ibs_probe(const struct memphis__backend_params *p, struct memphis__sa
 		.sysfs = p->sysfs ? p->sysfs : "/sys", .period = p->hw_period,
 		.cnt_ctl = p->ibs_cnt_ctl, .l3missonly = p->ibs_l3missonly,
 	};
-	char notes[160];
-	int err = -EINVAL, failed;
-	unsigned what = 0;
+	int err;
 
 	own_pid = p->pid;
 	cpu_family_model(&cpu_family, &cpu_model);
-	if ((err = memphis__ibs_plan(&o, &plan, notes, sizeof(notes), why, n)) < 0)
+	err = memphis__ibs_choose(&o, try_open, NULL, &plan, &per_cpu, out->hw_notes,
+				  sizeof(out->hw_notes), memphis__paranoid(), why, n);
+	if (err < 0)
 		return err;
-	what = plan.ev[0].attr.exclude_kernel ? 0 : MEMPHIS__HW_WHY_KERNEL;
-	err = try_open(0, -1, &failed); /* per thread: kernels 6.2 and later */
-	if (err == -EINVAL || err == -EOPNOTSUPP) {
-		int e2 = try_open(-1, 0, &failed);
-		if (e2 == 0 || e2 == -EACCES || e2 == -EPERM || e2 == -ENOSPC) {
-			per_cpu = 1;
-			what |= MEMPHIS__HW_WHY_CPU;
-			err = e2;
-		}
-	}
-	if (err < 0) {
-		memphis__hw_why(err, "ibs", "ibs_op", memphis__paranoid(), what, why, n);
-		return err;
-	}
-	if (notes[0])
-		memphis__log(MPH_LOG_WARN, "%s", notes);
+	if (out->hw_notes[0])
+		memphis__log(MPH_LOG_WARN, "ibs: %s", out->hw_notes);
 	memphis__log(MPH_LOG_INFO, "ibs: %s, period %llu, config %#llx, sample_type %#llx",
 		     per_cpu ? "per CPU" : "per thread", (unsigned long long)plan.ev[0].attr.sample_period,
 		     (unsigned long long)plan.ev[0].attr.config,
@@ -317,11 +359,18 @@ struct matching {
 	size_t matched;
 };
 
-static int by_tid(const void *a, const void *b)
+static int by_tid_time(const void *a, const void *b)
 {
 	const struct memphis_rec_sample *x = a, *y = b;
 
-	return (x->tid > y->tid) - (x->tid < y->tid);
+	if (x->tid != y->tid)
+		return (x->tid > y->tid) - (x->tid < y->tid);
+	return (x->time > y->time) - (x->time < y->time);
+}
+
+void memphis__ibs_sort(struct memphis_rec_sample *s, size_t n)
+{
+	qsort(s, n, sizeof(*s), by_tid_time);
 }
 
 static void emit_thread(struct memphis__thread *t, void *ctx)
@@ -353,7 +402,7 @@ static uint64_t ibs_read_process(memphis__emit_fn *emit)
 		if (cpu_sets[c].ring >= 0)
 			memphis__ring_drain(&cpu_rings[c], on_record, &rd);
 	if (rd.n) {
-		qsort(rd.buf, rd.n, sizeof(*rd.buf), by_tid);
+		memphis__ibs_sort(rd.buf, rd.n);
 		memphis__thread_foreach(emit_thread, &m);
 	}
 	memphis__lib_free(rd.buf);
