@@ -369,8 +369,10 @@ static void test_pebs(void)
 	o.weight_struct = 0;
 	ok(memphis__pebs_plan(&o, &p, why, sizeof(why)) == 0 && p.n == 1 && p.ev[0].attr.config == 0x1cd &&
 	   p.ev[0].attr.config1 == 0x40 && p.ev[0].attr.sample_period == 10009 && !p.ev[0].attr.freq &&
+	   p.ev[0].attr.precise_ip == 2 &&
 	   (p.ev[0].attr.sample_type & PERF_SAMPLE_WEIGHT) && !(p.ev[0].attr.sample_type & PERF_SAMPLE_WEIGHT_STRUCT),
-	   "MEMPHIS_EVENT as fixture A: config 0x1cd config1 0x40, its own period 10009, WEIGHT fallback");
+	   "MEMPHIS_EVENT as fixture A: config 0x1cd config1 0x40, its own period 10009 and "
+	   ":precise=2 (M7: not the probe's 3), WEIGHT fallback");
 	o.events = "skx::NO_SUCH_EVENT";
 	ok(memphis__pebs_plan(&o, &p, why, sizeof(why)) == -ENOENT && strstr(why, "NO_SUCH_EVENT"),
 	   "an unknown MEMPHIS_EVENT: -ENOENT naming it (%s)", why);
@@ -391,6 +393,16 @@ static void test_pebs(void)
 	ok(memphis__pebs_plan(&o, &p, why, sizeof(why)) == 0 && p.n == 2 && p.ev[0].attr.config == 0x8203 &&
 	   p.ev[1].leader == 0 && p.ev[1].attr.config1 == 32, "spr: a MEMPHIS_EVENT load latency gets the leader too");
 	o.events = NULL;
+	/* W3: the kernel's mem-stores (SPR: event=0xcd,umask=0x2, intel/core.c mem_st_spr), the
+	 * store latency event whose records carry a data source, as perf mem uses it */
+	wfile("cpu/events/mem-stores", "event=0xcd,umask=0x2");
+	err = memphis__pebs_plan(&o, &p, why, sizeof(why));
+	stv = find(&p, 4, 0x2cd);
+	ok(err == 0 && p.n == 3 && stv && stv->kind == MEMPHIS__HW_STORE && stv->leader == -1 &&
+	   !find(&p, 4, 0x82d0) && strstr(stv->name, "mem-stores") && stv->attr.precise_ip == 3 &&
+	   stv->attr.sample_period == 20011,
+	   "W3: spr with sysfs mem-stores: the stores are its 0x2cd, not ALL_STORES (%s)",
+	   stv ? stv->name : why);
 
 	/* hybrid: cpu_core and cpu_atom with their own types and sysfs aliases */
 	rm_root();
@@ -419,6 +431,88 @@ static void test_pebs(void)
 	err = memphis__pebs_plan(&o, &p, why, sizeof(why));
 	ok(err == -ENOENT && strstr(why, "no load-latency event"),
 	   "a core PMU libpfm4 does not know, no sysfs alias: -ENOENT, one line (%s)", why);
+}
+
+/* ---- the PEBS probe's choices (memphis__pebs_choose) with a fake kernel ---- */
+
+struct fake_pebs {
+	int max_precise;  /* the highest precise_ip it takes; -1: none (no PEBS) */
+	int weight_struct;
+};
+
+static int fake_pebs_try(const struct memphis__hw_plan *p, int *failed, void *ctx)
+{
+	struct fake_pebs *k = ctx;
+
+	*failed = -1;
+	for (unsigned i = 0; i < p->n; i++) {
+		if (p->ev[i].kind == MEMPHIS__HW_COUNT)
+			continue;
+		if ((int)p->ev[i].attr.precise_ip > k->max_precise) {
+			*failed = (int)i;
+			return -EOPNOTSUPP; /* x86_pmu_hw_config() */
+		}
+		if ((p->ev[i].attr.sample_type & PERF_SAMPLE_WEIGHT_STRUCT) && !k->weight_struct) {
+			*failed = (int)i;
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static void test_pebs_choose(void)
+{
+	struct memphis__pebs_opts o = { .sysfs = root, .prefix = "skx::", .ldlat = 30 };
+	struct memphis__hw_plan p;
+	struct fake_pebs k = { .max_precise = 2, .weight_struct = 0 };
+	char why[256];
+	int err;
+
+	rm_root();
+	core_pmu("cpu", "4");
+	err = memphis__pebs_choose(&o, fake_pebs_try, &k, &p, 2, why, sizeof(why));
+	ok(err == 0 && o.precise == 2 && !o.weight_struct && p.ev[0].attr.precise_ip == 2,
+	   "the highest precise_ip the kernel takes (2), WEIGHT when WEIGHT_STRUCT is refused (%d)", err);
+	k.max_precise = 0;
+	err = memphis__pebs_choose(&o, fake_pebs_try, &k, &p, 2, why, sizeof(why));
+	ok(err == -EOPNOTSUPP && strstr(why, "EOPNOTSUPP"),
+	   "M6: a kernel that takes load latency only without PEBS (precise_ip 0): refused, "
+	   "not sampled without data addresses (%s)", why);
+	o.events = "perf::PAGE-FAULTS";
+	err = memphis__pebs_choose(&o, fake_pebs_try, &k, &p, 2, why, sizeof(why));
+	ok(err == 0 && o.precise == 0 && p.ev[0].attr.type == PERF_TYPE_SOFTWARE,
+	   "a software MEMPHIS_EVENT may go down to precise_ip 0 (%d)", err);
+	rm_root();
+}
+
+/* ---- PEBS samples (memphis__pebs_sample) ---- */
+
+static void test_pebs_sample(void)
+{
+	struct memphis__perf_sample ps = { .ip = 0x401000, .tid = 9, .cpu = 1, .time = 7,
+					   .addr = 1ull << 50, .lat = 120,
+					   .data_src = 0x10268100142ull /* SKX L1 load */ };
+	struct memphis_rec_sample s;
+
+	memphis__pebs_sample(&ps, MEMPHIS__HW_LOAD, &s);
+	ok(s.addr == 1ull << 50 && s.flags == (MPH_S_EXACT | MPH_S_HWADDR | MPH_S_LOAD) && s.weight == 120,
+	   "M11: a user address above 47 bits (5-level paging) is kept (flags %#x)", s.flags);
+	ps.addr = 1ull << 56;
+	memphis__pebs_sample(&ps, MEMPHIS__HW_LOAD, &s);
+	ok(s.addr == 0 && (s.flags & MPH_S_NOADDR), "M11: at MEMPHIS_USER_ADDR_END no user address");
+	/* ds.c precise_datala_hsw(): an ALL_STORES store that missed L1 */
+	ps.addr = 0x7f0000001000ull;
+	ps.data_src = PERF_MEM_S(OP, STORE) | PERF_MEM_S(LVL, L1) | PERF_MEM_S(LVL, MISS) |
+		      PERF_MEM_S(SNOOP, NA) | PERF_MEM_S(LOCK, NA) | PERF_MEM_S(TLB, NA) |
+		      PERF_MEM_S(LVLNUM, NA);
+	memphis__pebs_sample(&ps, MEMPHIS__HW_STORE, &s);
+	{
+		struct memphis_hw_access a;
+		memset(&a, 0, sizeof(a));
+		memphis_mem_src_decode(s.data_src, &a);
+		ok(s.flags == (MPH_S_EXACT | MPH_S_HWADDR | MPH_S_STORE) && a.src == MEMPHIS_SRC_L1_MISS &&
+		   a.miss, "W3: a precise store that missed L1 is a store, its source l1_miss");
+	}
 }
 
 static void test_ibs_attr(void)
@@ -665,6 +759,8 @@ int main(void)
 	test_why();
 	test_select();
 	test_pebs();
+	test_pebs_choose();
+	test_pebs_sample();
 	test_ibs_attr();
 	test_ibs_choose();
 	test_ibs_sample();

@@ -97,7 +97,11 @@ static struct memphis__hw_event *add(struct memphis__hw_plan *p, const struct me
 	}
 	ev->attr.sample_type = SAMPLE_TYPE | (o->weight_struct ? PERF_SAMPLE_WEIGHT_STRUCT
 							       : PERF_SAMPLE_WEIGHT);
+	/* the probe's precise_ip, or below it the event's own (":precise=N" of MEMPHIS_EVENT,
+	 * as libpfm4 encoded it): the probe then starts there */
 	ev->attr.precise_ip = (unsigned)o->precise & 3;
+	if (a->precise_ip && a->precise_ip < ev->attr.precise_ip)
+		ev->attr.precise_ip = a->precise_ip;
 	ev->attr.exclude_kernel = 1;
 	ev->attr.exclude_hv = 1;
 	ev->attr.use_clockid = 1;
@@ -136,12 +140,20 @@ static int defaults(struct memphis__hw_plan *p, const struct memphis__pebs_opts 
 {
 	char name[128];
 	struct perf_event_attr ld, st;
-	int type = memphis__pmu_type(o->sysfs, pmu), have_st;
+	int type = memphis__pmu_type(o->sysfs, pmu), have_st, st_sysfs;
 
 	snprintf(name, sizeof(name), "%sMEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=%u", prefix, o->ldlat);
 	if (encode(name, &ld, why, n) == 0) {
+		/* the stores: sysfs's mem-stores where the kernel names one, as perf mem does
+		 * ("%s/mem-stores/P"): on Sapphire Rapids and hybrid P-cores it is the store
+		 * latency event (0x2cd), whose records carry the full data source
+		 * (store_latency_data()), where ALL_STORES gives only L1 hit or miss */
+		memset(&st, 0, sizeof(st));
+		st.size = sizeof(st);
+		st_sysfs = memphis__pmu_has(o->sysfs, pmu, "events/mem-stores") &&
+			   memphis__pmu_alias(o->sysfs, pmu, "mem-stores", &st) == 0;
 		snprintf(name, sizeof(name), "%sMEM_INST_RETIRED:ALL_STORES", prefix);
-		have_st = encode(name, &st, why, n) == 0;
+		have_st = st_sysfs || encode(name, &st, why, n) == 0;
 		if (type >= 0 && strcmp(pmu, "cpu")) { /* hybrid: the PMU's own type */
 			ld.type = (uint32_t)type;
 			st.type = (uint32_t)type;
@@ -158,13 +170,14 @@ static int defaults(struct memphis__hw_plan *p, const struct memphis__pebs_opts 
 			return -ENOENT;
 		}
 		memphis__pmu_set(o->sysfs, pmu, "ldlat", &ld, o->ldlat);
-		have_st = memphis__pmu_alias(o->sysfs, pmu, "mem-stores", &st) == 0;
+		have_st = st_sysfs = memphis__pmu_alias(o->sysfs, pmu, "mem-stores", &st) == 0;
 	}
 	int leader = aux_leader(p, o, pmu, ld.type);
 	snprintf(name, sizeof(name), "MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=%u", o->ldlat);
 	if (!add(p, o, &ld, MEMPHIS__HW_LOAD, leader, pmu, name))
 		return -E2BIG;
-	if (have_st && !add(p, o, &st, MEMPHIS__HW_STORE, -1, pmu, "MEM_INST_RETIRED:ALL_STORES"))
+	if (have_st && !add(p, o, &st, MEMPHIS__HW_STORE, -1, pmu,
+			    st_sysfs ? "mem-stores" : "MEM_INST_RETIRED:ALL_STORES"))
 		return -E2BIG;
 	return 0;
 }
@@ -218,13 +231,60 @@ struct pebs_thread {
 	struct memphis__hw_set set;
 };
 
-/* Open the plan on the calling thread, as the probe's test. 0 when every event opened;
- * else -errno of the first refusal, its index in *failed. */
-static int try_plan(int *failed)
+/* A sampling event that only PEBS makes a memory sample of: any but software and
+ * tracepoint events (MEMPHIS_EVENT=perf::PAGE-FAULTS, which the tests use). */
+static int needs_pebs(const struct memphis__hw_plan *p)
+{
+	for (unsigned i = 0; i < p->n; i++)
+		if (p->ev[i].kind != MEMPHIS__HW_COUNT && p->ev[i].attr.type != PERF_TYPE_SOFTWARE &&
+		    p->ev[i].attr.type != PERF_TYPE_TRACEPOINT)
+			return 1;
+	return 0;
+}
+
+int memphis__pebs_choose(struct memphis__pebs_opts *o, memphis__pebs_try_fn *try, void *ctx,
+			 struct memphis__hw_plan *p, int paranoid, char *why, size_t n)
+{
+	int err = 0, failed = -1, first_err = 0, first_failed = -1;
+
+	/* the highest precise_ip the kernel takes, WEIGHT_STRUCT before WEIGHT */
+	for (int ws = 1; ws >= 0; ws--) {
+		for (int precise = 3; precise >= 0; precise--) {
+			o->weight_struct = ws;
+			o->precise = precise;
+			if ((err = memphis__pebs_plan(o, p, why, n)) < 0)
+				return err;
+			/* precise_ip 0 is no PEBS: load latency and precise stores then carry no
+			 * data address or source (libpfm4: "Precise Event and ldlat required") */
+			if (precise == 0 && needs_pebs(p))
+				break;
+			err = try(p, &failed, ctx);
+			if (err == 0)
+				return 0;
+			if (!first_err) {
+				first_err = err;
+				first_failed = failed;
+			}
+			if (err != -EINVAL && err != -EOPNOTSUPP)
+				goto refused;
+		}
+	}
+	err = first_err;
+	failed = first_failed;
+refused:
+	memphis__hw_why(err, "pebs", failed >= 0 && (unsigned)failed < p->n ? p->ev[failed].name
+							      : "the PEBS events",
+			paranoid, 0, why, n);
+	return err;
+}
+
+/* memphis__pebs_try_fn of the probe: open the plan on the calling thread and close it
+ * again; 0 only when every event opened. */
+static int try_plan(const struct memphis__hw_plan *p, int *failed, void *ctx)
 {
 	struct memphis__hw_set s;
 	struct memphis__ring r = { .fd = -1 };
-	int err = memphis__hw_set_open(&s, &r, &plan, 0, -1, 1, failed);
+	int err = memphis__hw_set_open(&s, &r, p, 0, -1, 1, failed);
 
 	if (err == 0) {
 		memphis__hw_set_close(&s, &r);
@@ -241,42 +301,22 @@ static int pebs_probe(const struct memphis__backend_params *p, struct memphis__s
 		.sysfs = p->sysfs ? p->sysfs : "/sys", .events = p->event, .prefix = "",
 		.ldlat = p->ldlat ? p->ldlat : 30, .period = p->hw_period,
 	};
-	int err = 0, failed = -1, first_err = 0, first_failed = -1;
+	int err = memphis__pebs_choose(&o, try_plan, NULL, &plan, memphis__paranoid(), why, n);
 
-	/* the highest precise_ip the kernel takes, WEIGHT_STRUCT before WEIGHT */
-	for (int ws = 1; ws >= 0; ws--) {
-		for (int precise = 3; precise >= 0; precise--) {
-			o.weight_struct = ws;
-			o.precise = precise;
-			if ((err = memphis__pebs_plan(&o, &plan, why, n)) < 0)
-				return err;
-			err = try_plan(&failed);
-			if (err == 0) {
-				out->weight = "latency";
-				out->hw_unit = "events";
-				/* MEMPHIS_EVENT's names carry their own (config1 in hw_events) */
-				out->ldlat = p->event && *p->event ? 0 : o.ldlat;
-				out->precise_ip = precise;
-				memphis__hw_plan_describe(&plan, out->hw_events, sizeof(out->hw_events),
-							  &out->hw_period);
-				memphis__log(MPH_LOG_INFO, "pebs: %u events, precise_ip %d, %s",
-					     plan.n, precise, ws ? "WEIGHT_STRUCT" : "WEIGHT");
-				return 0;
-			}
-			if (!first_err) {
-				first_err = err;
-				first_failed = failed;
-			}
-			if (err != -EINVAL && err != -EOPNOTSUPP)
-				goto refused;
-		}
-	}
-	err = first_err;
-	failed = first_failed;
-refused:
-	memphis__hw_why(err, "pebs", failed >= 0 ? plan.ev[failed].name : "the PEBS events",
-			memphis__paranoid(), 0, why, n);
-	return err;
+	if (err < 0)
+		return err;
+	out->weight = "latency";
+	out->hw_unit = "events";
+	/* MEMPHIS_EVENT's names carry their own (config1 in hw_events) */
+	out->ldlat = p->event && *p->event ? 0 : o.ldlat;
+	out->precise_ip = 0;
+	for (unsigned i = 0; i < plan.n; i++)
+		if ((int)plan.ev[i].attr.precise_ip > out->precise_ip)
+			out->precise_ip = (int)plan.ev[i].attr.precise_ip;
+	memphis__hw_plan_describe(&plan, out->hw_events, sizeof(out->hw_events), &out->hw_period);
+	memphis__log(MPH_LOG_INFO, "pebs: %u events, precise_ip %d, %s", plan.n, out->precise_ip,
+		     o.weight_struct ? "WEIGHT_STRUCT" : "WEIGHT");
+	return 0;
 }
 
 static int pebs_open(struct memphis__thread *t)
@@ -309,43 +349,47 @@ struct reading {
 	struct memphis__perf_losses loss;
 };
 
-/* An address the program could have used: user space, not the null page. */
-static int user_addr(uint64_t a)
+void memphis__pebs_sample(const struct memphis__perf_sample *ps, unsigned kind,
+			  struct memphis_rec_sample *s)
 {
-	return a >= 4096 && a < (1ull << 47);
+	struct memphis_hw_access acc = { 0 };
+
+	memset(s, 0, sizeof(*s));
+	memphis_mem_src_decode(ps->data_src, &acc);
+	s->time = ps->time;
+	s->ip = ps->ip;
+	s->sampled_ip = ps->ip;
+	s->tid = ps->tid;
+	s->cpu = (uint16_t)ps->cpu;
+	s->data_src = ps->data_src;
+	s->weight = ps->lat;
+	s->ins_lat = ps->ins_lat;
+	/* an address the program could have used: user space, not the null page */
+	if (ps->addr >= 4096 && ps->addr < MEMPHIS_USER_ADDR_END) {
+		s->flags = MPH_S_EXACT | MPH_S_HWADDR;
+		s->addr = ps->addr;
+	} else {
+		s->flags = MPH_S_NOADDR;
+	}
+	if (acc.is_load || (!acc.is_store && kind == MEMPHIS__HW_LOAD))
+		s->flags |= MPH_S_LOAD;
+	else if (acc.is_store || kind == MEMPHIS__HW_STORE)
+		s->flags |= MPH_S_STORE;
+	if (acc.remote)
+		s->flags |= MPH_S_REMOTE_HW;
 }
 
 static void on_record(const void *rec, size_t len, void *ctx)
 {
 	struct reading *rd = ctx;
 	struct memphis__perf_sample ps;
-	struct memphis_hw_access acc = { 0 };
-	struct memphis_rec_sample s = { 0 };
-	unsigned kind;
+	struct memphis_rec_sample s;
 
 	if (memphis__perf_record_count(rec, len, &rd->loss) != PERF_RECORD_SAMPLE)
 		return;
 	if (memphis__perf_sample_parse(rec, len, plan.ev[rd->pt->set.ring].attr.sample_type, &ps) < 0)
 		return;
-	kind = memphis__hw_set_kind(&rd->pt->set, ps.id);
-	memphis_mem_src_decode(ps.data_src, &acc);
-	s.time = ps.time;
-	s.ip = ps.ip;
-	s.sampled_ip = ps.ip;
-	s.tid = ps.tid;
-	s.cpu = (uint16_t)ps.cpu;
-	s.data_src = ps.data_src;
-	s.weight = ps.lat;
-	s.ins_lat = ps.ins_lat;
-	s.flags = user_addr(ps.addr) ? MPH_S_EXACT | MPH_S_HWADDR : MPH_S_NOADDR;
-	if (s.flags & MPH_S_EXACT)
-		s.addr = ps.addr;
-	if (acc.is_load || (!acc.is_store && kind == MEMPHIS__HW_LOAD))
-		s.flags |= MPH_S_LOAD;
-	else if (acc.is_store || kind == MEMPHIS__HW_STORE)
-		s.flags |= MPH_S_STORE;
-	if (acc.remote)
-		s.flags |= MPH_S_REMOTE_HW;
+	memphis__pebs_sample(&ps, memphis__hw_set_kind(&rd->pt->set, ps.id), &s);
 	rd->emit(rd->t, &s, NULL);
 }
 

@@ -8,6 +8,8 @@
 #include <stdint.h>
 
 #include "hwset.h"
+#include "memphis/format.h"
+#include "perf_ring.h"
 
 #define MEMPHIS__PEBS_LOAD_PERIOD 10007u  /* prime: PEBS periods are not randomised */
 #define MEMPHIS__PEBS_STORE_PERIOD 20011u
@@ -31,5 +33,25 @@ struct memphis__pebs_opts {
  * line in why (-ENOENT: no load-latency event for this CPU). */
 int memphis__pebs_plan(const struct memphis__pebs_opts *o, struct memphis__hw_plan *p,
 		       char *why, size_t n);
+
+/* Open plan p on the calling thread and close it again: 0 when every event opened, else
+ * the first refusal's -errno and its index in *failed. A parameter of
+ * memphis__pebs_choose, so that tests pass a fake kernel. */
+typedef int memphis__pebs_try_fn(const struct memphis__hw_plan *p, int *failed, void *ctx);
+/* The plan this kernel takes, found with try: the highest precise_ip (3 to 1; 0 only
+ * where every sampling event is a software or tracepoint one: without PEBS a load-latency
+ * or precise-store sample has no data address or source), PERF_SAMPLE_WEIGHT_STRUCT
+ * before WEIGHT; an event's own ":precise=N" (MEMPHIS_EVENT) caps it. o->precise and
+ * o->weight_struct tell the choice. 0, or the first refusal's -errno with the one line
+ * (memphis__hw_why with paranoid) in why. */
+int memphis__pebs_choose(struct memphis__pebs_opts *o, memphis__pebs_try_fn *try, void *ctx,
+			 struct memphis__hw_plan *p, int paranoid, char *why, size_t n);
+
+/* One PEBS sample (of an event of kind, MEMPHIS__HW_*) into s: the address when it is a
+ * user one (4096 to MEMPHIS_USER_ADDR_END: MPH_S_EXACT | MPH_S_HWADDR, else
+ * MPH_S_NOADDR), load or store from the data source (include/memphis/hwdecode.h), else
+ * from the event's kind, the hardware's remote flag, the latencies. */
+void memphis__pebs_sample(const struct memphis__perf_sample *ps, unsigned kind,
+			  struct memphis_rec_sample *s);
 
 #endif /* MEMPHIS_PEBS_H */
