@@ -47,3 +47,6 @@ scope_cpu_allowed() {
 	fi
 	[ "$TAP_SCOPE_CPU" = yes ]
 }
+# stats CMD ARGS...: the bounds of checks on counts and shares (tests/stats.py; the rule is
+# in tests/README.md), e.g. `m=$(stats min "$n" 0.25)`.
+stats() { python3 "$S/tests/stats.py" "$@"; }

@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""tests/stats.py - the bounds of the statistical checks, computed, not guessed
+(tests/README.md, "Checks on counts and shares").
+
+A count of samples that lands on something with probability p in each of n samples is
+X ~ Binomial(n, p); a count of timer samples over a span that holds lam periods on
+average is at worst X ~ Poisson(lam). A check "X >= m" fails by chance with probability
+P(X < m); every bound here makes that (or P(X > M) for an upper bound) at most ALPHA,
+1e-4 unless given. Exact tails from log-factorials (math.lgamma): no scipy.
+
+As a program (one number or the interval on stdout; `share` also exits 1 outside):
+  stats.py min N P [ALPHA]       the largest m with P(Binomial(N, P) < m) <= ALPHA
+  stats.py max N P [ALPHA]       the smallest M with P(Binomial(N, P) > M) <= ALPHA
+  stats.py pmin LAM [ALPHA]      the largest m with P(Poisson(LAM) < m) <= ALPHA
+  stats.py need P M [ALPHA]      the smallest N with P(Binomial(N, P) < M) <= ALPHA
+  stats.py pneed M [ALPHA]       the smallest LAM with P(Poisson(LAM) < M) <= ALPHA
+                                 (printed to 0.01, rounded up)
+  stats.py share K N LO HI [ALPHA]
+                                 K of N inside [min N LO ALPHA/2, max N HI ALPHA/2]: a
+                                 share whose true value may lie anywhere in [LO, HI]
+                                 (what the program's construction says, with its
+                                 systematic error), checked with its sampling noise
+As a module (sys.path.insert(0, "$S/tests"); import stats): the same functions.
+"""
+import math
+import sys
+
+ALPHA = 1e-4
+
+
+def _lpmf_binom(k, n, p):
+    if p <= 0:
+        return 0.0 if k == 0 else -math.inf
+    if p >= 1:
+        return 0.0 if k == n else -math.inf
+    return (math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+            + k * math.log(p) + (n - k) * math.log1p(-p))
+
+
+def binom_below(m, n, p):
+    """P(X < m) for X ~ Binomial(n, p)."""
+    if m <= 0:
+        return 0.0
+    if m > n:
+        return 1.0
+    return min(1.0, math.fsum(math.exp(_lpmf_binom(k, n, p)) for k in range(m)))
+
+
+def binom_above(m, n, p):
+    """P(X > m) for X ~ Binomial(n, p)."""
+    return binom_below(n - m, n, 1 - p)
+
+
+def pois_below(m, lam):
+    """P(X < m) for X ~ Poisson(lam)."""
+    if m <= 0:
+        return 0.0
+    if lam <= 0:
+        return 1.0
+    return min(1.0, math.fsum(math.exp(k * math.log(lam) - lam - math.lgamma(k + 1))
+                              for k in range(m)))
+
+
+def min_count(n, p, alpha=ALPHA):
+    """The largest m with P(Binomial(n, p) < m) <= alpha (0: no bound holds)."""
+    m = 0
+    while m < n and binom_below(m + 1, n, p) <= alpha:
+        m += 1
+    return m
+
+
+def max_count(n, p, alpha=ALPHA):
+    """The smallest M with P(Binomial(n, p) > M) <= alpha."""
+    return n - min_count(n, 1 - p, alpha)
+
+
+def pois_min(lam, alpha=ALPHA):
+    """The largest m with P(Poisson(lam) < m) <= alpha."""
+    m = 0
+    while pois_below(m + 1, lam) <= alpha:
+        m += 1
+    return m
+
+
+def need(p, m, alpha=ALPHA):
+    """The smallest n with P(Binomial(n, p) < m) <= alpha."""
+    if p <= 0:
+        raise ValueError("p must be > 0")
+    lo, hi = m, max(m, 1)
+    while binom_below(m, hi, p) > alpha:
+        lo, hi = hi, hi * 2
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if binom_below(m, mid, p) <= alpha:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def pois_need(m, alpha=ALPHA):
+    """The smallest lam (to 0.01, up) with P(Poisson(lam) < m) <= alpha."""
+    lo, hi = 0.0, float(max(m, 1))
+    while pois_below(m, hi) > alpha:
+        lo, hi = hi, hi * 2
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        if pois_below(m, mid) <= alpha:
+            hi = mid
+        else:
+            lo = mid
+    return math.ceil(hi * 100) / 100
+
+
+def share_range(n, lo, hi, alpha=ALPHA):
+    """The counts k of n that a share in [lo, hi] gives but with probability <= alpha:
+    (min_count(n, lo, alpha/2), max_count(n, hi, alpha/2))."""
+    return min_count(n, lo, alpha / 2), max_count(n, hi, alpha / 2)
+
+
+def main(argv):
+    cmd, a = argv[1], argv[2:]
+    alpha = ALPHA
+    if cmd == "min":
+        alpha = float(a[2]) if len(a) > 2 else alpha
+        print(min_count(int(a[0]), float(a[1]), alpha))
+    elif cmd == "max":
+        alpha = float(a[2]) if len(a) > 2 else alpha
+        print(max_count(int(a[0]), float(a[1]), alpha))
+    elif cmd == "pmin":
+        alpha = float(a[1]) if len(a) > 1 else alpha
+        print(pois_min(float(a[0]), alpha))
+    elif cmd == "need":
+        alpha = float(a[2]) if len(a) > 2 else alpha
+        print(need(float(a[0]), int(a[1]), alpha))
+    elif cmd == "pneed":
+        alpha = float(a[1]) if len(a) > 1 else alpha
+        print(pois_need(int(a[0]), alpha))
+    elif cmd == "share":
+        alpha = float(a[4]) if len(a) > 4 else alpha
+        k, n = int(a[0]), int(a[1])
+        lo, hi = share_range(n, float(a[2]), float(a[3]), alpha)
+        print(lo, hi)
+        return 0 if lo <= k <= hi else 1
+    else:
+        print(__doc__, file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
