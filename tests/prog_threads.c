@@ -1,6 +1,7 @@
 /* Thread handling: 32 threads exist before memphis_mark(), 32 are created inside the
  * region, and half of each group exits before memphis_print(). Every thread burns a fixed
- * amount of its own CPU time inside the region and prints "ran TID". */
+ * amount of its own CPU time inside the region (argv[1] ms, default 40) and prints
+ * "ran TID". */
 #include <memphis.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -12,6 +13,7 @@
 
 #define GROUP 32
 static atomic_int go, finish;
+static double burn_s = 0.04;
 static volatile double sink;
 
 static double cpu_seconds(void)
@@ -37,7 +39,7 @@ static void *worker(void *arg)
 	long exits_early = (long)arg;
 	while (!atomic_load(&go))
 		usleep(1000);
-	burn(0.04);
+	burn(burn_s);
 	printf("ran %ld\n", (long)syscall(SYS_gettid));
 	fflush(stdout);
 	if (!exits_early)
@@ -46,10 +48,12 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	pthread_t before[GROUP], after[GROUP];
 
+	if (argc > 1)
+		burn_s = atof(argv[1]) / 1000;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (long i = 0; i < GROUP; i++)
 		if (pthread_create(&before[i], NULL, worker, (void *)(i & 1)))
@@ -59,7 +63,7 @@ int main(void)
 	for (long i = 0; i < GROUP; i++)
 		if (pthread_create(&after[i], NULL, worker, (void *)(i & 1)))
 			return 1;
-	burn(0.04);
+	burn(burn_s);
 	printf("ran %ld\n", (long)syscall(SYS_gettid));
 	for (int i = 0; i < GROUP; i++)
 		if (i & 1) {

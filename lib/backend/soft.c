@@ -13,12 +13,23 @@
  * ring of samples, so its wake-ups grew with the CPUs or threads (16 busy CPUs at 1 ms
  * with the user stack: ~260 a second, each on a CPU the program's threads were using),
  * while the timer's do not (20 a second at most rings' 100 ms).
+ *
+ * A thread's ring fills with its own CPU time, so a drain thread that waits for a CPU
+ * behind it loses nothing: it gets the same fair share. A CPU's ring fills with every
+ * process's time there, at one sample per period of wall time, while the drain, one
+ * thread among those waiting, gets a CPU only once the others had theirs: on
+ * oversubscribed CPUs it waited 0.1-2.5 s (2 vCPUs, 65 busy threads, 2 other busy
+ * processes) against a ring of 107 ms, and the region lost hundreds of samples. So the
+ * scope that auto chose (not one asked for) turns to events per thread, for the rest of
+ * the run, before a region's events are switched on when the CPUs look oversubscribed
+ * (cpus_crowded), and at a read that finds the drain fell behind.
  */
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/sysinfo.h>
 #include <unistd.h>
 
 #include "backend.h"
@@ -30,11 +41,15 @@
 #include "self.h"
 #include "stack.h"
 #include "topology.h"
+#include "writer.h"
 
 static struct memphis__code *code; /* used under the drain lock only */
 static uint64_t code_dl; /* memphis__dl_changes() when code was last emptied */
 static uint64_t period;            /* ns, from the probe */
-static int scope_cpu;              /* sampling through `cpus`, not per thread */
+static int scope_cpu;              /* sampling through `cpus`, not per thread (changes under
+				    * the registry lock too: soft_open reads it there) */
+static int scope_auto;             /* MEMPHIS_SCOPE=auto: cpu may turn to thread (leave_cpus) */
+static int cpus_on;                /* the CPUs' events are on (the last start) */
 static struct memphis__percpu cpus;
 static uint64_t unknown_tid;       /* samples of threads not registered (yet), dropped */
 static uint64_t lost_pending;      /* lost in rings read by start, told by the next read */
@@ -74,6 +89,7 @@ static void open_scope(int scope, pid_t pid)
 
 	if (scope == MEMPHIS__SCOPE_THREAD)
 		return;
+	scope_auto = scope == MEMPHIS__SCOPE_AUTO;
 	soft_attr(&a, period, 1);
 	/* the watermark at the ring's end: nobody waits on it (read_every_ms) */
 	err = memphis__percpu_open(&cpus, &a, pid, ring_pages(period), 1);
@@ -303,15 +319,99 @@ static void soft_close(struct memphis__thread *t)
 	memphis__ring_close(&t->sample);
 }
 
+static void count_thread(struct memphis__thread *t, void *ctx)
+{
+	if (!t->gone)
+		++*(int *)ctx;
+}
+
+/* 1 when the CPUs look oversubscribed: the load average is over two tasks per CPU, or the
+ * process has over two threads per CPU. The drain's wait for a CPU grows with the
+ * runnable threads there times the CPU time of its pass (1-8 ms seen, 60 under UBSan),
+ * and it once passed the rings' 100 ms; two a CPU still leaves per CPU a program of
+ * one thread a CPU (OpenMP) with a helper thread or two. */
+static int cpus_crowded(void)
+{
+	struct sysinfo si;
+	int n = 0;
+
+	if (sysinfo(&si) == 0 && si.loads[0] > (unsigned long)cpus.n * 2 << SI_LOAD_SHIFT)
+		return 1;
+	memphis__thread_foreach(count_thread, &n);
+	return n > cpus.n * 2;
+}
+
+/* The fullest CPU ring, in 1/1024ths of its size. */
+static unsigned cpus_fill(void)
+{
+	unsigned most = 0;
+
+	for (int k = 0; k < cpus.n; k++) {
+		const struct perf_event_mmap_page *mp = cpus.ring[k].base;
+		if (!mp)
+			continue;
+		uint64_t used = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE) - mp->data_tail;
+		unsigned f = (unsigned)(used * 1024 / cpus.ring[k].data_size);
+		if (f > most)
+			most = f;
+	}
+	return most;
+}
+
+/* Give thread t a stream of its own (enabled while the CPUs' were on), unless it has one:
+ * a thread that attached after scope_cpu turned 0 opened its own (soft_open). */
+static void open_own(struct memphis__thread *t, void *ctx)
+{
+	struct perf_event_attr a;
+	int err;
+
+	(void)ctx;
+	if (t->gone || t->sample.fd >= 0 || t->sample.base)
+		return;
+	soft_attr(&a, period, 0);
+	err = memphis__ring_open(&t->sample, &a, t->tid, ring_pages(period), 2);
+	if (err == 0 && cpus_on)
+		err = memphis__ring_enable(&t->sample, 1);
+	if (err < 0)
+		memphis__log(MPH_LOG_WARN, "soft: no samples of thread %d: %s", (int)t->tid,
+			     strerror(-err));
+}
+
+/* From the CPUs' events to one per thread, for the rest of the run (see the top): the
+ * CPUs' rings read to their end (their losses told by the next read) and closed, then
+ * every thread's own stream opened. Caller holds the drain lock. */
+static void leave_cpus(struct reading *rd, const char *why)
+{
+	memphis__percpu_enable(&cpus, 0, on_record, rd);
+	memphis__percpu_drain(&cpus, on_record, rd);
+	lost_pending += rd->lost + memphis__percpu_lost(&cpus);
+	rd->lost = 0;
+	memphis__percpu_close(&cpus);
+	memphis__thread_lock();
+	scope_cpu = 0;
+	memphis__thread_unlock();
+	memphis__thread_foreach(open_own, NULL);
+	memphis__note(MPH_LOG_INFO, "soft: events per thread from here on, not per CPU: %s", why);
+}
+
 static uint64_t soft_read_process(memphis__emit_fn *emit)
 {
 	struct reading rd = { .emit = emit };
+	unsigned fill;
 
 	if (!scope_cpu)
 		return 0;
 	code_ready();
+	fill = cpus_fill();
 	memphis__percpu_drain(&cpus, on_record, &rd);
 	rd.lost += memphis__percpu_lost(&cpus);
+	/* read late: a ring more than half full, read at half its time, or one that lost */
+	if (scope_auto && (fill > 512 || rd.lost)) {
+		char why[96];
+		snprintf(why, sizeof(why), "the drain fell behind the CPUs' rings (%u %% full, %llu lost)",
+			 fill * 100 / 1024, (unsigned long long)rd.lost);
+		leave_cpus(&rd, why);
+	}
 	rd.lost += lost_pending;
 	lost_pending = 0;
 	if (unknown_tid)
@@ -329,6 +429,14 @@ static int soft_start(int on, memphis__emit_fn *emit)
 	if (!scope_cpu)
 		return 0;
 	code_ready();
+	if (on && scope_auto && cpus_crowded()) {
+		cpus_on = 1;
+		leave_cpus(&rd, "the CPUs are oversubscribed (over two tasks or threads of the "
+			   "process per CPU): the drain would wait for one longer than their rings last");
+		lost_pending += rd.lost;
+		return 0;
+	}
+	cpus_on = on;
 	err = memphis__percpu_enable(&cpus, on, on_record, &rd);
 	lost_pending += rd.lost;
 	return err;
@@ -345,6 +453,10 @@ static unsigned soft_read_every_ms(size_t thread_ring_bytes)
 	for (int k = 0; scope_cpu && k < cpus.n; k++)
 		if (cpus.ring[k].base && cpus.ring[k].data_size < least)
 			least = cpus.ring[k].data_size;
+	/* the threads' own rings, just opened by leave_cpus: the drain knows their size at its
+	 * next look at the registry (250 ms at most) */
+	if (least == SIZE_MAX && scope_auto && !scope_cpu)
+		least = (size_t)ring_pages(period) * (size_t)sysconf(_SC_PAGESIZE);
 	if (least == SIZE_MAX)
 		return 0;
 	ms = least / record_max() * period / 2 / 1000000;
