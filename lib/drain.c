@@ -361,6 +361,23 @@ static void loss_one(struct memphis__thread *t, void *ctx)
 	l->r[l->n++] = r;
 }
 
+/* A hardware backend's share of the region each of its events sampled, as NOTEs the
+ * report reads (docs/format.md): "hw coverage: region=R enabled_ns=N running_ns=M
+ * event=NAME", one per event that was enabled. Caller holds drain_lock. */
+static void coverage_notes(void)
+{
+	struct memphis__hw_coverage c[MEMPHIS__HW_MAX];
+	size_t n;
+
+	if (!sampling_ok || !backend->coverage)
+		return;
+	n = backend->coverage(c, MEMPHIS__HW_MAX);
+	for (size_t i = 0; i < n; i++)
+		memphis__note(MPH_LOG_INFO, "hw coverage: region=%u enabled_ns=%llu running_ns=%llu "
+			      "event=%s", region_seq, (unsigned long long)c[i].enabled_ns,
+			      (unsigned long long)c[i].running_ns, c[i].name);
+}
+
 void memphis__drain_region_end(struct memphis__region_counts *c)
 {
 	uint64_t *sampled;
@@ -370,6 +387,7 @@ void memphis__drain_region_end(struct memphis__region_counts *c)
 	region_t1 = memphis__now();
 	region_sampling(0);
 	memphis__drain_all();
+	coverage_notes();
 	region_t0 = UINT64_MAX;
 	memphis__flush_samples();
 	sampled = mph_u64set_take(&pages, &n);

@@ -2,6 +2,8 @@
 #include "hwsrc.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -311,4 +313,70 @@ const char *mr_hw_src_name(unsigned src)
 const char *mr_hw_src_key(unsigned src)
 {
 	return src < MEMPHIS_SRC_COUNT ? names[src][1] : "unknown";
+}
+
+int mr_hw_cov_parse(const char *text, uint32_t *region, struct mr_hw_cov *c)
+{
+	static const char key[] = "hw coverage: ";
+	unsigned long r;
+	uint64_t en, run;
+	int at = 0;
+
+	if (strncmp(text, key, sizeof(key) - 1))
+		return 0;
+	if (sscanf(text + sizeof(key) - 1, "region=%lu enabled_ns=%" SCNu64 " running_ns=%" SCNu64
+		   " event=%n", &r, &en, &run, &at) != 3 || !at || !text[sizeof(key) - 1 + (size_t)at] ||
+	    r > UINT32_MAX || run > en)
+		return 0;
+	*region = (uint32_t)r;
+	snprintf(c->event, sizeof(c->event), "%s", text + sizeof(key) - 1 + at);
+	c->enabled_ns = en;
+	c->running_ns = run;
+	return 1;
+}
+
+void mr_hw_cov_add(struct mr_hw_cov *sums, size_t *n, size_t max, const struct mr_hw_cov *c)
+{
+	size_t i;
+
+	for (i = 0; i < *n && strcmp(sums[i].event, c->event); i++)
+		;
+	if (i == *n) {
+		if (*n == max)
+			return;
+		sums[i] = *c;
+		sums[i].enabled_ns = sums[i].running_ns = 0;
+		(*n)++;
+	}
+	sums[i].enabled_ns += c->enabled_ns;
+	sums[i].running_ns += c->running_ns;
+}
+
+void mr_hw_cov_merge_hybrid(struct mr_hw_cov *sums, size_t *n)
+{
+	static const char core[] = "cpu_core/", atom[] = "cpu_atom/";
+	int merged = 1;
+
+	while (merged) { /* one pair at a time: a merge moves the last entry */
+		merged = 0;
+		for (size_t i = 0; i < *n && !merged; i++) {
+			const char *name = sums[i].event + sizeof(core) - 1;
+
+			if (strncmp(sums[i].event, core, sizeof(core) - 1))
+				continue;
+			for (size_t j = 0; j < *n && !merged; j++) {
+				if (strncmp(sums[j].event, atom, sizeof(atom) - 1) ||
+				    strcmp(sums[j].event + sizeof(atom) - 1, name))
+					continue;
+				if (sums[j].enabled_ns > sums[i].enabled_ns)
+					sums[i].enabled_ns = sums[j].enabled_ns;
+				sums[i].running_ns += sums[j].running_ns;
+				if (sums[i].running_ns > sums[i].enabled_ns)
+					sums[i].running_ns = sums[i].enabled_ns;
+				memmove(sums[i].event, name, strlen(name) + 1);
+				sums[j] = sums[--*n];
+				merged = 1;
+			}
+		}
+	}
 }

@@ -122,13 +122,33 @@ double mr_hw_bucket_value(unsigned b);
 double mr_hw_lat_mean(const struct mr_hw_stat *s);
 double mr_hw_lat_pct(const struct mr_hw_stat *s, double p);
 
-/* Short column name of a source ("L1", "LFB", "L2", "L3", "near$", "rem$", "lDRAM",
- * "rDRAM", "PMEM", "CXL", "IO", "UC", "n/a") and its JSON key. */
+/* Short column name of a source ("L1", "LFB", "L1miss", "L2", "L3", "near$", "L3miss",
+ * "rem$", "lDRAM", "rDRAM", "PMEM", "CXL", "IO", "UC", "n/a") and its JSON key. */
 const char *mr_hw_src_name(unsigned src);
 const char *mr_hw_src_key(unsigned src);
 
-/* The sources in report order, near to far: L1, LFB, L2, L3, another cache of the node,
- * local DRAM, remote DRAM, a cache of another node, PMEM, CXL, IO, uncached, n/a. */
+/* The sources in report order, near to far: L1, LFB, missed L1, L2, L3, another cache of
+ * the node, missed L3, local DRAM, remote DRAM, a cache of another node, PMEM, CXL, IO,
+ * uncached, n/a. */
 extern const unsigned char mr_hw_src_order[MEMPHIS_SRC_COUNT];
+
+/* ---- coverage: the share of its enabled time a hardware event sampled ---- */
+
+/* One event's times over a set of regions. */
+struct mr_hw_cov {
+	char event[96];
+	uint64_t enabled_ns, running_ns;
+};
+
+/* The library's NOTE "hw coverage: region=R enabled_ns=N running_ns=M event=NAME"
+ * (docs/format.md): 1 with *region and *c filled, else 0 (another note, or a malformed
+ * one). */
+int mr_hw_cov_parse(const char *text, uint32_t *region, struct mr_hw_cov *c);
+/* Add c into sums[0 .. *n) (by event name; a new entry while *n < max). */
+void mr_hw_cov_add(struct mr_hw_cov *sums, size_t *n, size_t max, const struct mr_hw_cov *c);
+/* Hybrid CPUs: the same event on cpu_core and cpu_atom ("cpu_core/NAME", "cpu_atom/NAME")
+ * made one entry "NAME": a thread's event runs only while it is on that core type, so
+ * the two running times add up and the enabled time is either's (the longer). */
+void mr_hw_cov_merge_hybrid(struct mr_hw_cov *sums, size_t *n);
 
 #endif /* MR_HWSRC_H */

@@ -122,6 +122,10 @@ static inline bool report_region_selected(const struct report *r, uint32_t seq)
 	return !r->region_sel || (seq < r->region_sel_n && r->region_sel[seq]);
 }
 
+/* The hardware events' coverage over the selected regions (the library's "hw coverage"
+ * NOTEs: hwsrc.h), the hybrid PMUs' pairs merged: up to max entries into out, how many. */
+size_t report_hw_coverage(const struct report *r, struct mr_hw_cov *out, size_t max);
+
 /* The run's weighting (RUN key weight) in words. */
 const char *report_weighting(const char *weight);
 

@@ -36,8 +36,12 @@ static uint64_t threads_started(const struct mr_run *run)
  * for time-based runs): the period in its unit, the events as encoded, the notes on them,
  * precise_ip, the load-latency threshold and the module's kind, each when the run names
  * it. */
-static void json_hw_sampling(struct mr_json *j, const struct mr_run *run)
+static void json_hw_sampling(struct mr_json *j, const struct report *r)
 {
+	const struct mr_run *run = r->run;
+	struct mr_hw_cov c[16];
+	size_t n = report_hw_coverage(r, c, 16);
+
 	static const char *const strs[] = { "hw_period_unit", "hw_events", "hw_notes", "kmod_kind" };
 	static const char *const nums[] = { "precise_ip", "ldlat" };
 
@@ -53,6 +57,23 @@ static void json_hw_sampling(struct mr_json *j, const struct mr_run *run)
 			mr_json_key(j, nums[i]);
 			mr_json_u64(j, mr_run_get_u64(run, nums[i], 0));
 		}
+	if (!n)
+		return;
+	mr_json_key(j, "hw_coverage");
+	mr_json_arr(j);
+	for (size_t i = 0; i < n; i++) {
+		mr_json_obj(j);
+		mr_json_key(j, "event");
+		mr_json_str(j, c[i].event);
+		mr_json_key(j, "enabled_ns");
+		mr_json_u64(j, c[i].enabled_ns);
+		mr_json_key(j, "running_ns");
+		mr_json_u64(j, c[i].running_ns);
+		mr_json_key(j, "share");
+		mr_json_dbl(j, (double)c[i].running_ns / (double)c[i].enabled_ns);
+		mr_json_obj_end(j);
+	}
+	mr_json_arr_end(j);
 }
 
 /* "mpi" of a rank of an MPI job (RUN key mpi_rank; docs/format.md): its RUN keys, and the
@@ -115,7 +136,7 @@ static void json_run(struct mr_json *j, const struct report *r)
 	mr_json_key(j, "weighting");
 	mr_json_str(j, report_weighting(mr_run_get(run, "weight")));
 	if (mr_run_get_u64(run, "hw_period", 0))
-		json_hw_sampling(j, run);
+		json_hw_sampling(j, r);
 	if (mr_run_get(run, "scope")) { /* soft runs since MEMPHIS_SCOPE */
 		mr_json_key(j, "scope");
 		mr_json_str(j, mr_run_get(run, "scope"));

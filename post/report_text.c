@@ -137,6 +137,56 @@ static int region_names(const struct report *r, FILE *f)
 	return any;
 }
 
+size_t report_hw_coverage(const struct report *r, struct mr_hw_cov *out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->run->nnotes; i++) {
+		struct mr_hw_cov c;
+		uint32_t region;
+
+		if (mr_hw_cov_parse(r->run->notes[i].text, &region, &c) &&
+		    report_region_selected(r, region))
+			mr_hw_cov_add(out, &n, max, &c);
+	}
+	mr_hw_cov_merge_hybrid(out, &n);
+	return n;
+}
+
+/* The share of its enabled time each hardware event sampled (review W6, M3): "sampled
+ * time: NAME X %, ... of the time enabled", and below 99.5 % who took the rest: another
+ * IBS user, or the other events of the core PMU's counters. Nothing without coverage
+ * notes (soft runs, older runs). */
+static void print_hw_coverage(const struct report *r, FILE *f)
+{
+	struct mr_hw_cov c[16];
+	size_t n = report_hw_coverage(r, c, 16);
+	double least = 100;
+	int ibs = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		double pct = 100.0 * (double)c[i].running_ns / (double)c[i].enabled_ns;
+
+		if (pct < least)
+			least = pct;
+		ibs |= !strcmp(c[i].event, "ibs_op");
+	}
+	if (!n)
+		return;
+	if (ibs && least < 99.5) {
+		fprintf(f, "sampled time: IBS shared with another user (perf, numatop, another "
+			"memphis): %.1f %% of the time sampled\n", least);
+		return;
+	}
+	fprintf(f, "sampled time:");
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s %s %.1f %%", i ? "," : "", c[i].event,
+			100.0 * (double)c[i].running_ns / (double)c[i].enabled_ns);
+	fprintf(f, " of the time %s enabled%s\n", n > 1 ? "they were" : "it was",
+		least < 99.5 ? "; the PMU's counters were shared (PAPI events, the NMI watchdog, "
+			       "another tool) and the kernel multiplexed them" : "");
+}
+
 /* Run, backend, sample counts, nodes and regions. */
 static void print_header(const struct report *r, FILE *f)
 {
@@ -170,6 +220,7 @@ static void print_header(const struct report *r, FILE *f)
 	fprintf(f, "; weighting: %s\n", report_weighting(mr_run_get(run, "weight")));
 	if (hw_period && mr_run_get(run, "hw_notes") && *mr_run_get(run, "hw_notes"))
 		fprintf(f, "hardware events: %s\n", mr_run_get(run, "hw_notes"));
+	print_hw_coverage(r, f);
 	if (mr_run_get_u64(run, "heap_sample_every", 1) > 1)
 		fprintf(f, "heap: allocations under %s bytes recorded 1 in %s on average "
 			"(MEMPHIS_HEAP_SAMPLE=1 records all); larger ones always\n",

@@ -47,7 +47,13 @@ run_case() { # run_case WHO CMD...: one run of prog_hwpages, its checks
 		grep -q '^#   hw_events=perf::PAGE-FAULTS type=1 config=0x2 config1=0 precise_ip=[0-3] period=1$' meta.txt
 	check "$who: RUN precise_ip is the one the kernel took, no ldlat (MEMPHIS_EVENT's own)" \
 		sh -c "grep -q '^#   precise_ip=[0-3]$' meta.txt && ! grep -q '^#   ldlat=' meta.txt"
+	# the region's coverage (review W6/M3): the event's TOTAL_TIME_ENABLED and _RUNNING, as
+	# the kernel counted them, in a NOTE; a software event is never multiplexed
+	check "$who: a coverage NOTE for region 1: the event enabled and running the same time (> 0)" \
+		sh -c "grep -Eq '^# note [0-9.]+ s: hw coverage: region=1 enabled_ns=([1-9][0-9]*) running_ns=\\1 event=perf::PAGE-FAULTS$' meta.txt"
 	counts "$d" > counts.txt
+	check "$who: the report's header: sampled time 100.0 % of the enabled time" \
+		grep -q '^sampled time: perf::PAGE-FAULTS 100.0 % of the time it was enabled$' report.txt
 	check "$who: the report's header gives the period in events, not in ns" \
 		sh -c "grep -q '^backend: pebs, one sample every 1 events; weighting: hardware' report.txt &&
 		       ! grep -q '^backend: .*period' report.txt"

@@ -161,11 +161,29 @@ check "the legend once: another core of the node (AMD's other CCX) is near, not 
 check "--top 2: two ranked rows under each node's table plus all" python3 text.py top2.txt top2.json
 check "latency: header says the weighting points at the tables" has hw.txt "sources and latencies under Data sources"
 
+# the ibs run's RUN keys and coverage NOTEs (tool_gen: 80 % of the enabled time sampled
+# over the run, 7 of 9 s in the regions named solve; review M14, M3/W6)
+check "hw_notes printed under the backend line (l3missonly's skew)" \
+	sh -c 'grep -q "^hardware events: l3missonly: .*period skew" hw.txt'
+check "coverage: IBS shared with another user, 80.0 % of the time sampled" \
+	has hw.txt "sampled time: IBS shared with another user (perf, numatop, another memphis): 80.0 % of the time sampled"
+"$R" hw --region solve > solve.txt
+"$R" hw --region other > other.txt
+check "coverage of the selected regions only: solve 77.8 %, other 100.0 %" sh -c \
+	'grep -q ": 77.8 % of the time sampled" solve.txt && grep -q "^sampled time: ibs_op 100.0 % of the time it was enabled$" other.txt'
+check "JSON run: hw_notes and hw_coverage (ibs_op, 10 s enabled, 8 s running, share 0.8)" python3 -c '
+import json, sys
+r = json.load(open("hw.json"))["run"]
+c = r["hw_coverage"]
+sys.exit(not (r["hw_notes"].startswith("l3missonly:") and len(c) == 1 and c[0]["event"] == "ibs_op" and
+              c[0]["enabled_ns"] == 10**10 and c[0]["running_ns"] == 8 * 10**9 and abs(c[0]["share"] - 0.8) < 1e-9))'
+
 # soft run: none of it
 "$GEN" soft -n 20000 --allocs 2000 >/dev/null
 "$R" soft > soft.txt
 "$R" soft --json > soft.json
-check "soft run: no Data sources section" sh -c '! grep -q "Data sources" soft.txt'
+check "soft run: no Data sources section, no hardware events or sampled time line" sh -c \
+	'! grep -qE "Data sources|^hardware events:|^sampled time:" soft.txt'
 check "soft run: no hardware member in the JSON" python3 -c '
 import json, sys
 s = open("soft.json").read(); json.loads(s); sys.exit("\"hardware\"" in s)'

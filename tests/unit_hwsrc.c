@@ -147,5 +147,39 @@ int main(void)
 		   "buckets: every weight within 6.25 %% (%d off)", bad);
 	}
 	mr_hwsrc_free(&h);
+	/* coverage NOTEs (lib/drain.c): parsed, summed by event, hybrid pairs merged */
+	{
+		struct mr_hw_cov c, sum[4];
+		uint32_t region = 0;
+		size_t n = 0;
+
+		ok(mr_hw_cov_parse("hw coverage: region=3 enabled_ns=900 running_ns=600 "
+				   "event=cpu_core/MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=30", &region, &c) &&
+		   region == 3 && c.enabled_ns == 900 && c.running_ns == 600 &&
+		   !strcmp(c.event, "cpu_core/MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=30"),
+		   "coverage note parsed: region, times, the event's whole name");
+		ok(!mr_hw_cov_parse("not sampled: 2 threads", &region, &c) &&
+		   !mr_hw_cov_parse("hw coverage: region=3 enabled_ns=5 running_ns=6 event=x", &region, &c) &&
+		   !mr_hw_cov_parse("hw coverage: region=3 enabled_ns=5 running_ns=4 event=", &region, &c),
+		   "other notes, running above enabled and no event name are not coverage");
+		mr_hw_cov_add(sum, &n, 4, &c);                   /* core, region 3 */
+		mr_hw_cov_parse("hw coverage: region=4 enabled_ns=100 running_ns=100 "
+				"event=cpu_core/MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=30", &region, &c);
+		mr_hw_cov_add(sum, &n, 4, &c);                   /* core, region 4 */
+		mr_hw_cov_parse("hw coverage: region=3 enabled_ns=1000 running_ns=350 "
+				"event=cpu_atom/MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=30", &region, &c);
+		mr_hw_cov_add(sum, &n, 4, &c);
+		mr_hw_cov_parse("hw coverage: region=3 enabled_ns=1000 running_ns=500 event=ibs_op",
+				&region, &c);
+		mr_hw_cov_add(sum, &n, 4, &c);
+		ok(n == 3 && sum[0].enabled_ns == 1000 && sum[0].running_ns == 700,
+		   "summed by event over regions");
+		mr_hw_cov_merge_hybrid(sum, &n);
+		ok(n == 2 && !strcmp(sum[0].event, "MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=30") &&
+		   sum[0].enabled_ns == 1000 && sum[0].running_ns == 1000 && !strcmp(sum[1].event, "ibs_op"),
+		   "hybrid: cpu_core and cpu_atom of one event merged, running times added, the "
+		   "enabled time either's (%s %llu/%llu)", sum[0].event,
+		   (unsigned long long)sum[0].running_ns, (unsigned long long)sum[0].enabled_ns);
+	}
 	return tap_done();
 }

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "config.h"
+#include "hwset.h"
 #include "memphis/format.h"
 #include "names.h"
 #include "thread.h"
@@ -106,6 +107,13 @@ struct memphis__backend {
 	/* Optional (with touch_start): hand the buffered page faults to emit; returns the
 	 * faults lost meanwhile. Caller holds the drain lock. */
 	uint64_t (*read_touches)(memphis__touch_fn *emit);
+	/* Optional (hardware backends): up to n entries into c, one per sampling event that was
+	 * enabled since the previous call (its threads' or CPUs' times summed, those of threads
+	 * closed meanwhile included); returns how many. Less running than enabled time: the
+	 * kernel multiplexed the event with another user of the PMU, and that share of the
+	 * region was not sampled. Called at a region's end, after its final read; caller holds
+	 * the drain lock. */
+	size_t (*coverage)(struct memphis__hw_coverage *c, size_t n);
 	/* 1: sampling may stay on between regions (drain.c's linger): every sample's time is
 	 * CLOCK_MONOTONIC, so those outside a region are known and dropped when read. */
 	int linger;

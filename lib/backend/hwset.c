@@ -175,6 +175,7 @@ int memphis__hw_set_open(struct memphis__hw_set *s, struct memphis__ring *r,
 		if (leader >= 0 && group < 0)
 			continue; /* its leader was refused */
 		a.disabled = 1;
+		a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 		if (p->ev[i].kind != MEMPHIS__HW_COUNT && s->ring < 0) {
 			a.watermark = 1;
 			err = memphis__ring_open_on(r, &a, tid, cpu, group, data_pages, 2);
@@ -236,6 +237,65 @@ int memphis__hw_set_enable(struct memphis__hw_set *s, struct memphis__ring *r, i
 			ret = -errno;
 	}
 	return ret;
+}
+
+void memphis__hw_set_times(struct memphis__hw_set *s, struct memphis__ring *r,
+			   uint64_t *enabled, uint64_t *running)
+{
+	for (unsigned i = 0; i < s->n; i++) {
+		uint64_t v[3]; /* value, time_enabled, time_running */
+		int fd;
+
+		if (s->kind[i] == MEMPHIS__HW_COUNT)
+			continue;
+		if ((int)i == s->ring) {
+			if (!memphis__ring_check(r))
+				continue;
+			fd = r->fd;
+		} else if (s->fd[i] < 0 || !memphis__fd_ours(&s->fd[i], &s->fid[i], NULL)) {
+			continue;
+		} else {
+			fd = s->fd[i];
+		}
+		if (read(fd, v, sizeof(v)) != (ssize_t)sizeof(v) || v[1] < s->t_enabled[i] ||
+		    v[2] < s->t_running[i])
+			continue;
+		enabled[i] += v[1] - s->t_enabled[i];
+		running[i] += v[2] - s->t_running[i];
+		s->t_enabled[i] = v[1];
+		s->t_running[i] = v[2];
+	}
+}
+
+void memphis__hw_times_add(struct memphis__hw_times *t, struct memphis__hw_set *s,
+			   struct memphis__ring *r)
+{
+	uint64_t en[MEMPHIS__HW_MAX] = { 0 }, run[MEMPHIS__HW_MAX] = { 0 };
+
+	memphis__hw_set_times(s, r, en, run);
+	for (unsigned i = 0; i < s->n; i++) {
+		__atomic_fetch_add(&t->enabled[i], en[i], __ATOMIC_RELAXED);
+		__atomic_fetch_add(&t->running[i], run[i], __ATOMIC_RELAXED);
+	}
+}
+
+size_t memphis__hw_times_take(struct memphis__hw_times *t, const struct memphis__hw_plan *p,
+			      struct memphis__hw_coverage *c, size_t n)
+{
+	size_t k = 0;
+
+	for (unsigned i = 0; i < p->n; i++) {
+		uint64_t en = __atomic_exchange_n(&t->enabled[i], 0, __ATOMIC_RELAXED);
+		uint64_t run = __atomic_exchange_n(&t->running[i], 0, __ATOMIC_RELAXED);
+
+		if (!en || k == n)
+			continue;
+		snprintf(c[k].name, sizeof(c[k].name), "%s", p->ev[i].name);
+		c[k].enabled_ns = en;
+		c[k].running_ns = run;
+		k++;
+	}
+	return k;
 }
 
 unsigned memphis__hw_set_kind(const struct memphis__hw_set *s, uint64_t id)

@@ -72,10 +72,13 @@ struct memphis__hw_set {
 	uint64_t id[MEMPHIS__HW_MAX];
 	unsigned kind[MEMPHIS__HW_MAX];
 	int ring;                     /* index of the event that owns the ring, -1 none */
+	/* each event's TOTAL_TIME_ENABLED and _RUNNING at the last memphis__hw_set_times */
+	uint64_t t_enabled[MEMPHIS__HW_MAX], t_running[MEMPHIS__HW_MAX];
 };
 
 /* Open the plan's events for thread tid (cpu -1) or for CPU cpu (tid -1) into ring r, with
- * data_pages of ring (halved while the locked-memory limit refuses). Events open disabled;
+ * data_pages of ring (halved while the locked-memory limit refuses). Events open disabled,
+ * with read_format TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING (memphis__hw_set_times);
  * an event the kernel refuses is left out when another sampling event opened (logged).
  * 0, or the first refusal's -errno when no sampling event opened (*failed = its index). */
 int memphis__hw_set_open(struct memphis__hw_set *s, struct memphis__ring *r,
@@ -84,6 +87,13 @@ int memphis__hw_set_open(struct memphis__hw_set *s, struct memphis__ring *r,
 /* Enable (on) or disable every open event. 0 or the first -errno (-EBADF: the program
  * closed a descriptor; the caller reopens). */
 int memphis__hw_set_enable(struct memphis__hw_set *s, struct memphis__ring *r, int on);
+/* Add to enabled[i] and running[i] the ns each open sampling event i of s (r: its ring)
+ * was enabled and on the PMU since the previous call (its TOTAL_TIME_ENABLED and
+ * _RUNNING, read(2)). running below enabled: the kernel multiplexed the event (another
+ * user of the PMU: another IBS user, other counters; or, on hybrid CPUs, the thread ran on
+ * the other core type). An event whose descriptor the program closed adds nothing. */
+void memphis__hw_set_times(struct memphis__hw_set *s, struct memphis__ring *r,
+			   uint64_t *enabled, uint64_t *running);
 /* The kind of the event with this PERF_SAMPLE_ID, MEMPHIS__HW_ANY when unknown. */
 unsigned memphis__hw_set_kind(const struct memphis__hw_set *s, uint64_t id);
 /* Close every event and unmap the ring; accepts a closed set. */
@@ -94,6 +104,30 @@ void memphis__hw_set_close(struct memphis__hw_set *s, struct memphis__ring *r);
  * leader), cut at n - 1 bytes. Also sets *period to the first sampling event's period. */
 void memphis__hw_plan_describe(const struct memphis__hw_plan *p, char *buf, size_t n,
 			       uint64_t *period);
+
+/* ---- coverage: how much of the time the events were enabled they sampled ---- */
+
+/* How long one sampling event was enabled, and on the PMU, over a region (its
+ * TOTAL_TIME_ENABLED / _RUNNING summed over its threads or CPUs). */
+struct memphis__hw_coverage {
+	char name[96];          /* the event's name, as in the plan (and hw_events) */
+	uint64_t enabled_ns, running_ns;
+};
+
+/* A backend's sums per plan event since the last memphis__hw_times_take. Added to and
+ * taken atomically: a thread's set closes (and adds its last times) under the registry
+ * lock while the drain takes the sums. */
+struct memphis__hw_times {
+	uint64_t enabled[MEMPHIS__HW_MAX], running[MEMPHIS__HW_MAX];
+};
+
+/* Add set s's times since its previous reading (memphis__hw_set_times) into t. */
+void memphis__hw_times_add(struct memphis__hw_times *t, struct memphis__hw_set *s,
+			   struct memphis__ring *r);
+/* Take t's sums (leaving 0) into up to n entries of c, one per event of p that was
+ * enabled, named after it; returns how many. */
+size_t memphis__hw_times_take(struct memphis__hw_times *t, const struct memphis__hw_plan *p,
+			      struct memphis__hw_coverage *c, size_t n);
 
 /* ---- why ---- */
 

@@ -185,6 +185,7 @@ static pid_t own_pid;
 static int ncpus;
 static struct memphis__hw_set *cpu_sets;
 static struct memphis__ring *cpu_rings;
+static struct memphis__hw_times times; /* coverage of the closed threads' events */
 
 /* The CPU's family and model from CPUID leaf 1 (extended fields added as AMD defines
  * them); 0, 0 when CPUID has no leaf 1: the decoder then trusts no model-specific bit. */
@@ -316,6 +317,7 @@ static void ibs_read(struct memphis__thread *t, memphis__emit_fn *emit)
 static void ibs_close(struct memphis__thread *t)
 {
 	if (t->backend_state) {
+		memphis__hw_times_add(&times, t->backend_state, &t->sample);
 		memphis__hw_set_close(t->backend_state, &t->sample);
 		memphis__lib_free(t->backend_state);
 		t->backend_state = NULL;
@@ -409,6 +411,24 @@ static uint64_t ibs_read_process(memphis__emit_fn *emit)
 	return rd.loss.lost + rd.loss.lost_samples;
 }
 
+static void times_of(struct memphis__thread *t, void *ctx)
+{
+	if (t->backend_state)
+		memphis__hw_times_add(&times, t->backend_state, &t->sample);
+}
+
+/* A second IBS user of a CPU (perf record -e ibs_op, numatop, another memphis) takes it at
+ * schedule-in (perf_ibs_add() -ENOSPC): memphis's event then runs only part of the time. */
+static size_t ibs_coverage(struct memphis__hw_coverage *c, size_t n)
+{
+	if (!per_cpu)
+		memphis__thread_foreach(times_of, NULL);
+	for (int cpu = 0; per_cpu && cpu_sets && cpu < ncpus; cpu++)
+		if (cpu_sets[cpu].ring >= 0)
+			memphis__hw_times_add(&times, &cpu_sets[cpu], &cpu_rings[cpu]);
+	return memphis__hw_times_take(&times, &plan, c, n);
+}
+
 const struct memphis__backend memphis__backend_ibs = {
 	.name = "ibs",
 	.probe = ibs_probe,
@@ -418,4 +438,5 @@ const struct memphis__backend memphis__backend_ibs = {
 	.close = ibs_close,
 	.start = ibs_start,
 	.read_process = ibs_read_process,
+	.coverage = ibs_coverage,
 };

@@ -226,6 +226,7 @@ int memphis__pebs_plan(const struct memphis__pebs_opts *o, struct memphis__hw_pl
 /* ---- the backend ---- */
 
 static struct memphis__hw_plan plan;   /* from the probe, read-only afterwards */
+static struct memphis__hw_times times; /* coverage of the closed threads' events */
 
 struct pebs_thread {
 	struct memphis__hw_set set;
@@ -409,12 +410,30 @@ static void pebs_close(struct memphis__thread *t)
 	struct pebs_thread *pt = t->backend_state;
 
 	if (pt) {
+		memphis__hw_times_add(&times, &pt->set, &t->sample);
 		memphis__hw_set_close(&pt->set, &t->sample);
 		memphis__lib_free(pt);
 		t->backend_state = NULL;
 	} else {
 		memphis__ring_close(&t->sample);
 	}
+}
+
+static void times_of(struct memphis__thread *t, void *ctx)
+{
+	struct pebs_thread *pt = t->backend_state;
+
+	if (pt)
+		memphis__hw_times_add(&times, &pt->set, &t->sample);
+}
+
+/* The PEBS events share the core PMU's counters with every other event of the thread
+ * (PAPI's, the NMI watchdog's, another tool's): perf rotates them, and the events run
+ * part of the time. */
+static size_t pebs_coverage(struct memphis__hw_coverage *c, size_t n)
+{
+	memphis__thread_foreach(times_of, NULL);
+	return memphis__hw_times_take(&times, &plan, c, n);
 }
 
 const struct memphis__backend memphis__backend_pebs = {
@@ -424,4 +443,5 @@ const struct memphis__backend memphis__backend_pebs = {
 	.enable = pebs_enable,
 	.read = pebs_read,
 	.close = pebs_close,
+	.coverage = pebs_coverage,
 };
