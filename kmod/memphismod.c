@@ -60,6 +60,7 @@
 #include <linux/pid_namespace.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/version.h>
@@ -68,6 +69,36 @@
 #include <asm/processor.h>
 #include <asm/ptrace.h>
 
+/* ---- where the kernel API moved between 5.10 and 6.12 ----
+ * Each guard below was read in Debian's linux-source-5.10, -6.1 and -6.12 trees; the
+ * module builds without warnings against the 5.10, 6.1 and 6.12 headers. */
+
+/* perf_sample_data.sample_flags (6.1, "perf: Add sample_flags to indicate the PMU-filled
+ * sample data"): from 6.1 on, the fields it does not name are not initialised before an
+ * in-kernel counter's handler runs. */
+#define MPH_HAVE_SAMPLE_FLAGS (LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0))
+/* union perf_sample_weight and PERF_SAMPLE_WEIGHT_STRUCT (5.12): before, weight is a u64. */
+#define MPH_HAVE_WEIGHT_STRUCT (LINUX_VERSION_CODE >= KERNEL_VERSION(5, 12, 0))
+/* perf_event_attr.inherit_thread (5.13): before, a forked process inherits the events
+ * too, and the handler's thread-group check drops its samples. */
+#define MPH_HAVE_INHERIT_THREAD (LINUX_VERSION_CODE >= KERNEL_VERSION(5, 13, 0))
+#if !MPH_HAVE_WEIGHT_STRUCT
+/* The uapi values of 5.12, for memphismod_rec.h; never asked of a kernel before 5.12
+ * (MPH_WEIGHT_BEST is PERF_SAMPLE_WEIGHT there). */
+#define PERF_SAMPLE_WEIGHT_STRUCT (1ULL << 24)
+#define PERF_SAMPLE_WEIGHT_TYPE (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)
+#define MPH_WEIGHT_BEST PERF_SAMPLE_WEIGHT
+#else
+#define MPH_WEIGHT_BEST PERF_SAMPLE_WEIGHT_STRUCT
+#endif
+/* struct device_type.devnode takes a const struct device * from 6.2 ("driver core: make
+ * struct device_type.devnode() take a const *"); the kernel compiles modules with
+ * -Werror=incompatible-pointer-types. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#define MPH_DEVNODE_CONST const
+#else
+#define MPH_DEVNODE_CONST
+#endif
 #include "memphis/memphismod.h"
 #include "memphis/memphismod_rec.h"
 
@@ -193,6 +224,41 @@ static unsigned long mph_lost_record(struct mph_session *s, struct mph_cpu_buf *
 	return head + 1;
 }
 
+/* The PERF_SAMPLE_* fields of *data the PMU driver filled. Before 6.1 there is no
+ * sample_flags, but perf_sample_data_init() set addr 0, raw NULL, weight 0 and data_src
+ * PERF_MEM_NA (5.10 to 6.0), so a field that differs from those was filled. */
+static u64 mph_sample_flags(const struct perf_sample_data *data)
+{
+#if MPH_HAVE_SAMPLE_FLAGS
+	return data->sample_flags;
+#else
+	u64 f = 0;
+
+	if (data->addr)
+		f |= PERF_SAMPLE_ADDR;
+	if (data->data_src.val != PERF_MEM_NA)
+		f |= PERF_SAMPLE_DATA_SRC;
+#if MPH_HAVE_WEIGHT_STRUCT
+	if (data->weight.full)
+#else
+	if (data->weight)
+#endif
+		f |= PERF_SAMPLE_WEIGHT_TYPE;
+	if (data->raw)
+		f |= PERF_SAMPLE_RAW;
+	return f;
+#endif
+}
+
+static u64 mph_sample_weight(const struct perf_sample_data *data)
+{
+#if MPH_HAVE_WEIGHT_STRUCT
+	return data->weight.full;
+#else
+	return data->weight;
+#endif
+}
+
 static void mph_overflow(struct perf_event *event, struct perf_sample_data *data,
 			 struct pt_regs *regs)
 {
@@ -239,13 +305,13 @@ static void mph_overflow(struct perf_event *event, struct perf_sample_data *data
 	if (s->kind != MEMPHISMOD_KIND_CPU_CLOCK) {
 		/* only the fields the driver filled: the rest of perf_sample_data is not
 		 * initialised before an in-kernel counter's handler runs */
-		in.sample_flags = data->sample_flags;
+		in.sample_flags = mph_sample_flags(data);
 		if (in.sample_flags & PERF_SAMPLE_ADDR)
 			in.addr = data->addr;
 		if (in.sample_flags & PERF_SAMPLE_DATA_SRC)
 			in.data_src = data->data_src.val;
 		if (in.sample_flags & PERF_SAMPLE_WEIGHT_TYPE)
-			in.weight = data->weight.full;
+			in.weight = mph_sample_weight(data);
 		in.weight_struct = mph_hw_weight == PERF_SAMPLE_WEIGHT_STRUCT;
 		/* IBS raw sample: u32 caps, then the op MSRs from IBS_OP_CTL on */
 		if (s->kind == MEMPHISMOD_KIND_IBS_OP && (in.sample_flags & PERF_SAMPLE_RAW) &&
@@ -432,7 +498,9 @@ static void mph_attr(struct perf_event_attr *attr, u64 kind, u64 period, u64 ldl
 	attr->sample_period = period;
 	/* per thread: threads created later inherit the event (threads only) */
 	attr->inherit = task ? 1 : 0;
+#if MPH_HAVE_INHERIT_THREAD
 	attr->inherit_thread = task ? 1 : 0;
+#endif
 	switch (kind) {
 	case MEMPHISMOD_KIND_IBS_OP:
 		attr->type = mph_ibs_type;
@@ -500,7 +568,9 @@ static void mph_fault_attr(struct perf_event_attr *attr)
 	attr->sample_period = 1;
 	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_ADDR;
 	attr->inherit = 1;
+#if MPH_HAVE_INHERIT_THREAD
 	attr->inherit_thread = 1;
+#endif
 	attr->exclude_kernel = 1;
 	attr->exclude_hv = 1;
 }
@@ -585,13 +655,13 @@ static bool mph_probe_ibs(char *why, size_t n)
 		return false;
 	}
 	mph_ibs_config = MPH_IBS_CNT_CTL;
-	mph_hw_weight = PERF_SAMPLE_WEIGHT_STRUCT;
+	mph_hw_weight = MPH_WEIGHT_BEST;
 	err = mph_try_event(MEMPHISMOD_KIND_IBS_OP, "ibs_op");
 	if (err == -EINVAL) { /* no IbsOpCntCtl: the period counts cycles */
 		mph_ibs_config = 0;
 		err = mph_try_event(MEMPHISMOD_KIND_IBS_OP, "ibs_op");
 	}
-	if (err == -EINVAL) {
+	if (err == -EINVAL && mph_hw_weight != PERF_SAMPLE_WEIGHT) {
 		mph_hw_weight = PERF_SAMPLE_WEIGHT;
 		err = mph_try_event(MEMPHISMOD_KIND_IBS_OP, "ibs_op");
 	}
@@ -615,11 +685,11 @@ static bool mph_probe_pebs(char *why, size_t n)
 		snprintf(why, n, "no (the CPU reports no PEBS)");
 		return false;
 	}
-	mph_hw_weight = PERF_SAMPLE_WEIGHT_STRUCT;
+	mph_hw_weight = MPH_WEIGHT_BEST;
 	for (p = 3; p >= 1; p--) {
 		mph_pebs_precise = p;
 		err = mph_try_event(MEMPHISMOD_KIND_PEBS_LDLAT, NULL);
-		if (err == -EINVAL && mph_hw_weight == PERF_SAMPLE_WEIGHT_STRUCT) {
+		if (err == -EINVAL && mph_hw_weight != PERF_SAMPLE_WEIGHT) {
 			mph_hw_weight = PERF_SAMPLE_WEIGHT;
 			err = mph_try_event(MEMPHISMOD_KIND_PEBS_LDLAT, NULL);
 		}
@@ -639,7 +709,7 @@ static bool mph_probe_pebs(char *why, size_t n)
 		return false;
 	}
 	snprintf(why, n, "yes (precise_ip %u, %s)", mph_pebs_precise,
-		 mph_hw_weight == PERF_SAMPLE_WEIGHT_STRUCT ? "weight struct" : "weight");
+		 mph_hw_weight == PERF_SAMPLE_WEIGHT ? "weight" : "weight struct");
 	return true;
 }
 
@@ -1083,12 +1153,15 @@ static const struct file_operations mph_fops = {
 	.release = mph_release,
 	.unlocked_ioctl = mph_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
-	.llseek = no_llseek,
+	/* no .llseek: nonseekable_open() clears FMODE_LSEEK, so lseek() is -ESPIPE on every
+	 * kernel (5.10's vfs_llseek() falls back to no_llseek, 6.1 defines that NULL, 6.12
+	 * removed it) */
 };
 
 /* ---- the device node: 0660, group from the module parameter (devtmpfs) ---- */
 
-static char *mph_devnode(struct device *dev, umode_t *mode, kuid_t *uid, kgid_t *gid)
+static char *mph_devnode(MPH_DEVNODE_CONST struct device *dev, umode_t *mode, kuid_t *uid,
+			 kgid_t *gid)
 {
 	if (mode)
 		*mode = 0660;
@@ -1148,14 +1221,21 @@ static int __init mph_init(void)
 	err = mph_params_check();
 	if (err)
 		return err;
-	mph_kcred = prepare_kernel_cred(NULL);
+	/* init's credentials: from 6.2 prepare_kernel_cred(NULL) warns and returns NULL
+	 * ("cred: Do not default to init_cred in prepare_kernel_cred()") */
+	mph_kcred = prepare_kernel_cred(&init_task);
 	if (!mph_kcred)
 		return -ENOMEM;
 	mph_hw_probe();
 	err = alloc_chrdev_region(&mph_devt, 0, 1, "memphismod");
 	if (err)
 		goto out_put_cred;
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+	/* 6.4: "driver core: class: remove module * from class_create()" */
+	mph_class = class_create("memphismod");
+#else
 	mph_class = class_create(THIS_MODULE, "memphismod");
+#endif
 	if (IS_ERR(mph_class)) {
 		err = PTR_ERR(mph_class);
 		goto out_unregister_region;
