@@ -620,9 +620,9 @@ static int mph_ibs_sysfs_type(u32 *type)
 	return kstrtou32(strim(buf), 10, type);
 }
 
-/* Create and release a disabled CPU-wide event of the kind with the attr of the module
+/* Create and release a disabled event of the kind on `cpu` with the attr of the module
  * (nothing is counted; the PMU's event_init and hw_config judge the attr). 0 or -errno. */
-static int mph_try_event(u64 kind, const char *want_pmu)
+static int mph_try_event(u64 kind, const char *want_pmu, int cpu)
 {
 	struct perf_event_attr attr;
 	struct perf_event *ev;
@@ -631,7 +631,7 @@ static int mph_try_event(u64 kind, const char *want_pmu)
 	mph_attr(&attr, kind, kind == MEMPHISMOD_KIND_IBS_OP ? MEMPHISMOD_IBS_PERIOD_DEFAULT :
 		 MEMPHISMOD_PEBS_PERIOD_DEFAULT, MEMPHISMOD_LDLAT_DEFAULT, false);
 	attr.disabled = 1;
-	ev = mph_create(&attr, raw_smp_processor_id(), NULL, NULL);
+	ev = mph_create(&attr, cpu, NULL, NULL);
 	if (IS_ERR(ev))
 		return PTR_ERR(ev);
 	if (want_pmu && (!ev->pmu || !ev->pmu->name || strcmp(ev->pmu->name, want_pmu)))
@@ -643,7 +643,7 @@ static int mph_try_event(u64 kind, const char *want_pmu)
 /* Fill why (for the load line) and return whether IBS op sampling works here. */
 static bool mph_probe_ibs(char *why, size_t n)
 {
-	int err;
+	int cpu = raw_smp_processor_id(), err;
 
 	if (!boot_cpu_has(X86_FEATURE_IBS)) {
 		snprintf(why, n, "no (the CPU reports no IBS)");
@@ -656,14 +656,14 @@ static bool mph_probe_ibs(char *why, size_t n)
 	}
 	mph_ibs_config = MPH_IBS_CNT_CTL;
 	mph_hw_weight = MPH_WEIGHT_BEST;
-	err = mph_try_event(MEMPHISMOD_KIND_IBS_OP, "ibs_op");
+	err = mph_try_event(MEMPHISMOD_KIND_IBS_OP, "ibs_op", cpu);
 	if (err == -EINVAL) { /* no IbsOpCntCtl: the period counts cycles */
 		mph_ibs_config = 0;
-		err = mph_try_event(MEMPHISMOD_KIND_IBS_OP, "ibs_op");
+		err = mph_try_event(MEMPHISMOD_KIND_IBS_OP, "ibs_op", cpu);
 	}
 	if (err == -EINVAL && mph_hw_weight != PERF_SAMPLE_WEIGHT) {
 		mph_hw_weight = PERF_SAMPLE_WEIGHT;
-		err = mph_try_event(MEMPHISMOD_KIND_IBS_OP, "ibs_op");
+		err = mph_try_event(MEMPHISMOD_KIND_IBS_OP, "ibs_op", cpu);
 	}
 	if (err) {
 		snprintf(why, n, "no (ibs_op type %u: creating an event failed: %d)", mph_ibs_type, err);
@@ -674,42 +674,60 @@ static bool mph_probe_ibs(char *why, size_t n)
 	return true;
 }
 
-/* Fill why and return whether PEBS load-latency sampling works here: the highest
- * precise_ip the kernel accepts (3, 2, 1), with WEIGHT_STRUCT where accepted. */
-static bool mph_probe_pebs(char *why, size_t n)
+/* On `cpu`: the highest precise_ip the kernel accepts for the load-latency event (3, 2,
+ * 1), with WEIGHT_STRUCT where accepted. 0 or the last -errno. */
+static int mph_try_pebs(int cpu)
 {
 	int err = -EOPNOTSUPP;
 	u8 p;
+
+	mph_hw_weight = MPH_WEIGHT_BEST;
+	for (p = 3; p >= 1; p--) {
+		mph_pebs_precise = p;
+		err = mph_try_event(MEMPHISMOD_KIND_PEBS_LDLAT, NULL, cpu);
+		if (err == -EINVAL && mph_hw_weight != PERF_SAMPLE_WEIGHT) {
+			mph_hw_weight = PERF_SAMPLE_WEIGHT;
+			err = mph_try_event(MEMPHISMOD_KIND_PEBS_LDLAT, NULL, cpu);
+		}
+		if (err != -EOPNOTSUPP)
+			break;
+	}
+	return err;
+}
+
+/* Fill why and return whether PEBS load-latency sampling works here. The probe runs on
+ * the first online CPU the core PMU covers, not on insmod's: on a hybrid CPU the raw
+ * type reaches the P-core PMU (cpu_core) only, and x86_pmu_event_init() answers -ENOENT
+ * for a CPU outside its supported_cpus (an E-core) before it looks at the attr (6.1,
+ * 6.12), which read as "no PEBS driver" when insmod ran on an E-core. */
+static bool mph_probe_pebs(char *why, size_t n)
+{
+	int err = -ENOENT, cpu, probed = -1;
 
 	if (!boot_cpu_has(X86_FEATURE_PEBS)) {
 		snprintf(why, n, "no (the CPU reports no PEBS)");
 		return false;
 	}
-	mph_hw_weight = MPH_WEIGHT_BEST;
-	for (p = 3; p >= 1; p--) {
-		mph_pebs_precise = p;
-		err = mph_try_event(MEMPHISMOD_KIND_PEBS_LDLAT, NULL);
-		if (err == -EINVAL && mph_hw_weight != PERF_SAMPLE_WEIGHT) {
-			mph_hw_weight = PERF_SAMPLE_WEIGHT;
-			err = mph_try_event(MEMPHISMOD_KIND_PEBS_LDLAT, NULL);
-		}
-		if (err != -EOPNOTSUPP)
+	for_each_online_cpu(cpu) {
+		probed = cpu;
+		err = mph_try_pebs(cpu);
+		if (err != -ENOENT)
 			break;
 	}
 	if (err == -ENODATA) {
 		/* Sapphire Rapids, hybrid P-cores: a load-latency event with DATA_SRC must be
 		 * in a group led by mem-loads-aux (0x8203); perf_event_create_kernel_counter()
 		 * has no group leader argument, so the module cannot build that group. */
-		snprintf(why, n, "no (the CPU needs the mem-loads-aux group leader, which in-kernel counters cannot have: use the library's pebs backend)");
+		snprintf(why, n, "no (CPU %d: the CPU needs the mem-loads-aux group leader, which in-kernel counters cannot have: use the library's pebs backend)", probed);
 		return false;
 	}
 	if (err) {
 		mph_pebs_precise = 0;
-		snprintf(why, n, "no (raw 0x1cd with precise_ip: %d: no PEBS PMU driver)", err);
+		snprintf(why, n, "no (raw 0x1cd with precise_ip, CPU %d: %d: no PEBS PMU driver)", probed, err);
 		return false;
 	}
-	snprintf(why, n, "yes (precise_ip %u, %s)", mph_pebs_precise,
-		 mph_hw_weight == PERF_SAMPLE_WEIGHT ? "weight" : "weight struct");
+	snprintf(why, n, "yes (precise_ip %u, %s, probed on CPU %d)", mph_pebs_precise,
+		 mph_hw_weight == PERF_SAMPLE_WEIGHT ? "weight" : "weight struct", probed);
 	return true;
 }
 
