@@ -99,6 +99,11 @@
 #else
 #define MPH_DEVNODE_CONST
 #endif
+/* The throttled state of an event: hw.interrupts set to MAX_INTERRUPTS (~0ULL, private to
+ * kernel/events/core.c in 5.10, 6.1 and 6.12) by __perf_event_account_interrupt(), which
+ * runs before the overflow handler, until the next tick unthrottles it. */
+#define MPH_MAX_INTERRUPTS (~0ULL)
+
 #include "memphis/memphismod.h"
 #include "memphis/memphismod_rec.h"
 
@@ -138,6 +143,8 @@ struct mph_cpu_buf {
 	unsigned long head;            /* written by the handler on this CPU only */
 	unsigned long tail;            /* written by READ (session mutex) only */
 	atomic64_t lost;               /* dropped records no LOST record tells */
+	atomic64_t throttled;          /* throttles of the session's events on this CPU no
+	                                * REC_THROTTLED sample tells (READ's throttled) */
 	u64 lost_n;                    /* dropped samples of thread lost_tid, told by a LOST
 	                                * record once there is room (handler only; STOP) */
 	u32 lost_tid;
@@ -268,22 +275,31 @@ static void mph_overflow(struct perf_event *event, struct perf_sample_data *data
 	struct memphismod_record *r;
 	struct mph_cpu_buf *b;
 	unsigned long head, tail;
+	bool throttled;
 	int cpu;
 
 	if (!s || !READ_ONCE(s->running) || !regs) /* s: NULL for the load-time probe events */
 		return;
-	if ((tsk->flags & (PF_KTHREAD | PF_EXITING)) || task_tgid(tsk) != s->tgid ||
-	    tsk->self_exec_id != s->exec_id)
-		return;
-	if (s->kind == MEMPHISMOD_KIND_CPU_CLOCK && !user_mode(regs))
-		return;
-	in.tid = (u32)task_pid_nr_ns(tsk, s->pid_ns);
-	if (in.tid == s->exclude_tid) /* per-CPU events see it; per-thread ones have none */
-		return;
+	/* perf throttled the event at this sample (too many samples in this tick): none of it
+	 * until the next tick. Told by the sample's REC_THROTTLED, else by READ's count. */
+	throttled = READ_ONCE(event->hw.interrupts) == MPH_MAX_INTERRUPTS;
 	cpu = smp_processor_id();
 	b = &s->bufs[cpu];
 	if (!b->rec)
 		return;
+	if ((tsk->flags & (PF_KTHREAD | PF_EXITING)) || task_tgid(tsk) != s->tgid ||
+	    tsk->self_exec_id != s->exec_id) {
+		/* another process: its throttle stops the session's sampling only on a
+		 * per-CPU event (an inherited per-thread one is that process's own) */
+		if (event->cpu == -1)
+			return;
+		goto out_untold;
+	}
+	if (s->kind == MEMPHISMOD_KIND_CPU_CLOCK && !user_mode(regs))
+		goto out_untold;
+	in.tid = (u32)task_pid_nr_ns(tsk, s->pid_ns);
+	if (in.tid == s->exclude_tid) /* per-CPU events see it; per-thread ones have none */
+		goto out_untold;
 	head = b->head;
 	tail = smp_load_acquire(&b->tail);
 	if (b->lost_n && head - tail < b->mask)
@@ -292,7 +308,7 @@ static void mph_overflow(struct perf_event *event, struct perf_sample_data *data
 		/* counted before the conversion: an IBS op without memory access is among
 		 * the lost while the buffer is full */
 		mph_drop(s, b, in.tid);
-		return;
+		goto out_untold;
 	}
 	in.kind = s->kind;
 	in.ours = 1;
@@ -328,7 +344,9 @@ static void mph_overflow(struct perf_event *event, struct perf_sample_data *data
 	}
 	r = &b->rec[head & b->mask];
 	if (memphismod_rec_fill(&in, r) != MEMPHISMOD_REC_KEEP)
-		return;
+		goto out_untold;
+	if (throttled)
+		r->flags |= MEMPHISMOD_REC_THROTTLED;
 	if (r->flags & MEMPHISMOD_REC_REGS) {
 		/* AX BX CX DX SI DI BP SP IP R8..R15: perf's PERF_REG_X86_* order, lib/insn.h's */
 		r->regs[0] = regs->ax;
@@ -350,6 +368,11 @@ static void mph_overflow(struct perf_event *event, struct perf_sample_data *data
 		r->regs[16] = regs->r15;
 	}
 	smp_store_release(&b->head, head + 1);
+	return;
+
+out_untold:
+	if (throttled)
+		atomic64_inc(&b->throttled);
 }
 
 /* The page-fault stream's handler (FAULTS): process context, preemption off (the
@@ -466,6 +489,7 @@ static int mph_bufs_alloc(struct mph_session *s, struct mph_cpu_buf **out)
 			goto out_free;
 		b->mask = entries - 1;
 		atomic64_set(&b->lost, 0);
+		atomic64_set(&b->throttled, 0);
 	}
 	*out = bufs;
 	return 0;
@@ -1061,6 +1085,7 @@ static int mph_read(struct mph_session *s, unsigned long arg)
 	rd.nr_records = 0;
 	rd.lost = 0;
 	rd.pending = 0;
+	rd.throttled = 0;
 	for (cpu = 0; bufs && cpu < nr_cpu_ids; cpu++) {
 		struct mph_cpu_buf *b = &bufs[cpu];
 		long got;
@@ -1084,6 +1109,8 @@ static int mph_read(struct mph_session *s, unsigned long arg)
 		room -= got;
 		rd.nr_records += got;
 		rd.lost += atomic64_xchg(&b->lost, 0);
+		if (bufs == s->bufs)
+			rd.throttled += atomic64_xchg(&b->throttled, 0);
 		rd.pending += smp_load_acquire(&b->head) - b->tail;
 	}
 	return mph_copy_out(arg, &rd, sizeof(rd), usize);
@@ -1233,7 +1260,7 @@ static int __init mph_init(void)
 	BUILD_BUG_ON(sizeof(struct memphismod_version) != MEMPHISMOD_VERSION_SIZE_VER0);
 	BUILD_BUG_ON(sizeof(struct memphismod_config) != MEMPHISMOD_CONFIG_SIZE_VER1);
 	BUILD_BUG_ON(sizeof(struct memphismod_start) != MEMPHISMOD_START_SIZE_VER1);
-	BUILD_BUG_ON(sizeof(struct memphismod_read) != MEMPHISMOD_READ_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct memphismod_read) != MEMPHISMOD_READ_SIZE_VER1);
 	BUILD_BUG_ON(sizeof(struct memphismod_faults) != MEMPHISMOD_FAULTS_SIZE_VER0);
 
 	err = mph_params_check();

@@ -9,6 +9,12 @@
  *                                  record must be this pid, one of its tids, a user ip, a
  *                                  time inside the run and a CPU below nr_cpus
  *   tool_kmod hold SECONDS         start sampling, print "sampling", spin (unload test)
+ *   tool_kmod throttle SECONDS     sample at 100 us as `sample` does, with the guest's
+ *                                  kernel.perf_event_max_sample_rate at 1 (one sample a
+ *                                  tick, set by the caller): every throttle is told, by
+ *                                  its sample's REC_THROTTLED or READ's throttled (the
+ *                                  64-byte READ), and every spinning thread has one;
+ *                                  exit 2 when the kernel throttled nothing
  *   tool_kmod lost SECONDS         a 16 KiB buffer at 100 us, read only after STOP: drops are
  *                                  told per thread by LOST records; a thread START excludes
  *                                  (exclude_tid) has neither samples nor LOST records;
@@ -73,7 +79,9 @@ static pthread_mutex_t tids_lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct tally {
 	unsigned long long records, foreign, kernel, bad, lost, lost_records, faults;
+	unsigned long long throttled, throttled_untold; /* REC_THROTTLED samples; READ's */
 	unsigned long long per_tid[MAXT];
+	unsigned long long throttled_tid[MAXT];
 	unsigned long long lost_tid[MAXT]; /* told by LOST records */
 	unsigned long long per_cpu[8];
 };
@@ -128,6 +136,10 @@ static void check_records(const unsigned char *buf, unsigned long long n, unsign
 		}
 		t->per_tid[found]++;
 		t->per_cpu[r.cpu & 7]++;
+		if (r.flags & MEMPHISMOD_REC_THROTTLED) {
+			t->throttled++;
+			t->throttled_tid[found]++;
+		}
 	}
 }
 
@@ -139,9 +151,12 @@ static void stop_and_drain(int fd, unsigned char *buf, const struct memphismod_v
 	for (;;) {
 		struct memphismod_read rd = { .size = sizeof(rd), .buf = (uintptr_t)buf,
 					      .buf_size = 256 * v->record_size };
-		if (ioctl(fd, MEMPHISMOD_IOC_READ, &rd) < 0 || rd.nr_records == 0)
+		if (ioctl(fd, MEMPHISMOD_IOC_READ, &rd) < 0)
 			break;
 		t->lost += rd.lost;
+		t->throttled_untold += rd.throttled;
+		if (rd.nr_records == 0)
+			break;
 		check_records(buf, rd.nr_records, v->record_size, v->nr_cpus, t0, t);
 	}
 }
@@ -243,11 +258,13 @@ static int cmd_open(void)
 	return errno == EACCES || errno == EPERM ? 3 : errno == ENOENT ? 4 : 1;
 }
 
-static int cmd_sample(double seconds, int nthreads, int hold)
+enum sample_mode { SAMPLE, HOLD, THROTTLE };
+
+static int cmd_sample(double seconds, int nthreads, enum sample_mode mode)
 {
 	struct memphismod_version v;
 	struct memphismod_config c = { .size = sizeof(c), .kind = MEMPHISMOD_KIND_CPU_CLOCK,
-				       .period = 1000000 };
+				       .period = mode == THROTTLE ? 100000 : 1000000 };
 	struct memphismod_start st = { .size = sizeof(st) };
 	struct tally t = { 0 };
 	pthread_t th[MAXT];
@@ -274,7 +291,7 @@ static int cmd_sample(double seconds, int nthreads, int hold)
 		printf("START: %s\n", strerror(errno));
 		return 1;
 	}
-	if (hold) {
+	if (mode == HOLD) {
 		printf("sampling\n");
 		fflush(stdout);
 	}
@@ -290,6 +307,7 @@ static int cmd_sample(double seconds, int nthreads, int hold)
 			return 1;
 		}
 		t.lost += rd.lost;
+		t.throttled_untold += rd.throttled;
 		check_records(buf, rd.nr_records, v.record_size, v.nr_cpus, t0, &t);
 	}
 	stop_and_drain(fd, buf, &v, t0, &t);
@@ -299,13 +317,26 @@ static int cmd_sample(double seconds, int nthreads, int hold)
 	for (int k = 0; k < ntids; k++)
 		seen += t.per_tid[k] > 0;
 	printf("pid %d: %llu records, %d of %d threads sampled, foreign %llu"
-	       ", kernel %llu, bad %llu, lost %llu; by cpu %llu %llu %llu %llu\n", (int)getpid(),
+	       ", kernel %llu, bad %llu, lost %llu; by cpu %llu %llu %llu %llu; throttled: "
+	       "%llu samples tell it, %llu told by READ\n", (int)getpid(),
 	       t.records, seen, ntids, t.foreign, t.kernel, t.bad, t.lost, t.per_cpu[0],
-	       t.per_cpu[1], t.per_cpu[2], t.per_cpu[3]);
+	       t.per_cpu[1], t.per_cpu[2], t.per_cpu[3], t.throttled, t.throttled_untold);
 	free(buf);
 	close(fd);
-	return t.records >= 10 && t.foreign == 0 && t.kernel == 0 && t.bad == 0 &&
-	       seen >= nthreads ? 0 : 1;
+	if (t.records < 10 || t.foreign || t.kernel || t.bad || seen < nthreads)
+		return 1;
+	if (mode == THROTTLE) {
+		int throttled_threads = 0;
+
+		for (int k = 0; k < ntids; k++)
+			throttled_threads += t.throttled_tid[k] > 0;
+		if (!t.throttled && !t.throttled_untold)
+			return 2; /* perf_event_max_sample_rate not lowered: nothing to tell */
+		/* one sample a tick: nearly every sample set the throttle off */
+		printf("threads with a throttled sample: %d of %d\n", throttled_threads, ntids);
+		return throttled_threads >= nthreads && t.throttled * 2 >= t.records ? 0 : 1;
+	}
+	return 0;
 }
 
 static pid_t excluded_tid;
@@ -660,10 +691,11 @@ static int cmd_fuzz(long calls, unsigned long long seed)
 		}
 		ret = ioctl(fd, cmd, arg);
 		if (ret == 0) {
-			ok++;
 			/* whatever READ returned into our buffer must be ours and user space */
-			if (cmd == MEMPHISMOD_IOC_READ && argp && argp + 56 <= guard) {
-				struct memphismod_read rd;
+			struct memphismod_read rd;
+
+			ok++;
+			if (cmd == MEMPHISMOD_IOC_READ && argp && argp + sizeof(rd) <= guard) {
 				memcpy(&rd, argp, sizeof(rd));
 				if (rd.buf == (uintptr_t)out && rd.nr_records)
 					check_records(out, rd.nr_records, v.record_size, v.nr_cpus, t0, &t);
@@ -693,9 +725,11 @@ int main(int argc, char **argv)
 	if (argc >= 2 && !strcmp(argv[1], "open"))
 		return cmd_open();
 	if (argc >= 3 && !strcmp(argv[1], "sample"))
-		return cmd_sample(atof(argv[2]), argc >= 4 ? atoi(argv[3]) : 2, 0);
+		return cmd_sample(atof(argv[2]), argc >= 4 ? atoi(argv[3]) : 2, SAMPLE);
 	if (argc >= 3 && !strcmp(argv[1], "hold"))
-		return cmd_sample(atof(argv[2]), 2, 1);
+		return cmd_sample(atof(argv[2]), 2, HOLD);
+	if (argc >= 3 && !strcmp(argv[1], "throttle"))
+		return cmd_sample(atof(argv[2]), 2, THROTTLE);
 	if (argc >= 3 && !strcmp(argv[1], "lost"))
 		return cmd_lost(atof(argv[2]));
 	if (argc >= 2 && !strcmp(argv[1], "faults"))
@@ -706,6 +740,6 @@ int main(int argc, char **argv)
 		return cmd_fork_eperm();
 	if (argc >= 4 && !strcmp(argv[1], "fuzz"))
 		return cmd_fuzz(atol(argv[2]), strtoull(argv[3], NULL, 0));
-	fprintf(stderr, "usage: tool_kmod info|open|sample S [T]|hold S|lost S|faults|fork-eperm|fuzz N SEED\n");
+	fprintf(stderr, "usage: tool_kmod info|open|sample S [T]|hold S|throttle S|lost S|faults|hwkinds|fork-eperm|fuzz N SEED\n");
 	return 2;
 }

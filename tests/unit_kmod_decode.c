@@ -212,7 +212,12 @@ static void test_lost_fault(void)
 	   "decode: a page-fault record with a kernel ip is refused");
 	r = (struct memphismod_record){ .ip = USER_IP, .pid = 100, .tid = 101, .flags = R };
 	ret = memphis__kmod_decode(&r, sizeof(r), 4, &out);
-	ok(ret == 0 && out.lost == 0 && !out.fault, "decode: a sample is neither LOST nor a fault");
+	ok(ret == 0 && out.lost == 0 && !out.fault && !out.throttled,
+	   "decode: a sample is neither LOST nor a fault nor throttled");
+	r.flags = R | MEMPHISMOD_REC_THROTTLED;
+	ret = memphis__kmod_decode(&r, sizeof(r), 4, &out);
+	ok(ret == 0 && out.throttled && out.has_regs && out.s.ip == USER_IP && out.lost == 0,
+	   "decode: a sample with REC_THROTTLED is still a sample and counts one throttle");
 }
 
 /* ---- the module's conversion (memphismod_rec_fill), then the library's decode ---- */
@@ -491,7 +496,8 @@ static void test_layout(void)
 	    offsetof(struct memphismod_config, ldlat) == MEMPHISMOD_CONFIG_SIZE_VER0 &&
 	    sizeof(struct memphismod_start) == MEMPHISMOD_START_SIZE_VER1 &&
 	    offsetof(struct memphismod_start, exclude_tid) == MEMPHISMOD_START_SIZE_VER0 &&
-	    sizeof(struct memphismod_read) == MEMPHISMOD_READ_SIZE_VER0 &&
+	    sizeof(struct memphismod_read) == MEMPHISMOD_READ_SIZE_VER1 &&
+	    offsetof(struct memphismod_read, throttled) == MEMPHISMOD_READ_SIZE_VER0 &&
 	    sizeof(struct memphismod_faults) == MEMPHISMOD_FAULTS_SIZE_VER0 &&
 	    offsetof(struct memphismod_faults, exclude_tid) == 16 &&
 	    offsetof(struct memphismod_version, size) == 0 &&

@@ -114,8 +114,14 @@ struct memphismod_read {
 	__u64 nr_records; /* out: records copied */
 	__u64 lost;      /* out: records dropped (buffers full) since the last READ */
 	__u64 pending;   /* out: records still buffered after this READ (read again) */
+	/* --- appended (same ABI; a caller of the first version sends 56 bytes) --- */
+	__u64 throttled; /* out: throttles of the session's sample events since the last READ
+	                  * that no REC_THROTTLED sample tells (the sample that set it off was
+	                  * not recorded: buffer full, not a user memory access, or another
+	                  * process on a per-CPU event); 0 for MEMPHISMOD_READ_FAULTS */
 };
 #define MEMPHISMOD_READ_SIZE_VER0 56
+#define MEMPHISMOD_READ_SIZE_VER1 64
 #define MEMPHISMOD_READ_FAULTS (1ULL << 0) /* read the page-fault stream's buffers */
 
 /* FAULTS: every thread of the calling process (but exclude_tid), present and future, gets
@@ -144,6 +150,12 @@ struct memphismod_faults {
                                            * lost counts the drops no such record tells */
 #define MEMPHISMOD_REC_FAULT    (1U << 7) /* a user page fault of thread tid (FAULTS stream
                                            * only): ip, addr (with REC_ADDR), time, cpu */
+#define MEMPHISMOD_REC_THROTTLED (1U << 8) /* a sample at which the kernel throttled its
+                                           * event (more samples in a tick than
+                                           * kernel.perf_event_max_sample_rate allows):
+                                           * none of that event until the next tick. What
+                                           * PERF_RECORD_THROTTLE tells a perf user; a
+                                           * reader that ignores it loses only the count */
 
 #define MEMPHISMOD_NREGS 17 /* AX BX CX DX SI DI BP SP IP R8..R15 (lib/insn.h order) */
 

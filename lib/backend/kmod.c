@@ -45,6 +45,7 @@ static unsigned char *rbuf;                   /* BATCH records as the module wro
 static struct memphis__kmod_sample *samples;  /* the batch decoded, sorted by tid */
 static size_t nsamples;
 static uint64_t unknown_tid;                  /* samples of threads not in the registry */
+static uint64_t throttled_untold;             /* throttles READ told without a sample */
 static struct memphis__code *code;            /* under the drain lock only */
 static uint32_t pid;                          /* the profiled process, from the probe */
 static uint64_t period_used;                  /* ns of the cpu clock (the fallback's too) */
@@ -374,6 +375,8 @@ static void emit_thread(struct memphis__thread *t, void *ctx)
 			m->lost_told += k->lost;
 			continue;
 		}
+		if (k->throttled) /* what PERF_RECORD_THROTTLE is to the soft backend */
+			t->r_throttled++;
 		if (k->has_regs && code) {
 			struct memphis__regs regs;
 			memcpy(regs.r, k->regs, sizeof(regs.r));
@@ -422,6 +425,9 @@ static uint64_t kmod_read_process(memphis__emit_fn *emit)
 		if (read_batch(0, &rd) < 0)
 			return lost;
 		lost += rd.lost;
+		/* throttles no sample tells (a module before READ's throttled writes 0): no
+		 * thread to give them to, as the soft backend's per-CPU THROTTLE records */
+		throttled_untold += rd.throttled;
 		nsamples = 0;
 		for (size_t i = 0; i < rd.nr_records; i++)
 			if (memphis__kmod_decode(rbuf + i * rec_size, rec_size, ncpus,
@@ -447,6 +453,9 @@ static uint64_t kmod_read_process(memphis__emit_fn *emit)
 	if (unknown_tid)
 		memphis__log(MPH_LOG_DEBUG, "kmod: %llu samples of unregistered threads dropped",
 			     (unsigned long long)unknown_tid);
+	if (throttled_untold)
+		memphis__log(MPH_LOG_DEBUG, "kmod: %llu throttles of the module's events told by "
+			     "no sample", (unsigned long long)throttled_untold);
 	return lost;
 }
 

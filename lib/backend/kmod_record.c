@@ -46,6 +46,7 @@ int memphis__kmod_decode(const void *rec, size_t size, uint32_t n_cpus,
 		out->s.addr = (r.flags & MEMPHISMOD_REC_ADDR) && r.addr < (1ull << 63) ? r.addr : 0;
 		return 0;
 	}
+	out->throttled = (r.flags & MEMPHISMOD_REC_THROTTLED) != 0;
 	if (r.flags & MEMPHISMOD_REC_WEIGHT)
 		out->s.weight = r.weight > UINT32_MAX ? UINT32_MAX : (uint32_t)r.weight;
 	if (r.flags & MEMPHISMOD_REC_INS_LAT)

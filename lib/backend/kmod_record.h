@@ -19,6 +19,8 @@ struct memphis__kmod_sample {
 	                              * s holds only time, tid and cpu) */
 	int fault;                   /* a page-fault record: s.ip, s.addr (0: none), s.time,
 	                              * s.tid, s.cpu */
+	int throttled;               /* a sample at which the kernel throttled its event
+	                              * (REC_THROTTLED): one throttle of thread s.tid */
 	int has_regs;                /* regs valid: rebuild the address as the soft backend */
 	uint64_t regs[MPH_NREGS];    /* lib/insn.h order */
 };
@@ -34,7 +36,7 @@ struct memphis__kmod_sample {
  * MPH_S_NOADDR | MPH_S_NOPRED. A record of the first version (192 bytes) reads as if its
  * appended fields (ins_lat) were 0. A LOST record (ip 0) sets lost (> 0; a count of 0 is
  * refused, -EINVAL), a FAULT record sets
- * fault (a kernel data address reads as none).
+ * fault (a kernel data address reads as none); a sample with REC_THROTTLED sets throttled.
  * Returns 0 and fills *out. Pure: no system calls, no allocation. */
 int memphis__kmod_decode(const void *rec, size_t rec_size, uint32_t ncpus,
 			 struct memphis__kmod_sample *out);
