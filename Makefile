@@ -100,20 +100,35 @@ MPI_BINS := $(B)/examples/mpi/halo-nompi $(if $(MPICC),$(B)/examples/mpi/halo) \
 	$(if $(MPIFC),$(B)/examples/mpi/halo_f)
 MPI_NOTE := $(if $(and $(MPICC),$(MPIFC)),,mpi-note)
 
-# The kernel module, for the NUMA guest tests (tests/vm): built against the newest Debian
-# kernel headers when they are installed (the guest boots that kernel), from a copy of
-# kmod/ in $(B)/kmod so that parallel builds do not share Kbuild's files. Mode 0755: the
-# guest's packer takes BUILD's executables. A failed module build warns and leaves the rest
-# of the build alone. Installing the module: make -C kmod install (kmod/README.md).
-KMOD_KDIR ?= $(lastword $(sort $(wildcard /usr/src/linux-headers-*-amd64)))
-KMOD_KO := $(if $(KMOD_KDIR),$(B)/kmod/memphismod.ko)
+# The kernel module, built against every Debian kernel headers tree installed (generic
+# flavour, /usr/src/linux-headers-<release>-amd64: make deps installs 6.1's and 6.12's)
+# into $(B)/kmod/<release>/, the NUMA guest's module for that kernel (tests/vm boots each),
+# and whose build.log tests/t_kmod_build.sh holds to zero warnings. KMOD_KDIR, the tree
+# for this host, is the running kernel's headers when installed, else the newest tree by
+# version (sort -V: 6.12 after 6.9); its module is also $(B)/kmod/memphismod.ko. Each
+# builds from a copy of kmod/ so that parallel builds do not share Kbuild's files. Mode
+# 0755: the guest's packer takes BUILD's executables. A failed module build warns and leaves
+# the rest of the build alone. Installing the module: make -C kmod install (kmod/README.md).
+# kmod_release KDIR: the release a module built against KDIR is for (its vermagic)
+kmod_release = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"$$/\1/p' $(1)/include/generated/utsrelease.h 2>/dev/null)
+# (KMOD_SRCDIR and KMOD_RUNNING_KDIR are there for tests/t_kmod_build.sh's fake trees.)
+KMOD_SRCDIR ?= /usr/src
+KMOD_RUNNING_KDIR ?= /lib/modules/$(shell uname -r)/build
+KMOD_KDIRS := $(shell ls -d $(KMOD_SRCDIR)/linux-headers-*-amd64 2>/dev/null | grep -vE -- '-(cloud|rt)-amd64$$' | sort -V)
+KMOD_KDIR ?= $(or $(shell [ -d "$(KMOD_RUNNING_KDIR)" ] && echo "$(KMOD_RUNNING_KDIR)"),$(lastword $(KMOD_KDIRS)))
+KMOD_KVER := $(if $(KMOD_KDIR),$(call kmod_release,$(KMOD_KDIR)))
+# KMOD_KDIR first, then the trees of the other releases
+KMOD_TREES := $(if $(KMOD_KVER),$(KMOD_KDIR)) $(foreach k,$(KMOD_KDIRS),$(if \
+	$(filter-out $(KMOD_KVER),$(call kmod_release,$(k))),$(k)))
+KMOD_KOS := $(foreach k,$(KMOD_TREES),$(B)/kmod/$(call kmod_release,$(k))/memphismod.ko)
+KMOD_KO := $(if $(KMOD_KVER),$(B)/kmod/memphismod.ko)
 
 FORTRAN_PROGRAMS := $(if $(filter 1,$(FORTRAN)),$(B)/libmemphis_f.a $(B)/fortran/memphis.mod)
 PROGRAMS := $(B)/libmemphis.so $(B)/libmemphis.a $(B)/memphis $(B)/memphis-report \
 	$(FORTRAN_PROGRAMS)
 
 .PHONY: all programs deps demo check check-unit check-vm bench fuzz install uninstall clean
-all: $(PROGRAMS) $(UNIT_BINS) $(PROG_BINS) $(PROGXX_BINS) $(TOOL_BINS) $(EXAMPLE_BINS) $(FEXAMPLE_BINS) $(KMOD_KO) \
+all: $(PROGRAMS) $(UNIT_BINS) $(PROG_BINS) $(PROGXX_BINS) $(TOOL_BINS) $(EXAMPLE_BINS) $(FEXAMPLE_BINS) $(KMOD_KOS) $(KMOD_KO) \
 	$(MPI_BINS) $(MPI_NOTE)
 
 # What `make install` installs, and nothing else (no tests, examples or module): the
@@ -122,11 +137,13 @@ programs: $(PROGRAMS)
 
 # Debian packages the build, the tests and the demo need. As root they are installed;
 # otherwise the exact command is printed and make stops. demo/check/check-vm/bench run deps
-# first and build in a sub-make, so KMOD_KDIR is looked up after linux-headers-amd64 is in:
-# on a fresh machine the module is built (and its guest tests run) on the first run.
+# first and build in a sub-make, so KMOD_KDIRS is looked up after the headers are in: on a
+# fresh machine the module is built (and its guest tests run) on the first run. The headers
+# of both Debian 12 kernels: linux-headers-amd64 (6.1) and linux-headers-6.12-amd64
+# (bookworm-security; it depends on its linux-image, so apt installs that kernel too).
 DEB_PKGS := gcc g++ make pkg-config libzydis-dev libdwarf-dev libelf-dev zlib1g-dev libnuma-dev \
 	libpfm4-dev libpapi-dev numactl gfortran linux-perf python3 time clang libclang-rt-14-dev \
-	libjson-c-dev libdw-dev linux-headers-amd64
+	libjson-c-dev libdw-dev linux-headers-amd64 linux-headers-6.12-amd64
 # dkms: tests/t_dkms.sh builds the module through it (make install-dkms)
 DEB_PKGS += dkms
 # examples/mpi and tests/t_mpi*.sh: mpicc, mpif90, mpirun (Open MPI)
@@ -337,15 +354,20 @@ $(B)/examples/mpi/halo_f: examples/mpi/halo_f.f90 $(B)/fortran/memphis.mod $(B)/
 mpi-note:
 	@echo "memphis: $(if $(MPICC),,no mpicc: examples/mpi/halo not built; )$(if $(MPIFC),,no mpif90: examples/mpi/halo_f not built; )make deps installs them (openmpi-bin libopenmpi-dev)"
 
-$(B)/kmod/memphismod.ko: kmod/memphismod.c kmod/Kbuild include/memphis/memphismod.h \
+# $(B)/kmod/RELEASE/memphismod.ko against the tree of that release (KDIR, set per target)
+$(foreach k,$(KMOD_TREES),$(eval $(B)/kmod/$(call kmod_release,$(k))/memphismod.ko: KDIR := $(k)))
+$(KMOD_KOS): $(B)/kmod/%/memphismod.ko: kmod/memphismod.c kmod/Kbuild include/memphis/memphismod.h \
 	include/memphis/memphismod_rec.h include/memphis/hwdecode.h
 	@mkdir -p $(@D)
-	@$(if $(Q),echo "  KMOD    $@ ($(notdir $(KMOD_KDIR)))")
+	@$(if $(Q),echo "  KMOD    $@ ($(notdir $(KDIR)))")
 	$(Q)cp kmod/memphismod.c kmod/Kbuild $(@D)/
-	$(Q)if $(MAKE) --no-print-directory -s -C $(KMOD_KDIR) M=$(abspath $(@D)) \
+	$(Q)if $(MAKE) --no-print-directory -s -C $(KDIR) M=$(abspath $(@D)) \
 	  MEMPHIS_INC=$(abspath include) CFLAGS= LDFLAGS= modules > $(@D)/build.log 2>&1; then \
 	  chmod 0755 $@; else tail -n 20 $(@D)/build.log; rm -f $@; \
-	  echo "memphis: WARNING: kmod/ did not build against $(KMOD_KDIR) (log: $(@D)/build.log); the library is unaffected, the module's guest tests will skip"; fi
+	  echo "memphis: WARNING: kmod/ did not build against $(KDIR) (log: $(@D)/build.log); the library is unaffected, the module's guest tests on that kernel will skip"; fi
+
+$(B)/kmod/memphismod.ko: $(B)/kmod/$(KMOD_KVER)/memphismod.ko
+	$(Q)if [ -f $< ]; then cp $< $@; else rm -f $@; fi
 
 # Fuzz targets: tests/fuzz_NAME.c is linked with the sources in FUZZ_NAME_SRCS (one
 # variable per target, so moving a file changes one line) by clang with libFuzzer, ASan

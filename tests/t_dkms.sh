@@ -1,13 +1,14 @@
 # make install-dkms (issue 17 item 3): staged in DESTDIR it gives /usr/src/memphismod-VERSION
 # with dkms.conf, the udev rule and the modprobe.d file; Debian's dkms builds memphismod.ko
-# from that tree against the installed Debian headers (-k their version, which need not be
-# the running kernel's), and the module's vermagic is that version. dkms works in this
+# from that tree against every installed Debian headers tree (generic flavour: both Debian
+# 12 kernels, 6.1 and 6.12, after make deps; -k their version, which need not be the
+# running kernel's), and each module's vermagic is that version. dkms works in this
 # directory only (--sourcetree, --dkmstree, its signing key and certificate): the host's
 # /var/lib/dkms and /lib/modules are left as they were, which is checked.
 . "$MEMPHIS_SRC/tests/tap.sh"
 
-kdir=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1)
-if [ -z "$kdir" ]; then
+kdirs=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | grep -vE -- '-(cloud|rt)-amd64$' | sort -V)
+if [ -z "$kdirs" ]; then
 	# headers are part of `make deps`: only a machine that cannot install them may skip
 	if apt-cache policy linux-headers-amd64 2>/dev/null | grep -q 'Candidate: [0-9]'; then
 		not_ok "Debian's kernel headers installed (linux-headers-amd64 is installable: make deps)"
@@ -16,7 +17,6 @@ if [ -z "$kdir" ]; then
 	echo "no Debian kernel headers installed and none installable (linux-headers-amd64)" >&2
 	exit 77
 fi
-kver=${kdir#/usr/src/linux-headers-}
 ver=$(make -s -C "$S" --no-print-directory -f - print-version <<'EOF'
 include Makefile
 print-version:
@@ -59,16 +59,19 @@ check "dkms installed (make deps)" sh -c 'command -v dkms >/dev/null'
 ls -A /var/lib/dkms > dkms-before 2>/dev/null
 touch stamp
 mkdir dkms
-# signing (Debian's kernels ask for it): a key made here, not /var/lib/dkms/mok.key
-mok_signing_key=$PWD/mok.key mok_certificate=$PWD/mok.pub \
-	dkms build -m memphismod -v "$ver" -k "$kver" --kernelsourcedir "$kdir" \
-	--sourcetree "$root/usr/src" --dkmstree "$PWD/dkms" > build.out 2>&1
-rc=$?
-ko=$(find dkms/memphismod/"$ver"/"$kver" -name 'memphismod.ko*' 2>/dev/null | head -n 1)
-check "dkms build memphismod/$ver -k $kver succeeds (exit $rc)" test "$rc" = 0 -a -n "$ko"
-[ "$rc" = 0 ] || sed 's/^/# /' build.out dkms/memphismod/"$ver"/build/make.log 2>/dev/null | tail -n 30
-check "... memphismod.ko's vermagic is $kver" \
-	sh -c "[ -n '$ko' ] && modinfo -F vermagic '$ko' | grep -q '^$kver '"
+for kdir in $kdirs; do
+	kver=${kdir#/usr/src/linux-headers-}
+	# signing (Debian's kernels ask for it): a key made here, not /var/lib/dkms/mok.key
+	mok_signing_key=$PWD/mok.key mok_certificate=$PWD/mok.pub \
+		dkms build -m memphismod -v "$ver" -k "$kver" --kernelsourcedir "$kdir" \
+		--sourcetree "$root/usr/src" --dkmstree "$PWD/dkms" > "build-$kver.out" 2>&1
+	rc=$?
+	ko=$(find dkms/memphismod/"$ver"/"$kver" -name 'memphismod.ko*' 2>/dev/null | head -n 1)
+	check "dkms build memphismod/$ver -k $kver succeeds (exit $rc)" test "$rc" = 0 -a -n "$ko"
+	[ "$rc" = 0 ] || sed 's/^/# /' "build-$kver.out" dkms/memphismod/"$ver"/build/make.log 2>/dev/null | tail -n 30
+	check "... memphismod.ko's vermagic is $kver" \
+		sh -c "[ -n '$ko' ] && modinfo -F vermagic '$ko' | grep -q '^$kver '"
+done
 check "... the host's /var/lib/dkms is untouched" \
 	sh -c "ls -A /var/lib/dkms 2>/dev/null | cmp -s - dkms-before"
 check "... nothing written under /lib/modules" \
