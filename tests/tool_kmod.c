@@ -7,7 +7,11 @@
  *   tool_kmod sample SECONDS [THREADS]
  *                                  sample this process while THREADS (default 2) spin; every
  *                                  record must be this pid, one of its tids, a user ip, a
- *                                  time inside the run and a CPU below nr_cpus
+ *                                  time inside the run and a CPU below nr_cpus; at least 10
+ *                                  records, every spinning thread's among them: until then
+ *                                  it samples on, up to 8 times SECONDS (a starved guest's
+ *                                  threads spend most of a second in its kernel, where the
+ *                                  clock takes no sample: the summary gives user/sys time)
  *   tool_kmod hold SECONDS         start sampling, print "sampling", spin (unload test)
  *   tool_kmod throttle SECONDS     sample at 100 us as `sample` does, with the guest's
  *                                  kernel.perf_event_max_sample_rate at 1 (one sample a
@@ -40,6 +44,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -184,6 +189,25 @@ static void *spin(void *arg)
 	return NULL;
 }
 
+/* CPU time of this process so far, user and system, in ms */
+static void cpu_ms(unsigned long long *user, unsigned long long *sys)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	*user = (unsigned long long)ru.ru_utime.tv_sec * 1000 + (unsigned long long)ru.ru_utime.tv_usec / 1000;
+	*sys = (unsigned long long)ru.ru_stime.tv_sec * 1000 + (unsigned long long)ru.ru_stime.tv_usec / 1000;
+}
+
+static int threads_seen(const struct tally *t)
+{
+	int seen = 0;
+
+	for (int k = 0; k < ntids; k++)
+		seen += t->per_tid[k] > 0;
+	return seen;
+}
+
 /* ---- commands ---- */
 
 static int cmd_info(void)
@@ -269,8 +293,8 @@ static int cmd_sample(double seconds, int nthreads, enum sample_mode mode)
 	struct tally t = { 0 };
 	pthread_t th[MAXT];
 	unsigned char *buf;
-	unsigned long long t0 = now_ns(), end;
-	int fd, seen = 0;
+	unsigned long long t0 = now_ns(), end, end_max, user0, sys0, user, sys;
+	int fd, seen;
 
 	if (nthreads < 1 || nthreads > MAXT - 1)
 		nthreads = 2;
@@ -284,6 +308,7 @@ static int cmd_sample(double seconds, int nthreads, enum sample_mode mode)
 	buf = malloc(256 * v.record_size);
 	if (!buf)
 		return 1;
+	cpu_ms(&user0, &sys0);
 	add_self();
 	/* threads both before and after START: present and future threads are sampled */
 	pthread_create(&th[0], NULL, spin, (void *)1);
@@ -298,7 +323,9 @@ static int cmd_sample(double seconds, int nthreads, enum sample_mode mode)
 	for (int i = 1; i < nthreads; i++)
 		pthread_create(&th[i], NULL, spin, (void *)(uintptr_t)(i + 1));
 	end = t0 + (unsigned long long)(seconds * 1e9);
-	while (now_ns() < end) {
+	end_max = t0 + (unsigned long long)(8 * seconds * 1e9);
+	while (now_ns() < end ||
+	       (mode != HOLD && (t.records < 10 || threads_seen(&t) < nthreads) && now_ns() < end_max)) {
 		struct memphismod_read rd = { .size = sizeof(rd), .buf = (uintptr_t)buf,
 					      .buf_size = 256 * v.record_size };
 		usleep(20000);
@@ -314,13 +341,14 @@ static int cmd_sample(double seconds, int nthreads, enum sample_mode mode)
 	stop_spin = 1;
 	for (int i = 0; i < nthreads; i++)
 		pthread_join(th[i], NULL);
-	for (int k = 0; k < ntids; k++)
-		seen += t.per_tid[k] > 0;
+	cpu_ms(&user, &sys);
+	seen = threads_seen(&t);
 	printf("pid %d: %llu records, %d of %d threads sampled, foreign %llu"
 	       ", kernel %llu, bad %llu, lost %llu; by cpu %llu %llu %llu %llu; throttled: "
-	       "%llu samples tell it, %llu told by READ\n", (int)getpid(),
-	       t.records, seen, ntids, t.foreign, t.kernel, t.bad, t.lost, t.per_cpu[0],
-	       t.per_cpu[1], t.per_cpu[2], t.per_cpu[3], t.throttled, t.throttled_untold);
+	       "%llu samples tell it, %llu told by READ; %.1f s, cpu time user %llu ms, sys %llu ms"
+	       "\n", (int)getpid(), t.records, seen, ntids, t.foreign, t.kernel, t.bad, t.lost,
+	       t.per_cpu[0], t.per_cpu[1], t.per_cpu[2], t.per_cpu[3], t.throttled,
+	       t.throttled_untold, (double)(now_ns() - t0) / 1e9, user - user0, sys - sys0);
 	free(buf);
 	close(fd);
 	if (t.records < 10 || t.foreign || t.kernel || t.bad || seen < nthreads)

@@ -2,6 +2,8 @@
 # tests/vm/boot.sh TOPOLOGY [OPTIONS] - boot the test guest once under QEMU TCG and report.
 #   TOPOLOGY   NxC: N NUMA nodes (one socket each) with C CPUs each, e.g. 2x2 or 4x1;
 #              2048 MiB split evenly over the nodes.
+#   --kernel KVER        boot cache/vmlinux-KVER (default: cache/vmlinux, the newest
+#                        kernel setup.sh prepared)
 #   --initrd F           the initramfs (default: cache/initramfs.cpio.gz)
 #   --work D             work directory (default: cache/work-TOPOLOGY), emptied first; it
 #                        keeps console.log, monitor.log, and out/ (the guest's /out)
@@ -10,8 +12,8 @@
 #                        switching it on through the monitor when the guest asks
 #   --thp, --autonuma    leave transparent huge pages / AutoNUMA at Debian's defaults
 #   --timeout S          QEMU's wall-clock limit (default $VM_TIMEOUT or 900)
-# $VM_CHECK_TIMEOUT, $VM_TEST_TIMEOUT and $VM_ONLY (a pattern: only the guest-tests
-# scripts it names run, for trying one) reach the guest on the kernel command line.
+# $VM_CHECK_TIMEOUT, $VM_TEST_TIMEOUT and $VM_ONLY (shell patterns separated by commas:
+# only the guest-tests scripts they name run) reach the guest on the kernel command line.
 # $VM_SILENCE (150 s): a guest whose console stays silent this long has stopped (a healthy
 # one prints at least every 30 s, guest-run.sh); QEMU is stopped then, exit status 3. The
 # kernel's soft-lockup and RCU-stall warnings do not count as output: a guest stuck at
@@ -32,7 +34,7 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${VM_CACHE:-$here/cache}
-[ $# -ge 1 ] || { sed -n '2,14s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,16s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 topo=$1
 shift
 nodes=${topo%x*}
@@ -51,8 +53,10 @@ autonuma=disable
 limit=${VM_TIMEOUT:-900}
 silence=$(((${VM_SILENCE:-150} + 4) / 5 * 5))
 results_mb=512
+kernel=$cache/vmlinux
 while [ $# -gt 0 ]; do
 	case $1 in
+	--kernel) kernel=$cache/vmlinux-$2; shift ;;
 	--initrd) initrd=$2; shift ;;
 	--work) work=$2; shift ;;
 	--singlestep-boot) ssboot=1 ;;
@@ -65,7 +69,6 @@ while [ $# -gt 0 ]; do
 	shift
 done
 cmdline_extra=${thp:+transparent_hugepage=$thp}${autonuma:+ numa_balancing=$autonuma}
-kernel=$cache/vmlinux
 [ -s "$kernel" ] || { echo "vm: no $kernel (run tests/vm/setup.sh)" >&2; exit 2; }
 [ -s "$initrd" ] || { echo "vm: no $initrd (run tests/vm/mkinitramfs.sh)" >&2; exit 2; }
 

@@ -56,6 +56,23 @@ vm_singlestep() {
 	return 1
 }
 
+# vm_only NAME [PATTERNS] - true when the guest-tests script NAME (without .guest.sh or
+# .host.sh) is to run: PATTERNS (default $VM_ONLY) empty, or one of its comma-separated
+# shell patterns matches NAME.
+vm_only() {
+	_only=${2-${VM_ONLY:-}}
+	[ -n "$_only" ] || return 0
+	_ifs=$IFS
+	IFS=,
+	set -f
+	for _p in $_only; do
+		case $1 in $_p) set +f; IFS=$_ifs; return 0 ;; esac
+	done
+	set +f
+	IFS=$_ifs
+	return 1
+}
+
 # vm_require_memphis - in a guest-tests script: exit (as a skip) unless the library and
 # the report were built; "$MEMPHIS_BUILD" holds them, at the same absolute path as on the host.
 vm_require_memphis() {

@@ -54,7 +54,7 @@ vm_singlestep off
 for t in /vm/guest-tests/*.guest.sh; do
 	[ -f "$t" ] || continue
 	name=$(basename "$t" .guest.sh)
-	case $name in ${VM_ONLY:-*}) ;; *) continue ;; esac
+	vm_only "$name" || continue
 	before=$(wc -l < "$VM_RESULTS")
 	# Stop a script early enough that the results and the final marker still get out
 	# before QEMU's limit (30 s kept for that).

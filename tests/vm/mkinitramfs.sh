@@ -1,12 +1,15 @@
 #!/bin/sh
-# tests/vm/mkinitramfs.sh OUT.cpio.gz [BUILD] - pack the guest's root file system.
+# tests/vm/mkinitramfs.sh OUT.cpio.gz [BUILD [KVER]] - pack the guest's root file system
+# for kernel KVER (default: the newest setup.sh prepared, cache/modules).
 # Contents: busybox-static and a symlink per applet, numactl, the static check programs
 # (vmnuma, vmsample, vmrunas, vmkeep: built here into the cache), the virtio block modules that
-# setup.sh took from the kernel package, /init (init.sh), the guest scripts and
+# setup.sh took from KVER's package, /init (init.sh), the guest scripts and
 # tests/vm/guest-tests/ (all but *.host.sh). When BUILD holds libmemphis.so, every
-# executable, shared object and kernel module under BUILD goes in too, at the SAME absolute path as on
+# executable and shared object under BUILD goes in too, at the SAME absolute path as on
 # the host, so run directories that name them (exe, maps) can be read back on the host by
-# memphis-report.
+# memphis-report. Of BUILD/kmod/ only BUILD/kmod/KVER/memphismod.ko goes in, as
+# BUILD/kmod/memphismod.ko, the path the guest tests load: the module built against KVER's
+# headers, whatever kernel the host's own copy there is for.
 # Dynamic programs get their ldd libraries and the loader. The layout is merged-/usr like
 # Debian 12's, so a library found under /lib or /usr/lib on the host is found in the guest.
 set -eu
@@ -15,6 +18,9 @@ out=$1
 build=${2:-}
 cache=${VM_CACHE:-$here/cache}
 [ -n "$build" ] && [ -d "$build" ] && build=$(cd "$build" && pwd)
+kver=${3:-$(basename "$(readlink "$cache/modules" 2>/dev/null)" | sed 's/^modules-//')}
+[ -n "$kver" ] && [ -d "$cache/modules-$kver" ] ||
+	{ echo "vm: no virtio modules for kernel '${kver}' in $cache (run tests/vm/setup.sh)" >&2; exit 1; }
 
 # Static check programs, rebuilt when their source changed.
 mkdir -p "$cache/bin"
@@ -83,8 +89,11 @@ for p in vmnuma vmsample vmrunas vmkeep; do
 	cp "$cache/bin/$p" "$root/vm/bin/$p"
 done
 mkdir -p "$root/vm/modules"
-cp "$cache"/modules/*.ko "$cache/modules/load-order" "$root/vm/modules/" ||
-	{ echo "vm: no virtio modules in $cache/modules (run tests/vm/setup.sh)" >&2; exit 1; }
+cp "$cache/modules-$kver/load-order" "$root/vm/modules/" ||
+	{ echo "vm: no virtio modules in $cache/modules-$kver (run tests/vm/setup.sh)" >&2; exit 1; }
+for m in $(cat "$cache/modules-$kver/load-order"); do
+	cp "$cache/modules-$kver/$m.ko" "$root/vm/modules/"
+done
 cp "$here/init.sh" "$root/init"
 chmod 0755 "$root/init"
 cp "$here/guest-lib.sh" "$here/guest-run.sh" "$root/vm/"
@@ -103,13 +112,18 @@ printf 'root:x:0:\nvmuser:x:1000:\n' > "$root/etc/group"
 : > "$root/vm/env"
 if [ -n "$build" ] && [ -f "$build/libmemphis.so" ]; then
 	echo "MEMPHIS_BUILD=$build" >> "$root/vm/env"
-	find "$build" -type f \( -perm -u+x -o -name '*.so*' -o -name '*.ko' \) ! -name '*.o' ! -name '*.a' |
+	find "$build" -path "$build/kmod" -prune -o -type f \( -perm -u+x -o -name '*.so*' \) \
+		! -name '*.o' ! -name '*.a' -print |
 		while IFS= read -r f; do
 			case $(head -c 4 "$f" | od -An -c | tr -d ' ') in
 			177ELF) copy_elf "$f" ;;
 			*) copy_path "$f" ;;
 			esac
 		done
+	if [ -f "$build/kmod/$kver/memphismod.ko" ]; then
+		mkdir -p "$root$build/kmod"
+		cp "$build/kmod/$kver/memphismod.ko" "$root$build/kmod/memphismod.ko"
+	fi
 fi
 
 mkdir -p "$(dirname "$out")"
