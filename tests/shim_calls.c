@@ -1,6 +1,8 @@
 /* tests/shim_calls.c - preloaded ahead of libmemphis: counts the library's calls of
- * usleep() (it waits for a page still being faulted in) and of ioctl() switching a perf
- * event on or off, and prints "usleep N" and "perf_switch N" on stderr at exit. With
+ * usleep() (it waits for a page still being faulted in), of ioctl() switching a perf
+ * event on or off, and of sched_setaffinity() on the calling thread to one CPU ("pin") and
+ * to several ("unpin"), and prints "usleep N", "perf_switch N" and "affinity PIN UNPIN"
+ * on stderr at exit. With
  * SHIM_PREAD_MS=N, each pread() first sleeps N ms (the library's reads of the pagemap
  * come late). With SHIM_GETATTR_MS=N, pthread_getattr_np() on a thread other than the
  * main one first sleeps N ms (a new thread registers late: a scan finds it first). */
@@ -8,6 +10,7 @@
 #include <dlfcn.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static unsigned long sleeps, switches;
+static unsigned long sleeps, switches, pins, unpins;
 
 static void pause_ms(long ms)
 {
@@ -74,8 +77,20 @@ int pthread_getattr_np(pthread_t th, pthread_attr_t *attr)
 	return real(th, attr);
 }
 
+int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *mask)
+{
+	static int (*real)(pid_t, size_t, const cpu_set_t *);
+
+	if (pid == 0 && mask)
+		__atomic_add_fetch(CPU_COUNT_S(size, mask) == 1 ? &pins : &unpins, 1, __ATOMIC_RELAXED);
+	if (!real)
+		real = (int (*)(pid_t, size_t, const cpu_set_t *))dlsym(RTLD_NEXT, "sched_setaffinity");
+	return real(pid, size, mask);
+}
+
 __attribute__((destructor)) static void report(void)
 {
-	fprintf(stderr, "usleep %lu\nperf_switch %lu\n", __atomic_load_n(&sleeps, __ATOMIC_RELAXED),
-		__atomic_load_n(&switches, __ATOMIC_RELAXED));
+	fprintf(stderr, "usleep %lu\nperf_switch %lu\naffinity %lu %lu\n",
+		__atomic_load_n(&sleeps, __ATOMIC_RELAXED), __atomic_load_n(&switches, __ATOMIC_RELAXED),
+		__atomic_load_n(&pins, __ATOMIC_RELAXED), __atomic_load_n(&unpins, __ATOMIC_RELAXED));
 }

@@ -3,6 +3,7 @@
 # seccomp, a start on one CPU, unwritable or full output, a planted symlink. Damage is
 # detected and the valid prefix is read.
 . "$MEMPHIS_SRC/tests/tap.sh"
+command -v python3 >/dev/null || { echo "python3 is needed for the sample bounds (tests/stats.py)" >&2; exit 77; }
 P="$B/tests/prog_robust"
 
 MEMPHIS_DISABLE=1 "$P" > plain.out 2> plain.err
@@ -60,17 +61,28 @@ rm -rf memphis-*/
 
 # unshare refused (a container without CAP_SYS_ADMIN): no I/O thread, the library's files
 # in the program's table (lib/io.h); process_vm_readv refused (a sandbox): code bytes
-# through the I/O thread's pipe. Sampled and decoded all the same (about half the samples
-# of this program have an exact address).
+# through the I/O thread's pipe. Sampled and decoded all the same: about half the samples
+# of this program have an exact address; a quarter is taken as the least any CPU gives
+# (the share is the stall-weighted draw of which instruction a sample lands on), so of N
+# samples at least stats.py min N 0.25 are exact (P <= 1e-4), and N must reach 33 (the
+# least for which that minimum is 1: decoding that failed gives none). The work is made
+# longer until it does.
 for deny in unshare process_vm_readv unshare,process_vm_readv; do
-	MEMPHIS_OUTPUT=deny "$B/tests/tool_deny" "$deny" "$B/tests/prog_hostile" work 3 \
-		> deny.out 2> deny.err
-	rc=$?
-	"$REPORT" dump deny > deny.dump 2> /dev/null
-	exact=$(grep -c ' exact' deny.dump)
-	all=$(grep -c '^[0-9]' deny.dump)
-	check "$deny refused: exit 0, no line from memphis, $exact of $all samples exact (a quarter at least)" \
-		sh -c "[ $rc = 0 ] && [ ! -s deny.err ] && [ $all -gt 0 ] && [ $((exact * 4)) -ge $all ]"
+	secs=3
+	while :; do
+		rm -rf deny
+		MEMPHIS_OUTPUT=deny "$B/tests/tool_deny" "$deny" "$B/tests/prog_hostile" work $secs \
+			> deny.out 2> deny.err
+		rc=$?
+		"$REPORT" dump deny > deny.dump 2> /dev/null
+		exact=$(grep -c ' exact' deny.dump)
+		all=$(grep -c '^[0-9]' deny.dump)
+		[ "$all" -ge 33 ] || [ $secs -ge 48 ] || [ $rc != 0 ] && break
+		secs=$((secs * 4))
+	done
+	least=$(stats min "$all" 0.25)
+	check "$deny refused: exit 0, no line from memphis, $exact of $all samples exact (at least $least, of 33 or more)" \
+		sh -c "[ $rc = 0 ] && [ ! -s deny.err ] && [ $all -ge 33 ] && [ $exact -ge $least ]"
 	case $deny in
 	unshare*) check "$deny refused: the run notes it has no I/O thread" \
 		sh -c "'$REPORT' dump --meta deny | grep -q 'no I/O thread of its own'" ;;
@@ -82,21 +94,36 @@ done
 # thread may be put on its waker's CPU: a program started on CPU 0 with all CPUs allowed
 # (the NUMA guest tests' way) then first touched its main stack's deeper pages on another
 # node (seen in the 2-node guest). The start keeps its CPU (memphis__pin). Where main()
-# starts, 100 runs. The scheduler may also move main after the start: on an AMD EPYC
-# 2-vCPU host 0-4 of 100 moved with the pin and 0-4 without it, so there this catches only
-# a start that moves main often.
+# starts: the scheduler also moves a program by itself, at its exec and after (on an AMD
+# EPYC 2-vCPU host 0-4 of 100 runs, here 46-94 of 100 beside two busy processes), so the
+# runs with the library are compared with as many without it (MEMPHIS_DISABLE=1),
+# interleaved: with a start that moves main no more than the scheduler does, the
+# library's share of the k runs that moved is Binomial(k, 1/2), and it fails with its
+# count above stats.py max k 0.5 (P <= 1e-4).
 if [ "$(nproc)" -ge 2 ] && command -v taskset > /dev/null; then
-	moved=0
+	moved=0 plain=0
 	for i in $(seq 100); do
-		c=$(MEMPHIS_OUTPUT=cpu taskset -c 0 taskset -c "0-$(($(nproc) - 1))" \
-			"$B/tests/prog_hostile" cpu 2> /dev/null)
-		rm -rf cpu
-		[ "$c" = 0 ] || moved=$((moved + 1))
+		for lib in 0 1; do
+			c=$(MEMPHIS_DISABLE=$((1 - lib)) MEMPHIS_OUTPUT=cpu taskset -c 0 \
+				taskset -c "0-$(($(nproc) - 1))" "$B/tests/prog_hostile" cpu 2> /dev/null)
+			rm -rf cpu
+			[ "$c" = 0 ] && continue
+			if [ $lib = 1 ]; then moved=$((moved + 1)); else plain=$((plain + 1)); fi
+		done
 	done
-	check "started on CPU 0 with all CPUs allowed: main() runs on CPU 0 after the library's start in 95 of 100 runs at least ($moved moved)" \
-		test "$moved" -le 5
+	most=$(stats max $((moved + plain)) 0.5)
+	check "started on CPU 0 with all CPUs allowed: the library's start moves main() no more than the scheduler does ($moved of 100 runs moved, $plain of 100 without the library; at most $most)" \
+		test "$moved" -le "$most"
+	# the mechanism itself: the start pins its thread to its CPU, then gives the mask back
+	aff=$(MEMPHIS_OUTPUT=cpu LD_PRELOAD="$B/tests/shim_calls.so" taskset -c 0 \
+		taskset -c "0-$(($(nproc) - 1))" "$B/tests/prog_hostile" cpu 2>&1 >/dev/null |
+		sed -n 's/^affinity //p')
+	rm -rf cpu
+	check "the library's start pins main() to its CPU and sets its CPUs back (pins, unpins: ${aff:-none})" \
+		test "${aff%% *}" -ge 1 -a "${aff##* }" -ge 1
 else
 	skip "the library's start does not move the main thread" "needs 2 CPUs and taskset"
+	skip "the library's start pins main() to its CPU" "needs 2 CPUs and taskset"
 fi
 
 # Output that cannot be written: a path under a file, a planted symlink, a full disk.
