@@ -2,9 +2,10 @@
 # tests/vm/boot.sh TOPOLOGY [OPTIONS] - boot the test guest once under QEMU TCG and report.
 #   TOPOLOGY   NxC: N NUMA nodes (one socket each) with C CPUs each, e.g. 2x2 or 4x1;
 #              2048 MiB split evenly over the nodes.
-#   --kernel KVER        boot cache/vmlinux-KVER (default: cache/vmlinux, the newest
-#                        kernel setup.sh prepared)
-#   --initrd F           the initramfs (default: cache/initramfs.cpio.gz)
+#   --kernel KVER        boot cache/vmlinux-KVER (default: the newest kernel setup.sh
+#                        prepared, cache/vmlinux)
+#   --initrd F           the initramfs (default: cache/initramfs-KVER.cpio.gz, what
+#                        run.sh packs for KVER)
 #   --work D             work directory (default: cache/work-TOPOLOGY), emptied first; it
 #                        keeps console.log, monitor.log, and out/ (the guest's /out)
 #   --results-mb M       size of the sparse results disk (default 512)
@@ -34,7 +35,7 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${VM_CACHE:-$here/cache}
-[ $# -ge 1 ] || { sed -n '2,16s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,17s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 topo=$1
 shift
 nodes=${topo%x*}
@@ -45,7 +46,7 @@ esac
 [ "$nodes" -ge 1 ] && [ "$nodes" -le 8 ] && [ "$cpn" -ge 1 ] && [ "$cpn" -le 8 ] ||
 	{ echo "vm: topology '$topo' out of range (1..8 x 1..8)" >&2; exit 2; }
 
-initrd=$cache/initramfs.cpio.gz
+initrd=
 work=$cache/work-$topo
 ssboot=0
 thp=never
@@ -53,10 +54,10 @@ autonuma=disable
 limit=${VM_TIMEOUT:-900}
 silence=$(((${VM_SILENCE:-150} + 4) / 5 * 5))
 results_mb=512
-kernel=$cache/vmlinux
+kver=$(readlink "$cache/vmlinux" 2>/dev/null | sed 's/^vmlinux-//')
 while [ $# -gt 0 ]; do
 	case $1 in
-	--kernel) kernel=$cache/vmlinux-$2; shift ;;
+	--kernel) kver=$2; shift ;;
 	--initrd) initrd=$2; shift ;;
 	--work) work=$2; shift ;;
 	--singlestep-boot) ssboot=1 ;;
@@ -69,6 +70,8 @@ while [ $# -gt 0 ]; do
 	shift
 done
 cmdline_extra=${thp:+transparent_hugepage=$thp}${autonuma:+ numa_balancing=$autonuma}
+kernel=$cache/vmlinux-$kver
+initrd=${initrd:-$cache/initramfs-$kver.cpio.gz}
 [ -s "$kernel" ] || { echo "vm: no $kernel (run tests/vm/setup.sh)" >&2; exit 2; }
 [ -s "$initrd" ] || { echo "vm: no $initrd (run tests/vm/mkinitramfs.sh)" >&2; exit 2; }
 
