@@ -15,11 +15,17 @@ As a program (one number or the interval on stdout; `share` also exits 1 outside
   stats.py need P M [ALPHA]      the smallest N with P(Binomial(N, P) < M) <= ALPHA
   stats.py pneed M [ALPHA]       the smallest LAM with P(Poisson(LAM) < M) <= ALPHA
                                  (printed to 0.01, rounded up)
-  stats.py share K N LO HI [ALPHA]
-                                 K of N inside [min N LO ALPHA/2, max N HI ALPHA/2]: a
-                                 share whose true value may lie anywhere in [LO, HI]
-                                 (what the program's construction says, with its
-                                 systematic error), checked with its sampling noise
+  stats.py share K N LO HI [WRONG [ALPHA]]
+                                 prints "least most need": K of N passes when least <= K <=
+                                 most (= min N LO ALPHA/2, max N HI ALPHA/2: a share whose
+                                 true value may lie anywhere in [LO, HI], what the
+                                 program's construction gives with its systematic error,
+                                 checked with its sampling noise) and N >= need (= apart LO
+                                 HI WRONG: 0 without WRONG); exits 1 otherwise
+  stats.py apart LO HI WRONG [ALPHA]
+                                 the smallest N at which a true share of WRONG (outside
+                                 [LO, HI]: what a broken attribution would give) falls
+                                 outside the range of `share` with probability >= 1 - ALPHA
 As a module (sys.path.insert(0, "$S/tests"); import stats): the same functions.
 """
 import math
@@ -118,6 +124,38 @@ def share_range(n, lo, hi, alpha=ALPHA):
     return min_count(n, lo, alpha / 2), max_count(n, hi, alpha / 2)
 
 
+def apart(lo, hi, wrong, alpha=ALPHA):
+    """The smallest n at which Binomial(n, wrong) lands outside share_range(n, lo, hi,
+    alpha) with probability >= 1 - alpha (wrong < lo or wrong > hi)."""
+    if lo <= wrong <= hi:
+        raise ValueError("wrong must lie outside [lo, hi]")
+
+    def separated(n):
+        least, most = share_range(n, lo, hi, alpha)
+        if wrong < lo:
+            return max_count(n, wrong, alpha) < least
+        return min_count(n, wrong, alpha) > most
+
+    n = 1
+    while not separated(n):
+        n *= 2
+    lo_n, hi_n = n // 2, n
+    while lo_n + 1 < hi_n:  # separated(hi_n), not (or unknown for n = 1) separated(lo_n)
+        mid = (lo_n + hi_n) // 2
+        if separated(mid):
+            hi_n = mid
+        else:
+            lo_n = mid
+    return hi_n
+
+
+def share_check(k, n, lo, hi, wrong=None, alpha=ALPHA):
+    """(ok, least, most, need): k of n within share_range and n >= apart(lo, hi, wrong)."""
+    least, most = share_range(n, lo, hi, alpha)
+    nd = apart(lo, hi, wrong, alpha) if wrong is not None else 0
+    return least <= k <= most and n >= nd, least, most, nd
+
+
 def main(argv):
     cmd, a = argv[1], argv[2:]
     alpha = ALPHA
@@ -137,11 +175,15 @@ def main(argv):
         alpha = float(a[1]) if len(a) > 1 else alpha
         print(pois_need(int(a[0]), alpha))
     elif cmd == "share":
-        alpha = float(a[4]) if len(a) > 4 else alpha
-        k, n = int(a[0]), int(a[1])
-        lo, hi = share_range(n, float(a[2]), float(a[3]), alpha)
-        print(lo, hi)
-        return 0 if lo <= k <= hi else 1
+        alpha = float(a[5]) if len(a) > 5 else alpha
+        wrong = float(a[4]) if len(a) > 4 else None
+        ok, least, most, nd = share_check(int(a[0]), int(a[1]), float(a[2]), float(a[3]),
+                                          wrong, alpha)
+        print(least, most, nd)
+        return 0 if ok else 1
+    elif cmd == "apart":
+        alpha = float(a[3]) if len(a) > 3 else alpha
+        print(apart(float(a[0]), float(a[1]), float(a[2]), alpha))
     else:
         print(__doc__, file=sys.stderr)
         return 2

@@ -50,3 +50,5 @@ scope_cpu_allowed() {
 # stats CMD ARGS...: the bounds of checks on counts and shares (tests/stats.py; the rule is
 # in tests/README.md), e.g. `m=$(stats min "$n" 0.25)`.
 stats() { python3 "$S/tests/stats.py" "$@"; }
+# share_ok K N LO HI [WRONG]: stats.py share, silent: its exit status only
+share_ok() { python3 "$S/tests/stats.py" share "$@" > /dev/null; }
