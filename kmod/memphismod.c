@@ -194,7 +194,7 @@ static u64 mph_caps;                 /* MEMPHISMOD_CAP_* of the hardware kinds *
 static u32 mph_ibs_type;             /* the ibs_op PMU's perf type */
 static u64 mph_ibs_config;           /* MPH_IBS_CNT_CTL, or 0 where the CPU lacks it */
 static u8 mph_pebs_precise;          /* highest precise_ip the kernel accepted */
-static u64 mph_hw_weight;            /* PERF_SAMPLE_WEIGHT_STRUCT, or WEIGHT where refused */
+static u64 mph_hw_weight;            /* PEBS: PERF_SAMPLE_WEIGHT_STRUCT, or WEIGHT where refused */
 
 /* ---- the overflow handler: hard-irq context (clock) or NMI (IBS, PEBS) ---- */
 
@@ -529,11 +529,11 @@ static void mph_attr(struct perf_event_attr *attr, u64 kind, u64 period, u64 ldl
 	case MEMPHISMOD_KIND_IBS_OP:
 		attr->type = mph_ibs_type;
 		attr->config = mph_ibs_config;
-		/* RAW: the op registers, for kernels whose driver fills no data source. IBS
-		 * refuses exclude_kernel (no privilege filter before swfilt): the handler
-		 * drops kernel samples. */
-		attr->sample_type = PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC | mph_hw_weight |
-				    PERF_SAMPLE_RAW;
+		/* RAW only: the op registers are all the handler reads (memphismod_rec.h: the
+		 * driver's own DATA_SRC is the older encoding before 6.6), and RAW makes the
+		 * driver read all of them. IBS refuses exclude_kernel (no privilege filter
+		 * before swfilt): the handler drops kernel samples. */
+		attr->sample_type = PERF_SAMPLE_RAW;
 		break;
 	case MEMPHISMOD_KIND_PEBS_LDLAT:
 		attr->type = PERF_TYPE_RAW;
@@ -679,14 +679,9 @@ static bool mph_probe_ibs(char *why, size_t n)
 		return false;
 	}
 	mph_ibs_config = MPH_IBS_CNT_CTL;
-	mph_hw_weight = MPH_WEIGHT_BEST;
 	err = mph_try_event(MEMPHISMOD_KIND_IBS_OP, "ibs_op", cpu);
 	if (err == -EINVAL) { /* no IbsOpCntCtl: the period counts cycles */
 		mph_ibs_config = 0;
-		err = mph_try_event(MEMPHISMOD_KIND_IBS_OP, "ibs_op", cpu);
-	}
-	if (err == -EINVAL && mph_hw_weight != PERF_SAMPLE_WEIGHT) {
-		mph_hw_weight = PERF_SAMPLE_WEIGHT;
 		err = mph_try_event(MEMPHISMOD_KIND_IBS_OP, "ibs_op", cpu);
 	}
 	if (err) {
@@ -757,7 +752,7 @@ static bool mph_probe_pebs(char *why, size_t n)
 
 /* Once at load: which hardware kinds this machine samples (mph_caps), said in one line.
  * An AMD CPU has no PEBS and an Intel CPU no IBS, so at most one of them is probed for
- * real; mph_hw_weight is the probed kind's. */
+ * real. */
 static void mph_hw_probe(void)
 {
 	char ibs[160], pebs[200];

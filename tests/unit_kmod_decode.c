@@ -475,6 +475,34 @@ static void test_ibs_kernel_src(void)
 	}
 }
 
+/* M1: an IBS op whose RIP the CPU marked invalid (OP_DATA bit 38, with caps RipInvalidChk):
+ * the kernel leaves the interrupted ip in regs. The module keeps the op's address and data
+ * source, flags the ip, and the library takes no instruction for the op (ip 0) but keeps
+ * where the CPU was (sampled_ip), as lib/backend/ibs.c does. */
+static void test_ibs_rip_invalid(void)
+{
+	__u64 regs[MEMPHIS_IBS_NREGS];
+	struct memphismod_sample_in in = {
+		.kind = K_IBS, .sample_flags = F_RAW, .ibs_regs = regs, .ibs_caps = ZEN4_CAPS,
+		.pid = 1, .tid = 1, .ip = USER_IP, .time = 1, .user_top = UTOP, .ours = 1,
+		.cpu_family = 0x19, .cpu_model = 0x11,
+	};
+	struct memphismod_record r = { 0 };
+	struct memphis__kmod_sample out;
+
+	memcpy(regs, ibs_zen4_dram, sizeof(regs));
+	ok(memphismod_rec_fill(&in, &r) == MEMPHISMOD_REC_KEEP &&
+	   !(r.flags & MEMPHISMOD_REC_IP_INEXACT) && memphis__kmod_decode(&r, sizeof(r), 4, &out) == 0 &&
+	   out.s.ip == USER_IP, "M1 module: a valid RIP is the sample's instruction");
+	regs[2] |= 1ull << 38; /* OP_DATA RipInvalid */
+	ok(memphismod_rec_fill(&in, &r) == MEMPHISMOD_REC_KEEP && (r.flags & MEMPHISMOD_REC_IP_INEXACT) &&
+	   r.addr == ibs_zen4_dram[5] && memphis__kmod_decode(&r, sizeof(r), 4, &out) == 0 &&
+	   out.s.ip == 0 && out.s.sampled_ip == USER_IP && out.s.addr == ibs_zen4_dram[5] &&
+	   (out.s.flags & MPH_S_HWADDR),
+	   "M1 module: RipInvalid: the address is kept, no instruction is the op's (ip 0, sampled ip %#llx)",
+	   (unsigned long long)out.s.sampled_ip);
+}
+
 /* The first version of the ABI must never change: sizes and the offsets readers rely on. */
 static void test_layout(void)
 {
@@ -525,6 +553,7 @@ int main(void)
 		run_fcase(&fcases[i]);
 	test_one_ibs_decoder();
 	test_ibs_kernel_src();
+	test_ibs_rip_invalid();
 	test_layout();
 	return tap_done();
 }

@@ -156,6 +156,11 @@ struct memphismod_faults {
                                            * none of that event until the next tick. What
                                            * PERF_RECORD_THROTTLE tells a perf user; a
                                            * reader that ignores it loses only the count */
+#define MEMPHISMOD_REC_IP_INEXACT (1U << 9) /* IBS: the op's RIP was invalid (RipInvalid):
+                                           * ip is where the interrupt found the CPU,
+                                           * not the sampled op's; addr and data_src are
+                                           * the op's. A reader that ignores it takes a
+                                           * nearby instruction for the op's */
 
 #define MEMPHISMOD_NREGS 17 /* AX BX CX DX SI DI BP SP IP R8..R15 (lib/insn.h order) */
 

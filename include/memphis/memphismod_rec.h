@@ -87,6 +87,8 @@ memphismod_rec_fill(const struct memphismod_sample_in *in, struct memphismod_rec
 			return MEMPHISMOD_REC_NOMEM;
 		data_src = a.data_src;
 		flags |= MEMPHISMOD_REC_DATA_SRC;
+		if (!a.ip_valid) /* the kernel left the interrupted ip (HW-REVIEW M1) */
+			flags |= MEMPHISMOD_REC_IP_INEXACT;
 		if (a.addr_valid) {
 			addr = a.addr;
 			flags |= MEMPHISMOD_REC_ADDR;

@@ -31,19 +31,20 @@ int memphis__kmod_decode(const void *rec, size_t size, uint32_t n_cpus,
 		out->lost = r.weight;
 		return 0;
 	}
-	if ((r.flags & MEMPHISMOD_REC_KERNEL) || r.ip >= (1ull << 63) || r.ip == 0)
+	if ((r.flags & MEMPHISMOD_REC_KERNEL) || r.ip >= MEMPHIS_USER_ADDR_END || r.ip == 0)
 		return -EPERM;
 	out->pid = r.pid;
 	out->s.time = r.time;
 	out->s.sampled_ip = r.ip;
-	out->s.ip = r.ip;
+	/* an IBS op whose RIP was invalid: where the CPU was, not the op (as ibs.c does) */
+	out->s.ip = (r.flags & MEMPHISMOD_REC_IP_INEXACT) ? 0 : r.ip;
 	out->s.tid = r.tid;
 	out->s.cpu = (uint16_t)r.cpu;
 	out->s.weight = 1;
 	out->s.flags = MPH_S_NOADDR | MPH_S_NOPRED;
 	if (r.flags & MEMPHISMOD_REC_FAULT) {
 		out->fault = 1;
-		out->s.addr = (r.flags & MEMPHISMOD_REC_ADDR) && r.addr < (1ull << 63) ? r.addr : 0;
+		out->s.addr = (r.flags & MEMPHISMOD_REC_ADDR) && r.addr < MEMPHIS_USER_ADDR_END ? r.addr : 0;
 		return 0;
 	}
 	out->throttled = (r.flags & MEMPHISMOD_REC_THROTTLED) != 0;
@@ -61,7 +62,7 @@ int memphis__kmod_decode(const void *rec, size_t size, uint32_t n_cpus,
 	}
 	if (r.flags & MEMPHISMOD_REC_ADDR) {
 		/* the event names the access itself: no predecessor search */
-		if (r.addr < (1ull << 63)) {
+		if (r.addr < MEMPHIS_USER_ADDR_END) {
 			out->s.addr = r.addr;
 			out->s.flags = MPH_S_EXACT | MPH_S_HWADDR | hw_flags;
 		} else {
