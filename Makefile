@@ -379,16 +379,16 @@ FUZZ_B := $(B)-fuzz
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -Iinclude -Ilib -Ilib/backend -Ipost -Icommon \
 	$(DWARF_CFLAGS)
-FUZZ_rundir_SRCS := $(wildcard post/rundir*.c) post/radix.c common/crc32c.c
+FUZZ_rundir_SRCS := $(wildcard post/rundir*.c) post/radix.c post/infile.c common/crc32c.c
 FUZZ_maps_SRCS := common/maps.c
-FUZZ_debuginfo_SRCS := $(wildcard post/debuginfo*.c) post/cfi.c post/radix.c
+FUZZ_debuginfo_SRCS := $(wildcard post/debuginfo*.c) post/cfi.c post/radix.c post/infile.c
 FUZZ_debuginfo_LIBS := -ldwarf -ldw -lelf -lz
 FUZZ_kmod_record_SRCS := lib/backend/kmod_record.c
 FUZZ_heapvar_SRCS := post/heapvar.c
 FUZZ_heapvar_LIBS := -lZydis
 FUZZ_compare_json_SRCS := post/compare_parse.c
 FUZZ_compare_json_LIBS := -ljson-c
-FUZZ_html_source_SRCS := post/html_source.c
+FUZZ_html_source_SRCS := post/html_source.c post/infile.c
 FUZZ_html_source_LIBS := -ljson-c -ldwarf -lelf -lz
 FUZZ_NAMES := $(patsubst tests/fuzz_%.c,%,$(wildcard tests/fuzz_*.c))
 FUZZ_BINS := $(FUZZ_NAMES:%=$(FUZZ_B)/fuzz_%)

@@ -7,8 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <Zydis/Zydis.h>
+
+#include "infile.h"
 
 #define FOLLOW_INSNS 24  /* instructions looked at after the call */
 #define FOLLOW_BYTES 160
@@ -126,7 +129,8 @@ static int add_line(char *st, size_t cap, const char *line)
 	return cont;
 }
 
-int mr_allocsite_fortran(const char *file, unsigned line, const char **name)
+int mr_allocsite_fortran(const struct mr_in_owner *owner, const char *file, unsigned line,
+			 const char **name)
 {
 	static char objs[256];
 	char low[2048], *text = NULL;
@@ -134,11 +138,18 @@ int mr_allocsite_fortran(const char *file, unsigned line, const char **name)
 	unsigned no = 0;
 	size_t depth, n = 0, cap = 0;
 	int want_name = 1, trunc = 0, cont = 0;
-	FILE *f;
+	FILE *f = NULL;
+	int fd;
 
 	*name = NULL;
-	if (!file || !line || !mr_allocsite_is_fortran(file) || !(f = fopen(file, "r")))
+	if (!file || !line || !mr_allocsite_is_fortran(file))
 		return MR_FSITE_NONE;
+	fd = mr_in_open_source(owner, file);
+	if (fd < 0 || !(f = fdopen(fd, "r"))) {
+		if (fd >= 0)
+			close(fd);
+		return MR_FSITE_NONE;
+	}
 	/* the whole statement holding the line: back to its first line, on through its
 	 * continuation lines (free form: a line ending in '&' continues) */
 	low[0] = '\0';

@@ -27,11 +27,14 @@ enum mr_fsite {
 };
 
 /* Classify line `line` of `file` (as the line table names it) if its name ends like a
- * Fortran source (.f .f90 .f95 .f03 .f08 .for .ftn, any case); reads the file. The whole
+ * Fortran source (.f .f90 .f95 .f03 .f08 .for .ftn, any case); reads the file when owner
+ * (of the run) could read it (infile.h, mr_in_open_source: the name is the program's). The whole
  * statement holding the line is judged, free-form continuations ('&') included (fixed-
  * form continuation columns are not followed).
  * For an ALLOCATE, *name gets its objects, comma-separated ("u, v", "grid%h"; lower
  * case, static storage overwritten by the next call), or NULL if none could be read. */
-int mr_allocsite_fortran(const char *file, unsigned line, const char **name);
+struct mr_in_owner;
+int mr_allocsite_fortran(const struct mr_in_owner *owner, const char *file, unsigned line,
+			 const char **name);
 
 #endif /* MR_ALLOCSITE_H */

@@ -149,7 +149,7 @@ static uint32_t fortran_site(struct mr_attrib *a, uint64_t site, uint64_t t, uin
 	memset(&ln, 0, sizeof(ln));
 	if (mr_debuginfo_line(o->di, site - 1 - sp->bias, &ln) || !ln.file)
 		return 0;
-	switch (mr_allocsite_fortran(ln.file, ln.line, &obj)) {
+	switch (mr_allocsite_fortran(&a->run->owner, ln.file, ln.line, &obj)) {
 	case MR_FSITE_TEMPORARY:
 		rc = asprintf(&v.name, "<temporary at %s:%u>", attrib_base_name(ln.file), ln.line);
 		break;

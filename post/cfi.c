@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "infile.h"
+
 /* DWARF operations of a CFA rule "register + offset" (libdwarf's dwarf.h, first in the
  * include path of post/, is not elfutils' own) */
 #define OP_BREG0 0x70
@@ -32,7 +34,7 @@ struct mr_cfi *mr_cfi_open(const char *path)
 	if (!c)
 		return NULL;
 	elf_version(EV_CURRENT);
-	c->fd = open(path, O_RDONLY | O_CLOEXEC);
+	c->fd = mr_in_open(path, MR_IN_MAX_ELF, 0);
 	if (c->fd < 0 || !(c->elf = elf_begin(c->fd, ELF_C_READ_MMAP, NULL)) ||
 	    !(c->cfi = dwarf_getcfi_elf(c->elf))) {
 		mr_cfi_close(c);

@@ -10,41 +10,8 @@
 
 #include "cli.h"
 #include "compare.h"
+#include "infile.h"
 #include "job.h"
-
-/* The whole file at path into *buf (NUL-terminated), its length in *n. */
-static int read_all(const char *path, char **buf, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	char *b = NULL;
-	size_t cap = 0, len = 0, got;
-
-	if (!f)
-		return -errno;
-	do {
-		if (len + 65536 + 1 > cap) {
-			char *nb = realloc(b, cap = (cap + 65536) * 2);
-			if (!nb) {
-				free(b);
-				fclose(f);
-				return -ENOMEM;
-			}
-			b = nb;
-		}
-		got = fread(b + len, 1, cap - len - 1, f);
-		len += got;
-	} while (got);
-	if (ferror(f)) {
-		free(b);
-		fclose(f);
-		return -EIO;
-	}
-	fclose(f);
-	b[len] = '\0';
-	*buf = b;
-	*n = len;
-	return 0;
-}
 
 int cmp_load(struct cmp_side *s, const char *path, const char *exe, const struct cmp_opts *o,
 	     char *err, size_t errlen, int *printed)
@@ -82,8 +49,8 @@ int cmp_load(struct cmp_side *s, const char *path, const char *exe, const struct
 		}
 	} else {
 		s->from_json = 1;
-		if ((rc = read_all(path, &buf, &n))) {
-			snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+		if ((rc = mr_in_read(path, MR_IN_MAX_JSON, &buf, &n))) {
+			snprintf(err, errlen, "%s: %s", path, mr_in_strerror(rc, MR_IN_MAX_JSON));
 			return rc;
 		}
 	}

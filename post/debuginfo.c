@@ -36,6 +36,7 @@
 #include <libdwarf.h>
 
 #include "hash.h"
+#include "infile.h"
 #include "search.h"
 
 /* ---- building the lookup arrays ---- */
@@ -410,9 +411,9 @@ static int open_object(const char *path, const char *debug_dir, bool symbols_onl
 		free(d);
 		return di_fail(&c, -ENOMEM, "out of memory");
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = mr_in_open(path, MR_IN_MAX_ELF, 0);
 	if (fd < 0) {
-		rc = di_fail(&c, -errno, "cannot open: %s", strerror(errno));
+		rc = di_fail(&c, fd, "cannot open: %s", mr_in_strerror(fd, MR_IN_MAX_ELF));
 		goto out_free;
 	}
 	if (elf_version(EV_CURRENT) == EV_NONE) {

@@ -20,6 +20,7 @@
 #include <libdwarf.h>
 
 #include "hash.h"
+#include "infile.h"
 #include "search.h"
 
 /* ---- separate debug files (build-id and .gnu_debuglink) ---- */
@@ -80,7 +81,7 @@ static int try_debug_file(struct di_ctx *c, const char *candidate, int lazy)
 	int fd, used = 0;
 	Elf *elf;
 
-	fd = open(candidate, O_RDONLY | O_CLOEXEC);
+	fd = mr_in_open(candidate, MR_IN_MAX_ELF, 0);
 	if (fd < 0)
 		return 0;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);

@@ -22,6 +22,7 @@
 #include <libdwarf.h>
 
 #include "hash.h"
+#include "infile.h"
 #include "radix.h"
 #include "search.h"
 
@@ -329,9 +330,9 @@ static int code_file(struct mr_debuginfo *d)
 
 	if (fd >= 0)
 		return fd;
-	fd = open(d->path, O_RDONLY | O_CLOEXEC);
+	fd = mr_in_open(d->path, MR_IN_MAX_ELF, 0);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (atomic_compare_exchange_strong(&d->code_fd, &was, fd + 1))
 		return fd;
 	close(fd);

@@ -28,6 +28,8 @@
 #include <dwarf.h>
 #include <libdwarf.h>
 
+#include "infile.h"
+
 /* Units read one at a time before the rest is read whole: each re-sorts the arrays, so a
  * report that asks about many units (a program living in libc) pays the whole pass once
  * rather than that many sorts (libc: a unit ~1.5 ms, the whole 0.15-0.19 s). */
@@ -87,7 +89,7 @@ static Dwarf_Debug lazy_open(struct di_lazy *l)
 	if (l->tried)
 		return l->dbg;
 	l->tried = 1;
-	l->fd = open(l->path, O_RDONLY | O_CLOEXEC);
+	l->fd = mr_in_open(l->path, MR_IN_MAX_ELF, 0);
 	if (l->fd < 0)
 		return NULL;
 	if (dwarf_init_b(l->fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, &l->dbg, &e) !=
@@ -117,7 +119,7 @@ void di_lazy_read_all(struct mr_debuginfo *d)
 	char err[256] = "";
 	struct di_ctx c = { .d = d, .err = err, .errlen = sizeof(err), .skip = l->done,
 			    .nskip = l->ndone };
-	int fd = open(l->path, O_RDONLY | O_CLOEXEC);
+	int fd = mr_in_open(l->path, MR_IN_MAX_ELF, 0);
 
 	/* as the open's pass did: a failure keeps what was read and names no debug file */
 	if (fd >= 0 && !di_read_dwarf_isolated(&c, fd))

@@ -23,6 +23,7 @@
 #include <libdwarf.h>
 
 #include "cfi.h"
+#include "infile.h"
 
 #define FBREG (-2) /* location_at: relative to the function's frame base */
 
@@ -45,7 +46,7 @@ static void open_dwarf(const char *path, Dwarf_Debug *dbg, int *fd)
 	Dwarf_Error e = NULL;
 
 	*dbg = NULL;
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	*fd = mr_in_open(path, MR_IN_MAX_ELF, 0);
 	if (*fd < 0)
 		return;
 	if (dwarf_init_b(*fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, dbg, &e) != DW_DLV_OK) {

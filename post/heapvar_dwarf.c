@@ -1,6 +1,7 @@
 /* post/heapvar_dwarf.c - DWARF names of heapvar's events through libdw (see
  * heapvar_dwarf.h). */
 #include "heapvar_dwarf.h"
+#include "infile.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -100,10 +101,12 @@ int mr_hvdw_open(const char *path, struct mr_hvdw **out)
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
-	h->fd = open(path, O_RDONLY | O_CLOEXEC);
+	h->fd = mr_in_open(path, MR_IN_MAX_ELF, 0);
 	if (h->fd < 0) {
+		int e = h->fd;
+
 		free(h);
-		return -errno;
+		return e;
 	}
 	h->dw = DW(dwarf_begin)(h->fd, DWARF_C_READ);
 	if (!h->dw) {

@@ -20,6 +20,7 @@
 
 #include "cli.h"
 #include "html.h"
+#include "infile.h"
 
 #ifndef MEMPHIS_DATADIR
 #define MEMPHIS_DATADIR "/usr/local/share"
@@ -31,41 +32,6 @@ struct blob {
 	char *p;
 	size_t n;
 };
-
-/* The whole file path into *b (NUL-terminated). Returns 0 or -errno. */
-static int read_all(const char *path, struct blob *b)
-{
-	FILE *f = fopen(path, "re");
-	size_t cap = 1 << 16;
-	int err = 0;
-
-	b->n = 0;
-	b->p = f ? malloc(cap) : NULL;
-	if (!f)
-		return -errno;
-	while (b->p) {
-		b->n += fread(b->p + b->n, 1, cap - b->n - 1, f);
-		if (b->n < cap - 1)
-			break;
-		cap *= 2;
-		char *np = realloc(b->p, cap);
-		if (!np)
-			free(b->p);
-		b->p = np;
-	}
-	if (!b->p)
-		err = -ENOMEM;
-	else if (ferror(f))
-		err = -EIO;
-	else
-		b->p[b->n] = '\0';
-	fclose(f);
-	if (err) {
-		free(b->p);
-		b->p = NULL;
-	}
-	return err;
-}
 
 /* The directory holding the page's own files into dir: $MEMPHIS_SRC/share/memphis/html
  * (tests), then beside the program (PREFIX/bin/../share/memphis/html when installed,
@@ -108,15 +74,18 @@ static bool load(const char *dir, const char *name, const char *what, struct blo
 	int rc;
 
 	snprintf(path, sizeof(path), "%s%s%s", dir ? dir : "", dir ? "/" : "", name);
-	rc = read_all(path, b);
+	rc = mr_in_read(path, MR_IN_MAX_PAGE, &b->p, &b->n);
+	/* a NUL would hide what follows it from the search */
 	if (rc == 0 && strcmp(name, TEMPLATE) != 0 &&
-	    (strcasestr(b->p, "</script") || strcasestr(b->p, "</style") || strstr(b->p, "<!--")))
-		rc = -EINVAL;
+	    (strlen(b->p) != b->n || strcasestr(b->p, "</script") || strcasestr(b->p, "</style") ||
+	     strstr(b->p, "<!--")))
+		rc = -EBADMSG;
 	if (rc == 0)
 		return true;
 	mr_error(MR_EXIT_DATA, "cannot use %s %s: %s", what, path,
-		 rc == -EINVAL ? "it holds \"</script\", \"</style\" or \"<!--\", which would "
-				 "end its inline element" : strerror(-rc));
+		 rc == -EBADMSG ? "it holds \"</script\", \"</style\", \"<!--\" or a NUL byte, "
+				  "which would end its inline element" :
+				  mr_in_strerror(rc, MR_IN_MAX_PAGE));
 	return false;
 }
 
@@ -161,8 +130,8 @@ static void put_json(FILE *f, const char *s, size_t n)
 }
 
 /* The page-only JSON: the library inlined (name, version, file) and the source text. */
-static const char *page_json(struct json_object *report, const struct blob *d3,
-			     const char *d3_path, struct json_object **owner)
+static const char *page_json(struct json_object *report, const struct mr_in_owner *src_owner,
+			     const struct blob *d3, const char *d3_path, struct json_object **owner)
 {
 	struct json_object *page = json_object_new_object(), *lib = json_object_new_object();
 	char version[40];
@@ -172,7 +141,7 @@ static const char *page_json(struct json_object *report, const struct blob *d3,
 	json_object_object_add(lib, "version", json_object_new_string(version));
 	json_object_object_add(lib, "file", json_object_new_string(d3_path));
 	json_object_object_add(page, "library", lib);
-	json_object_object_add(page, "sources", html_sources(report));
+	json_object_object_add(page, "sources", html_sources(report, src_owner));
 	*owner = page;
 	return json_object_to_json_string_ext(page, JSON_C_TO_STRING_PLAIN);
 }
@@ -253,8 +222,9 @@ static int write_out(const char *path, const char *tpl, const struct blob *css,
 	return MR_EXIT_OK;
 }
 
-int html_write_page(const char *path, const char *json, size_t len)
+int html_write_page(const char *path, const char *json, size_t len, const char *input)
 {
+	struct mr_in_owner src_owner;
 	const char *d3_path = getenv("MEMPHIS_HTML_D3") ? getenv("MEMPHIS_HTML_D3") : MR_HTML_D3;
 	struct blob tpl = { 0 }, css = { 0 }, d3 = { 0 }, js = { 0 };
 	struct json_object *report = NULL, *page = NULL;
@@ -272,7 +242,8 @@ int html_write_page(const char *path, const char *json, size_t len)
 	report = parse_report(json, len);
 	if (!report)
 		goto out;
-	page_text = page_json(report, &d3, d3_path, &page);
+	mr_in_owner_of(input, &src_owner);
+	page_text = page_json(report, &src_owner, &d3, d3_path, &page);
 	if (!page_text) {
 		rc = mr_error(MR_EXIT_DATA, "out of memory");
 		goto out;

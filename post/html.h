@@ -15,16 +15,19 @@ struct json_object;
 #define MR_HTML_D3 "/usr/share/javascript/d3/d3.min.js"
 
 /* Write the page for the JSON report json[0 .. len) (what --json prints) to path ("-":
- * standard output). Errors (template or library missing, unwritable file, not a report)
- * are printed with mr_error. Returns MR_EXIT_OK or the exit status of the error. */
-int html_write_page(const char *path, const char *json, size_t len);
+ * standard output); input is what the report was made from (the run directory, the saved
+ * report): its owner decides which sources the page may show (html_sources). Errors
+ * (template or library missing, unwritable file, not a report) are printed with mr_error.
+ * Returns MR_EXIT_OK or the exit status of the error. */
+int html_write_page(const char *path, const char *json, size_t len, const char *input);
 
 /* The page-only member "sources" for report: an object keyed by the report's line names
  * ("cg.c:556", "cg.c:79 (in memset)") of its top lines (table items, first-touch and advice
  * lines), each { "path", "line", "first", "text": [lines] } with a few lines around the
- * line, for the files readable now (found as named, or by the executable's debug
- * information: run.exe_read). Lines of files that cannot be read are left out. Returns a
- * new object (never NULL unless out of memory). */
-struct json_object *html_sources(struct json_object *report);
+ * line, for the files the input's owner o could read now (found as named, or by the
+ * executable's debug information: run.exe_read; infile.h, mr_in_open_source). Lines of
+ * other files are left out. Returns a new object (never NULL unless out of memory). */
+struct mr_in_owner;
+struct json_object *html_sources(struct json_object *report, const struct mr_in_owner *o);
 
 #endif /* MR_HTML_H */

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "html.h"
+#include "infile.h"
 
 void mr_help_html(FILE *f)
 {
@@ -30,29 +31,14 @@ void mr_help_html(FILE *f)
 /* The page of the saved report at path. */
 static int from_json(const char *out, const char *path)
 {
-	FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
-	int rc;
+	char *buf;
+	size_t len;
+	int rc = mr_in_read(path, MR_IN_MAX_JSON, &buf, &len);
 
-	if (!f)
-		return mr_error(MR_EXIT_DATA, "cannot read %s", path);
-	do {
-		if (len + 65536 > cap) {
-			char *nb = realloc(buf, cap = 2 * cap + 65536);
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				return mr_error(MR_EXIT_DATA, "out of memory");
-			}
-			buf = nb;
-		}
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
-	} while (n > 0);
-	rc = ferror(f) ? mr_error(MR_EXIT_DATA, "cannot read %s", path) :
-			 html_write_page(out, buf, len);
-	fclose(f);
+	if (rc)
+		return mr_error(MR_EXIT_DATA, "cannot read %s: %s", path,
+				mr_in_strerror(rc, MR_IN_MAX_JSON));
+	rc = html_write_page(out, buf, len, path);
 	free(buf);
 	return rc;
 }

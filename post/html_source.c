@@ -1,47 +1,46 @@
 /* post/html_source.c - the source text the page shows beside a variable's top lines, read
  * at report time: the report names files by their base name ("cg.c:556"), so a name that
  * is not readable as it stands is looked up among the source files the executable's DWARF
- * lists (full paths, joined with the compile directory). */
-#include <fcntl.h>
+ * lists (full paths, joined with the compile directory). Those names are the program's
+ * (`#line 2 "/etc/shadow"`): a file is read only when the run's owner could read it
+ * (mr_in_open_source), whoever runs the report. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/stat.h>
 
 #include <dwarf.h>
 #include <libdwarf.h>
 #include <json-c/json.h>
 
 #include "html.h"
+#include "infile.h"
 
 /* lines shown before and after a top line */
 #define CONTEXT 3
 /* longest source line kept (bytes); longer ones are cut */
 #define LINE_MAX_BYTES 240
 
-/* A descriptor of path for reading when it is a regular file (a FIFO or a device named by
- * a report or a DWARF line table could block or never end), else -1. */
-static int open_regular(const char *path)
+/* Could the owner who read the source file at path (infile.h)? */
+static bool source_readable(const struct mr_in_owner *who, const char *path)
 {
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	struct stat st;
+	int fd = mr_in_open_source(who, path);
 
-	if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
-		close(fd);
-		fd = -1;
-	}
-	return fd;
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
 }
 
 /* The full path of the first source file of exe's DWARF whose base name is base and that
- * is readable, into out; false when there is none or exe has no DWARF. libdwarf (as
+ * who could read, into out; false when there is none or exe has no DWARF. libdwarf (as
  * debuginfo*.c: memphis-report links it, and libdw's dwarf_* names would clash) lists a CU's
  * files joined with its compile directory. */
-static bool dwarf_find(const char *exe, const char *base, char *out, size_t outlen)
+static bool dwarf_find(const struct mr_in_owner *who, const char *exe, const char *base, char *out,
+		       size_t outlen)
 {
-	int fd = exe ? open_regular(exe) : -1;
+	int fd = exe ? mr_in_open(exe, MR_IN_MAX_ELF, 0) : -1;
 	Dwarf_Debug dbg = NULL;
 	Dwarf_Error e = NULL;
 	size_t blen = strlen(base);
@@ -70,7 +69,7 @@ static bool dwarf_find(const char *exe, const char *base, char *out, size_t outl
 				size_t plen = strlen(files[i]);
 
 				if (!found && plen > blen && files[i][plen - blen - 1] == '/' &&
-				    !strcmp(files[i] + plen - blen, base) && access(files[i], R_OK) == 0)
+				    !strcmp(files[i] + plen - blen, base) && source_readable(who, files[i]))
 					found = (size_t)snprintf(out, outlen, "%s", files[i]) < outlen;
 				dwarf_dealloc(dbg, files[i], DW_DLA_STRING);
 			}
@@ -86,11 +85,12 @@ static bool dwarf_find(const char *exe, const char *base, char *out, size_t outl
 	return found;
 }
 
-/* Lines first .. last (1-based) of path as a JSON array of strings; NULL when the file
- * cannot be read, is no regular file or ends before line (not the file the line is in). */
-static struct json_object *read_lines(const char *path, long first, long line, long last)
+/* Lines first .. last (1-based) of path as a JSON array of strings; NULL when who may not
+ * read the file (infile.h) or it ends before line (not the file the line is in). */
+static struct json_object *read_lines(const struct mr_in_owner *who, const char *path, long first,
+				      long line, long last)
 {
-	int fd = open_regular(path);
+	int fd = mr_in_open_source(who, path);
 	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	struct json_object *arr;
 	char buf[LINE_MAX_BYTES + 1];
@@ -124,10 +124,10 @@ static struct json_object *read_lines(const char *path, long first, long line, l
 	return arr;
 }
 
-/* The readable path of the source file named file into path: file itself, or the
+/* The path of the source file named file that who could read into path: file itself, or the
  * executable's DWARF's; paths caches the answers by file (null: none). */
-static bool find_file(struct json_object *paths, const char *exe, const char *file, char *path,
-		      size_t len)
+static bool find_file(const struct mr_in_owner *who, struct json_object *paths, const char *exe,
+		      const char *file, char *path, size_t len)
 {
 	struct json_object *known;
 	bool found;
@@ -139,8 +139,8 @@ static bool find_file(struct json_object *paths, const char *exe, const char *fi
 		return true;
 	}
 	/* the executable's own file first: a file of that name here may be another one */
-	found = !strchr(file, '/') && dwarf_find(exe, file, path, len);
-	if (!found && access(file, R_OK) == 0)
+	found = !strchr(file, '/') && dwarf_find(who, exe, file, path, len);
+	if (!found && source_readable(who, file))
 		found = (size_t)snprintf(path, len, "%s", file) < len;
 	json_object_object_add(paths, file, found ? json_object_new_string(path) : NULL);
 	return found;
@@ -148,8 +148,8 @@ static bool find_file(struct json_object *paths, const char *exe, const char *fi
 
 /* Add the source around the line named name ("FILE:LINE" with anything after) to out,
  * once per name. */
-static void add_line(struct json_object *out, struct json_object *paths, const char *exe,
-		     const char *name)
+static void add_line(const struct mr_in_owner *who, struct json_object *out,
+		     struct json_object *paths, const char *exe, const char *name)
 {
 	char file[1024], path[4096];
 	const char *colon;
@@ -168,9 +168,9 @@ static void add_line(struct json_object *out, struct json_object *paths, const c
 		return;
 	memcpy(file, name, (size_t)(colon - name));
 	file[colon - name] = '\0';
-	if (!find_file(paths, exe, file, path, sizeof(path)))
+	if (!find_file(who, paths, exe, file, path, sizeof(path)))
 		return;
-	text = read_lines(path, line > CONTEXT ? line - CONTEXT : 1, line, line + CONTEXT);
+	text = read_lines(who, path, line > CONTEXT ? line - CONTEXT : 1, line, line + CONTEXT);
 	if (!text)
 		return;
 	o = json_object_new_object();
@@ -200,8 +200,8 @@ static struct json_object *arr_of(struct json_object *o, const char *k)
 }
 
 /* The table items (the variables' top lines per node) of every table in report. */
-static void add_table_lines(struct json_object *out, struct json_object *paths, const char *exe,
-			    struct json_object *report)
+static void add_table_lines(const struct mr_in_owner *who, struct json_object *out,
+			    struct json_object *paths, const char *exe, struct json_object *report)
 {
 	struct json_object *tables = arr_of(report, "tables");
 
@@ -212,12 +212,13 @@ static void add_table_lines(struct json_object *out, struct json_object *paths, 
 			struct json_object *items = arr_of(json_object_array_get_idx(entries, e), "items");
 
 			for (size_t i = 0; items && i < json_object_array_length(items); i++)
-				add_line(out, paths, exe, str_of(json_object_array_get_idx(items, i), "name"));
+				add_line(who, out, paths, exe,
+					 str_of(json_object_array_get_idx(items, i), "name"));
 		}
 	}
 }
 
-struct json_object *html_sources(struct json_object *report)
+struct json_object *html_sources(struct json_object *report, const struct mr_in_owner *who)
 {
 	struct json_object *out = json_object_new_object(), *run, *vars = arr_of(report, "variables");
 	struct json_object *paths = json_object_new_object(), *shown;
@@ -230,7 +231,7 @@ struct json_object *html_sources(struct json_object *report)
 	}
 	if (json_object_object_get_ex(report, "run", &run))
 		exe = str_of(run, "exe_read") ? str_of(run, "exe_read") : str_of(run, "exe");
-	add_table_lines(out, paths, exe, report);
+	add_table_lines(who, out, paths, exe, report);
 	for (size_t v = 0; vars && v < json_object_array_length(vars); v++) {
 		struct json_object *var = json_object_array_get_idx(vars, v), *ft, *adv;
 
@@ -238,10 +239,10 @@ struct json_object *html_sources(struct json_object *report)
 		if (!json_object_object_get_ex(var, "shown", &shown) || !json_object_get_boolean(shown))
 			continue;
 		if (json_object_object_get_ex(var, "first_touch", &ft) && ft)
-			add_line(out, paths, exe, str_of(ft, "line"));
+			add_line(who, out, paths, exe, str_of(ft, "line"));
 		if (json_object_object_get_ex(var, "advice", &adv) && adv) {
-			add_line(out, paths, exe, str_of(adv, "line"));
-			add_line(out, paths, exe, str_of(adv, "loop"));
+			add_line(who, out, paths, exe, str_of(adv, "line"));
+			add_line(who, out, paths, exe, str_of(adv, "loop"));
 		}
 	}
 	json_object_put(paths);

@@ -27,7 +27,7 @@ static int run_html(struct report_opts *o)
 		return mr_error(MR_EXIT_DATA, "out of memory");
 	}
 	page_rc = len && (rc == MR_EXIT_OK || rc == MR_EXIT_DATA) ?
-			  html_write_page(o->html, buf, len) : rc;
+			  html_write_page(o->html, buf, len, o->dir) : rc;
 	free(buf);
 	return page_rc != MR_EXIT_OK ? page_rc : rc;
 }

@@ -196,6 +196,7 @@ int mr_run_open(const char *dir, struct mr_run **out, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: not a directory (expected a memphis run directory)", dir);
 		goto fail;
 	}
+	mr_in_owner_of(dir, &run->owner);
 	rc = rundir_read_meta(run, err, errlen);
 	if (rc)
 		goto fail;

@@ -20,6 +20,8 @@
 
 #include <memphis/format.h>
 
+#include "infile.h"
+
 struct mr_kv {
 	char *key;
 	char *value;
@@ -75,6 +77,7 @@ struct mr_cpufile {
 
 struct mr_run {
 	char *dir;
+	struct mr_in_owner owner;     /* the directory's owner: whose sources may be read */
 	struct memphis_rec_file meta_file;
 	int have_meta_file;
 	int meta_clean_end;           /* meta.mph ended with an END block */

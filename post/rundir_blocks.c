@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "crc32c.h"
+#include "infile.h"
 
 const char *mr_block_name(unsigned type)
 {
@@ -48,30 +49,14 @@ const char *mr_counter_source_name(unsigned source)
 
 int rundir_open_file(const char *path)
 {
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0) {
-		int e = -errno;
-		close(fd);
-		return e;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return -EINVAL;
-	}
-	return fd;
+	return mr_in_open(path, MR_IN_MAX_RUN, MR_IN_NOFOLLOW);
 }
 
 const char *rundir_open_strerror(int rc)
 {
 	if (rc == -ELOOP)
 		return "a symbolic link (not followed: a run directory holds only regular files)";
-	if (rc == -EINVAL)
-		return "not a regular file (not read)";
-	return strerror(-rc);
+	return mr_in_strerror(rc, MR_IN_MAX_RUN);
 }
 
 /* Read exactly n bytes of bf unless EOF comes first, through its read-ahead buffer: a

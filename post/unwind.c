@@ -6,12 +6,14 @@
 #include "unwind.h"
 
 #include "cfi.h"
+#include "infile.h"
 
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* DWARF x86-64 register numbers */
 #define DW_RBP 6
@@ -131,12 +133,16 @@ static int report_object(struct mr_unwind *u, uint64_t pc)
 	const char *file;
 	uint64_t bias;
 	Dwfl_Module *m;
+	int fd;
 
-	if (u->module_at(u->arg, pc, &file, &bias) < 0)
+	if (u->module_at(u->arg, pc, &file, &bias) < 0 ||
+	    (fd = mr_in_open(file, MR_IN_MAX_ELF, 0)) < 0)
 		return -1;
 	dwfl_report_begin_add(u->dwfl);
-	m = dwfl_report_elf(u->dwfl, file, file, -1, bias, true);
+	m = dwfl_report_elf(u->dwfl, file, file, fd, bias, true);
 	dwfl_report_end(u->dwfl, NULL, NULL);
+	if (!m)
+		close(fd); /* the module owns it only when reported */
 	if (!m || !dwfl_addrmodule(u->dwfl, pc))
 		return -1;
 	if (!u->attached) {

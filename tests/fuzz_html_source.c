@@ -11,6 +11,7 @@
 #include <json-c/json.h>
 
 #include "html.h"
+#include "infile.h"
 
 /* member k of o as an int64 (0 when absent or not a number) */
 static int64_t int_of(struct json_object *o, const char *k)
@@ -25,6 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct json_tokener *tok = json_tokener_new_ex(64);
 	struct json_object *report, *sources;
+	struct mr_in_owner me;
 
 	if (!tok || size > INT_MAX) {
 		json_tokener_free(tok);
@@ -34,7 +36,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	json_tokener_free(tok);
 	if (!report)
 		return 0;
-	sources = html_sources(report);
+	mr_in_owner_of(".", &me);
+	sources = html_sources(report, &me);
 	if (!sources || !json_object_is_type(sources, json_type_object))
 		abort();
 	json_object_object_foreach(sources, name, src) {

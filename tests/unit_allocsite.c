@@ -9,8 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "allocsite.h"
+#include "infile.h"
 
 #include "tap.h"
 
@@ -50,6 +52,7 @@ static const struct fcase cases[] = {
 int main(void)
 {
 	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	struct mr_in_owner me = { .known = true, .uid = geteuid(), .gid = getegid() };
 	static const char *const kinds[] = { "none", "allocate", "temporary" };
 	char path[4200];
 	size_t n = sizeof(cases) / sizeof(cases[0]);
@@ -74,7 +77,7 @@ int main(void)
 		unsigned last = 2;
 		for (const char *q = c->text; *q; q++)
 			last += *q == '\n';
-		k = mr_allocsite_fortran(path, last, &name);
+		k = mr_allocsite_fortran(&me, path, last, &name);
 		snprintf(got, sizeof(got), "%s%s%s", kinds[k], name ? " " : "", name ? name : "");
 		tap(k == c->kind && (name == c->name || (name && c->name && !strcmp(name, c->name))),
 		    c->line, "'%s' is %s", c->text, got);
@@ -83,7 +86,7 @@ int main(void)
 	{
 		const char *name = "x";
 
-		tap(mr_allocsite_fortran("/nonexistent/a.f90", 2, &name) == MR_FSITE_NONE && !name,
+		tap(mr_allocsite_fortran(&me, "/nonexistent/a.f90", 2, &name) == MR_FSITE_NONE && !name,
 		    __LINE__, "%s%s", "an unreadable source: none", "");
 		snprintf(path, sizeof(path), "%s/unit_allocsite.%d.short.f90", tmp, (int)getpid());
 		FILE *f = fopen(path, "w");
@@ -91,7 +94,7 @@ int main(void)
 			fputs("  allocate(a(1))\n", f);
 			fclose(f);
 		}
-		tap(mr_allocsite_fortran(path, 5, &name) == MR_FSITE_NONE, __LINE__, "%s%s",
+		tap(mr_allocsite_fortran(&me, path, 5, &name) == MR_FSITE_NONE, __LINE__, "%s%s",
 		    "a line past the end of the file: none", "");
 		unlink(path);
 		/* lines longer than any buffer still count as one line each */
@@ -103,9 +106,31 @@ int main(void)
 			fputs("\n  allocate(z(3))\n", f);
 			fclose(f);
 		}
-		tap(mr_allocsite_fortran(path, 2, &name) == MR_FSITE_ALLOCATE && name &&
+		tap(mr_allocsite_fortran(&me, path, 2, &name) == MR_FSITE_ALLOCATE && name &&
 			    !strcmp(name, "z"), __LINE__, "%s%s",
 		    "after a 5000-character line, line 2 is allocate z", "");
+		unlink(path);
+		/* a run of another user (issue 38): the source is read only when that user could
+		 * read it, whoever runs the report */
+		struct mr_in_owner other = { .known = true, .uid = geteuid() == 65534 ? 65533 : 65534,
+					     .gid = 65534, .ngroups = 1, .groups = { 65534 } };
+		f = fopen(path, "w");
+		if (f) {
+			fputs("  allocate(w(3))\n", f);
+			fclose(f);
+		}
+		chmod(path, 0600);
+		tap(mr_allocsite_fortran(&other, path, 1, &name) == MR_FSITE_NONE, __LINE__, "%s%s",
+		    "a source mode 0600 of mine, for a run of another user: not read", "");
+		tap(mr_allocsite_fortran(&me, path, 1, &name) == MR_FSITE_ALLOCATE, __LINE__, "%s%s",
+		    "the same source for a run of mine: read", "");
+		chmod(path, 0644);
+		tap(mr_allocsite_fortran(&other, path, 1, &name) == MR_FSITE_ALLOCATE, __LINE__, "%s%s",
+		    "mode 0644, for a run of another user: read", "");
+		unlink(path);
+		mkfifo(path, 0644);
+		tap(mr_allocsite_fortran(&me, path, 1, &name) == MR_FSITE_NONE, __LINE__, "%s%s",
+		    "a FIFO as the source: not waited on", "");
 		unlink(path);
 	}
 	return n_fail ? 1 : 0;
