@@ -5,7 +5,8 @@
  *   local  a function's local array (samples on the thread's stack)
  *   small  a thread with a 16 KiB stack calling memset on its local array
  * The arrays are first touched by memset. Addresses go to stderr: "text LO HI" (the
- * executable's code), "heap LO HI", "small TID"; the sums to stdout. Exits with 3. */
+ * executable's code), "heap LO HI", "small TID"; the sums to stdout. Exits with 3.
+ *   prog_stacks [SCALE]   every phase's work times SCALE (default 1) */
 #define _GNU_SOURCE
 #include <memphis.h>
 #include <pthread.h>
@@ -51,7 +52,7 @@ static void *small_stack(void *arg)
 	return NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	unsigned char *a = malloc(N), *b = malloc(N);
 	long *h;
@@ -61,6 +62,10 @@ int main(void)
 
 	if (!a || !b)
 		return 1;
+	if (argc > 1) {
+		unsigned long k = strtoul(argv[1], NULL, 10);
+		copies *= k, sums *= k, locals *= k, smalls *= k;
+	}
 	fprintf(stderr, "text %p %p\nheap %p %p\n", (void *)__executable_start, (void *)etext,
 		(void *)a, (void *)(a + N));
 	memset(a, 1, N); /* first touches by the C library */
