@@ -65,6 +65,10 @@ static int start_err;  /* why the library could not start (-errno; a line was pr
 	X(ENOSYS, "the kernel has no perf_event_open")                                     \
 	X(ENOTSUP, "memphis is off: MEMPHIS_DISABLE, MEMPHIS_BACKEND=none, or a fork child")  \
 	X(ENOSPC, "the run directory's disk is full; sampling stopped")                    \
+	X(ENOTEMPTY, "the run directory (MEMPHIS_OUTPUT) holds files that are not a memphis "  \
+		     "run; nothing is sampled")                                            \
+	X(EDQUOT, "the run directory reached its size cap (MEMPHIS_MAX_BYTES), the free space " \
+		  "memphis leaves the program, or a disk quota; sampling stopped")          \
 	X(EDEADLK, "called while this thread was inside memphis (from a signal handler?)")
 
 EXPORT const char *memphis_strerror(int err)
@@ -385,7 +389,7 @@ __attribute__((constructor)) static void memphis_init(void)
 	/* before the first file: the run's files then live in the I/O thread's table only */
 	int io_err = memphis__io_start(memphis__tls_thread_stack());
 	if ((start_err = memphis__writer_open(output, base[0] ? base : "prog", &rank, pid,
-					      start_time)) < 0)
+					      start_time, cfg.max_bytes)) < 0)
 		goto out;
 
 	const struct memphis__backend_params bp = {
@@ -471,6 +475,10 @@ void memphis__finish_now(const char *how)
 	if (memphis__region_end_within(200) < 0)
 		goto out;
 	memphis__note(MPH_LOG_INFO, "%s: the run ends here, everything written", how);
+	/* an image on its way to another (a shell, a wrapper) that took no sample leaves no
+	 * run directory: the exec'd image may take its name */
+	if (!strcmp(how, "exec"))
+		memphis__writer_keep_if(1);
 	memphis__drain_stop();
 	state = FINISHED;
 	memphis__thread_deactivate();

@@ -137,6 +137,51 @@ static unsigned env_stack_bytes(void)
 	return (unsigned)v;
 }
 
+int memphis__parse_bytes(const char *s, uint64_t *bytes)
+{
+	static const char units[] = "kmgt";
+	const char *u;
+	char *end;
+	unsigned long long v;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	if (*end) {
+		u = strchr(units, end[0] | 0x20);
+		if (!u || !*u || (end[1] && strcasecmp(end + 1, "ib") && strcasecmp(end + 1, "b")))
+			return -EINVAL;
+		for (long k = 0; k <= u - units; k++) {
+			if (v > (1ull << 62) / 1024)
+				return -EINVAL;
+			v *= 1024;
+		}
+	}
+	if (v > 1ull << 62)
+		return -EINVAL;
+	*bytes = v;
+	return 0;
+}
+
+/* MEMPHIS_MAX_BYTES: -1 unset (the writer's default), 0 no cap, else at least 1 MiB. */
+static int64_t env_max_bytes(void)
+{
+	const char *s = getenv("MEMPHIS_MAX_BYTES");
+	uint64_t v;
+
+	if (!s || !*s)
+		return -1;
+	if (memphis__parse_bytes(s, &v) < 0 || (v && v < MEMPHIS__MAX_BYTES_MIN)) {
+		bad("MEMPHIS_MAX_BYTES", s, "is not 0 or a size from 1M (e.g. 512M, 2G)",
+		    "the default cap");
+		return -1;
+	}
+	return (int64_t)v;
+}
+
 /* One of names[n] (any case) as its index; a value not among them is `def`, with a line. */
 static int env_choice(const char *name, const char *const *names, int n, int def,
 		      const char *why)
@@ -176,6 +221,7 @@ void memphis__config_read(struct memphis__config *c)
 	c->heap_sample = (unsigned)env_long("MEMPHIS_HEAP_SAMPLE", 64, 1, 1L << 20);
 	env_str("MEMPHIS_OUTPUT", c->output, sizeof(c->output), "",
 		"the default name memphis-<program>-<pid>");
+	c->max_bytes = env_max_bytes();
 	env_str("MEMPHIS_REGION", c->auto_region, sizeof(c->auto_region), "", "no whole-run region");
 	c->disabled = env_bool("MEMPHIS_DISABLE", 0);
 	c->launched_pid = env_long("MEMPHIS_LAUNCHED", 0, 0, INT_MAX);

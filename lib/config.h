@@ -32,6 +32,8 @@ struct memphis__config {
 	unsigned heap_sample;    /* MEMPHIS_HEAP_SAMPLE: allocations under 4 KiB recorded 1 in
 				  * this many, default 64; 1 records all */
 	char output[4096];       /* MEMPHIS_OUTPUT: run directory path, "" = default name */
+	int64_t max_bytes;       /* MEMPHIS_MAX_BYTES: the run directory's size cap; -1 unset
+				  * (the writer's default, writer.h), 0 none, else >= 1 MiB */
 	char auto_region[4096];  /* MEMPHIS_REGION: whole-run region (launcher), cut to a
 				  * region name's length by memphis_mark_named like any name */
 	int verbose;             /* MEMPHIS_VERBOSE: 0..3 (larger acts as 3), default 0 */
@@ -77,6 +79,12 @@ void memphis__config_read(struct memphis__config *c);
 /* Parse a period such as "1ms", "250us", "100000" (ns) into ns; -EINVAL if malformed
  * (a sign, nan, inf, hexadecimal, an unknown unit) or outside the periods above. */
 int memphis__parse_period(const char *s, uint64_t *ns);
+/* Parse a size: decimal bytes, or with a unit K, M, G, T (powers of 1024, any case, "B" or
+ * "iB" may follow: 512M, 2GiB), at most 2^62. 0 or -EINVAL. */
+int memphis__parse_bytes(const char *s, uint64_t *bytes);
+/* The smallest MEMPHIS_MAX_BYTES but 0: under it the run's first blocks would meet it. */
+#define MEMPHIS__MAX_BYTES_MIN (1ull << 20)
+
 /* Parse a boolean: 1/0, yes/no, true/false, on/off in any case. 0 or -EINVAL. */
 int memphis__parse_bool(const char *s, int *v);
 

@@ -1,8 +1,15 @@
-/* lib/writer.c - the run directory: creation and framed, checksummed blocks.
+/* lib/writer.c - the run directory: its files (0600: they hold the program's data and
+ * stack bytes), framed, checksummed blocks, its size, and its removal when it holds
+ * nothing worth a report.
  *
  * Every block is written with one writev(2) of header + payload, so a run killed at any
  * point leaves files whose complete blocks are all valid. The first write error stops all
  * writing for good (one warning); callers stop sampling when memphis__writer_error() != 0.
+ * So does the run's size cap (MEMPHIS_MAX_BYTES), or the file system's free space falling
+ * to the reserve the library leaves the program, checked before the write (no write of
+ * ours then fails for want of space): after that stop only the small blocks that close a
+ * region and the run (REGION, LOSS, NOTE, END) are written, within a room kept for them,
+ * and what is refused is counted per record kind and written as a NOTE at the close.
  * memphis__note() is here because a note is a block plus its log line.
  */
 #include <errno.h>
@@ -14,6 +21,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -22,7 +30,7 @@
 #include "io.h"
 #include "log.h"
 #include "memphis/format.h"
-#include "rank.h"
+#include "outdir.h"
 #include "self.h"
 #include "writer.h"
 
@@ -31,6 +39,7 @@ struct file {
 	struct memphis__fdid id;
 	int cpu;          /* -1: meta.mph */
 	int created;      /* the file exists: reopen it when its descriptor is lost */
+	int made;         /* this run made it (kept after the close, for the removal) */
 	uint64_t blocks;  /* blocks written */
 };
 
@@ -39,6 +48,9 @@ static int dirfd_ = -1;
 static struct memphis__fdid dir_id;
 static char dirpath[4096];
 static char dir_abs[4096]; /* absolute, to reopen the directory; "" if unknown */
+static int parent_fd = -1; /* the directory holding it, -1: it is never removed */
+static struct memphis__fdid parent_id;
+static char leaf[256];     /* its name there */
 static struct file meta = { .fd = -1, .cpu = -1 };
 /* Bytes of meta.mph kept below the file size limit until the first error, for fail()'s
  * NOTE (the only block written after it), so that the report can say why the run ended
@@ -50,63 +62,20 @@ static int error;
 static pid_t owner_pid;
 static uint64_t t0;
 
-/* mkdir `name` under the directory `at` (AT_FDCWD: the working directory) and open it
- * without following a symlink; an existing directory is accepted only when `reuse` is set,
- * and only when it is ours. Returns a plain descriptor or -errno. */
-static int open_dir_at(int at, const char *name, int reuse)
-{
-	struct stat st;
-	int fd;
-
-	if (mkdirat(at, name, 0755) < 0 && (errno != EEXIST || !reuse))
-		return -errno;
-	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || st.st_uid != geteuid()) {
-		close(fd);
-		return -EPERM;
-	}
-	return fd;
-}
-
-/* Make a new directory `base` under `at`, or `base.1` .. `base.99` when that exists (a
- * re-run with the same name), and write the name made into name[n]. Returns a plain
- * descriptor or -errno. */
-static int make_numbered_at(int at, const char *base, char *name, size_t n)
-{
-	int fd = -EEXIST;
-
-	for (int k = 0; k < 100 && fd == -EEXIST; k++) {
-		if (k == 0)
-			snprintf(name, n, "%s", base);
-		else
-			snprintf(name, n, "%s.%d", base, k);
-		fd = open_dir_at(at, name, 0);
-	}
-	return fd;
-}
-
-/* The run directory of a rank: the job directory `job` (made here or by another rank
- * meanwhile; it must be ours), then in it rank-R, or rank-R.N when a rank of that number
- * already wrote there. The ranks never wait for each other: mkdir is their only meeting
- * point. Sets dirpath; returns a plain descriptor or -errno. */
-static int make_rank_dir(const char *job, const struct memphis__rank *r)
-{
-	char base[32], name[48];
-	int jfd, fd;
-
-	jfd = open_dir_at(AT_FDCWD, job, 1);
-	if (jfd < 0) {
-		snprintf(dirpath, sizeof(dirpath), "%s", job);
-		return jfd;
-	}
-	snprintf(base, sizeof(base), "rank-%ld", r->rank);
-	fd = make_numbered_at(jfd, base, name, sizeof(name));
-	close(jfd);
-	snprintf(dirpath, sizeof(dirpath), "%s/%s", job, fd < 0 ? base : name);
-	return fd;
-}
+/* The size of the run (all its files) and the file system's free space. `cap` 0: none.
+ * The stop at either is `capped` (error -EDQUOT, the reason in `limit_why`), after which
+ * the blocks that close regions and files go on within `room`. Used under the lock. */
+static uint64_t cap, reserve, check_every; /* reserve 0: free space not checked */
+static uint64_t written, since_check, room;
+static int capped; /* atomic: read by posting threads */
+static int cap_default; /* the cap is the default's, not MEMPHIS_MAX_BYTES's */
+static char limit_why[160];
+/* Refused after the stop, per kind: samples, allocations, frees, first touches (records),
+ * other blocks; and bytes in all (atomics: counted by posting threads too). */
+enum { DROP_SAMPLES, DROP_ALLOCS, DROP_FREES, DROP_TOUCHES, DROP_BLOCKS, NDROPS };
+static uint64_t drops[NDROPS], drop_bytes;
+/* What the close keeps (memphis__writer_keep_if), and what the run holds. */
+static int keep_if, wrote_region, wrote_samples;
 
 /* The run directory's descriptor, opened again by its absolute path if the program closed
  * it (and only if it still is the same directory). Caller holds the lock. fd or -errno. */
@@ -184,11 +153,42 @@ static int open_file(struct file *f, int cpu)
 		return dfd;
 	f->cpu = cpu;
 	file_name(f, name, sizeof(name));
-	f->fd = memphis__openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644, &f->id);
+	f->fd = memphis__openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600, &f->id);
 	if (f->fd < 0)
 		return f->fd;
-	f->created = 1;
+	f->created = f->made = 1;
+	if (cpu >= 0)
+		wrote_samples = 1;
 	return write_block(f, MPH_BLK_FILE, &rec, sizeof(rec), NULL, 0);
+}
+
+/* The blocks written after the run's size cap or the free-space reserve stopped it: what
+ * closes a region or a file, small, within the room kept for them. */
+static int closing(uint16_t type)
+{
+	return type == MPH_BLK_REGION || type == MPH_BLK_LOSS || type == MPH_BLK_NOTE ||
+	       type == MPH_BLK_END;
+}
+
+/* A block not written after the stop (or the one that met it), counted by kind. */
+static void count_drop(uint16_t type, size_t len)
+{
+	static const struct { uint16_t type; int kind; size_t size; } kinds[] = {
+		{ MPH_BLK_SAMPLES, DROP_SAMPLES, sizeof(struct memphis_rec_sample) },
+		{ MPH_BLK_ALLOCS, DROP_ALLOCS, sizeof(struct memphis_rec_alloc) },
+		{ MPH_BLK_FREES, DROP_FREES, sizeof(struct memphis_rec_free) },
+		{ MPH_BLK_FIRST_TOUCH, DROP_TOUCHES, sizeof(struct memphis_rec_touch) },
+	};
+	int kind = DROP_BLOCKS;
+	uint64_t n = 1;
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (kinds[i].type == type) {
+			kind = kinds[i].kind;
+			n = len / kinds[i].size;
+		}
+	__atomic_add_fetch(&drops[kind], n, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&drop_bytes, len + sizeof(struct memphis_block), __ATOMIC_RELAXED);
 }
 
 /* The first write error: stop writing for good, tell the user once, and leave the reason
@@ -216,6 +216,33 @@ static void fail(int err)
 				   dirpath, strerror(-err));
 }
 
+/* The size cap or the reserve (limit_why says which) met: the same stop as fail's, its
+ * note and line saying which; the closing blocks go on (closing()). Lock held. */
+static void stop_at_limit(void)
+{
+	char why[256];
+	uint64_t now = memphis__now();
+	int n;
+
+	if (error)
+		return;
+	error = -EDQUOT;
+	__atomic_store_n(&capped, 1, __ATOMIC_RELAXED);
+	n = snprintf(why, sizeof(why), "write error: %s; the library stopped writing the run",
+		     limit_why);
+	if (meta.created && n > 0)
+		write_block(&meta, MPH_BLK_NOTE, &now, sizeof(now), why, (size_t)n);
+	memphis__warn_once("%s: %s; sampling stopped, the program continues", dirpath, limit_why);
+}
+
+static void failed(int err)
+{
+	if (err == -EDQUOT && limit_why[0])
+		stop_at_limit();
+	else
+		fail(err);
+}
+
 /* -EFBIG when `total` more bytes would take the file past the size limit (RLIMIT_FSIZE),
  * else 0: the kernel would cut the write short and then send SIGXFSZ, which kills the
  * program, to the writing thread. Checked before every block, so no write of ours ever
@@ -228,6 +255,50 @@ static int check_size_limit(const struct stat *st, size_t total)
 		return 0;
 	if ((uint64_t)st->st_size + total > (uint64_t)rl.rlim_cur)
 		return -EFBIG;
+	return 0;
+}
+
+/* The space the file system gives us (statvfs f_bavail), or UINT64_MAX unknown. */
+static uint64_t space_free(int dfd)
+{
+	struct statvfs sv;
+
+	if (dfd < 0 || fstatvfs(dfd, &sv) < 0 || !sv.f_frsize)
+		return UINT64_MAX;
+	return (uint64_t)sv.f_bavail * sv.f_frsize;
+}
+
+/* -EDQUOT (limit_why set) when `total` more bytes would take the run past its cap, less
+ * the room kept for the closing blocks, or the file system's free space (looked at every
+ * check_every bytes) below the reserve; after the stop, when the room is used up. Lock
+ * held. */
+static int check_limits(size_t total)
+{
+	if (__atomic_load_n(&capped, __ATOMIC_RELAXED)) {
+		if (total > room)
+			return -ENOSPC; /* counted by the caller, nothing more said */
+		room -= total;
+		return 0;
+	}
+	if (cap && written + total + room > cap) {
+		snprintf(limit_why, sizeof(limit_why),
+			 "the run reached its size cap of %llu bytes (MEMPHIS_MAX_BYTES%s)",
+			 (unsigned long long)cap,
+			 cap_default ? "; by default a quarter of the free space, at most 4 GiB" : "");
+		return -EDQUOT;
+	}
+	if (reserve && (since_check += total) >= check_every) {
+		uint64_t avail = space_free(dirfd_);
+
+		since_check = 0;
+		if (avail != UINT64_MAX && avail < reserve + total + check_every) {
+			snprintf(limit_why, sizeof(limit_why),
+				 "the file system holding the run has less than %llu bytes free, "
+				 "which memphis leaves to the program",
+				 (unsigned long long)(reserve + check_every));
+			return -EDQUOT;
+		}
+	}
 	return 0;
 }
 
@@ -246,9 +317,13 @@ static int write_block(struct file *f, uint16_t type, const void *a, size_t alen
 	int i = 0, err;
 
 	if ((err = file_fd(f, &st)) < 0 ||
-	    (err = check_size_limit(&st, total + (f == &meta && !error ? WHY_ROOM : 0))) < 0)
+	    (err = check_size_limit(&st, total + (f == &meta && !error ? WHY_ROOM : 0))) < 0 ||
+	    (err = check_limits(total)) < 0)
 		return err;
 	h.crc = mph_crc32c(mph_crc32c(0, a, alen), b, blen);
+	written += total;
+	/* a partial write goes on where it stopped; a failure (ENOSPC, EDQUOT, EFBIG, EIO) is
+	 * the caller's sticky error: never tried again */
 	while (total > 0) {
 		ssize_t w = writev(f->fd, iov + i, 3 - i);
 		if (w < 0) {
@@ -267,42 +342,55 @@ static int write_block(struct file *f, uint16_t type, const void *a, size_t alen
 		}
 	}
 	f->blocks++;
+	if (type == MPH_BLK_REGION)
+		wrote_region = 1;
 	return 0;
 }
 
-static int writer_open(const char *path, const char *exe_name,
-		       const struct memphis__rank *rank, pid_t pid, uint64_t start)
+/* The cap and reserve of a run in the directory dfd: max_bytes as MEMPHIS_MAX_BYTES
+ * gives it (-1 unset, 0 no cap), else min(4 GiB, a quarter of the free space); the
+ * reserve a quarter of the free space, at most 1 GiB, looked at every 1 MiB written (an
+ * eighth of the reserve on a small file system). */
+static void set_limits(int dfd, int64_t max_bytes)
 {
-	char name[256], made[512]; /* the sanitised program name; the directory name made */
-	int fd = -1, err;
+	uint64_t avail = space_free(dfd);
+
+	cap = max_bytes >= 0 ? (uint64_t)max_bytes : 4ull << 30;
+	cap_default = max_bytes < 0;
+	if (max_bytes < 0 && avail != UINT64_MAX && avail / 4 < cap)
+		cap = avail / 4;
+	reserve = avail == UINT64_MAX ? 0 : avail / 4 < (1ull << 30) ? avail / 4 : 1ull << 30;
+	check_every = reserve / 8 < (1u << 20) ? reserve / 8 : 1u << 20;
+	if (check_every < 4096)
+		check_every = 4096;
+	room = cap && cap / 16 < (64u << 10) ? cap / 16 : 64u << 10;
+}
+
+static int writer_open(const char *path, const char *exe_name,
+		       const struct memphis__rank *rank, pid_t pid, uint64_t start,
+		       int64_t max_bytes)
+{
+	static struct memphis__outdir o; /* 4.5 KiB: off the I/O thread's stack */
+	int fd, err;
 
 	owner_pid = pid;
 	t0 = start;
-	const int is_rank = rank && rank->launcher;
-	/* the name part is cut so that the directory's name fits NAME_MAX (255) with
-	 * "memphis-" and "-PID" (10 digits) ".NN", or "-job-" and the longest job id */
-	snprintf(name, sizeof(name), "%.*s",
-		 is_rank ? 255 - 8 - 5 - (MEMPHIS__JOB_ID_MAX - 1) : 255 - 8 - 11 - 3, exe_name);
-	memphis__sanitize_name(name);
-	if (is_rank && path && *path) {
-		fd = make_rank_dir(path, rank); /* MEMPHIS_OUTPUT names the job directory */
-	} else if (is_rank) {
-		snprintf(made, sizeof(made), "memphis-%s-job-%s", name, rank->job_id);
-		fd = make_rank_dir(made, rank);
-	} else if (path && *path) {
-		snprintf(dirpath, sizeof(dirpath), "%s", path);
-		fd = open_dir_at(AT_FDCWD, dirpath, 1);
-	} else {
-		snprintf(made, sizeof(made), "memphis-%s-%d", name, (int)pid);
-		fd = make_numbered_at(AT_FDCWD, made, dirpath, sizeof(dirpath));
+	fd = memphis__outdir_make(path, exe_name, rank, pid, &o);
+	snprintf(dirpath, sizeof(dirpath), "%s", o.path);
+	if (fd == 0 && o.parent >= 0) {
+		parent_fd = memphis__fd_take(o.parent, 1, &parent_id);
+		snprintf(leaf, sizeof(leaf), "%s", o.leaf);
 	}
-	if (fd >= 0)
-		fd = memphis__fd_take(fd, 1, &dir_id);
+	if (fd == 0)
+		fd = memphis__fd_take(o.fd, 1, &dir_id);
 	if (fd < 0) {
-		fail(fd);
+		error = fd;
+		memphis__warn_once("cannot write the run to %s: %s; the program runs unprofiled",
+				   dirpath, o.why[0] ? o.why : strerror(-fd));
 		return fd;
 	}
 	dirfd_ = fd;
+	set_limits(fd, max_bytes);
 	if (dirpath[0] == '/') {
 		snprintf(dir_abs, sizeof(dir_abs), "%s", dirpath);
 	} else if (getcwd(dir_abs, sizeof(dir_abs) - 1 - strlen(dirpath) - 1)) {
@@ -325,7 +413,7 @@ static int writer_open(const char *path, const char *exe_name,
 	}
 	err = open_file(&meta, -1);
 	if (err < 0)
-		fail(err);
+		failed(err);
 	return err;
 }
 
@@ -336,8 +424,13 @@ static int writer_block2(int cpu, uint16_t type, const void *a, size_t alen,
 	int err = 0;
 
 	pthread_mutex_lock(&lock);
-	if (error || !meta.created) {
+	if (!meta.created) {
 		err = error ? error : -EBADF;
+		goto out;
+	}
+	if (error && !(capped && closing(type))) {
+		count_drop(type, alen + blen);
+		err = error;
 		goto out;
 	}
 	if (cpu < 0) {
@@ -349,16 +442,23 @@ static int writer_block2(int cpu, uint16_t type, const void *a, size_t alen,
 		}
 		f = &cpus[cpu];
 		if (!f->created) {
-			err = open_file(f, cpu);
-			if (err < 0) {
-				fail(err);
+			/* no file is made that the stop would leave holding its FILE block only */
+			if (error || (err = check_limits(2 * sizeof(struct memphis_block) +
+							 sizeof(struct memphis_rec_file) +
+							 alen + blen)) < 0 ||
+			    (err = open_file(f, cpu)) < 0) {
+				count_drop(type, alen + blen);
+				failed(err ? err : error);
+				err = error;
 				goto out;
 			}
 		}
 	}
 	err = write_block(f, type, a, alen, b, blen);
-	if (err < 0)
-		fail(err);
+	if (err < 0) {
+		count_drop(type, alen + blen);
+		failed(err);
+	}
 out:
 	pthread_mutex_unlock(&lock);
 	return err;
@@ -372,20 +472,75 @@ static void close_file(struct file *f)
 
 	if (!f->created)
 		return;
-	if (!error && (err = write_block(f, MPH_BLK_END, &end, sizeof(end), NULL, 0)) < 0)
-		fail(err);
+	if ((!error || capped) && (err = write_block(f, MPH_BLK_END, &end, sizeof(end), NULL, 0)) < 0)
+		failed(err);
 	memphis__fd_close(&f->fd, &f->id);
 	f->created = 0;
 }
 
+/* The NOTE of what the stop left unwritten ("dropped: ...", docs/format.md). Lock held. */
+static void note_drops(void)
+{
+	char text[256];
+	uint64_t now = memphis__now(), d[NDROPS], bytes = __atomic_load_n(&drop_bytes, __ATOMIC_RELAXED);
+	int n;
+
+	if (!bytes || !capped)
+		return;
+	for (int k = 0; k < NDROPS; k++)
+		d[k] = __atomic_load_n(&drops[k], __ATOMIC_RELAXED);
+	n = snprintf(text, sizeof(text), "dropped: samples=%llu allocs=%llu frees=%llu "
+		     "first_touches=%llu other_blocks=%llu bytes=%llu (not written after the stop)",
+		     (unsigned long long)d[DROP_SAMPLES], (unsigned long long)d[DROP_ALLOCS],
+		     (unsigned long long)d[DROP_FREES], (unsigned long long)d[DROP_TOUCHES],
+		     (unsigned long long)d[DROP_BLOCKS], (unsigned long long)bytes);
+	if (n > 0)
+		write_block(&meta, MPH_BLK_NOTE, &now, sizeof(now), text, (size_t)n);
+}
+
+/* Remove the closed run's files and directory (only when it still is ours, and empty
+ * once they are gone: the user may have put something there). Lock held. */
+static void remove_run(void)
+{
+	char name[32];
+	struct stat st;
+	int dfd = dir_fd();
+
+	for (int i = -1; dfd >= 0 && i < ncpus; i++) {
+		struct file *f = i < 0 ? &meta : &cpus[i];
+
+		if (!f->made)
+			continue;
+		file_name(f, name, sizeof(name));
+		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    (uint64_t)st.st_dev == f->id.dev && (uint64_t)st.st_ino == f->id.ino)
+			unlinkat(dfd, name, 0);
+	}
+	if (memphis__fd_ours(&parent_fd, &parent_id, NULL) &&
+	    fstatat(parent_fd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    (uint64_t)st.st_dev == dir_id.dev && (uint64_t)st.st_ino == dir_id.ino &&
+	    unlinkat(parent_fd, leaf, AT_REMOVEDIR) == 0)
+		memphis__log(MPH_LOG_INFO, "%s removed: %s", dirpath,
+			     keep_if ? "no sample before the exec" : "no region was opened");
+}
+
 static long writer_close(void *unused)
 {
+	int drop;
+
 	(void)unused;
 	pthread_mutex_lock(&lock);
+	/* a run with nothing to report, and no stop to tell of, leaves nothing behind */
+	drop = meta.made && !error && parent_fd >= 0 && (keep_if ? !wrote_samples : !wrote_region);
+	if (meta.created && !drop)
+		note_drops();
 	for (int i = 0; cpus && i < ncpus; i++)
 		close_file(&cpus[i]);
 	close_file(&meta);
+	if (drop && cpus)
+		remove_run();
 	memphis__fd_close(&dirfd_, &dir_id);
+	memphis__fd_close(&parent_fd, &parent_id);
 	pthread_mutex_unlock(&lock);
 	return 0;
 }
@@ -397,19 +552,21 @@ struct open_call {
 	const struct memphis__rank *rank;
 	pid_t pid;
 	uint64_t start;
+	int64_t max_bytes;
 };
 
 static long open_in_io(void *p)
 {
 	const struct open_call *c = p;
 
-	return writer_open(c->path, c->exe_name, c->rank, c->pid, c->start);
+	return writer_open(c->path, c->exe_name, c->rank, c->pid, c->start, c->max_bytes);
 }
 
 int memphis__writer_open(const char *path, const char *exe_name,
-			 const struct memphis__rank *rank, pid_t pid, uint64_t start)
+			 const struct memphis__rank *rank, pid_t pid, uint64_t start,
+			 int64_t max_bytes)
 {
-	struct open_call c = { path, exe_name, rank, pid, start };
+	struct open_call c = { path, exe_name, rank, pid, start, max_bytes };
 
 	return (int)memphis__io_call(open_in_io, &c);
 }
@@ -440,8 +597,11 @@ int memphis__writer_block2(int cpu, uint16_t type, const void *a, size_t alen,
 	struct iovec iov[3] = { { &c, sizeof(c) }, { (void *)a, alen }, { (void *)b, blen } };
 	int err = memphis__writer_error();
 
-	if (err)
+	if (err && !(__atomic_load_n(&capped, __ATOMIC_RELAXED) && closing(type))) {
+		if (meta.created)
+			count_drop(type, alen + blen);
 		return err;
+	}
 	err = memphis__io_post(block_in_io, iov, 3);
 	if (err != -EAGAIN)
 		return err;
@@ -452,6 +612,11 @@ int memphis__writer_block2(int cpu, uint16_t type, const void *a, size_t alen,
 int memphis__writer_block(int cpu, uint16_t type, const void *payload, size_t len)
 {
 	return memphis__writer_block2(cpu, type, payload, len, NULL, 0);
+}
+
+void memphis__writer_keep_if(int sampled)
+{
+	keep_if = sampled;
 }
 
 void memphis__writer_close(void)

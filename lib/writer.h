@@ -1,6 +1,6 @@
 /* lib/writer.h - the run directory: creation, framed and checksummed blocks, and the NOTE
  * record (a logged message kept in the run). Owns its files and its lock; the drain thread
- * and the region close are its main callers. Below it: self, log, fd, rank. */
+ * and the region close are its main callers. Below it: self, log, fd, outdir. */
 #ifndef MEMPHIS_WRITER_H
 #define MEMPHIS_WRITER_H
 
@@ -10,14 +10,14 @@
 
 struct memphis__rank;
 
-/* Create the run directory (never following a planted symlink) and meta.mph with its FILE
- * block. Not a rank (rank NULL or its launcher NULL): `path` when given (an existing
- * directory of ours is used), else memphis-EXE-PID, or .1 .. .99 after it when that
- * exists. A rank: rank-R (or rank-R.N when that exists) in the job directory, which is
- * `path` when given, else memphis-EXE-job-JOBID; the job directory may exist already (the
- * other ranks make it too) but must be ours. Returns 0 or -errno. */
+/* Create the run directory where outdir.h's rule puts it (0700, files 0600) and meta.mph
+ * with its FILE block; on failure, one line naming the path and why. max_bytes: the run's
+ * size cap (MEMPHIS_MAX_BYTES; -1 unset: min(4 GiB, a quarter of the file system's free
+ * space), 0 none); writing also stops before the free space falls under a quarter of what
+ * it was (at most 1 GiB). Returns 0 or -errno. */
 int memphis__writer_open(const char *path_or_empty, const char *exe_name,
-			 const struct memphis__rank *rank, pid_t pid, uint64_t start_time);
+			 const struct memphis__rank *rank, pid_t pid, uint64_t start_time,
+			 int64_t max_bytes);
 /* Append one block to meta.mph (cpu < 0) or cpuNNN.mph: a copy written by the I/O thread
  * (io.h) after every block asked before it, the caller not waiting. Returns 0 or -errno;
  * after the first failure every later call fails with the same error (sampling stops,
@@ -26,9 +26,16 @@ int memphis__writer_block(int cpu, uint16_t type, const void *payload, size_t le
 /* Same, with the payload in two pieces (header + array). */
 int memphis__writer_block2(int cpu, uint16_t type, const void *a, size_t alen,
 			   const void *b, size_t blen);
-/* Write END blocks and close every file. */
+/* What a run must hold to stay after memphis__writer_close: a REGION record (0, the
+ * default: a process that never opened a region leaves nothing), or samples (1: set when
+ * the run ends by exec, so that a shell or wrapper on its way to the program, which took
+ * none, leaves no directory, and the exec'd image may take its name). A run stopped by
+ * an error or a limit always stays, and so does a directory that was there before it. */
+void memphis__writer_keep_if(int sampled);
+/* Write the NOTE of what a limit left unwritten and END blocks, close every file; remove
+ * the run by memphis__writer_keep_if's rule. */
 void memphis__writer_close(void);
-/* The first write error, 0 if none. */
+/* The first write error, 0 if none; -EDQUOT: the size cap or the free-space reserve. */
 int memphis__writer_error(void);
 /* The run directory's path ("" before open). */
 const char *memphis__writer_path(void);

@@ -1,8 +1,11 @@
 /* post/cli.c - the error printer and helpers shared by the subcommands. */
 #include "cli.h"
 
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "json.h"
 
@@ -62,6 +65,27 @@ void mr_print_problems(const struct mr_run *run, FILE *f, const char *prefix)
 		fprintf(f, "%sdamaged input: %s\n", prefix, run->damage[i]);
 }
 
+/* One line on stderr, not an error, when the run directory is another user's (the library
+ * makes runs private, 0700: someone gave it to us, or we read it as root): what it names,
+ * the binaries and their sources included, is what that user wrote there. */
+static void note_owner(const char *dir)
+{
+	struct stat st;
+	struct passwd *pw;
+	char shown[256];
+	size_t i;
+
+	if (stat(dir, &st) < 0 || st.st_uid == geteuid())
+		return;
+	for (i = 0; dir[i] && i < sizeof(shown) - 1; i++)
+		shown[i] = (unsigned char)dir[i] < 0x20 || dir[i] == 0x7f ? '?' : dir[i];
+	shown[i] = 0;
+	pw = getpwuid(st.st_uid);
+	fprintf(stderr, "memphis-report: note: %s%s belongs to user %s (uid %u), not to you: "
+		"what it holds was written by that user's processes\n", shown, dir[i] ? "..." : "",
+		pw ? pw->pw_name : "?", (unsigned)st.st_uid);
+}
+
 struct mr_run *mr_open_run(const char *dir)
 {
 	struct mr_run *run = NULL;
@@ -71,5 +95,6 @@ struct mr_run *mr_open_run(const char *dir)
 		mr_error(MR_EXIT_DATA, "%s", err);
 		return NULL;
 	}
+	note_owner(dir);
 	return run;
 }

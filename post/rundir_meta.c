@@ -331,6 +331,9 @@ static int meta_block(struct mr_run *run, const struct memphis_block *h, unsigne
 		if (!strncmp(nt.text, "not sampled: ", 13))
 			return mr_run_add_warning(run, "%s; the figures cover the other threads only",
 						  nt.text);
+		/* the library stopped at a limit: what it left unwritten, per kind */
+		if (!strncmp(nt.text, "dropped: ", 9))
+			return mr_run_add_warning(run, "%s", nt.text);
 		return 0;
 	}
 	case MPH_BLK_TLS:
