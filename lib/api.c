@@ -9,6 +9,7 @@
  */
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -337,6 +338,22 @@ static void atfork_child(void)
 
 static int mark(const char *name, unsigned long len);
 
+/* The logger's own copy of the stderr the program was started with (log.h): a program
+ * that closes 2 and opens its results there never gets the library's lines in them. A
+ * descriptor of the library's share (fd.h); without one (2 closed, the share used up) the
+ * library's lines go nowhere. */
+static void log_to_own_stderr(void)
+{
+	struct memphis__fdid id = { 0, 0 };
+	sigset_t old;
+	int fd;
+
+	memphis__fd_fork_hold(&old);
+	fd = memphis__fd_take(fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 0), 0, &id);
+	memphis__fd_fork_release(&old);
+	memphis__log_set_fd(fd < 0 ? -1 : fd, id.dev, id.ino);
+}
+
 /* MEMPHIS_SCOPE=auto means cpu only for a process that knows of no other profiled process
  * beside it: each opens events on every CPU, so N ranks of one host (or N children of
  * `memphis run --children`) would take every CPU's timer interrupt N times per period and
@@ -365,11 +382,17 @@ __attribute__((constructor)) static void memphis_init(void)
 		return;
 	state = OFF; /* until everything below worked */
 	memphis__config_read(&cfg);
-	if (cfg.disabled)
+	/* off: nothing more is said, as nothing more is done */
+	if (cfg.disabled) {
+		memphis__log_set_fd(-1, 0, 0);
 		return;
+	}
 	/* a process the launched program started, which inherited LD_PRELOAD: not asked for */
-	if (cfg.launched_pid && cfg.launched_pid != getpid() && !cfg.children)
+	if (cfg.launched_pid && cfg.launched_pid != getpid() && !cfg.children) {
+		memphis__log_set_fd(-1, 0, 0);
 		return;
+	}
+	log_to_own_stderr();
 	memphis__enter();
 	memphis__pin(); /* until out: */
 	pid = getpid();

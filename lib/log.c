@@ -1,11 +1,14 @@
 /* lib/log.c - the library's only writer to stderr: silent unless MEMPHIS_VERBOSE asks,
- * except for the one warning a user must see. */
+ * except for the one warning a user must see. Written to the library's own copy of the
+ * stderr the program was started with (memphis__log_set_fd), never to whatever file the
+ * program has at 2 by then. */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -13,6 +16,10 @@
 
 static int log_level;
 static int warned;
+/* Where lines go: fd 2 until the library's start sets its own copy (sink_fd, the file
+ * sink_dev/sink_ino), or nowhere (sink_fd -1 once set: none, or lost). */
+static int sink_set, sink_fd = -1;
+static uint64_t sink_dev, sink_ino;
 /* The thread whose lines are kept (the I/O thread: its fd 2 is not the program's stderr),
  * and its kept lines, written by memphis__log_flush. */
 static pid_t keep_tid;
@@ -49,12 +56,24 @@ static void write_line(const char *buf, size_t len)
 		return;
 	}
 
+	int fd = __atomic_load_n(&sink_set, __ATOMIC_ACQUIRE) ? __atomic_load_n(&sink_fd, __ATOMIC_RELAXED)
+							       : STDERR_FILENO;
+	struct stat st;
+
+	if (fd < 0)
+		return;
+	/* the copy closed by the program (close_range) and its number reused: not ours */
+	if (fd != STDERR_FILENO &&
+	    (fstat(fd, &st) < 0 || (uint64_t)st.st_dev != sink_dev || (uint64_t)st.st_ino != sink_ino)) {
+		__atomic_store_n(&sink_fd, -1, __ATOMIC_RELAXED);
+		return;
+	}
 	sigemptyset(&xfsz);
 	sigaddset(&xfsz, SIGXFSZ);
 	pthread_sigmask(SIG_BLOCK, &xfsz, &old);
 	sigpending(&pending);
 	was_pending = sigismember(&pending, SIGXFSZ);
-	ssize_t w = write(STDERR_FILENO, buf, len);
+	ssize_t w = write(fd, buf, len);
 	if (w < 0 && errno == EFBIG && !was_pending)
 		sigtimedwait(&xfsz, NULL, &zero);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -73,6 +92,11 @@ static void emit(const char *prefix, const char *fmt, va_list ap)
 	if (m < 0)
 		return;
 	size_t len = strlen(buf);
+	/* a path or name in the line (a program's, a directory's) may hold any byte: none
+	 * reaches the terminal as a control character, and a line stays one line */
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
+			buf[i] = '?';
 	buf[len++] = '\n';
 	write_line(buf, len);
 }
@@ -106,6 +130,14 @@ void memphis__warn_once(const char *fmt, ...)
 	if (!__atomic_exchange_n(&warned, 1, __ATOMIC_SEQ_CST) || level() >= MPH_LOG_WARN)
 		emit("", fmt, ap);
 	va_end(ap);
+}
+
+void memphis__log_set_fd(int fd, uint64_t dev, uint64_t ino)
+{
+	sink_dev = dev;
+	sink_ino = ino;
+	__atomic_store_n(&sink_fd, fd, __ATOMIC_RELAXED);
+	__atomic_store_n(&sink_set, 1, __ATOMIC_RELEASE);
 }
 
 void memphis__log_keep_thread(void)

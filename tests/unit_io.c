@@ -1,7 +1,7 @@
 /* tests/unit_io.c - the I/O thread (lib/io.h): its descriptor table holds none of the
  * program's files and none of its files is in the program's table; calls run in it;
  * posted work runs in order, whole, before a later call, through the wraps of its ring;
- * what it logs comes out of the caller's stderr; memphis__fopen reads through it; after a
+ * what it logs comes out of the logger's own descriptor; memphis__fopen reads through it; after a
  * stop and in a fork child, functions run in the caller. TAP. */
 #include <errno.h>
 #include <fcntl.h>
@@ -196,22 +196,31 @@ int main(void)
 	ok(kicked == 13, "lazy: a quarter of the ring wakes it unkicked (%d of 13 seen)", kicked);
 	memphis__io_lazy(0);
 
-	/* its log line: written to the caller's stderr when the call returns */
-	int e[2], saved = dup(2);
-	char buf[256] = "";
-	if (pipe2(e, O_CLOEXEC | O_NONBLOCK) == 0 && saved >= 0) {
-		dup2(e[1], 2);
+	/* its log line: written when the call returns, to the logger's own descriptor (the
+	 * library's copy of the stderr the program started with, log.h), here a pipe; never
+	 * to the file the program has put at 2 meanwhile (another pipe) */
+	int e[2], p2[2], saved = dup(2);
+	char buf[256] = "", other[256] = "";
+	struct stat pst, sst;
+	if (pipe2(e, O_CLOEXEC | O_NONBLOCK) == 0 && pipe2(p2, O_CLOEXEC | O_NONBLOCK) == 0 &&
+	    saved >= 0 && fstat(e[1], &pst) == 0 && fstat(saved, &sst) == 0) {
+		memphis__log_set_fd(e[1], (uint64_t)pst.st_dev, (uint64_t)pst.st_ino);
+		dup2(p2[1], 2);
 		memphis__io_call(warn_here, "from the I/O thread");
 		dup2(saved, 2);
+		memphis__log_set_fd(saved, (uint64_t)sst.st_dev, (uint64_t)sst.st_ino);
 		rc = (int)read(e[0], buf, sizeof(buf) - 1);
 		buf[rc > 0 ? rc : 0] = 0;
+		rc = (int)read(p2[0], other, sizeof(other) - 1);
+		other[rc > 0 ? rc : 0] = 0;
 		close(e[0]);
 		close(e[1]);
-		close(saved);
+		close(p2[0]);
+		close(p2[1]);
 	}
-	ok(strstr(buf, "memphis: from the I/O thread\n") != NULL,
-	   "a line it logs comes out of the caller's stderr (\"%.*s\")", (int)strcspn(buf, "\n"),
-	   buf);
+	ok(strstr(buf, "memphis: from the I/O thread\n") != NULL && !other[0],
+	   "a line it logs comes out of the logger's descriptor (\"%.*s\"), not the program's "
+	   "fd 2 (\"%.*s\")", (int)strcspn(buf, "\n"), buf, (int)strcspn(other, "\n"), other);
 
 	/* memphis__fopen: the whole file, NUL bytes too, read in the I/O thread */
 	char path[] = "/tmp/unit_io.XXXXXX", got[64] = "";
