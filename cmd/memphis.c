@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "memphis.h" /* MEMPHIS_VERSION_* (VERSION, checked by the Makefile) */
@@ -39,7 +42,8 @@ static void usage(FILE *f)
 		"Then: memphis-report memphis-PROGRAM-PID/\n"
 		"Under a launcher (mpirun -np 4 memphis run -- ./app, srun ...) PROGRAM is a rank:\n"
 		"each writes memphis-PROGRAM-job-JOBID/rank-R/ (-o DIR: DIR/rank-R/).\n"
-		"A statically linked PROGRAM cannot be preloaded: memphis says so and runs it.\n"
+		"A statically linked, 32-bit or set-user-ID PROGRAM cannot be preloaded: memphis\n"
+		"says so and runs it unprofiled.\n"
 		"Exit status: PROGRAM's; 127 when it or libmemphis.so is not found, or the library's\n"
 		"path holds a space or ':' (LD_PRELOAD cannot carry it); 126 when it cannot be run.\n");
 }
@@ -112,33 +116,92 @@ static int find_program(const char *prog, char *out, size_t n)
 	}
 }
 
-/* Is file an ELF executable without a program interpreter (PT_INTERP): statically linked,
- * so that the dynamic loader, and with it LD_PRELOAD, never runs? Scripts, 32-bit and
- * unreadable files answer no (execvp reports what is wrong with them). */
-static int statically_linked(const char *file)
+/* name as a message shows it: control characters as '?' (a program's name may hold a
+ * newline, which would forge a line, or an escape sequence for the terminal) */
+static const char *shown(const char *name)
+{
+	static char buf[2][PATH_MAX];
+	static int k;
+	char *out = buf[k++ % 2];
+	size_t i;
+
+	for (i = 0; name[i] && i < PATH_MAX - 1; i++)
+		out[i] = (unsigned char)name[i] < 0x20 || name[i] == 0x7f ? '?' : name[i];
+	out[i] = 0;
+	return out;
+}
+
+/* What an executable file is, for the preload. */
+enum exe_kind {
+	EXE_OTHER,   /* not ELF (a script), or unreadable: execvp says what is wrong */
+	EXE_DYNAMIC, /* an ELF of this launcher's class and machine, with an interpreter */
+	EXE_STATIC,  /* the same without one (no PT_INTERP): no dynamic loader, no preload */
+	EXE_FOREIGN, /* an ELF of another class (32-bit) or machine: libmemphis cannot be
+		      * loaded into it (the loader would print its own error and go on) */
+};
+
+static int read_ehdr(const char *file, Elf64_Ehdr *eh)
 {
 	int fd = open(file, O_RDONLY | O_CLOEXEC);
-	Elf64_Ehdr eh;
-	int interp = 0;
+	int ok = fd >= 0 && pread(fd, eh, sizeof(*eh), 0) == (ssize_t)sizeof(*eh) &&
+		 !memcmp(eh->e_ident, ELFMAG, SELFMAG);
 
-	if (fd < 0)
-		return 0;
-	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(Elf64_Phdr) ||
-	    (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)) {
+	if (fd >= 0)
 		close(fd);
-		return 0;
-	}
-	for (unsigned i = 0; i < eh.e_phnum && !interp; i++) {
+	return ok;
+}
+
+/* The kind of file; *eh its ELF header (its first 64 bytes) when it is ELF. */
+static enum exe_kind exe_kind(const char *file, Elf64_Ehdr *eh)
+{
+	Elf64_Ehdr self;
+	int fd, interp = 0;
+
+	if (!read_ehdr(file, eh))
+		return EXE_OTHER;
+	/* e_machine sits at the same offset in both classes */
+	if (!read_ehdr("/proc/self/exe", &self) || eh->e_ident[EI_CLASS] != self.e_ident[EI_CLASS] ||
+	    eh->e_ident[EI_DATA] != self.e_ident[EI_DATA] || eh->e_machine != self.e_machine)
+		return EXE_FOREIGN;
+	if (eh->e_phentsize != sizeof(Elf64_Phdr) || (eh->e_type != ET_EXEC && eh->e_type != ET_DYN))
+		return EXE_DYNAMIC;
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return EXE_DYNAMIC;
+	for (unsigned i = 0; i < eh->e_phnum && !interp; i++) {
 		Elf64_Phdr ph;
-		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) != (ssize_t)sizeof(ph)) {
-			close(fd);
-			return 0;
-		}
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh->e_phoff + i * sizeof(ph))) != (ssize_t)sizeof(ph))
+			break;
 		interp = ph.p_type == PT_INTERP;
 	}
 	close(fd);
-	return !interp;
+	return interp ? EXE_DYNAMIC : EXE_STATIC;
+}
+
+/* Would the kernel run file with rights other than ours (set-user-ID or set-group-ID to
+ * another user or group, or file capabilities), on a file system that honours them? The
+ * dynamic loader then ignores LD_PRELOAD (secure execution, AT_SECURE), silently. Writes
+ * what makes it so to why[n]. */
+static int secure_exec(const char *file, char *why, size_t n)
+{
+	struct stat st;
+	struct statvfs sv;
+
+	if (stat(file, &st) < 0 || (statvfs(file, &sv) == 0 && (sv.f_flag & ST_NOSUID)))
+		return 0;
+	if ((st.st_mode & S_ISUID) && st.st_uid != getuid()) {
+		snprintf(why, n, "set-user-ID (it runs as uid %u)", (unsigned)st.st_uid);
+		return 1;
+	}
+	if ((st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP) && st.st_gid != getgid()) {
+		snprintf(why, n, "set-group-ID (it runs as gid %u)", (unsigned)st.st_gid);
+		return 1;
+	}
+	if (getuid() != 0 && getxattr(file, "security.capability", NULL, 0) > 0) {
+		snprintf(why, n, "given file capabilities");
+		return 1;
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -196,14 +259,34 @@ int main(int argc, char **argv)
 	/* LD_PRELOAD separates its entries by spaces and colons and has no quoting */
 	if (strpbrk(lib, " :")) {
 		fprintf(stderr, "memphis: cannot preload %s: LD_PRELOAD cannot carry a path with a "
-				"space or ':'; install memphis under a path without them\n", lib);
+				"space or ':'; install memphis under a path without them\n", shown(lib));
 		return 127;
 	}
-	char file[PATH_MAX];
-	if (find_program(argv[optind], file, sizeof(file)) == 0 && statically_linked(file))
+	char file[PATH_MAX], why[64];
+	Elf64_Ehdr eh;
+	enum exe_kind kind = EXE_OTHER;
+	int found = find_program(argv[optind], file, sizeof(file)) == 0;
+
+	if (found)
+		kind = exe_kind(file, &eh);
+	/* Not to be preloaded: said in one line, then run as without memphis (no LD_PRELOAD:
+	 * the loader of another class would print its own error into the program's stderr) */
+	if (kind == EXE_FOREIGN || (found && secure_exec(file, why, sizeof(why)))) {
+		if (kind == EXE_FOREIGN)
+			fprintf(stderr, "memphis: %s is %s ELF executable: libmemphis cannot be loaded "
+					"into it, so it runs unprofiled\n", shown(file),
+				eh.e_ident[EI_CLASS] == ELFCLASS32 ? "a 32-bit" : "another machine's");
+		else
+			fprintf(stderr, "memphis: %s is %s: the dynamic loader ignores LD_PRELOAD for "
+					"it, so it runs unprofiled\n", shown(file), why);
+		execv(file, argv + optind);
+		fprintf(stderr, "memphis: cannot run %s: %s\n", shown(file), strerror(errno));
+		return errno == ENOENT ? 127 : 126;
+	}
+	if (kind == EXE_STATIC)
 		fprintf(stderr, "memphis: %s is statically linked: LD_PRELOAD cannot load libmemphis "
 				"into it, so it runs unprofiled unless it was linked with libmemphis.a "
-				"itself\n", file);
+				"itself\n", shown(file));
 	const char *old = getenv("LD_PRELOAD");
 	if (old && *old)
 		snprintf(preload, sizeof(preload), "%s:%s", lib, old);
@@ -216,7 +299,12 @@ int main(int argc, char **argv)
 	char self[24];
 	snprintf(self, sizeof(self), "%d", (int)getpid());
 	setenv("MEMPHIS_LAUNCHED", self, 1);
-	execvp(argv[optind], argv + optind);
-	fprintf(stderr, "memphis: cannot run %s: %s\n", argv[optind], strerror(errno));
+	/* an ELF file runs or fails as itself: execvp would hand one the kernel refuses
+	 * (ENOEXEC) to /bin/sh as a script */
+	if (kind != EXE_OTHER)
+		execv(file, argv + optind);
+	else
+		execvp(argv[optind], argv + optind);
+	fprintf(stderr, "memphis: cannot run %s: %s\n", shown(argv[optind]), strerror(errno));
 	return errno == ENOENT ? 127 : 126;
 }

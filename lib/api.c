@@ -392,6 +392,13 @@ __attribute__((constructor)) static void memphis_init(void)
 		memphis__log_set_fd(-1, 0, 0);
 		return;
 	}
+	if (memphis__fd_limit() < MEMPHIS__FD_LIMIT_MIN) {
+		memphis__warn_once("the descriptor limit (ulimit -n %ld) is under %d: memphis takes "
+				   "none of the program's descriptors, the program runs unprofiled",
+				   memphis__fd_limit(), MEMPHIS__FD_LIMIT_MIN);
+		memphis__log_set_fd(-1, 0, 0);
+		return;
+	}
 	log_to_own_stderr();
 	memphis__enter();
 	memphis__pin(); /* until out: */

@@ -178,11 +178,14 @@ static long nofile(void)
 	return (long)rl.rlim_cur;
 }
 
+long memphis__fd_limit(void)
+{
+	return nofile();
+}
+
 long memphis__fd_share(void)
 {
-	long share = nofile() / 4;
-
-	return share < 8 ? 8 : share;
+	return nofile() / 4;
 }
 
 long memphis__fd_held(void)

@@ -97,8 +97,15 @@ void memphis__fd_unnote(int fd);
 int memphis__pipe(int fd[2], struct memphis__fdid id[2]);
 /* closedir of a stream of memphis__opendir or memphis__opendir_kept. */
 void memphis__closedir(DIR *d);
-/* The library's share of descriptors (a quarter of RLIMIT_NOFILE) and how many it holds. */
+/* The library's share of descriptors (a quarter of RLIMIT_NOFILE, no floor: a program at a
+ * low limit keeps three quarters of it) and how many it holds. */
 long memphis__fd_share(void);
+/* RLIMIT_NOFILE (2^30 when unlimited). Under MEMPHIS__FD_LIMIT_MIN the library takes none
+ * of the program's descriptors and does not profile it (api.c): a quarter of less would
+ * not hold one thread's events and the library's own, and a program is run at such a
+ * limit on purpose, counting on every descriptor of it. */
+long memphis__fd_limit(void);
+#define MEMPHIS__FD_LIMIT_MIN 64
 long memphis__fd_held(void);
 
 #endif /* MEMPHIS_FD_H */
