@@ -44,6 +44,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -60,6 +61,20 @@ static void work(unsigned long n)
 		s += a[(x >> 13) & ((1 << 20) - 1)];
 	}
 	sink += s;
+}
+
+/* work() until the thread has used `seconds` of CPU time since the call. */
+static void work_cpu(double seconds)
+{
+	struct timespec ts;
+	double t0;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	t0 = ts.tv_sec + ts.tv_nsec * 1e-9;
+	do {
+		work(20000);
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	} while (ts.tv_sec + ts.tv_nsec * 1e-9 - t0 < seconds);
 }
 
 static void *spin(void *arg)
@@ -196,8 +211,10 @@ static int mode_closefds(void)
 			return 1;
 	}
 	memphis_print();
+	/* 20 ms of CPU time: 200 clock ticks at 100 us, one user-mode sample at least but
+	 * with P < 1e-4 where only 5 % of a busy loop's time counts as user time */
 	memphis_mark_named("after");
-	work(500000);
+	work_cpu(0.02);
 	memphis_print();
 	for (int i = 0; i < n; i++)
 		if (fds[i] != own && fcntl(fds[i], F_GETFD) < 0)

@@ -3,7 +3,8 @@
 # ioctl or close a descriptor it did not open. Its own file keeps exactly what it wrote,
 # none of its descriptors is closed by memphis, and the run stays complete (its files are
 # opened again) and sampled after the close (its perf events opened again: per thread, or
-# per CPU; 100 us, so that the 2-5 ms of region 2 take samples).
+# per CPU; 100 us, and region 2 is 20 ms of CPU time: 200 clock ticks, none of them in
+# user mode with P < 1e-4 even where 5 % of a busy loop's time counts as user time).
 . "$MEMPHIS_SRC/tests/tap.sh"
 P="$B/tests/prog_hostile"
 
