@@ -390,6 +390,8 @@ FUZZ_compare_json_SRCS := post/compare_parse.c
 FUZZ_compare_json_LIBS := -ljson-c
 FUZZ_html_source_SRCS := post/html_source.c post/infile.c
 FUZZ_html_source_LIBS := -ljson-c -ldwarf -lelf -lz
+FUZZ_json_strict_SRCS := post/json_strict.c
+FUZZ_json_strict_LIBS := -ljson-c
 FUZZ_NAMES := $(patsubst tests/fuzz_%.c,%,$(wildcard tests/fuzz_*.c))
 FUZZ_BINS := $(FUZZ_NAMES:%=$(FUZZ_B)/fuzz_%)
 FUZZ_HDRS := $(wildcard include/*.h include/memphis/*.h lib/*.h lib/*/*.h post/*.h common/*.h)

@@ -22,7 +22,7 @@ int mr_error(int code, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (mr_cli_capture) {
-		fprintf(mr_cli_capture, "%s\n", msg);
+		fprintf(mr_cli_capture, "%s\n", mr_esc(msg));
 	} else if (mr_cli_json) {
 		struct mr_json j;
 
@@ -40,9 +40,39 @@ int mr_error(int code, const char *fmt, ...)
 		mr_json_obj_end(&j);
 		fflush(stdout);
 	} else {
-		fprintf(stderr, "memphis-report: %s\n", msg);
+		fprintf(stderr, "memphis-report: %s\n", mr_esc(msg));
 	}
 	return code;
+}
+
+const char *mr_esc(const char *s)
+{
+	static _Thread_local char bufs[4][4096];
+	static _Thread_local unsigned next;
+	const char *p = s;
+	char *b, *o, *end;
+
+	while (p && *p && (unsigned char)*p >= 0x20 && *p != 0x7f)
+		p++;
+	if (!p || !*p)
+		return s;
+	b = o = bufs[next++ % 4];
+	end = b + sizeof(bufs[0]) - 4; /* room for "..." and the NUL */
+	for (p = s; *p && o + 4 <= end; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (c >= 0x20 && c != 0x7f)
+			*o++ = (char)c;
+		else if (c == '\n' || c == '\r' || c == '\t')
+			o += sprintf(o, "\\%c", c == '\n' ? 'n' : c == '\r' ? 'r' : 't');
+		else
+			o += sprintf(o, "\\x%02x", c);
+	}
+	if (*p)
+		for (int k = 0; k < 3; k++)
+			*o++ = '.';
+	*o = '\0';
+	return b;
 }
 
 int mr_usage(const char *cmd, const char *fmt, ...)
@@ -60,9 +90,9 @@ int mr_usage(const char *cmd, const char *fmt, ...)
 void mr_print_problems(const struct mr_run *run, FILE *f, const char *prefix)
 {
 	for (size_t i = 0; i < run->nwarnings; i++)
-		fprintf(f, "%swarning: %s\n", prefix, run->warnings[i]);
+		fprintf(f, "%swarning: %s\n", prefix, mr_esc(run->warnings[i]));
 	for (size_t i = 0; i < run->ndamage; i++)
-		fprintf(f, "%sdamaged input: %s\n", prefix, run->damage[i]);
+		fprintf(f, "%sdamaged input: %s\n", prefix, mr_esc(run->damage[i]));
 }
 
 /* One line on stderr, not an error, when the run directory is another user's (the library

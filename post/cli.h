@@ -32,6 +32,15 @@ int mr_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 /* Print a usage error for subcommand cmd with a pointer to its --help. Returns 1. */
 int mr_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* s made safe for a terminal: s itself when it holds no control character, else a copy
+ * with each byte below 0x20 and 0x7f written \n, \r, \t or \xHH (one of 4 buffers of
+ * the calling thread, used in turn: at most 4 live at once; cut at 4 KiB with "...").
+ * Text output passes every name that comes from a run or a program through it (regions,
+ * the program's path and command line, variables, lines, notes): a newline in one cannot
+ * forge a line of the report, nor an escape sequence reach the terminal. JSON escapes by
+ * itself. NULL gives NULL. */
+const char *mr_esc(const char *s);
+
 /* Print the damage and warning messages of run on stderr (text mode). */
 void mr_print_problems(const struct mr_run *run, FILE *f, const char *prefix);
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "compare.h"
 #include "json.h"
 
@@ -124,11 +125,12 @@ static void print_text(const struct cmp_side *a, const struct cmp_side *b,
 	const char *mw = mode_word[r->mode];
 	char nm[64], ch[96], name[1024];
 
-	fprintf(f, "A: %s (%s, build id %s)\nB: %s (%s, build id %s)\n", a->path, a->exe,
-		*a->build_id ? a->build_id : "unknown", b->path, b->exe,
-		*b->build_id ? b->build_id : "unknown");
+	fprintf(f, "A: %s (%s, build id %s)\n", mr_esc(a->path), mr_esc(a->exe),
+		*a->build_id ? mr_esc(a->build_id) : "unknown");
+	fprintf(f, "B: %s (%s, build id %s)\n", mr_esc(b->path), mr_esc(b->exe),
+		*b->build_id ? mr_esc(b->build_id) : "unknown");
 	for (size_t i = 0; i < r->nnotes; i++)
-		fprintf(f, "warning: %s\n", r->notes[i]);
+		fprintf(f, "warning: %s\n", mr_esc(r->notes[i]));
 	for (uint32_t c = 0; c <= r->nnodes; c++) {
 		const struct cmp_cell *ce = &r->nodes[c];
 		size_t n, *ix;
@@ -147,7 +149,7 @@ static void print_text(const struct cmp_side *a, const struct cmp_side *b,
 			pair_name(p, name, sizeof(name));
 			change_text(pc, ch, sizeof(ch));
 			fprintf(f, "  %-24s %s %llu → %llu   share of %s%s accesses %.1f %% → %.1f %%"
-				"  (%s)   %s\n", name, mw, (unsigned long long)pc->xa,
+				"  (%s)   %s\n", mr_esc(name), mw, (unsigned long long)pc->xa,
 				(unsigned long long)pc->xb, c == r->nnodes ? "all" : nm,
 				c == r->nnodes ? "" : "'s", 100 * pc->pa, 100 * pc->pb, ch,
 				cmp_verdict_name(p->a && p->b ? pc->v : p->v));
@@ -160,7 +162,8 @@ static void print_text(const struct cmp_side *a, const struct cmp_side *b,
 		const struct cmp_pair *p = &r->pairs[i];
 		if ((p->v == CMP_NEW || p->v == CMP_GONE) && !p->tracked)
 			fprintf(f, "%s: %s (%s)\n", cmp_verdict_name(p->v),
-				p->b ? p->b->name : p->a->name, p->b ? p->b->kind : p->a->kind);
+				mr_esc(p->b ? p->b->name : p->a->name),
+				mr_esc(p->b ? p->b->kind : p->a->kind));
 	}
 	fprintf(f, "verdict: %s (%zu regression%s, %zu improvement%s, %zu new, %zu gone at "
 		"--max-regress %g pts); exit %d\n", overall(r), r->regressions,

@@ -15,6 +15,11 @@
 #include "compare.h"
 
 #define MAX_NODES 4096 /* bound on what a report from outside may claim */
+/* The most samples a count of a report may hold, its sums included: 2^53, what a double
+ * (the shares and intervals) holds exactly, 512 PiB of 64-byte samples, more than any run
+ * holds. A report with more is refused (one line), never printed as a share over 100 %
+ * or an interval of NaN. */
+#define MAX_COUNT (1ull << 53)
 
 /* Format the one-line error into err; returns -EINVAL (for `return bad(...)`). */
 static int bad(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -26,6 +31,39 @@ static int bad(char *err, size_t len, const char *fmt, ...)
 	vsnprintf(err, len, fmt, ap);
 	va_end(ap);
 	return -EINVAL;
+}
+
+/* *sum += n when the sum stays within MAX_COUNT; false (*sum unchanged) when not. */
+static bool add_count(uint64_t *sum, uint64_t n)
+{
+	if (n > MAX_COUNT || *sum > MAX_COUNT - n)
+		return false;
+	*sum += n;
+	return true;
+}
+
+/* The error of a count over MAX_COUNT: matrix[c][p] of item name (n), or a sum of its row
+ * c or of its node (p UINT32_MAX). Returns -EINVAL. */
+static int too_many(char *err, size_t len, const struct cmp_side *s, const char *what,
+		    const char *name, uint32_t c, uint32_t p, uint64_t n)
+{
+	if (p != UINT32_MAX)
+		return bad(err, len, "%s: %s '%s': matrix[%u][%u] is %" PRIu64 " samples, more than "
+			   "a run can hold (at most 2^53)", s->path, what, name, c, p, n);
+	return bad(err, len, "%s: %s '%s': the counts of node %u add up to more samples than a "
+		   "run can hold (at most 2^53)", s->path, what, name, c);
+}
+
+/* The all-nodes sum the shares divide by fits MAX_COUNT: 0, or -EINVAL with the error. */
+static int all_nodes_fit(const struct cmp_side *s, char *err, size_t len)
+{
+	uint64_t all = 0;
+
+	for (uint32_t c = 0; c < s->nnodes; c++)
+		if (!add_count(&all, s->remote[c]) || !add_count(&all, s->local[c]))
+			return bad(err, len, "%s: the counts of all nodes add up to more samples than "
+				   "a run can hold (at most 2^53)", s->path);
+	return 0;
 }
 
 /* Member key of object o of type t, or NULL. */
@@ -162,17 +200,17 @@ static int load_item(struct cmp_side *s, struct cmp_item *it, json_object *v, in
 			if (!u64_at(row, p, &n))
 				return bad(err, len, "%s: %s '%s': matrix[%u][%u] is not a count",
 					   s->path, what, it->name, c, p);
-			if (p == c)
-				it->local[c] += n;
-			else
-				it->remote[c] += n;
+			if (!add_count(p == c ? &it->local[c] : &it->remote[c], n))
+				return too_many(err, len, s, what, it->name, c, p, n);
 		}
-		it->remote_all += it->remote[c];
-		it->local_all += it->local[c];
-		if (add_totals) {
-			s->remote[c] += it->remote[c];
-			s->local[c] += it->local[c];
-		}
+		/* the sums the shares divide by: the item's, its node's, each whole */
+		if (!add_count(&it->remote_all, it->remote[c]) ||
+		    !add_count(&it->local_all, it->local[c]) ||
+		    !add_count(&(uint64_t){ it->remote_all }, it->local_all) ||
+		    (add_totals && (!add_count(&s->remote[c], it->remote[c]) ||
+				    !add_count(&s->local[c], it->local[c]) ||
+				    !add_count(&(uint64_t){ s->remote[c] }, s->local[c]))))
+			return too_many(err, len, s, what, it->name, c, UINT32_MAX, 0);
 	}
 	if (is_line)
 		return 0;
@@ -367,8 +405,8 @@ int cmp_parse(struct cmp_side *s, const char *buf, size_t n, char *err, size_t l
 			 s->path, json_tokener_get_parse_end(tok));
 	else if (!json_object_is_type(root, json_type_object))
 		rc = bad(err, len, "%s: not a memphis-report JSON report (not an object)", s->path);
-	else
-		rc = load_report(s, root, err, len);
+	else if (!(rc = load_report(s, root, err, len)))
+		rc = all_nodes_fit(s, err, len);
 	json_object_put(root);
 	json_tokener_free(tok);
 	return rc;

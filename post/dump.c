@@ -105,10 +105,10 @@ static void dump_meta(const struct mr_run *run)
 	uint64_t region0 = 0, npg = 0;
 
 	printf("# memphis run directory %s (format version %" PRIu32 ", pid %" PRIu32 ")\n",
-	       run->dir, run->meta_file.format_version, run->meta_file.pid);
+	       mr_esc(run->dir), run->meta_file.format_version, run->meta_file.pid);
 	printf("# run:\n");
 	for (size_t i = 0; i < run->nkv; i++)
-		printf("#   %s=%s\n", run->kv[i].key, run->kv[i].value);
+		printf("#   %s=%s\n", mr_esc(run->kv[i].key), mr_esc(run->kv[i].value));
 	if (run->have_topology) {
 		printf("# topology: %" PRIu32 " cpus, %" PRIu32 " nodes\n#   cpu node:", run->ncpus,
 		       run->nnodes);
@@ -136,7 +136,7 @@ static void dump_meta(const struct mr_run *run)
 	for (size_t i = 0; i < run->nregions; i++) {
 		const struct memphis_rec_region *r = &run->regions[i];
 		printf("#   region %" PRIu32 " \"%s\" %.6f-%.6f s: %s samples, %s lost, %s throttled, "
-		       "%s dropped\n", r->seq, r->name, secs(run, r->t_start), secs(run, r->t_end),
+		       "%s dropped\n", r->seq, mr_esc(r->name), secs(run, r->t_start), secs(run, r->t_end),
 		       mr_fmt_count(a, r->samples), mr_fmt_count(b, r->lost),
 		       mr_fmt_count(c, r->throttled), mr_fmt_count(d, r->dropped));
 	}
@@ -166,7 +166,7 @@ static void dump_meta(const struct mr_run *run)
 	for (size_t i = 0; i < run->nmaps; i++)
 		printf("#   %.6f s, %zu bytes\n", secs(run, run->maps[i].time), run->maps[i].len);
 	for (size_t i = 0; i < run->nnotes; i++)
-		printf("# note %.6f s: %s\n", secs(run, run->notes[i].time), run->notes[i].text);
+		printf("# note %.6f s: %s\n", secs(run, run->notes[i].time), mr_esc(run->notes[i].text));
 	printf("# sample files: %zu\n", run->ncpufiles);
 	for (size_t i = 0; i < run->ncpufiles; i++)
 		printf("#   %s: %s bytes\n", run->cpus[i].name, mr_fmt_count(a, run->cpus[i].size));
@@ -211,7 +211,7 @@ static int dump_samples(struct mr_run *run)
 			if (hw)
 				printf("%" PRIu32 " %u 0x%" PRIx64 " ", s[i].weight,
 				       (unsigned)s[i].ins_lat, s[i].data_src);
-			printf("%s\n", r ? r->name : "?");
+			printf("%s\n", r ? mr_esc(r->name) : "?");
 		}
 	}
 	mr_samples_end(it);
@@ -328,9 +328,9 @@ int mr_cmd_dump(int argc, char **argv)
 		printf("\n");
 	}
 	for (size_t i = 0; i < run->nwarnings; i++)
-		printf("# warning: %s\n", run->warnings[i]);
+		printf("# warning: %s\n", mr_esc(run->warnings[i]));
 	for (size_t i = 0; i < run->ndamage; i++)
-		printf("# damaged input: %s\n", run->damage[i]);
+		printf("# damaged input: %s\n", mr_esc(run->damage[i]));
 	fflush(stdout);
 	mr_print_problems(run, stderr, "memphis-report: ");
 	if (!rc && run->ndamage)

@@ -20,6 +20,7 @@
 
 #include "cli.h"
 #include "html.h"
+#include "json.h"
 #include "infile.h"
 
 #ifndef MEMPHIS_DATADIR
@@ -176,22 +177,83 @@ static void put_page(FILE *f, const char *tpl, const struct blob *css, const str
 	fputs(m ? m : p, f);
 }
 
-/* The report JSON json[0 .. len) parsed; NULL after printing why it is no report. */
-static struct json_object *parse_report(const char *json, size_t len)
+/* "an object", "an integer", ... for type t. */
+static const char *type_words(json_type t)
 {
-	struct json_tokener *tok = json_tokener_new_ex(64);
-	struct json_object *o = tok ? json_tokener_parse_ex(tok, json, (int)len) : NULL, *s;
+	switch (t) {
+	case json_type_object:
+		return "an object";
+	case json_type_array:
+		return "an array";
+	case json_type_int:
+		return "an integer";
+	case json_type_double:
+		return "a number";
+	case json_type_string:
+		return "a string";
+	case json_type_boolean:
+		return "a boolean";
+	default:
+		return "null";
+	}
+}
 
-	if (tok)
+/* The top-level members the page reads, with the type each must have when present (the
+ * script tolerates a missing one, not one of another type). */
+static const struct {
+	const char *name;
+	json_type type;
+} page_members[] = {
+	{ "run", json_type_object },       { "samples", json_type_object },
+	{ "tables", json_type_array },     { "variables", json_type_array },
+	{ "regions", json_type_array },    { "warnings", json_type_array },
+	{ "damage", json_type_array },     { "nodes", json_type_int },
+	{ "rundir", json_type_string },    { "table_mode", json_type_string },
+};
+
+/* The report JSON json[0 .. len) (from input: a saved report, or the run directory the
+ * report was made from) parsed; NULL after printing why the page cannot be made of it:
+ * no JSON as a browser reads it (json-c reads more: single quotes, comments, NaN, text
+ * after the value; the page would be blank), not a memphis-report/1 report, or a member
+ * the page reads of another type. */
+static struct json_object *parse_report(const char *json, size_t len, const char *input)
+{
+	struct json_tokener *tok;
+	struct json_object *o = NULL, *s, *m;
+	const char *what;
+	size_t off;
+
+	if (len > INT_MAX) {
+		mr_error(MR_EXIT_DATA, "%s: over 2 GiB, too large for a report", input);
+		return NULL;
+	}
+	if (mr_json_strict(json, len, &off, &what)) {
+		mr_error(MR_EXIT_DATA, "%s: not JSON at byte %zu: %s (a browser could not read the "
+			 "page)", input, off, what);
+		return NULL;
+	}
+	if ((tok = json_tokener_new_ex(MR_JSON_MAX_DEPTH))) {
+		o = json_tokener_parse_ex(tok, json, (int)len);
 		json_tokener_free(tok);
-	if (len > INT_MAX || !o || !json_object_is_type(o, json_type_object) ||
+	}
+	if (!o || !json_object_is_type(o, json_type_object) ||
 	    !json_object_object_get_ex(o, "schema", &s) || !json_object_is_type(s, json_type_string) ||
 	    strcmp(json_object_get_string(s), MR_JSON_SCHEMA) != 0 ||
 	    json_object_object_get_ex(o, "error", NULL)) {
 		json_object_put(o);
-		mr_error(MR_EXIT_DATA, "not a memphis-report JSON report (schema %s)", MR_JSON_SCHEMA);
+		mr_error(MR_EXIT_DATA, "%s: not a memphis-report JSON report (schema %s)", input,
+			 MR_JSON_SCHEMA);
 		return NULL;
 	}
+	for (size_t i = 0; i < sizeof(page_members) / sizeof(page_members[0]); i++)
+		if (json_object_object_get_ex(o, page_members[i].name, &m) &&
+		    !json_object_is_type(m, page_members[i].type)) {
+			mr_error(MR_EXIT_DATA, "%s: member \"%s\" is %s, not %s", input,
+				 page_members[i].name, type_words(json_object_get_type(m)),
+				 type_words(page_members[i].type));
+			json_object_put(o);
+			return NULL;
+		}
 	return o;
 }
 
@@ -239,7 +301,7 @@ int html_write_page(const char *path, const char *json, size_t len, const char *
 	if (!load(NULL, d3_path, "the charting library (Debian's libjs-d3: apt-get install "
 		  "libjs-d3)", &d3))
 		goto out;
-	report = parse_report(json, len);
+	report = parse_report(json, len, input);
 	if (!report)
 		goto out;
 	mr_in_owner_of(input, &src_owner);

@@ -84,7 +84,8 @@ static void hosts_text(const struct job *jb, size_t g, FILE *f)
 			continue;
 		for (size_t m = 0; m < jb->nranks; m++)
 			nr += jb->ranks[m].group == g && !strcmp(jb->ranks[m].host, jb->ranks[i].host);
-		fprintf(f, "%s %s (rank%s ", k++ ? "," : "", jb->ranks[i].host, nr == 1 ? "" : "s");
+		fprintf(f, "%s %s (rank%s ", k++ ? "," : "", mr_esc(jb->ranks[i].host),
+			nr == 1 ? "" : "s");
 		rank_list(jb, g, jb->ranks[i].host, f);
 		fprintf(f, ")");
 	}
@@ -205,22 +206,23 @@ static void group_tables(const struct job *jb, json_object *d, FILE *f)
 		size_t ne = es ? json_object_array_length(es) : 0;
 
 		if (jb->o->by_rank)
-			fprintf(f, "\nrank %" PRId64 " (%s) ", job_geti(t, "mpi_rank"), job_gets(t, "host"));
+			fprintf(f, "\nrank %" PRId64 " (%s) ", job_geti(t, "mpi_rank"),
+				mr_esc(job_gets(t, "host")));
 		else
-			fprintf(f, "\n%s ", job_gets(t, "host"));
+			fprintf(f, "\n%s ", mr_esc(job_gets(t, "host")));
 		fprintf(f, "%s: total %s\n", job_gets(t, "label"),
 			mr_fmt_count(b, (uint64_t)job_geti(t, "total")));
 		for (size_t k = 0; k < ne; k++) {
 			json_object *e = json_object_array_get_idx(es, k), *its = job_get(e, "items");
 			size_t ni = its ? json_object_array_length(its) : 0;
 
-			fprintf(f, "(%" PRId64 ") %s %s", job_geti(e, "rank"), job_gets(e, "name"),
+			fprintf(f, "(%" PRId64 ") %s %s", job_geti(e, "rank"), mr_esc(job_gets(e, "name")),
 				mr_fmt_count(b, (uint64_t)job_geti(e, "count")));
 			entry_ranks(e, f);
 			for (size_t m = 0; m < ni; m++) {
 				json_object *it = json_object_array_get_idx(its, m);
 
-				fprintf(f, "    %s %s\n", job_gets(it, "name"),
+				fprintf(f, "    %s %s\n", mr_esc(job_gets(it, "name")),
 					mr_fmt_count(b, (uint64_t)job_geti(it, "count")));
 			}
 			if (job_geti(job_get(e, "more"), "items"))
@@ -244,8 +246,8 @@ static void group_text(const struct job *jb, size_t g, FILE *f)
 		apart_why(jb, g, f);
 		fprintf(f, "\n");
 	}
-	fprintf(f, "program: %s; backend: %s, period %s ns; weighting: %s\n", job_gets(run, "exe"),
-		job_gets(run, "backend"), mr_fmt_count(b1, (uint64_t)job_geti(run, "period_ns")),
+	fprintf(f, "program: %s; backend: %s, period %s ns; weighting: %s\n",
+		mr_esc(job_gets(run, "exe")), mr_esc(job_gets(run, "backend")), mr_fmt_count(b1, (uint64_t)job_geti(run, "period_ns")),
 		job_gets(run, "weighting"));
 	hosts_text(jb, g, f);
 	fprintf(f, "samples: %s total over the ranks; attributed: %s: %s remote, %s local\n",
@@ -298,8 +300,8 @@ void job_print_text(const struct job *jb, FILE *f)
 {
 	size_t n0 = jb->ngroups ? jb->groups[0].nranks : 0;
 
-	fprintf(f, "memphis-report: job %s (%s): %zu rank%s", job_id(jb),
-		jb->dir ? jb->dir : "run directories given", n0, n0 == 1 ? "" : "s");
+	fprintf(f, "memphis-report: job %s (%s): %zu rank%s", mr_esc(job_id(jb)),
+		jb->dir ? mr_esc(jb->dir) : "run directories given", n0, n0 == 1 ? "" : "s");
 	if (jb->size)
 		fprintf(f, " of %ld", jb->size);
 	fprintf(f, " (");

@@ -3,6 +3,7 @@
 #ifndef MR_JSON_H
 #define MR_JSON_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -37,5 +38,14 @@ void mr_json_i64_line(struct mr_json *j, const int64_t *v, size_t n, size_t widt
 /* Write s as a quoted JSON string to f (usable without a writer): always valid UTF-8, each
  * byte of s that starts no well-formed UTF-8 sequence written as \ufffd. */
 void mr_json_write_string(FILE *f, const char *s);
+
+/* Arrays and objects inside each other that a reader of JSON from outside accepts. */
+#define MR_JSON_MAX_DEPTH 512
+
+/* Is text[0 .. n) one JSON value as RFC 8259 defines it (what a browser's JSON.parse
+ * reads), white space around it allowed? 0, or -EINVAL with *off the byte offset where it
+ * stops being JSON and *what the rule broken there (static text). Arrays and objects
+ * nested deeper than MR_JSON_MAX_DEPTH are refused too. json_strict.c. */
+int mr_json_strict(const char *text, size_t n, size_t *off, const char **what);
 
 #endif /* MR_JSON_H */

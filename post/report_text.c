@@ -129,7 +129,7 @@ static int region_names(const struct report *r, FILE *f)
 
 		if (!report_region_selected(r, reg->seq))
 			continue;
-		fprintf(f, "%s %s (x%u)", any ? "," : "", reg->name, cnt[idx[i]]);
+		fprintf(f, "%s %s (x%u)", any ? "," : "", mr_esc(reg->name), cnt[idx[i]]);
 		any = 1;
 	}
 	free(idx);
@@ -200,13 +200,13 @@ static void print_header(const struct report *r, FILE *f)
 	const char *kmod_kind = mr_run_get(run, "kmod_kind");
 	char a[32], b[32], d[32], e[32], g[32], h[32], k[32];
 
-	fprintf(f, "memphis-report: %s\n", run->dir);
-	fprintf(f, "program: %s (pid %" PRIu32 ")%s%s\n", mr_attrib_exe(r->a), run->meta_file.pid,
-		mr_run_get(run, "cmdline") ? ", command line: " : "",
-		mr_run_get(run, "cmdline") ? mr_run_get(run, "cmdline") : "");
-	fprintf(f, "backend: %s", backend && *backend ? backend : "unknown");
+	fprintf(f, "memphis-report: %s\n", mr_esc(run->dir));
+	fprintf(f, "program: %s (pid %" PRIu32 ")%s%s\n", mr_esc(mr_attrib_exe(r->a)),
+		run->meta_file.pid, mr_run_get(run, "cmdline") ? ", command line: " : "",
+		mr_run_get(run, "cmdline") ? mr_esc(mr_run_get(run, "cmdline")) : "");
+	fprintf(f, "backend: %s", backend && *backend ? mr_esc(backend) : "unknown");
 	if (kmod_kind && *kmod_kind)
-		fprintf(f, " (%s)", kmod_kind);
+		fprintf(f, " (%s)", mr_esc(kmod_kind));
 	if (mr_run_get(run, "scope") && !strcmp(mr_run_get(run, "scope"), "cpu"))
 		fprintf(f, " (events per CPU)");
 	if (hw_period) {
@@ -219,7 +219,7 @@ static void print_header(const struct report *r, FILE *f)
 	}
 	fprintf(f, "; weighting: %s\n", report_weighting(mr_run_get(run, "weight")));
 	if (hw_period && mr_run_get(run, "hw_notes") && *mr_run_get(run, "hw_notes"))
-		fprintf(f, "hardware events: %s\n", mr_run_get(run, "hw_notes"));
+		fprintf(f, "hardware events: %s\n", mr_esc(mr_run_get(run, "hw_notes")));
 	print_hw_coverage(r, f);
 	if (mr_run_get_u64(run, "heap_sample_every", 1) > 1)
 		fprintf(f, "heap: allocations under %s bytes recorded 1 in %s on average "
@@ -227,7 +227,7 @@ static void print_header(const struct report *r, FILE *f)
 			mr_fmt_count(a, mr_run_get_u64(run, "heap_sample_below", 0)),
 			mr_fmt_count(b, mr_run_get_u64(run, "heap_sample_every", 1)));
 	if (mr_run_get(run, "sampling_error") && *mr_run_get(run, "sampling_error"))
-		fprintf(f, "sampling error: %s\n", mr_run_get(run, "sampling_error"));
+		fprintf(f, "sampling error: %s\n", mr_esc(mr_run_get(run, "sampling_error")));
 	fprintf(f, "samples: %s total: %s exact, %s approximate%s, %s no address, %s non-memory",
 		mr_fmt_count(a, r->st.total), mr_fmt_count(b, r->st.exact),
 		mr_fmt_count(d, r->st.approx),
@@ -247,7 +247,7 @@ static void print_header(const struct report *r, FILE *f)
 			mr_fmt_count(a, r->st.unwritten_ms));
 	if (r->st.write_error)
 		fprintf(f, "run cut short: %s; samples after it are missing and not counted as "
-			"lost\n", r->st.write_error);
+			"lost\n", mr_esc(r->st.write_error));
 	fprintf(f, "attributed: %s samples with a data address: %s remote, %s local, %s with no "
 		"known page home\n", mr_fmt_count(a, r->st.used), mr_fmt_count(b, r->st.remote),
 		mr_fmt_count(d, r->st.local), mr_fmt_count(e, r->st.unknown_page));
@@ -392,7 +392,7 @@ static void print_hw_table(const struct report *r, const struct mr_agg_table *tb
 		fprintf(f, "  %-*s", (int)width[0], g.cell[row][0]);
 		for (int k = 1; k < g.ncols; k++)
 			fprintf(f, " %*s", (int)width[k], g.cell[row][k]);
-		fprintf(f, "%s%s\n", *names[row] ? "  " : "", names[row]);
+		fprintf(f, "%s%s\n", *names[row] ? "  " : "", mr_esc(names[row]));
 	}
 out:
 	free(g.cell);
@@ -468,9 +468,11 @@ static void print_tables(const struct report *r, FILE *f)
 			size_t nitems = r->o.top && g->count > r->o.top ? r->o.top : g->count;
 			uint64_t irest = 0;
 
-			fprintf(f, "(%zu) %s %" PRIu64 "\n", i + 1, report_key_name(r, is_var, g->key), g->total);
+			fprintf(f, "(%zu) %s %" PRIu64 "\n", i + 1,
+				mr_esc(report_key_name(r, is_var, g->key)), g->total);
 			for (size_t k = 0; k < nitems; k++)
-				fprintf(f, "    %s %" PRIu64 "\n", report_key_name(r, !is_var, rows[g->first + k].item),
+				fprintf(f, "    %s %" PRIu64 "\n",
+					mr_esc(report_key_name(r, !is_var, rows[g->first + k].item)),
 					rows[g->first + k].n);
 			for (size_t k = nitems; k < g->count; k++)
 				irest += rows[g->first + k].n;
@@ -506,14 +508,14 @@ static void print_first_touch(const struct report *r, const uint32_t *ids, size_
 		const struct mr_agg_var *v = &r->agg.vars[ids[i]];
 		const struct mr_varinfo *vi = mr_attrib_var(r->a, ids[i]);
 
-		fprintf(f, "%s: ", vi->name);
+		fprintf(f, "%s: ", mr_esc(vi->name));
 		if (v->ft_pages) {
 			pages_text(r, v->ft_node, v->ft_pages, f);
 			report_thread_text(r, v->ft_tid, who, sizeof(who));
 			fprintf(f, ", first touched by %s (node %d)", who, v->ft_tid_node);
 			if (v->ft_tid_pages != v->ft_pages)
 				fprintf(f, " for %.0f %%", pct(v->ft_tid_pages, v->ft_pages));
-			fprintf(f, " at %s", mr_attrib_line(r->a, v->ft_line));
+			fprintf(f, " at %s", mr_esc(mr_attrib_line(r->a, v->ft_line)));
 			if (v->ft_line_pages != v->ft_pages)
 				fprintf(f, " (%.0f %%)", pct(v->ft_line_pages, v->ft_pages));
 			fprintf(f, "\n");
@@ -539,7 +541,7 @@ static void print_matrix(const struct report *r, const uint32_t *ids, size_t n, 
 	for (size_t i = 0; i < n; i++) {
 		const struct mr_agg_var *v = &r->agg.vars[ids[i]];
 
-		fprintf(f, "%s\n  %-10s", mr_attrib_var(r->a, ids[i])->name, "cpu\\page");
+		fprintf(f, "%s\n  %-10s", mr_esc(mr_attrib_var(r->a, ids[i])->name), "cpu\\page");
 		for (uint32_t p = 0; p < w; p++)
 			fprintf(f, " %10s", node_name(r, p, nb, sizeof(nb)));
 		fprintf(f, "\n");

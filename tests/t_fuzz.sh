@@ -5,7 +5,7 @@
 # small ELF objects with DWARF 4 compiled from tests/fixtures (fuzz_debuginfo), saved
 # --json reports of a synthetic run, by variable and by line (fuzz_compare_json), the
 # machine code of prog_heapvar (fuzz_heapvar), the HTML page's sample and a synthetic
-# run's report (fuzz_html_source).
+# run's report (fuzz_html_source), those reports and a lenient text (fuzz_json_strict).
 # MEMPHIS_FUZZ_SECONDS (default 10) per target; MEMPHIS_FUZZ_RUNS=N runs N executions
 # instead. MEMPHIS_FUZZ_CORPUS=DIR keeps the corpora in DIR/NAME (`make fuzz FUZZ_SECONDS=N`
 # does). MEMPHIS_FUZZ_ONLY=REGEX runs only the targets whose name matches. Skips (77) when clang or libFuzzer is not installed (Debian: clang,
@@ -33,13 +33,16 @@ ok "make fuzz builds every target into $FB"
 
 # ---- seeds, one directory per target ----
 mkdir -p seed/rundir seed/maps seed/kmod_record seed/debuginfo seed/compare_json seed/heapvar \
-	seed/html_source
+	seed/html_source seed/json_strict
 "$B/tests/tool_gen" gen -n 3000 --allocs 20 > /dev/null 2>&1 &&
 	"$B/memphis-report" --json gen > seed/compare_json/var.json 2> /dev/null
 "$B/memphis-report" --json --by line gen > seed/compare_json/line.json 2> /dev/null
 # html_source: the hand-made page sample, and a report whose lines and executable exist
 cp "$S/tests/data/html-sample.json" seed/html_source/sample.json
 "$B/memphis-report" --json --advice gen > seed/html_source/gen.json 2> /dev/null
+# json_strict: the same reports, and texts json-c reads that a browser does not
+cp seed/compare_json/*.json seed/html_source/*.json seed/json_strict/
+printf "{'a': [1, 2,], \"b\": NaN} // c" > seed/json_strict/lenient
 "$B/examples/hello/hello" > /dev/null 2>&1
 python3 - "$(rundir hello)" seed/rundir/hello <<'PY'
 import sys, os

@@ -1,6 +1,8 @@
 /* tests/unit_json.c - the JSON writer of memphis-report (post/json.c): string escaping, full
  * uint64, empty arrays, commas and closing, valid UTF-8 out of any bytes, the one-line
- * arrays of the pattern data. TAP output. */
+ * arrays of the pattern data; the strict check of JSON from outside (post/json_strict.c),
+ * case by case. TAP output. */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,10 +109,70 @@ static void test_json_line(void)
 	free(buf);
 }
 
+/* mr_json_strict: RFC 8259 only, what json-c reads beyond it refused at its offset. */
+static void test_json_strict(void)
+{
+	static const struct {
+		int line;
+		const char *text;
+		long off; /* -1: accepted */
+	} cases[] = {
+		{ __LINE__, "{\"a\": [1, -2.5e+3, 0, true, false, null, \"x\\u00e9\\n\"]}", -1 },
+		{ __LINE__, " \t[]\t ", -1 },
+		{ __LINE__, "\"\xc3\xa9\"", -1 },
+		{ __LINE__, "0", -1 },
+		{ __LINE__, "{}", -1 },
+		{ __LINE__, "", 0 },
+		{ __LINE__, "{'a': 1}", 1 },
+		{ __LINE__, "[1, 2,]", 6 },
+		{ __LINE__, "{\"a\": 1,}", 8 },
+		{ __LINE__, "{\"a\": 1} // c", 9 },
+		{ __LINE__, "[1 /* c */]", 3 },
+		{ __LINE__, "[NaN]", 1 },
+		{ __LINE__, "[-Infinity]", 2 },
+		{ __LINE__, "[True]", 1 },
+		{ __LINE__, "[01]", 1 },
+		{ __LINE__, "[1.]", 3 },
+		{ __LINE__, "[.5]", 1 },
+		{ __LINE__, "[+1]", 1 },
+		{ __LINE__, "[1e]", 3 },
+		{ __LINE__, "[\"a\tb\"]", 3 },
+		{ __LINE__, "[\"\\x41\"]", 3 },
+		{ __LINE__, "[\"\\u12G4\"]", 3 },
+		{ __LINE__, "[\"abc", 5 },
+		{ __LINE__, "{\"a\" 1}", 5 },
+		{ __LINE__, "[1 2]", 3 },
+		{ __LINE__, "{} {}", 3 },
+		{ __LINE__, "[1", 2 },
+	};
+	char deep[2 * MR_JSON_MAX_DEPTH + 3];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t off = 0;
+		const char *what = NULL;
+		int rc = mr_json_strict(cases[i].text, strlen(cases[i].text), &off, &what);
+
+		tap(cases[i].off < 0 ? rc == 0 : rc == -EINVAL && (long)off == cases[i].off && what,
+		    cases[i].line, "strict: '%s' %s (got %d at %zu: %s)", cases[i].text,
+		    cases[i].off < 0 ? "accepted" : "refused", rc, off, what ? what : "");
+	}
+	/* nesting: MR_JSON_MAX_DEPTH arrays accepted, one more refused */
+	for (int extra = 0; extra < 2; extra++) {
+		size_t n = MR_JSON_MAX_DEPTH + (size_t)extra, off;
+		const char *what;
+
+		memset(deep, '[', n);
+		memset(deep + n, ']', n);
+		ok(!mr_json_strict(deep, 2 * n, &off, &what) == !extra,
+		   "strict: %zu nested arrays %s", n, extra ? "refused" : "accepted");
+	}
+}
+
 int main(void)
 {
 	test_json();
 	test_json_line();
 	test_json_utf8();
+	test_json_strict();
 	return tap_done();
 }

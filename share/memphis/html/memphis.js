@@ -5,9 +5,22 @@
  * variable is drawn for the variable the user clicks (a table row or a button). */
 (function () {
 	'use strict';
-	var R = JSON.parse(document.getElementById('memphis-report').textContent);
-	var P = JSON.parse(document.getElementById('memphis-page').textContent);
-	var nodes = R.nodes || 1;
+	/* the report and page data; a text that is no JSON (memphis-report checks the saved
+	 * report it is given, RFC 8259) leaves a line on the page, never a blank page */
+	function data(id) {
+		try {
+			var d = JSON.parse(document.getElementById(id).textContent);
+			return d !== null && typeof d === 'object' && !Array.isArray(d) ? d : {};
+		} catch (e) {
+			d3.select('#notes').append('p').attr('class', 'note')
+				.text('The report embedded in this page could not be read (' + id + ': ' +
+					e.message + ').');
+			return {};
+		}
+	}
+	var R = data('memphis-report');
+	var P = data('memphis-page');
+	var nodes = typeof R.nodes === 'number' && R.nodes >= 1 ? R.nodes : 1;
 	var num = d3.format(',');
 	/* nodes and threads in palettes of their own (Dark2; category10 then 20b: 30 hues), so
 	 * that a first-touch strip and a home-node strip of one colour mean different things */
@@ -32,6 +45,16 @@
 		return b + ' B';
 	}
 	function note(sel, text) { sel.append('p').attr('class', 'note').text(text); }
+	/* fn() drawn, or, when the report's members are not what the view reads (a report
+	 * edited by hand, of another version), a note naming the view instead of the view: the
+	 * other views are drawn */
+	function guard(what, fn) {
+		try {
+			fn();
+		} catch (e) {
+			note(d3.select('#notes'), what + ' could not be drawn from this report: ' + e.message);
+		}
+	}
 	function missing(sel, text) { sel.append('p').attr('class', 'missing').text(text); }
 
 	/* a table of rows (arrays of {v, text, num}) under sel, sorted by a click on a header */
@@ -536,30 +559,35 @@
 			if (!wholeVariable) { lo = r[0]; hi = r[1]; }
 		}
 		var views = sel.append('div').attr('class', 'views');
-		matrixView(views, v);
-		pagesView(views, v);
-		threadsView(views, v, lo, hi);
-		timeView(views, v, lo, hi);
-		linesView(sel, v);
+		guard('The node x node view of ' + v.name, function () { matrixView(views, v); });
+		guard('The pages view of ' + v.name, function () { pagesView(views, v); });
+		guard('The threads view of ' + v.name, function () { threadsView(views, v, lo, hi); });
+		guard('The time view of ' + v.name, function () { timeView(views, v, lo, hi); });
+		guard('The source lines of ' + v.name, function () { linesView(sel, v); });
 	}
 
 	function main() {
-		var shown = (R.variables || []).filter(function (v) { return v.shown; });
+		var shown = (Array.isArray(R.variables) ? R.variables : []).filter(function (v) {
+			return v && typeof v === 'object' && v.shown;
+		});
 		var byName = {};
 		shown.forEach(function (v) { byName[v.name] = v; });
-		var select = function (name) { if (byName[name]) showVariable(byName[name]); };
-		header();
-		notes(shown);
-		nodeShare();
-		nodeTables(select);
-		regions();
+		var show = function (v) {
+			guard('The views of ' + v.name, function () { showVariable(v); });
+		};
+		var select = function (name) { if (byName[name]) show(byName[name]); };
+		guard('The run header', header);
+		guard('The notes', function () { notes(shown); });
+		guard('The remote share per node', nodeShare);
+		guard('The per-node tables', function () { nodeTables(select); });
+		guard('The regions', regions);
 		var nav = d3.select('nav#var-list');
 		nav.append('span').text('Variables: ');
 		nav.selectAll('button').data(shown).enter().append('button')
 			.attr('title', function (v) { return v.name; })
-			.text(function (v) { return v.name; }).on('click', showVariable);
+			.text(function (v) { return v.name; }).on('click', show);
 		if (shown.length)
-			showVariable(shown[0]);
+			show(shown[0]);
 		else
 			missing(d3.select('#variable'), 'No variable to show.');
 		var lib = P.library || {};
