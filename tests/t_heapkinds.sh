@@ -9,9 +9,11 @@
 # one of them mapped by the program with MAP_STACK, stay stacks, not mmap objects. An array
 # from libnuma's numa_alloc_onnode is named by the program's line, not by libnuma's code.
 # MEMPHIS_HEAPKINDS_STEPS (default 200000000) is the length of the chases: 0.4-0.5 s
-# profiled on a 2.6 GHz Xeon KVM guest, 1,700-1,900 samples at 250 us. The shares need
-# about 1,000 samples: at 1/6 a share's standard deviation is then 1.2 points, a quarter
-# of the +-5 allowed.
+# profiled on a 2.6 GHz Xeon KVM guest, 1,700-1,900 samples at 250 us, 3,171 here. An
+# array's count of the N attributed samples is Binomial(N, its true share), which is its
+# chases' share of the CPU time (measured by the program) within 2.5 points (0.3 seen
+# here): the count must fall within stats.py share's range for [CPU - 2.5, CPU + 2.5] %
+# (P <= 1e-4 of failing by chance; about +-5 points at 3,000 samples, as before).
 . "$MEMPHIS_SRC/tests/tap.sh"
 CC=${CC:-cc}
 STEPS=${MEMPHIS_HEAPKINDS_STEPS:-200000000}
@@ -55,8 +57,10 @@ $(cpu mremap) mremap at prog_heapkinds.c:$(line mremap) in kinds
 $(cpu malloc) malloc at prog_heapkinds.c:$(line malloc) in kinds
 EOF
 # prints TAP lines from TAP_N + 1: each expected name found with its share, and nothing else
-python3 - "$TAP_N" kinds.json expect >checks 2>check.err <<'EOF'
+python3 - "$TAP_N" kinds.json expect "$S/tests" >checks 2>check.err <<'EOF'
 import json, sys
+sys.path.insert(0, sys.argv[4])
+import stats
 n = int(sys.argv[1])
 def check(good, what, detail=""):
     global n
@@ -76,9 +80,13 @@ for table in doc.get("tables", []):
 total = sum(counts.values())
 check(total >= 1000, "at least 1000 attributed samples", "%d" % total)
 for name in want:
-    share = 100.0 * counts.get(name, 0) / total if total else 0
-    check(abs(share - cpu[name]) <= 5,
-          "%s: %.1f %% of the samples (expect its CPU time's %.1f +- 5)" % (name, share, cpu[name]),
+    c = counts.get(name, 0)
+    share = 100.0 * c / total if total else 0
+    lo, hi = max(cpu[name] - 2.5, 0) / 100, min(cpu[name] + 2.5, 100) / 100
+    good, least, most, _ = stats.share_check(c, total, lo, hi) if total else (False, 0, 0, 0)
+    check(good,
+          "%s: %.1f %% of the samples (expect its CPU time's %.1f +- 2.5 and chance: %d-%d of %d)"
+          % (name, share, cpu[name], least, most, total),
           "not in the report" if name not in counts else "")
 others = sorted(((c, k) for k, c in counts.items() if k not in want), reverse=True)
 covered = 100.0 * sum(counts.get(k, 0) for k in want) / total if total else 0
