@@ -71,8 +71,18 @@ static long record(void *arg)
 static long count_only(void *arg)
 {
 	(void)arg;
-	nseen++;
+	__atomic_add_fetch(&nseen, 1, __ATOMIC_RELEASE);
 	return 0;
+}
+
+/* How many items the I/O thread has run once it ran `want`, or after 10 s. The wait is
+ * for a CPU (a loaded machine kept it from one for over 50 ms), never for the wake-up
+ * under test: without it the items never run, and the count stays short. */
+static int wait_seen(int want)
+{
+	for (int ms = 0; ms < 10000 && __atomic_load_n(&nseen, __ATOMIC_ACQUIRE) < want; ms++)
+		usleep(1000);
+	return __atomic_load_n(&nseen, __ATOMIC_ACQUIRE);
 }
 
 static long slow_item(void *arg)
@@ -172,7 +182,8 @@ int main(void)
 	free(big.iov_base);
 
 	/* lazy (the drain promised to kick): a post waits for the kick, or for a quarter of
-	 * the ring; a read, which goes ahead of waiting posts, tells whether they ran */
+	 * the ring; a read, which goes ahead of waiting posts, tells that they have not run,
+	 * wait_seen that they have */
 	struct iovec one = { &(int){ 1 }, sizeof(int) };
 	nseen = 0;
 	memphis__io_lazy(1);
@@ -183,16 +194,14 @@ int main(void)
 	memphis__io_post(count_only, &one, 1);
 	usleep(20000);
 	memphis__io_kick();
-	usleep(50000);
-	int kicked = (int)memphis__io_read(count_seen, NULL);
+	int kicked = wait_seen(2);
 	ok(unkicked == 0 && kicked == 2,
 	   "lazy: a post waits for a kick (%d seen after 50 ms), then runs (%d of 2)", unkicked,
 	   kicked);
 	struct iovec piece = { payload, sizeof(payload) };
 	for (int i = 0; i < 11; i++) /* 11 x 96 KiB: over 1 MiB */
 		memphis__io_post(count_only, &piece, 1);
-	usleep(100000);
-	kicked = (int)memphis__io_read(count_seen, NULL);
+	kicked = wait_seen(13);
 	ok(kicked == 13, "lazy: a quarter of the ring wakes it unkicked (%d of 13 seen)", kicked);
 	memphis__io_lazy(0);
 
