@@ -2,12 +2,20 @@
 # The runtimes apart (issue 16 item 3): tests/prog_waits has long barriers (thread 0 does
 # 4 times the others' work) and measures the share of its threads' CPU time spent at the
 # barrier. With OMP_WAIT_POLICY=active the waiting threads spin in libgomp: the header's
-# runtime wait share must be within 5 points of the program's own; the user's arrays head
-# the tables and the runtimes' own data (kind "runtime") come after every other variable.
-# With OMP_WAIT_POLICY=passive the threads sleep in the kernel: the sampler's task clock
-# does not tick for a sleeping thread, so the header shows about the threads' CPU time in
-# the wait (a few %), not the wall-clock wait the program also prints.
+# runtime wait share must be the program's own; the user's arrays head the tables and the
+# runtimes' own data (kind "runtime") come after every other variable. With
+# OMP_WAIT_POLICY=passive the threads sleep in the kernel: the sampler's task clock does
+# not tick for a sleeping thread, so the header shows about the threads' CPU time in the
+# wait (a few %), not the wall-clock wait the program also prints.
+# The header's K of N samples in the wait is Binomial(N, the wait's share of the sampled
+# time). Active: the spinning is user time, sampled: K within the threads' CPU share at the
+# barrier +- 2.5 points (timing around the barrier) and its noise (stats.py share: P <=
+# 1e-4 of failing by chance). Passive: the wait's few % of CPU time are mostly the
+# kernel's, which the sampler does not see (4.7 % of CPU time, 0.0 % of samples): K at most
+# what that CPU share + 2.5 points allows (stats.py max), however little of it is user
+# time; "within 5 points" held only while the CPU share stayed below 5.
 . "$MEMPHIS_SRC/tests/tap.sh"
+command -v python3 >/dev/null || { echo "python3 is needed to read the JSON report" >&2; exit 77; }
 P="$B/tests/prog_waits"
 export OMP_NUM_THREADS=2
 
@@ -23,15 +31,29 @@ run() {
 share() { sed -n "s/.*wait share: cpu \([0-9.]*\) %, wall \([0-9.]*\) %.*/\\$([ "$2" = cpu ] && echo 1 || echo 2)/p" "$1.out"; }
 # header POLICY: the header's runtime wait share, in percent
 header() { sed -n 's/^runtime wait: .* samples (\([0-9.]*\) %) in a runtime.*/\1/p' "$1.txt"; }
-within() { awk -v a="$1" -v b="$2" -v d="$3" 'BEGIN { exit !(a != "" && b != "" && (a - b <= d) && (b - a <= d)) }'; }
+# counts POLICY: "K N" of the header's "runtime wait: K of N samples"
+counts() { sed -n 's/^runtime wait: \([0-9,]*\) of \([0-9,]*\) samples.*/\1 \2/p' "$1.txt" | tr -d ,; }
+# band POLICY: "LO HI", the program's CPU share of the wait +- 2.5 points, as fractions
+band() { awk -v c="$(share "$1" cpu)" 'BEGIN { lo = (c - 2.5) / 100; hi = (c + 2.5) / 100
+	print (lo < 0 ? 0 : lo), (hi > 1 ? 1 : hi) }'; }
+# active_ok: the active run's count within its band and chance
+active_ok() {
+	set -- $(counts active) $(band active)
+	[ $# = 4 ] && share_ok "$@"
+}
+# passive_ok: the passive run's count no more than its band's top allows
+passive_ok() {
+	set -- $(counts passive) $(band passive)
+	[ $# = 4 ] && [ "$1" -le "$(stats max "$2" "$4")" ]
+}
 
 # libgomp's team and barrier are small allocations: mostly unrecorded with the default
 # heap sampling (the active run), recorded with MEMPHIS_HEAP_SAMPLE=1 (the passive run);
 # either way their accesses by libgomp's code are its own, not <unknown>
 run active 64
 cpu=$(share active cpu) head=$(header active)
-check "active: the header's runtime wait share (${head:-none} %) is within 5 points of the threads' CPU time at the barrier (${cpu:-none} %)" \
-	within "$head" "$cpu" 5
+check "active: the header's runtime wait share (${head:-none} %: $(counts active)) is the threads' CPU time at the barrier (${cpu:-none} % +- 2.5 and chance)" \
+	active_ok
 check "active: the wait is libgomp's" grep -Eq '^runtime wait: .*: OpenMP runtime \(libgomp\) [0-9.]+ %' active.txt
 check "active: the user's arrays head the table" sh -c '
 	grep -E "^\([12]\) " active.txt | grep -Ec "^\([12]\) (grid \(malloc at prog_waits\.c:[0-9]+\)|coef) " | grep -qx 2'
@@ -59,8 +81,8 @@ PY
 
 run passive 1
 pcpu=$(share passive cpu) pwall=$(share passive wall) phead=$(header passive)
-check "passive: the header's wait share (${phead:-none} %) is within 5 points of the threads' CPU time waiting (${pcpu:-none} %)" \
-	within "$phead" "$pcpu" 5
+check "passive: the header's wait share (${phead:-none} %: $(counts passive)) is at most the threads' CPU time waiting (${pcpu:-none} % + 2.5 and chance)" \
+	passive_ok
 check "passive: ... and far below their wall-clock wait (${pwall:-none} %): sleeping threads take no samples" \
 	awk -v h="$phead" -v w="$pwall" 'BEGIN { exit !(h != "" && w != "" && h < 5 && w > h + 15) }'
 check "passive: the runtimes' groups come after every other variable (text)" order_ok passive
