@@ -20,9 +20,10 @@
  * thread among those waiting, gets a CPU only once the others had theirs: on
  * oversubscribed CPUs it waited 0.1-2.5 s (2 vCPUs, 65 busy threads, 2 other busy
  * processes) against a ring of 107 ms, and the region lost hundreds of samples. So the
- * scope that auto chose (not one asked for) turns to events per thread, for the rest of
- * the run, before a region's events are switched on when the CPUs look oversubscribed
- * (cpus_crowded), and at a read that finds the drain fell behind.
+ * scope turns to events per thread, for the rest of the run and with a note in it, before
+ * a region's events are switched on when the CPUs look oversubscribed (cpus_crowded), and
+ * at a read that finds the drain fell behind: a run that lost samples is worse than one
+ * sampled per thread, whichever scope was asked for.
  */
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -48,8 +49,8 @@ static uint64_t code_dl; /* memphis__dl_changes() when code was last emptied */
 static uint64_t period;            /* ns, from the probe */
 static int scope_cpu;              /* sampling through `cpus`, not per thread (changes under
 				    * the registry lock too: soft_open reads it there) */
-static int scope_auto;             /* MEMPHIS_SCOPE=auto: cpu may turn to thread (leave_cpus) */
 static int cpus_on;                /* the CPUs' events are on (the last start) */
+static int left_cpus;              /* leave_cpus ran: from the CPUs' events to the threads' */
 static struct memphis__percpu cpus;
 static uint64_t unknown_tid;       /* samples of threads not registered (yet), dropped */
 static uint64_t lost_pending;      /* lost in rings read by start, told by the next read */
@@ -89,7 +90,6 @@ static void open_scope(int scope, pid_t pid)
 
 	if (scope == MEMPHIS__SCOPE_THREAD)
 		return;
-	scope_auto = scope == MEMPHIS__SCOPE_AUTO;
 	soft_attr(&a, period, 1);
 	/* the watermark at the ring's end: nobody waits on it (read_every_ms) */
 	err = memphis__percpu_open(&cpus, &a, pid, ring_pages(period), 1);
@@ -369,7 +369,10 @@ static void open_own(struct memphis__thread *t, void *ctx)
 	if (t->gone || t->sample.fd >= 0 || t->sample.base)
 		return;
 	soft_attr(&a, period, 0);
-	err = memphis__ring_open(&t->sample, &a, t->tid, ring_pages(period), 2);
+	/* the watermark at the ring's end, as the CPUs' had: the drain reads it on its timer
+	 * (read_every_ms) and polls it, the threads having no page-fault stream of their own
+	 * in this scope, only to see the thread end */
+	err = memphis__ring_open(&t->sample, &a, t->tid, ring_pages(period), 1);
 	if (err == 0 && cpus_on)
 		err = memphis__ring_enable(&t->sample, 1);
 	if (err < 0)
@@ -387,6 +390,7 @@ static void leave_cpus(struct reading *rd, const char *why)
 	lost_pending += rd->lost + memphis__percpu_lost(&cpus);
 	rd->lost = 0;
 	memphis__percpu_close(&cpus);
+	left_cpus = 1;
 	memphis__thread_lock();
 	scope_cpu = 0;
 	memphis__thread_unlock();
@@ -406,7 +410,7 @@ static uint64_t soft_read_process(memphis__emit_fn *emit)
 	memphis__percpu_drain(&cpus, on_record, &rd);
 	rd.lost += memphis__percpu_lost(&cpus);
 	/* read late: a ring more than half full, read at half its time, or one that lost */
-	if (scope_auto && (fill > 512 || rd.lost)) {
+	if (fill > 512 || rd.lost) {
 		char why[96];
 		snprintf(why, sizeof(why), "the drain fell behind the CPUs' rings (%u %% full, %llu lost)",
 			 fill * 100 / 1024, (unsigned long long)rd.lost);
@@ -429,7 +433,7 @@ static int soft_start(int on, memphis__emit_fn *emit)
 	if (!scope_cpu)
 		return 0;
 	code_ready();
-	if (on && scope_auto && cpus_crowded()) {
+	if (on && cpus_crowded()) {
 		cpus_on = 1;
 		leave_cpus(&rd, "the CPUs are oversubscribed (over two tasks or threads of the "
 			   "process per CPU): the drain would wait for one longer than their rings last");
@@ -455,7 +459,7 @@ static unsigned soft_read_every_ms(size_t thread_ring_bytes)
 			least = cpus.ring[k].data_size;
 	/* the threads' own rings, just opened by leave_cpus: the drain knows their size at its
 	 * next look at the registry (250 ms at most) */
-	if (least == SIZE_MAX && scope_auto && !scope_cpu)
+	if (least == SIZE_MAX && left_cpus)
 		least = (size_t)ring_pages(period) * (size_t)sysconf(_SC_PAGESIZE);
 	if (least == SIZE_MAX)
 		return 0;
