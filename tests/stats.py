@@ -69,10 +69,12 @@ def pois_below(m, lam):
 
 def min_count(n, p, alpha=ALPHA):
     """The largest m with P(Binomial(n, p) < m) <= alpha (0: no bound holds)."""
-    m = 0
-    while m < n and binom_below(m + 1, n, p) <= alpha:
-        m += 1
-    return m
+    cum = 0.0
+    for k in range(n + 1):  # cum = P(X <= k) = P(X < k + 1)
+        cum += math.exp(_lpmf_binom(k, n, p))
+        if cum > alpha:
+            return k
+    return n
 
 
 def max_count(n, p, alpha=ALPHA):
@@ -82,10 +84,14 @@ def max_count(n, p, alpha=ALPHA):
 
 def pois_min(lam, alpha=ALPHA):
     """The largest m with P(Poisson(lam) < m) <= alpha."""
-    m = 0
-    while pois_below(m + 1, lam) <= alpha:
-        m += 1
-    return m
+    if lam <= 0:
+        return 0
+    cum, k = 0.0, 0
+    while True:  # cum = P(X <= k) = P(X < k + 1)
+        cum += math.exp(k * math.log(lam) - lam - math.lgamma(k + 1))
+        if cum > alpha:
+            return k
+        k += 1
 
 
 def need(p, m, alpha=ALPHA):

@@ -12,7 +12,7 @@
  * SITE:tag marks a malloc call site. tests/golden/check.py finds both in the source.
  * gcc -O2 inlines func_pool, make_b, loads_main and loads_thread: the report has to name
  * the function static and the call site in make_b from DWARF's inline scopes.
- * Usage: golden [SECONDS]  (length of each region, default 1)
+ * Usage: golden [SECONDS]  (length of each region in its thread's CPU time, default 1)
  * Needs a stack limit above 24 MiB (ulimit -s) for the main thread's stack array.
  */
 #include <memphis.h>
@@ -66,11 +66,12 @@ static void fill(double *p, size_t n)
 	golden_fill(p, n, FILL);
 }
 
+/* The calling thread's CPU time: a region's samples do not depend on the machine's load. */
 static double now(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
