@@ -8,7 +8,8 @@
  * backtrace() and the library's own allocations run inside the library (self.h:
  * memphis__enter) and are not recorded. The real allocator runs inside the library too:
  * a signal handler that calls the public API while its thread is in malloc gets -EDEADLK
- * instead of deadlocking on the allocator's lock. Records are kept in mmap'ed chunks
+ * instead of deadlocking on the allocator's lock. Call-site chains are unwound once per
+ * chain and then read back from the stack (callsite.c). Records are kept in mmap'ed chunks
  * (never our own malloc) and handed to the drain thread's write function; when it falls
  * far behind, records are dropped and counted. This file stands on self.c alone: every
  * other file of the library allocates through it, so it must not call them.
@@ -24,6 +25,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "callsite.h"
 #include "heap.h"
 #include "memphis/format.h"
 #include "self.h"
@@ -70,6 +72,12 @@ static struct stream allocs = { MPH_BLK_ALLOCS, sizeof(struct memphis_rec_alloc)
 static struct stream frees = { MPH_BLK_FREES, sizeof(struct memphis_rec_free), NULL, NULL,
 			       &frees.full };
 static unsigned pending; /* filled chunks of both streams */
+/* Chunks written, kept for the next records (at most SPARE_CHUNKS): a new mapping's pages
+ * were each a page fault and a page zeroed in the program's thread, most of what recording
+ * cost an allocation-heavy program's time beyond the records' instructions (issue 38). */
+#define SPARE_CHUNKS 8u
+static struct chunk *spare;
+static unsigned nspare;
 static uint64_t dropped;
 static int recording; /* 1 once the run directory exists, 0 after the last flush / in a fork child */
 static int depth = 1;
@@ -79,21 +87,26 @@ static uint64_t unsampled;         /* sampled but not recorded: the live table w
 
 /* Small allocations are recorded 1 in sample_every on average: each thread counts down a
  * random gap (mean sample_every, so a periodic allocation pattern does not alias), and
- * an unsampled allocation costs a TLS decrement. The frees of the recorded ones are found
- * through `live`, a lock-free set of their addresses: levels of open-addressing tables
- * (16 probes, no tombstones: a lookup scans all 16), level k of LIVE_SLOTS << k slots,
- * made (raw mmap) when an address finds no free slot in the levels before it, so that
- * a program keeping millions of small blocks live has its sampled ones recorded (one
- * fixed table of 65,536 slots recorded no more than about 65,000 at once: 1 in 64 of
- * 4 M live blocks). A free scans 16 slots per level made. A free of a block of
- * MEMPHIS__HEAP_SAMPLE_BELOW usable bytes or more is always recorded, as every allocation
- * that large is. */
+ * an unsampled allocation costs a TLS decrement. While small ones are sampled, the frees
+ * recorded are those of the blocks recorded, of any size, found through `live`, a
+ * lock-free set of their addresses: levels of open-addressing tables (16 probes, no
+ * tombstones: a lookup scans all 16), level k of LIVE_SLOTS << k slots, made (raw mmap)
+ * when an address finds no free slot in the levels before it, so that a program keeping
+ * millions of small blocks live has its sampled ones recorded (one fixed table of 65,536
+ * slots recorded no more than about 65,000 at once: 1 in 64 of 4 M live blocks). A free
+ * first reads `live_hint`, a count of the live set's addresses per hash bucket (a counted
+ * address may not be in a table yet, never the reverse): most frees are of blocks never
+ * recorded, and that one load in a 64 KiB table tells them, where scanning 16 slots per
+ * level in a 512 KiB one took 200 instructions and a cache miss a free (issue 38). */
 #define LIVE_SLOTS 65536u
 #define LIVE_PROBES 16u
 #define LIVE_LEVELS 12u /* the last of 128 Mi slots */
+#define HINT_BITS 14u
 static uintptr_t live0[LIVE_SLOTS];
 static uintptr_t *live[LIVE_LEVELS] = { live0 };
-static __thread unsigned gap_left, gap_rng;
+static uint32_t live_hint[1u << HINT_BITS];
+static __thread unsigned gap_left __attribute__((tls_model("initial-exec")));
+static __thread unsigned gap_rng __attribute__((tls_model("initial-exec")));
 
 static void *chunk_new(size_t size);
 
@@ -120,9 +133,19 @@ static size_t live_slot(uintptr_t p, unsigned k)
 	return (size_t)(((uint64_t)p * 0x9e3779b97f4a7c15ull) >> (48 - k));
 }
 
+/* p's bucket of live_hint. */
+static uint32_t *hint_of(uintptr_t p)
+{
+	return &live_hint[((uint64_t)p * 0xc2b2ae3d27d4eb4full) >> (64 - HINT_BITS)];
+}
+
 /* Remember p as recorded; 0, or -ENOSPC when no level has room for it. */
 static int live_add(uintptr_t p)
 {
+	uint32_t *hint = hint_of(p);
+
+	/* counted first: a free of p (after this returns) never finds the count 0 */
+	__atomic_add_fetch(hint, 1, __ATOMIC_RELAXED);
 	for (unsigned k = 0; k < LIVE_LEVELS; k++) {
 		uintptr_t *t = live_level(k, 1);
 		size_t mask = ((size_t)LIVE_SLOTS << k) - 1, h = live_slot(p, k);
@@ -136,12 +159,12 @@ static int live_add(uintptr_t p)
 				return 0;
 		}
 	}
+	__atomic_sub_fetch(hint, 1, __ATOMIC_RELAXED);
 	return -ENOSPC;
 }
 
-/* Forget p; 1 if it was recorded (its free must be too), else 0. Levels are made in
- * order: the first absent one ends the search. */
-static int live_take(uintptr_t p)
+/* live_take's search, its count of p's bucket not 0. */
+static __attribute__((noinline)) int live_find_take(uintptr_t p, uint32_t *hint)
 {
 	for (unsigned k = 0; k < LIVE_LEVELS; k++) {
 		uintptr_t *t = live_level(k, 0);
@@ -154,20 +177,27 @@ static int live_take(uintptr_t p)
 			uintptr_t want = p;
 			if (__atomic_load_n(slot, __ATOMIC_RELAXED) == p &&
 			    __atomic_compare_exchange_n(slot, &want, 0, 0, __ATOMIC_RELAXED,
-							__ATOMIC_RELAXED))
+							__ATOMIC_RELAXED)) {
+				__atomic_sub_fetch(hint, 1, __ATOMIC_RELAXED);
 				return 1;
+			}
 		}
 	}
 	return 0;
 }
 
-/* 1 when this small allocation is one of the sampled ones. */
-static int sample_small(void)
+/* Forget p; 1 if it was recorded (its free must be too), else 0. Levels are made in
+ * order: the first absent one ends the search. */
+static inline int live_take(uintptr_t p)
 {
-	if (gap_left > 1) {
-		gap_left--;
-		return 0;
-	}
+	uint32_t *hint = hint_of(p);
+
+	return __atomic_load_n(hint, __ATOMIC_RELAXED) ? live_find_take(p, hint) : 0;
+}
+
+/* sample_small's draw of the next gap; returns 1 (this allocation is sampled). */
+static __attribute__((noinline)) int sample_next(void)
+{
 	if (!gap_rng)
 		gap_rng = (unsigned)memphis__gettid() * 2654435761u | 1;
 	gap_rng ^= gap_rng << 13;
@@ -175,6 +205,16 @@ static int sample_small(void)
 	gap_rng ^= gap_rng << 5;
 	gap_left = 1 + gap_rng % (2 * sample_every - 1); /* the next gap, mean sample_every */
 	return 1;
+}
+
+/* 1 when this small allocation is one of the sampled ones. */
+static inline int sample_small(void)
+{
+	if (gap_left > 1) {
+		gap_left--;
+		return 0;
+	}
+	return sample_next();
 }
 
 static void *arena_alloc(size_t size, size_t align)
@@ -223,7 +263,15 @@ static void *chunk_new(size_t size)
 static void append(struct stream *st, const void *rec)
 {
 	if (!st->cur || (st->cur->n + 1) * st->size > CHUNK_BYTES) {
-		struct chunk *c = pending < MAX_PENDING_CHUNKS ? chunk_new(sizeof(*c)) : NULL;
+		struct chunk *c = NULL;
+
+		if (pending < MAX_PENDING_CHUNKS && spare) {
+			c = spare;
+			spare = c->next;
+			nspare--;
+		} else if (pending < MAX_PENDING_CHUNKS) {
+			c = chunk_new(sizeof(*c));
+		}
 		if (!c) {
 			dropped++;
 			return;
@@ -250,9 +298,11 @@ int memphis__heap_wanted(uint64_t size)
 	return memphis__heap_recording() && size >= heap_min;
 }
 
-void memphis__heap_describe(struct memphis_rec_alloc *r, const void *p, uint64_t size, int kind,
-			    const void *site)
+__attribute__((noinline)) void memphis__heap_describe(struct memphis_rec_alloc *r, const void *p,
+						      uint64_t size, int kind, const void *site)
 {
+	uint64_t cfa = (uint64_t)(uintptr_t)__builtin_dwarf_cfa();
+
 	memset(r, 0, sizeof(*r));
 	r->time = memphis__now();
 	r->addr = (uint64_t)(uintptr_t)p;
@@ -261,19 +311,14 @@ void memphis__heap_describe(struct memphis_rec_alloc *r, const void *p, uint64_t
 	r->kind = (uint16_t)kind;
 	r->frames[0] = (uint64_t)(uintptr_t)site;
 	r->nframes = 1;
-	if (depth > 1) {
-		/* the interposer's own frames (up to 3 in lib/mmap.c) come before the site */
-		void *bt[MEMPHIS_MAX_FRAMES + 6];
-		int n = backtrace(bt, depth + 6);
-		int i = 0;
-		while (i < n && bt[i] != site)
-			i++;
-		for (i++; i < n && r->nframes < depth; i++)
-			r->frames[r->nframes++] = (uint64_t)(uintptr_t)bt[i];
-	}
+	if (depth > 1)
+		memphis__callsite_chain(r, cfa, depth);
 }
 
-void memphis__heap_put_alloc(const struct memphis_rec_alloc *r)
+/* The recording's own work runs in frames of its own, never inlined into an interposer:
+ * memphis-report tells the runtime code it calls (memcpy, the clock) from the program's
+ * by the first libmemphis frame above it (post/attrib_self.c). */
+__attribute__((noinline)) void memphis__heap_put_alloc(const struct memphis_rec_alloc *r)
 {
 	int err = errno;
 
@@ -285,7 +330,7 @@ void memphis__heap_put_alloc(const struct memphis_rec_alloc *r)
 	errno = err;
 }
 
-void memphis__heap_put_free(uint64_t addr)
+__attribute__((noinline)) void memphis__heap_put_free(uint64_t addr)
 {
 	struct memphis_rec_free r = { 0 };
 	int err = errno;
@@ -306,22 +351,15 @@ void memphis__heap_unrecorded(void)
 	__atomic_add_fetch(&unsampled, 1, __ATOMIC_RELAXED);
 }
 
-/* Record an allocation of `size` bytes at p, called from `site`. errno is kept: the
- * program sees the real allocator's. */
-static void record_alloc(void *p, size_t size, int kind, void *site)
+/* record_alloc of an allocation to be recorded (sampled, when small). */
+static __attribute__((noinline)) void record_chosen(void *p, size_t size, int kind, void *site)
 {
 	struct memphis_rec_alloc r;
 	int err;
 
-	if (!p || !memphis__heap_wanted(size))
+	if (sample_every > 1 && live_add((uintptr_t)p) < 0) {
+		memphis__heap_unrecorded();
 		return;
-	if (size < MEMPHIS__HEAP_SAMPLE_BELOW && sample_every > 1) {
-		if (!sample_small())
-			return;
-		if (live_add((uintptr_t)p) < 0) {
-			memphis__heap_unrecorded();
-			return;
-		}
 	}
 	err = errno;
 	memphis__enter();
@@ -331,14 +369,28 @@ static void record_alloc(void *p, size_t size, int kind, void *site)
 	errno = err;
 }
 
-/* Whether the free of live block p is to be recorded: 0 no, 1 yes, 2 yes and p was a
- * sampled small block (taken out of `live`). Called before the block is given back. */
-static int free_wanted(void *p)
+/* Record an allocation of `size` bytes at p, called from `site`. errno is kept: the
+ * program sees the real allocator's. Inline in each interposer: an allocation left
+ * unrecorded costs a few loads and a TLS decrement. */
+static inline __attribute__((always_inline)) void record_alloc(void *p, size_t size, int kind,
+								void *site)
+{
+	if (!p || !memphis__heap_wanted(size))
+		return;
+	if (sample_every > 1 && size < MEMPHIS__HEAP_SAMPLE_BELOW && !sample_small())
+		return;
+	record_chosen(p, size, kind, site);
+}
+
+/* Whether the free of live block p is to be recorded: 0 no, 1 yes, 2 yes and p was
+ * taken out of `live` (small allocations are sampled: it was recorded). Called before the
+ * block is given back. */
+static inline __attribute__((always_inline)) int free_wanted(void *p)
 {
 	if (!p || memphis__inside() || !__atomic_load_n(&recording, __ATOMIC_RELAXED))
 		return 0;
-	if (sample_every > 1 && malloc_usable_size(p) < MEMPHIS__HEAP_SAMPLE_BELOW)
-		return live_take((uintptr_t)p) ? 2 : 0; /* 0: a small block never recorded */
+	if (sample_every > 1)
+		return live_take((uintptr_t)p) ? 2 : 0; /* 0: a block never recorded */
 	return 1;
 }
 
@@ -574,7 +626,7 @@ void memphis__heap_init(int callsite_depth, uint64_t min_size, unsigned every)
 	depth = callsite_depth;
 	heap_min = min_size;
 	sample_every = every ? every : 1;
-	/* backtrace() loads libgcc_s on first use, which allocates: do it now, unrecorded. */
+	/* the unwinder may allocate on first use (libgcc_s registering frames): now, unrecorded */
 	memphis__enter();
 	if (depth > 1)
 		backtrace(bt, 4);
@@ -599,15 +651,26 @@ static struct chunk *take(struct stream *st)
 	return list;
 }
 
-/* Hand the chunks, oldest first, to write and unmap them. */
+/* Hand the chunks, oldest first, to write; keep them as spares, or unmap them. */
 static void write_chunks(memphis__heap_write_fn *write, uint16_t type, size_t size,
 			 struct chunk *c)
 {
 	while (c) {
 		struct chunk *next = c->next;
+		int kept = 0;
+
 		if (c->n)
 			write(type, c->rec, c->n * size);
-		syscall(SYS_munmap, c, sizeof(*c));
+		pthread_mutex_lock(&heap_lock);
+		if (nspare < SPARE_CHUNKS) {
+			c->next = spare;
+			spare = c;
+			nspare++;
+			kept = 1;
+		}
+		pthread_mutex_unlock(&heap_lock);
+		if (!kept)
+			syscall(SYS_munmap, c, sizeof(*c));
 		c = next;
 	}
 }

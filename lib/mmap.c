@@ -220,8 +220,10 @@ static void put_back(const struct map *saved, size_t n)
 		memphis__heap_unrecorded();
 }
 
-/* Record the allocation of [lo, hi) of `kind` from `site`. Inside the library. */
-static void record(uint64_t lo, uint64_t hi, int kind, const void *site)
+/* Record the allocation of [lo, hi) of `kind` from `site`. Inside the library. This and
+ * end_range are the recording's own work, in frames of their own (never inlined into an
+ * interposer): memphis-report sets aside the runtime code they call (post/attrib_self.c). */
+static __attribute__((noinline)) void record(uint64_t lo, uint64_t hi, int kind, const void *site)
 {
 	struct map m;
 
@@ -234,7 +236,7 @@ static void record(uint64_t lo, uint64_t hi, int kind, const void *site)
 
 /* End what the table holds in [lo, hi) (up to SAVED of the ended ranges go to saved[]);
  * how many were ended. Inside the library. */
-static size_t end_range(uint64_t lo, uint64_t hi, struct map *saved)
+static __attribute__((noinline)) size_t end_range(uint64_t lo, uint64_t hi, struct map *saved)
 {
 	size_t n;
 

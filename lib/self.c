@@ -8,6 +8,8 @@
 #include "self.h"
 
 __thread int memphis__self_depth __attribute__((tls_model("initial-exec")));
+__thread uint64_t memphis__self_stack_lo __attribute__((tls_model("initial-exec")));
+__thread uint64_t memphis__self_stack_hi __attribute__((tls_model("initial-exec")));
 
 pid_t memphis__gettid(void)
 {

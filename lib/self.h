@@ -78,6 +78,18 @@ static inline void memphis__lib_free(void *p)
 	memphis__leave();
 }
 
+/* The calling thread's own stack, [lo, hi), as its registration found it (thread.c:
+ * pthread_getattr_np); both 0 until then, and in a thread the library never attached. The
+ * call-site chains (callsite.c) read stack words above their caller only inside it. */
+extern __thread uint64_t memphis__self_stack_lo __attribute__((tls_model("initial-exec")));
+extern __thread uint64_t memphis__self_stack_hi __attribute__((tls_model("initial-exec")));
+
+static inline void memphis__self_set_stack(uint64_t lo, uint64_t hi)
+{
+	memphis__self_stack_lo = lo;
+	memphis__self_stack_hi = hi;
+}
+
 /* The calling thread's kernel tid (cached after the first call). */
 pid_t memphis__gettid(void);
 

@@ -159,6 +159,7 @@ void memphis__thread_attach_self(void)
 		}
 		pthread_attr_destroy(&attr);
 	}
+	memphis__self_set_stack(lo, hi); /* for the allocations' call-site chains (callsite.c) */
 	pthread_mutex_lock(&threads_lock);
 	t = find(tid);
 	if (t) {

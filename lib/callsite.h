@@ -1,0 +1,17 @@
+/* lib/callsite.h - an allocation's call-site chain: the return addresses above the site
+ * (MEMPHIS_CALLSITE_DEPTH frames in all), unwound once per chain and then read back from
+ * the stack (lib/callsite.c). Below it: self only. */
+#ifndef MEMPHIS_CALLSITE_H
+#define MEMPHIS_CALLSITE_H
+
+#include <stdint.h>
+
+#include "memphis/format.h"
+
+/* Fill r->frames[1 .. depth) with the return addresses above r->frames[0] (the site, the
+ * interposer's return address), as many as the stack has, and r->nframes. cfa: the CFA of
+ * the calling function (__builtin_dwarf_cfa()), above which the stack is read. Inside the
+ * library (self.h: memphis__enter): the unwinder may allocate on its first use. */
+void memphis__callsite_chain(struct memphis_rec_alloc *r, uint64_t cfa, int depth);
+
+#endif /* MEMPHIS_CALLSITE_H */
