@@ -218,6 +218,47 @@ static int build_tls(struct mr_attrib *a)
 	return 0;
 }
 
+/* The heap objects' index from the run's ALLOCS and FREES records, read block by block and
+ * given back as it goes (mr_run_recs_release): each object's variable (by its call site)
+ * is its entry's tag. 0 or -ENOMEM. */
+static int build_heap(struct mr_attrib *a)
+{
+	struct mr_run *run = a->run;
+	struct memphis_rec_alloc r;
+	struct memphis_rec_free f;
+
+	if (mr_heap_begin(&a->heap, run->nallocs))
+		return -ENOMEM;
+	for (size_t b = 0; b < run->nalloc_recs; b++) {
+		struct mr_recs *blk = &run->alloc_recs[b];
+
+		for (size_t i = 0; i < blk->n && blk->raw; i++) {
+			uint32_t id;
+
+			memcpy(&r, blk->raw + i * sizeof(r), sizeof(r));
+			id = attrib_alloc_runtime(a, &r);
+			if (!id)
+				id = attrib_heap_var(a, &r);
+			a->vars[id].objects++;
+			a->vars[id].bytes += r.size;
+			mr_heap_add(&a->heap, r.addr, r.size, r.time, id);
+		}
+		mr_run_recs_release(run, blk);
+	}
+	if (mr_heap_sort(&a->heap))
+		return -ENOMEM;
+	for (size_t b = 0; b < run->nfree_recs; b++) {
+		struct mr_recs *blk = &run->free_recs[b];
+
+		for (size_t i = 0; i < blk->n && blk->raw; i++) {
+			memcpy(&f, blk->raw + i * sizeof(f), sizeof(f));
+			mr_heap_add_free(&a->heap, f.addr, f.time);
+		}
+		mr_run_recs_release(run, blk);
+	}
+	return mr_heap_finish(&a->heap);
+}
+
 int mr_attrib_open(struct mr_run *run, const struct mr_attrib_opts *o, struct mr_attrib **out,
 		   char *err, size_t errlen)
 {
@@ -292,24 +333,8 @@ int mr_attrib_open(struct mr_run *run, const struct mr_attrib_opts *o, struct mr
 		if (v)
 			*v = i; /* the last START of a reused tid wins */
 	}
-	if (mr_heap_build(&a->heap, run->allocs, run->nallocs, run->frees, run->nfrees))
+	if (build_heap(a))
 		goto oom;
-	/* each object's variable, by its record, then kept in its heap entry */
-	uint32_t *site_var = malloc((run->nallocs + 1) * sizeof(*site_var));
-	if (!site_var)
-		goto oom;
-	for (size_t i = 0; i < run->nallocs; i++) {
-		uint32_t id = attrib_alloc_runtime(a, &run->allocs[i]);
-
-		if (!id)
-			id = attrib_heap_var(a, &run->allocs[i]);
-		site_var[i] = id;
-		a->vars[id].objects++;
-		a->vars[id].bytes += run->allocs[i].size;
-	}
-	for (size_t i = 0; i < a->heap.n; i++)
-		a->heap.obj[i].tag = site_var[a->heap.obj[i].tag];
-	free(site_var);
 	if (build_stacks(a) || build_tls(a))
 		goto oom;
 	*out = a;

@@ -6,124 +6,165 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "radix.h"
 #include "search.h"
 
-struct fr {
-	uint64_t addr, time;
-};
-
-/* The records base[0..n) (stride bytes each) in the order of their uint64_t fields at
- * hi_off, then lo_off, then their index: n pairs whose .i are the records' indexes, of *a
- * or *b (both n long, the caller frees both). NULL when out of memory. */
-static const struct mr_keyidx *order_by_two(const void *base, size_t n, size_t stride,
-					    size_t hi_off, size_t lo_off, struct mr_keyidx **a,
-					    struct mr_keyidx **b)
+int mr_heap_begin(struct mr_heap *h, size_t nallocs)
 {
-	const unsigned char *p = base;
-
-	if (mr_keyidx_alloc(n, a, b))
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		memcpy(&(*a)[i].key, p + i * stride + hi_off, sizeof(uint64_t));
-		(*a)[i].i = i;
-	}
-	return mr_radix_sort_then(*a, *b, n, base, stride, lo_off);
-}
-
-int mr_heap_build(struct mr_heap *h, const struct memphis_rec_alloc *allocs, size_t nallocs,
-		  const struct memphis_rec_free *frees, size_t nfrees)
-{
-	struct fr *f = NULL;
-	struct mr_keyidx *ka = NULL, *kb = NULL;
-	const struct mr_keyidx *ord;
-	uint64_t *block;
-	size_t n = 0, fi = 0;
-
 	memset(h, 0, sizeof(*h));
 	h->obj = malloc((nallocs ? nallocs : 1) * sizeof(*h->obj));
-	f = malloc((nfrees ? nfrees : 1) * sizeof(*f));
-	/* objects by (address, allocation time, record), frees by (address, time) */
-	ord = h->obj && f ? order_by_two(allocs, nallocs, sizeof(*allocs),
-					 offsetof(struct memphis_rec_alloc, addr),
-					 offsetof(struct memphis_rec_alloc, time), &ka, &kb)
-			  : NULL;
-	for (size_t k = 0; ord && k < nallocs; k++) {
-		size_t i = ord[k].i;
-
-		if (allocs[i].addr == 0 || i > UINT32_MAX)
-			continue;
-		h->obj[n] = (struct mr_heap_obj){
-			.addr = allocs[i].addr,
-			.end = allocs[i].addr + (allocs[i].size ? allocs[i].size : 1),
-			.t0 = allocs[i].time, .t1 = UINT64_MAX, .tag = (uint32_t)i,
-		};
-		n++;
-	}
-	free(ka);
-	free(kb);
-	ka = kb = NULL;
-	ord = ord ? order_by_two(frees, nfrees, sizeof(*frees),
-				 offsetof(struct memphis_rec_free, addr),
-				 offsetof(struct memphis_rec_free, time), &ka, &kb)
-		  : NULL;
-	for (size_t k = 0; ord && k < nfrees; k++)
-		f[k] = (struct fr){ frees[ord[k].i].addr, frees[ord[k].i].time };
-	free(ka);
-	free(kb);
-	if (!ord) {
-		free(h->obj);
-		free(f);
-		h->obj = NULL;
+	if (!h->obj)
 		return -ENOMEM;
-	}
-	h->n = n;
+	h->cap = nallocs;
+	return 0;
+}
 
-	/* Pair each allocation with the first free of its address at or after its time and
-	 * before the next allocation at the same address; a reuse without a recorded free
-	 * ends the older object where the newer one starts. */
-	for (size_t i = 0; i < n; i++) {
-		struct mr_heap_obj *o = &h->obj[i];
-		int last = i + 1 == n || h->obj[i + 1].addr != o->addr;
-		uint64_t next_t0 = last ? UINT64_MAX : h->obj[i + 1].t0;
+int mr_heap_add(struct mr_heap *h, uint64_t addr, uint64_t size, uint64_t t0, uint32_t tag)
+{
+	if (!h->obj || h->n >= h->cap || h->n >= UINT32_MAX)
+		return -ENOSPC;
+	if (!addr)
+		return 0;
+	/* group holds the order added until the sort has used it */
+	h->obj[h->n] = (struct mr_heap_obj){ .addr = addr, .end = addr + (size ? size : 1),
+					     .t0 = t0, .t1 = UINT64_MAX, .tag = tag,
+					     .group = (uint32_t)h->n };
+	h->n++;
+	return 0;
+}
 
-		while (fi < nfrees && (f[fi].addr < o->addr ||
-				       (f[fi].addr == o->addr && f[fi].time < o->t0))) {
-			h->unmatched_frees++;
-			fi++;
-		}
-		if (fi < nfrees && f[fi].addr == o->addr && f[fi].time <= next_t0) {
-			o->t1 = f[fi].time;
-			fi++;
-		} else {
-			o->t1 = next_t0;
-		}
-		o->group = (i > 0 && h->obj[i - 1].addr == o->addr) ? h->obj[i - 1].group
-								     : (uint32_t)i;
+/* The order of the sort: (addr, t0, order added). */
+static int obj_before(const struct mr_heap_obj *a, const struct mr_heap_obj *b)
+{
+	if (a->addr != b->addr)
+		return a->addr < b->addr;
+	if (a->t0 != b->t0)
+		return a->t0 < b->t0;
+	return a->group < b->group;
+}
+
+static void insertion_sort(struct mr_heap_obj *o, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		struct mr_heap_obj x = o[i];
+		size_t j = i;
+
+		for (; j > 0 && obj_before(&x, &o[j - 1]); j--)
+			o[j] = o[j - 1];
+		o[j] = x;
 	}
-	h->unmatched_frees += nfrees - fi;
-	free(f);
-	h->addr = malloc((n ? n : 1) * sizeof(*h->addr));
-	h->ntop = (n + MR_HEAP_FANOUT - 1) / MR_HEAP_FANOUT;
+}
+
+/* Byte d of the 16-byte key (addr, t0), most significant first. */
+static unsigned key_byte(const struct mr_heap_obj *o, unsigned d)
+{
+	return (unsigned)((d < 8 ? o->addr : o->t0) >> (8 * (7 - (d & 7)))) & 255u;
+}
+
+/* Sort o[0..n) in place by (addr, t0, order added), the entries' keys equal in their
+ * bytes before d: most significant digit first (American flag sort), skipping the bytes
+ * no entry differs in (addresses and times share their high bytes), insertion sort below
+ * 32 entries and among entries of one key. No memory beyond the stack: the records of a
+ * run are most of the report's memory, and a copy to sort them was as much again. */
+static void sort_from(struct mr_heap_obj *o, size_t n, unsigned d)
+{
+	size_t count[256], next[256], end;
+	uint64_t da = 0, dt = 0;
+
+	if (n <= 32) {
+		insertion_sort(o, n);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		da |= o[i].addr ^ o[0].addr;
+		dt |= o[i].t0 ^ o[0].t0;
+	}
+	while (d < 16 && !(((d < 8 ? da : dt) >> (8 * (7 - (d & 7)))) & 255u))
+		d++;
+	if (d == 16) { /* one key: by the order added */
+		insertion_sort(o, n);
+		return;
+	}
+	memset(count, 0, sizeof(count));
+	for (size_t i = 0; i < n; i++)
+		count[key_byte(&o[i], d)]++;
+	end = 0;
+	for (unsigned b = 0; b < 256; b++) {
+		next[b] = end;
+		end += count[b];
+	}
+	/* each bucket's entries swapped into place: next[b] is the first not yet placed */
+	end = 0;
+	for (unsigned b = 0; b < 256; b++) {
+		end += count[b];
+		while (next[b] < end) {
+			unsigned v = key_byte(&o[next[b]], d);
+
+			if (v == b) {
+				next[b]++;
+			} else {
+				struct mr_heap_obj t = o[next[v]];
+
+				o[next[v]++] = o[next[b]];
+				o[next[b]] = t;
+			}
+		}
+	}
+	end = 0;
+	for (unsigned b = 0; b < 256; b++) {
+		if (count[b] > 1)
+			sort_from(o + end, count[b], d + 1);
+		end += count[b];
+	}
+}
+
+/* The first entry with obj.addr > addr (n if none), for n > 0: among those starting in
+ * addr's 4 KiB block when there are, else first among the fan-out's run starts, then in a
+ * run. */
+static size_t upper(const struct mr_heap *h, uint64_t addr)
+{
+	const uint64_t *v = mph_u64map_get(&h->starts, addr >> 12);
+	size_t lo, hi;
+
+	if (v) {
+		lo = (size_t)(uint32_t)*v;
+		return lo + mph_upper_bound(h->obj + lo, (size_t)(*v >> 32), sizeof(*h->obj),
+					    offsetof(struct mr_heap_obj, addr), addr);
+	}
+	lo = mph_upper_bound(h->top, h->ntop, sizeof(*h->top), 0, addr);
+	if (lo == 0)
+		return 0;
+	hi = lo * MR_HEAP_FANOUT < h->n ? lo * MR_HEAP_FANOUT : h->n;
+	lo = (lo - 1) * MR_HEAP_FANOUT;
+	return lo + mph_upper_bound(h->obj + lo, hi - lo, sizeof(*h->obj),
+				    offsetof(struct mr_heap_obj, addr), addr);
+}
+
+int mr_heap_sort(struct mr_heap *h)
+{
+	uint64_t *block = NULL;
+	int sorted = 1;
+
+	if (!h->obj)
+		return -ENOMEM;
+	for (size_t i = 1; i < h->n && sorted; i++)
+		sorted = obj_before(&h->obj[i - 1], &h->obj[i]);
+	if (!sorted)
+		sort_from(h->obj, h->n, 0);
+	/* the lookups' first level and blocks' map, which the frees need too */
+	h->ntop = (h->n + MR_HEAP_FANOUT - 1) / MR_HEAP_FANOUT;
 	h->top = malloc((h->ntop ? h->ntop : 1) * sizeof(*h->top));
-	for (h->leaves = 1; h->leaves < n; h->leaves *= 2)
-		;
-	h->maxend = calloc(2 * h->leaves, sizeof(*h->maxend));
-	if (!h->addr || !h->top || !h->maxend) {
+	if (!h->top || mph_u64map_init(&h->starts, h->n / 8 + 16)) {
 		mr_heap_free(h);
 		return -ENOMEM;
 	}
-	if (mph_u64map_init(&h->starts, n / 8 + 16)) {
-		mr_heap_free(h);
-		return -ENOMEM;
-	}
-	block = NULL;
-	for (size_t i = 0; i < n; i++) {
-		h->addr[i] = h->obj[i].addr;
+	for (size_t i = 0; i < h->n; i++) {
+		struct mr_heap_obj *o = &h->obj[i];
+
+		o->group = i > 0 && h->obj[i - 1].addr == o->addr ? h->obj[i - 1].group : (uint32_t)i;
 		/* entries are sorted by address: a block's are contiguous, counted through the
 		 * value its first one inserted (valid until the next insertion) */
-		if (i == 0 || h->addr[i - 1] >> 12 != h->addr[i] >> 12) {
-			block = mph_u64map_put(&h->starts, h->addr[i] >> 12, (uint64_t)i);
+		if (i == 0 || h->obj[i - 1].addr >> 12 != o->addr >> 12) {
+			block = mph_u64map_put(&h->starts, o->addr >> 12, (uint64_t)i);
 			if (!block) {
 				mr_heap_free(h);
 				return -ENOMEM;
@@ -132,13 +173,87 @@ int mr_heap_build(struct mr_heap *h, const struct memphis_rec_alloc *allocs, siz
 		*block += 1ull << 32;
 	}
 	for (size_t i = 0; i < h->ntop; i++)
-		h->top[i] = h->addr[i * MR_HEAP_FANOUT];
-	for (size_t i = 0; i < n; i++)
-		h->maxend[h->leaves + i] = h->obj[i].end;
+		h->top[i] = h->obj[i * MR_HEAP_FANOUT].addr;
+	return 0;
+}
+
+void mr_heap_add_free(struct mr_heap *h, uint64_t addr, uint64_t t)
+{
+	size_t u, g, a;
+	struct mr_heap_obj *o;
+
+	if (!h->top) /* not sorted, or failed */
+		return;
+	u = h->n ? upper(h, addr) : 0;
+	if (u == 0 || h->obj[u - 1].addr != addr) {
+		h->unmatched_frees++;
+		return;
+	}
+	g = h->obj[u - 1].group;
+	/* among entries [g, u) (t0 ascending) the last allocated before t, else the first if
+	 * allocated at t */
+	a = g + mph_upper_bound(h->obj + g, u - g, sizeof(*h->obj),
+				offsetof(struct mr_heap_obj, t0), t - 1);
+	if (t == 0 || a == g) {
+		if (h->obj[g].t0 != t) {
+			h->unmatched_frees++;
+			return;
+		}
+		a = g + 1;
+	}
+	o = &h->obj[a - 1];
+	if (o->t1 != UINT64_MAX)
+		h->unmatched_frees++; /* its second free: the later one is the stray */
+	if (t < o->t1)
+		o->t1 = t;
+}
+
+int mr_heap_finish(struct mr_heap *h)
+{
+	if (!h->top)
+		return -ENOMEM;
+	/* an object without a free ends where the next one at its address starts */
+	for (size_t i = 0; i + 1 < h->n; i++)
+		if (h->obj[i].t1 == UINT64_MAX && h->obj[i + 1].addr == h->obj[i].addr)
+			h->obj[i].t1 = h->obj[i + 1].t0;
+	for (h->leaves = 1; h->leaves < h->ntop; h->leaves *= 2)
+		;
+	h->maxend = calloc(2 * h->leaves, sizeof(*h->maxend));
+	if (!h->maxend) {
+		mr_heap_free(h);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < h->n; i++) {
+		uint64_t *m = &h->maxend[h->leaves + i / MR_HEAP_FANOUT];
+
+		*m = h->obj[i].end > *m ? h->obj[i].end : *m;
+	}
 	for (size_t k = h->leaves; k-- > 1;)
 		h->maxend[k] = h->maxend[2 * k] > h->maxend[2 * k + 1] ? h->maxend[2 * k]
 									: h->maxend[2 * k + 1];
+	/* what the building needed and the lookups do not */
+	if (h->n < h->cap) {
+		struct mr_heap_obj *o = realloc(h->obj, (h->n ? h->n : 1) * sizeof(*h->obj));
+
+		if (o)
+			h->obj = o;
+		h->cap = h->n;
+	}
 	return 0;
+}
+
+int mr_heap_build(struct mr_heap *h, const struct memphis_rec_alloc *allocs, size_t nallocs,
+		  const struct memphis_rec_free *frees, size_t nfrees)
+{
+	if (mr_heap_begin(h, nallocs))
+		return -ENOMEM;
+	for (size_t i = 0; i < nallocs && i <= UINT32_MAX; i++)
+		mr_heap_add(h, allocs[i].addr, allocs[i].size, allocs[i].time, (uint32_t)i);
+	if (mr_heap_sort(h))
+		return -ENOMEM;
+	for (size_t i = 0; i < nfrees; i++)
+		mr_heap_add_free(h, frees[i].addr, frees[i].time);
+	return mr_heap_finish(h);
 }
 
 void mr_heap_free(struct mr_heap *h)
@@ -146,30 +261,33 @@ void mr_heap_free(struct mr_heap *h)
 	if (!h)
 		return;
 	free(h->obj);
-	free(h->addr);
 	free(h->top);
 	free(h->maxend);
 	mph_u64map_free(&h->starts);
 	h->obj = NULL;
-	h->addr = NULL;
 	h->top = NULL;
 	h->maxend = NULL;
-	h->n = h->ntop = h->leaves = 0;
+	h->n = h->ntop = h->leaves = h->cap = 0;
 }
 
-/* The largest index j < i whose object ends after addr, or SIZE_MAX when none: up the
- * tree while the left siblings end at or before addr, then down to the rightmost leaf
- * that ends after it. */
+/* The largest index j < i whose object ends after addr, or SIZE_MAX when none: back over
+ * i's own run, then up the tree while the runs to the left end at or before addr, down to
+ * the rightmost run that ends after it, and back over that run. */
 static size_t prev_reaching(const struct mr_heap *h, size_t i, uint64_t addr)
 {
-	size_t k;
+	size_t r = i / MR_HEAP_FANOUT, k;
 
-	if (i >= h->leaves) { /* every entry is below i */
+	for (size_t j = i; j-- > r * MR_HEAP_FANOUT;)
+		if (h->obj[j].end > addr)
+			return j;
+	if (r == 0)
+		return SIZE_MAX;
+	if (r >= h->leaves) { /* every run is before i's */
 		if (h->maxend[1] <= addr)
 			return SIZE_MAX;
 		k = 1;
 	} else {
-		for (k = h->leaves + i; k > 1; k /= 2)
+		for (k = h->leaves + r; k > 1; k /= 2)
 			if ((k & 1) && h->maxend[k - 1] > addr)
 				break;
 		if (k <= 1)
@@ -178,42 +296,29 @@ static size_t prev_reaching(const struct mr_heap *h, size_t i, uint64_t addr)
 	}
 	while (k < h->leaves)
 		k = h->maxend[2 * k + 1] > addr ? 2 * k + 1 : 2 * k;
-	return k - h->leaves;
+	r = k - h->leaves;
+	for (size_t j = (r + 1) * MR_HEAP_FANOUT; j-- > r * MR_HEAP_FANOUT;)
+		if (j < h->n && h->obj[j].end > addr)
+			return j;
+	return SIZE_MAX; /* not reached: the run's highest end is above addr */
 }
 
-/* The first entry with obj.addr > addr (n if none), for n > 0: among those starting in
- * addr's 4 KiB block when there are, else first among the fan-out's block starts, then in
- * a block. */
-static size_t upper(const struct mr_heap *h, uint64_t addr)
-{
-	const uint64_t *v = mph_u64map_get(&h->starts, addr >> 12);
-	size_t lo, hi;
-
-	if (v) {
-		lo = (size_t)(uint32_t)*v;
-		return lo + mph_upper_bound(h->addr + lo, (size_t)(*v >> 32), sizeof(*h->addr), 0,
-					    addr);
-	}
-	lo = mph_upper_bound(h->top, h->ntop, sizeof(*h->top), 0, addr);
-	if (lo == 0)
-		return 0;
-	hi = lo * MR_HEAP_FANOUT < h->n ? lo * MR_HEAP_FANOUT : h->n;
-	lo = (lo - 1) * MR_HEAP_FANOUT;
-	return lo + mph_upper_bound(h->addr + lo, hi - lo, sizeof(*h->addr), 0, addr);
-}
-
-/* The highest end of entries [0, i): up the max tree from both ends of the leaves. */
+/* The highest end of entries [0, i): the runs before i's up the max tree from both ends of
+ * the leaves, then i's own run. */
 static uint64_t prefix_maxend(const struct mr_heap *h, size_t i)
 {
+	size_t r = i / MR_HEAP_FANOUT;
 	uint64_t m = 0;
 
-	for (size_t l = h->leaves, r = h->leaves + i; l < r; l /= 2, r /= 2) {
+	for (size_t l = h->leaves, e = h->leaves + r; l < e; l /= 2, e /= 2) {
 		if (l & 1)
 			m = h->maxend[l] > m ? h->maxend[l] : m;
 		l += l & 1;
-		if (r & 1)
-			m = h->maxend[r - 1] > m ? h->maxend[r - 1] : m;
+		if (e & 1)
+			m = h->maxend[e - 1] > m ? h->maxend[e - 1] : m;
 	}
+	for (size_t j = r * MR_HEAP_FANOUT; j < i; j++)
+		m = h->obj[j].end > m ? h->obj[j].end : m;
 	return m;
 }
 
@@ -227,7 +332,7 @@ int mr_heap_gap(const struct mr_heap *h, uint64_t addr, uint64_t *lo, uint64_t *
 		return 1;
 	u = upper(h, addr);
 	if (u < h->n)
-		*hi = h->addr[u];
+		*hi = h->obj[u].addr;
 	*lo = prefix_maxend(h, u);
 	return *lo <= addr;
 }
@@ -253,7 +358,8 @@ const struct mr_heap_obj *mr_heap_find_steps(const struct mr_heap *h, uint64_t a
 		size_t g = h->obj[i].group, last, a;
 
 		*steps += 1;
-		last = g + mph_upper_bound(h->addr + g, lo - g, sizeof(*h->addr), 0, h->obj[g].addr);
+		last = g + mph_upper_bound(h->obj + g, lo - g, sizeof(*h->obj),
+					   offsetof(struct mr_heap_obj, addr), h->obj[g].addr);
 		/* among entries [g, last) (same addr, t0 ascending) the last with t0 <= t */
 		a = g + mph_upper_bound(h->obj + g, last - g, sizeof(*h->obj),
 					offsetof(struct mr_heap_obj, t0), t);

@@ -228,6 +228,7 @@ void mr_run_close(struct mr_run *run)
 	for (size_t i = 0; i < run->npages; i++)
 		if (!run->pages[i].mapped)
 			free((void *)run->pages[i].raw);
+	mr_run_drop_heap_records(run); /* their buffers; before the mapping goes */
 	if (run->meta_map)
 		munmap((void *)run->meta_map, run->meta_msize);
 	for (size_t i = 0; i < run->nnotes; i++)
@@ -249,8 +250,8 @@ void mr_run_close(struct mr_run *run)
 	free(run->distance);
 	free(run->maps);
 	free(run->threads);
-	free(run->allocs);
-	free(run->frees);
+	free(run->alloc_recs);
+	free(run->free_recs);
 	free(run->touches);
 	free(run->regions);
 	free(run->region_by_seq);
@@ -265,13 +266,23 @@ void mr_run_close(struct mr_run *run)
 	free(run);
 }
 
+void mr_run_recs_release(struct mr_run *run, struct mr_recs *r)
+{
+	if (!r->raw)
+		return;
+	if (!r->mapped)
+		free((void *)r->raw);
+	else if (run->meta_map)
+		rundir_drop_pages(r->raw, r->len);
+	r->raw = NULL;
+}
+
 void mr_run_drop_heap_records(struct mr_run *run)
 {
-	free(run->allocs);
-	free(run->frees);
-	run->allocs = NULL;
-	run->frees = NULL;
-	run->nallocs = run->nfrees = 0;
+	for (size_t i = 0; i < run->nalloc_recs; i++)
+		mr_run_recs_release(run, &run->alloc_recs[i]);
+	for (size_t i = 0; i < run->nfree_recs; i++)
+		mr_run_recs_release(run, &run->free_recs[i]);
 }
 
 const char *mr_run_get(const struct mr_run *run, const char *key)

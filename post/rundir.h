@@ -33,6 +33,17 @@ struct mr_maps_snap {
 	size_t len;
 };
 
+/* One ALLOCS or FREES block's records, left where they were read: in the run's mapping of
+ * meta.mph (mapped), or copied to a buffer of their own (a file read, not mapped). Of any
+ * alignment: read them with memcpy. They are most of a run's metadata (96 bytes an
+ * allocation), needed once, to index the heap (mr_attrib_open), and given back block by
+ * block as that goes (mr_run_recs_release). */
+struct mr_recs {
+	const unsigned char *raw;  /* NULL once released */
+	size_t n, len;             /* records, bytes */
+	int mapped;
+};
+
 struct mr_pages {
 	struct memphis_rec_pages_hdr hdr;
 	const unsigned char *raw; /* hdr.count records as written, of any alignment: read
@@ -99,10 +110,10 @@ struct mr_run {
 	size_t nmaps;
 	struct memphis_rec_thread *threads;
 	size_t nthreads;
-	struct memphis_rec_alloc *allocs;
-	size_t nallocs;
-	struct memphis_rec_free *frees;
-	size_t nfrees;
+	struct mr_recs *alloc_recs;   /* ALLOCS blocks in file order (struct memphis_rec_alloc) */
+	size_t nalloc_recs, nallocs;  /* blocks, records */
+	struct mr_recs *free_recs;    /* FREES blocks in file order (struct memphis_rec_free) */
+	size_t nfree_recs, nfrees;
 	struct memphis_rec_touch *touches;
 	size_t ntouches;
 	struct memphis_rec_region *regions;
@@ -139,8 +150,11 @@ struct mr_run {
 int mr_run_open(const char *dir, struct mr_run **out, char *err, size_t errlen);
 void mr_run_close(struct mr_run *run);
 
-/* Free the ALLOCS and FREES records (nallocs/nfrees become 0): for callers that have
- * indexed them (mr_attrib_open) and want the memory back, ~120 bytes per allocation. */
+/* Give the memory of block r's records back (its record count stays, its records are gone):
+ * a buffer freed, the pages of the mapping dropped (read again from the page cache if
+ * touched). For callers that have read them (mr_attrib_open, block by block). */
+void mr_run_recs_release(struct mr_run *run, struct mr_recs *r);
+/* mr_run_recs_release of every ALLOCS and FREES block (nallocs/nfrees stay). */
 void mr_run_drop_heap_records(struct mr_run *run);
 
 /* Last value of RUN key `key` (NULL if absent). */

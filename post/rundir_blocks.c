@@ -337,6 +337,16 @@ int rundir_bf_hold(struct blockfile *bf, const unsigned char *p, size_t len)
 	return 0;
 }
 
+void rundir_drop_pages(const unsigned char *p, size_t len)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = ((uintptr_t)p + page - 1) & ~(uintptr_t)(page - 1);
+	uintptr_t hi = ((uintptr_t)p + len) & ~(uintptr_t)(page - 1);
+
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
 int rundir_no_map;
 
 const unsigned char *rundir_map_file(int fd, size_t *size)

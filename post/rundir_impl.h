@@ -65,6 +65,10 @@ int rundir_bf_view(struct blockfile *bf, struct memphis_block *hdr, const unsign
 const unsigned char *rundir_map_file(int fd, size_t *size);
 /* Set: rundir_map_file maps nothing (tests/unit_rundir.c tests the read() path so). */
 extern int rundir_no_map;
+/* The whole pages of [p, p + len), in the run's read-only mapping of meta.mph, dropped from
+ * the process (read again from the page cache when touched): a block read once now and
+ * again later is not resident in between (ALLOCS and FREES: 96 and 24 bytes a record). */
+void rundir_drop_pages(const unsigned char *p, size_t len);
 
 /* The next block of bf's file mapped whole at map (size bytes), with rundir_bf_next's
  * checks and results; the payload stays in place: *payload points into map (any

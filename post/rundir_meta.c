@@ -160,14 +160,45 @@ static bool record_array(struct mr_run *run, unsigned type, void **arr, size_t *
 #define ARRAY(a, cnt) (*arr = &run->a, *n = &run->cnt, *recsz = sizeof(*run->a), true)
 	switch (type) {
 	case MPH_BLK_THREADS: return ARRAY(threads, nthreads);
-	case MPH_BLK_ALLOCS: return ARRAY(allocs, nallocs);
-	case MPH_BLK_FREES: return ARRAY(frees, nfrees);
 	case MPH_BLK_FIRST_TOUCH: return ARRAY(touches, ntouches);
 	case MPH_BLK_LOSS: return ARRAY(losses, nlosses);
 	case MPH_BLK_COUNTERS: return ARRAY(counters, ncounters);
 	default: return false;
 	}
 #undef ARRAY
+}
+
+/* An ALLOCS or FREES block (records of recsz bytes) added to *blocks (*nblocks of them,
+ * *nrecs records in all): left in place when it is (inplace), else copied from p. 0,
+ * -EINVAL with `what` set, or -ENOMEM. */
+static int heap_records(const struct memphis_block *h, const unsigned char *p,
+			const unsigned char *inplace, size_t recsz, struct mr_recs **blocks,
+			size_t *nblocks, size_t *nrecs, char *what, size_t wlen)
+{
+	struct mr_recs r = { .raw = inplace, .n = h->length / recsz, .len = h->length,
+			     .mapped = inplace != NULL };
+
+	if (rundir_check_array(h, recsz, what, wlen))
+		return -EINVAL;
+	if (!r.n)
+		return 0;
+	if (!inplace) {
+		unsigned char *copy = malloc(r.len);
+
+		if (!copy)
+			return -ENOMEM;
+		memcpy(copy, p, r.len);
+		r.raw = copy;
+	}
+	if (rundir_append(blocks, nblocks, &r, 1, sizeof(r))) {
+		if (!r.mapped)
+			free((void *)r.raw);
+		return -ENOMEM;
+	}
+	*nrecs += r.n;
+	if (r.mapped) /* checked: not needed again before the heap's index is built */
+		rundir_drop_pages(r.raw, r.len);
+	return 0;
 }
 
 /* Store one validated meta.mph block into run. Returns 0, -EINVAL with `what` set when the
@@ -195,6 +226,12 @@ static int meta_block(struct mr_run *run, const struct memphis_block *h, unsigne
 			return -EINVAL;
 		return rundir_append(arr, count, inplace ? inplace : p, len / recsz, recsz);
 	}
+	if (h->type == MPH_BLK_ALLOCS)
+		return heap_records(h, p, inplace, sizeof(struct memphis_rec_alloc),
+				    &run->alloc_recs, &run->nalloc_recs, &run->nallocs, what, wlen);
+	if (h->type == MPH_BLK_FREES)
+		return heap_records(h, p, inplace, sizeof(struct memphis_rec_free),
+				    &run->free_recs, &run->nfree_recs, &run->nfrees, what, wlen);
 	switch (h->type) {
 	case MPH_BLK_FILE:
 		if (len < sizeof(run->meta_file)) {
@@ -390,8 +427,8 @@ static int meta_next(struct mr_run *run, struct blockfile *bf, struct memphis_bl
 	r = rundir_mem_next(bf, run->meta_map, run->meta_msize, h, &p, what, wlen);
 	if (r != BF_BLOCK)
 		return r;
-	if (h->type == MPH_BLK_PAGES || h->type == MPH_BLK_STACKS ||
-	    record_array(run, h->type, &arr, &count, &recsz)) {
+	if (h->type == MPH_BLK_PAGES || h->type == MPH_BLK_STACKS || h->type == MPH_BLK_ALLOCS ||
+	    h->type == MPH_BLK_FREES || record_array(run, h->type, &arr, &count, &recsz)) {
 		*inplace = p;
 		return r;
 	}

@@ -4,6 +4,8 @@
 #   1. synthetic runs of 1 M and 10 M samples (tests/tool_gen): samples/s (wall and CPU)
 #      and peak RSS, which must stay flat in the number of samples; then the same runs'
 #      HTML page (--html, issue 18): time and size, which must stay within 10 MB;
+#   1b. synthetic runs of many allocations (BENCH_ALLOC_SIZES, default "1000000 5000000"):
+#      the report's peak RSS per allocation record, which must stay flat (issue 38);
 #   2. report scaling: a synthetic run read with 1 and with N workers (memphis-report -j N,
 #      when its --help offers -j): samples/s and whether the JSON output is the same;
 #   2b. an MPI job (issue 19): synthetic jobs of 8 and 64 ranks x BENCH_JOB_N samples
@@ -90,6 +92,27 @@ while read -r n w c r pb jb; do
 	printf "%12s %10s %10s %10s %12s %12s %8s\n" "$n" "$w" "$c" "$r" "$pb" "$jb" \
 		"$([ "$pb" -le 10000000 ] && echo yes || echo NO)"
 done < html.t
+
+# Heap records (issue 38): synthetic runs of 100 k samples and 0, then BENCH_ALLOC_SIZES
+# allocations, each its own object never freed (tool_gen --allocs): the report's wall, CPU
+# and peak RSS, and its RSS per allocation record beyond the run without any, which must
+# stay flat (about 40 bytes: the index's entry; 258 before 2026-12, the records copied
+# twice and sorted through index arrays as large).
+echo
+ALLOC_SIZES=${BENCH_ALLOC_SIZES:-"1000000 5000000"}
+echo "== memphis-report on synthetic runs of 100 k samples and many allocations (--allocs)"
+printf "%12s %10s %10s %10s %14s\n" allocations wall_s cpu_s peak_RSS "RSS/record"
+printf "%12s %10s %10s %10s %14s\n" "" "" "" "(KiB)" "(bytes)"
+rss0=""
+for n in 0 $ALLOC_SIZES; do
+	"$GEN" "heap$n" -n 100000 --allocs "$n" >/dev/null || exit 1
+	"$R" "heap$n" >/dev/null 2>&1 # warm the page cache and the symbol files
+	measure "$R" "heap$n"
+	[ -n "$rss0" ] || rss0=$rss
+	printf "%12s %10s %10s %10s %14s\n" "$n" "$wall" "$cpu" "$rss" \
+		"$(awk -v n="$n" -v r="$rss" -v r0="$rss0" 'BEGIN { if (n > 0) printf "%.1f", (r - r0) * 1024 / n; else print "-" }')"
+	rm -rf "heap$n"
+done
 
 # Report scaling: a synthetic run with one sample file per CPU, read with 1 and with
 # JOBS workers (memphis-report -j), when memphis-report --help offers -j.

@@ -2,6 +2,7 @@
  * address at a time, with reuse after free, reuse without a free, small objects inside a
  * freed big one, and a million reused objects (lookup time printed, not asserted).
  * Table-driven; TAP output. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -254,9 +255,104 @@ static void test_order(void)
 	mr_heap_free(&h);
 }
 
+/* The streaming build (issue 38): frees come in any order (FREES blocks of threads
+ * interleave), each ending the object allocated last before it at its address; a free at
+ * the very time of a reuse ends the older object, a free at an object's own allocation
+ * time ends that one, a second free of one object and a free before any allocation are
+ * strays; an allocation past the room asked for is refused. */
+static void test_stream(void)
+{
+	/* addr, size, t0 */
+	static const uint64_t al[][3] = {
+		{ 0x1000, 16, 10 }, { 0x1000, 16, 20 }, { 0x1000, 16, 30 }, /* 0-2: reused */
+		{ 0x2000, 16, 5 },                                           /* 3: freed twice */
+		{ 0x3000, 16, 7 },                                           /* 4: freed at 7 */
+	};
+	/* in no order: 20 (= object 1's t0) ends object 0; 25 ends 1; 3 and 9 are strays */
+	static const uint64_t fr[][2] = { { 0x1000, 25 }, { 0x2000, 9 }, { 0x1000, 20 },
+					  { 0x2000, 6 }, { 0x1000, 3 }, { 0x3000, 7 },
+					  { 0x4000, 1 } };
+	static const struct {
+		uint64_t addr, t;
+		int want;
+	} cases[] = {
+		{ 0x1000, 19, 0 }, { 0x1000, 20, 1 }, { 0x1000, 24, 1 }, { 0x1000, 25, -1 },
+		{ 0x1000, 29, -1 }, { 0x1000, 31, 2 }, { 0x2000, 5, 3 }, { 0x2000, 6, -1 },
+		{ 0x2000, 8, -1 }, { 0x3000, 7, -1 },
+	};
+	struct mr_heap h;
+	size_t bad = 0;
+
+	ok(mr_heap_begin(&h, 5) == 0, "heap stream: begin");
+	for (size_t i = 0; i < 5; i++)
+		mr_heap_add(&h, al[i][0], al[i][1], al[i][2], (uint32_t)i);
+	ok(mr_heap_add(&h, 0x9000, 1, 1, 5) == -ENOSPC, "heap stream: no room past the count given");
+	ok(mr_heap_sort(&h) == 0, "heap stream: sort");
+	for (size_t i = 0; i < sizeof(fr) / sizeof(fr[0]); i++)
+		mr_heap_add_free(&h, fr[i][0], fr[i][1]);
+	ok(mr_heap_finish(&h) == 0, "heap stream: finish");
+	ok(h.unmatched_frees == 3, "heap stream: strays: a second free, one before any "
+	   "allocation, one of no allocation (%zu)", h.unmatched_frees);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct mr_heap_obj *o = mr_heap_find(&h, cases[i].addr, cases[i].t);
+		int got = o ? (int)o->tag : -1;
+
+		if (got != cases[i].want) {
+			bad++;
+			printf("# 0x%" PRIx64 " at %" PRIu64 ": %d, want %d\n", cases[i].addr,
+			       cases[i].t, got, cases[i].want);
+		}
+	}
+	ok(bad == 0, "heap stream: frees in no order end the objects they follow (%zu wrong)", bad);
+	mr_heap_free(&h);
+}
+
+/* The index of random objects with their frees shuffled is the index with them in time
+ * order, entry by entry. */
+static void test_frees_shuffled(void)
+{
+	enum { N = 20000 };
+	static struct memphis_rec_alloc a[N];
+	static struct memphis_rec_free f[N], g[N];
+	uint64_t r = 0x2545f4914f6cdd1dull;
+	size_t nf = 0, bad = 0;
+	struct mr_heap h1, h2;
+
+	for (size_t i = 0; i < N; i++) {
+		r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+		/* 512 addresses over time 2i: most reused, some without a free */
+		a[i] = (struct memphis_rec_alloc){ .time = 2 * i + 1, .addr = 0x10000 + (r % 512) * 64,
+						   .size = 1 + (r >> 20) % 64 };
+		if ((r >> 40) % 8)
+			f[nf++] = (struct memphis_rec_free){ .time = 2 * i + 2 + (r >> 50) % 64,
+							     .addr = a[i].addr };
+	}
+	memcpy(g, f, nf * sizeof(*f));
+	for (size_t i = nf; i > 1; i--) { /* Fisher-Yates */
+		struct memphis_rec_free t;
+		size_t j;
+
+		r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+		j = r % i;
+		t = g[i - 1], g[i - 1] = g[j], g[j] = t;
+	}
+	if (!ok(mr_heap_build(&h1, a, N, f, nf) == 0 && mr_heap_build(&h2, a, N, g, nf) == 0,
+		"heap stream: build with frees in time order and shuffled"))
+		return;
+	for (size_t i = 0; i < h1.n; i++)
+		bad += memcmp(&h1.obj[i], &h2.obj[i], sizeof(h1.obj[i])) != 0;
+	ok(h1.n == h2.n && bad == 0 && h1.unmatched_frees == h2.unmatched_frees,
+	   "heap stream: %zu entries the same whatever the frees' order (%zu differ; strays %zu, "
+	   "%zu)", h1.n, bad, h1.unmatched_frees, h2.unmatched_frees);
+	mr_heap_free(&h1);
+	mr_heap_free(&h2);
+}
+
 int main(void)
 {
 	test_heap();
+	test_stream();
+	test_frees_shuffled();
 	test_order();
 	test_big_under_many();
 	test_random_against_scan(64 << 10); /* dense: most addresses held at some time */
