@@ -210,9 +210,17 @@ $(B)/libmemphis.so: $(LIB_OBJS) $(COMMON_OBJS) lib/libmemphis.map
 	$(Q)$(CC) -shared -Wl,--version-script=lib/libmemphis.map -Wl,-soname,libmemphis.so.$(firstword $(subst ., ,$(VERSION))) -o $@ $(LIB_OBJS) $(COMMON_OBJS) $(LIB_LIBS) $(CFLAGS) $(LDFLAGS)
 	$(Q)ln -sf libmemphis.so $(B)/libmemphis.so.$(firstword $(subst ., ,$(VERSION)))
 
+# The archive's code and data in sections of their own names, so that a program linked
+# with it still tells the library's code and data from its own (memphis-report sets them
+# aside: post/attrib_self.c): the linker keeps sections of unknown names apart, beside
+# .text, .data and .bss. The mergeable constants (.rodata.str*, .rodata.cst*) and TLS stay.
+OBJCOPY ?= objcopy
+SELF_SECTIONS := $(foreach s,.text .text.startup .text.exit .text.unlikely .text.hot,--rename-section $(s)=memphis_text) \
+	$(foreach s,.data .data.rel .data.rel.local .data.rel.ro .data.rel.ro.local,--rename-section $(s)=memphis_data) \
+	--rename-section .bss=memphis_bss --rename-section .rodata=memphis_rodata
 $(B)/libmemphis.a: $(LIB_OBJS) $(COMMON_OBJS)
 	@$(if $(Q),echo "  AR      $@")
-	$(Q)rm -f $@ && ar rcs $@ $(LIB_OBJS) $(COMMON_OBJS)
+	$(Q)rm -f $@ && ar rcs $@ $(LIB_OBJS) $(COMMON_OBJS) && $(OBJCOPY) $(SELF_SECTIONS) $@
 
 # The launcher: a program beside the library (it only sets MEMPHIS_* and LD_PRELOAD); it
 # shares the list of backend names (lib/backend/names.h). Its dependencies go to

@@ -354,6 +354,7 @@ void mr_attrib_close(struct mr_attrib *a)
 	attrib_callers_free(a->callers);
 	for (size_t i = 0; i < a->nobj; i++) {
 		mr_debuginfo_close(a->obj[i].di);
+		attrib_self_free(a->obj[i].self);
 		free(a->obj[i].path);
 		free(a->obj[i].file);
 		free(a->obj[i].base);

@@ -15,7 +15,9 @@
  * library's code, or whose data address is in the library's object (its data, bss,
  * read-only data) or in its static TLS block, is marked self and attributed to nothing.
  * The library is the object the run names (RUN lib, lib_name; older runs: a file named
- * libmemphis.so*).
+ * libmemphis.so*), or its sections in the executable when it was linked in (RUN lib="").
+ * A sample in runtime code called by the library's own work (not by an interposer passing
+ * the program's call on) is set aside too: mr_attrib_ctx_caller says so (attrib_self.c).
  */
 #ifndef MR_ATTRIB_H
 #define MR_ATTRIB_H
@@ -28,8 +30,13 @@
 
 
 struct mr_varinfo {
-	char *name;        /* "colidx", "malloc at cg.c:120 in main", "<stack of thread 2>" */
+	char *name;        /* "colidx", "cg.c:a", "malloc at cg.c:120 in main", "<stack of
+			    * thread 2>": one name per variable (DWARF: mr_var's name) */
 	unsigned kind;     /* enum mr_var_kind */
+	/* DWARF variables: what qualifies the name and the name without it (mr_var's scope
+	 * and base: "cg.c" and "a"), NULL when it has no scope; owned by the object's debug
+	 * information */
+	const char *scope, *base_name;
 	char *decl;        /* "cg.c:40" where declared, NULL if unknown */
 	const char *object;/* ELF object path it belongs to, NULL for heap/stack/unknown */
 	uint64_t lo, hi;   /* address range for globals and TLS offsets (0/0 otherwise) */
@@ -190,7 +197,10 @@ size_t mr_attrib_nlines(const struct mr_attrib *a);
  * parentheses); else, or when no caller has one, line. The ctx form is for a pass's
  * context (as mr_attrib_sample); the other takes the attribution's lock and sets *runtime
  * (may be NULL) when ip is runtime code and no caller had a line: line is then the
- * runtime's own (a tail call took the user's frame off the stack). */
+ * runtime's own (a tail call took the user's frame off the stack). The ctx form returns
+ * MR_ATTRIB_SELF when a frame of libmemphis's own work called ip (the sample is the
+ * library's, to be set aside as mr_resolved.self says); the other then returns line. */
+#define MR_ATTRIB_SELF UINT32_MAX
 uint32_t mr_attrib_ctx_caller(struct mr_attrib_ctx *c, uint64_t ip, const struct memphis_rec_stack *st,
 			      const uint8_t *bytes, uint32_t line);
 uint32_t mr_attrib_caller(struct mr_attrib *a, uint64_t ip, const struct memphis_rec_stack *st,

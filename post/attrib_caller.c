@@ -11,7 +11,11 @@
  * addresses. An entry is answered by replaying the rules on a few of its stack words: from
  * the chains cached, else up to its first frame with a user line; libdw unwinds only what
  * the rules cannot replay. The catalog and the objects are used under the attribution's
- * lock, the unwinding not. */
+ * lock, the unwinding not.
+ *
+ * A frame of libmemphis's own work met before any user line (attrib_self.c: not one of its
+ * interposers) makes the sample the library's: SELF_LINE is the answer, and the pass sets
+ * it aside (libgcc_s unwinding an allocation's call site, memcpy copying its record). */
 #include "attrib_impl.h"
 
 #include <errno.h>
@@ -25,6 +29,7 @@
 /* what an instruction is (struct attrib_callers' kind map) */
 #define KIND_OWN 1u     /* it has its own source line: no caller asked */
 #define KIND_RUNTIME 2u /* runtime code, or no source line: its caller tells the line */
+#define KIND_SELF 3u    /* libmemphis's own work: what it called is the library's */
 
 struct attrib_callers {
 	struct mr_attrib *a;
@@ -48,9 +53,19 @@ static int user_line(struct mr_attrib *a, uint64_t pc, uint64_t t, char *buf, si
 	uint64_t t0, t1;
 	struct span *sp = attrib_span_at(a, pc, t, &t0, &t1);
 
-	if (!sp || a->obj[sp->obj].runtime_code || a->obj[sp->obj].is_self)
+	if (!sp || a->obj[sp->obj].runtime_code || a->obj[sp->obj].is_self ||
+	    attrib_self_code(a, sp->obj, pc - sp->bias))
 		return 0;
 	return attrib_describe_code(a, pc, t, buf, len, func, flen);
+}
+
+/* Under the lock: code address pc (at time t) is in libmemphis's own work (attrib_self.c). */
+static int self_work(struct mr_attrib *a, uint64_t pc, uint64_t t)
+{
+	uint64_t t0, t1;
+	struct span *sp = attrib_span_at(a, pc, t, &t0, &t1);
+
+	return sp && attrib_self_work(a, sp->obj, pc - sp->bias);
 }
 
 static void lock(struct attrib_callers *cs)
@@ -246,7 +261,8 @@ static void remember(struct attrib_callers *cs, uint64_t ip, const struct memphi
 		mph_u64map_put(&cs->by_chain, h, id);
 }
 
-/* What instruction ip is: KIND_OWN or KIND_RUNTIME (cached). 0 when out of memory. */
+/* What instruction ip is: KIND_OWN, KIND_RUNTIME or KIND_SELF (cached). 0 when out of
+ * memory. */
 static uint64_t *ip_kind(struct attrib_callers *cs, uint64_t ip, uint64_t t)
 {
 	uint64_t *k = mph_u64map_get(&cs->kind, ip);
@@ -256,7 +272,10 @@ static uint64_t *ip_kind(struct attrib_callers *cs, uint64_t ip, uint64_t t)
 	if (k)
 		return k;
 	lock(cs);
-	v = user_line(cs->a, ip, t, buf, sizeof(buf), func, sizeof(func)) ? KIND_OWN : KIND_RUNTIME;
+	if (user_line(cs->a, ip, t, buf, sizeof(buf), func, sizeof(func)))
+		v = KIND_OWN;
+	else
+		v = self_work(cs->a, ip, t) ? KIND_SELF : KIND_RUNTIME;
 	unlock(cs);
 	return mph_u64map_put(&cs->kind, ip, v);
 }
@@ -312,6 +331,11 @@ static int replayed(struct attrib_callers *cs, uint64_t ip, const struct memphis
 		h = chain_mix(h, ra);
 		if (!(k = ip_kind(cs, ra - 1, st->time)))
 			return 0;
+		if (*k == KIND_SELF) {
+			*id = SELF_LINE;
+			mph_u64map_put(&cs->by_chain, h, *id);
+			return 1;
+		}
 		if (*k == KIND_OWN) {
 			lock(cs);
 			*id = user_line(cs->a, ra - 1, st->time, where, sizeof(where), func, sizeof(func))
@@ -343,6 +367,11 @@ static uint32_t unwind_line(struct attrib_callers *cs, uint64_t ip, const struct
 		return 0;
 	lock(cs);
 	for (int i = 1; i < n && !user; i++) {
+		if (self_work(cs->a, f[i].pc - 1, st->time)) {
+			user = i;
+			id = SELF_LINE;
+			break;
+		}
 		if (!user_line(cs->a, f[i].pc - 1, st->time, where, sizeof(where), func, sizeof(func)))
 			continue;
 		user = i;
@@ -355,7 +384,8 @@ static uint32_t unwind_line(struct attrib_callers *cs, uint64_t ip, const struct
 }
 
 /* The line of instruction ip with STACKS entry st: see the top of the file. Returns the
- * caller's line id, or line when the instruction has its own line or no caller has one. */
+ * caller's line id, SELF_LINE when the library's own work called it, or line when the
+ * instruction has its own line or no caller has one. */
 uint32_t attrib_caller_line(struct attrib_callers *cs, uint64_t ip, const struct memphis_rec_stack *st,
 			    const uint8_t *bytes, uint32_t line, int *runtime)
 {
@@ -366,6 +396,8 @@ uint32_t attrib_caller_line(struct attrib_callers *cs, uint64_t ip, const struct
 		*runtime = 0;
 	if (at_time(cs, ip, st->time) < 0 || !(k = ip_kind(cs, ip, st->time)) || *k == KIND_OWN)
 		return line;
+	if (*k == KIND_SELF)
+		return SELF_LINE;
 	if (!cached(cs, ip, st, bytes, &id) && !replayed(cs, ip, st, bytes, &id))
 		id = unwind_line(cs, ip, st, bytes);
 	if (runtime)
@@ -378,9 +410,12 @@ uint32_t mr_attrib_caller(struct mr_attrib *a, uint64_t ip, const struct memphis
 {
 	if (runtime)
 		*runtime = 0;
+	uint32_t id;
+
 	if (!a->callers && !(a->callers = attrib_callers_new(a, NULL)))
 		return line;
-	return attrib_caller_line(a->callers, ip, st, bytes, line, runtime);
+	id = attrib_caller_line(a->callers, ip, st, bytes, line, runtime);
+	return id == SELF_LINE ? line : id; /* a first touch keeps its own line */
 }
 
 /* The function named in a caller's line ("cg.c:391 (in memmove)" -> "memmove"), into buf;

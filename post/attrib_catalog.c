@@ -448,6 +448,10 @@ uint32_t attrib_dwarf_var(struct mr_attrib *a, uint32_t oi, const struct mr_var 
 				  mv->descriptor ? " (descriptor)" : "");
 	if (rc < 0)
 		return 0;
+	if (mv->scope) {
+		v.scope = mv->scope;
+		v.base_name = mv->base;
+	}
 	if (mv->file && mv->line && asprintf(&v.decl, "%s:%u", attrib_base_name(mv->file), mv->line) < 0)
 		v.decl = NULL;
 	id = attrib_add_var(a, key, &v);

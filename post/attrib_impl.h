@@ -5,6 +5,8 @@
  *   attrib_resolve.c  the resolver: sample -> variable and page home, with its cache
  *   attrib_caller.c   the line of runtime code told by its caller (STACKS entries)
  *   attrib_locals.c   stack data by local variable (STACKS entries)
+ *   attrib_self.c     libmemphis's own work among a sample's frames; the library linked
+ *                     into the executable
  * Not for other files of post/: they use attrib.h.
  */
 #ifndef MR_ATTRIB_IMPL_H
@@ -42,6 +44,8 @@ struct obj {
 	char *unreadable;         /* opened in a parallel pass and unreadable: the warning,
 				   * told to each pass context that needs the object */
 	uint64_t v0, o0;          /* lowest PT_LOAD vaddr and its file offset */
+	struct attrib_self *self; /* what it tells of libmemphis (attrib_self.c), NULL: nothing */
+	int self_tried;
 };
 
 /* Where one object lies in one snapshot: [lo, hi) (its bss included). */
@@ -209,6 +213,17 @@ void attrib_unwind_free(struct attrib_unwind *uw);
 /* attrib_caller.c's state of one user (ctx, NULL for the attribution's own). */
 struct attrib_callers *attrib_callers_new(struct mr_attrib *a, struct mr_attrib_ctx *ctx);
 void attrib_callers_free(struct attrib_callers *cs);
+
+/* libmemphis in object oi at address v (oi's vaddr), from its ELF (attrib_self.c), under
+ * the lock. attrib_self_code: v is the library's code (oi is the library, or the executable
+ * it is linked into and v in its memphis_text section). attrib_self_data: linked into the
+ * executable, v is in one of its data sections, [*lo, *hi). attrib_self_work: a frame at v
+ * does the library's own work (its code, no interposer passing the program's call on). */
+struct attrib_self;
+int attrib_self_code(struct mr_attrib *a, uint32_t oi, uint64_t v);
+int attrib_self_data(struct mr_attrib *a, uint32_t oi, uint64_t v, uint64_t *lo, uint64_t *hi);
+int attrib_self_work(struct mr_attrib *a, uint32_t oi, uint64_t v);
+void attrib_self_free(struct attrib_self *s);
 
 /* The line of instruction ip with STACKS entry st (mr_attrib_ctx_caller, mr_attrib_caller);
  * *runtime (may be NULL) as mr_attrib_caller's. */

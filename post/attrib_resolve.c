@@ -51,7 +51,7 @@ static uint32_t other_resolve(struct mr_attrib *a, uint64_t addr, uint64_t t, ui
 {
 	const struct mr_heap_obj *ho;
 	uint64_t *ti;
-	uint64_t t0, t1;
+	uint64_t t0, t1, slo, shi;
 	struct span *sp;
 	uint32_t v;
 
@@ -105,6 +105,11 @@ static uint32_t other_resolve(struct mr_attrib *a, uint64_t addr, uint64_t t, ui
 	if (sp && a->obj[sp->obj].is_self && self_data(a, sp, addr, t, t0, t1, rg))
 		return SELF_VAR;
 	sp = sp ? attrib_span_at(a, addr, t, &t0, &t1) : NULL;
+	if (sp && attrib_self_data(a, sp->obj, addr - sp->bias, &slo, &shi)) {
+		/* the library linked into the executable: its data sections */
+		*rg = (struct range){ slo + sp->bias, shi + sp->bias, t0, t1, 0, 1 };
+		return SELF_VAR;
+	}
 	if (sp && (v = attrib_span_runtime(a, sp, addr, t0, t1, rg)))
 		return v;
 	if (sp) {
@@ -262,6 +267,13 @@ static void code_resolve(struct mr_attrib *a, struct ip_cache_slot *c, uint64_t 
 		c->line = SELF_LINE;
 		c->lt0 = t0;
 		c->lt1 = t1;
+	} else if (sp && a->obj[sp->obj].is_exe && a->self_path && !a->self_path[0] &&
+		   (sp = attrib_span_at(a, ip, t, &t0, &t1)) &&
+		   attrib_self_code(a, sp->obj, ip - sp->bias)) {
+		/* the library linked into the executable: its code section */
+		c->line = SELF_LINE;
+		c->lt0 = t0;
+		c->lt1 = t1;
 	} else {
 		c->line = attrib_code_at(a, ip, t, &c->lt0, &c->lt1);
 	}
@@ -347,6 +359,8 @@ uint32_t mr_attrib_ctx_caller(struct mr_attrib_ctx *c, uint64_t ip, const struct
 	if (!c->callers && !(c->callers = attrib_callers_new(c->a, c)))
 		return line;
 	id = attrib_caller_line(c->callers, ip, st, bytes, line, NULL);
+	if (id == SELF_LINE)
+		return MR_ATTRIB_SELF;
 	if (id != line)
 		note_first(c, &c->line_first, &c->cap_line, id);
 	return id;

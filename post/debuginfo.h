@@ -19,7 +19,22 @@ struct mr_debuginfo;
 
 
 struct mr_var {
-	const char *name;  /* as the user wrote it; func::var for function statics */
+	/* The name with its scope, one per variable of a program (DWARF variables):
+	 *   a global (external linkage, outside any namespace or class)   "work"
+	 *   internal linkage (static, an anonymous namespace): the base name of its unit's
+	 *     file (DW_AT_name of the compilation unit), then ':'           "a.c:work"
+	 *   a C++ namespace or class, template arguments as DWARF names the class
+	 *                                          "ns1::v", "S::arr", "H<1>::data",
+	 *                                          "a.cc:ns2::w" (both)
+	 *   a function static                      "func::var" (the function's DWARF name)
+	 *   a Fortran module variable, a COMMON member, a SAVEd local "mod::var",
+	 *                                          "block/member", "sub::var"
+	 * ELF symbols (MR_VAR_SYMBOL) are named by the symbol. */
+	const char *name;
+	const char *scope; /* what qualifies name ("a.c", "ns1", "a.cc:ns2", "func", "mod",
+			    * "block"), NULL when there is nothing (a global, a symbol) */
+	const char *base;  /* name without its scope: DWARF's DW_AT_name ("work"); NULL for
+			    * an ELF symbol */
 	const char *file;  /* declaring file, may be NULL */
 	unsigned line;     /* declaring line, 0 if unknown */
 	unsigned kind;     /* enum mr_var_kind */

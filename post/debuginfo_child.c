@@ -31,7 +31,7 @@
  *   'S' slot len bytes       a string, named by its slot in the child's intern table
  *   'L' lo hi line file      a line range
  *   'F' lo hi depth name caller   a function/inlined scope
- *   'V' addr size line kind tls desc name file   a DWARF variable
+ *   'V' addr size line kind tls desc name file scope base   a DWARF variable
  *   'E' rc len bytes         the end: di_read_dwarf()'s result and message
  * Strings are referenced by slot (NONE for NULL) and sent once, before first use.
  */
@@ -169,6 +169,7 @@ static void send_results(struct di_ctx *c, int fd, int rc)
 		for (size_t i = 0; i < tabs[t]->n; i++) {
 			const struct mr_var *v = &tabs[t]->v[i];
 			uint32_t n = wstr(d, w, v->name), f = wstr(d, w, v->file);
+			uint32_t sc = wstr(d, w, v->scope), b = wstr(d, w, v->base);
 
 			wput(w, "V", 1);
 			wu64(w, v->addr);
@@ -179,6 +180,8 @@ static void send_results(struct di_ctx *c, int fd, int rc)
 			wu64(w, v->descriptor);
 			wu64(w, n);
 			wu64(w, f);
+			wu64(w, sc);
+			wu64(w, b);
 		}
 	wput(w, "E", 1);
 	wu64(w, (uint64_t)(int64_t)rc);
@@ -281,6 +284,8 @@ static int recv_results(struct di_ctx *c, const unsigned char *buf, size_t len, 
 			v.descriptor = (unsigned)ru64(&r) != 0;
 			v.name = slot_str(slots, nslots, ru64(&r));
 			v.file = slot_str(slots, nslots, ru64(&r));
+			v.scope = slot_str(slots, nslots, ru64(&r));
+			v.base = slot_str(slots, nslots, ru64(&r));
 			if (!v.name)
 				continue;
 			t = v.tls ? &d->dtls : &d->dvars;

@@ -308,24 +308,6 @@ static int is_descriptor(struct di_ctx *c, Dwarf_Die t)
 	return r;
 }
 
-/* "a" sep "b" interned, or NULL (out of memory). */
-static const char *join_name(struct mr_debuginfo *d, const char *a, const char *sep,
-			     const char *b)
-{
-	size_t al = strlen(a), sl = strlen(sep), bl = strlen(b);
-	char *buf = malloc(al + sl + bl + 1);
-	const char *r;
-
-	if (!buf)
-		return NULL;
-	memcpy(buf, a, al);
-	memcpy(buf + al, sep, sl);
-	memcpy(buf + al + sl, b, bl + 1);
-	r = di_intern(d, buf);
-	free(buf);
-	return r;
-}
-
 /* Record a DW_TAG_variable with a static location, named by its scope sc. */
 static int do_variable(struct di_ctx *c, Dwarf_Die die, const struct var_scope *sc)
 {
@@ -346,8 +328,8 @@ static int do_variable(struct di_ctx *c, Dwarf_Die die, const struct var_scope *
 
 	dwarf_dieoffset(die, &doff, &e);
 	rc = dwarf_attr(die, DW_AT_location, &a, &e);
-	if (rc == DW_DLV_NO_ENTRY)
-		return 0; /* a declaration, optimised out, or a constant */
+	if (rc == DW_DLV_NO_ENTRY) /* a declaration (a definition may be named through it), */
+		return func ? 0 : di_scope_decl(c, die, sc->ns); /* optimised out, a constant */
 	if (rc != DW_DLV_OK)
 		return di_dwfail(c, e, "reading DW_AT_location", doff);
 	rc = static_location(die, a, &addr, &tls, &e);
@@ -403,21 +385,11 @@ static int do_variable(struct di_ctx *c, Dwarf_Die die, const struct var_scope *
 	if (e)
 		dwarf_dealloc_error(c->dbg, e);
 
-	if (in_common)
-		name = join_name(d, sc->common, "/", name);
-	else if (func && !external)
-		name = join_name(d, func, "::", name);
-	else if (sc->module)
-		name = join_name(d, sc->module, "::", name);
-	if (!name)
-		return di_fail(c, -ENOMEM, "out of memory");
-
 	t = tls ? &d->dtls : &d->dvars;
 	if (di_grow((void **)&t->v, &t->cap, t->n, sizeof(*t->v)))
 		return di_fail(c, -ENOMEM, "out of memory");
 	v = &t->v[t->n++];
 	memset(v, 0, sizeof(*v));
-	v->name = name;
 	v->file = fname;
 	v->line = line > 0 && line < (int64_t)1 << 31 ? (unsigned)line : 0;
 	v->addr = addr;
@@ -430,7 +402,7 @@ static int do_variable(struct di_ctx *c, Dwarf_Die die, const struct var_scope *
 		v->kind = MR_VAR_FUNC_STATIC;
 	else
 		v->kind = external || in_common ? MR_VAR_GLOBAL : MR_VAR_STATIC;
-	return 0;
+	return di_scope_name(c, die, sc, external, tls, t->n - 1, name);
 }
 
 /* Walk the children of die. sc: the enclosing (possibly inlined) function, Fortran module
@@ -455,7 +427,7 @@ int di_walk(struct di_ctx *c, Dwarf_Die die, const struct var_scope *sc, uint32_
 	while (child) {
 		Dwarf_Half tag;
 		const char *name;
-		struct var_scope in = { func, sc->module, NULL };
+		struct var_scope in = { func, sc->module, NULL, sc->ns };
 
 		if (dwarf_tag(child, &tag, &e) != DW_DLV_OK) {
 			dwarf_dieoffset(child, &doff, NULL);
@@ -510,10 +482,21 @@ int di_walk(struct di_ctx *c, Dwarf_Die die, const struct var_scope *sc, uint32_
 			in.module = name;
 			rc = di_walk(c, child, &in, depth, level + 1);
 			break;
+		case DW_TAG_namespace:
+			in.ns = di_scope_enter(c, child, sc->ns);
+			rc = in.ns == NONE ? di_fail(c, -ENOMEM, "out of memory")
+					   : di_walk(c, child, &in, depth, level + 1);
+			break;
+		case DW_TAG_structure_type:
+		case DW_TAG_class_type:
+		case DW_TAG_union_type:
+			/* static data members: C++, declared outside functions */
+			if (c->cu_classes && !func)
+				rc = di_scope_class(c, child, sc->ns, level + 1);
+			break;
 		case DW_TAG_lexical_block:
 		case DW_TAG_try_block:
 		case DW_TAG_catch_block:
-		case DW_TAG_namespace:
 		case DW_TAG_with_stmt:
 			in.common = sc->common;
 			rc = di_walk(c, child, &in, depth, level + 1);
@@ -553,6 +536,7 @@ void di_cu_begin(struct di_ctx *c, Dwarf_Die cu)
 		e = NULL;
 	}
 	di_die_const(c, cu, DW_AT_language, &lang);
+	di_scope_unit(c, cu, lang);
 	c->lower_default = lang == DW_LANG_Fortran77 || lang == DW_LANG_Fortran90 ||
 				   lang == DW_LANG_Fortran95 || lang == DW_LANG_Fortran03 ||
 				   lang == DW_LANG_Fortran08 || lang == DW_LANG_Ada83 ||
@@ -591,7 +575,7 @@ int di_read_cu(struct di_ctx *c, Dwarf_Die cu)
 	di_cu_begin(c, cu);
 	rc = di_read_lines(c, cu);
 	if (!rc) {
-		struct var_scope top = { NULL, NULL, NULL };
+		struct var_scope top = { NULL, NULL, NULL, NONE };
 
 		rc = di_walk(c, cu, &top, 0, 0);
 	}
@@ -599,24 +583,12 @@ int di_read_cu(struct di_ctx *c, Dwarf_Die cu)
 	return rc;
 }
 
-/* Read all CUs of .debug_info. 0 (also when there is no DWARF) or -errno. */
-int di_read_dwarf(struct di_ctx *c, int fd)
+/* The units of c->dbg, each in turn (those in c->skip left out). 0 or -errno. */
+static int read_units(struct di_ctx *c)
 {
 	Dwarf_Error e = NULL;
 	int rc;
 
-	rc = dwarf_init_b(fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, &c->dbg, &e);
-	if (rc == DW_DLV_NO_ENTRY)
-		return 0;
-	if (rc != DW_DLV_OK) {
-		const char *msg = e ? dwarf_errmsg(e) : "?";
-
-		rc = di_fail(c, -EINVAL, "cannot read DWARF: %s", msg ? msg : "?");
-		if (e)
-			dwarf_dealloc_error(NULL, e);
-		c->dbg = NULL;
-		return rc;
-	}
 	for (;;) {
 		Dwarf_Unsigned hlen, toff, next;
 		Dwarf_Half ver, asz, lsz, esz, ut;
@@ -649,4 +621,27 @@ int di_read_dwarf(struct di_ctx *c, int fd)
 		c->cu_off = next;
 	}
 	return 0;
+}
+
+/* Read all CUs of .debug_info. 0 (also when there is no DWARF) or -errno. */
+int di_read_dwarf(struct di_ctx *c, int fd)
+{
+	Dwarf_Error e = NULL;
+	int rc, rc2;
+
+	rc = dwarf_init_b(fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, &c->dbg, &e);
+	if (rc == DW_DLV_NO_ENTRY)
+		return 0;
+	if (rc != DW_DLV_OK) {
+		const char *msg = e ? dwarf_errmsg(e) : "?";
+
+		rc = di_fail(c, -EINVAL, "cannot read DWARF: %s", msg ? msg : "?");
+		if (e)
+			dwarf_dealloc_error(NULL, e);
+		c->dbg = NULL;
+		return rc;
+	}
+	rc = read_units(c);
+	rc2 = di_scope_finish(c); /* also after an error: it frees */
+	return rc ? rc : rc2;
 }

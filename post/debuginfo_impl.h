@@ -6,6 +6,8 @@
  *   debuginfo_dwarf.c     DWARF: attribute helpers, line tables
  *   debuginfo_dwarf_walk.c DWARF: the CU loop and the DIE walk (scopes of functions and
  *                         inlined code, variables with static or TLS locations)
+ *   debuginfo_scope.c     variables' names with their scope: the unit's file for internal
+ *                         linkage, C++ namespaces and classes
  *   debuginfo_child.c     running the DWARF pass in a child process and its protocol
  *   debuginfo_lazy.c      a separate debug file's DWARF, read a unit at a time when needed
  *   debuginfo_locals.c    frames: the CFA rule and the frame-relative locals at a pc
@@ -132,6 +134,46 @@ struct mr_debuginfo {
 	char *cache_dir;          /* the debug_dir it was opened with ("" none) */
 };
 
+/* A C++ namespace or class (structure, union) the walk went into, for the names of the
+ * variables declared in it (debuginfo_scope.c). */
+struct di_ns {
+	uint64_t die;      /* its DIE's .debug_info offset (the name is read when needed) */
+	uint32_t parent;   /* the enclosing one, NONE at the top */
+	int built;         /* qual and anon are known */
+	int anon;          /* it or an enclosing one is an anonymous namespace */
+	const char *qual;  /* "outer::inner::Q", NULL when only anonymous namespaces */
+};
+
+/* A variable declared in a namespace or class (gcc's in-class static member, a namespace
+ * variable whose definition sits at the unit's top): its DIE -> the di_ns. */
+struct di_decl {
+	uint64_t die;
+	uint32_t ns;
+};
+
+/* A variable whose definition names it through another DIE (DW_AT_specification or
+ * DW_AT_abstract_origin): named at the end of the pass, when every declaration has been
+ * seen (clang's definition comes before its class). */
+struct di_pending {
+	int tls;           /* in d->dtls, else d->dvars */
+	size_t idx;        /* its index there */
+	uint64_t owner;    /* the DIE holding its DW_AT_name */
+	const char *file;  /* base name of the owner's unit */
+	int external;
+};
+
+/* The scopes of one DWARF pass (debuginfo_scope.c): filled by the walk, used and freed by
+ * di_scope_finish. decls is sorted by die (the walk's order) unless decls_unsorted. */
+struct di_scopes {
+	struct di_ns *ns;
+	size_t nns, capns;
+	struct di_decl *decls;
+	size_t ndecls, capdecls;
+	int decls_unsorted;
+	struct di_pending *pend;
+	size_t npend, cappend;
+};
+
 /* State of one open: the object, libdwarf's handle, where we are, where errors go. */
 struct di_ctx {
 	struct mr_debuginfo *d;
@@ -142,6 +184,8 @@ struct di_ctx {
 	Dwarf_Half cu_ver;   /* its DWARF version */
 	Dwarf_Addr cu_base;  /* its base address (DW_AT_low_pc), for DWARF 4 ranges */
 	int lower_default;   /* default array lower bound of the CU's language */
+	int cu_classes;      /* the CU's language has static class members (C++) */
+	const char *cu_file; /* base name of the CU's DW_AT_name (interned), NULL if none */
 	Dwarf_Die cu_die;    /* the current CU's DIE */
 	char **srcfiles;     /* dwarf_srcfiles() of the current CU, loaded when needed */
 	Dwarf_Signed nsrcfiles;
@@ -150,14 +194,16 @@ struct di_ctx {
 	size_t nlinefiles;
 	const Dwarf_Off *skip; /* header offsets of units read already: di_read_dwarf */
 	size_t nskip;          /* skips them */
+	struct di_scopes scopes; /* namespaces, classes and names waiting for them */
 };
 
 /* Where a variable DIE sits, for its name: the enclosing function, Fortran module and
- * COMMON block (each NULL when there is none). */
+ * COMMON block (each NULL when there is none), C++ namespace or class. */
 struct var_scope {
 	const char *func;   /* "func::var" and MR_VAR_FUNC_STATIC */
 	const char *module; /* "module::var" */
 	const char *common; /* "block/member" (the block name "" for blank COMMON) */
+	uint32_t ns;        /* the di_ns of the namespace or class, NONE outside any */
 };
 
 /* ---- shared between the pieces ---- */
@@ -305,6 +351,35 @@ void di_find_debug_file(struct di_ctx *c, Elf *elf, const char *debug_dir);
 /* Sort a variable table, drop repeats of one variable (same address and name: seen in
  * several CUs or DIEs), and compute the running maximum of the ends. */
 int di_finish_vars(struct var_tab *t);
+
+/* ---- names with their scope (debuginfo_scope.c) ---- */
+
+/* The current unit's file (c->cu_file) and whether its language (DW_AT_language lang)
+ * has classes with static members (c->cu_classes): di_cu_begin. */
+void di_scope_unit(struct di_ctx *c, Dwarf_Die cu, int64_t lang);
+
+/* Enter namespace or class die (inside parent, NONE at the top): a new di_ns, or NONE
+ * when out of memory (its variables then go without it). */
+uint32_t di_scope_enter(struct di_ctx *c, Dwarf_Die die, uint32_t parent);
+
+/* Record that the variable (or static member) DIE die is declared in di_ns ns. 0 or
+ * -ENOMEM. */
+int di_scope_decl(struct di_ctx *c, Dwarf_Die die, uint32_t ns);
+
+/* Walk class (structure, union) die of a C++ unit, declared in parent: its static data
+ * members' declarations and its nested classes. 0 or -errno (c->err set). */
+int di_scope_class(struct di_ctx *c, Dwarf_Die die, uint32_t parent, int level);
+
+/* Name variable v (just added to d->dtls if tls, else d->dvars, at idx) of DIE die, its
+ * DWARF name base, found at scope sc, external (DW_AT_external): sets v->name, v->scope
+ * and v->base, now or at di_scope_finish (a name through another DIE). See mr_var. 0 or
+ * -ENOMEM. */
+int di_scope_name(struct di_ctx *c, Dwarf_Die die, const struct var_scope *sc, int external,
+		  int tls, size_t idx, const char *base);
+
+/* End of a pass (every unit read): name the variables waiting for their declarations, and
+ * free the pass's scopes. Needs c->dbg open. 0 or -ENOMEM. */
+int di_scope_finish(struct di_ctx *c);
 
 /* Fortran descriptors have no size in DWARF (the type describes the data): take the ELF
  * symbol's at the same address (gfortran's __mod_MOD_var), so that loads of any of the

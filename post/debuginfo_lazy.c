@@ -164,6 +164,8 @@ static int read_unit(struct mr_debuginfo *d, struct di_lazy *l, Dwarf_Off off)
 	}
 	c.cu_off = off;
 	rc = di_read_cu(&c, cu);
+	if (di_scope_finish(&c) && !rc)
+		rc = -ENOMEM;
 	free(c.linefiles);
 	dwarf_dealloc_die(cu);
 	return rc;

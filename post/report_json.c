@@ -512,6 +512,12 @@ static void json_variable(struct mr_json *j, const struct report *r, uint32_t id
 	mr_json_obj(j);
 	mr_json_key(j, "name");
 	mr_json_str(j, vi->name);
+	if (vi->scope) { /* issue 38: the name's parts, only for a name with a scope */
+		mr_json_key(j, "scope");
+		mr_json_str(j, vi->scope);
+		mr_json_key(j, "base_name");
+		mr_json_str(j, vi->base_name);
+	}
 	mr_json_key(j, "kind");
 	mr_json_str(j, mr_var_kind_name(vi->kind));
 	mr_json_key(j, "shown");

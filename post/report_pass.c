@@ -146,9 +146,13 @@ static int count_sample(struct worker *w, const struct memphis_rec_sample *sm, u
 		st->self++;
 		return 0;
 	}
-	/* the line of a sample in runtime code, told by its caller (its STACKS entry) */
-	if (stk)
-		res.line = mr_attrib_ctx_caller(w->ctx, sm->ip, stk, bytes, res.line);
+	/* the line of a sample in runtime code, told by its caller (its STACKS entry); the
+	 * library's own work when that is what called it */
+	if (stk && (res.line = mr_attrib_ctx_caller(w->ctx, sm->ip, stk, bytes, res.line)) ==
+			   MR_ATTRIB_SELF) {
+		st->self++;
+		return 0;
+	}
 	st->used++;
 	cpu_node = sm->cpu < r->run->ncpus ? r->cpu_node[sm->cpu] : r->nnodes;
 	page_node = node_index(r, res.page_node);

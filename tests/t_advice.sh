@@ -45,16 +45,16 @@ prof gather "$B/tests/prog_gather" 64 40 &&
 	$CHECK advice gather.json "main::x=local/interleave@prog_gather.c:$(grep -n 'x\[i\] = ' \
 		"$S/tests/prog_gather.c" | cut -d: -f1)" > gather.check 2>&1 && results gather.check
 prof table "$B/tests/prog_table" 400 && {
-	$CHECK advice table.json "table=local/replicate" > table.check 2>&1
+	$CHECK advice table.json "prog_table.c:table=local/replicate" > table.check 2>&1
 	results table.check
 	check_if "table: reads only (no store among its samples)" \
-		"python3 -c 'import json,sys; v=[v for v in json.load(open(\"table.json\"))[\"variables\"] if v[\"name\"]==\"table\"][0][\"pattern\"]; sys.exit(not (v[\"writes\"]==0 and v[\"reads\"]==v[\"samples\"]))'"
+		"python3 -c 'import json,sys; v=[v for v in json.load(open(\"table.json\"))[\"variables\"] if v[\"name\"]==\"prog_table.c:table\"][0][\"pattern\"]; sys.exit(not (v[\"writes\"]==0 and v[\"reads\"]==v[\"samples\"]))'"
 }
 # 250 us: four times the default rate, so that colidx (about a third of a's samples) stays
 # well above the advice's minimum of 50 also under a sanitizer build (46 seen at 1 ms).
 prof cg env MEMPHIS_PERIOD=250us "$B/examples/cg/cg" && {
-	$CHECK advice cg.json "a=local/partitioned@$(lines 'a\[k + o\] = v;\|a\[k\] = diag;')" \
-		"colidx=local/partitioned@$(lines 'colidx\[k + o\] = (int)j;\|colidx\[k\] = (int)i;')" \
+	$CHECK advice cg.json "cg.c:a=local/partitioned@$(lines 'a\[k + o\] = v;\|a\[k\] = diag;')" \
+		"cg.c:colidx=local/partitioned@$(lines 'colidx\[k + o\] = (int)j;\|colidx\[k\] = (int)i;')" \
 		> cg.check 2>&1
 	results cg.check
 	check_if "cg: --advice prints an advice line under each shown variable's rows" \
@@ -65,7 +65,7 @@ prof cg env MEMPHIS_PERIOD=250us "$B/examples/cg/cg" && {
 		"[ \$(\"$REPORT\" --json --pattern --top 2 cg | grep -c '\"span_bytes\"') = 2 ]"
 }
 prof few "$B/tests/prog_table" 1 && {
-	$CHECK advice few.json "table=too_few/too_few" > few.check 2>&1
+	$CHECK advice few.json "prog_table.c:table=too_few/too_few" > few.check 2>&1
 	results few.check
 	check_if "few: the evidence says how many samples and the minimum" \
 		"grep -q 'fewer than the minimum of 50' few.txt"

@@ -1,12 +1,13 @@
 #!/bin/sh
-# memphis-report compare across rebuilds of a real program (issue 13, "Matching"):
-# examples/cg is copied three times into the test directory, each copy keeping the file
-# name cg.c and built with the Makefile's example flags: the original, one with 3 blank
-# lines inserted above its allocations (vector()'s malloc and every line below it move
-# down by 3), and one with the global `colidx` renamed `colind`. Each is run under
-# libmemphis. Compare of original vs shifted: the heap site is matched across the shift
-# (named with both lines, line_shift 3, neither gone nor new) and the globals by name;
-# original vs renamed: colidx is gone and colind is new. This host has one node, so every
+# memphis-report compare across rebuilds of a real program (issue 13, "Matching"; issue
+# 38, declarations): examples/cg is copied three times into the test directory, each copy
+# keeping the file name cg.c and built with the Makefile's example flags: the original,
+# one with 3 blank lines inserted above its static arrays (their declarations, vector()'s
+# malloc and every line below move down by 3), and one with the static `colidx` renamed
+# `colind`. Each is run under libmemphis. Compare of original vs shifted: the heap site is
+# matched across the shift (named with both lines, line_shift 3, neither gone nor new) and
+# the statics (cg.c:a, cg.c:colidx) by name, kind and declaration, 3 lines down; original
+# vs renamed: cg.c:colidx is gone and cg.c:colind is new. This host has one node, so every
 # verdict is "unchanged" and exit 0: what is checked here is the matching (the verdicts
 # are checked with real remote accesses in the 2-node guest, tests/vm numa-cg.host.sh).
 . "$MEMPHIS_SRC/tests/report_common.sh"
@@ -21,7 +22,7 @@ export OMP_NUM_THREADS=2 MEMPHIS_PERIOD=100us
 
 mkdir orig shift rename
 cp "$S/examples/cg/cg.c" orig/cg.c
-awk '/^\/\* Vectors are first-touched/ && !d { print ""; print ""; print ""; d = 1 } { print }' \
+awk '/^static long rowstr/ && !d { print ""; print ""; print ""; d = 1 } { print }' \
 	orig/cg.c > shift/cg.c
 sed 's/\<colidx\>/colind/g' orig/cg.c > rename/cg.c
 # the allocation line before and after the shift, from the sources themselves
@@ -29,6 +30,9 @@ la=$(grep -n 'malloc(' orig/cg.c | head -n 1 | cut -d: -f1)
 lb=$(grep -n 'malloc(' shift/cg.c | head -n 1 | cut -d: -f1)
 check_if "the copy moved vector()'s malloc down by 3 lines (cg.c:$la -> cg.c:$lb)" \
 	'[ -n "$la" ] && [ "$lb" = $((la + 3)) ]'
+da=$(grep -n '^static int colidx' orig/cg.c | cut -d: -f1)
+db=$(grep -n '^static int colidx' shift/cg.c | cut -d: -f1)
+check_if "... and the declaration of colidx (cg.c:$da -> cg.c:$db)" '[ -n "$da" ] && [ "$db" = $((da + 3)) ]'
 check_if "the renamed copy has colind and no colidx" \
 	'grep -q colind rename/cg.c && ! grep -q colidx rename/cg.c'
 
@@ -66,16 +70,22 @@ check_if "original vs shifted: compare exits 0 (one node: unchanged)" '[ "$rc" =
 # with its own across the shift (x is read once per iteration: it may go unsampled)
 for v in z p q r; do
 	l=$(grep -n "^	$v = vector();" orig/cg.c | cut -d: -f1)
-	check_if "the heap site matches across the shift: $v (malloc at cg.c:$la via vector, from cg.c:$l) -> cg.c:$lb, line_shift 3" \
-		"grep -qxF 'heap|unchanged|3|$v (malloc at cg.c:$la via vector, from cg.c:$l)|$v (malloc at cg.c:$lb via vector, from cg.c:$((l + 3)))' shift.vars"
+	check_if "the heap site matches across the shift: cg.c:$v (malloc at cg.c:$la via vector, from cg.c:$l) -> cg.c:$lb, line_shift 3" \
+		"grep -qxF 'heap|unchanged|3|cg.c:$v (malloc at cg.c:$la via vector, from cg.c:$l)|cg.c:$v (malloc at cg.c:$lb via vector, from cg.c:$((l + 3)))' shift.vars"
 done
 check_if "no heap object of cg.c but x is gone or new after the shift (x: maybe unsampled)" \
-	'! grep "cg\.c" shift.vars | grep -v "|x (malloc" | grep -q "|-"'
+	'! grep "cg\.c" shift.vars | grep -v "|cg.c:x (malloc" | grep -q "|-"'
 # a and colidx are read at every nonzero (thousands of samples); rowstr once per row, and at
 # 100 us a run can hold none of it: it is then "gone", which is right, so it is not checked.
 for g in a colidx; do
-	check_if "global $g matches by name across the shift" "grep -qx 'static|unchanged|0|$g|$g' shift.vars"
+	check_if "static cg.c:$g matches by name, kind and declaration across the shift" \
+		"grep -qx 'static|unchanged|0|cg.c:$g|cg.c:$g' shift.vars"
 done
+"$R" --json shift/run > shift.report.json
+check "... its declaration 3 lines down in the shifted report: cg.c:$db" python3 -c '
+import json, sys
+v = [v for v in json.load(open("shift.report.json"))["variables"] if v["name"] == "cg.c:colidx"]
+assert v and v[0]["decl"] == "cg.c:" + sys.argv[1], v' "$db"
 # (a variable with a sample or two, a stack, may be seen in one run only: new or gone)
 check_if "no variable regressed or improved on this one-node host" \
 	'! grep -v "^summary" shift.vars | cut -d"|" -f2 | grep -qxE "regressed|improved"'
@@ -85,17 +95,17 @@ rc=$?
 python3 vars.py rename.json > rename.vars 2>> rename.err
 sed 's/^/# renamed: /' rename.vars
 check_if "original vs renamed: compare exits 0 (new and gone are not regressions)" '[ "$rc" = 0 ]'
-check_if "the renamed global shows as gone: colidx" "grep -qx 'static|gone|0|colidx|-' rename.vars"
-check_if "the renamed global shows as new: colind" "grep -qx 'static|new|0|-|colind' rename.vars"
+check_if "the renamed static shows as gone: cg.c:colidx" "grep -qx 'static|gone|0|cg.c:colidx|-' rename.vars"
+check_if "the renamed static shows as new: cg.c:colind" "grep -qx 'static|new|0|-|cg.c:colind' rename.vars"
 l=$(grep -n "^	p = vector();" orig/cg.c | cut -d: -f1)
-check_if "the unshifted heap site matches by name: p (malloc at cg.c:$la via vector, from cg.c:$l)" \
-	"grep -qxF 'heap|unchanged|0|p (malloc at cg.c:$la via vector, from cg.c:$l)|p (malloc at cg.c:$la via vector, from cg.c:$l)' rename.vars"
+check_if "the unshifted heap site matches by name: cg.c:p (malloc at cg.c:$la via vector, from cg.c:$l)" \
+	"grep -qxF 'heap|unchanged|0|cg.c:p (malloc at cg.c:$la via vector, from cg.c:$l)|cg.c:p (malloc at cg.c:$la via vector, from cg.c:$l)' rename.vars"
 nnew=$(grep "^summary" rename.vars | cut -d" " -f2)
 ngone=$(grep "^summary" rename.vars | cut -d" " -f3)
 check_if "the summary counts them: $nnew new, $ngone gone (a variable seen once in one run is new/gone too)" \
 	'[ "${nnew:-0}" -ge 1 ] && [ "${ngone:-0}" -ge 1 ]'
 # --local: every access is local here, so the two variables have shares to show
 "$R" compare --local orig/run rename/run > rename.txt 2>&1
-check_if "the text (--local) names both: colidx gone, colind new" \
-	'grep -q "^  colidx .* gone\$" rename.txt && grep -q "^  colind .* new\$" rename.txt'
+check_if "the text (--local) names both: cg.c:colidx gone, cg.c:colind new" \
+	'grep -q "^  cg.c:colidx .* gone\$" rename.txt && grep -q "^  cg.c:colind .* new\$" rename.txt'
 done_testing

@@ -4,10 +4,11 @@
 # this machine's Debian release, `apt-get install ./*.deb` (everything else from Debian's
 # mirror, nothing from the tree), examples/cg built there with only
 # `pkg-config --cflags --libs memphis`, run under the installed launcher, and the installed
-# memphis-report names `a` and `colidx`. memphis-dkms is installed there too: DKMS adds the
-# module (building needs the running kernel's headers, which the chroot lacks: printed), the
-# group memphis is created, and when Debian's kernel headers are installed afterwards (as a
-# new kernel would be) DKMS builds memphismod.ko for that kernel by itself.
+# memphis-report names `cg.c:a` and `cg.c:colidx`. memphis-dkms is installed there too:
+# DKMS adds the module (building needs the running kernel's headers, which the chroot
+# lacks: printed), the group memphis is created, and when Debian's kernel headers are
+# installed afterwards (as a new kernel would be) DKMS builds memphismod.ko for that
+# kernel by itself.
 # The bootstrapped chroot (with gcc and pkg-config) is kept as a tarball in
 # MEMPHIS_DEB_CACHE (~/.cache/memphis/deb), downloaded packages beside it, so the next run
 # neither bootstraps nor downloads them again. The chroot runs in a private mount namespace
@@ -79,7 +80,7 @@ check "lintian: no errors (exit $rc)" test "$rc" = 0 -a -f memphis_${ver}_amd64.
 # the chroot: the rest needs root and Debian's mirror
 chroot_skip() {
 	for what in "apt-get install ./*.deb in a fresh chroot" "examples/cg built there with pkg-config" \
-		"the installed memphis-report names a and colidx" "memphis-report --html there" \
+		"the installed memphis-report names cg.c:a and cg.c:colidx" "memphis-report --html there" \
 		"memphis run without libmemphis-dev" \
 		"memphis-dkms: DKMS knows the module" \
 		"memphis-dkms: the group" "memphis-dkms: DKMS builds it for headers installed later"; do
@@ -145,8 +146,8 @@ in_root 'cd /tmp/cg && gcc -g -O2 -fopenmp cg.c $(pkg-config --cflags --libs mem
 check "examples/cg builds in the chroot with only pkg-config --cflags --libs memphis" test -x "$root/tmp/cg/cg"
 [ -x "$root/tmp/cg/cg" ] || sed 's/^/# /' cc.log
 in_root 'cd /tmp/cg && memphis run -o run -- ./cg && memphis-report run' > report.out 2> report.err
-check_if "the installed launcher and memphis-report: the report names a and colidx" \
-	'grep -Eq "^(\([0-9]+\) )?a( [0-9]|:)" report.out && grep -Eq "^(\([0-9]+\) )?colidx( [0-9]|:)" report.out'
+check_if "the installed launcher and memphis-report: the report names cg.c:a and cg.c:colidx" \
+	'grep -Eq "^(\([0-9]+\) )?cg\.c:a( [0-9]|:)" report.out && grep -Eq "^(\([0-9]+\) )?cg\.c:colidx( [0-9]|:)" report.out'
 grep -q colidx report.out || sed 's/^/# /' report.out report.err | tail -n 20
 # the page: the installed template and Debian's d3 (libjs-d3, a dependency) inlined
 in_root 'cd /tmp/cg && memphis-report run --html run.html' > html.out 2>&1

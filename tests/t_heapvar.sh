@@ -30,7 +30,7 @@ line() { grep -n "$2" "$1" | head -n 1 | cut -d: -f1; }
 site="malloc at prog_heapvar.c:$(line "$SRC" 'SITE')"
 cat >expect <<EOF
 g_mat ($site via xmalloc, alloc_matrix, from prog_heapvar.c:$(line "$SRC" 'FROM:global'))
-s_mat ($site via xmalloc, alloc_matrix, from prog_heapvar.c:$(line "$SRC" 'FROM:static'))
+prog_heapvar.c:s_mat ($site via xmalloc, alloc_matrix, from prog_heapvar.c:$(line "$SRC" 'FROM:static'))
 g_grid.cells ($site via xmalloc, alloc_matrix, from prog_heapvar.c:$(line "$SRC" 'FROM:member'))
 t_mat ($site via xmalloc, alloc_matrix, make_tmp, from prog_heapvar.c:$(line "$SRC" 'FROM:returned'))
 local_case::loc ($site via xmalloc, alloc_matrix, from prog_heapvar.c:$(line "$SRC" 'VAR:local'))
@@ -114,8 +114,8 @@ recv() { grep -F "$1|" O2.recv | head -n 1 | cut -d'|' -f2-; }
 lr=$(line "$SRC" 'FROM:returned')
 check_if "O2: t_mat's receiver: global, via xmalloc, alloc_matrix, make_tmp, from line $lr" \
 	"[ '$(recv t_mat)' = '{\"from\": \"prog_heapvar.c:$lr\", \"how\": \"global\", \"variable\": \"t_mat\", \"via\": [\"xmalloc\", \"alloc_matrix\", \"make_tmp\"]}' ]"
-check_if "O2: s_mat static, g_grid.cells member, local_case::loc and grid_init::gr->cells local" \
-	"recv s_mat | grep -qF '\"how\": \"static\"' && recv g_grid.cells | grep -qF '\"how\": \"member\"' &&
+check_if "O2: prog_heapvar.c:s_mat static, g_grid.cells member, the two locals local" \
+	"recv prog_heapvar.c:s_mat | grep -qF '\"how\": \"static\"' && recv g_grid.cells | grep -qF '\"how\": \"member\"' &&
 	 recv local_case::loc | grep -qF '\"how\": \"local\"' && recv grid_init::gr-\>cells | grep -qF '\"how\": \"local\"'"
 check_if "O2: the call-site fallback has no receiver" "[ '$(recv malloc)' = null ]"
 rm -rf memphis-*/

@@ -94,8 +94,8 @@ else
 	squeeze cg.json > cg.squeezed
 	check "the page embeds exactly what --json --advice prints, without its indentation ($(wc -c < cg.json) bytes, $(wc -c < cg.embedded) embedded)" \
 		cmp -s cg.squeezed cg.embedded
-	check_if "the page has the pattern and advice of the shown variables (a, colidx)" \
-		'python3 -c "import json,sys; v={x[\"name\"]: x for x in json.load(open(\"cg.json\"))[\"variables\"]}; sys.exit(not all(\"pattern\" in v[n] and \"advice\" in v[n] for n in (\"a\", \"colidx\")))"'
+	check_if "the page has the pattern and advice of the shown variables (cg.c:a, cg.c:colidx)" \
+		'python3 -c "import json,sys; v={x[\"name\"]: x for x in json.load(open(\"cg.json\"))[\"variables\"]}; sys.exit(not all(\"pattern\" in v[n] and \"advice\" in v[n] for n in (\"cg.c:a\", \"cg.c:colidx\")))"'
 	check_if "the page holds the source text of the top lines (cg.c, read at report time)" \
 		'grep -q "\"path\":\"[^\"]*examples\\\\/cg\\\\/cg.c\"" cg.html'
 	check_if "no URL to load: no src=, href= or url( in the page" \

@@ -14,7 +14,7 @@ paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo "?")
 # counts DIR: "global static heap total lost" from the report's text
 counts() {
 	"$REPORT" "$1" > report.txt 2>&1
-	awk '/^\([0-9]+\) hw_global / { g = $NF } /^\([0-9]+\) hw_static / { s = $NF }
+	awk '/^\([0-9]+\) hw_global / { g = $NF } /^\([0-9]+\) prog_hwpages\.c:hw_static / { s = $NF }
 	     /^\([0-9]+\) posix_memalign at prog_hwpages/ { h = $NF }
 	     /^samples: / { t = $2 } /lost [0-9]+, throttled/ { gsub(",", "", $0); for (i = 1; i <= NF; i++) if ($i == "lost") l = $(i + 1) }
 	     END { printf "%d %d %d %d %s\n", g, s, h, t, l }' report.txt

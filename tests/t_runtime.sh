@@ -56,7 +56,7 @@ check "active: the header's runtime wait share (${head:-none} %: $(counts active
 	active_ok
 check "active: the wait is libgomp's" grep -Eq '^runtime wait: .*: OpenMP runtime \(libgomp\) [0-9.]+ %' active.txt
 check "active: the user's arrays head the table" sh -c '
-	grep -E "^\([12]\) " active.txt | grep -Ec "^\([12]\) (grid \(malloc at prog_waits\.c:[0-9]+\)|coef) " | grep -qx 2'
+	grep -E "^\([12]\) " active.txt | grep -Ec "^\([12]\) (prog_waits\.c:grid \(malloc at prog_waits\.c:[0-9]+\)|coef) " | grep -qx 2'
 # every runtime group comes after every other group, in text and in the JSON variables
 order_ok() {
 	awk '/^\([0-9]+\) / { if ($0 ~ /^\([0-9]+\) <(OpenMP|C|MPI) runtime/) rt = 1; else if (rt) bad = 1 }

@@ -3,7 +3,8 @@
  * Builds tests/fixtures/dbg_{vars,vars2,lib}.c with the system cc in several ways (-O2 and
  * -O0, DWARF 5 and -gdwarf-4, PIE and -no-pie, without -g), runs each program, which prints
  * the true offsets and sizes of its variables and functions (from dl_iterate_phdr), and
- * checks what mr_debuginfo_* finds in the binary against that. Also the shared library,
+ * checks what mr_debuginfo_* finds in the binary against that; C++ variables' scopes in
+ * tests/fixtures/dbg_scopes.cc built with c++ and clang++. Also the shared library,
  * libgomp.so.1 (no DWARF) when installed, and broken files (missing, not ELF, truncated,
  * corrupted) which must give an error naming the file and never crash.
  * TAP output; exit 1 on any failure, 77 when no C compiler is there.
@@ -135,6 +136,11 @@ static const struct fact *fact(const struct facts *fs, const char *what, const c
 }
 
 /* The variable called name in d's list, and how many there are. */
+static int same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
 static const struct mr_var *var_named(struct mr_debuginfo *d, const char *name, int *count)
 {
 	const struct mr_var *vars, *r = NULL;
@@ -150,35 +156,39 @@ static const struct mr_var *var_named(struct mr_debuginfo *d, const char *name, 
 }
 
 struct expect {
-	const char *module, *name;
+	const char *module, *name; /* name: as the fixture prints it (and ELF names it) */
 	unsigned kind;
 	const char *file;
+	const char *scope;          /* the scope DWARF gives it (issue 38), NULL none */
+	const char *scoped;         /* its name with the scope ("dbg_vars.c:s_counter") */
 };
 
 static const struct expect expected[] = {
-	{ "exe", "g_int", MR_VAR_GLOBAL, "dbg_vars.c" },
-	{ "exe", "g_matrix", MR_VAR_GLOBAL, "dbg_vars.c" },
-	{ "exe", "s_counter", MR_VAR_STATIC, "dbg_vars.c" },
-	{ "exe", "g_point", MR_VAR_GLOBAL, "dbg_vars.c" },
-	{ "exe", "g_cvpoint", MR_VAR_GLOBAL, "dbg_vars.c" },
-	{ "exe", "shared_name", MR_VAR_GLOBAL, "dbg_vars.c" },
-	{ "exe", "g_ptr", MR_VAR_GLOBAL, "dbg_vars.c" },
-	{ "exe", "g_union", MR_VAR_GLOBAL, "dbg_vars.c" },
-	{ "exe", "s_ptrs", MR_VAR_STATIC, "dbg_vars.c" },
-	{ "exe", "other_global", MR_VAR_GLOBAL, "dbg_vars2.c" },
-	{ "exe", "s_two", MR_VAR_STATIC, "dbg_vars2.c" },
-	{ "exe", "other_calls::calls", MR_VAR_FUNC_STATIC, "dbg_vars2.c" },
-	{ "exe", "counter::calls", MR_VAR_FUNC_STATIC, "dbg_vars.c" },
-	{ "exe", "t_buf", MR_VAR_TLS, "dbg_vars.c" },
-	{ "exe", "t_scalar", MR_VAR_TLS, "dbg_vars.c" },
-	{ "exe", "t_other", MR_VAR_TLS, "dbg_vars2.c" },
-	{ "lib", "lib_global", MR_VAR_GLOBAL, "dbg_lib.c" },
-	{ "lib", "lib_static", MR_VAR_STATIC, "dbg_lib.c" },
-	{ "lib", "lib_tls", MR_VAR_TLS, "dbg_lib.c" },
+	{ "exe", "g_int", MR_VAR_GLOBAL, "dbg_vars.c", NULL, NULL },
+	{ "exe", "g_matrix", MR_VAR_GLOBAL, "dbg_vars.c", NULL, NULL },
+	{ "exe", "s_counter", MR_VAR_STATIC, "dbg_vars.c", "dbg_vars.c", "dbg_vars.c:s_counter" },
+	{ "exe", "g_point", MR_VAR_GLOBAL, "dbg_vars.c", NULL, NULL },
+	{ "exe", "g_cvpoint", MR_VAR_GLOBAL, "dbg_vars.c", NULL, NULL },
+	{ "exe", "shared_name", MR_VAR_GLOBAL, "dbg_vars.c", NULL, NULL },
+	{ "exe", "g_ptr", MR_VAR_GLOBAL, "dbg_vars.c", NULL, NULL },
+	{ "exe", "g_union", MR_VAR_GLOBAL, "dbg_vars.c", NULL, NULL },
+	{ "exe", "s_ptrs", MR_VAR_STATIC, "dbg_vars.c", "dbg_vars.c", "dbg_vars.c:s_ptrs" },
+	{ "exe", "other_global", MR_VAR_GLOBAL, "dbg_vars2.c", NULL, NULL },
+	{ "exe", "s_two", MR_VAR_STATIC, "dbg_vars2.c", "dbg_vars2.c", "dbg_vars2.c:s_two" },
+	{ "exe", "other_calls::calls", MR_VAR_FUNC_STATIC, "dbg_vars2.c", "other_calls",
+	  "other_calls::calls" },
+	{ "exe", "counter::calls", MR_VAR_FUNC_STATIC, "dbg_vars.c", "counter", "counter::calls" },
+	{ "exe", "t_buf", MR_VAR_TLS, "dbg_vars.c", NULL, NULL },
+	{ "exe", "t_scalar", MR_VAR_TLS, "dbg_vars.c", NULL, NULL },
+	{ "exe", "t_other", MR_VAR_TLS, "dbg_vars2.c", NULL, NULL },
+	{ "lib", "lib_global", MR_VAR_GLOBAL, "dbg_lib.c", NULL, NULL },
+	{ "lib", "lib_static", MR_VAR_STATIC, "dbg_lib.c", "dbg_lib.c", "dbg_lib.c:lib_static" },
+	{ "lib", "lib_tls", MR_VAR_TLS, "dbg_lib.c", "dbg_lib.c", "dbg_lib.c:lib_tls" },
 };
 
-/* Every expected variable of `module`: found once by name with kind, size, address and
- * declaring file right, and found again by address from its middle and its last byte. */
+/* Every expected variable of `module`: found once by name (DWARF: with its scope) with
+ * kind, size, address, scope, base name and declaring file right, and found again by
+ * address from its middle and its last byte. */
 static void check_vars(const char *cfg, const char *module, struct mr_debuginfo *d,
 		       const struct facts *fs, int dwarf)
 {
@@ -198,9 +208,18 @@ static void check_vars(const char *cfg, const char *module, struct mr_debuginfo 
 			continue;
 		if (!dwarf && strstr(e->name, "::"))
 			continue; /* ELF names function statics "calls.0" */
-		v = var_named(d, e->name, &count);
-		if (!ok(v && count == 1, "%s: %s found once by name (%d)", cfg, e->name, count))
+		v = var_named(d, dwarf && e->scoped ? e->scoped : e->name, &count);
+		if (!ok(v && count == 1, "%s: %s found once by name (%d)", cfg,
+			dwarf && e->scoped ? e->scoped : e->name, count))
 			continue;
+		if (dwarf) {
+			const char *base = strstr(e->name, "::") ? strstr(e->name, "::") + 2 : e->name;
+
+			ok(same_str(v->scope, e->scope) && same_str(v->base, base),
+			   "%s: %s has scope %s and base name %s (%s, %s)", cfg, v->name,
+			   e->scope ? e->scope : "NULL", base, v->scope ? v->scope : "NULL",
+			   v->base ? v->base : "NULL");
+		}
 		if (!ok(v->kind == kind && v->size == f->size && v->addr == f->off &&
 				v->tls == (unsigned)tls,
 			"%s: %s kind %u size %llu addr 0x%llx tls %u (want %u %llu 0x%llx %d)", cfg,
@@ -455,8 +474,8 @@ static void check_libc_debug(void)
 		return;
 	}
 	printf("# libc: opening with %s took %.2f ms\n", want, ms);
-	arena = var_named(d, "main_arena", &n1);
-	tcache = var_named(d, "tcache", &n2);
+	arena = var_named(d, "malloc.c:main_arena", &n1); /* statics of malloc.c */
+	tcache = var_named(d, "malloc.c:tcache", &n2);
 	ok(mr_debuginfo_debug_file(d) && !strcmp(mr_debuginfo_debug_file(d), want) && arena &&
 		   arena->kind == MR_VAR_STATIC && arena->size > 1000 &&
 		   mr_debuginfo_var_at(d, arena->addr + 100) == arena && tcache &&
@@ -465,11 +484,6 @@ static void check_libc_debug(void)
 	   mr_debuginfo_debug_file(d) ? mr_debuginfo_debug_file(d) : "NULL",
 	   arena ? (unsigned long long)arena->size : 0);
 	mr_debuginfo_close(d);
-}
-
-static int same_str(const char *a, const char *b)
-{
-	return a == b || (a && b && !strcmp(a, b));
 }
 
 /* The lines of d (its units read one at a time) and of w (read whole) at vaddr agree. */
@@ -880,6 +894,56 @@ static void check_debug_file(void)
 	}
 }
 
+/* C++ scopes (issue 38, tests/fixtures/dbg_scopes.cc): every variable named with its
+ * namespaces and classes (template arguments included), a file's internal ones with the
+ * file, whichever compiler and DWARF version. */
+static void check_scopes(const char *compiler, const char *cflags)
+{
+	static const struct {
+		const char *name, *scope, *base;
+		unsigned kind;
+	} want[] = {
+		{ "S::arr", "S", "arr", MR_VAR_GLOBAL },
+		{ "T::arr", "T", "arr", MR_VAR_GLOBAL },
+		{ "ns1::v", "ns1", "v", MR_VAR_GLOBAL },
+		{ "ns2::v", "ns2", "v", MR_VAR_GLOBAL },
+		{ "dbg_scopes.cc:ns2::w", "dbg_scopes.cc:ns2", "w", MR_VAR_STATIC },
+		{ "dbg_scopes.cc:anon", "dbg_scopes.cc", "anon", MR_VAR_STATIC },
+		{ "dbg_scopes.cc:AC::ax", "dbg_scopes.cc:AC", "ax", ~0u }, /* clang: external */
+		{ "H<1>::data", "H<1>", "data", MR_VAR_GLOBAL },
+		{ "H<2>::data", "H<2>", "data", MR_VAR_GLOBAL },
+		{ "outer::inner::Q::z", "outer::inner::Q", "z", MR_VAR_GLOBAL },
+		{ "Outer::Inner::deep", "Outer::Inner", "deep", MR_VAR_GLOBAL },
+		{ "g", NULL, "g", MR_VAR_GLOBAL },
+		{ "dbg_scopes.cc:fs", "dbg_scopes.cc", "fs", MR_VAR_STATIC },
+		{ "dbg_scopes.cc:tl", "dbg_scopes.cc", "tl", MR_VAR_TLS },
+		{ "f::loc", "f", "loc", MR_VAR_FUNC_STATIC },
+	};
+	char cfg[256], exe[4200];
+	struct mr_debuginfo *d;
+	int count;
+
+	snprintf(cfg, sizeof(cfg), "%s %s", compiler, cflags);
+	snprintf(exe, sizeof(exe), "%s/scopes", tmpdir);
+	if (!ok(!sh("cd '%s' && %s -g %s -o '%s' '%s/dbg_scopes.cc'", tmpdir, compiler, cflags,
+		    exe, fixtures), "%s: build the C++ scopes fixture", cfg))
+		return;
+	d = open_ok(cfg, exe, NULL);
+	if (!d)
+		return;
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct mr_var *v = var_named(d, want[i].name, &count);
+
+		ok(v && count == 1 && same_str(v->scope, want[i].scope) &&
+			   same_str(v->base, want[i].base) &&
+			   (want[i].kind == ~0u || v->kind == want[i].kind),
+		   "%s: %s once (%d), scope %s, base %s (%s, %s)", cfg, want[i].name, count,
+		   want[i].scope ? want[i].scope : "NULL", want[i].base,
+		   v && v->scope ? v->scope : "NULL", v && v->base ? v->base : "NULL");
+	}
+	mr_debuginfo_close(d);
+}
+
 int main(void)
 {
 	const char *src = getenv("MEMPHIS_SRC");
@@ -921,6 +985,17 @@ int main(void)
 		check_nodebug();
 		check_debug_file();
 		check_errors();
+	}
+	if (system("c++ --version >/dev/null 2>&1")) {
+		ok(1, "C++ scopes # SKIP no C++ compiler (c++)");
+	} else {
+		check_scopes("c++", "-O0");
+		check_scopes("c++", "-O2 -gdwarf-4");
+		check_scopes("c++", "-O2 -flto");
+	}
+	if (!system("clang++ --version >/dev/null 2>&1")) {
+		check_scopes("clang++", "-O2");
+		check_scopes("clang++", "-O0 -gdwarf-4");
 	}
 	check_fortran();
 	check_libgomp();

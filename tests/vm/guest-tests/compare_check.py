@@ -43,7 +43,7 @@ if "error" in r:
 for n in r["nodes"]:
     print("node %s: %s" % ("all" if n["node"] is None else n["node"], cell_text(n)))
 var = {v["name"]: v for v in r["variables"]}
-for name in ("a", "colidx"):
+for name in ("cg.c:a", "cg.c:colidx"):
     v = var.get(name)
     for c in (v["cells"] if v else []):
         if c["node"] is not None:
@@ -68,7 +68,7 @@ for v in r["variables"]:
 # p[colidx[k]] become partly remote: node 0 +1.8 to +10.2 pts in the CI runs recorded, the
 # vectors' part of node 1's accesses up too (numa-cg.host.sh). Real changes: master -> aware
 # may judge them regressed at the gate (exit 1), and nothing else.
-side = {"node 0"} | {v["name"] for v in r["variables"] if v["name"] not in ("a", "colidx")}
+side = {"node 0"} | {v["name"] for v in r["variables"] if v["name"] not in ("cg.c:a", "cg.c:colidx")}
 regressed = {("all nodes" if n["node"] is None else "node %d" % n["node"])
              for n in r["nodes"] if n["verdict"] == "regressed"}
 regressed |= {v["name"] for v in r["variables"] if v["verdict"] == "regressed"}
@@ -80,20 +80,20 @@ else:
     say(rc == want_rc and s["exit"] == want_rc, "exit status %d (want %d)" % (rc, want_rc))
 node1 = [n for n in r["nodes"] if n["node"] == 1]
 say(node1 and node1[0]["verdict"] == expect, "node 1's remote share %s" % expect)
-v = var.get("a")
+v = var.get("cg.c:a")
 c = [c for c in (v["cells"] if v else []) if c["node"] == 1]
 say(c and c[0]["verdict"] == expect and v["in_a"] and v["in_b"],
-    "a, matched in both runs: its share of node 1's accesses %s" % expect)
+    "cg.c:a, matched in both runs: its share of node 1's accesses %s" % expect)
 # colidx's whole share of node 1's accesses in the master-initialised run was 9 to 23 % in
 # the runs recorded (9.3 pts, 56 -> 0 samples, in one judged unchanged): at the gate's 10 pts
 # its verdict is a coin toss. What the compare must show is that its share moved the
 # expected way, the 95 % interval of the change excluding 0, and not the other way.
-v = var.get("colidx")
+v = var.get("cg.c:colidx")
 c = [c for c in (v["cells"] if v else []) if c["node"] == 1]
 sign = -1 if expect == "improved" else 1
 say(c and v["in_a"] and v["in_b"] and c[0]["verdict"] != ("regressed" if sign < 0 else "improved")
     and sign * c[0]["ci95"][0] > 0 and sign * c[0]["ci95"][1] > 0,
-    "colidx, matched in both runs: its share of node 1's accesses %s, the 95 %% interval "
+    "cg.c:colidx, matched in both runs: its share of node 1's accesses %s, the 95 %% interval "
     "of the change excluding 0 (%s at the gate)" % ("fell" if sign < 0 else "rose",
                                                      c[0]["verdict"] if c else "no cell"))
 
@@ -105,8 +105,8 @@ except (OSError, ET.ParseError) as e:
 failed = {tc.get("name") for tc in root.iter("testcase") if tc.find("failure") is not None}
 total = sum(1 for _ in root.iter("testcase"))
 if expect == "regressed":
-    say({"node 1", "a"} <= failed and len(failed) == s["regressions"],
-        "--junit: %d testcases, one failure per regression (%d), among them node 1 and a: %s"
+    say({"node 1", "cg.c:a"} <= failed and len(failed) == s["regressions"],
+        "--junit: %d testcases, one failure per regression (%d), among them node 1 and cg.c:a: %s"
         % (total, s["regressions"], sorted(failed)))
 else:
     say(failed == regressed and failed <= side,

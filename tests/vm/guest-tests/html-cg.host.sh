@@ -39,7 +39,7 @@ done < browser.out
 python3 - cg-master.json > pattern.check 2>&1 <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
-a = [v for v in r["variables"] if v["name"] == "a"]
+a = [v for v in r["variables"] if v["name"] == "cg.c:a"]
 p = a[0].get("pattern") if a else None
 with_samples = [t for t, row in enumerate(p["thread_blocks"]) if sum(row)] if p else []
 print(("ok" if len(with_samples) >= 2 else "fail") +

@@ -43,13 +43,13 @@ else
 		"main::x=interleave@$(lines 'x\[i\] = ' "$MEMPHIS_SRC/tests/prog_gather.c")"
 fi
 advise table "$VM_OUT/table" \
-	"table=replicate@$(lines 'table\[i\] = ' "$MEMPHIS_SRC/tests/prog_table.c")"
+	"prog_table.c:table=replicate@$(lines 'table\[i\] = ' "$MEMPHIS_SRC/tests/prog_table.c")"
 loop=$(lines 'sum += a\[k\] \* p\[colidx\[k\]\];' "$SRC")
 advise cg-master "$CG/cg-master" \
-	"a=partitioned@$(lines 'a\[k + o\] = v;\|a\[k\] = diag;' "$SRC")~$loop" \
-	"colidx=partitioned@$(lines 'colidx\[k + o\] = (int)j;\|colidx\[k\] = (int)i;' "$SRC")~$loop"
+	"cg.c:a=partitioned@$(lines 'a\[k + o\] = v;\|a\[k\] = diag;' "$SRC")~$loop" \
+	"cg.c:colidx=partitioned@$(lines 'colidx\[k + o\] = (int)j;\|colidx\[k\] = (int)i;' "$SRC")~$loop"
 # NUMA-aware, a and colidx have no remote sample: the default tables do not show them
-OPTS=--all advise cg-aware "$CG/cg-aware" "a=local" "colidx=local"
+OPTS=--all advise cg-aware "$CG/cg-aware" "cg.c:a=local" "cg.c:colidx=local"
 
 # node 1's remote share (samples on node 1's CPUs whose page is on node 0), before and
 # after the advice is applied

@@ -50,7 +50,7 @@ def pages(name):
 
 if check == "hotspot":
     expected_lines = dict(a.split("=", 1) for a in args)
-    for name in ("a", "colidx"):
+    for name in ("cg.c:a", "cg.c:colidx"):
         p = pages(name)
         say(pct(p[0], sum(p)) >= 95, "%s: %.1f %% of %d pages on node 0 (>= 95)" % (name, pct(p[0], sum(p)), sum(p)))
         r, t = row_remote(name, 1)
@@ -66,16 +66,16 @@ if check == "hotspot":
         if t["node"] == 1 and remote_rep.get("table_mode") == "remote":
             remote_names = {e["name"] for e in t["entries"]}
     print("node 1 remote table: " + ", ".join(sorted(remote_names)))
-    say({"a", "colidx"} <= remote_names, "a and colidx are in node 1's remote table")
+    say({"cg.c:a", "cg.c:colidx"} <= remote_names, "cg.c:a and cg.c:colidx are in node 1's remote table")
 elif check == "aware":
-    for name in ("a", "colidx"):
+    for name in ("cg.c:a", "cg.c:colidx"):
         p = pages(name)
         say(sum(p) > 0 and min(p) >= 0.3 * sum(p), "%s: pages split by partition %s" % (name, p))
         r, t = row_remote(name, 1)
         say(t >= 20 and pct(r, t) < 10, "%s: %.1f %% of node 1's %d samples remote (< 10)" % (name, pct(r, t), t))
 elif check == "interleave":
-    p = pages("a")
-    say(sum(p) > 0 and abs(pct(p[0], sum(p)) - 50) <= 10, "a: pages %s, node 0 share %.1f %% (50 +- 10)" % (p, pct(p[0], sum(p))))
+    p = pages("cg.c:a")
+    say(sum(p) > 0 and abs(pct(p[0], sum(p)) - 50) <= 10, "cg.c:a: pages %s, node 0 share %.1f %% (50 +- 10)" % (p, pct(p[0], sum(p))))
     for n in range(nodes):
         r = sum(row_remote(v, n)[0] for v in var)
         say(r > 0, "node %d shows remote samples (%d)" % (n, r))
