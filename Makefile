@@ -299,6 +299,12 @@ $(B)/tests/prog_%: tests/prog_%.c $(B)/libmemphis.so
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(PROG_CFLAGS) $< -o $@ $(PROG_LDFLAGS) $(LDFLAGS)
 
+# Two files, each with a static `work` of its own (variables that share a name, issue 38).
+$(B)/tests/prog_collide: tests/prog_collide.c tests/collide_b.c tests/collide.h $(B)/libmemphis.so
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(PROG_CFLAGS) $< tests/collide_b.c -o $@ $(PROG_LDFLAGS) $(LDFLAGS)
+
 PROGXX_CXXFLAGS := -std=c++17 -g -O2 -pthread -Iinclude -Wall -Wextra -Werror -Wno-unused-parameter
 $(B)/tests/prog_%: tests/prog_%.cc $(B)/libmemphis.so
 	@mkdir -p $(@D)

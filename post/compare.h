@@ -52,6 +52,12 @@ struct cmp_item {
 	char *site_alloc, *site_file, *site_func;
 	char *site_callers;       /* the callers' functions, '\n'-separated ("" unknown) */
 	unsigned site_line;       /* 0: no site read */
+	/* variables with a declaration (globals, statics, TLS, ...), for matching: the name
+	 * without its scope (the report's base_name; NULL when it gives none), where it is
+	 * declared (decl "FILE:LINE"; NULL / 0 unknown) and its size (0 unknown) */
+	char *base, *decl_file;
+	unsigned decl_line;
+	uint64_t size;
 	uint64_t *remote, *local;
 	uint64_t remote_all, local_all;
 	uint64_t *pages;          /* distinct sampled pages by home node (last: unknown) */
@@ -75,6 +81,8 @@ struct cmp_side {
 	double seconds;           /* time of the selected regions */
 	struct cmp_item *items;
 	size_t nitems;
+	int scoped;               /* some variable's name has a scope (base_name): not a
+				   * report from before issue 38, which names them all bare */
 	char **warnings;          /* the run's warnings and damage, as the report gave them */
 	size_t nwarnings;
 };

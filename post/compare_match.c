@@ -1,7 +1,8 @@
 /* post/compare_match.c - what compare compares: the share of each node's accesses that
  * are remote (local with --local; the node's share of all with --all), overall and per
  * variable, each delta with Newcombe's 95 % interval and a verdict; and the pairing of
- * variables across two runs, heap objects by allocation site across rebuilds. */
+ * variables across two runs: by name, kind and declaration (size, declaring file, the
+ * nearest line), heap objects by allocation site across rebuilds. */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -12,8 +13,8 @@
 
 /* A variable counts as tracked (tables, JUnit) when some share reaches this in A or B. */
 #define TRACK_SHARE 0.01
-/* Heap site pairing by nearest line looks at most this many candidate pairs. */
-#define MAX_SITE_PAIRS 4000000u
+/* A pass of pairing by nearest line looks at most this many candidate pairs. */
+#define MAX_PAIRS 4000000u
 
 const char *cmp_verdict_name(enum cmp_verdict v)
 {
@@ -143,22 +144,40 @@ static int judge_pair(struct cmp_pair *p, const struct cmp_side *a, const struct
 
 /* ---- pairing ---- */
 
-static int by_name_kind(const void *x, const void *y)
-{
-	const struct cmp_item *const *a = x, *const *b = y;
-	int c = strcmp((*a)->name, (*b)->name);
-
-	return c ? c : strcmp((*a)->kind, (*b)->kind);
-}
-
-/* A candidate pair of heap sites: A's item i, B's item j, line distance d, other: the
- * callers differ (1) or agree (0). */
+/* A candidate pair: A's item i, B's item j, other: they differ in something that ranks
+ * them after every candidate that agrees (heap sites: their callers), d: the distance of
+ * their lines (heap sites: the call's; variables: the declaration's). */
 struct cand {
 	size_t i, j;
 	unsigned other, d;
 };
 
-/* Same callers first, then the nearest lines, then the order of the reports. */
+/* Candidate pairs of one pass, at most MAX_PAIRS. */
+struct cands {
+	struct cand *c;
+	size_t n, cap;
+};
+
+/* Add candidate (i, j, other, d) to cs. 0, 1 when cs is full (the pass stops looking), or
+ * -ENOMEM. */
+static int cand_add(struct cands *cs, size_t i, size_t j, unsigned other, unsigned d)
+{
+	if (cs->n == cs->cap) {
+		struct cand *nc;
+
+		if (cs->cap >= MAX_PAIRS)
+			return 1;
+		nc = realloc(cs->c, (cs->cap ? cs->cap * 2 : 64) * sizeof(*nc));
+		if (!nc)
+			return -ENOMEM;
+		cs->c = nc;
+		cs->cap = cs->cap ? cs->cap * 2 : 64;
+	}
+	cs->c[cs->n++] = (struct cand){ i, j, other, d };
+	return 0;
+}
+
+/* Agreeing candidates first, then the nearest lines, then the order of the reports. */
 static int by_distance(const void *x, const void *y)
 {
 	const struct cand *a = x, *b = y;
@@ -170,6 +189,91 @@ static int by_distance(const void *x, const void *y)
 	return a->i != b->i ? (a->i < b->i ? -1 : 1) : (a->j > b->j) - (a->j < b->j);
 }
 
+/* Pair the candidates of cs, best first, among items still unpaired (ma[i] / mb[j] ==
+ * SIZE_MAX); frees cs. */
+static void cand_pair(struct cands *cs, size_t *ma, size_t *mb)
+{
+	if (cs->n) /* cs->c is NULL when no candidate was found */
+		qsort(cs->c, cs->n, sizeof(*cs->c), by_distance);
+	for (size_t k = 0; k < cs->n; k++)
+		if (ma[cs->c[k].i] == SIZE_MAX && mb[cs->c[k].j] == SIZE_MAX) {
+			ma[cs->c[k].i] = cs->c[k].j;
+			mb[cs->c[k].j] = cs->c[k].i;
+		}
+	free(cs->c);
+	memset(cs, 0, sizeof(*cs));
+}
+
+static unsigned distance(unsigned x, unsigned y)
+{
+	return x > y ? x - y : y - x;
+}
+
+/* Name, then kind, then place in the report (a total order: the pairing is the same
+ * whatever qsort does with ties). */
+static int by_name_kind(const void *x, const void *y)
+{
+	const struct cmp_item *const *a = x, *const *b = y;
+	int c = strcmp((*a)->name, (*b)->name);
+
+	if (!c)
+		c = strcmp((*a)->kind, (*b)->kind);
+	return c ? c : (*a > *b) - (*a < *b);
+}
+
+/* Can A's item a and B's item b be one variable, their names and kinds aside? Their
+ * sizes and declaring files agree where both reports give them (a variable whose size or
+ * file changed is another one; a declaration moved by some lines is the same). */
+static bool same_decl(const struct cmp_item *a, const struct cmp_item *b)
+{
+	return (!a->size || !b->size || a->size == b->size) &&
+	       (!a->decl_file || !b->decl_file || !strcmp(a->decl_file, b->decl_file));
+}
+
+/* Pair items of the same name and kind whose declarations agree (same_decl); among
+ * several of one name (two files' statics of one base name in files of one base name,
+ * symbols), the nearest declaration lines, then the reports' order. */
+static int pair_names(const struct cmp_side *a, const struct cmp_side *b, size_t *ma, size_t *mb)
+{
+	const struct cmp_item **sb = malloc((b->nitems + 1) * sizeof(*sb));
+	struct cands cs = { 0 };
+	int rc = 0;
+
+	if (!sb)
+		return -ENOMEM;
+	for (size_t j = 0; j < b->nitems; j++)
+		sb[j] = &b->items[j];
+	qsort(sb, b->nitems, sizeof(*sb), by_name_kind);
+	for (size_t i = 0; i < a->nitems && !rc; i++) {
+		const struct cmp_item *x = &a->items[i];
+		size_t lo = 0, hi = b->nitems;
+
+		while (lo < hi) { /* the first of B's items named and kinded as x */
+			size_t mid = lo + (hi - lo) / 2;
+			int c = strcmp(sb[mid]->name, x->name);
+
+			if (!c)
+				c = strcmp(sb[mid]->kind, x->kind);
+			if (c < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (size_t k = lo; k < b->nitems && !rc && !strcmp(sb[k]->name, x->name) &&
+				    !strcmp(sb[k]->kind, x->kind); k++)
+			if (same_decl(x, sb[k]))
+				rc = cand_add(&cs, i, (size_t)(sb[k] - b->items), 0,
+					      distance(x->decl_line, sb[k]->decl_line));
+	}
+	free(sb);
+	if (rc < 0) {
+		free(cs.c);
+		return rc;
+	}
+	cand_pair(&cs, ma, mb);
+	return 0;
+}
+
 /* Same site but for the line: allocation kind, file and function. */
 static bool same_site(const struct cmp_item *a, const struct cmp_item *b)
 {
@@ -177,75 +281,77 @@ static bool same_site(const struct cmp_item *a, const struct cmp_item *b)
 	       !strcmp(a->site_file, b->site_file) && !strcmp(a->site_func, b->site_func);
 }
 
-/* Pair the heap sites left unpaired (ma[i] / mb[j] == SIZE_MAX) whose allocation kind,
- * file and function agree: those with the same callers first (a site's identity beyond its
- * line), then the nearest lines. */
+/* Pair the heap sites left unpaired whose allocation kind, file and function agree: those
+ * with the same callers first (a site's identity beyond its line), then the nearest
+ * lines. */
 static int pair_sites(const struct cmp_side *a, const struct cmp_side *b, size_t *ma, size_t *mb)
 {
-	struct cand *c = NULL;
-	size_t n = 0, cap = 0;
+	struct cands cs = { 0 };
+	int rc = 0;
 
-	for (size_t i = 0; i < a->nitems; i++) {
+	for (size_t i = 0; i < a->nitems && !rc; i++) {
 		if (ma[i] != SIZE_MAX || !a->items[i].site_line)
 			continue;
-		for (size_t j = 0; j < b->nitems; j++) {
-			if (mb[j] != SIZE_MAX || !same_site(&a->items[i], &b->items[j]))
-				continue;
-			if (n == cap) {
-				struct cand *nc;
-				if (cap >= MAX_SITE_PAIRS)
-					goto done;
-				nc = realloc(c, (cap = cap ? cap * 2 : 64) * sizeof(*c));
-				if (!nc) {
-					free(c);
-					return -ENOMEM;
-				}
-				c = nc;
-			}
-			c[n++] = (struct cand){ i, j,
-				!!strcmp(a->items[i].site_callers, b->items[j].site_callers),
-				a->items[i].site_line > b->items[j].site_line
-					? a->items[i].site_line - b->items[j].site_line
-					: b->items[j].site_line - a->items[i].site_line };
-		}
+		for (size_t j = 0; j < b->nitems && !rc; j++)
+			if (mb[j] == SIZE_MAX && same_site(&a->items[i], &b->items[j]))
+				rc = cand_add(&cs, i, j,
+					      !!strcmp(a->items[i].site_callers, b->items[j].site_callers),
+					      distance(a->items[i].site_line, b->items[j].site_line));
 	}
-done:
-	if (n) /* c is NULL when no candidate was found */
-		qsort(c, n, sizeof(*c), by_distance);
-	for (size_t k = 0; k < n; k++)
-		if (ma[c[k].i] == SIZE_MAX && mb[c[k].j] == SIZE_MAX) {
-			ma[c[k].i] = c[k].j;
-			mb[c[k].j] = c[k].i;
-		}
-	free(c);
+	if (rc < 0) {
+		free(cs.c);
+		return rc;
+	}
+	cand_pair(&cs, ma, mb);
 	return 0;
 }
 
-/* Pair items: same name and kind, then heap sites by nearest line; ma[i]: B's index of
- * A's item i, mb[j] A's of B's item j, SIZE_MAX for none. */
-static int pair_items(const struct cmp_side *a, const struct cmp_side *b, size_t *ma, size_t *mb)
+/* A report from before issue 38 (a side that is not scoped) names a static "work" where
+ * today's says "a.c:work": pair its variables left unpaired with the other side's whose
+ * name without scope (base_name) is theirs, of the same kind and declaration
+ * (same_decl), nearest declaration lines first. */
+static int pair_unscoped(const struct cmp_side *a, const struct cmp_side *b, size_t *ma,
+			 size_t *mb)
 {
-	const struct cmp_item **sb = malloc((b->nitems + 1) * sizeof(*sb));
+	struct cands cs = { 0 };
+	int rc = 0;
 
-	if (!sb)
-		return -ENOMEM;
-	for (size_t i = 0; i < a->nitems; i++)
-		ma[i] = SIZE_MAX;
-	for (size_t j = 0; j < b->nitems; j++) {
-		mb[j] = SIZE_MAX;
-		sb[j] = &b->items[j];
-	}
-	qsort(sb, b->nitems, sizeof(*sb), by_name_kind);
-	for (size_t i = 0; i < a->nitems; i++) {
-		const struct cmp_item *key = &a->items[i], **hit;
-		hit = bsearch(&key, sb, b->nitems, sizeof(*sb), by_name_kind);
-		if (hit && mb[*hit - b->items] == SIZE_MAX) {
-			ma[i] = (size_t)(*hit - b->items);
-			mb[ma[i]] = i;
+	if (a->scoped == b->scoped)
+		return 0;
+	for (size_t i = 0; i < a->nitems && !rc; i++) {
+		const struct cmp_item *x = &a->items[i];
+
+		for (size_t j = 0; j < b->nitems && !rc && ma[i] == SIZE_MAX; j++) {
+			const struct cmp_item *y = &b->items[j];
+			const struct cmp_item *old = a->scoped ? y : x, *new = a->scoped ? x : y;
+
+			if (mb[j] == SIZE_MAX && new->base && !strcmp(old->name, new->base) &&
+			    !strcmp(x->kind, y->kind) && same_decl(x, y))
+				rc = cand_add(&cs, i, j, 0, distance(x->decl_line, y->decl_line));
 		}
 	}
-	free(sb);
-	return pair_sites(a, b, ma, mb);
+	if (rc < 0) {
+		free(cs.c);
+		return rc;
+	}
+	cand_pair(&cs, ma, mb);
+	return 0;
+}
+
+/* Pair items: by name, kind and declaration, then heap sites by nearest line, then the
+ * bare names of a report from before scopes; ma[i]: B's index of A's item i, mb[j] A's
+ * of B's item j, SIZE_MAX for none. */
+static int pair_items(const struct cmp_side *a, const struct cmp_side *b, size_t *ma, size_t *mb)
+{
+	int rc;
+
+	for (size_t i = 0; i < a->nitems; i++)
+		ma[i] = SIZE_MAX;
+	for (size_t j = 0; j < b->nitems; j++)
+		mb[j] = SIZE_MAX;
+	if ((rc = pair_names(a, b, ma, mb)) || (rc = pair_sites(a, b, ma, mb)))
+		return rc;
+	return pair_unscoped(a, b, ma, mb);
 }
 
 int cmp_compare(const struct cmp_side *a, const struct cmp_side *b, int mode,

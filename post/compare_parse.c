@@ -165,6 +165,30 @@ static int parse_site(struct cmp_item *it)
 	return 0;
 }
 
+/* What matches a variable with a declaration beside its name and kind (compare_match.c):
+ * base_name, decl "FILE:LINE" in its parts, size. Absent members leave them unknown. 0 or
+ * -ENOMEM. */
+static int decl_members(struct cmp_item *it, json_object *v)
+{
+	json_object *base = member(v, "base_name", json_type_string);
+	json_object *decl = member(v, "decl", json_type_string);
+	const char *d = decl ? json_object_get_string(decl) : NULL;
+	const char *colon = d ? strrchr(d, ':') : NULL;
+	unsigned long line = 0;
+	char *end = NULL;
+
+	u64_member(v, "size", &it->size);
+	if (base && !(it->base = strdup(json_object_get_string(base))))
+		return -ENOMEM;
+	if (colon)
+		line = strtoul(colon + 1, &end, 10);
+	if (!colon || colon == d || end == colon + 1 || *end || line > 1u << 30)
+		return 0;
+	it->decl_line = (unsigned)line;
+	it->decl_file = strndup(d, (size_t)(colon - d));
+	return it->decl_file ? 0 : -ENOMEM;
+}
+
 /* Item *it from a variable (or a line: counts under "counts", no pages) object v of a
  * report with nn nodes. Adds its remote/local to the side's per-node totals when
  * add_totals. */
@@ -218,6 +242,8 @@ static int load_item(struct cmp_side *s, struct cmp_item *it, json_object *v, in
 		int rc = site_member(it, v);
 		if (rc < 0 || (rc > 0 && parse_site(it)))
 			return -ENOMEM;
+	} else if (decl_members(it, v)) {
+		return -ENOMEM;
 	}
 	sp = member(v, "sampled_pages", json_type_object);
 	byn = member(sp, "by_node", json_type_array);
@@ -316,6 +342,8 @@ static void item_free(struct cmp_item *it)
 	free(it->site_file);
 	free(it->site_func);
 	free(it->site_callers);
+	free(it->base);
+	free(it->decl_file);
 	free(it->remote);
 	free(it->local);
 	free(it->pages);
@@ -365,10 +393,12 @@ static int load_report(struct cmp_side *s, json_object *root, char *err, size_t 
 				return rc;
 		}
 	}
-	for (size_t i = 0; i < s->nitems; i++)
+	for (size_t i = 0; i < s->nitems; i++) {
 		if ((rc = load_item(s, &s->items[i], json_object_array_get_idx(list, i), s->by_line,
 				    !s->by_line, err, len)))
 			return rc;
+		s->scoped |= s->items[i].base != NULL;
+	}
 	return 0;
 }
 
