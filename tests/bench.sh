@@ -11,7 +11,9 @@
 #     once in 10 s; under perf the program is timed from inside (docs/bench.md). All settings of a kernel are run
 #     in turn, BENCH_RUNS times (interleaved); medians. docs/bench.md says what each column
 #     of the table means.
-#  2. Allocation-heavy, many small objects (tests/prog_manyobj: 1 M live rows; collection
+#  2. Allocation-heavy (tests/prog_allocheavy: 20 M small malloc/free; off,
+#     MEMPHIS_BACKEND=none, profiled per thread and per CPU: wall and CPU ratios), many
+#     small objects (tests/prog_manyobj: 1 M live rows; collection
 #     overhead with every allocation recorded and sampled, report time and memory) and
 #     thread-churn programs: off, MEMPHIS_BACKEND=none, profiled; the
 #     cost of counters per region (issue 15): profiled with and without two PAPI software
@@ -258,6 +260,45 @@ ratio() {
 		awk '{ t[$1] = $2 } END { printf "off %.3f s, backend=none %.3f s (%.2fx), profiled %.3f s (%.2fx)\n",
 			t["off"], t["none"], t["none"] / t["off"], t["lib"], t["lib"] / t["off"] }'
 }
+# allocheavy: prog_allocheavy 20,000,000 (issue 38's target: at most 2x the unprofiled run
+# in both scopes) off (MEMPHIS_DISABLE=1), with MEMPHIS_BACKEND=none (the hooks and the
+# heap records, no sampling) and profiled per thread and per CPU, interleaved: median wall
+# and CPU (user+sys, the drain thread's included) times and their ratios to off. The last
+# per-CPU run directory is kept. Where events per CPU are refused, MEMPHIS_SCOPE=cpu
+# samples per thread (its run says scope=thread: printed).
+allocheavy() {
+	rm -f ah
+	for i in $(seq "$RUNS"); do
+		for c in off:MEMPHIS_DISABLE=1 none:MEMPHIS_BACKEND=none thread:MEMPHIS_SCOPE=thread \
+			cpu:MEMPHIS_SCOPE=cpu; do
+			rm -rf memphis-*/
+			echo "0 0" > cpu.out
+			t0=$(now)
+			if [ -x /usr/bin/time ]; then
+				env "${c#*:}" /usr/bin/time -f "%U %S" -o cpu.out \
+					"$B/tests/prog_allocheavy" 20000000 > /dev/null 2>&1
+			else
+				env "${c#*:}" "$B/tests/prog_allocheavy" 20000000 > /dev/null 2>&1
+			fi
+			echo "${c%%:*} $(awk -v a="$t0" -v b="$(now)" 'BEGIN { print b - a }') $(tail -n 1 cpu.out | awk '{ print $1 + $2 }')" >> ah
+		done
+	done
+	scope=$(d=$(ls -d memphis-*/ 2>/dev/null | head -n 1); [ -n "$d" ] && run_scope "$d")
+	off=$(awk '$1 == "off" { print $2 }' ah | median)
+	coff=$(awk '$1 == "off" { print $3 }' ah | median)
+	printf "%-8s %8s %8s %8s %8s\n" setting wall_s ratio cpu_s ratio
+	for c in off none thread cpu; do
+		w=$(awk -v c=$c '$1 == c { print $2 }' ah | median)
+		u=$(awk -v c=$c '$1 == c { print $3 }' ah | median)
+		awk -v c=$c -v w="$w" -v u="$u" -v o="$off" -v co="$coff" 'BEGIN {
+			printf "%-8s %8.3f %8.2f %8.3f %8s\n", c, w, (o > 0 ? w / o : 0), u,
+				(co > 0 ? sprintf("%.2f", u / co) : "-") }'
+	done
+	echo "(ratios to off; cpu: MEMPHIS_SCOPE=cpu, which sampled with scope=${scope:-?};"
+	echo " the target is 2x or less in both scopes)"
+}
+# run_scope DIR: the scope a run directory was sampled with (its RUN key scope)
+run_scope() { "$B/memphis-report" dump --meta "$1" 2>/dev/null | sed -n 's/^#   scope=//p' | head -n 1; }
 # counters PROG ARGS...: profiled, with PAPI events (two software events), with the kernel's
 # NUMA counters (MEMPHIS_NUMA_COUNTERS=1)
 counters() {
@@ -404,7 +445,7 @@ echo " the kernel's clock interrupt and sample cost alone; lib: libmemphis's)"
 if [ "$QUICK" = 0 ]; then
 	echo
 	echo "== allocation-heavy: prog_allocheavy 20,000,000 small malloc/free, $RUNS interleaved runs"
-	ratio "$B/tests/prog_allocheavy" 20000000
+	allocheavy
 	d=$(ls -d memphis-*/ 2>/dev/null | head -n 1)
 	if [ -n "$d" ]; then
 		echo "run directory $(du -sk "$d" | cut -f1) KiB; report peak RSS $(/usr/bin/time -f %M "$B/memphis-report" "$d" 2>&1 > /dev/null | tail -n 1) KiB"
