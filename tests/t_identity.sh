@@ -20,7 +20,9 @@
 # 01bed13: issue 14 (a run sampled per CPU: "(events per CPU)" in the header, run.scope in
 # the JSON). 891d3ce: issue 14 again (runtime code named by its ELF symbols, libc's DWARF not
 # read: "libc.so.6:__clone3" for "clone3.S:81", "__libc_start_main" for
-# "__libc_start_main_impl").
+# "__libc_start_main_impl"). e7a9293: issue 38 (variables named with their scope: cg.c:a,
+# golden.c:s_static, cg.c:p (malloc at ...); a scoped variable's "scope" and "base_name" in
+# the JSON); against 891d3ce every line that changed was such a scope, nothing else.
 #
 # Format 2 (SAMPLES layout 2): the old report refuses today's runs, so it reads a copy
 # rewritten as format 1 (tests/tool_v1.c) while today's report reads the run as written;
@@ -30,7 +32,7 @@
 #
 # The old report is built once from `git archive PIN` into BUILD/identity-PIN/ (reused
 # while it exists). Skips (77) when the source tree is not a git checkout holding PIN.
-PIN=891d3ce
+PIN=e7a9293
 . "$MEMPHIS_SRC/tests/tap.sh"
 if ! command -v git > /dev/null || ! git -C "$S" cat-file -e "$PIN^{commit}" 2> /dev/null; then
 	echo "t_identity: $S is not a git checkout with commit $PIN (the reference report)" >&2
