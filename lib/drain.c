@@ -51,6 +51,7 @@ _Static_assert(FLUSH_EVERY_NS + POLL_MS * 1000000ull == MEMPHIS__DRAIN_UNWRITTEN
 
 struct cpu_buf {
 	size_t n;
+	uint64_t written;             /* the open region's samples handed to the writer */
 	struct memphis_rec_sample s[CPU_BUF];
 	struct memphis__stackbuf stk; /* STACKS entries of samples in s (stack.h) */
 };
@@ -131,6 +132,8 @@ static void flush_cpu(int cpu)
 	memphis__stackbuf_write(&b->stk, cpu);
 	if (memphis__writer_block(cpu, MPH_BLK_SAMPLES, b->s, b->n * sizeof(b->s[0])) < 0)
 		counts.dropped += b->n;
+	else
+		b->written += b->n;
 	b->n = 0;
 }
 
@@ -378,6 +381,26 @@ static void coverage_notes(void)
 			      (unsigned long long)c[i].running_ns, c[i].name);
 }
 
+/* The region's samples per CPU file (MPH_BLK_CPU_SAMPLES), after its last SAMPLES
+ * blocks: what the report finds missing when a cpu file is. Caller holds drain_lock. */
+static void cpu_samples_block(void)
+{
+	struct memphis_rec_cpu_samples *r = calloc((size_t)nbufs + 1, sizeof(*r));
+	size_t n = 0;
+
+	for (int cpu = 0; cpu < nbufs; cpu++) {
+		if (!bufs[cpu] || !bufs[cpu]->written)
+			continue;
+		if (r)
+			r[n++] = (struct memphis_rec_cpu_samples){ region_seq, (uint32_t)cpu,
+								   bufs[cpu]->written };
+		bufs[cpu]->written = 0;
+	}
+	if (n)
+		memphis__writer_block(-1, MPH_BLK_CPU_SAMPLES, r, n * sizeof(*r));
+	free(r);
+}
+
 void memphis__drain_region_end(struct memphis__region_counts *c)
 {
 	uint64_t *sampled;
@@ -390,6 +413,7 @@ void memphis__drain_region_end(struct memphis__region_counts *c)
 	coverage_notes();
 	region_t0 = UINT64_MAX;
 	memphis__flush_samples();
+	cpu_samples_block();
 	sampled = mph_u64set_take(&pages, &n);
 	if (sampled)
 		memphis__pages_post(region_seq, sampled, n);

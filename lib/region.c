@@ -49,6 +49,7 @@ static void close_locked(void)
 	r.dropped = c.dropped;
 	memcpy(r.name, name_, sizeof(r.name));
 	memphis__writer_block(-1, MPH_BLK_REGION, &r, sizeof(r));
+	memphis__thread_cpu_end(seq);
 	memphis__thread_reap();
 	memphis__drain_unlock();
 	memphis__leave();
@@ -66,6 +67,7 @@ void memphis__region_open(const char *name)
 	seq++;
 	t_start = memphis__now();
 	open_ = 1;
+	memphis__thread_cpu_begin(seq);
 	memphis__drain_region_begin(seq);
 	memphis__drain_unlock();
 	/* counted last: the counts start as close to the program's mark as they can */

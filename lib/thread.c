@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fd.h"
@@ -105,6 +106,32 @@ static void write_thread_record(const struct memphis__thread *t, uint32_t event)
 	memphis__writer_block(-1, MPH_BLK_THREADS, &r, sizeof(r));
 }
 
+/* The threads' CPU time over a region (THREAD_CPU, format.h), at a cost per region that
+ * does not grow with the threads: reading another thread's CPU clock is a system call
+ * (6 us on a VM), which is why sampling lingers between regions rather than switching
+ * every thread's events. So the process's clock is read at the region's start and end,
+ * and a thread's own only by a thread that started in the region: at its exit, by itself,
+ * or at the region's end. Under threads_lock. */
+static uint32_t cpu_region;     /* the open region, 0 between regions */
+static uint64_t cpu_process0;   /* the process's CPU time at its start */
+
+/* The CPU time of thread tid of this process (its thread CPU clock, clock_getcpuclockid's
+ * for a tid: MAKE_THREAD_CPUCLOCK of the kernel's posix-timers.h), or of the process for
+ * tid 0; UINT64_MAX when it cannot be read (the thread is gone). */
+static uint64_t cpu_ns_of(pid_t tid)
+{
+	clockid_t clk = (clockid_t)((~(unsigned)tid << 3) | 6); /* per thread, CPUCLOCK_SCHED */
+	struct timespec ts;
+
+	if (tid == 0)
+		clk = CLOCK_PROCESS_CPUTIME_ID;
+	else if (tid == memphis__gettid())
+		clk = CLOCK_THREAD_CPUTIME_ID;
+	if (clock_gettime(clk, &ts) < 0)
+		return UINT64_MAX;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 /* Register `tid` (caller holds threads_lock) and open its streams. */
 static struct memphis__thread *add(pid_t tid, uint64_t fs_base, uint64_t lo, uint64_t hi)
 {
@@ -128,6 +155,7 @@ static struct memphis__thread *add(pid_t tid, uint64_t fs_base, uint64_t lo, uin
 	t->stack_hi = hi;
 	t->sample.fd = -1;
 	t->fault.fd = -1;
+	t->cpu_region = cpu_region;
 	if (hooks && hooks->added)
 		hooks->added(t);
 	if (observer)
@@ -258,6 +286,62 @@ void memphis__thread_mark_gone(struct memphis__thread *t)
 	write_thread_record(t, MPH_THREAD_EXIT);
 }
 
+/* The calling thread ends (pthread_create's trampoline, as it returns or exits): its CPU
+ * time, which no one can read once it is gone. */
+static void thread_ends(void *arg)
+{
+	pid_t tid = memphis__gettid();
+	uint64_t ns = cpu_ns_of(tid);
+	struct memphis__thread *t;
+
+	(void)arg;
+	pthread_mutex_lock(&threads_lock);
+	if ((t = find(tid))) {
+		t->cpu_exit_ns = ns;
+		t->cpu_exited = ns != UINT64_MAX;
+	}
+	pthread_mutex_unlock(&threads_lock);
+}
+
+void memphis__thread_cpu_begin(uint32_t region)
+{
+	uint64_t now = cpu_ns_of(0);
+
+	pthread_mutex_lock(&threads_lock);
+	cpu_region = region;
+	cpu_process0 = now;
+	pthread_mutex_unlock(&threads_lock);
+}
+
+void memphis__thread_cpu_end(uint32_t region)
+{
+	uint64_t process = cpu_ns_of(0);
+	struct memphis_rec_thread_cpu *r;
+	size_t n = 0;
+
+	memphis__enter(); /* the block allocates */
+	pthread_mutex_lock(&threads_lock);
+	r = calloc(nthreads + 2, sizeof(*r));
+	if (r && process != UINT64_MAX && cpu_process0 != UINT64_MAX && process >= cpu_process0)
+		r[n++] = (struct memphis_rec_thread_cpu){ region, 0, process - cpu_process0 };
+	for (size_t i = 0; r && i < nthreads; i++) {
+		const struct memphis__thread *t = threads[i];
+		uint64_t ns;
+
+		if (t->cpu_region != region || !region)
+			continue;
+		ns = t->cpu_exited ? t->cpu_exit_ns : t->gone ? UINT64_MAX : cpu_ns_of(t->tid);
+		if (ns != UINT64_MAX)
+			r[n++] = (struct memphis_rec_thread_cpu){ region, (uint32_t)t->tid, ns };
+	}
+	cpu_region = 0;
+	pthread_mutex_unlock(&threads_lock);
+	if (n)
+		memphis__writer_block(-1, MPH_BLK_THREAD_CPU, r, n * sizeof(*r));
+	free(r);
+	memphis__leave();
+}
+
 void memphis__thread_foreach(void (*fn)(struct memphis__thread *t, void *ctx), void *ctx)
 {
 	pthread_mutex_lock(&threads_lock);
@@ -349,12 +433,17 @@ static void *trampoline(void *p)
 {
 	struct start s = *(struct start *)p;
 	int old;
+	void *ret;
 
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
 	memphis__lib_free(p);
 	memphis__thread_attach_self();
 	pthread_setcancelstate(old, &old);
-	return s.fn(s.arg);
+	/* its CPU time as it ends: by returning, pthread_exit or cancellation */
+	pthread_cleanup_push(thread_ends, NULL);
+	ret = s.fn(s.arg);
+	pthread_cleanup_pop(1);
+	return ret;
 }
 
 __attribute__((visibility("default"))) int

@@ -23,6 +23,11 @@ struct memphis__thread {
 	/* kept by firsttouch: the signature of the thread's last STACKS entry of a page
 	 * fault (stack.h), 0 none */
 	uint64_t touch_stack;
+	/* the region open when it registered (0 none), and its CPU time (ns, its CPU clock) at
+	 * its exit, read by the thread as it ends (cpu_exited). Under the registry lock. */
+	uint32_t cpu_region;
+	uint64_t cpu_exit_ns;
+	int cpu_exited;
 };
 
 /* Called by the registry; all optional. `added` and `reaped` run under the registry lock. */
@@ -65,6 +70,13 @@ struct memphis__thread_cache {
 struct memphis__thread *memphis__thread_find(pid_t tid, struct memphis__thread_cache *c);
 /* Registry generation: changes whenever a thread is added or removed. */
 unsigned memphis__thread_generation(void);
+/* The CPU time over region `region` (MPH_BLK_THREAD_CPU, format.h): begin reads the
+ * process's CPU clock at the region's start; end writes the block: the process's time
+ * over the region (tid 0), and that of each thread that started in it, to its exit or
+ * now. Called by region.c at the region's start and end (before the gone threads are
+ * reaped). A system call or two per region, one per thread started in it. */
+void memphis__thread_cpu_begin(uint32_t region);
+void memphis__thread_cpu_end(uint32_t region);
 /* Mark a thread as exited (writes its exit record). Caller holds the registry lock. */
 void memphis__thread_mark_gone(struct memphis__thread *t);
 /* The drain thread's tid: never attached, never sampled. */

@@ -2,12 +2,14 @@
  * paper's Figure 4, readable), then the damage found. Needs no binary. */
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "pages.h"
+#include "u64map.h"
 
 void mr_help_dump(FILE *f)
 {
@@ -67,6 +69,42 @@ static const char *flag_words(uint16_t f, char *buf, size_t len)
 static double secs(const struct mr_run *run, uint64_t t)
 {
 	return ((double)t - (double)run->meta_file.start_time) / 1e9;
+}
+
+/* The samples meta.mph says each cpu file got per region, and the CPU time per region of
+ * the process and of each thread that started in it, beside its samples (LOSS records). */
+static void dump_threads_cpu(const struct mr_run *run)
+{
+	struct mph_u64map loss = { 0 }; /* region << 32 | tid -> samples */
+	char a[32];
+	bool have = !mph_u64map_init(&loss, run->nlosses + 1);
+
+	for (size_t i = 0; have && i < run->nlosses; i++) {
+		uint64_t key = (uint64_t)run->losses[i].region << 32 | run->losses[i].tid, *v;
+
+		if (key != MPH_U64MAP_EMPTY && (v = mph_u64map_put(&loss, key, 0)))
+			*v += run->losses[i].samples;
+	}
+	printf("# samples per cpu file: %zu records\n", run->ncpu_samples);
+	for (size_t i = 0; i < run->ncpu_samples; i++)
+		printf("#   " MEMPHIS_CPU_FILE_FMT " in region %" PRIu32 ": %s samples\n",
+		       run->cpu_samples[i].cpu, run->cpu_samples[i].region,
+		       mr_fmt_count(a, run->cpu_samples[i].samples));
+	printf("# thread CPU time: %zu records\n", run->nthread_cpu);
+	for (size_t i = 0; i < run->nthread_cpu; i++) {
+		const struct memphis_rec_thread_cpu *c = &run->thread_cpu[i];
+		uint64_t key = (uint64_t)c->region << 32 | c->tid;
+		const uint64_t *v = have && key != MPH_U64MAP_EMPTY ? mph_u64map_get(&loss, key) : NULL;
+
+		if (c->tid == 0)
+			printf("#   process in region %" PRIu32 ": cpu %.3f ms\n", c->region,
+			       (double)c->cpu_ns / 1e6);
+		else
+			printf("#   tid %" PRIu32 " in region %" PRIu32 ": cpu %.3f ms, %s samples\n",
+			       c->tid, c->region, (double)c->cpu_ns / 1e6,
+			       have ? mr_fmt_count(a, v ? *v : 0) : "?");
+	}
+	mph_u64map_free(&loss);
 }
 
 /* COUNTERS records, as written (runs without them print nothing, as before). */
@@ -147,6 +185,7 @@ static void dump_meta(const struct mr_run *run)
 		       l->region, l->tid, mr_fmt_count(a, l->samples), mr_fmt_count(b, l->lost),
 		       mr_fmt_count(c, l->throttled));
 	}
+	dump_threads_cpu(run);
 	dump_counters(run);
 	for (size_t i = 0; i < run->npages; i++) {
 		npg += run->pages[i].hdr.count;

@@ -170,6 +170,7 @@ static int run_report(struct report *r, FILE *out)
 	if (!hw_prepare(r))
 		return mr_error(MR_EXIT_DATA, "out of memory");
 	losses(r);
+	report_threads_check(r);
 	if (mr_agg_finish(&r->agg, mr_attrib_nvars(r->a)) ||
 	    mr_agg_first_touches(&r->agg, r->run->ntouches, get_touch, r))
 		return mr_error(MR_EXIT_DATA, "out of memory");

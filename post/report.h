@@ -8,6 +8,7 @@
  *   report_counters.c the counters of each region (report_counters.h), text and JSON
  *   report_runtime.c  the runtimes apart: their data after the program's variables, the
  *                     header's runtime wait (runtime.h)
+ *   report_threads.c  the threads' CPU time beside their samples, short threads' share
  *   pattern.c         --pattern: the shown variables' thread x block and time x block use
  *   advice.c          --advice: the placement advice from a pattern
  */
@@ -157,5 +158,13 @@ void report_runtime_last(struct report *r, uint32_t *ids, size_t n);
 void report_runtime_text(const struct report *r, FILE *f);
 struct mr_json;
 void report_runtime_json(const struct report *r, struct mr_json *j);
+
+/* report_threads.c: each thread's CPU time in the selected regions beside its samples
+ * (the run's THREAD_CPU records): the header's line, the JSON member "thread_time", and
+ * the run's warning when threads shorter than one period took 5 % or more of it (check,
+ * before printing). Nothing for runs without those records. */
+void report_threads_check(const struct report *r);
+void report_threads_text(const struct report *r, FILE *f);
+void report_threads_json(struct mr_json *j, const struct report *r);
 
 #endif /* MR_REPORT_H */

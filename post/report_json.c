@@ -716,6 +716,7 @@ void report_print_json(const struct report *r, const uint32_t *ids, size_t nids,
 	if (r->o.by_line)
 		json_lines(j, r);
 	report_counters_json(j, r);
+	report_threads_json(j, r);
 	json_problems(j, r);
 	mr_json_obj_end(j);
 }

@@ -255,6 +255,7 @@ static void print_header(const struct report *r, FILE *f)
 		fprintf(f, "set aside: %s samples in libmemphis itself (its code, or its own data), "
 			"in no table\n", mr_fmt_count(a, r->st.self));
 	report_runtime_text(r, f);
+	report_threads_text(r, f);
 	fprintf(f, "nodes: %u; regions:", r->nnodes);
 	{
 		int any = region_names(r, f);

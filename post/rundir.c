@@ -168,6 +168,68 @@ out:
 	return rc;
 }
 
+/* What meta.mph says the cpu files hold (CPU_SAMPLES records: per region and file, the
+ * samples handed to the writer) set as each file's expected count; a file it names that
+ * is not there is damage, named with those samples and regions. A run of a library
+ * before these records says only its regions' totals: no cpu file at all, when they
+ * count samples written, is damage too. 0 or -ENOMEM. */
+static int expected_samples(struct mr_run *run)
+{
+	/* the CPUs without a file: samples, first and last region each */
+	struct missing {
+		uint32_t cpu, first, last;
+		uint64_t n;
+	} *miss = NULL;
+	size_t nmiss = 0, k;
+	uint64_t written = 0;
+	char a[32], regs[48];
+	int rc = 0;
+
+	for (size_t i = 0; i < run->ncpu_samples; i++) {
+		const struct memphis_rec_cpu_samples *r = &run->cpu_samples[i];
+		struct missing m = { r->cpu, r->region, r->region, r->samples };
+
+		for (k = 0; k < run->ncpufiles && run->cpus[k].cpu != (int)r->cpu; k++)
+			;
+		if (k < run->ncpufiles) {
+			run->cpus[k].expected += r->samples;
+			continue;
+		}
+		for (k = 0; k < nmiss && miss[k].cpu != r->cpu; k++)
+			;
+		if (k == nmiss) {
+			if (rundir_append(&miss, &nmiss, &m, 1, sizeof(m))) {
+				free(miss);
+				return -ENOMEM;
+			}
+			continue;
+		}
+		miss[k].n += r->samples;
+		miss[k].first = r->region < miss[k].first ? r->region : miss[k].first;
+		miss[k].last = r->region > miss[k].last ? r->region : miss[k].last;
+	}
+	for (k = 0; k < nmiss && !rc; k++) {
+		if (miss[k].first == miss[k].last)
+			snprintf(regs, sizeof(regs), "region %" PRIu32, miss[k].first);
+		else
+			snprintf(regs, sizeof(regs), "regions %" PRIu32 "-%" PRIu32, miss[k].first,
+				 miss[k].last);
+		rc = mr_run_add_damage(run, MEMPHIS_CPU_FILE_FMT ": missing; meta.mph says %s "
+				       "samples of %s were written to it", miss[k].cpu,
+				       mr_fmt_count(a, miss[k].n), regs);
+	}
+	free(miss);
+	if (rc || run->ncpu_samples || run->ncpufiles || mr_run_write_error(run))
+		return rc;
+	for (size_t i = 0; i < run->nregions; i++)
+		if (run->regions[i].samples > run->regions[i].dropped)
+			written += run->regions[i].samples - run->regions[i].dropped;
+	if (written && mr_run_add_damage(run, "no cpuNNN.mph file, though meta.mph's regions count "
+					 "%s samples written to them", mr_fmt_count(a, written)) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
 int mr_run_open(const char *dir, struct mr_run **out, char *err, size_t errlen)
 {
 	struct mr_run *run = calloc(1, sizeof(*run));
@@ -208,6 +270,10 @@ int mr_run_open(const char *dir, struct mr_run **out, char *err, size_t errlen)
 	rc = scan_cpufiles(run, err, errlen);
 	if (rc)
 		goto fail;
+	if ((rc = expected_samples(run))) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
 	*out = run;
 	return 0;
 fail:
@@ -237,6 +303,8 @@ void mr_run_close(struct mr_run *run)
 		free(run->tls[i].path);
 	free(run->tls);
 	rundir_stacks_free(run->touch_stacks);
+	free(run->cpu_samples);
+	free(run->thread_cpu);
 	for (size_t i = 0; i < run->ncpufiles; i++) {
 		free(run->cpus[i].name);
 		free(run->cpus[i].path);

@@ -78,6 +78,8 @@ struct mr_cpufile {
 	char *path;
 	int cpu;              /* from the file name */
 	uint64_t size;        /* bytes on disk */
+	uint64_t expected;    /* samples meta.mph says were written to it (CPU_SAMPLES), 0
+			       * when it does not say */
 	uint64_t samples;     /* samples read so far by the sample iterator */
 	uint64_t stack_blocks, stacks, stack_bytes; /* STACKS blocks, their entries and
 				 * payload bytes read so far by the sample iterator */
@@ -133,6 +135,12 @@ struct mr_run {
 	struct mr_stacks *touch_stacks; /* meta.mph's STACKS entries (mr_run_touch_stack) */
 	uint64_t meta_stack_blocks, meta_stacks, meta_stack_bytes; /* meta.mph's STACKS blocks,
 				       * their entries and payload bytes */
+	struct memphis_rec_cpu_samples *cpu_samples; /* CPU_SAMPLES records (per region and
+				       * cpu file, as written) */
+	size_t ncpu_samples;
+	struct memphis_rec_thread_cpu *thread_cpu; /* THREAD_CPU records (per region and
+				       * thread, as written) */
+	size_t nthread_cpu;
 
 	struct mr_cpufile *cpus;      /* sorted by cpu */
 	size_t ncpufiles;

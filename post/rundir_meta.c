@@ -388,6 +388,22 @@ static int meta_block(struct mr_run *run, const struct memphis_block *h, unsigne
 	case MPH_BLK_END:
 		run->meta_clean_end = 1;
 		return 0;
+	case MPH_BLK_CPU_SAMPLES:
+	case MPH_BLK_THREAD_CPU: { /* record arrays of their own, from format 2 on */
+		bool cs = h->type == MPH_BLK_CPU_SAMPLES;
+		size_t sz = cs ? sizeof(*run->cpu_samples) : sizeof(*run->thread_cpu);
+
+		if (h->version != 1) {
+			run->unknown_blocks++;
+			return 0;
+		}
+		if (rundir_check_array(h, sz, what, wlen))
+			return -EINVAL;
+		return cs ? rundir_append(&run->cpu_samples, &run->ncpu_samples,
+					  inplace ? inplace : p, len / sz, sz)
+			  : rundir_append(&run->thread_cpu, &run->nthread_cpu,
+					  inplace ? inplace : p, len / sz, sz);
+	}
 	case MPH_BLK_SAMPLES:
 		run->unknown_blocks++;
 		return mr_run_add_warning(run, "%s: skipped a SAMPLES block (samples belong in cpuNNN.mph)",

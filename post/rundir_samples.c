@@ -169,6 +169,15 @@ size_t mr_samples_next(struct mr_sample_iter *it, const struct memphis_rec_sampl
 			cf->clean_end = 0;
 		}
 		r = next_block(it, &h, &payload, what, sizeof(what));
+		if (r == BF_EOF && !cf->damaged && cf->samples < cf->expected) {
+			char e[32];
+
+			rundir_note(run, it->note, it->note_arg, 1, "%s: %s samples after %" PRIu64
+				    " bytes, of the %s meta.mph says were written to it: the rest "
+				    "are missing", cf->name, mr_fmt_count(n, cf->samples), it->bf.off,
+				    mr_fmt_count(e, cf->expected));
+			cf->damaged = 1;
+		}
 		if (r == BF_EOF) {
 			if (!cf->clean_end && !cf->damaged) {
 				rundir_note(run, it->note, it->note_arg, 0, "%s: no END block after %"

@@ -60,6 +60,8 @@ enum memphis_block_type {
 	MPH_BLK_COUNTERS = 16,   /* struct memphis_rec_counter[] (counters of one region) */
 	MPH_BLK_STACKS = 17,     /* struct memphis_rec_stack entries, each followed by its
 	                          * stack bytes (see struct memphis_rec_stack) */
+	MPH_BLK_CPU_SAMPLES = 18, /* struct memphis_rec_cpu_samples[] (one region's, meta) */
+	MPH_BLK_THREAD_CPU = 19, /* struct memphis_rec_thread_cpu[] (one region's, meta) */
 };
 
 enum memphis_file_kind { MPH_FILE_META = 0, MPH_FILE_SAMPLES = 1 };
@@ -299,6 +301,30 @@ struct memphis_rec_stack {
 	/* then stack_len bytes and zeros up to a multiple of 8 */
 };
 
+/* The samples of one region written to one CPU's file (MPH_BLK_CPU_SAMPLES, one block at
+ * each memphis_print(), after the region's last SAMPLES blocks): counted when their
+ * SAMPLES block was handed to the writer, so that a reader names a cpu file that is
+ * missing or holds fewer, with what it should hold. CPUs without samples have none. */
+struct memphis_rec_cpu_samples {
+	uint32_t region;  /* region seq */
+	uint32_t cpu;     /* the file cpuNNN.mph */
+	uint64_t samples;
+};
+
+/* CPU time in one region (MPH_BLK_THREAD_CPU, one block at each memphis_print()): tid 0,
+ * the process's (all its threads, the library's own included: CLOCK_PROCESS_CPUTIME_ID
+ * from the region's start to its end); else a thread that started in the region, from its
+ * start to its exit (read by the thread itself as it ends: threads made with
+ * pthread_create) or the region's end. Threads alive at the region's start have none (a
+ * system call per thread and region would cost what sampling lingers to avoid), nor one
+ * that ended unseen (a raw clone). Per-thread sampling samples a thread only once it ran
+ * one period of CPU time: a reader sets these beside the samples. */
+struct memphis_rec_thread_cpu {
+	uint32_t region;  /* region seq */
+	uint32_t tid;     /* 0: the process */
+	uint64_t cpu_ns;
+};
+
 struct memphis_rec_end {
 	uint64_t time;
 	uint64_t blocks; /* blocks in this file before this one */
@@ -320,5 +346,7 @@ _Static_assert(__builtin_offsetof(struct memphis_rec_sample, ins_lat) == MEMPHIS
 _Static_assert(sizeof(struct memphis_rec_tls) == 24, "tls record layout");
 _Static_assert(sizeof(struct memphis_rec_counter) == 96, "counter record layout");
 _Static_assert(sizeof(struct memphis_rec_stack) == 160, "stack record layout");
+_Static_assert(sizeof(struct memphis_rec_cpu_samples) == 16, "cpu samples record layout");
+_Static_assert(sizeof(struct memphis_rec_thread_cpu) == 16, "thread cpu record layout");
 
 #endif /* MEMPHIS_FORMAT_H */
