@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "kmod_record.h"
+#include "memphis/hwdecode.h"
 #include "memphis/memphismod.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -40,10 +41,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    out.s.cpu >= ncpus || out.s.tid == 0)
 			abort();
 	} else if (rc == 0) {
-		if (rec_size < MEMPHISMOD_RECORD_SIZE_VER0 || out.s.ip == 0 || out.s.ip >= 1ull << 63 ||
-		    out.s.cpu >= ncpus || out.s.tid == 0)
+		/* a user instruction; ip is it, or 0 where it is not the op's (IBS RipInvalid) */
+		if (rec_size < MEMPHISMOD_RECORD_SIZE_VER0 || out.s.sampled_ip == 0 ||
+		    out.s.sampled_ip >= MEMPHIS_USER_ADDR_END ||
+		    (out.s.ip != 0 && out.s.ip != out.s.sampled_ip) || out.s.cpu >= ncpus ||
+		    out.s.tid == 0)
 			abort();
-		if ((out.s.flags & MPH_S_EXACT) && out.s.addr >= 1ull << 63)
+		if ((out.s.flags & MPH_S_EXACT) && out.s.addr >= MEMPHIS_USER_ADDR_END)
 			abort();
 	} else if (rc != -EINVAL && rc != -EPERM && rc != -ERANGE) {
 		abort();
