@@ -74,8 +74,9 @@ static char limit_why[160];
  * other blocks; and bytes in all (atomics: counted by posting threads too). */
 enum { DROP_SAMPLES, DROP_ALLOCS, DROP_FREES, DROP_TOUCHES, DROP_BLOCKS, NDROPS };
 static uint64_t drops[NDROPS], drop_bytes;
-/* What the close keeps (memphis__writer_keep_if), and what the run holds. */
-static int keep_if, wrote_region, wrote_samples;
+/* What the close keeps (memphis__writer_keep_if), and what the run holds: wrote_data, a
+ * region or first touches (what a report shows of a process that opened no region). */
+static int keep_if, wrote_data, wrote_samples;
 
 /* The run directory's descriptor, opened again by its absolute path if the program closed
  * it (and only if it still is the same directory). Caller holds the lock. fd or -errno. */
@@ -342,8 +343,8 @@ static int write_block(struct file *f, uint16_t type, const void *a, size_t alen
 		}
 	}
 	f->blocks++;
-	if (type == MPH_BLK_REGION)
-		wrote_region = 1;
+	if (type == MPH_BLK_REGION || type == MPH_BLK_FIRST_TOUCH)
+		wrote_data = 1;
 	return 0;
 }
 
@@ -521,7 +522,7 @@ static void remove_run(void)
 	    (uint64_t)st.st_dev == dir_id.dev && (uint64_t)st.st_ino == dir_id.ino &&
 	    unlinkat(parent_fd, leaf, AT_REMOVEDIR) == 0)
 		memphis__log(MPH_LOG_INFO, "%s removed: %s", dirpath,
-			     keep_if ? "no sample before the exec" : "no region was opened");
+			     keep_if ? "no sample before the exec" : "no region and no first touch");
 }
 
 static long writer_close(void *unused)
@@ -531,7 +532,7 @@ static long writer_close(void *unused)
 	(void)unused;
 	pthread_mutex_lock(&lock);
 	/* a run with nothing to report, and no stop to tell of, leaves nothing behind */
-	drop = meta.made && !error && parent_fd >= 0 && (keep_if ? !wrote_samples : !wrote_region);
+	drop = meta.made && !error && parent_fd >= 0 && (keep_if ? !wrote_samples : !wrote_data);
 	if (meta.created && !drop)
 		note_drops();
 	for (int i = 0; cpus && i < ncpus; i++)

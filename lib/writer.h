@@ -26,8 +26,9 @@ int memphis__writer_block(int cpu, uint16_t type, const void *payload, size_t le
 /* Same, with the payload in two pieces (header + array). */
 int memphis__writer_block2(int cpu, uint16_t type, const void *a, size_t alen,
 			   const void *b, size_t blen);
-/* What a run must hold to stay after memphis__writer_close: a REGION record (0, the
- * default: a process that never opened a region leaves nothing), or samples (1: set when
+/* What a run must hold to stay after memphis__writer_close: a REGION or FIRST_TOUCH
+ * record (0, the default: a process that opened no region and recorded no first touch,
+ * as with MEMPHIS_FIRST_TOUCH=0, leaves nothing), or samples (1: set when
  * the run ends by exec, so that a shell or wrapper on its way to the program, which took
  * none, leaves no directory, and the exec'd image may take its name). A run stopped by
  * an error or a limit always stays, and so does a directory that was there before it. */
