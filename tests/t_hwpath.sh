@@ -57,7 +57,7 @@ run_case() { # run_case WHO CMD...: one run of prog_hwpages, its checks
 	check "$who: the report's header gives the period in events, not in ns" \
 		sh -c "grep -q '^backend: pebs, one sample every 1 events; weighting: hardware' report.txt &&
 		       ! grep -q '^backend: .*period' report.txt"
-	"$REPORT" --json "$d" > report.json 2>&1
+	"$REPORT" --json "$d" > report.json 2> report.err
 	check "$who: JSON run: hw_period 1, unit events, period_ns 0" python3 -c "
 import json, sys
 r = json.load(open('report.json'))['run']
