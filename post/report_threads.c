@@ -181,9 +181,12 @@ void report_threads_text(const struct report *r, FILE *f)
 
 	if (build(r, &th) || !th.cpu_ns)
 		goto out;
-	fprintf(f, "threads: the process ran %.1f ms of CPU time in the regions, %s thread%s that "
-		"started there %.1f ms of it", (double)th.cpu_ns / 1e6, mr_fmt_count(a, th.nstarted),
-		th.nstarted == 1 ? "" : "s", (double)th.started_ns / 1e6);
+	fprintf(f, "threads: the process ran %.1f ms of CPU time in the regions",
+		(double)th.cpu_ns / 1e6);
+	if (th.nstarted)
+		fprintf(f, ", %s thread%s that started there %.1f ms of it",
+			mr_fmt_count(a, th.nstarted), th.nstarted == 1 ? "" : "s",
+			(double)th.started_ns / 1e6);
 	if (th.per_thread && th.period_ns)
 		fprintf(f, "; %s ran less than one period (%.3g ms) in a region and got no sample "
 			"there: %.1f ms, %.1f %%", mr_fmt_count(b, th.nshort),
