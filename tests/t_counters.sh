@@ -46,7 +46,7 @@ counted() {
 	grep '^sum' "$dir.out" > "$dir.sum"
 	check "$who: program output unchanged" cmp -s plain.sum "$dir.sum"
 	check "$who: no line on stderr but memphis's" \
-		sh -c "! grep -vE '^(memphis|usleep [0-9]+$|perf_switch [0-9]+$)' $dir.err | grep -q ."
+		sh -c "! grep -vE '^(memphis|usleep [0-9]+$|perf_switch [0-9]+$|affinity [0-9]+ [0-9]+$)' $dir.err | grep -q ."
 	"$REPORT" report --json "$dir" > "$dir.json" 2> "$dir.rerr"
 	"$REPORT" report "$dir" > "$dir.txt" 2>> "$dir.rerr"
 }
