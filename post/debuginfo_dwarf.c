@@ -34,6 +34,19 @@ int di_dwfail(struct di_ctx *c, Dwarf_Error e, const char *what, Dwarf_Off off)
 	return rc;
 }
 
+int di_next_sibling(struct di_ctx *c, Dwarf_Die *child)
+{
+	Dwarf_Die next = NULL;
+	Dwarf_Error e = NULL;
+	Dwarf_Off off = 0;
+	int rc = dwarf_siblingof_b(c->dbg, *child, 1, &next, &e);
+
+	dwarf_dieoffset(*child, &off, NULL);
+	dwarf_dealloc_die(*child);
+	*child = rc == DW_DLV_OK ? next : NULL;
+	return rc == DW_DLV_ERROR ? di_dwfail(c, e, "reading the sibling of a DIE", off) : 0;
+}
+
 /* ---- DWARF helpers ---- */
 
 /* The attribute `at` of die, or of the DIE its DW_AT_specification/DW_AT_abstract_origin

@@ -412,7 +412,7 @@ int di_walk(struct di_ctx *c, Dwarf_Die die, const struct var_scope *sc, uint32_
 {
 	const char *func = sc->func;
 	Dwarf_Error e = NULL;
-	Dwarf_Die child, next;
+	Dwarf_Die child;
 	Dwarf_Off doff = 0;
 	int rc;
 
@@ -508,12 +508,9 @@ int di_walk(struct di_ctx *c, Dwarf_Die die, const struct var_scope *sc, uint32_
 			dwarf_dealloc_die(child);
 			return rc;
 		}
-		rc = dwarf_siblingof_b(c->dbg, child, 1, &next, &e);
-		dwarf_dieoffset(child, &doff, NULL);
-		dwarf_dealloc_die(child);
-		if (rc == DW_DLV_ERROR)
-			return di_dwfail(c, e, "reading the sibling of a DIE", doff);
-		child = rc == DW_DLV_OK ? next : NULL;
+		rc = di_next_sibling(c, &child);
+		if (rc)
+			return rc;
 	}
 	return 0;
 }

@@ -241,6 +241,10 @@ void di_finish_funcs(struct mr_debuginfo *d);
 /* Report a libdwarf error (what we were doing, where, and libdwarf's message), free it. */
 int di_dwfail(struct di_ctx *c, Dwarf_Error e, const char *what, Dwarf_Off off);
 
+/* Free *child and move to its next sibling (*child NULL after the last): 0, or di_dwfail's
+ * error where libdwarf could not read the sibling. */
+int di_next_sibling(struct di_ctx *c, Dwarf_Die *child);
+
 /* The attribute `at` of die, or of the DIE its DW_AT_specification/DW_AT_abstract_origin
  * (chained) points to. *owner receives the DIE that has it (die itself or one the caller
  * must dwarf_dealloc_die() when != die). DW_DLV_OK, DW_DLV_NO_ENTRY, or DW_DLV_ERROR. */

@@ -72,7 +72,7 @@ static int static_member(struct di_ctx *c, Dwarf_Die m)
 int di_scope_class(struct di_ctx *c, Dwarf_Die die, uint32_t parent, int level)
 {
 	Dwarf_Error e = NULL;
-	Dwarf_Die child, next;
+	Dwarf_Die child;
 	Dwarf_Bool named = 0;
 	Dwarf_Off doff = 0;
 	uint32_t ns;
@@ -113,12 +113,9 @@ int di_scope_class(struct di_ctx *c, Dwarf_Die die, uint32_t parent, int level)
 			dwarf_dealloc_die(child);
 			return rc;
 		}
-		rc = dwarf_siblingof_b(c->dbg, child, 1, &next, &e);
-		dwarf_dieoffset(child, &doff, NULL);
-		dwarf_dealloc_die(child);
-		if (rc == DW_DLV_ERROR)
-			return di_dwfail(c, e, "reading the sibling of a DIE", doff);
-		child = rc == DW_DLV_OK ? next : NULL;
+		rc = di_next_sibling(c, &child);
+		if (rc)
+			return rc;
 	}
 	return 0;
 }
