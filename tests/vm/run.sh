@@ -98,11 +98,11 @@ for kver in $newest $(printf '%s\n' $kvers | sed '$d'); do
 		VM_ONLY=$only sh "$here/boot.sh" "$topo" --kernel "$kver" --initrd "$initrd" --work "$work" \
 			> "$log" 2> "$log.err"
 		rc=$?
-		if [ "$rc" = 3 ]; then
+		if [ "$rc" = 3 ] || [ "$rc" = 4 ]; then
 			# The guest fell silent (boot.sh's silence watch; the int3 loop vmkeep.c tells
-			# of, or whatever else stops a guest): what it showed is kept as notes, and it
-			# boots once more. A second silence fails the run.
-			echo "# [$label] the guest fell silent; its last lines and state, then a second boot:"
+			# of, or whatever else stops a guest), or QEMU crashed: what it showed is kept
+			# as notes, and it boots once more. A second failure fails the run.
+			echo "# [$label] $([ "$rc" = 3 ] && echo "the guest fell silent" || echo "QEMU crashed"); its last lines and state, then a second boot:"
 			{ grep -o '@@VM.*' "$log" | tail -n 3; cat "$log.err"; } | sed 's/^/#   /'
 			rm -rf "$work.silent" && mv "$work" "$work.silent"
 			VM_ONLY=$only sh "$here/boot.sh" "$topo" --kernel "$kver" --initrd "$initrd" \
