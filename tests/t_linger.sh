@@ -71,7 +71,7 @@ done
 	# behind, or crowded CPUs) switched the CPUs' events and then the threads' (2 each time)
 	turned=
 	if [ $scope = cpu ] && grep -q "events per thread from here on" $scope.meta; then
-		turned=" (turned to per thread)"
+		turned=", turned to per thread"
 		units=$((units + 2))
 	fi
 	echo "# $scope: $nreg regions, $outside samples outside them, fewest $fewest, late $late;" \
