@@ -95,10 +95,7 @@ void mr_print_problems(const struct mr_run *run, FILE *f, const char *prefix)
 		fprintf(f, "%sdamaged input: %s\n", prefix, mr_esc(run->damage[i]));
 }
 
-/* One line on stderr, not an error, when the run directory is another user's (the library
- * makes runs private, 0700: someone gave it to us, or we read it as root): what it names,
- * the binaries and their sources included, is what that user wrote there. */
-static void note_owner(const char *dir)
+void mr_note_owner(const char *dir)
 {
 	struct stat st;
 	struct passwd *pw;
@@ -125,6 +122,7 @@ struct mr_run *mr_open_run(const char *dir)
 		mr_error(MR_EXIT_DATA, "%s", err);
 		return NULL;
 	}
-	note_owner(dir);
+	if (!mr_cli_capture) /* a rank of a merged job: the job notes its directories once */
+		mr_note_owner(dir);
 	return run;
 }

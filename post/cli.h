@@ -44,7 +44,13 @@ const char *mr_esc(const char *s);
 /* Print the damage and warning messages of run on stderr (text mode). */
 void mr_print_problems(const struct mr_run *run, FILE *f, const char *prefix);
 
-/* Open a run directory, printing the error itself. Returns the run or NULL (exit code 2). */
+/* One line on stderr, not an error, when the directory dir is another user's (the library
+ * makes runs private, 0700: someone gave it to us, or we read it as root): what it names,
+ * the binaries and their sources included, is what that user wrote there. */
+void mr_note_owner(const char *dir);
+
+/* Open a run directory, printing the error itself and mr_note_owner's line (not for a rank
+ * of a merged job). Returns the run or NULL (exit code 2). */
 struct mr_run *mr_open_run(const char *dir);
 
 struct mr_cmd {

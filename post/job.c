@@ -514,8 +514,16 @@ int job_report_run(const struct report_opts *o, FILE *out)
 	rc = find_ranks(&jb);
 	if (!rc && !jb.nranks)
 		rc = mr_error(MR_EXIT_DATA, "%s: no rank directory", o->dir);
-	else if (!rc)
-		rc = o->one_rank ? one_rank(&jb, out) : merged(&jb, out);
+	else if (!rc && o->one_rank)
+		rc = one_rank(&jb, out);
+	else if (!rc) {
+		/* the ranks' reports are captured: the job's directory, or each one given, noted */
+		if (jb.dir)
+			mr_note_owner(jb.dir);
+		for (size_t i = 0; !jb.dir && i < o->ndirs; i++)
+			mr_note_owner(o->dirs[i]);
+		rc = merged(&jb, out);
+	}
 	else
 		rc = MR_EXIT_DATA;
 	job_free(&jb);

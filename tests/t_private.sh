@@ -3,7 +3,7 @@
 # cpu file). Directories are made 0700, files 0600, the umask only narrowing them (umask 0
 # gives no more); a rank's job directory too, the ranks of one job (one user) still making
 # theirs in it. memphis-report says, in one line on stderr, when the run it reads is
-# another user's.
+# another user's (a job: once, for its directory).
 . "$MEMPHIS_SRC/tests/tap.sh"
 P="$B/tests/prog_hostile"
 
@@ -33,7 +33,7 @@ check "the job's second rank made rank-1 in it" test -f "$j/rank-1/meta.mph"
 if [ "$(id -u)" != 0 ] || ! command -v setpriv > /dev/null || ! id nobody > /dev/null 2>&1 ||
 	! setpriv --reuid=nobody --regid=nogroup --clear-groups test -x "$P"; then
 	for t in "another user cannot read the run" "the report names another user's run" \
-		"the report says nothing of one's own run"; do
+		"the report says nothing of one's own run" "the report names another user's job once"; do
 		skip "$t" "not root, no setpriv or user nobody, or the build is not readable by nobody"
 	done
 else
@@ -52,5 +52,15 @@ else
 	check "the report names another user's run in one line on stderr, exit 0 ($rc)" \
 		sh -c "[ $rc = 0 ] && [ \"\$(grep -c 'belongs to user nobody' other.err)\" = 1 ] &&
 			[ \"\$(grep -c . other.err)\" = 1 ] && grep -q '^samples:' other.txt"
+	# a job of two ranks: one line for the job, not one a rank
+	for r in 0 1; do
+		(cd nb && SLURM_JOB_ID=8 SLURM_PROCID=$r setpriv --reuid=nobody --regid=nogroup \
+			--clear-groups "$P" work 0.05) > /dev/null 2>&1
+	done
+	"$REPORT" nb/memphis-prog_hostile-job-8 > job.txt 2> job.err
+	rc=$?
+	check "the report names another user's job once, exit 0 ($rc, $(grep -c 'belongs to' job.err) lines)" \
+		sh -c "[ $rc = 0 ] && [ \"\$(grep -c 'belongs to user nobody' job.err)\" = 1 ] &&
+			grep -q 'memphis-prog_hostile-job-8 belongs' job.err"
 fi
 done_testing
