@@ -315,8 +315,15 @@ static void region_sampling(int on)
 	memphis__thread_lock();
 	region_on = on;
 	memphis__thread_unlock();
-	if (!sampling_ok || live == on || (!on && backend->linger))
+	if (!sampling_ok || (!on && backend->linger))
 		return;
+	if (live == on) {
+		/* still on, lingering: start(1) again, for a source that changes its events only
+		 * at a region's start (soft per CPU: backend.h) */
+		if (on && backend->start)
+			backend->start(1, emit_sample);
+		return;
+	}
 	switch_sampling(on);
 }
 

@@ -80,7 +80,9 @@ struct memphis__backend {
 	void (*close)(struct memphis__thread *t);
 	/* Optional, for sources that sample the whole process at once (kmod); NULL for
 	 * per-thread sources. start(1) runs after every thread's enable(1) when a region
-	 * opens, start(0) before the final read when it closes. emit: where samples go that a
+	 * opens, start(0) before the final read when it closes. With linger, start(1) also
+	 * runs at a region's start while sampling is still on (a no-op but for a change of
+	 * events the source saved for a program thread's call). emit: where samples go that a
 	 * source must read on the way (soft per CPU reads a ring before opening it again).
 	 * 0 or -errno. */
 	int (*start)(int on, memphis__emit_fn *emit);

@@ -21,9 +21,13 @@
  * oversubscribed CPUs it waited 0.1-2.5 s (2 vCPUs, 65 busy threads, 2 other busy
  * processes) against a ring of 107 ms, and the region lost hundreds of samples. So the
  * scope turns to events per thread, for the rest of the run and with a note in it, before
- * a region's events are switched on when the CPUs look oversubscribed (cpus_crowded), and
- * at a read that finds the drain fell behind: a run that lost samples is worse than one
- * sampled per thread, whichever scope was asked for.
+ * a region's events are switched on when the CPUs look oversubscribed (cpus_crowded), or
+ * when a read found the drain fell behind: a run that lost samples is worse than one
+ * sampled per thread, whichever scope was asked for. Not at that read itself: the drain
+ * thread would open the threads' events in the process's table while a program thread may
+ * have closed a low number to dup2 onto it (a shell's redirection, t_closefds), taking
+ * the number or making the program's dup2 fail; a region's start is a program thread's
+ * call (memphis_mark), as a thread's own birth is where its events are opened.
  */
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -51,6 +55,8 @@ static int scope_cpu;              /* sampling through `cpus`, not per thread (c
 				    * the registry lock too: soft_open reads it there) */
 static int cpus_on;                /* the CPUs' events are on (the last start) */
 static int left_cpus;              /* leave_cpus ran: from the CPUs' events to the threads' */
+static char behind[96];            /* why a read found the drain behind; leave_cpus at the
+				    * next region's start */
 static struct memphis__percpu cpus;
 static uint64_t unknown_tid;       /* samples of threads not registered (yet), dropped */
 static uint64_t lost_pending;      /* lost in rings read by start, told by the next read */
@@ -410,12 +416,9 @@ static uint64_t soft_read_process(memphis__emit_fn *emit)
 	memphis__percpu_drain(&cpus, on_record, &rd);
 	rd.lost += memphis__percpu_lost(&cpus);
 	/* read late: a ring more than half full, read at half its time, or one that lost */
-	if (fill > 512 || rd.lost) {
-		char why[96];
-		snprintf(why, sizeof(why), "the drain fell behind the CPUs' rings (%u %% full, %llu lost)",
-			 fill * 100 / 1024, (unsigned long long)rd.lost);
-		leave_cpus(&rd, why);
-	}
+	if ((fill > 512 || rd.lost) && !behind[0])
+		snprintf(behind, sizeof(behind), "the drain fell behind the CPUs' rings (%u %% full, "
+			 "%llu lost)", fill * 100 / 1024, (unsigned long long)rd.lost);
 	rd.lost += lost_pending;
 	lost_pending = 0;
 	if (unknown_tid)
@@ -430,13 +433,14 @@ static int soft_start(int on, memphis__emit_fn *emit)
 	struct reading rd = { .emit = emit };
 	int err;
 
-	if (!scope_cpu)
-		return 0;
+	if (!scope_cpu || (on && cpus_on && !behind[0]))
+		return 0; /* lingering: already on (backend.h) */
 	code_ready();
-	if (on && cpus_crowded()) {
+	if (on && (behind[0] || cpus_crowded())) {
 		cpus_on = 1;
-		leave_cpus(&rd, "the CPUs are oversubscribed (over two tasks or threads of the "
-			   "process per CPU): the drain would wait for one longer than their rings last");
+		leave_cpus(&rd, behind[0] ? behind : "the CPUs are oversubscribed (over two tasks "
+			   "or threads of the process per CPU): the drain would wait for one longer "
+			   "than their rings last");
 		lost_pending += rd.lost;
 		return 0;
 	}
