@@ -70,7 +70,10 @@ run_one() {
 		echo "$name: exited with status $rc" >> "$out/fails"
 		tail -n 20 "$out/err" | sed 's/^/    # /'
 	elif [ "$f" != 0 ]; then
-		awk -v n="$name" 'sub(/^not ok [0-9]* - /, "") { print n ": " $0 }' "$log" >> "$out/fails"
+		# each failed check, and the first 6 comment lines after it (its diagnosis: a
+		# log's tail is often all a CI runner shows)
+		awk -v n="$name" 'sub(/^not ok [0-9]* - /, "") { print n ": " $0; c = 6; next }
+			/^# / && c > 0 { print "    " $0; c--; next } { c = 0 }' "$log" >> "$out/fails"
 		tail -n 20 "$out/err" | sed 's/^/    # /'
 	fi
 	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))

@@ -20,10 +20,21 @@ same_for_jobs() {
 		check "$name: -j $j gives what -j 1 gives (stdout, stderr, exit status)" \
 			sh -c "cmp -s $name.1.out $name.$j.out && cmp -s $name.1.err $name.$j.err &&
 			       cmp -s $name.1.rc $name.$j.rc"
+		differs "$name" $j
 	done
 	MEMPHIS_REPORT_JOBS=2 "$R" "$run" "$@" > "$name.env.out" 2>/dev/null
 	check "$name: MEMPHIS_REPORT_JOBS=2 gives what -j 1 gives" \
 		cmp -s "$name.1.out" "$name.env.out"
+	differs "$name" env
+}
+# differs NAME J: how report NAME with J threads differs from -j 1's, as TAP comments (the
+# first lines of each stream's diff); the run is kept in the test's directory.
+differs() {
+	for s in out err rc; do
+		[ -f "$1.$2.$s" ] && ! cmp -s "$1.1.$s" "$1.$2.$s" &&
+			diff "$1.1.$s" "$1.$2.$s" | head -n 20 | sed "s/^/# $1 -j $2 $s: /"
+	done
+	return 0
 }
 
 # --- a synthetic run: 4 CPU files, 2 nodes, heap objects, remote and local samples
