@@ -60,6 +60,9 @@ for t in /vm/guest-tests/*.guest.sh; do
 	# before QEMU's limit (30 s kept for that).
 	left=$((VM_LIMIT - $(cut -d. -f1 /proc/uptime) - 30))
 	limit=${VM_TEST_TIMEOUT:-180}
+	# a script that needs longer says so in a line "# vm-limit: SECONDS"
+	own=$(sed -n 's/^# vm-limit: *\([0-9][0-9]*\).*/\1/p' "$t" | head -n 1)
+	[ -n "$own" ] && [ "$own" -gt "$limit" ] && limit=$own
 	[ "$left" -lt "$limit" ] && limit=$left
 	if [ "$limit" -lt 5 ]; then
 		vm_result fail "$name.guest.sh not started: ${VM_LIMIT} s QEMU limit nearly reached (VM_TIMEOUT)"
@@ -94,6 +97,19 @@ for t in /vm/guest-tests/*.guest.sh; do
 			case $_p in 1 | "$VM_KEEPER") ;; *) kill -KILL "$_p" 2>/dev/null ;; esac
 		done
 	done
+	# A module the script loaded and did not remove (stopped before its rmmod): every later
+	# insmod would fail with it. Its users were killed above; their files close as they go.
+	if grep -q '^memphismod ' /proc/modules; then
+		_i=0
+		until rmmod memphismod 2>/dev/null || [ $_i -ge 10 ]; do sleep 1; _i=$((_i + 1)); done
+		if grep -q '^memphismod ' /proc/modules; then
+			vm_result fail "memphismod removed after $name.guest.sh"
+		elif [ "$rc" = 0 ]; then
+			vm_result fail "$name.guest.sh removes the module it loads"
+		else
+			vm_note "$name.guest.sh was stopped with memphismod loaded: removed"
+		fi
+	fi
 	[ "$(cat /tmp/vm-singlestep)" = on ] && vm_singlestep off
 done
 vm_note "guest checks done at $(cut -d' ' -f1 /proc/uptime) s uptime"
