@@ -9,29 +9,9 @@
  *                          samples are remote), distances 10 on the diagonal and 20
  *                          elsewhere; every other block as it is.
  * Exit status 0, or 1 with a message. */
-#include <dirent.h>
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
+#include <stdint.h>
 
-#include "crc32c.h"
-#include <memphis/format.h>
-
-static int fail(const char *what, const char *path)
-{
-	fprintf(stderr, "tool_nodes: %s: %s: %s\n", what, path, strerror(errno ? errno : EIO));
-	return 1;
-}
-
-static void put(FILE *f, uint16_t type, uint16_t version, const void *p, uint32_t n)
-{
-	struct memphis_block h = { MEMPHIS_BLOCK_MAGIC, type, version, n, mph_crc32c(0, p, n) };
-
-	fwrite(&h, sizeof(h), 1, f);
-	fwrite(p, 1, n, f);
-}
+#include "rewrite.h"
 
 /* The TOPOLOGY payload of ncpus CPUs over nnodes nodes into out (its length returned). */
 static uint32_t topology(uint32_t ncpus, uint32_t nnodes, unsigned char *out)
@@ -51,78 +31,34 @@ static uint32_t topology(uint32_t ncpus, uint32_t nnodes, unsigned char *out)
 	return (uint32_t)off;
 }
 
-/* Copy the file bytes buf[0..len) into out with its TOPOLOGY blocks rewritten. */
-static int convert(const unsigned char *buf, size_t len, uint32_t nnodes, FILE *out)
+/* rewrite_block_fn: a TOPOLOGY block for *(uint32_t *)arg nodes. */
+static int block(FILE *out, const struct memphis_block *h, const unsigned char *payload, void *arg)
 {
-	size_t off = 0;
+	uint32_t nnodes = *(const uint32_t *)arg;
+	struct memphis_rec_topology t;
+	unsigned char *p;
 
-	while (len - off >= sizeof(struct memphis_block)) {
-		struct memphis_block h;
-		struct memphis_rec_topology t;
-
-		memcpy(&h, buf + off, sizeof(h));
-		if (h.magic != MEMPHIS_BLOCK_MAGIC || h.length > len - off - sizeof(h) ||
-		    mph_crc32c(0, buf + off + sizeof(h), h.length) != h.crc)
-			break;
-		if (h.type == MPH_BLK_TOPOLOGY && h.length >= sizeof(t)) {
-			unsigned char *p;
-
-			memcpy(&t, buf + off + sizeof(h), sizeof(t));
-			if (t.ncpus > 65536)
-				return -1;
-			p = malloc(sizeof(t) + 4 * (size_t)t.ncpus + 4 * (size_t)nnodes * nnodes);
-			if (!p)
-				return -1;
-			put(out, h.type, h.version, p, topology(t.ncpus, nnodes, p));
-			free(p);
-		} else {
-			fwrite(buf + off, 1, sizeof(h) + h.length, out);
-		}
-		off += sizeof(h) + h.length;
-	}
-	fwrite(buf + off, 1, len - off, out);
-	return 0;
+	if (h->type != MPH_BLK_TOPOLOGY || h->length < sizeof(t))
+		return 0;
+	memcpy(&t, payload, sizeof(t));
+	if (t.ncpus > 65536)
+		return -1;
+	p = malloc(sizeof(t) + 4 * (size_t)t.ncpus + 4 * (size_t)nnodes * nnodes);
+	if (!p)
+		return -1;
+	rewrite_put(out, h->type, h->version, p, topology(t.ncpus, nnodes, p));
+	free(p);
+	return 1;
 }
 
 int main(int argc, char **argv)
 {
-	DIR *d;
-	struct dirent *e;
-	char src[4096], dst[4096];
 	long nnodes = argc == 4 ? strtol(argv[3], NULL, 10) : 0;
+	uint32_t n = (uint32_t)nnodes;
 
 	if (argc != 4 || nnodes < 1 || nnodes > 64) {
 		fprintf(stderr, "usage: tool_nodes SRC DST N   (N: 1 to 64 nodes)\n");
 		return 1;
 	}
-	if (mkdir(argv[2], 0755) < 0)
-		return fail("mkdir", argv[2]);
-	d = opendir(argv[1]);
-	if (!d)
-		return fail("opendir", argv[1]);
-	while ((e = readdir(d))) {
-		FILE *in, *out;
-		unsigned char *buf;
-		struct stat st;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(src, sizeof(src), "%s/%s", argv[1], e->d_name);
-		snprintf(dst, sizeof(dst), "%s/%s", argv[2], e->d_name);
-		if (stat(src, &st) < 0 || !S_ISREG(st.st_mode))
-			continue;
-		in = fopen(src, "rb");
-		out = fopen(dst, "wb");
-		buf = malloc((size_t)st.st_size + 1);
-		if (!in || !out || !buf || fread(buf, 1, (size_t)st.st_size, in) != (size_t)st.st_size)
-			return fail("copy", src);
-		if (convert(buf, (size_t)st.st_size, (uint32_t)nnodes, out))
-			return fail("convert", src);
-		free(buf);
-		fclose(in);
-		if (fclose(out))
-			return fail("write", dst);
-	}
-	closedir(d);
-	return 0;
+	return rewrite_dir("tool_nodes", argv[1], argv[2], block, &n);
 }
