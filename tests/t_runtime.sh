@@ -54,6 +54,9 @@ run active 64
 cpu=$(share active cpu) head=$(header active)
 check "active: the header's runtime wait share (${head:-none} %: $(counts active)) is the threads' CPU time at the barrier (${cpu:-none} % +- 2.5 and chance)" \
 	active_ok
+# what to look at when it fails: samples lost or throttled, the scope, the program's times
+active_ok || grep -E '^(samples|sampled|scope|note|warning)|lost|behind|per thread' active.txt |
+	cat - active.out | head -n 8 | sed 's/^/# active: /'
 check "active: the wait is libgomp's" grep -Eq '^runtime wait: .*: OpenMP runtime \(libgomp\) [0-9.]+ %' active.txt
 check "active: the user's arrays head the table" sh -c '
 	grep -E "^\([12]\) " active.txt | grep -Ec "^\([12]\) (prog_waits\.c:grid \(malloc at prog_waits\.c:[0-9]+\)|coef) " | grep -qx 2'
