@@ -65,11 +65,20 @@ static void unescape(char *s)
 	*out = '\0';
 }
 
-/* Parse the "key=value\n" lines of a RUN block; after the key escape=c (written first by
- * libraries that escape) values are unescaped, older runs are read as they are. Returns 0
- * or -ENOMEM. */
-static int parse_run(struct mr_run *run, char *text)
+/* Every meta_* parser below stores one meta.mph block of its type into run. p is the
+ * payload copied to bf->buf (aligned, text ended by a NUL); inplace is the payload left in
+ * run's mapping by meta_next (not aligned), or NULL. meta_block has checked that FILE came
+ * first and the layout version of the types up to STACKS. */
+typedef int meta_parse_fn(struct mr_run *run, const struct memphis_block *h, unsigned char *p,
+			  const unsigned char *inplace, char *what, size_t wlen);
+
+/* RUN: the "key=value\n" lines of p, appended to run->kv; after the key escape=c (written
+ * first by libraries that escape) values are unescaped, older runs are read as they are.
+ * Lines without '=' are skipped. 0 or -ENOMEM. */
+static int meta_run(struct mr_run *run, const struct memphis_block *h, unsigned char *p,
+		    const unsigned char *inplace, char *what, size_t wlen)
 {
+	char *text = (char *)p;
 	char *save = NULL;
 	int escaped = 0;
 
@@ -107,11 +116,11 @@ int rundir_check_array(const struct memphis_block *h, size_t recsz, char *what, 
 	return -EINVAL;
 }
 
-/* Parse a TLS block: memphis_rec_tls entries, each followed by its path padded to 8
- * bytes. A module seen again (same path) is updated. Returns 0, -EINVAL (what set) or
+/* TLS: memphis_rec_tls entries, each followed by its path padded to 8 bytes, appended to
+ * run->tls; a module seen again (same path) is updated. 0, -EINVAL with `what` set, or
  * -ENOMEM. */
-static int parse_tls(struct mr_run *run, const struct memphis_block *h, const unsigned char *p,
-		     char *what, size_t wlen)
+static int meta_tls(struct mr_run *run, const struct memphis_block *h, unsigned char *p,
+		    const unsigned char *inplace, char *what, size_t wlen)
 {
 	size_t off = 0;
 
@@ -201,217 +210,318 @@ static int heap_records(const struct memphis_block *h, const unsigned char *p,
 	return 0;
 }
 
-/* Store one validated meta.mph block into run. Returns 0, -EINVAL with `what` set when the
- * block's content is inconsistent (treated as damage), -EPROTO for a future format
- * version (message in what), or -ENOMEM. */
-static int meta_block(struct mr_run *run, const struct memphis_block *h, unsigned char *p,
-		      const unsigned char *inplace, char *what, size_t wlen)
+/* FILE: long enough, of a format version this reader knows, of the metadata kind (checked
+ * in that order); sets have_meta_file. 0, -EINVAL with `what` set, or -EPROTO (message in
+ * what) for a newer format. */
+static int meta_file(struct mr_run *run, const struct memphis_block *h, unsigned char *p,
+		     const unsigned char *inplace, char *what, size_t wlen)
 {
 	uint32_t len = h->length;
+
+	if (len < sizeof(run->meta_file)) {
+		snprintf(what, wlen, "FILE block too short (%" PRIu32 " bytes)", len);
+		return -EINVAL;
+	}
+	memcpy(&run->meta_file, p, sizeof(run->meta_file));
+	if (run->meta_file.format_version > MEMPHIS_FORMAT_VERSION) {
+		snprintf(what, wlen, "written in format version %" PRIu32 "; this memphis-report "
+			 "reads version %u and older: use a newer memphis-report",
+			 run->meta_file.format_version, MEMPHIS_FORMAT_VERSION);
+		return -EPROTO;
+	}
+	if (run->meta_file.kind != MPH_FILE_META) {
+		snprintf(what, wlen, "FILE block says this is not a metadata file "
+			 "(kind %" PRIu32 ")", run->meta_file.kind);
+		return -EINVAL;
+	}
+	run->have_meta_file = 1;
+	return 0;
+}
+
+/* TOPOLOGY: a header whose CPU and node counts are bounded and match the block's length;
+ * replaces run's cpu_node and distance tables. 0, -EINVAL with `what` set, or -ENOMEM. */
+static int meta_topology(struct mr_run *run, const struct memphis_block *h, unsigned char *p,
+			 const unsigned char *inplace, char *what, size_t wlen)
+{
+	uint32_t len = h->length;
+	struct memphis_rec_topology t;
+	uint64_t need;
+
+	if (len < sizeof(t)) {
+		snprintf(what, wlen, "TOPOLOGY block too short (%" PRIu32 " bytes)", len);
+		return -EINVAL;
+	}
+	memcpy(&t, p, sizeof(t));
+	need = sizeof(t) + 4ull * t.ncpus + 4ull * t.nnodes * t.nnodes;
+	if (t.ncpus > (1u << 20) || t.nnodes > 4096 || need != len) {
+		snprintf(what, wlen, "TOPOLOGY block of %" PRIu32 " bytes does not match "
+			 "%" PRIu32 " CPUs and %" PRIu32 " nodes", len, t.ncpus, t.nnodes);
+		return -EINVAL;
+	}
+	free(run->cpu_node);
+	free(run->distance);
+	run->cpu_node = malloc(4ull * t.ncpus + 1);
+	run->distance = malloc(4ull * t.nnodes * t.nnodes + 1);
+	if (!run->cpu_node || !run->distance)
+		return -ENOMEM;
+	memcpy(run->cpu_node, p + sizeof(t), 4ull * t.ncpus);
+	memcpy(run->distance, p + sizeof(t) + 4ull * t.ncpus, 4ull * t.nnodes * t.nnodes);
+	run->ncpus = t.ncpus;
+	run->nnodes = t.nnodes;
+	run->have_topology = 1;
+	return 0;
+}
+
+/* MAPS: a time and the text of /proc/self/maps, appended to run->maps (the text copied and
+ * ended by a NUL). 0, -EINVAL with `what` set, or -ENOMEM. */
+static int meta_maps(struct mr_run *run, const struct memphis_block *h, unsigned char *p,
+		     const unsigned char *inplace, char *what, size_t wlen)
+{
+	uint32_t len = h->length;
+	struct mr_maps_snap s;
+
+	if (len < 8) {
+		snprintf(what, wlen, "MAPS block too short (%" PRIu32 " bytes)", len);
+		return -EINVAL;
+	}
+	memcpy(&s.time, p, 8);
+	s.len = len - 8;
+	s.text = malloc(s.len + 1);
+	if (!s.text)
+		return -ENOMEM;
+	memcpy(s.text, p + 8, s.len);
+	s.text[s.len] = '\0';
+	if (rundir_append(&run->maps, &run->nmaps, &s, 1, sizeof(s))) {
+		free(s.text);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* THREADS, FIRST_TOUCH, LOSS, COUNTERS: a whole number of records, appended to the array
+ * record_array names for the type. 0, -EINVAL with `what` set, or -ENOMEM. */
+static int meta_array(struct mr_run *run, const struct memphis_block *h, unsigned char *p,
+		      const unsigned char *inplace, char *what, size_t wlen)
+{
 	size_t *count, recsz;
 	void *arr;
 
+	/* not taken: meta_parsers gives this parser record_array's types only */
+	if (!record_array(run, h->type, &arr, &count, &recsz)) {
+		run->unknown_blocks++;
+		return 0;
+	}
+	if (rundir_check_array(h, recsz, what, wlen))
+		return -EINVAL;
+	return rundir_append(arr, count, inplace ? inplace : p, h->length / recsz, recsz);
+}
+
+/* ALLOCS: heap_records into run->alloc_recs. 0, -EINVAL with `what` set, or -ENOMEM. */
+static int meta_allocs(struct mr_run *run, const struct memphis_block *h, unsigned char *p,
+		       const unsigned char *inplace, char *what, size_t wlen)
+{
+	return heap_records(h, p, inplace, sizeof(struct memphis_rec_alloc), &run->alloc_recs,
+			    &run->nalloc_recs, &run->nallocs, what, wlen);
+}
+
+/* FREES: heap_records into run->free_recs. 0, -EINVAL with `what` set, or -ENOMEM. */
+static int meta_frees(struct mr_run *run, const struct memphis_block *h, unsigned char *p,
+		      const unsigned char *inplace, char *what, size_t wlen)
+{
+	return heap_records(h, p, inplace, sizeof(struct memphis_rec_free), &run->free_recs,
+			    &run->nfree_recs, &run->nfrees, what, wlen);
+}
+
+/* REGION: exactly one record, its name ended within the field, appended to run->regions.
+ * 0, -EINVAL with `what` set, or -ENOMEM. */
+static int meta_region(struct mr_run *run, const struct memphis_block *h, unsigned char *p,
+		       const unsigned char *inplace, char *what, size_t wlen)
+{
+	uint32_t len = h->length;
+	struct memphis_rec_region r;
+
+	if (len != sizeof(r)) {
+		snprintf(what, wlen, "REGION block of %" PRIu32 " bytes (expected %zu)", len,
+			 sizeof(r));
+		return -EINVAL;
+	}
+	memcpy(&r, p, sizeof(r));
+	r.name[MEMPHIS_NAME_MAX - 1] = '\0';
+	return rundir_append(&run->regions, &run->nregions, &r, 1, sizeof(r));
+}
+
+/* PAGES: a header whose page count matches the block's length; the pages are appended to
+ * run->pages, left in the mapping when they are (inplace), else copied. 0, -EINVAL with
+ * `what` set, or -ENOMEM. */
+static int meta_pages(struct mr_run *run, const struct memphis_block *h, unsigned char *p,
+		      const unsigned char *inplace, char *what, size_t wlen)
+{
+	uint32_t len = h->length;
+	const unsigned char *src = inplace ? inplace : p;
+	struct mr_pages pg;
+
+	if (len < sizeof(pg.hdr)) {
+		snprintf(what, wlen, "PAGES block too short (%" PRIu32 " bytes)", len);
+		return -EINVAL;
+	}
+	memcpy(&pg.hdr, src, sizeof(pg.hdr));
+	if (sizeof(pg.hdr) + (uint64_t)pg.hdr.count * sizeof(struct memphis_rec_page) != len) {
+		snprintf(what, wlen, "PAGES block of %" PRIu32 " bytes does not hold %" PRIu32
+			 " pages", len, pg.hdr.count);
+		return -EINVAL;
+	}
+	/* left in the mapping where it can be: a run of many regions holds megabytes of
+	 * them, and a copy of each costs its allocation and page faults */
+	pg.mapped = inplace != NULL;
+	if (inplace) {
+		pg.raw = src + sizeof(pg.hdr);
+	} else {
+		unsigned char *copy = malloc(len - sizeof(pg.hdr) + 1);
+
+		if (!copy)
+			return -ENOMEM;
+		memcpy(copy, src + sizeof(pg.hdr), len - sizeof(pg.hdr));
+		pg.raw = copy;
+	}
+	if (rundir_append(&run->pages, &run->npages, &pg, 1, sizeof(pg))) {
+		if (!pg.mapped)
+			free((void *)pg.raw);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* NOTE: a time and one line of text, appended to run->notes; the notes of unsampled
+ * threads and of dropped records also become warnings. 0, -EINVAL with `what` set, or
+ * -ENOMEM. */
+static int meta_note(struct mr_run *run, const struct memphis_block *h, unsigned char *p,
+		     const unsigned char *inplace, char *what, size_t wlen)
+{
+	struct mr_note nt;
+
+	if (h->length < 8) {
+		snprintf(what, wlen, "NOTE block too short (%" PRIu32 " bytes)", h->length);
+		return -EINVAL;
+	}
+	memcpy(&nt.time, p, 8);
+	nt.text = strdup((char *)p + 8);
+	if (!nt.text)
+		return -ENOMEM;
+	nt.text[strcspn(nt.text, "\n")] = '\0';
+	if (rundir_append(&run->notes, &run->nnotes, &nt, 1, sizeof(nt))) {
+		free(nt.text);
+		return -ENOMEM;
+	}
+	/* the library could not sample some threads: every figure leaves them out */
+	if (!strncmp(nt.text, "not sampled: ", 13))
+		return mr_run_add_warning(run, "%s; the figures cover the other threads only",
+					  nt.text);
+	/* the library stopped at a limit: what it left unwritten, per kind */
+	if (!strncmp(nt.text, "dropped: ", 9))
+		return mr_run_add_warning(run, "%s", nt.text);
+	return 0;
+}
+
+/* SAMPLES belong in cpuNNN.mph: counted as unknown, with a warning. 0 or -ENOMEM. */
+static int meta_samples(struct mr_run *run, const struct memphis_block *h, unsigned char *p,
+			const unsigned char *inplace, char *what, size_t wlen)
+{
+	run->unknown_blocks++;
+	return mr_run_add_warning(run, "%s: skipped a SAMPLES block (samples belong in cpuNNN.mph)",
+				  MEMPHIS_META_FILE);
+}
+
+/* END: the file was closed cleanly; its payload is not read. Returns 0. */
+static int meta_end(struct mr_run *run, const struct memphis_block *h, unsigned char *p,
+		    const unsigned char *inplace, char *what, size_t wlen)
+{
+	run->meta_clean_end = 1;
+	return 0;
+}
+
+/* STACKS: its entries added to run->touch_stacks (those before a bad one are kept) and
+ * counted, read from the mapping when they are there. 0, -EINVAL with `what` set (the
+ * framing holds: the caller reads on), or -ENOMEM, as rundir_stacks_add. */
+static int meta_stacks(struct mr_run *run, const struct memphis_block *h, unsigned char *p,
+		       const unsigned char *inplace, char *what, size_t wlen)
+{
+	uint32_t len = h->length;
+	size_t before = rundir_stacks_count(run->touch_stacks);
+	int r = rundir_stacks_add(&run->touch_stacks, inplace ? inplace : p, len, what, wlen);
+
+	run->meta_stack_blocks++;
+	run->meta_stacks += rundir_stacks_count(run->touch_stacks) - before;
+	run->meta_stack_bytes += len;
+	return r;
+}
+
+/* CPU_SAMPLES, THREAD_CPU: record arrays of their own, from format 2 on, appended to
+ * run->cpu_samples or run->thread_cpu. A layout version other than 1 is counted as
+ * unknown, without a warning. 0, -EINVAL with `what` set, or -ENOMEM. */
+static int meta_cpu_arrays(struct mr_run *run, const struct memphis_block *h, unsigned char *p,
+			   const unsigned char *inplace, char *what, size_t wlen)
+{
+	uint32_t len = h->length;
+	bool cs = h->type == MPH_BLK_CPU_SAMPLES;
+	size_t sz = cs ? sizeof(*run->cpu_samples) : sizeof(*run->thread_cpu);
+
+	if (h->version != 1) {
+		run->unknown_blocks++;
+		return 0;
+	}
+	if (rundir_check_array(h, sz, what, wlen))
+		return -EINVAL;
+	return cs ? rundir_append(&run->cpu_samples, &run->ncpu_samples,
+				  inplace ? inplace : p, len / sz, sz)
+		  : rundir_append(&run->thread_cpu, &run->nthread_cpu,
+				  inplace ? inplace : p, len / sz, sz);
+}
+
+/* The parser of each block type meta.mph holds; a type without one is counted as unknown. */
+static meta_parse_fn *const meta_parsers[] = {
+	[MPH_BLK_FILE] = meta_file,
+	[MPH_BLK_RUN] = meta_run,
+	[MPH_BLK_TOPOLOGY] = meta_topology,
+	[MPH_BLK_MAPS] = meta_maps,
+	[MPH_BLK_THREADS] = meta_array,
+	[MPH_BLK_ALLOCS] = meta_allocs,
+	[MPH_BLK_FREES] = meta_frees,
+	[MPH_BLK_FIRST_TOUCH] = meta_array,
+	[MPH_BLK_REGION] = meta_region,
+	[MPH_BLK_LOSS] = meta_array,
+	[MPH_BLK_PAGES] = meta_pages,
+	[MPH_BLK_NOTE] = meta_note,
+	[MPH_BLK_SAMPLES] = meta_samples,
+	[MPH_BLK_END] = meta_end,
+	[MPH_BLK_TLS] = meta_tls,
+	[MPH_BLK_COUNTERS] = meta_array,
+	[MPH_BLK_STACKS] = meta_stacks,
+	[MPH_BLK_CPU_SAMPLES] = meta_cpu_arrays,
+	[MPH_BLK_THREAD_CPU] = meta_cpu_arrays,
+};
+
+/* Store one validated meta.mph block into run: FILE first, then each block of a known
+ * layout version by its type's parser. Returns 0, -EINVAL with `what` set when the block's
+ * content is inconsistent (treated as damage), -EPROTO for a future format version
+ * (message in what), or -ENOMEM. */
+static int meta_block(struct mr_run *run, const struct memphis_block *h, unsigned char *p,
+		      const unsigned char *inplace, char *what, size_t wlen)
+{
 	if (h->type != MPH_BLK_FILE && !run->have_meta_file) {
 		snprintf(what, wlen, "first block is %s, not FILE", mr_block_name(h->type));
 		return -EINVAL;
 	}
+	/* CPU_SAMPLES and THREAD_CPU check their version themselves, without a warning */
 	if (h->type >= MPH_BLK_FILE && h->type <= MPH_BLK_STACKS && h->version != 1) {
 		run->unknown_blocks++;
 		return mr_run_add_warning(run, "%s: skipped a %s block of layout version %u "
 					  "(this memphis-report knows version 1)",
 					  MEMPHIS_META_FILE, mr_block_name(h->type), h->version);
 	}
-	if (record_array(run, h->type, &arr, &count, &recsz)) {
-		if (rundir_check_array(h, recsz, what, wlen))
-			return -EINVAL;
-		return rundir_append(arr, count, inplace ? inplace : p, len / recsz, recsz);
-	}
-	if (h->type == MPH_BLK_ALLOCS)
-		return heap_records(h, p, inplace, sizeof(struct memphis_rec_alloc),
-				    &run->alloc_recs, &run->nalloc_recs, &run->nallocs, what, wlen);
-	if (h->type == MPH_BLK_FREES)
-		return heap_records(h, p, inplace, sizeof(struct memphis_rec_free),
-				    &run->free_recs, &run->nfree_recs, &run->nfrees, what, wlen);
-	switch (h->type) {
-	case MPH_BLK_FILE:
-		if (len < sizeof(run->meta_file)) {
-			snprintf(what, wlen, "FILE block too short (%" PRIu32 " bytes)", len);
-			return -EINVAL;
-		}
-		memcpy(&run->meta_file, p, sizeof(run->meta_file));
-		if (run->meta_file.format_version > MEMPHIS_FORMAT_VERSION) {
-			snprintf(what, wlen, "written in format version %" PRIu32 "; this memphis-report "
-				 "reads version %u and older: use a newer memphis-report",
-				 run->meta_file.format_version, MEMPHIS_FORMAT_VERSION);
-			return -EPROTO;
-		}
-		if (run->meta_file.kind != MPH_FILE_META) {
-			snprintf(what, wlen, "FILE block says this is not a metadata file (kind %" PRIu32 ")",
-				 run->meta_file.kind);
-			return -EINVAL;
-		}
-		run->have_meta_file = 1;
-		return 0;
-	case MPH_BLK_RUN:
-		return parse_run(run, (char *)p);
-	case MPH_BLK_TOPOLOGY: {
-		struct memphis_rec_topology t;
-		uint64_t need;
-
-		if (len < sizeof(t)) {
-			snprintf(what, wlen, "TOPOLOGY block too short (%" PRIu32 " bytes)", len);
-			return -EINVAL;
-		}
-		memcpy(&t, p, sizeof(t));
-		need = sizeof(t) + 4ull * t.ncpus + 4ull * t.nnodes * t.nnodes;
-		if (t.ncpus > (1u << 20) || t.nnodes > 4096 || need != len) {
-			snprintf(what, wlen, "TOPOLOGY block of %" PRIu32 " bytes does not match "
-				 "%" PRIu32 " CPUs and %" PRIu32 " nodes", len, t.ncpus, t.nnodes);
-			return -EINVAL;
-		}
-		free(run->cpu_node);
-		free(run->distance);
-		run->cpu_node = malloc(4ull * t.ncpus + 1);
-		run->distance = malloc(4ull * t.nnodes * t.nnodes + 1);
-		if (!run->cpu_node || !run->distance)
-			return -ENOMEM;
-		memcpy(run->cpu_node, p + sizeof(t), 4ull * t.ncpus);
-		memcpy(run->distance, p + sizeof(t) + 4ull * t.ncpus, 4ull * t.nnodes * t.nnodes);
-		run->ncpus = t.ncpus;
-		run->nnodes = t.nnodes;
-		run->have_topology = 1;
-		return 0;
-	}
-	case MPH_BLK_MAPS: {
-		struct mr_maps_snap s;
-
-		if (len < 8) {
-			snprintf(what, wlen, "MAPS block too short (%" PRIu32 " bytes)", len);
-			return -EINVAL;
-		}
-		memcpy(&s.time, p, 8);
-		s.len = len - 8;
-		s.text = malloc(s.len + 1);
-		if (!s.text)
-			return -ENOMEM;
-		memcpy(s.text, p + 8, s.len);
-		s.text[s.len] = '\0';
-		if (rundir_append(&run->maps, &run->nmaps, &s, 1, sizeof(s))) {
-			free(s.text);
-			return -ENOMEM;
-		}
-		return 0;
-	}
-	case MPH_BLK_REGION: {
-		struct memphis_rec_region r;
-
-		if (len != sizeof(r)) {
-			snprintf(what, wlen, "REGION block of %" PRIu32 " bytes (expected %zu)", len,
-				 sizeof(r));
-			return -EINVAL;
-		}
-		memcpy(&r, p, sizeof(r));
-		r.name[MEMPHIS_NAME_MAX - 1] = '\0';
-		return rundir_append(&run->regions, &run->nregions, &r, 1, sizeof(r));
-	}
-	case MPH_BLK_PAGES: {
-		const unsigned char *src = inplace ? inplace : p;
-		struct mr_pages pg;
-
-		if (len < sizeof(pg.hdr)) {
-			snprintf(what, wlen, "PAGES block too short (%" PRIu32 " bytes)", len);
-			return -EINVAL;
-		}
-		memcpy(&pg.hdr, src, sizeof(pg.hdr));
-		if (sizeof(pg.hdr) + (uint64_t)pg.hdr.count * sizeof(struct memphis_rec_page) != len) {
-			snprintf(what, wlen, "PAGES block of %" PRIu32 " bytes does not hold %" PRIu32
-				 " pages", len, pg.hdr.count);
-			return -EINVAL;
-		}
-		/* left in the mapping where it can be: a run of many regions holds megabytes of
-		 * them, and a copy of each costs its allocation and page faults */
-		pg.mapped = inplace != NULL;
-		if (inplace) {
-			pg.raw = src + sizeof(pg.hdr);
-		} else {
-			unsigned char *copy = malloc(len - sizeof(pg.hdr) + 1);
-
-			if (!copy)
-				return -ENOMEM;
-			memcpy(copy, src + sizeof(pg.hdr), len - sizeof(pg.hdr));
-			pg.raw = copy;
-		}
-		if (rundir_append(&run->pages, &run->npages, &pg, 1, sizeof(pg))) {
-			if (!pg.mapped)
-				free((void *)pg.raw);
-			return -ENOMEM;
-		}
-		return 0;
-	}
-	case MPH_BLK_NOTE: {
-		struct mr_note nt;
-
-		if (len < 8) {
-			snprintf(what, wlen, "NOTE block too short (%" PRIu32 " bytes)", len);
-			return -EINVAL;
-		}
-		memcpy(&nt.time, p, 8);
-		nt.text = strdup((char *)p + 8);
-		if (!nt.text)
-			return -ENOMEM;
-		nt.text[strcspn(nt.text, "\n")] = '\0';
-		if (rundir_append(&run->notes, &run->nnotes, &nt, 1, sizeof(nt))) {
-			free(nt.text);
-			return -ENOMEM;
-		}
-		/* the library could not sample some threads: every figure leaves them out */
-		if (!strncmp(nt.text, "not sampled: ", 13))
-			return mr_run_add_warning(run, "%s; the figures cover the other threads only",
-						  nt.text);
-		/* the library stopped at a limit: what it left unwritten, per kind */
-		if (!strncmp(nt.text, "dropped: ", 9))
-			return mr_run_add_warning(run, "%s", nt.text);
-		return 0;
-	}
-	case MPH_BLK_TLS:
-		return parse_tls(run, h, p, what, wlen);
-	case MPH_BLK_STACKS: {
-		size_t before = rundir_stacks_count(run->touch_stacks);
-		int r = rundir_stacks_add(&run->touch_stacks, inplace ? inplace : p, len, what,
-					  wlen);
-
-		run->meta_stack_blocks++;
-		run->meta_stacks += rundir_stacks_count(run->touch_stacks) - before;
-		run->meta_stack_bytes += len;
-		return r;
-	}
-	case MPH_BLK_END:
-		run->meta_clean_end = 1;
-		return 0;
-	case MPH_BLK_CPU_SAMPLES:
-	case MPH_BLK_THREAD_CPU: { /* record arrays of their own, from format 2 on */
-		bool cs = h->type == MPH_BLK_CPU_SAMPLES;
-		size_t sz = cs ? sizeof(*run->cpu_samples) : sizeof(*run->thread_cpu);
-
-		if (h->version != 1) {
-			run->unknown_blocks++;
-			return 0;
-		}
-		if (rundir_check_array(h, sz, what, wlen))
-			return -EINVAL;
-		return cs ? rundir_append(&run->cpu_samples, &run->ncpu_samples,
-					  inplace ? inplace : p, len / sz, sz)
-			  : rundir_append(&run->thread_cpu, &run->nthread_cpu,
-					  inplace ? inplace : p, len / sz, sz);
-	}
-	case MPH_BLK_SAMPLES:
-		run->unknown_blocks++;
-		return mr_run_add_warning(run, "%s: skipped a SAMPLES block (samples belong in cpuNNN.mph)",
-					  MEMPHIS_META_FILE);
-	default:
-		run->unknown_blocks++;
-		return 0;
-	}
+	if (h->type < sizeof(meta_parsers) / sizeof(meta_parsers[0]) && meta_parsers[h->type])
+		return meta_parsers[h->type](run, h, p, inplace, what, wlen);
+	run->unknown_blocks++;
+	return 0;
 }
 
 /* Contract in rundir.h. */
