@@ -566,12 +566,124 @@ static int poll_timeout(size_t thread_ring_bytes, uint64_t last_read)
 	return since >= ms ? 0 : (int)(ms - since);
 }
 
+/* The drain thread's state from pass to pass (drain_main's, passed to its helpers). */
+struct drain_state {
+	unsigned gen;        /* thread generation the poll set was built at; ~0u: build it again */
+	uint64_t last_scan;  /* memphis__now() at the last scan and retire */
+	uint64_t last_flush; /* memphis__now() at the last periodic sample flush */
+	uint64_t last_read;  /* memphis__now() when the last pass's drain began */
+};
+
+/* Hang-ups taken per pass; more are taken at the next (a hang-up stays readable). */
+#define HUPS_PER_PASS 64
+
+/* Build *ps again when the kick pipe had to be replaced, when the registry's thread
+ * generation is not *gen, or when *gen is ~0u; *gen becomes the generation it was built
+ * at. Process-wide sources are left out once one hung up (process_hup). Runs without
+ * drain_lock: the set is this thread's alone. */
+static void pollset_refresh(struct pollset *ps, unsigned *gen)
+{
+	if (kick_check())
+		*gen = ~0u;
+	if (*gen == memphis__thread_generation())
+		return;
+	*gen = memphis__thread_generation();
+	ps->n = 0;
+	ps->least_ring = 0;
+	memphis__thread_foreach(collect, ps);
+	if (sampling_ok && backend->poll_fds && !process_hup)
+		backend->poll_fds(add_process_fd, ps);
+	if (touch_by_cpu && !process_hup)
+		memphis__touch_cpu_fds(add_process_fd, ps);
+	if (kick_fd[0] >= 0)
+		pollset_add(ps, kick_fd[0], 0);
+}
+
+/* Wait on *ps for at most poll_timeout (computed under drain_lock; poll itself runs outside
+ * it, so a print never waits on this wait), count the pass, and classify what came back:
+ * a descriptor the program closed (POLLNVAL) or a process-wide source's hang-up
+ * (process_hup, set here) sets st->gen to ~0u; the kick pipe is read empty, when still
+ * ours; a thread stream's hang-up or error appends its pollset.tids entry to h (at most
+ * HUPS_PER_PASS; h->tids holds that many). Also emits a MAPS block after a dlopen or
+ * dlclose. */
+static void poll_results(struct pollset *ps, struct drain_state *st, struct hup *h)
+{
+	pthread_mutex_lock(&drain_lock);
+	int timeout = poll_timeout(ps->least_ring, st->last_read);
+	pthread_mutex_unlock(&drain_lock);
+	int r = poll(ps->fds, ps->n, timeout);
+	drain_passes++;
+	if (r < 0 && errno != EINTR)
+		usleep(POLL_MS * 1000);
+	memphis__maps_poll(); /* a dlopen/dlclose since the last pass: a MAPS block */
+
+	int stale = 0;
+	for (size_t i = 0; r > 0 && i < ps->n; i++) {
+		if (ps->fds[i].revents & POLLNVAL) {
+			stale = 1; /* closed by the program: build the set again */
+		} else if (ps->tids[i] == POLL_PROCESS) {
+			if (ps->fds[i].revents & (POLLHUP | POLLERR)) {
+				process_hup = 1;
+				stale = 1;
+			}
+		} else if (ps->tids[i] == 0 && (ps->fds[i].revents & POLLIN)) {
+			char v[64];
+			if (memphis__fd_is(kick_fd[0], &kick_id[0], NULL))
+				while (read(kick_fd[0], v, sizeof(v)) > 0)
+					;
+		} else if ((ps->fds[i].revents & (POLLHUP | POLLERR)) && h->n < HUPS_PER_PASS) {
+			h->tids[h->n++] = ps->tids[i];
+		}
+	}
+	if (stale)
+		st->gen = ~0u;
+}
+
+/* One pass's work, all under drain_lock: read every ring (st->last_read: when this began),
+ * mark and retire the threads in h (reaped at once outside a region), scan for threads
+ * that did not attach and retire gone ones every SCAN_EVERY_NS, switch lingering sampling
+ * off, write buffered first-touch and heap records, flush samples every FLUSH_EVERY_NS,
+ * and stop sampling after a write failed. st->gen becomes ~0u after hang-ups or a scan,
+ * so the poll set is built (and every descriptor in it checked) again. */
+static void drain_pass(struct drain_state *st, struct hup *h)
+{
+	pthread_mutex_lock(&drain_lock);
+	st->last_read = memphis__now();
+	memphis__drain_all();
+	if (h->n) {
+		memphis__thread_foreach(mark_hup, h);
+		if (!region_on)
+			memphis__thread_reap();
+		st->gen = ~0u;
+	}
+	uint64_t now = memphis__now();
+	if (now - st->last_scan > SCAN_EVERY_NS) {
+		memphis__thread_scan();
+		memphis__thread_foreach(retire, NULL);
+		st->last_scan = now;
+		st->gen = ~0u; /* and check every descriptor polled */
+	}
+	if (live && !region_on && now - region_t1 > LINGER_NS)
+		switch_sampling(0);
+	memphis__touch_flush(0);
+	heap_flush();
+	if (now - st->last_flush > FLUSH_EVERY_NS) {
+		memphis__flush_samples();
+		st->last_flush = now;
+	}
+	if (memphis__writer_error() && sampling_ok) {
+		__atomic_store_n(&sampling_ok, 0, __ATOMIC_RELAXED);
+		switch_sampling(0);
+	}
+	pthread_mutex_unlock(&drain_lock);
+}
+
 static void *drain_main(void *arg)
 {
 	sigset_t all;
 	struct pollset ps = { 0 };
-	unsigned gen = ~0u;
-	uint64_t last_scan = 0, last_flush = memphis__now(), last_read = last_flush;
+	uint64_t t0 = memphis__now();
+	struct drain_state st = { .gen = ~0u, .last_scan = 0, .last_flush = t0, .last_read = t0 };
 	sem_t *ready = arg;
 
 	memphis__unpin_self();
@@ -583,81 +695,12 @@ static void *drain_main(void *arg)
 	sem_post(ready);
 
 	while (!__atomic_load_n(&stopping, __ATOMIC_ACQUIRE)) {
-		if (kick_check())
-			gen = ~0u;
-		if (gen != memphis__thread_generation()) {
-			gen = memphis__thread_generation();
-			ps.n = 0;
-			ps.least_ring = 0;
-			memphis__thread_foreach(collect, &ps);
-			if (sampling_ok && backend->poll_fds && !process_hup)
-				backend->poll_fds(add_process_fd, &ps);
-			if (touch_by_cpu && !process_hup)
-				memphis__touch_cpu_fds(add_process_fd, &ps);
-			if (kick_fd[0] >= 0)
-				pollset_add(&ps, kick_fd[0], 0);
-		}
-		pthread_mutex_lock(&drain_lock);
-		int timeout = poll_timeout(ps.least_ring, last_read);
-		pthread_mutex_unlock(&drain_lock);
-		int r = poll(ps.fds, ps.n, timeout);
-		drain_passes++;
-		if (r < 0 && errno != EINTR)
-			usleep(POLL_MS * 1000);
-		memphis__maps_poll(); /* a dlopen/dlclose since the last pass: a MAPS block */
-
-		pid_t hupped[64];
+		pid_t hupped[HUPS_PER_PASS];
 		struct hup h = { hupped, 0 };
-		int stale = 0;
-		for (size_t i = 0; r > 0 && i < ps.n; i++) {
-			if (ps.fds[i].revents & POLLNVAL) {
-				stale = 1; /* closed by the program: build the set again */
-			} else if (ps.tids[i] == POLL_PROCESS) {
-				if (ps.fds[i].revents & (POLLHUP | POLLERR)) {
-					process_hup = 1;
-					stale = 1;
-				}
-			} else if (ps.tids[i] == 0 && (ps.fds[i].revents & POLLIN)) {
-				char v[64];
-				if (memphis__fd_is(kick_fd[0], &kick_id[0], NULL))
-					while (read(kick_fd[0], v, sizeof(v)) > 0)
-						;
-			} else if ((ps.fds[i].revents & (POLLHUP | POLLERR)) && h.n < 64) {
-				hupped[h.n++] = ps.tids[i];
-			}
-		}
-		if (stale)
-			gen = ~0u;
 
-		pthread_mutex_lock(&drain_lock);
-		last_read = memphis__now();
-		memphis__drain_all();
-		if (h.n) {
-			memphis__thread_foreach(mark_hup, &h);
-			if (!region_on)
-				memphis__thread_reap();
-			gen = ~0u;
-		}
-		uint64_t now = memphis__now();
-		if (now - last_scan > SCAN_EVERY_NS) {
-			memphis__thread_scan();
-			memphis__thread_foreach(retire, NULL);
-			last_scan = now;
-			gen = ~0u; /* and check every descriptor polled */
-		}
-		if (live && !region_on && now - region_t1 > LINGER_NS)
-			switch_sampling(0);
-		memphis__touch_flush(0);
-		heap_flush();
-		if (now - last_flush > FLUSH_EVERY_NS) {
-			memphis__flush_samples();
-			last_flush = now;
-		}
-		if (memphis__writer_error() && sampling_ok) {
-			__atomic_store_n(&sampling_ok, 0, __ATOMIC_RELAXED);
-			switch_sampling(0);
-		}
-		pthread_mutex_unlock(&drain_lock);
+		pollset_refresh(&ps, &st.gen);
+		poll_results(&ps, &st, &h);
+		drain_pass(&st, &h);
 		memphis__io_kick();
 	}
 	memphis__io_lazy(0);
