@@ -502,8 +502,10 @@ static void retire(struct memphis__thread *t, void *ctx)
 	on_reaped(t);
 }
 
+#define HUPS_PER_PASS 64 /* hang-ups taken per pass; more at the next (they stay readable) */
+
 struct hup {
-	pid_t *tids;
+	pid_t tids[HUPS_PER_PASS];
 	size_t n;
 };
 
@@ -566,21 +568,14 @@ static int poll_timeout(size_t thread_ring_bytes, uint64_t last_read)
 	return since >= ms ? 0 : (int)(ms - since);
 }
 
-/* The drain thread's state from pass to pass (drain_main's, passed to its helpers). */
-struct drain_state {
+struct drain_state { /* drain_main's, from pass to pass */
 	unsigned gen;        /* thread generation the poll set was built at; ~0u: build it again */
-	uint64_t last_scan;  /* memphis__now() at the last scan and retire */
-	uint64_t last_flush; /* memphis__now() at the last periodic sample flush */
-	uint64_t last_read;  /* memphis__now() when the last pass's drain began */
+	uint64_t last_scan, last_flush, last_read; /* memphis__now() at the last scan and retire,
+						    * periodic flush, and pass's drain */
 };
 
-/* Hang-ups taken per pass; more are taken at the next (a hang-up stays readable). */
-#define HUPS_PER_PASS 64
-
-/* Build *ps again when the kick pipe had to be replaced, when the registry's thread
- * generation is not *gen, or when *gen is ~0u; *gen becomes the generation it was built
- * at. Process-wide sources are left out once one hung up (process_hup). Runs without
- * drain_lock: the set is this thread's alone. */
+/* Build *ps again (without drain_lock: it is this thread's) when the kick pipe was replaced
+ * or *gen is not the registry's generation (~0u: build it again), which *gen becomes. */
 static void pollset_refresh(struct pollset *ps, unsigned *gen)
 {
 	if (kick_check())
@@ -599,13 +594,9 @@ static void pollset_refresh(struct pollset *ps, unsigned *gen)
 		pollset_add(ps, kick_fd[0], 0);
 }
 
-/* Wait on *ps for at most poll_timeout (computed under drain_lock; poll itself runs outside
- * it, so a print never waits on this wait), count the pass, and classify what came back:
- * a descriptor the program closed (POLLNVAL) or a process-wide source's hang-up
- * (process_hup, set here) sets st->gen to ~0u; the kick pipe is read empty, when still
- * ours; a thread stream's hang-up or error appends its pollset.tids entry to h (at most
- * HUPS_PER_PASS; h->tids holds that many). Also emits a MAPS block after a dlopen or
- * dlclose. */
+/* Poll *ps (outside drain_lock: a print never waits on this wait) and sort what came back:
+ * a descriptor the program closed or a process-wide source's hang-up (process_hup) make
+ * st->gen ~0u, the kick pipe is read empty, a thread's hang-up or error goes into h. */
 static void poll_results(struct pollset *ps, struct drain_state *st, struct hup *h)
 {
 	pthread_mutex_lock(&drain_lock);
@@ -616,7 +607,6 @@ static void poll_results(struct pollset *ps, struct drain_state *st, struct hup 
 	if (r < 0 && errno != EINTR)
 		usleep(POLL_MS * 1000);
 	memphis__maps_poll(); /* a dlopen/dlclose since the last pass: a MAPS block */
-
 	int stale = 0;
 	for (size_t i = 0; r > 0 && i < ps->n; i++) {
 		if (ps->fds[i].revents & POLLNVAL) {
@@ -639,12 +629,9 @@ static void poll_results(struct pollset *ps, struct drain_state *st, struct hup 
 		st->gen = ~0u;
 }
 
-/* One pass's work, all under drain_lock: read every ring (st->last_read: when this began),
- * mark and retire the threads in h (reaped at once outside a region), scan for threads
- * that did not attach and retire gone ones every SCAN_EVERY_NS, switch lingering sampling
- * off, write buffered first-touch and heap records, flush samples every FLUSH_EVERY_NS,
- * and stop sampling after a write failed. st->gen becomes ~0u after hang-ups or a scan,
- * so the poll set is built (and every descriptor in it checked) again. */
+/* A pass's work, under drain_lock: every ring read, h's threads retired, the periodic scan,
+ * lingering sampling switched off, records and samples flushed, sampling stopped after a
+ * write failed; st->gen ~0u after hang-ups or a scan (every descriptor checked again). */
 static void drain_pass(struct drain_state *st, struct hup *h)
 {
 	pthread_mutex_lock(&drain_lock);
@@ -695,9 +682,7 @@ static void *drain_main(void *arg)
 	sem_post(ready);
 
 	while (!__atomic_load_n(&stopping, __ATOMIC_ACQUIRE)) {
-		pid_t hupped[HUPS_PER_PASS];
-		struct hup h = { hupped, 0 };
-
+		struct hup h = { .n = 0 };
 		pollset_refresh(&ps, &st.gen);
 		poll_results(&ps, &st, &h);
 		drain_pass(&st, &h);
