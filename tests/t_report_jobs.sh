@@ -28,7 +28,7 @@ same_for_jobs() {
 	differs "$name" env
 }
 # differs NAME J: how report NAME with J threads differs from -j 1's, as TAP comments (the
-# first lines of each stream's diff); the run is kept in the test's directory.
+# first lines of each stream's diff).
 differs() {
 	for s in out err rc; do
 		[ -f "$1.$2.$s" ] && ! cmp -s "$1.1.$s" "$1.$2.$s" &&
