@@ -203,6 +203,12 @@ size_t mr_attrib_nlines(const struct mr_attrib *a);
 #define MR_ATTRIB_SELF UINT32_MAX
 uint32_t mr_attrib_ctx_caller(struct mr_attrib_ctx *c, uint64_t ip, const struct memphis_rec_stack *st,
 			      const uint8_t *bytes, uint32_t line);
+/* The sample at addr that context c attributed last is not counted (mr_attrib_ctx_caller
+ * said MR_ATTRIB_SELF): its page is no longer taken as noted with its variable
+ * (mr_resolved.same_page), so the next sample of that variable there notes it, as if this
+ * one never came. Without it, one thread reading the files in turn and several reading
+ * them at once noted different pages (t_report_jobs beside four CPU hogs, 5 runs in 169). */
+void mr_attrib_ctx_forget_page(struct mr_attrib_ctx *c, uint64_t addr);
 uint32_t mr_attrib_caller(struct mr_attrib *a, uint64_t ip, const struct memphis_rec_stack *st,
 			  const uint8_t *bytes, uint32_t line,
 			  int *runtime);

@@ -562,6 +562,15 @@ static inline struct page_slot *page_slot(struct mr_attrib_ctx *ctx, uint64_t pa
 	return &ref->p[(page >> 12) & (PAGE_CHUNK_PAGES - 1)];
 }
 
+void mr_attrib_ctx_forget_page(struct mr_attrib_ctx *ctx, uint64_t addr)
+{
+	uint64_t page = addr & ~(ctx->a->pages.page_size - 1);
+	struct page_slot *ps = page < 1ull << 48 ? page_slot(ctx, page) : NULL;
+
+	if (ps)
+		ps->var = SELF_VAR; /* what an unseen page holds: no variable noted with it */
+}
+
 /* mr_attrib_sample_stack of s, whose instruction's slot is c. Inlined in both callers:
  * a call per sample costs more than the lookup it saves. */
 static inline __attribute__((always_inline)) void

@@ -150,6 +150,7 @@ static int count_sample(struct worker *w, const struct memphis_rec_sample *sm, u
 	 * library's own work when that is what called it */
 	if (stk && (res.line = mr_attrib_ctx_caller(w->ctx, sm->ip, stk, bytes, res.line)) ==
 			   MR_ATTRIB_SELF) {
+		mr_attrib_ctx_forget_page(w->ctx, sm->addr);
 		st->self++;
 		return 0;
 	}
