@@ -210,18 +210,24 @@ static int heap_records(const struct memphis_block *h, const unsigned char *p,
 	return 0;
 }
 
+/* Whether block h holds fewer than min bytes; `what` then says so. */
+static int too_short(const struct memphis_block *h, size_t min, char *what, size_t wlen)
+{
+	if (h->length >= min)
+		return 0;
+	snprintf(what, wlen, "%s block too short (%" PRIu32 " bytes)", mr_block_name(h->type),
+		 h->length);
+	return 1;
+}
+
 /* FILE: long enough, of a format version this reader knows, of the metadata kind (checked
  * in that order); sets have_meta_file. 0, -EINVAL with `what` set, or -EPROTO (message in
  * what) for a newer format. */
 static int meta_file(struct mr_run *run, const struct memphis_block *h, unsigned char *p,
 		     const unsigned char *inplace, char *what, size_t wlen)
 {
-	uint32_t len = h->length;
-
-	if (len < sizeof(run->meta_file)) {
-		snprintf(what, wlen, "FILE block too short (%" PRIu32 " bytes)", len);
+	if (too_short(h, sizeof(run->meta_file), what, wlen))
 		return -EINVAL;
-	}
 	memcpy(&run->meta_file, p, sizeof(run->meta_file));
 	if (run->meta_file.format_version > MEMPHIS_FORMAT_VERSION) {
 		snprintf(what, wlen, "written in format version %" PRIu32 "; this memphis-report "
@@ -247,10 +253,8 @@ static int meta_topology(struct mr_run *run, const struct memphis_block *h, unsi
 	struct memphis_rec_topology t;
 	uint64_t need;
 
-	if (len < sizeof(t)) {
-		snprintf(what, wlen, "TOPOLOGY block too short (%" PRIu32 " bytes)", len);
+	if (too_short(h, sizeof(t), what, wlen))
 		return -EINVAL;
-	}
 	memcpy(&t, p, sizeof(t));
 	need = sizeof(t) + 4ull * t.ncpus + 4ull * t.nnodes * t.nnodes;
 	if (t.ncpus > (1u << 20) || t.nnodes > 4096 || need != len) {
@@ -280,10 +284,8 @@ static int meta_maps(struct mr_run *run, const struct memphis_block *h, unsigned
 	uint32_t len = h->length;
 	struct mr_maps_snap s;
 
-	if (len < 8) {
-		snprintf(what, wlen, "MAPS block too short (%" PRIu32 " bytes)", len);
+	if (too_short(h, 8, what, wlen))
 		return -EINVAL;
-	}
 	memcpy(&s.time, p, 8);
 	s.len = len - 8;
 	s.text = malloc(s.len + 1);
@@ -360,10 +362,8 @@ static int meta_pages(struct mr_run *run, const struct memphis_block *h, unsigne
 	const unsigned char *src = inplace ? inplace : p;
 	struct mr_pages pg;
 
-	if (len < sizeof(pg.hdr)) {
-		snprintf(what, wlen, "PAGES block too short (%" PRIu32 " bytes)", len);
+	if (too_short(h, sizeof(pg.hdr), what, wlen))
 		return -EINVAL;
-	}
 	memcpy(&pg.hdr, src, sizeof(pg.hdr));
 	if (sizeof(pg.hdr) + (uint64_t)pg.hdr.count * sizeof(struct memphis_rec_page) != len) {
 		snprintf(what, wlen, "PAGES block of %" PRIu32 " bytes does not hold %" PRIu32
@@ -399,10 +399,8 @@ static int meta_note(struct mr_run *run, const struct memphis_block *h, unsigned
 {
 	struct mr_note nt;
 
-	if (h->length < 8) {
-		snprintf(what, wlen, "NOTE block too short (%" PRIu32 " bytes)", h->length);
+	if (too_short(h, 8, what, wlen))
 		return -EINVAL;
-	}
 	memcpy(&nt.time, p, 8);
 	nt.text = strdup((char *)p + 8);
 	if (!nt.text)
