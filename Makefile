@@ -54,7 +54,7 @@ DWARF_CFLAGS ?= -I/usr/include/libdwarf
 ifeq ($(origin REPORT_LTO),undefined)
 REPORT_LTO := $(shell $(CC) -flto=auto -ffat-lto-objects -Werror -x c -c /dev/null -o /dev/null 2>/dev/null && echo -flto=auto -ffat-lto-objects)
 endif
-POST_CFLAGS := $(BASE_CFLAGS) -Icommon $(DWARF_CFLAGS) -pthread $(REPORT_LTO) $(CFLAGS)
+POST_CFLAGS := $(BASE_CFLAGS) -Ipost -Icommon $(DWARF_CFLAGS) -pthread $(REPORT_LTO) $(CFLAGS)
 # common/: internal code both lib/ and post/ use (CRC, maps parser, u64 map, hash, search),
 # built once, position-independent and hidden, linked into both; never installed.
 COMMON_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden $(CFLAGS)
@@ -71,7 +71,7 @@ LIB_SRCS := $(wildcard lib/*.c lib/*/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
 COMMON_SRCS := $(wildcard common/*.c)
 COMMON_OBJS := $(COMMON_SRCS:%.c=$(B)/%.o)
-POST_SRCS := $(wildcard post/*.c)
+POST_SRCS := $(wildcard post/*.c post/*/*.c)
 POST_OBJS := $(POST_SRCS:%.c=$(B)/%.o)
 # post/main.c holds main(); everything else also goes into libpost.a for the unit tests.
 POST_LIB_OBJS := $(filter-out $(B)/post/main.o,$(POST_OBJS)) $(COMMON_OBJS)
@@ -203,7 +203,7 @@ $(B)/post/%.o: post/%.c
 
 # where an installed memphis-report finds the page's files (it also looks beside itself:
 # BINDIR/../share/memphis/html, and in the build tree's share/memphis/html)
-$(B)/post/html.o: POST_CFLAGS += -DMEMPHIS_DATADIR='"$(DATADIR)"'
+$(B)/post/html/html.o: POST_CFLAGS += -DMEMPHIS_DATADIR='"$(DATADIR)"'
 
 $(B)/libmemphis.so: $(LIB_OBJS) $(COMMON_OBJS) lib/libmemphis.map
 	@$(if $(Q),echo "  LD      $@")
@@ -212,7 +212,7 @@ $(B)/libmemphis.so: $(LIB_OBJS) $(COMMON_OBJS) lib/libmemphis.map
 
 # The archive's code and data in sections of their own names, so that a program linked
 # with it still tells the library's code and data from its own (memphis-report sets them
-# aside: post/attrib_self.c): the linker keeps sections of unknown names apart, beside
+# aside: post/attrib/attrib_self.c): the linker keeps sections of unknown names apart, beside
 # .text, .data and .bss. The mergeable constants (.rodata.str*, .rodata.cst*) and TLS stay.
 OBJCOPY ?= objcopy
 SELF_SECTIONS := $(foreach s,.text .text.startup .text.exit .text.unlikely .text.hot,--rename-section $(s)=memphis_text) \
@@ -393,22 +393,22 @@ FUZZ_B := $(B)-fuzz
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -Iinclude -Ilib -Ilib/backend -Ipost -Icommon \
 	$(DWARF_CFLAGS)
-FUZZ_rundir_SRCS := $(wildcard post/rundir*.c) post/radix.c post/infile.c common/crc32c.c
+FUZZ_rundir_SRCS := $(wildcard post/run/rundir*.c) post/base/radix.c post/base/infile.c common/crc32c.c
 FUZZ_maps_SRCS := common/maps.c
-FUZZ_debuginfo_SRCS := $(wildcard post/debuginfo*.c) post/cfi.c post/radix.c post/infile.c
+FUZZ_debuginfo_SRCS := $(wildcard post/binary/debuginfo*.c) post/binary/cfi.c post/base/radix.c post/base/infile.c
 FUZZ_debuginfo_LIBS := -ldwarf -ldw -lelf -lz
 FUZZ_kmod_record_SRCS := lib/backend/kmod_record.c
-FUZZ_heapvar_SRCS := post/heapvar.c
+FUZZ_heapvar_SRCS := post/binary/heapvar.c
 FUZZ_heapvar_LIBS := -lZydis
-FUZZ_compare_json_SRCS := post/compare_parse.c
+FUZZ_compare_json_SRCS := post/compare/compare_parse.c
 FUZZ_compare_json_LIBS := -ljson-c
-FUZZ_html_source_SRCS := post/html_source.c post/infile.c
+FUZZ_html_source_SRCS := post/html/html_source.c post/base/infile.c
 FUZZ_html_source_LIBS := -ljson-c -ldwarf -lelf -lz
-FUZZ_json_strict_SRCS := post/json_strict.c
+FUZZ_json_strict_SRCS := post/base/json_strict.c
 FUZZ_json_strict_LIBS := -ljson-c
 FUZZ_NAMES := $(patsubst tests/fuzz_%.c,%,$(wildcard tests/fuzz_*.c))
 FUZZ_BINS := $(FUZZ_NAMES:%=$(FUZZ_B)/fuzz_%)
-FUZZ_HDRS := $(wildcard include/*.h include/memphis/*.h lib/*.h lib/*/*.h post/*.h common/*.h)
+FUZZ_HDRS := $(wildcard include/*.h include/memphis/*.h lib/*.h lib/*/*.h post/*.h post/*/*.h common/*.h)
 
 fuzz: $(FUZZ_BINS)
 ifneq ($(FUZZ_SECONDS)$(FUZZ_RUNS),)

@@ -317,7 +317,7 @@ __attribute__((noinline)) void memphis__heap_describe(struct memphis_rec_alloc *
 
 /* The recording's own work runs in frames of its own, never inlined into an interposer:
  * memphis-report tells the runtime code it calls (memcpy, the clock) from the program's
- * by the first libmemphis frame above it (post/attrib_self.c). */
+ * by the first libmemphis frame above it (post/attrib/attrib_self.c). */
 __attribute__((noinline)) void memphis__heap_put_alloc(const struct memphis_rec_alloc *r)
 {
 	int err = errno;

@@ -222,7 +222,7 @@ static void put_back(const struct map *saved, size_t n)
 
 /* Record the allocation of [lo, hi) of `kind` from `site`. Inside the library. This and
  * end_range are the recording's own work, in frames of their own (never inlined into an
- * interposer): memphis-report sets aside the runtime code they call (post/attrib_self.c). */
+ * interposer): memphis-report sets aside the runtime code they call (post/attrib/attrib_self.c). */
 static __attribute__((noinline)) void record(uint64_t lo, uint64_t hi, int kind, const void *site)
 {
 	struct map m;

@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "pages.h"
+#include "base/err.h"
+#include "cmd.h"
+#include "run/pages.h"
 #include "u64map.h"
 
 void mr_help_dump(FILE *f)

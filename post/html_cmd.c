@@ -6,9 +6,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli.h"
-#include "html.h"
-#include "infile.h"
+#include "base/err.h"
+#include "base/infile.h"
+#include "cmd.h"
+#include "html/html.h"
 
 void mr_help_html(FILE *f)
 {

@@ -4,8 +4,11 @@
 #include <string.h>
 
 #include <memphis.h>
+#include <memphis/format.h>
 
-#include "cli.h"
+#include "base/err.h"
+#include "cmd.h"
+#include "report/report.h"
 
 static const struct mr_cmd cmds[] = {
 	{ "report", "per-node tables of the variables behind remote accesses (default)",

@@ -4,9 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "html.h"
-#include "job.h"
+#include "base/err.h"
+#include "cmd.h"
+#include "html/html.h"
+#include "job/job.h"
 
 /* --html FILE: the JSON report (as --json) in memory, then the page around it. A damaged
  * run still gets its page (its damage listed), with exit status 2. */

@@ -1,5 +1,5 @@
 /* tests/fuzz_compare_json.c - libFuzzer entry for compare's reader of saved reports
- * (post/compare_parse.c): the input is the text of a file given to `memphis-report
+ * (post/compare/compare_parse.c): the input is the text of a file given to `memphis-report
  * compare` as A or B, which may be anything. Checks, besides ASan/UBSan: a parse either
  * succeeds with a consistent model (node count in range, per-node arrays there, items'
  * remote/local sums equal to their per-node counts) or fails with a message; both free
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
+#include "compare/compare.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

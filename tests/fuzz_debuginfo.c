@@ -1,4 +1,4 @@
-/* tests/fuzz_debuginfo.c - libFuzzer entry for the ELF and DWARF reader (post/debuginfo.h):
+/* tests/fuzz_debuginfo.c - libFuzzer entry for the ELF and DWARF reader (post/binary/debuginfo.h):
  * the input is the whole object file (the report opens whatever executable and libraries
  * a run names). It is written to a memfd and opened by its /proc/self/fd path with
  * mr_debuginfo_open_dir(path, NULL, ...) (no separate debug files: the DWARF read is the
@@ -22,7 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "debuginfo.h"
+#include "binary/debuginfo.h"
 
 /* Makes mr_debuginfo_open read DWARF in this process (see above). */
 pid_t fork(void)

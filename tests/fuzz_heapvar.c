@@ -1,5 +1,5 @@
 /* tests/fuzz_heapvar.c - libFuzzer entry for the store analysis after an allocation call
- * (post/heapvar.c, mr_heapvar_scan): the code it decodes comes from the profiled program's
+ * (post/binary/heapvar.c, mr_heapvar_scan): the code it decodes comes from the profiled program's
  * files, so any bytes. Input: two bytes, the return address's offset into the code
  * (little endian, modulo its length), then the code. Checks, besides ASan/UBSan: no more
  * events than room was given, every REG event's range [pc, end) ordered, every store and
@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "heapvar.h"
+#include "binary/heapvar.h"
 
 #define BASE 0x400000u
 

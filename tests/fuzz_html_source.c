@@ -1,5 +1,5 @@
 /* tests/fuzz_html_source.c - libFuzzer entry for the HTML page's source reader
- * (post/html_source.c): the input is the text of a report given to `memphis-report html -o
+ * (post/html/html_source.c): the input is the text of a report given to `memphis-report html -o
  * PAGE REPORT.json`, which may be anything; it names lines ("FILE:LINE") and an executable
  * that html_sources reads. Checks, besides ASan/UBSan: the result is an object whose every
  * member has a path, its line among its text lines (3 at most before it), the text as
@@ -10,8 +10,8 @@
 
 #include <json-c/json.h>
 
-#include "html.h"
-#include "infile.h"
+#include "html/html.h"
+#include "base/infile.h"
 
 /* member k of o as an int64 (0 when absent or not a number) */
 static int64_t int_of(struct json_object *o, const char *k)

@@ -1,4 +1,4 @@
-/* tests/fuzz_json_strict.c - libFuzzer entry for the strict JSON check (post/json_strict.c)
+/* tests/fuzz_json_strict.c - libFuzzer entry for the strict JSON check (post/base/json_strict.c)
  * that html runs on a saved report before embedding it in a page: any bytes. Checks,
  * besides ASan/UBSan: a text it accepts is one whole JSON value to json-c too (nothing
  * after it), and a refusal's offset lies within the text. Built by `make fuzz`, run by
@@ -10,7 +10,7 @@
 
 #include <json-c/json.h>
 
-#include "json.h"
+#include "base/json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

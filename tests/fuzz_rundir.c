@@ -1,4 +1,4 @@
-/* libFuzzer entry for the run-directory reader (post/rundir.c), the reader of bytes that
+/* libFuzzer entry for the run-directory reader (post/run/rundir.c), the reader of bytes that
  * come from outside: the input is split into meta.mph and cpu000.mph of a fresh run
  * directory ($TMPDIR/memphis-fuzz-PID; first two bytes: where to split), which is opened
  * and every sample streamed, with the STACKS entries of samples and first touches looked up.
@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "rundir.h"
+#include "run/rundir.h"
 
 static char dir[4096];
 

@@ -1,4 +1,4 @@
-# STACKS entries (registers and top of the user stack, lib/stack.c, post/rundir_stacks.c)
+# STACKS entries (registers and top of the user stack, lib/stack.c, post/run/rundir_stacks.c)
 # on tests/prog_stacks: samples in memcpy/memset carry entries whose IP register is the
 # sampled IP and whose stack holds a return address into the program's code; first
 # touches by memset carry entries; samples in the executable on heap data have none;

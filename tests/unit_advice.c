@@ -1,11 +1,11 @@
-/* tests/unit_advice.c - post/advice.c on hand-made thread x block matrices: each rule on a
+/* tests/unit_advice.c - post/report/advice.c on hand-made thread x block matrices: each rule on a
  * pattern made for it, and each threshold on both of its sides (docs/advice.md). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "advice.h"
+#include "report/advice.h"
 #include "tap.h"
 
 #define T 4   /* threads */

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aggregate.h"
+#include "report/aggregate.h"
 #include "tap.h"
 
 /* Variables 0..5 and lines 0..5 with names that order differently from their ids. */

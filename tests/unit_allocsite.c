@@ -1,4 +1,4 @@
-/* tests/unit_allocsite.c - the Fortran source-line classifier of post/allocsite.c
+/* tests/unit_allocsite.c - the Fortran source-line classifier of post/binary/allocsite.c
  * (mr_allocsite_fortran): which malloc call sites are ALLOCATE statements (and of which
  * objects) and which are compiler temporaries. Table-driven, each case keeping its source
  * line; every source text is written to a file with the case's suffix and read back.
@@ -11,8 +11,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "allocsite.h"
-#include "infile.h"
+#include "binary/allocsite.h"
+#include "base/infile.h"
 
 #include "tap.h"
 

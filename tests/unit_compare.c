@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "compare.h"
+#include "compare/compare.h"
 #include "tap.h"
 
 struct diff_case {

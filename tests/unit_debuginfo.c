@@ -1,4 +1,4 @@
-/* tests/unit_debuginfo.c - post/debuginfo.c against programs built here and now.
+/* tests/unit_debuginfo.c - post/binary/debuginfo.c against programs built here and now.
  *
  * Builds tests/fixtures/dbg_{vars,vars2,lib}.c with the system cc in several ways (-O2 and
  * -O0, DWARF 5 and -gdwarf-4, PIE and -no-pie, without -g), runs each program, which prints
@@ -27,8 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "debuginfo.h"
-#include "debuginfo_impl.h" /* check_libc_units: d->lazy_growing */
+#include "binary/debuginfo.h"
+#include "binary/debuginfo_impl.h" /* check_libc_units: d->lazy_growing */
 
 #include "tap.h"
 

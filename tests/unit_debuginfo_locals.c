@@ -1,5 +1,5 @@
 /* tests/unit_debuginfo_locals.c - mr_debuginfo_cfa and mr_debuginfo_locals
- * (post/debuginfo_locals.c) on this very program (built -O2 -g like every unit test).
+ * (post/binary/debuginfo_locals.c) on this very program (built -O2 -g like every unit test).
  *
  * Functions with local arrays take their registers with getcontext(), which saves them
  * as they are right after the call returns, at a pc inside the function; from that pc and
@@ -20,7 +20,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "debuginfo.h"
+#include "binary/debuginfo.h"
 
 #include "tap.h"
 

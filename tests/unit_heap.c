@@ -1,4 +1,4 @@
-/* tests/unit_heap.c - the heap index of memphis-report (post/heap.c): which allocation holds an
+/* tests/unit_heap.c - the heap index of memphis-report (post/run/heap.c): which allocation holds an
  * address at a time, with reuse after free, reuse without a free, small objects inside a
  * freed big one, and a million reused objects (lookup time printed, not asserted).
  * Table-driven; TAP output. */
@@ -11,7 +11,7 @@
 
 #include <memphis/format.h>
 
-#include "heap.h"
+#include "run/heap.h"
 
 #include "tap.h"
 

@@ -1,4 +1,4 @@
-/* tests/unit_heapvar.c - the store analysis after an allocation call (post/heapvar.c,
+/* tests/unit_heapvar.c - the store analysis after an allocation call (post/binary/heapvar.c,
  * mr_heapvar_scan) on hand-assembled x86-64 code, case by case: what it reports that the
  * code does with the pointer returned in %rax. Each case's code starts at the return
  * address 0x1000; its events are printed one per line ("reg R PC-END", "static PC ADDR",
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "heapvar.h"
+#include "binary/heapvar.h"
 
 #include "tap.h"
 

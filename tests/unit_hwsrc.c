@@ -1,4 +1,4 @@
-/* tests/unit_hwsrc.c - data sources and latencies of hardware samples (post/hwsrc.c):
+/* tests/unit_hwsrc.c - data sources and latencies of hardware samples (post/report/hwsrc.c):
  * shares by source, loads and stores apart, mean and p90 within the stated 6.25 %, HITM,
  * the hardware-vs-page remote disagreement, soft samples left out. TAP output. */
 #include <linux/perf_event.h>
@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hwsrc.h"
+#include "report/hwsrc.h"
 
 #include "tap.h"
 

@@ -1,6 +1,6 @@
-/* tests/unit_json.c - the JSON writer of memphis-report (post/json.c): string escaping, full
+/* tests/unit_json.c - the JSON writer of memphis-report (post/base/json.c): string escaping, full
  * uint64, empty arrays, commas and closing, valid UTF-8 out of any bytes, the one-line
- * arrays of the pattern data; the strict check of JSON from outside (post/json_strict.c),
+ * arrays of the pattern data; the strict check of JSON from outside (post/base/json_strict.c),
  * case by case. TAP output. */
 #include <errno.h>
 #include <stdint.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
+#include "base/json.h"
 
 #include "tap.h"
 

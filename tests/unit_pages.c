@@ -1,12 +1,12 @@
-/* tests/unit_pages.c - the page-home map of memphis-report (post/pages.c): a region's own PAGES
+/* tests/unit_pages.c - the page-home map of memphis-report (post/run/pages.c): a region's own PAGES
  * answer over the first-touch home, unknown (-errno) nodes, pages only another region knows,
  * a region's last record of a page winning.
  * Table-driven; TAP output. */
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "pages.h"
-#include "rundir.h"
+#include "run/pages.h"
+#include "run/rundir.h"
 #include "runfiles.h"
 
 #include "tap.h"

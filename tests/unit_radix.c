@@ -1,4 +1,4 @@
-/* tests/unit_radix.c - post/radix.c: mr_radix_sort against qsort by (key, index), on keys of
+/* tests/unit_radix.c - post/base/radix.c: mr_radix_sort against qsort by (key, index), on keys of
  * every width (one byte, all 64 bits, a few values with many ties), and its stability;
  * mr_radix_sort_then against qsort by (key, second key, index). */
 #include <stddef.h>
@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "radix.h"
+#include "base/radix.h"
 #include "tap.h"
 
 static int cmp_key_index(const void *a, const void *b)

@@ -1,4 +1,4 @@
-/* tests/unit_rundir.c - the run-directory reader of memphis-report (post/rundir.c): samples read
+/* tests/unit_rundir.c - the run-directory reader of memphis-report (post/run/rundir.c): samples read
  * up to a damaged block, the damage message (file, offset, block, count), unknown blocks
  * skipped, a newer format refused, SAMPLES of layout version 1 (56-byte records of format 1
  * runs) and 2 read alike; STACKS entries found for their own batch of samples and for
@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rundir.h"
+#include "run/rundir.h"
 #include "runfiles.h"
 
-#include "rundir_impl.h"
+#include "run/rundir_impl.h"
 
 #include "tap.h"
 

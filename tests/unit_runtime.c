@@ -1,4 +1,4 @@
-/* tests/unit_runtime.c - post/runtime.c: which objects are runtimes, which of their
+/* tests/unit_runtime.c - post/binary/runtime.c: which objects are runtimes, which of their
  * allocations are their own, their wait functions, and spin loops found in code bytes
  * (libgomp 12's do_spin as this machine's libgomp.so.1 has it, and code that is not a
  * spin loop). Table-driven; TAP output. */
@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runtime.h"
+#include "binary/runtime.h"
 
 #include "tap.h"
 

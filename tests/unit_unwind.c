@@ -1,4 +1,4 @@
-/* tests/unit_unwind.c - post/unwind.c on real input: nested functions of this program
+/* tests/unit_unwind.c - post/binary/unwind.c on real input: nested functions of this program
  * capture their own registers (inline asm) and copy their live stack into a STACKS entry,
  * as the library does for a sample; unwinding it must give the known callers, and the
  * chain must end where the copied bytes end. One capture goes through libc (a qsort
@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "debuginfo.h"
+#include "binary/debuginfo.h"
 #include "tap.h"
-#include "unwind.h"
+#include "binary/unwind.h"
 
 #define COPY 4096
 

@@ -1,0 +1,352 @@
+/* post/attrib/attrib_heapvar.c - heap objects named by the variable that receives the pointer
+ * (issue 16 item 2): the recorded frames of an allocation are followed outward from its
+ * naming frame with heapvar's store analysis; a function that returns the pointer is a
+ * wrapper ("via f"), the first frame that stores it (a static, a member of one, a local
+ * in the frame or in a register) names it. */
+#include "attrib_impl.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "binary/allocsite.h"
+#include "binary/heapvar.h"
+#include "binary/heapvar_dwarf.h"
+#include "hash.h"
+
+/* What one frame does with the pointer its call returned. */
+enum recv_kind { RECV_NONE = 0, RECV_VAR, RECV_RETURN };
+
+struct recv {
+	enum recv_kind kind;
+	char *name;          /* RECV_VAR: "g", "g.m", "main::m" (object prefix for libraries) */
+	const char *how;     /* RECV_VAR: "global", "static", "function static", "member",
+			      * "local" */
+};
+
+struct attrib_hv {
+	struct mph_u64map by_ret;   /* runtime return address -> index in recv */
+	struct recv *recv;
+	size_t nrecv, caprecv;
+	struct mr_hvdw **dw;        /* [object]: its libdw handle, NULL when unread */
+	unsigned char *dw_tried;
+	size_t ndw;
+};
+
+void attrib_heapvar_free(struct mr_attrib *a)
+{
+	struct attrib_hv *h = a->hv;
+
+	if (!h)
+		return;
+	for (size_t i = 0; i < h->nrecv; i++)
+		free(h->recv[i].name);
+	for (size_t i = 0; i < h->ndw; i++)
+		mr_hvdw_close(h->dw[i]);
+	mph_u64map_free(&h->by_ret);
+	free(h->recv);
+	free(h->dw);
+	free(h->dw_tried);
+	free(h);
+	a->hv = NULL;
+}
+
+/* The libdw handle of object oi, opened once; NULL when it has no DWARF. */
+static struct mr_hvdw *obj_dw(struct mr_attrib *a, uint32_t oi)
+{
+	struct attrib_hv *h = a->hv;
+
+	if (oi >= h->ndw) {
+		size_t n = a->nobj > oi ? a->nobj : oi + 1;
+		struct mr_hvdw **d = realloc(h->dw, n * sizeof(*d));
+		unsigned char *t;
+
+		if (!d)
+			return NULL;
+		h->dw = d;
+		t = realloc(h->dw_tried, n);
+		if (!t)
+			return NULL;
+		h->dw_tried = t;
+		memset(h->dw + h->ndw, 0, (n - h->ndw) * sizeof(*d));
+		memset(h->dw_tried + h->ndw, 0, n - h->ndw);
+		h->ndw = n;
+	}
+	if (!h->dw_tried[oi]) {
+		h->dw_tried[oi] = 1;
+		if (mr_hvdw_open(a->obj[oi].file ? a->obj[oi].file : a->obj[oi].path, &h->dw[oi]))
+			h->dw[oi] = NULL;
+	}
+	return h->dw[oi];
+}
+
+/* The variable a static store to vaddr `to` of object oi names, into r. */
+static void static_recv(struct mr_attrib *a, uint32_t oi, uint64_t to, struct recv *r)
+{
+	struct obj *o = &a->obj[oi];
+	const struct mr_var *mv = mr_debuginfo_var_at(o->di, to);
+	struct mr_hvdw *dw;
+	int rc;
+	char path[256] = "";
+
+	if (!mv || mv->tls || mv->descriptor || !mv->name)
+		return;
+	/* a struct's first member too: "g.first"; no name when DWARF says no pointer is there
+	 * (what %rax held was no pointer: an int that a libc function returned) */
+	rc = (dw = obj_dw(a, oi)) ? mr_hvdw_member(dw, mv->addr, to - mv->addr, path, sizeof(path))
+				  : -ENOENT;
+	if (rc == -EINVAL)
+		return;
+	if (rc && to != mv->addr) /* inside it, where DWARF cannot say: "g+8" */
+		snprintf(path, sizeof(path), "+%" PRIu64, to - mv->addr);
+	else if (rc)
+		path[0] = '\0';
+	if ((o->is_exe ? asprintf(&r->name, "%s%s", mv->name, path)
+		       : asprintf(&r->name, "%s:%s%s", o->base, mv->name, path)) < 0) {
+		r->name = NULL;
+		return;
+	}
+	r->kind = RECV_VAR;
+	r->how = path[0] ? "member" : mr_var_kind_name(mv->kind);
+}
+
+/* The local of the frame an event names (FRAME or REG events), into r. */
+static void local_recv(struct mr_attrib *a, uint32_t oi, const struct mr_hv_event *e,
+		       struct recv *r)
+{
+	struct obj *o = &a->obj[oi];
+	const char *func;
+	char name[512];
+
+	struct mr_hvdw_query q = {
+		.where = e->kind == MR_HV_FRAME ? MR_HVDW_FRAME
+			 : e->kind == MR_HV_THROUGH ? MR_HVDW_THROUGH : MR_HVDW_REG,
+		.pc = e->pc, .end = e->end, .reg = e->reg, .off = e->off,
+		.slot_reg = e->slot_reg, .slot_off = e->slot_off,
+	};
+
+	if (mr_hvdw_local(obj_dw(a, oi), &q, name, sizeof(name), &func))
+		return;
+	if ((o->is_exe ? asprintf(&r->name, "%s::%s", func, name)
+		       : asprintf(&r->name, "%s:%s::%s", o->base, func, name)) < 0) {
+		r->name = NULL;
+		return;
+	}
+	r->kind = RECV_VAR;
+	r->how = "local";
+}
+
+/* The code read around a return address: jumps back and forth stay inside */
+#define WINDOW_BEFORE 512
+#define WINDOW_BYTES 4096
+
+/* mr_heapvar_scan over the code of object d around ret_vaddr (read from its file). Returns
+ * the count of events, 0 when the code cannot be read. */
+static size_t follow(struct mr_debuginfo *d, uint64_t ret_vaddr, struct mr_hv_event *ev,
+		     size_t max)
+{
+	uint8_t *buf = malloc(WINDOW_BYTES);
+	uint64_t base = ret_vaddr > WINDOW_BEFORE ? ret_vaddr - WINDOW_BEFORE : 0;
+	ssize_t n = buf ? mr_debuginfo_code(d, base, buf, WINDOW_BYTES) : -1;
+	size_t k = 0;
+
+	if (n <= 0 && buf) { /* the segment starts after base: read from ret_vaddr itself */
+		base = ret_vaddr;
+		n = mr_debuginfo_code(d, base, buf, WINDOW_BYTES);
+	}
+	if (n > 0)
+		k = mr_heapvar_scan(buf, (size_t)n, base, ret_vaddr, ev, max);
+	free(buf);
+	return k;
+}
+
+/* What the code at return address ret (time t) does with the pointer: stored to a
+ * static (first), returned, or held by a local (last). */
+static struct recv analyse(struct mr_attrib *a, uint64_t ret, uint64_t t)
+{
+	struct mr_hv_event ev[MR_HV_MAX_EVENTS];
+	struct recv r = { RECV_NONE, NULL, NULL };
+	uint64_t t0, t1;
+	struct span *sp = ret ? attrib_span_at(a, ret - 1, t, &t0, &t1) : NULL;
+	size_t n;
+
+	if (!sp || !a->obj[sp->obj].di)
+		return r;
+	n = follow(a->obj[sp->obj].di, ret - sp->bias, ev, MR_HV_MAX_EVENTS);
+	for (size_t i = 0; i < n && r.kind == RECV_NONE; i++)
+		if (ev[i].kind == MR_HV_STATIC)
+			static_recv(a, sp->obj, ev[i].addr, &r);
+	for (size_t i = 0; i < n && r.kind == RECV_NONE; i++)
+		if (ev[i].kind == MR_HV_RETURN &&
+		    mr_hvdw_returns(obj_dw(a, sp->obj), ev[i].pc) != 0) /* void: rax is stale */
+			r.kind = RECV_RETURN;
+	for (size_t i = 0; i < n && r.kind == RECV_NONE; i++)
+		if (ev[i].kind == MR_HV_FRAME || ev[i].kind == MR_HV_REG ||
+		    ev[i].kind == MR_HV_THROUGH)
+			local_recv(a, sp->obj, &ev[i], &r);
+	return r;
+}
+
+/* The receiver of return address ret, analysed once per address. NULL when out of
+ * memory. */
+static const struct recv *frame_recv(struct mr_attrib *a, uint64_t ret, uint64_t t)
+{
+	struct attrib_hv *h = a->hv;
+	uint64_t *slot;
+
+	if (!h) {
+		h = calloc(1, sizeof(*h));
+		if (!h || mph_u64map_init(&h->by_ret, 64)) {
+			free(h);
+			return NULL;
+		}
+		a->hv = h;
+	}
+	slot = mph_u64map_get(&h->by_ret, ret);
+	if (slot)
+		return &h->recv[*slot];
+	if (h->nrecv == h->caprecv) {
+		size_t nc = h->caprecv ? h->caprecv * 2 : 64;
+		struct recv *nr = realloc(h->recv, nc * sizeof(*nr));
+
+		if (!nr)
+			return NULL;
+		h->recv = nr;
+		h->caprecv = nc;
+	}
+	if (!mph_u64map_put(&h->by_ret, ret, h->nrecv))
+		return NULL;
+	h->recv[h->nrecv] = analyse(a, ret, t);
+	return &h->recv[h->nrecv++];
+}
+
+/* "file:line" and function of return address ret's call into where and func (the
+ * function may be empty); false when the call has no line. */
+static bool call_line(struct mr_attrib *a, uint64_t ret, uint64_t t, char *where, size_t wlen,
+		      char *func, size_t flen)
+{
+	return attrib_describe_code(a, ret - 1, t, where, wlen, func, flen) == 1;
+}
+
+/* Append s to the list *l ('\n'-separated); false when out of memory. */
+static bool append(char **l, const char *s)
+{
+	char *n;
+
+	if (asprintf(&n, "%s%s%s", *l ? *l : "", *l ? "\n" : "", s) < 0)
+		return false;
+	free(*l);
+	*l = n;
+	return true;
+}
+
+/* The list l ('\n'-separated) with ", " between its entries; NULL when out of memory. */
+static char *commas(const char *l)
+{
+	char *s = malloc(2 * strlen(l) + 1), *p = s;
+
+	if (!s)
+		return NULL;
+	for (; *l; l++) {
+		if (*l == '\n') {
+			*p++ = ',';
+			*p++ = ' ';
+		} else {
+			*p++ = *l;
+		}
+	}
+	*p = '\0';
+	return s;
+}
+
+/* Variable id of r named by the variable receiving its pointer, the frames followed
+ * outward from its naming frame idx (lib_via: the library frames skipped before it, or
+ * NULL; kind: "malloc", ...), NOT_YET when no frame stores it, and for Fortran call sites
+ * (allocsite names those). */
+static uint32_t receiver_var(struct mr_attrib *a, const struct memphis_rec_alloc *r,
+			     uint32_t idx, const char *lib_via, const char *kind)
+{
+	uint32_t n = r->nframes < MEMPHIS_MAX_FRAMES ? r->nframes : MEMPHIS_MAX_FRAMES;
+	struct mr_varinfo v = { .kind = MR_VAR_HEAP };
+	char where[512], func[256], from[512], f[256], file[512];
+	const struct recv *rc = NULL;
+	const char *colon;
+	char *via = NULL, *list = NULL;
+	uint64_t key, *slot;
+	uint32_t k, id;
+	int len;
+
+	if (idx >= n || !call_line(a, r->frames[idx], r->time, where, sizeof(where), func,
+				   sizeof(func)))
+		return NOT_YET;
+	colon = strrchr(where, ':');
+	snprintf(file, sizeof(file), "%.*s", colon ? (int)(colon - where) : 0, where);
+	if (mr_allocsite_is_fortran(file))
+		return NOT_YET; /* Fortran objects keep allocsite's names (fortran_site) */
+	if (lib_via && !append(&via, lib_via))
+		return NOT_YET;
+	for (k = idx; k < n; k++) {
+		rc = frame_recv(a, r->frames[k], r->time);
+		if (!rc || rc->kind != RECV_RETURN)
+			break;
+		attrib_describe_code(a, r->frames[k] - 1, r->time, from, sizeof(from), f, sizeof(f));
+		if (!append(&via, f[0] ? f : from))
+			goto none;
+	}
+	if (k >= n || !rc || rc->kind != RECV_VAR ||
+	    !call_line(a, r->frames[k], r->time, from, sizeof(from), f, sizeof(f)))
+		goto none;
+	list = via ? commas(via) : NULL;
+	if (via && !list)
+		goto none;
+	/* "x (malloc at cg.c:74 via vector, from cg.c:152)"; "a (malloc at cg.c:90)" */
+	len = asprintf(&v.name, "%s (%s at %s%s%s%s%s)", rc->name, kind, where, list ? " via " : "",
+		       list ? list : "", k > idx ? ", from " : "", k > idx ? from : "");
+	free(list);
+	if (len < 0)
+		goto none;
+	key = (mph_hash_str(v.name) & ((1ull << 60) - 1)) | (7ull << 60);
+	slot = mph_u64map_get(&a->var_by_key, key);
+	if (slot) {
+		free(v.name);
+		free(via);
+		return (uint32_t)*slot;
+	}
+	attrib_site_parts(a, r, idx, where, func, &v);
+	v.recv_name = strdup(rc->name);
+	v.recv_how = rc->how;
+	v.recv_via = via;
+	v.recv_from = k > idx ? strdup(from) : NULL;
+	id = attrib_add_var(a, key, &v);
+	return id;
+none:
+	free(via);
+	return NOT_YET;
+}
+
+uint32_t attrib_heap_var(struct mr_attrib *a, const struct memphis_rec_alloc *r)
+{
+	uint32_t n = r->nframes < MEMPHIS_MAX_FRAMES ? r->nframes : MEMPHIS_MAX_FRAMES;
+	uint64_t h = mph_hash64(r->kind + 1u), key, *slot;
+	struct alloc_site s;
+	uint32_t id = NOT_YET;
+
+	/* objects of one site that land in different variables differ in their frames */
+	for (uint32_t i = 0; i < n; i++)
+		h = mph_hash64(h ^ r->frames[i]);
+	key = (h & ((1ull << 60) - 1)) | (8ull << 60);
+	slot = mph_u64map_get(&a->var_by_key, key);
+	if (slot)
+		return (uint32_t)*slot;
+	attrib_alloc_site(a, r, &s);
+	/* posix_memalign returns its pointer through memory, %rax holds a status */
+	if (s.site && !s.inlined && r->kind != MPH_ALLOC_POSIX_MEMALIGN)
+		id = receiver_var(a, r, s.idx, s.libs[0] ? s.libs : NULL, s.alloc);
+	if (id == NOT_YET)
+		id = attrib_site_var(a, r, &s);
+	mph_u64map_put(&a->var_by_key, key, id); /* out of memory: only not cached */
+	return id;
+}

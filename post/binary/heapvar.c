@@ -1,0 +1,302 @@
+/* post/binary/heapvar.c - the store analysis after an allocation call (see heapvar.h). */
+#include "heapvar.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <Zydis/Zydis.h>
+
+#define MAX_PATHS 32    /* paths waiting to be decoded */
+#define MAX_SLOTS 4     /* frame slots holding the pointer on one path */
+#define MAX_VISITS 2    /* times one instruction is decoded (a loop: once more at most) */
+
+/* Zydis's 64-bit register order (rax rcx rdx rbx rsp rbp rsi rdi r8..r15) -> DWARF's */
+static const int dwarf_reg[16] = { 0, 2, 1, 3, 7, 6, 4, 5, 8, 9, 10, 11, 12, 13, 14, 15 };
+#define RAX 0
+#define RSP 4
+#define RBP 5
+/* survive a call (SysV x86-64): rbx rsp rbp r12-r15 */
+#define CALLEE_SAVED ((1u << 3) | (1u << 4) | (1u << 5) | (0xfu << 12))
+
+struct slot {
+	int base;        /* RSP or RBP */
+	int64_t off;
+};
+
+/* One path: where it goes on and what holds the pointer there. */
+struct path {
+	size_t off;      /* into the code */
+	unsigned held;   /* bit i: 64-bit register i (Zydis order) */
+	struct slot slot[MAX_SLOTS];
+	unsigned nslot;
+	int ev[16];      /* [register]: its REG event, -1 for none */
+	unsigned loaded; /* bit i: register i holds what was loaded from frame slot from[i] */
+	struct slot from[16];
+};
+
+struct scan {
+	const uint8_t *code;
+	size_t len;
+	uint64_t base;
+	ZydisDecoder dec;
+	struct path work[MAX_PATHS];
+	size_t head, tail;  /* work[head, tail) wait, as a ring */
+	uint8_t *visits;    /* [offset]: times decoded */
+	struct mr_hv_event *ev;
+	size_t nev, max;
+	unsigned budget;    /* instructions left */
+};
+
+/* Index (Zydis order) of the 64-bit register enclosing r, or -1. */
+static int gpr(ZydisRegister r)
+{
+	ZydisRegister w;
+
+	if (r == ZYDIS_REGISTER_NONE)
+		return -1;
+	w = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, r);
+	return w >= ZYDIS_REGISTER_RAX && w <= ZYDIS_REGISTER_R15 ? (int)(w - ZYDIS_REGISTER_RAX) : -1;
+}
+
+/* Record an event (once); its index, -1 when the list is full. A store or return takes
+ * the place of the latest REG event when the list is full (the registers' copies of the
+ * pointer must not crowd out what names it). */
+static int event(struct scan *s, enum mr_hv_kind kind, uint64_t pc, uint64_t addr, int reg,
+		 int64_t off)
+{
+	size_t at = s->nev;
+
+	for (size_t i = 0; i < s->nev; i++)
+		if (s->ev[i].kind == kind && s->ev[i].pc == pc && s->ev[i].reg == reg &&
+		    s->ev[i].addr == addr && s->ev[i].off == off)
+			return (int)i;
+	if (s->nev == s->max) {
+		if (kind == MR_HV_REG)
+			return -1;
+		while (at > 0 && s->ev[at - 1].kind != MR_HV_REG)
+			at--;
+		if (at-- == 0)
+			return -1;
+		/* paths still naming it as their register's event only move its end, which
+		 * no other kind has */
+	} else {
+		s->nev++;
+	}
+	s->ev[at] = (struct mr_hv_event){ kind, pc, pc, addr, reg, off, -1, 0 };
+	return (int)at;
+}
+
+/* The registers in mask stop holding the pointer on path p after the instruction that
+ * ends at `end`: their REG events last until there at least. */
+static void drop(struct scan *s, struct path *p, unsigned mask, uint64_t end)
+{
+	for (int r = 0; r < 16; r++) {
+		if (!(mask & p->held & (1u << r)))
+			continue;
+		if (p->ev[r] >= 0 && s->ev[p->ev[r]].end < end)
+			s->ev[p->ev[r]].end = end;
+		p->ev[r] = -1;
+	}
+	p->held &= ~mask;
+}
+
+/* Register r (Zydis order) holds the pointer on path p from pc on. */
+static void hold(struct scan *s, struct path *p, int r, uint64_t pc)
+{
+	drop(s, p, 1u << r, pc);
+	p->held |= 1u << r;
+	p->loaded &= ~(1u << r);
+	p->ev[r] = event(s, MR_HV_REG, pc, 0, dwarf_reg[r], 0);
+}
+
+/* Path p goes on at `to` too (a branch): a copy of it, whose registers' REG events start
+ * there (a range of pcs per event, never one over both sides). */
+static void push(struct scan *s, const struct path *p, uint64_t to)
+{
+	struct path *w = &s->work[s->tail % MAX_PATHS];
+
+	if (to < s->base || to - s->base >= s->len || s->tail - s->head == MAX_PATHS)
+		return;
+	*w = *p;
+	w->off = (size_t)(to - s->base);
+	for (int r = 0; r < 16; r++) {
+		w->ev[r] = -1;
+		if (p->held & (1u << r))
+			hold(s, w, r, to);
+	}
+	s->tail++;
+}
+
+/* The slot of p at [base + off], or -1. */
+static int find_slot(const struct path *p, int base, int64_t off)
+{
+	for (unsigned i = 0; i < p->nslot; i++)
+		if (p->slot[i].base == base && p->slot[i].off == off)
+			return (int)i;
+	return -1;
+}
+
+/* A frame-relative memory operand [%rsp/%rbp + disp] (no index, no segment override):
+ * its base (RSP or RBP) and disp; false otherwise. */
+static bool frame_mem(const ZydisDecodedOperand *o, int *base, int64_t *off)
+{
+	int b;
+
+	if (o->type != ZYDIS_OPERAND_TYPE_MEMORY || o->mem.index != ZYDIS_REGISTER_NONE ||
+	    o->mem.segment != ZYDIS_REGISTER_SS)
+		return false;
+	b = gpr(o->mem.base);
+	if (b != RSP && b != RBP)
+		return false;
+	*base = b;
+	*off = o->mem.disp.value;
+	return true;
+}
+
+/* mov between a 64-bit register and memory or another register: what it does to the
+ * holders of p (returns true when it was such a move and p is updated). */
+static bool move(struct scan *s, struct path *p, const ZydisDecodedOperand *op, uint64_t pc,
+		 uint64_t next)
+{
+	const ZydisDecodedOperand *d = &op[0], *src = &op[1];
+	int sreg = src->type == ZYDIS_OPERAND_TYPE_REGISTER ? gpr(src->reg.value) : -1;
+	int dreg = d->type == ZYDIS_OPERAND_TYPE_REGISTER ? gpr(d->reg.value) : -1;
+	bool holds = sreg >= 0 && (p->held >> sreg & 1), from_frame = false;
+	int base, k, e;
+	int64_t off;
+
+	if (d->size != 64)
+		return false;
+	if (d->type == ZYDIS_OPERAND_TYPE_MEMORY && sreg >= 0) {
+		if (d->mem.base == ZYDIS_REGISTER_RIP && d->mem.index == ZYDIS_REGISTER_NONE) {
+			if (holds)
+				event(s, MR_HV_STATIC, pc, next + (uint64_t)d->mem.disp.value, -1, 0);
+			return true;
+		}
+		if (!frame_mem(d, &base, &off)) {
+			/* [%reg + d], no index: maybe a member of a struct reg points to */
+			base = gpr(d->mem.base);
+			if (!holds || base < 0 || d->mem.index != ZYDIS_REGISTER_NONE ||
+			    d->mem.segment != ZYDIS_REGISTER_DS)
+				return true;
+			e = event(s, MR_HV_THROUGH, pc, 0, dwarf_reg[base], d->mem.disp.value);
+			if (e >= 0 && (p->loaded >> base & 1)) {
+				s->ev[e].slot_reg = dwarf_reg[p->from[base].base];
+				s->ev[e].slot_off = p->from[base].off;
+			}
+			return true;
+		}
+		k = find_slot(p, base, off);
+		if (holds) {
+			event(s, MR_HV_FRAME, pc, 0, dwarf_reg[base], off);
+			if (k < 0 && p->nslot < MAX_SLOTS)
+				p->slot[p->nslot++] = (struct slot){ base, off };
+		} else if (k >= 0) {
+			p->slot[k] = p->slot[--p->nslot];
+		}
+		return true;
+	}
+	if (dreg < 0)
+		return false;
+	if (src->type == ZYDIS_OPERAND_TYPE_MEMORY && frame_mem(src, &base, &off))
+		holds = find_slot(p, base, off) >= 0, from_frame = true;
+	else if (src->type != ZYDIS_OPERAND_TYPE_REGISTER)
+		return false;
+	if (holds) {
+		hold(s, p, dreg, next);
+		return true;
+	}
+	drop(s, p, 1u << dreg, next);
+	p->loaded &= ~(1u << dreg);
+	if (from_frame || (sreg >= 0 && (p->loaded >> sreg & 1))) { /* where it came from */
+		p->from[dreg] = from_frame ? (struct slot){ base, off } : p->from[sreg];
+		p->loaded |= 1u << dreg;
+	}
+	return true;
+}
+
+/* Decode one path until it ends; more paths go to the work list. */
+static void walk(struct scan *s, struct path p)
+{
+	while (s->budget && (p.held || p.nslot) && p.off < s->len) {
+		ZydisDecodedInstruction in;
+		ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
+		uint64_t pc = s->base + p.off, next, to;
+		unsigned wr = 0;
+
+		if (s->visits[p.off] >= MAX_VISITS)
+			break;
+		s->visits[p.off]++;
+		s->budget--;
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&s->dec, s->code + p.off, s->len - p.off,
+							 &in, op)))
+			break;
+		next = pc + in.length;
+		p.off += in.length;
+		switch (in.meta.category) {
+		case ZYDIS_CATEGORY_RET:
+			if (p.held & (1u << RAX))
+				event(s, MR_HV_RETURN, pc, 0, -1, 0);
+			drop(s, &p, ~0u, next);
+			return;
+		case ZYDIS_CATEGORY_CALL:
+			drop(s, &p, ~CALLEE_SAVED, next);
+			p.loaded &= CALLEE_SAVED;
+			continue;
+		case ZYDIS_CATEGORY_UNCOND_BR:
+			if (op[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && op[0].imm.is_relative)
+				push(s, &p, next + (uint64_t)op[0].imm.value.s);
+			drop(s, &p, ~0u, next);
+			return;
+		case ZYDIS_CATEGORY_COND_BR:
+			if (op[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && op[0].imm.is_relative &&
+			    ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&in, &op[0], pc, &to)))
+				push(s, &p, to);
+			continue;
+		case ZYDIS_CATEGORY_INTERRUPT:
+		case ZYDIS_CATEGORY_SYSCALL:
+			drop(s, &p, ~0u, next);
+			return;
+		default:
+			break;
+		}
+		if (in.mnemonic == ZYDIS_MNEMONIC_MOV && in.operand_count_visible == 2 &&
+		    move(s, &p, op, pc, next))
+			continue;
+		for (unsigned i = 0; i < in.operand_count; i++)
+			if (op[i].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+			    (op[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) && gpr(op[i].reg.value) >= 0)
+				wr |= 1u << gpr(op[i].reg.value);
+		drop(s, &p, wr, next);
+		p.loaded &= ~wr;
+	}
+	drop(s, &p, ~0u, s->base + p.off);
+}
+
+size_t mr_heapvar_scan(const uint8_t *code, size_t len, uint64_t base, uint64_t ret,
+		       struct mr_hv_event *ev, size_t max)
+{
+	struct scan s = { .code = code, .len = len, .base = base, .ev = ev, .max = max,
+			  .budget = MR_HV_MAX_INSNS };
+	struct path p = { .held = 0 };
+
+	if (ret < base || ret - base >= len ||
+	    !ZYAN_SUCCESS(ZydisDecoderInit(&s.dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)))
+		return 0;
+	s.visits = calloc(len, 1);
+	if (!s.visits)
+		return 0;
+	for (int r = 0; r < 16; r++)
+		p.ev[r] = -1;
+	hold(&s, &p, RAX, ret);
+	push(&s, &p, ret);
+	while (s.head < s.tail && s.budget) {
+		struct path w = s.work[s.head % MAX_PATHS];
+
+		s.head++;
+		walk(&s, w);
+	}
+	free(s.visits);
+	return s.nev;
+}

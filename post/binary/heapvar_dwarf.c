@@ -1,0 +1,504 @@
+/* post/binary/heapvar_dwarf.c - DWARF names of heapvar's events through libdw (see
+ * heapvar_dwarf.h). */
+#include "base/infile.h"
+#include "heapvar_dwarf.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+
+/* libdwarf (debuginfo_dwarf*.c) and libdw define some of the same names (dwarf_attr,
+ * dwarf_tag, dwarf_child, ...), and a program resolves each name once, so libdw's own
+ * calls through its PLT would reach libdwarf's (dwarf_haspc -> dwarf_attr crashed so on
+ * clang's DWARF). libdw is therefore loaded into a link namespace of its own (dlmopen),
+ * with its own libelf and libc, and called through this table; what it allocates goes
+ * back to that namespace's free. */
+#define LIBDW_FUNCS(X) \
+	X(Dwarf *, dwarf_begin, (int, Dwarf_Cmd)) \
+	X(int, dwarf_end, (Dwarf *)) \
+	X(Elf *, dwarf_getelf, (Dwarf *)) \
+	X(Dwarf_CFI *, dwarf_getcfi, (Dwarf *)) \
+	X(Dwarf_CFI *, dwarf_getcfi_elf, (Elf *)) \
+	X(int, dwarf_cfi_end, (Dwarf_CFI *)) \
+	X(int, dwarf_cfi_addrframe, (Dwarf_CFI *, Dwarf_Addr, Dwarf_Frame **)) \
+	X(int, dwarf_frame_cfa, (Dwarf_Frame *, Dwarf_Op **, size_t *)) \
+	X(int, dwarf_nextcu, (Dwarf *, Dwarf_Off, Dwarf_Off *, size_t *, Dwarf_Off *, uint8_t *, \
+			      uint8_t *)) \
+	X(Dwarf_Die *, dwarf_offdie, (Dwarf *, Dwarf_Off, Dwarf_Die *)) \
+	X(Dwarf_Die *, dwarf_addrdie, (Dwarf *, Dwarf_Addr, Dwarf_Die *)) \
+	X(int, dwarf_haspc, (Dwarf_Die *, Dwarf_Addr)) \
+	X(int, dwarf_getscopes, (Dwarf_Die *, Dwarf_Addr, Dwarf_Die **)) \
+	X(int, dwarf_tag, (Dwarf_Die *)) \
+	X(int, dwarf_child, (Dwarf_Die *, Dwarf_Die *)) \
+	X(int, dwarf_siblingof, (Dwarf_Die *, Dwarf_Die *)) \
+	X(const char *, dwarf_diename, (Dwarf_Die *)) \
+	X(Dwarf_Attribute *, dwarf_attr, (Dwarf_Die *, unsigned int, Dwarf_Attribute *)) \
+	X(Dwarf_Attribute *, dwarf_attr_integrate, (Dwarf_Die *, unsigned int, Dwarf_Attribute *)) \
+	X(int, dwarf_formudata, (Dwarf_Attribute *, Dwarf_Word *)) \
+	X(Dwarf_Die *, dwarf_formref_die, (Dwarf_Attribute *, Dwarf_Die *)) \
+	X(int, dwarf_aggregate_size, (Dwarf_Die *, Dwarf_Word *)) \
+	X(int, dwarf_getlocation, (Dwarf_Attribute *, Dwarf_Op **, size_t *)) \
+	X(int, dwarf_getlocation_attr, (Dwarf_Attribute *, const Dwarf_Op *, Dwarf_Attribute *)) \
+	X(int, dwarf_formaddr, (Dwarf_Attribute *, Dwarf_Addr *)) \
+	X(int, dwarf_getlocation_addr, (Dwarf_Attribute *, Dwarf_Addr, Dwarf_Op **, size_t *, \
+					size_t)) \
+	X(ptrdiff_t, dwarf_getlocations, (Dwarf_Attribute *, ptrdiff_t, Dwarf_Addr *, Dwarf_Addr *, \
+					  Dwarf_Addr *, Dwarf_Op **, size_t *))
+
+static struct {
+#define X(ret, name, args) ret(*name) args;
+	LIBDW_FUNCS(X)
+#undef X
+	void (*free)(void *); /* the namespace's */
+} dw;
+static pthread_once_t dw_once = PTHREAD_ONCE_INIT;
+static bool dw_ok;
+
+/* Load libdw into its own namespace and fill dw (dw_ok: all found). The namespace stays
+ * for the process. */
+static void dw_load(void)
+{
+	void *h = dlmopen(LM_ID_NEWLM, "libdw.so.1", RTLD_NOW | RTLD_LOCAL);
+	bool ok = h != NULL;
+
+	if (!h)
+		return;
+#define X(ret, name, args) ok = (*(void **)&dw.name = dlsym(h, #name)) && ok;
+	LIBDW_FUNCS(X)
+#undef X
+	*(void **)&dw.free = dlsym(h, "free");
+	dw_ok = ok && dw.free;
+}
+#define DW(f) dw.f
+
+#define MAX_DEPTH 8 /* members and elements followed into one variable */
+
+struct mr_hvdw {
+	int fd;          /* dwarf_begin reads through it; ours to close */
+	Dwarf *dw;
+	Dwarf_CFI *eh;   /* .eh_frame, ours to end (before dwarf_end ends its Elf); or NULL */
+};
+
+int mr_hvdw_open(const char *path, struct mr_hvdw **out)
+{
+	struct mr_hvdw *h;
+	Elf *elf;
+
+	*out = NULL;
+	pthread_once(&dw_once, dw_load);
+	if (!dw_ok)
+		return -ENOSYS;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	h->fd = mr_in_open(path, MR_IN_MAX_ELF, 0);
+	if (h->fd < 0) {
+		int e = h->fd;
+
+		free(h);
+		return e;
+	}
+	h->dw = DW(dwarf_begin)(h->fd, DWARF_C_READ);
+	if (!h->dw) {
+		mr_hvdw_close(h);
+		return -ENOENT;
+	}
+	elf = DW(dwarf_getelf)(h->dw);
+	h->eh = elf ? DW(dwarf_getcfi_elf)(elf) : NULL;
+	*out = h;
+	return 0;
+}
+
+void mr_hvdw_close(struct mr_hvdw *h)
+{
+	if (!h)
+		return;
+	if (h->eh)
+		DW(dwarf_cfi_end)(h->eh);
+	if (h->dw)
+		DW(dwarf_end)(h->dw);
+	if (h->fd >= 0)
+		close(h->fd);
+	free(h);
+}
+
+/* The DIE's type with typedefs and qualifiers removed; false if it has none. */
+static bool base_type(Dwarf_Die *die, Dwarf_Die *type)
+{
+	Dwarf_Attribute at;
+	Dwarf_Die cur = *die;
+
+	for (int i = 0; i < 16; i++) {
+		if (!DW(dwarf_attr_integrate)(&cur, DW_AT_type, &at) || !DW(dwarf_formref_die)(&at, type))
+			return false;
+		switch (DW(dwarf_tag)(type)) {
+		case DW_TAG_typedef:
+		case DW_TAG_const_type:
+		case DW_TAG_volatile_type:
+		case DW_TAG_restrict_type:
+		case DW_TAG_atomic_type:
+			cur = *type;
+			continue;
+		default:
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Append the path to byte off inside an object of type *type to buf (at *pos); *type
+ * becomes the type of what is there. */
+static bool member_path(Dwarf_Die *type, uint64_t off, char *buf, size_t len, size_t *pos)
+{
+	for (int depth = 0; depth < MAX_DEPTH; depth++) {
+		Dwarf_Die m, t;
+		Dwarf_Word size, loc;
+		Dwarf_Attribute at;
+		int tag = DW(dwarf_tag)(type), found = 0, n;
+
+		if (off == 0 && tag != DW_TAG_structure_type && tag != DW_TAG_union_type &&
+		    tag != DW_TAG_class_type)
+			return true;
+		if (tag == DW_TAG_array_type) {
+			if (!base_type(type, &t) || DW(dwarf_aggregate_size)(&t, &size) || !size)
+				return false;
+			n = snprintf(buf + *pos, len - *pos, "[%" PRIu64 "]", off / size);
+			if (n < 0 || (size_t)n >= len - *pos)
+				return false;
+			*pos += (size_t)n;
+			off %= size;
+			*type = t;
+			continue;
+		}
+		if (tag != DW_TAG_structure_type && tag != DW_TAG_class_type)
+			return false; /* unions: which member is meant cannot be told */
+		if (DW(dwarf_child)(type, &m) != 0)
+			return false;
+		do {
+			if (DW(dwarf_tag)(&m) != DW_TAG_member || !DW(dwarf_diename)(&m) ||
+			    !DW(dwarf_attr)(&m, DW_AT_data_member_location, &at) ||
+			    DW(dwarf_formudata)(&at, &loc) || !base_type(&m, &t) ||
+			    DW(dwarf_aggregate_size)(&t, &size))
+				continue;
+			if (off >= loc && off < loc + size) {
+				found = 1;
+				break;
+			}
+		} while (DW(dwarf_siblingof)(&m, &m) == 0);
+		if (!found)
+			return false;
+		n = snprintf(buf + *pos, len - *pos, ".%s", DW(dwarf_diename)(&m));
+		if (n < 0 || (size_t)n >= len - *pos)
+			return false;
+		*pos += (size_t)n;
+		off -= loc;
+		*type = t;
+	}
+	return false;
+}
+
+/* Is die a variable at the static address addr (DW_OP_addr)? */
+static bool static_at(Dwarf_Die *die, uint64_t addr)
+{
+	Dwarf_Attribute at, a;
+	Dwarf_Addr x;
+	Dwarf_Op *op;
+	size_t nop;
+
+	if (DW(dwarf_tag)(die) != DW_TAG_variable || !DW(dwarf_attr)(die, DW_AT_location, &at) ||
+	    DW(dwarf_getlocation)(&at, &op, &nop) != 0 || nop != 1)
+		return false;
+	if (op[0].atom == DW_OP_addr)
+		return op[0].number == addr;
+	/* DWARF 5's index into .debug_addr (clang) */
+	return (op[0].atom == DW_OP_addrx || op[0].atom == DW_OP_GNU_addr_index) &&
+	       DW(dwarf_getlocation_attr)(&at, &op[0], &a) == 0 && DW(dwarf_formaddr)(&a, &x) == 0 &&
+	       x == addr;
+}
+
+/* The variable DIE at static address addr among the children of parent (and of its
+ * functions and blocks, for function statics), depth levels down. */
+static bool find_static(Dwarf_Die *parent, uint64_t addr, int depth, Dwarf_Die *out)
+{
+	Dwarf_Die c;
+
+	if (DW(dwarf_child)(parent, &c) != 0)
+		return false;
+	do {
+		int tag = DW(dwarf_tag)(&c);
+
+		if (static_at(&c, addr)) {
+			*out = c;
+			return true;
+		}
+		if (depth > 0 && (tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block ||
+				  tag == DW_TAG_namespace) && find_static(&c, addr, depth - 1, out))
+			return true;
+	} while (DW(dwarf_siblingof)(&c, &c) == 0);
+	return false;
+}
+
+int mr_hvdw_member(struct mr_hvdw *h, uint64_t var_addr, uint64_t off, char *buf, size_t len)
+{
+	Dwarf_Off cu = 0, next;
+	size_t hsize, pos = 0;
+	Dwarf_Die cudie, var, type;
+
+	if (!len)
+		return -ENOENT;
+	buf[0] = '\0';
+	while (DW(dwarf_nextcu)(h->dw, cu, &next, &hsize, NULL, NULL, NULL) == 0) {
+		if (DW(dwarf_offdie)(h->dw, cu + hsize, &cudie) && find_static(&cudie, var_addr, 3, &var)) {
+			if (!base_type(&var, &type) || !member_path(&type, off, buf, len, &pos)) {
+				buf[0] = '\0';
+				return -ENOENT;
+			}
+			return DW(dwarf_tag)(&type) == DW_TAG_pointer_type ? 0 : -EINVAL;
+		}
+		cu = next;
+	}
+	return -ENOENT;
+}
+
+/* The compile unit whose code covers pc. */
+static bool cu_of(struct mr_hvdw *h, uint64_t pc, Dwarf_Die *cudie)
+{
+	Dwarf_Off cu = 0, next;
+	size_t hsize;
+
+	if (DW(dwarf_addrdie)(h->dw, pc, cudie))
+		return true;
+	while (DW(dwarf_nextcu)(h->dw, cu, &next, &hsize, NULL, NULL, NULL) == 0) {
+		if (DW(dwarf_offdie)(h->dw, cu + hsize, cudie) && DW(dwarf_haspc)(cudie, pc) > 0)
+			return true;
+		cu = next;
+	}
+	return false;
+}
+
+/* The address the frame base of function fn is at pc as register + offset. */
+static bool frame_base(struct mr_hvdw *h, Dwarf_Die *fn, uint64_t pc, int *reg, int64_t *off)
+{
+	Dwarf_Attribute at;
+	Dwarf_Op *op, *cfa;
+	size_t nop, ncfa;
+	Dwarf_Frame *fr = NULL;
+	Dwarf_CFI *cfi;
+	bool ok = false;
+
+	if (!DW(dwarf_attr_integrate)(fn, DW_AT_frame_base, &at) ||
+	    DW(dwarf_getlocation_addr)(&at, pc, &op, &nop, 1) != 1 || nop != 1)
+		return false;
+	if (op[0].atom >= DW_OP_breg0 && op[0].atom <= DW_OP_breg31) {
+		*reg = op[0].atom - DW_OP_breg0;
+		*off = (int64_t)op[0].number;
+		return true;
+	}
+	if (op[0].atom >= DW_OP_reg0 && op[0].atom <= DW_OP_reg31) { /* clang: the register */
+		*reg = op[0].atom - DW_OP_reg0;
+		*off = 0;
+		return true;
+	}
+	if (op[0].atom != DW_OP_call_frame_cfa)
+		return false;
+	for (int i = 0; i < 2 && !ok; i++) {
+		cfi = i ? h->eh : DW(dwarf_getcfi)(h->dw);
+		if (!cfi || DW(dwarf_cfi_addrframe)(cfi, pc, &fr))
+			continue;
+		if (DW(dwarf_frame_cfa)(fr, &cfa, &ncfa) == 0 && ncfa == 1 && cfa[0].atom == DW_OP_bregx) {
+			*reg = (int)cfa[0].number;
+			*off = (int64_t)cfa[0].number2;
+			ok = true;
+		}
+		dw.free(fr);
+		fr = NULL;
+	}
+	return ok;
+}
+
+/* Is the location expression op[0, n) register reg? */
+static bool reg_is(const Dwarf_Op *op, size_t n, int reg)
+{
+	return n == 1 && ((op[0].atom >= DW_OP_reg0 && op[0].atom <= DW_OP_reg31 &&
+			   op[0].atom - DW_OP_reg0 == reg) ||
+			  (op[0].atom == DW_OP_regx && op[0].number == (uint64_t)reg));
+}
+
+/* Where the location expression op[0, n) puts the variable in the frame: *at = its
+ * offset from register reg (fb_reg/fb_off: the frame base, fb_reg -1 when unknown); false
+ * when it is not memory relative to reg. */
+static bool mem_at(const Dwarf_Op *op, size_t n, int reg, int fb_reg, int64_t fb_off,
+		   int64_t *at)
+{
+	if (n != 1)
+		return false;
+	if (op[0].atom >= DW_OP_breg0 && op[0].atom <= DW_OP_breg31 &&
+	    op[0].atom - DW_OP_breg0 == reg) {
+		*at = (int64_t)op[0].number;
+		return true;
+	}
+	if (op[0].atom == DW_OP_fbreg && fb_reg == reg) {
+		*at = fb_off + (int64_t)op[0].number;
+		return true;
+	}
+	return false;
+}
+
+/* Is [reg + off] a pointer inside the frame variable die (location op[0, n)): the
+ * variable itself or a member of it? Its member path to there into path ("" for the
+ * variable itself). */
+static bool mem_in(Dwarf_Die *die, const Dwarf_Op *op, size_t n, int reg, int64_t off,
+		   int fb_reg, int64_t fb_off, char *path, size_t len)
+{
+	Dwarf_Die type;
+	Dwarf_Word size;
+	int64_t at;
+	size_t pos = 0;
+
+	path[0] = '\0';
+	if (!mem_at(op, n, reg, fb_reg, fb_off, &at) || off < at)
+		return false;
+	if (!base_type(die, &type) || DW(dwarf_aggregate_size)(&type, &size) ||
+	    (uint64_t)(off - at) >= size)
+		return false;
+	if (!member_path(&type, (uint64_t)(off - at), path, len, &pos) ||
+	    DW(dwarf_tag)(&type) != DW_TAG_pointer_type) {
+		path[0] = '\0';
+		return false;
+	}
+	return true;
+}
+
+/* The path of byte off inside the struct that the pointer variable die points to into
+ * path ("->m", "->in.m"), when a pointer member is there. */
+static bool pointee_path(Dwarf_Die *die, int64_t off, char *path, size_t len)
+{
+	Dwarf_Die ptr, type;
+	char m[256];
+	size_t pos = 0;
+	int tag;
+
+	if (off < 0 || !base_type(die, &ptr) || DW(dwarf_tag)(&ptr) != DW_TAG_pointer_type ||
+	    !base_type(&ptr, &type))
+		return false;
+	tag = DW(dwarf_tag)(&type);
+	if ((tag != DW_TAG_structure_type && tag != DW_TAG_class_type) ||
+	    !member_path(&type, (uint64_t)off, m, sizeof(m), &pos) || m[0] != '.' ||
+	    DW(dwarf_tag)(&type) != DW_TAG_pointer_type)
+		return false;
+	if (strlen(m) + 2 > len)
+		return false;
+	memcpy(path, "->", 2);
+	memcpy(path + 2, m + 1, strlen(m)); /* its '\0' too */
+	return true;
+}
+
+/* Is variable location attribute at register reg somewhere in [pc, end)? */
+static bool in_reg(Dwarf_Attribute *at, uint64_t pc, uint64_t end, int reg)
+{
+	Dwarf_Addr base, lo, hi;
+	Dwarf_Op *op;
+	size_t nop;
+	ptrdiff_t o = 0;
+
+	while ((o = DW(dwarf_getlocations)(at, o, &base, &lo, &hi, &op, &nop)) > 0)
+		if (lo < end && pc < hi && reg_is(op, nop, reg))
+			return true;
+	return false;
+}
+
+/* Is variable die, with location attribute at, where q says? Its member path into path. */
+static bool var_is(Dwarf_Die *die, Dwarf_Attribute *at, const struct mr_hvdw_query *q,
+		   int fb_reg, int64_t fb_off, char *path, size_t len)
+{
+	Dwarf_Op *op;
+	size_t nop;
+
+	path[0] = '\0';
+	switch (q->where) {
+	case MR_HVDW_REG: {
+		Dwarf_Die type;
+
+		return in_reg(at, q->pc, q->end, q->reg) && base_type(die, &type) &&
+		       DW(dwarf_tag)(&type) == DW_TAG_pointer_type;
+	}
+	case MR_HVDW_FRAME:
+		return DW(dwarf_getlocation_addr)(at, q->pc, &op, &nop, 1) == 1 &&
+		       mem_in(die, op, nop, q->reg, q->off, fb_reg, fb_off, path, len);
+	case MR_HVDW_THROUGH:
+		if (q->slot_reg < 0 ? !in_reg(at, q->pc, q->pc + 1, q->reg)
+				    : DW(dwarf_getlocation_addr)(at, q->pc, &op, &nop, 1) != 1 ||
+					      !mem_in(die, op, nop, q->slot_reg, q->slot_off, fb_reg,
+						      fb_off, path, len) || path[0])
+			return false;
+		return pointee_path(die, q->off, path, len);
+	}
+	return false;
+}
+
+int mr_hvdw_local(struct mr_hvdw *h, const struct mr_hvdw_query *q, char *name, size_t len,
+		  const char **func)
+{
+	Dwarf_Die cudie, *scopes = NULL, c, *fn = NULL;
+	char path[256];
+	int n, fb_reg = -1, found = 0;
+	int64_t fb_off = 0;
+	bool frame = q->where == MR_HVDW_FRAME || (q->where == MR_HVDW_THROUGH && q->slot_reg >= 0);
+
+	*func = NULL;
+	if (!h || !cu_of(h, q->pc, &cudie) || (n = DW(dwarf_getscopes)(&cudie, q->pc, &scopes)) <= 0)
+		return -ENOENT;
+	for (int i = 0; i < n && !fn; i++) /* the frame's function (inlined scopes come first) */
+		if (DW(dwarf_tag)(&scopes[i]) == DW_TAG_subprogram)
+			fn = &scopes[i];
+	if (fn && frame && !frame_base(h, fn, q->pc, &fb_reg, &fb_off))
+		fb_reg = -1;
+	for (int i = 0; i < n && !found && fn && &scopes[i] <= fn; i++) {
+		if (DW(dwarf_child)(&scopes[i], &c) != 0)
+			continue;
+		do {
+			Dwarf_Attribute at;
+			int tag = DW(dwarf_tag)(&c);
+
+			if ((tag != DW_TAG_variable &&
+			     (tag != DW_TAG_formal_parameter || q->where != MR_HVDW_THROUGH)) ||
+			    !DW(dwarf_diename)(&c) || !DW(dwarf_attr_integrate)(&c, DW_AT_location, &at) ||
+			    !var_is(&c, &at, q, fb_reg, fb_off, path, sizeof(path)))
+				continue;
+			snprintf(name, len, "%s%s", DW(dwarf_diename)(&c), path);
+			found = 1;
+			for (int k = i; k < n && !*func; k++) /* the function it belongs to */
+				if (DW(dwarf_tag)(&scopes[k]) == DW_TAG_subprogram ||
+				    DW(dwarf_tag)(&scopes[k]) == DW_TAG_inlined_subroutine)
+					*func = DW(dwarf_diename)(&scopes[k]);
+			break;
+		} while (DW(dwarf_siblingof)(&c, &c) == 0);
+	}
+	dw.free(scopes);
+	return found && *func ? 0 : -ENOENT;
+}
+
+int mr_hvdw_returns(struct mr_hvdw *h, uint64_t pc)
+{
+	Dwarf_Die cudie, *scopes = NULL;
+	Dwarf_Attribute at;
+	int n, rc = -ENOENT;
+
+	if (!h || !cu_of(h, pc, &cudie) || (n = DW(dwarf_getscopes)(&cudie, pc, &scopes)) <= 0)
+		return -ENOENT;
+	for (int i = 0; i < n && rc == -ENOENT; i++)
+		if (DW(dwarf_tag)(&scopes[i]) == DW_TAG_subprogram)
+			rc = DW(dwarf_attr_integrate)(&scopes[i], DW_AT_type, &at) != NULL;
+	dw.free(scopes);
+	return rc;
+}

@@ -1,0 +1,134 @@
+/* post/report/report_impl.h - the internals of `memphis-report report`, shared by its files:
+^ *   report.c          report_run: open, stream and attribute the samples, count, print
+ *   report_options.c  --help, the options, --region selection
+ *   report_pass.c     the sample pass: files read by several threads, merged
+ *   aggregate.c       the counting (aggregate.h)
+ *   report_text.c     the text report (with the data-source tables of hardware runs)
+ *   report_json.c     the JSON report (schema memphis-report/1, docs/report-schema.md)
+ *   report_counters.c the counters of each region (report_counters.h), text and JSON
+ *   report_runtime.c  the runtimes apart: their data after the program's variables, the
+ *                     header's runtime wait (runtime.h)
+ *   report_threads.c  the threads' CPU time beside their samples, short threads' share
+ *   pattern.c         --pattern: the shown variables' thread x block and time x block use
+ *   advice.c          --advice: the placement advice from a pattern
+ */
+#ifndef MR_REPORT_IMPL_H
+#define MR_REPORT_IMPL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "aggregate.h"
+#include "attrib/attrib.h"
+#include "binary/runtime.h"
+#include "hwsrc.h"
+#include "pattern.h"
+#include "report.h"
+#include "run/rundir.h"
+
+/* Sample counts of the selected regions. */
+struct report_stats {
+	uint64_t total, exact, approx, noaddr, nonmem, noflag, kernel;
+	uint64_t used;            /* samples attributed with their data address */
+	uint64_t self;            /* samples with a usable data address set aside: libmemphis's
+				   * own (its code or data), in no other count below and no table */
+	uint64_t remote, local, unknown_page, unknown_cpu;
+	uint64_t lost, throttled, dropped, recorded;
+	uint64_t other_regions;   /* samples of regions not selected */
+	uint64_t wait[MR_RT_COUNT]; /* samples in a runtime's wait loop, by runtime ([0]: none) */
+	uint64_t unwritten_ms;    /* run ended without the library's shutdown: up to this many
+				   * ms of samples before its end may be missing; 0 if it did not */
+	const char *write_error;  /* the library stopped writing the run: its note, else NULL */
+};
+
+struct report {
+	struct report_opts o;
+	struct mr_run *run;
+	struct mr_attrib *a;
+	struct mr_touch_cache touch_cache; /* get_touch's (report.c) */
+	struct report_stats st;
+	uint32_t nnodes;          /* node indexes 0 .. nnodes - 1; nnodes means unknown */
+	struct mr_agg agg;
+	struct mr_agg_tables tables;
+	uint32_t *cpu_node;       /* node index of each CPU of the topology */
+	unsigned char *region_sel;/* by region seq, when --region was given */
+	uint32_t region_sel_n;
+	enum mr_agg_mode table_mode; /* what the tables count */
+	int no_remote;            /* remote asked for, none found: the tables show all */
+	/* hardware runs: data sources and latencies (hwsrc.h) */
+	struct mr_hwsrc hw;       /* by CPU node index, variable, line */
+	int hw_shown;             /* a hardware run: the report shows them */
+	int hw_lat;               /* the weights are latencies (RUN weight is not "count") */
+	struct mr_hw_order hw_by_node; /* hw by node, then variable (line with --by line) */
+	struct mr_hw_order hw_by_var;  /* hw by variable, then line */
+	struct mr_pattern_set pat;     /* --pattern: the shown variables' patterns */
+};
+
+/* Mark the regions --region names in r->region_sel. Returns true, or false after printing
+ * the error (a name no region has: usage; out of memory) with the exit status in
+ * *exit_code. */
+bool report_select_regions(struct report *r, int *exit_code);
+
+/* Whether --jobs or MEMPHIS_REPORT_JOBS chose report_jobs' answer. */
+bool report_jobs_given(const struct report_opts *o);
+
+/* Stream every sample once, with r->o.jobs threads (0: MEMPHIS_REPORT_JOBS, else the
+ * online CPUs), count and aggregate into r->st, r->agg and r->hw; damage and warnings
+ * into r->run in file order. The same result for every number of threads. Returns true,
+ * or false after printing the error (exit status 2). */
+bool report_sample_pass(struct report *r);
+
+/* Is region seq counted (no --region, or selected)? Inline: asked for every sample. */
+static inline bool report_region_selected(const struct report *r, uint32_t seq)
+{
+	return !r->region_sel || (seq < r->region_sel_n && r->region_sel[seq]);
+}
+
+/* The hardware events' coverage over the selected regions (the library's "hw coverage"
+ * NOTEs: hwsrc.h), the hybrid PMUs' pairs merged: up to max entries into out, how many. */
+size_t report_hw_coverage(const struct report *r, struct mr_hw_cov *out, size_t max);
+
+/* The run's weighting (RUN key weight) in words. */
+const char *report_weighting(const char *weight);
+
+/* "Node3" / "Node?" (with " (local)" when the tables fell back to all samples) into buf. */
+void report_node_label(const struct report *r, uint32_t node, char *buf, size_t len);
+
+/* "thread N" (N the thread index) for tid, or "tid T" when THREADS does not know it. */
+void report_thread_text(const struct report *r, uint32_t tid, char *buf, size_t len);
+
+/* Name of a variable (is_var) or line id; the mr_agg_name_fn of the report (arg: r). */
+const char *report_key_name(const void *r, int is_var, uint32_t id);
+
+/* The text report of variables ids[0 .. nids) (the shown ones) on f. */
+void report_print_text(const struct report *r, const uint32_t *ids, size_t nids, FILE *f);
+
+/* The JSON report (one object) of variables ids[0 .. nids) on f. */
+void report_print_json(const struct report *r, const uint32_t *ids, size_t nids, FILE *f);
+
+/* report_pattern.c: the "pattern" and "advice" members of shown variable id (only those
+ * --pattern counted; advice with --advice), and the text's advice lines (--advice). */
+struct mr_json;
+void report_pattern_json(struct mr_json *j, const struct report *r, uint32_t id);
+void report_advice_text(const struct report *r, uint32_t id, FILE *f);
+
+/* report_runtime.c: the runtimes' own data after the program's variables in each table
+ * (by variable) and in ids[0 .. n) (keeping the order otherwise); the header's line and
+ * JSON member on runtime wait. */
+void report_runtime_last(struct report *r, uint32_t *ids, size_t n);
+void report_runtime_text(const struct report *r, FILE *f);
+struct mr_json;
+void report_runtime_json(const struct report *r, struct mr_json *j);
+
+/* report_threads.c: each thread's CPU time in the selected regions beside its samples
+ * (the run's THREAD_CPU records): the header's line, the JSON member "thread_time", and
+ * the run's warning when threads shorter than one period took 5 % or more of it (check,
+ * before printing). Nothing for runs without those records. */
+void report_threads_check(const struct report *r);
+void report_threads_text(const struct report *r, FILE *f);
+void report_threads_json(struct mr_json *j, const struct report *r);
+
+#endif /* MR_REPORT_IMPL_H */

@@ -1,0 +1,570 @@
+/* post/report/report_text.c - the text report: header, per-node tables (under each, for hardware
+ * runs, the data sources of its variables' samples), pages and first touch, node x node
+ * matrices. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "report_impl.h"
+
+const char *report_key_name(const void *arg, int is_var, uint32_t id)
+{
+	const struct report *r = arg;
+
+	return is_var ? mr_attrib_var(r->a, id)->name : mr_attrib_line(r->a, id);
+}
+
+void report_node_label(const struct report *r, uint32_t node, char *buf, size_t len)
+{
+	const char *suffix = r->no_remote ? " (local)" : "";
+
+	if (node == r->nnodes)
+		snprintf(buf, len, "Node?%s", suffix);
+	else
+		snprintf(buf, len, "Node%u%s", node, suffix);
+}
+
+/* "3", or "?" for the unknown node index, into buf. */
+static const char *node_name(const struct report *r, uint32_t idx, char *buf, size_t len)
+{
+	if (idx == r->nnodes)
+		snprintf(buf, len, "?");
+	else
+		snprintf(buf, len, "%u", idx);
+	return buf;
+}
+
+/* a as a percentage of b (0 when b is 0). */
+static double pct(uint64_t a, uint64_t b)
+{
+	return b ? 100.0 * (double)a / (double)b : 0.0;
+}
+
+/* Print "100 % of 1,952 pages on node 0" or "62 % of 1,952 pages on node 0, 38 % on node
+ * 1": the nodes holding pages in descending share, the unknown home last among equals. */
+static void pages_text(const struct report *r, const uint64_t *by_node, uint64_t total, FILE *f)
+{
+	uint32_t n = r->nnodes + 1;
+	uint32_t *order = malloc(n * sizeof(*order));
+	char a[32], nb[16];
+	int first = 1;
+
+	for (uint32_t i = 0; i < n && order; i++)
+		order[i] = i;
+	for (uint32_t i = 1; i < n && order; i++) /* insertion sort: a handful of nodes */
+		for (uint32_t k = i; k > 0 && by_node[order[k]] > by_node[order[k - 1]]; k--) {
+			uint32_t t = order[k];
+			order[k] = order[k - 1];
+			order[k - 1] = t;
+		}
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t nd = order ? order[i] : i; /* out of memory: node order */
+		const char *where = nd == r->nnodes ? "of unknown home" : "on node ";
+		const char *which = nd == r->nnodes ? "" : node_name(r, nd, nb, sizeof(nb));
+
+		if (!by_node[nd])
+			continue;
+		if (first)
+			fprintf(f, "%.0f %% of %s page%s %s%s", pct(by_node[nd], total),
+				mr_fmt_count(a, total), total == 1 ? "" : "s", where, which);
+		else
+			fprintf(f, ", %.0f %% %s%s", pct(by_node[nd], total), where, which);
+		first = 0;
+	}
+	if (first)
+		fprintf(f, "no pages");
+	free(order);
+}
+
+/* qsort_r orders of region indices: by name then file order; by file order. */
+static int cmp_region_name(const void *a, const void *b, void *arg)
+{
+	const struct mr_run *run = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int c = strcmp(run->regions[x].name, run->regions[y].name);
+
+	return c ? c : (x < y ? -1 : x > y);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The header's region list: each name of a selected region once, in the order of its
+ * first region, with how many regions had it (n log n: a run can hold a region per loop
+ * iteration). Returns whether any was printed. */
+static int region_names(const struct report *r, FILE *f)
+{
+	const struct mr_run *run = r->run;
+	uint32_t *idx = malloc((run->nregions + 1) * sizeof(*idx));
+	uint32_t *cnt = calloc(run->nregions + 1, sizeof(*cnt));
+	size_t nfirst = 0;
+	int any = 0;
+
+	if (!idx || !cnt) {
+		free(idx);
+		free(cnt);
+		return 0;
+	}
+	for (size_t i = 0; i < run->nregions; i++)
+		idx[i] = (uint32_t)i;
+	qsort_r(idx, run->nregions, sizeof(*idx), cmp_region_name, (void *)run);
+	/* each name's first region, its count kept at that index */
+	for (size_t i = 0; i < run->nregions; i++) {
+		if (i && !strcmp(run->regions[idx[i]].name, run->regions[idx[nfirst - 1]].name)) {
+			cnt[idx[nfirst - 1]]++;
+			continue;
+		}
+		idx[nfirst++] = idx[i];
+		cnt[idx[i]] = 1;
+	}
+	qsort(idx, nfirst, sizeof(*idx), cmp_u32);
+	for (size_t i = 0; i < nfirst; i++) {
+		const struct memphis_rec_region *reg = &run->regions[idx[i]];
+
+		if (!report_region_selected(r, reg->seq))
+			continue;
+		fprintf(f, "%s %s (x%u)", any ? "," : "", mr_esc(reg->name), cnt[idx[i]]);
+		any = 1;
+	}
+	free(idx);
+	free(cnt);
+	return any;
+}
+
+size_t report_hw_coverage(const struct report *r, struct mr_hw_cov *out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->run->nnotes; i++) {
+		struct mr_hw_cov c;
+		uint32_t region;
+
+		if (mr_hw_cov_parse(r->run->notes[i].text, &region, &c) &&
+		    report_region_selected(r, region))
+			mr_hw_cov_add(out, &n, max, &c);
+	}
+	mr_hw_cov_merge_hybrid(out, &n);
+	return n;
+}
+
+/* The share of its enabled time each hardware event sampled (review W6, M3): "sampled
+ * time: NAME X %, ... of the time enabled", and below 99.5 % who took the rest: another
+ * IBS user, or the other events of the core PMU's counters. Nothing without coverage
+ * notes (soft runs, older runs). */
+static void print_hw_coverage(const struct report *r, FILE *f)
+{
+	struct mr_hw_cov c[16];
+	size_t n = report_hw_coverage(r, c, 16);
+	double least = 100;
+	int ibs = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		double pct = 100.0 * (double)c[i].running_ns / (double)c[i].enabled_ns;
+
+		if (pct < least)
+			least = pct;
+		ibs |= !strcmp(c[i].event, "ibs_op");
+	}
+	if (!n)
+		return;
+	if (ibs && least < 99.5) {
+		fprintf(f, "sampled time: IBS shared with another user (perf, numatop, another "
+			"memphis): %.1f %% of the time sampled\n", least);
+		return;
+	}
+	fprintf(f, "sampled time:");
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s %s %.1f %%", i ? "," : "", c[i].event,
+			100.0 * (double)c[i].running_ns / (double)c[i].enabled_ns);
+	fprintf(f, " of the time %s enabled%s\n", n > 1 ? "they were" : "it was",
+		least < 99.5 ? "; the PMU's counters were shared (PAPI events, the NMI watchdog, "
+			       "another tool) and the kernel multiplexed them" : "");
+}
+
+/* Run, backend, sample counts, nodes and regions. */
+static void print_header(const struct report *r, FILE *f)
+{
+	const struct mr_run *run = r->run;
+	const char *backend = mr_run_get(run, "backend");
+	uint64_t period = mr_run_get_u64(run, "period_ns", 0);
+	/* hardware sampling counts events or ops, not time (RUN hw_period, docs/format.md) */
+	uint64_t hw_period = mr_run_get_u64(run, "hw_period", 0);
+	uint64_t ldlat = mr_run_get_u64(run, "ldlat", 0);
+	const char *unit = mr_run_get(run, "hw_period_unit");
+	const char *kmod_kind = mr_run_get(run, "kmod_kind");
+	char a[32], b[32], d[32], e[32], g[32], h[32], k[32];
+
+	fprintf(f, "memphis-report: %s\n", mr_esc(run->dir));
+	fprintf(f, "program: %s (pid %" PRIu32 ")%s%s\n", mr_esc(mr_attrib_exe(r->a)),
+		run->meta_file.pid, mr_run_get(run, "cmdline") ? ", command line: " : "",
+		mr_run_get(run, "cmdline") ? mr_esc(mr_run_get(run, "cmdline")) : "");
+	fprintf(f, "backend: %s", backend && *backend ? mr_esc(backend) : "unknown");
+	if (kmod_kind && *kmod_kind)
+		fprintf(f, " (%s)", mr_esc(kmod_kind));
+	if (mr_run_get(run, "scope") && !strcmp(mr_run_get(run, "scope"), "cpu"))
+		fprintf(f, " (events per CPU)");
+	if (hw_period) {
+		fprintf(f, ", one sample every %s %s", mr_fmt_count(a, hw_period),
+			unit && *unit ? unit : "events");
+		if (ldlat)
+			fprintf(f, " (loads of %s+ cycles)", mr_fmt_count(b, ldlat));
+	} else if (period) {
+		fprintf(f, ", period %s ns (%.3g ms)", mr_fmt_count(a, period), (double)period / 1e6);
+	}
+	fprintf(f, "; weighting: %s\n", report_weighting(mr_run_get(run, "weight")));
+	if (hw_period && mr_run_get(run, "hw_notes") && *mr_run_get(run, "hw_notes"))
+		fprintf(f, "hardware events: %s\n", mr_esc(mr_run_get(run, "hw_notes")));
+	print_hw_coverage(r, f);
+	if (mr_run_get_u64(run, "heap_sample_every", 1) > 1)
+		fprintf(f, "heap: allocations under %s bytes recorded 1 in %s on average "
+			"(MEMPHIS_HEAP_SAMPLE=1 records all); larger ones always\n",
+			mr_fmt_count(a, mr_run_get_u64(run, "heap_sample_below", 0)),
+			mr_fmt_count(b, mr_run_get_u64(run, "heap_sample_every", 1)));
+	if (mr_run_get(run, "sampling_error") && *mr_run_get(run, "sampling_error"))
+		fprintf(f, "sampling error: %s\n", mr_esc(mr_run_get(run, "sampling_error")));
+	fprintf(f, "samples: %s total: %s exact, %s approximate%s, %s no address, %s non-memory",
+		mr_fmt_count(a, r->st.total), mr_fmt_count(b, r->st.exact),
+		mr_fmt_count(d, r->st.approx),
+		r->o.approx ? " (included)" : r->st.approx ? " (not attributed; --approx includes them)" : "",
+		mr_fmt_count(e, r->st.noaddr), mr_fmt_count(g, r->st.nonmem));
+	if (r->st.noflag)
+		fprintf(f, ", %s unclassified", mr_fmt_count(a, r->st.noflag));
+	fprintf(f, "; lost %s, throttled %s", mr_fmt_count(h, r->st.lost),
+		mr_fmt_count(k, r->st.throttled));
+	if (r->st.dropped)
+		fprintf(f, ", dropped %s", mr_fmt_count(a, r->st.dropped));
+	fprintf(f, "\n");
+	if (r->st.unwritten_ms)
+		fprintf(f, "unfinished run: the program ended without the library's shutdown (_exit, "
+			"abort, a fatal signal or a kill): up to %s ms of samples before its end may "
+			"be missing, and are not counted as lost\n",
+			mr_fmt_count(a, r->st.unwritten_ms));
+	if (r->st.write_error)
+		fprintf(f, "run cut short: %s; samples after it are missing and not counted as "
+			"lost\n", mr_esc(r->st.write_error));
+	fprintf(f, "attributed: %s samples with a data address: %s remote, %s local, %s with no "
+		"known page home\n", mr_fmt_count(a, r->st.used), mr_fmt_count(b, r->st.remote),
+		mr_fmt_count(d, r->st.local), mr_fmt_count(e, r->st.unknown_page));
+	if (r->st.self)
+		fprintf(f, "set aside: %s samples in libmemphis itself (its code, or its own data), "
+			"in no table\n", mr_fmt_count(a, r->st.self));
+	report_runtime_text(r, f);
+	report_threads_text(r, f);
+	fprintf(f, "nodes: %u; regions:", r->nnodes);
+	{
+		int any = region_names(r, f);
+
+		if (!any)
+			fprintf(f, " none recorded");
+		if (r->o.nregions)
+			fprintf(f, " [selected with --region; %s samples of other regions left out]",
+				mr_fmt_count(a, r->st.other_regions));
+	}
+	fprintf(f, "\n");
+}
+
+/* ---- data sources of hardware runs ---- */
+
+#define HW_COLS (4 + MEMPHIS_SRC_COUNT + 6) /* label, counts, sources, HITM, lat, remote */
+#define HW_CELL 28
+
+/* A data-source table being built: cells of rows x columns, then printed aligned. */
+struct hw_grid {
+	char (*cell)[HW_COLS][HW_CELL];
+	size_t rows, cap;
+	int ncols;
+	int src[MEMPHIS_SRC_COUNT]; /* the source columns, in mr_hw_src_order */
+	int nsrc, hitm, lat;
+};
+
+static void share_cell(char *c, uint64_t part, uint64_t n)
+{
+	if (!part || !n)
+		snprintf(c, HW_CELL, "-");
+	else
+		snprintf(c, HW_CELL, "%.1f", 100.0 * (double)part / (double)n);
+}
+
+/* Append the cells of row label / stat st to g (g->cap rows at most). */
+static void hw_row(struct hw_grid *g, const char *label, const struct mr_hw_stat *st)
+{
+	char (*c)[HW_CELL] = g->cell[g->rows++];
+	int k = 0;
+
+	snprintf(c[k++], HW_CELL, "%s", label);
+	mr_fmt_count(c[k++], st->n);
+	mr_fmt_count(c[k++], st->loads);
+	mr_fmt_count(c[k++], st->stores);
+	for (int i = 0; i < g->nsrc; i++)
+		share_cell(c[k++], st->src[0][g->src[i]] + st->src[1][g->src[i]], st->n);
+	if (g->hitm)
+		share_cell(c[k++], st->hitm, st->n);
+	if (g->lat) {
+		if (st->lat_n) {
+			snprintf(c[k++], HW_CELL, "%.0f", mr_hw_lat_mean(st));
+			snprintf(c[k++], HW_CELL, "%.0f", mr_hw_lat_pct(st, 90));
+		} else {
+			snprintf(c[k++], HW_CELL, "-");
+			snprintf(c[k++], HW_CELL, "-");
+		}
+	}
+	mr_fmt_count(c[k++], st->page_remote);
+	mr_fmt_count(c[k++], st->hw_remote);
+	mr_fmt_count(c[k++], st->disagree);
+	g->ncols = k;
+}
+
+/* Under a node's table: the data sources of the hardware samples of the shown groups
+ * (variables, or lines with --by line) taken on CPUs of that node, remote and local, and
+ * of all the node's ("all"). Columns: counts, then the share of each source that occurs
+ * (near to far), HITM, latency mean and p90, the remote judgements. */
+static void print_hw_table(const struct report *r, const struct mr_agg_table *tb,
+			   size_t ngroups, FILE *f)
+{
+	int is_var = !r->o.by_line;
+	struct hw_grid g = { 0 };
+	struct mr_hw_stat all, *st = malloc((ngroups + 1) * sizeof(*st));
+	const char **names = malloc((ngroups + 2) * sizeof(*names));
+	size_t width[HW_COLS] = { 0 };
+	char lbl[32];
+
+	report_node_label(r, tb->node, lbl, sizeof(lbl));
+	mr_hwsrc_sum(&r->hw, &r->hw_by_node, tb->node, MR_HW_ANY, &all);
+	if (!all.n) {
+		fprintf(f, "  Data sources on %s: no hardware samples\n", lbl);
+		goto out;
+	}
+	g.cap = ngroups + 2;
+	g.cell = calloc(g.cap, sizeof(*g.cell));
+	if (!st || !names || !g.cell) {
+		fprintf(f, "  Data sources on %s: out of memory\n", lbl);
+		goto out;
+	}
+	for (int i = 0; i < MEMPHIS_SRC_COUNT; i++)
+		if (all.src[0][mr_hw_src_order[i]] + all.src[1][mr_hw_src_order[i]])
+			g.src[g.nsrc++] = mr_hw_src_order[i];
+	g.hitm = all.hitm > 0;
+	g.lat = r->hw_lat && all.lat_n > 0;
+	/* the header row */
+	{
+		char (*c)[HW_CELL] = g.cell[g.rows++];
+		int k = 0;
+		static const char *const tail[] = { "page-rem", "hw-rem", "disagree" };
+
+		snprintf(c[k++], HW_CELL, "%s", "");
+		snprintf(c[k++], HW_CELL, "samples");
+		snprintf(c[k++], HW_CELL, "loads");
+		snprintf(c[k++], HW_CELL, "stores");
+		for (int i = 0; i < g.nsrc; i++)
+			snprintf(c[k++], HW_CELL, "%s", mr_hw_src_name(g.src[i]));
+		if (g.hitm)
+			snprintf(c[k++], HW_CELL, "HITM");
+		if (g.lat) {
+			snprintf(c[k++], HW_CELL, "lat");
+			snprintf(c[k++], HW_CELL, "p90");
+		}
+		for (int i = 0; i < 3; i++)
+			snprintf(c[k++], HW_CELL, "%s", tail[i]);
+		names[0] = is_var ? "variable" : "line";
+	}
+	hw_row(&g, "all", &all);
+	names[1] = "";
+	for (size_t i = 0; i < ngroups; i++) {
+		char rank[24];
+
+		mr_hwsrc_sum(&r->hw, &r->hw_by_node, tb->node, tb->groups[i].key, &st[i]);
+		snprintf(rank, sizeof(rank), "(%zu)", i + 1);
+		hw_row(&g, rank, &st[i]);
+		names[i + 2] = report_key_name(r, is_var, tb->groups[i].key);
+	}
+	for (size_t row = 0; row < g.rows; row++)
+		for (int k = 0; k < g.ncols; k++)
+			if (strlen(g.cell[row][k]) > width[k])
+				width[k] = strlen(g.cell[row][k]);
+	fprintf(f, "  Data sources on %s (%% of each row's hardware samples, remote and local; "
+		"latency in cycles):\n", lbl);
+	for (size_t row = 0; row < g.rows; row++) {
+		fprintf(f, "  %-*s", (int)width[0], g.cell[row][0]);
+		for (int k = 1; k < g.ncols; k++)
+			fprintf(f, " %*s", (int)width[k], g.cell[row][k]);
+		fprintf(f, "%s%s\n", *names[row] ? "  " : "", mr_esc(names[row]));
+	}
+out:
+	free(g.cell);
+	free(st);
+	free(names);
+}
+
+/* After the tables: the data sources of the nodes with hardware samples but no table
+ * (none of the kind the tables count), then the legend. */
+static void print_hw_rest(const struct report *r, FILE *f)
+{
+	struct mr_agg_table none = { 0 };
+	struct mr_hw_stat all;
+	size_t t = 0;
+	char lbl[32];
+
+	for (uint32_t nd = 0; nd <= r->nnodes; nd++) {
+		while (t < r->tables.ntab && r->tables.tab[t].node < nd)
+			t++;
+		if ((t < r->tables.ntab && r->tables.tab[t].node == nd) ||
+		    !mr_hwsrc_sum(&r->hw, &r->hw_by_node, nd, MR_HW_ANY, &all))
+			continue;
+		report_node_label(r, nd, lbl, sizeof(lbl));
+		fprintf(f, "\n%s: no %s samples\n", lbl,
+			r->table_mode == MR_AGG_REMOTE ? "remote" : r->table_mode == MR_AGG_LOCAL ? "local" : "");
+		none.node = nd;
+		print_hw_table(r, &none, 0, f);
+	}
+
+	fprintf(f, "\nData sources: where the hardware says each sampled access found its data, near "
+		"to far:\n  L1, LFB (fill buffer), L1miss (missed L1, served from where is not "
+		"reported), L2, L3, near$\n  (another cache of the node), L3miss (missed L3, served "
+		"from where is not reported), lDRAM\n  and rDRAM (local and remote DRAM), rem$ (a "
+		"cache of another node), PMEM, CXL, IO, UC\n  (uncached), n/a (not reported); HITM: "
+		"the line was modified in another cache.");
+	if (r->hw_lat)
+		fprintf(f, "\n  lat, p90: access latency in cycles, mean and 90th percentile "
+			"(p90 within 6.25 %%).");
+	fprintf(f, "\n  page-rem: the page's home is another node (what the tables count as remote); "
+		"hw-rem: the\n  hardware says another node (another core of this node, such as "
+		"AMD's other CCX, is near$);\n  disagree: the two differ.\n");
+}
+
+/* The per-node tables: groups (variables, or lines with --by line) with their items. */
+static void print_tables(const struct report *r, FILE *f)
+{
+	const struct mr_agg_row *rows = r->tables.rows;
+	const struct mr_agg_table *tab = r->tables.tab;
+	size_t ntab = r->tables.ntab;
+	char lbl[32];
+	int is_var = !r->o.by_line;
+
+	if (r->no_remote)
+		fprintf(f, "\nNo remote samples: every attributed access was to a page on the "
+			"sampling CPU's own node%s. All samples:\n",
+			r->nnodes <= 1 ? " (this machine has one NUMA node)" : "");
+	else
+		fprintf(f, "\n%s samples per node of the sampling CPU%s:\n",
+			r->table_mode == MR_AGG_REMOTE ? "Remote" :
+			r->table_mode == MR_AGG_LOCAL ? "Local" : "All",
+			is_var ? "" : ", by source line");
+	if (!ntab)
+		fprintf(f, "(none)\n");
+	for (size_t t = 0; t < ntab; t++) {
+		const struct mr_agg_table *tb = &tab[t];
+		size_t ngroups = r->o.top && tb->ngroups > r->o.top ? r->o.top : tb->ngroups;
+		uint64_t rest = 0;
+
+		report_node_label(r, tb->node, lbl, sizeof(lbl));
+		fprintf(f, "\n%s: total %" PRIu64 "\n", lbl, tb->total);
+		for (size_t i = 0; i < ngroups; i++) {
+			const struct mr_agg_group *g = &tb->groups[i];
+			size_t nitems = r->o.top && g->count > r->o.top ? r->o.top : g->count;
+			uint64_t irest = 0;
+
+			fprintf(f, "(%zu) %s %" PRIu64 "\n", i + 1,
+				mr_esc(report_key_name(r, is_var, g->key)), g->total);
+			for (size_t k = 0; k < nitems; k++)
+				fprintf(f, "    %s %" PRIu64 "\n",
+					mr_esc(report_key_name(r, !is_var, rows[g->first + k].item)),
+					rows[g->first + k].n);
+			for (size_t k = nitems; k < g->count; k++)
+				irest += rows[g->first + k].n;
+			if (nitems < g->count)
+				fprintf(f, "    ... %zu more %s %" PRIu64 "\n", g->count - nitems,
+					is_var ? "lines" : "variables", irest);
+			if (is_var && r->o.advice)
+				report_advice_text(r, g->key, f);
+		}
+		for (size_t i = ngroups; i < tb->ngroups; i++)
+			rest += tb->groups[i].total;
+		if (ngroups < tb->ngroups)
+			fprintf(f, "... %zu more %s %" PRIu64 "\n", tb->ngroups - ngroups,
+				is_var ? "variables" : "lines", rest);
+		if (r->hw_shown)
+			print_hw_table(r, tb, ngroups, f);
+	}
+	if (r->hw_shown)
+		print_hw_rest(r, f);
+}
+
+
+
+/* Per variable: the home nodes of its pages and who touched them first. */
+static void print_first_touch(const struct report *r, const uint32_t *ids, size_t n, FILE *f)
+{
+	char a[32], who[48];
+
+	fprintf(f, "\nPages and first touch (home node of the pages; who touched them first):\n");
+	if (!n)
+		fprintf(f, "(no variables)\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct mr_agg_var *v = &r->agg.vars[ids[i]];
+		const struct mr_varinfo *vi = mr_attrib_var(r->a, ids[i]);
+
+		fprintf(f, "%s: ", mr_esc(vi->name));
+		if (v->ft_pages) {
+			pages_text(r, v->ft_node, v->ft_pages, f);
+			report_thread_text(r, v->ft_tid, who, sizeof(who));
+			fprintf(f, ", first touched by %s (node %d)", who, v->ft_tid_node);
+			if (v->ft_tid_pages != v->ft_pages)
+				fprintf(f, " for %.0f %%", pct(v->ft_tid_pages, v->ft_pages));
+			fprintf(f, " at %s", mr_esc(mr_attrib_line(r->a, v->ft_line)));
+			if (v->ft_line_pages != v->ft_pages)
+				fprintf(f, " (%.0f %%)", pct(v->ft_line_pages, v->ft_pages));
+			fprintf(f, "\n");
+		} else if (ids[i] == 0) {
+			fprintf(f, "%s distinct pages sampled\n", mr_fmt_count(a, v->pages));
+		} else {
+			fprintf(f, "sampled pages: ");
+			pages_text(r, v->pages_node, v->pages, f);
+			fprintf(f, "; no first-touch record%s\n",
+				mr_run_get_u64(r->run, "first_touch", 1) ? "" : " (first-touch tracking was off)");
+		}
+	}
+}
+
+/* Per variable: samples by node of the CPU x home node of the page. */
+static void print_matrix(const struct report *r, const uint32_t *ids, size_t n, FILE *f)
+{
+	uint32_t w = r->nnodes + 1;
+	char nb[16];
+
+	fprintf(f, "\nNode x node matrix (rows: node of the sampling CPU, columns: home node of "
+		"the page, ?: unknown):\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct mr_agg_var *v = &r->agg.vars[ids[i]];
+
+		fprintf(f, "%s\n  %-10s", mr_esc(mr_attrib_var(r->a, ids[i])->name), "cpu\\page");
+		for (uint32_t p = 0; p < w; p++)
+			fprintf(f, " %10s", node_name(r, p, nb, sizeof(nb)));
+		fprintf(f, "\n");
+		for (uint32_t s = 0; s < w; s++) {
+			uint64_t row = 0;
+			for (uint32_t p = 0; p < w; p++)
+				row += v->matrix[s * w + p];
+			if (s == r->nnodes && !row)
+				continue;
+			fprintf(f, "  node %-5s", node_name(r, s, nb, sizeof(nb)));
+			for (uint32_t p = 0; p < w; p++)
+				fprintf(f, " %10" PRIu64, v->matrix[s * w + p]);
+			fprintf(f, "\n");
+		}
+	}
+}
+
+void report_print_text(const struct report *r, const uint32_t *ids, size_t nids, FILE *f)
+{
+	print_header(r, f);
+	print_tables(r, f);
+	print_first_touch(r, ids, nids, f);
+	if (r->o.matrix)
+		print_matrix(r, ids, nids, f);
+}
