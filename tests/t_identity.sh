@@ -3,7 +3,8 @@
 # PIN (below) on the same run directories: programs run here under the current library
 # (examples cg, hello and fortran/ocean, and a golden program built as t_golden.sh does),
 # then both reports read each run: default text, --json, --all --json, --by line,
-# --matrix, dump, and the error text and exit status on a damaged copy. One TAP line per
+# --matrix, the HTML page (of the run, and of a saved --json), dump, and the error text
+# and exit status on a damaged copy. One TAP line per
 # comparison; a difference shows its first lines.
 #
 # Why a pin: issue 10 restructured lib/ and post/ without changing behaviour (checked
@@ -99,7 +100,11 @@ compare() {
 	same "$1: --all --json" @RUN --all --json
 	same "$1: --by line" @RUN --by line
 	same "$1: --matrix" @RUN --matrix
-	NEWRUN=v1/$r
+	same "$1: html" html -o - @RUN
+	"$NEW" "$r" --json > "$1.json" 2> /dev/null
+	OLDRUN=$r # the same file for both: only its paths are replaced
+	same "$1: html of a saved --json" html -o - "$1.json"
+	OLDRUN=v1/$r NEWRUN=v1/$r
 	same "$1: dump" dump @RUN
 	"$NEW" dump --samples "$r" > v2.dump 2>&1
 	"$NEW" dump --samples "v1/$r" > v1.dump 2>&1
