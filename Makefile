@@ -48,7 +48,7 @@ LIB_CFLAGS := $(BASE_CFLAGS) -Ilib -Icommon -fPIC -fvisibility=hidden -pthread $
 # where libdwarf.h is: Debian's place; a libdwarf elsewhere (Spack's recipe) names its own
 DWARF_CFLAGS ?= -I/usr/include/libdwarf
 # memphis-report is linked with link-time optimisation where the compiler has it (GCC;
-# REPORT_LTO= turns it off): the sample pass calls from report_pass.c into attrib_resolve.c
+# REPORT_LTO= turns it off): the sample pass calls from report/report_pass.c into attrib/attrib_resolve.c
 # for every sample, and inlining that call saves 12 % of the pass's instructions. Fat
 # objects: the unit tests link the same objects without it.
 ifeq ($(origin REPORT_LTO),undefined)
@@ -434,7 +434,7 @@ demo: deps
 # (which does not link the library) runs under ASan.
 UBSAN := -fsanitize=undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 ASAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-# memphis-report's threaded sample pass (report_pass.c) under ThreadSanitizer
+# memphis-report's threaded sample pass (post/report/report_pass.c) under ThreadSanitizer
 TSAN := -fsanitize=thread -fno-omit-frame-pointer
 check: check-deps
 	$(Q)$(MAKE) --no-print-directory all
