@@ -37,8 +37,8 @@ void mr_help_compare(FILE *f)
 		"side only (heap objects are matched by allocation site across line shifts).\n\n"
 		"Options:\n"
 		"  --max-regress N  threshold in percentage points: N, Npt or N%% (default 2)\n"
-		"  --strict         refuse (exit 2) runs that differ in backend, period, weighting\n"
-		"                   or thread count (default: a warning)\n"
+		"  --strict         refuse (exit 2) runs that differ in executable name, backend,\n"
+		"                   period, weighting or thread count (default: a warning)\n"
 		"  --region NAME    only regions called NAME (repeatable), as in the report\n"
 		"  --local          compare local shares (higher is better)\n"
 		"  --all            compare each node's and variable's share of the accesses (no\n"
@@ -55,8 +55,8 @@ void mr_help_compare(FILE *f)
 		"  --force          accept an executable whose build-id differs from the run's\n"
 		"  -h, --help       this text\n\n"
 		"Exit status: 0 no regression, 1 at least one regression, 2 cannot compare (bad\n"
-		"usage, unreadable input, another program, different node counts, or --strict and\n"
-		"runs that differ).\n");
+		"usage, unreadable input, different node counts, or --strict and runs that\n"
+		"differ).\n");
 }
 
 /* A usage error of compare: printed like the report's, exit 2 (not 1: that is a
@@ -188,15 +188,17 @@ static int check(const struct cmp_side *a, const struct cmp_side *b, const struc
 			return mr_error(EXIT_CANNOT, "compare: %s: %s; compare it with the same "
 				       "options or use its run directory", s[i]->path, why);
 	}
-	if (strcmp(base(a->exe), base(b->exe)))
-		return mr_error(EXIT_CANNOT, "compare: %s and %s are runs of different programs "
-			       "(%s, %s); compare two runs of one program", a->path, b->path,
-			       base(a->exe), base(b->exe));
 	if (a->nnodes != b->nnodes)
 		return mr_error(EXIT_CANNOT, "compare: %s has %u NUMA nodes, %s has %u; runs on "
 			       "different node counts cannot be compared", a->path, a->nnodes,
 			       b->path, b->nnodes);
 	before = res->nnotes;
+	/* app.before against app.after is how builds are compared: another name is worth a
+	 * word, not a refusal (variables still pair by name and allocation site). Another
+	 * build id alone is what comparing two builds means: the header prints both. */
+	if (strcmp(base(a->exe), base(b->exe)) &&
+	    cmp_note(res, "executables differ: %s, %s", base(a->exe), base(b->exe)))
+		return mr_error(EXIT_CANNOT, "out of memory");
 	if (strcmp(a->backend, b->backend) &&
 	    cmp_note(res, "backends differ: %s, %s", a->backend, b->backend))
 		return mr_error(EXIT_CANNOT, "out of memory");

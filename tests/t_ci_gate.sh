@@ -4,7 +4,7 @@
 # (one testcase per node and tracked variable, no failure) and a markdown table; a run
 # given with --run that regresses against its baseline (tool_gen, 50 % -> 60 % remote: this
 # host has one node, so a real program cannot regress here) exits 1 with the regressions
-# as JUnit failures; a baseline of another program exits 2; bad usage exits 2.
+# as JUnit failures; a baseline on another node count exits 2; bad usage exits 2.
 . "$MEMPHIS_SRC/tests/report_common.sh"
 need_built
 if ! have_python; then
@@ -65,8 +65,8 @@ check_if "--max-regress 20 reaches compare: the same pair exits 0" '[ "$rc" = 0 
 # cannot compare, cannot run
 sh "$GATE" --no-build -B "$B" -o other --run g60 baseline.json > other.log 2>&1
 rc=$?
-check_if "a baseline of another program: exit 2, and compare's reason once" \
-	'[ "$rc" = 2 ] && [ "$(grep -c "different programs" other.log)" = 1 ]'
+check_if "a baseline on another node count (cg's here, tool_gen's two nodes): exit 2, and compare's reason once" \
+	'[ "$rc" = 2 ] && [ "$(grep -c "different node counts" other.log)" = 1 ]'
 sh "$GATE" --no-build -B "$B" -o bad baseline.json > bad.log 2>&1
 rc=$?
 check_if "no PROGRAM: exit 2 with a usage line" '[ "$rc" = 2 ] && grep -q "^usage: " bad.log'

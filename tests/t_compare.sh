@@ -4,8 +4,9 @@
 # directions); 20 pairs of runs of the same distribution give at most 1 regression verdict
 # in total (the count is printed); a saved report compares like its run directory; heap
 # sites match across a line shift, a renamed variable is gone + new; bad input (truncated
-# JSON, another schema version, another program, other node counts, bad usage) gives one
-# clear line and exit 2; --strict refuses runs that differ; --junit is valid XML with the
+# JSON, another schema version, other node counts, bad usage) gives one clear line and
+# exit 2; an executable of another name (app.before, app.after) is compared with a
+# warning; --strict refuses runs that differ; --junit is valid XML with the
 # regressions as failures; --markdown has a table.
 . "$MEMPHIS_SRC/tests/report_common.sh"
 need_built
@@ -131,7 +132,6 @@ bad() {
 }
 bad "truncated JSON" "truncated" cut.json b1
 bad "another schema version" 'schema "memphis-report/2"' a1 v2.json
-bad "a run directory of another program" "different programs" a1 other
 bad "different node counts" "different node counts" a1 one
 bad "a missing input" "No such file" a1 nowhere
 bad "one input only" "two inputs expected" a1
@@ -147,6 +147,11 @@ rc=$(run_rc o e "$R" compare a1.json p2.json)
 check_if "another period: a warning, compared (exit $rc)" \
 	'[ "$rc" = 0 ] && has o "warning: sampling periods differ: 1000000 ns, 2000000 ns"'
 bad "--strict and another period" "--strict" --strict a1.json p2.json
+# the same program copied under another name, as two builds are kept side by side
+rc=$(run_rc o e "$R" compare a1 other)
+check_if "an executable of another name: a warning, compared (exit $rc)" \
+	'[ "$rc" != 2 ] && has o "warning: executables differ: tool_gen, other_prog"'
+bad "--strict and an executable of another name" "executables differ" --strict a1 other
 
 # 7. outputs: JUnit XML, Markdown
 rc=$(run_rc o e "$R" compare a1 b1 --junit cmp.xml)
