@@ -160,29 +160,16 @@ TEST_DEB_PKGS := chromium nodejs
 TEST_DEB_PKGS += dpkg-dev debhelper dh-dkms lintian debootstrap flake8 black isort
 PUPPETEER := puppeteer-core@24.43.1
 
-# deb_install PACKAGES: the recipe that installs the missing ones (as root) or says how
-define deb_install
-	@missing=""; for p in $(1); do \
-	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	  if [ "$$(id -u)" = 0 ]; then \
-	    echo "memphis: installing$$missing"; \
-	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing) >/dev/null || exit 1; \
-	  else \
-	    echo "memphis: missing packages; run:  sudo apt-get install -y$$missing"; exit 1; \
-	  fi; \
-	fi
-endef
+# packaging/deb-install.sh PACKAGES: installs the missing ones (as root; it says what and
+# shows each package set up) or prints the command that would
 
 deps:
-	$(call deb_install,$(DEB_PKGS))
+	$(Q)sh packaging/deb-install.sh $(DEB_PKGS)
 
 # Debian's nodejs comes without npm (NodeSource's has it): npm then too.
 .PHONY: check-deps
 check-deps: deps
-	$(call deb_install,$(TEST_DEB_PKGS))
-	$(call deb_install,$(if $(shell command -v npm),,npm))
+	$(Q)sh packaging/deb-install.sh $(TEST_DEB_PKGS) $(if $(shell command -v npm),,npm)
 	$(Q)[ -d $(B)/npm/node_modules/puppeteer-core ] || { mkdir -p $(B)/npm && \
 	  npm install --silent --no-audit --no-fund --prefix $(B)/npm $(PUPPETEER) > /dev/null; }
 
