@@ -459,6 +459,21 @@ endif
 	  share/memphis/html/memphis.js "$(DESTDIR)$(DATADIR)/memphis/html/"
 	for m in docs/*.1 docs/*.3; do [ -f "$$m" ] || continue; s=$${m##*.}; \
 	  install -d "$(DESTDIR)$(MANDIR)/man$$s" && install -m 0644 $$m "$(DESTDIR)$(MANDIR)/man$$s/"; done
+	@$(MAKE) --no-print-directory -s LIBDIR="$(LIBDIR)" BINDIR="$(BINDIR)" DESTDIR="$(DESTDIR)" install-ldconfig
+
+# After an install into the loader's own path (/usr/local/lib on Debian), programs find
+# libmemphis.so.N only once ldconfig has run: as root it is run, else its command printed.
+# Any other LIBDIR (a private PREFIX) gets the three variables a user sets. A staged
+# install (DESTDIR) is the packager's: nothing.
+.PHONY: install-ldconfig
+install-ldconfig:
+	@[ -n "$(DESTDIR)" ] || \
+	if ldconfig -v -N 2>/dev/null | awk -v d="$(LIBDIR):" '$$1 == d { f = 1 } END { exit !f }'; then \
+	  if [ "$$(id -u)" = 0 ]; then ldconfig; else echo "memphis: now run as root: ldconfig"; fi; \
+	else \
+	  echo "memphis: $(LIBDIR) is not in the dynamic loader's path; to use this install:"; \
+	  echo "  export PATH=\"$(BINDIR):\$$PATH\" PKG_CONFIG_PATH=\"$(LIBDIR)/pkgconfig\" LD_LIBRARY_PATH=\"$(LIBDIR)\""; \
+	fi
 
 uninstall:
 	rm -f "$(DESTDIR)$(LIBDIR)/libmemphis.a" "$(DESTDIR)$(LIBDIR)"/libmemphis.so* \
@@ -468,6 +483,7 @@ uninstall:
 	rm -rf "$(DESTDIR)$(INCDIR)/memphis" "$(DESTDIR)$(DATADIR)/memphis/html"
 	for m in docs/*.1 docs/*.3; do [ -f "$$m" ] || continue; s=$${m##*.}; \
 	  rm -f "$(DESTDIR)$(MANDIR)/man$$s/$${m##*/}"; done
+	@[ -n "$(DESTDIR)" ] || [ "$$(id -u)" != 0 ] || ldconfig
 
 # The kernel module for DKMS (kmod/README.md): its source, its headers and dkms.conf with
 # this VERSION in /usr/src/memphismod-VERSION/; the udev rule (/dev/memphismod root,
