@@ -68,7 +68,7 @@ PY
 "$R" html -o sample.html "$S/tests/data/html-sample.json" 2> err.txt
 rc=$?
 check_if "html -o PAGE REPORT.json writes the page of a saved report (exit $rc)" \
-	'[ "$rc" = 0 ] && [ -s sample.html ] && [ ! -s err.txt ]'
+	'[ "$rc" = 0 ] && [ -s sample.html ] && [ "$(cat err.txt)" = "memphis-report: the HTML page is in sample.html (open it in a browser)" ]'
 check_if "the page names the charting library it inlined (d3 from libjs-d3)" \
 	'grep -q "\"library\":{\"name\":\"d3\",\"version\":\"3\." sample.html'
 browser sample.html "$S/tests/data/html-sample.json" sample.png
@@ -86,6 +86,9 @@ else
 	rc2=$?
 	check_if "--html FILE and html -o FILE write the page ($rc, $rc2) and the same bytes" \
 		'[ "$rc" = 0 ] && [ "$rc2" = 0 ] && cmp -s cg.html cg2.html'
+	"$R" --html "$run" 2> err.txt; rc=$?
+	check_if "--html RUNDIR, no FILE: the page of RUNDIR in RUNDIR.html, and it says so (exit $rc)" \
+		'[ "$rc" = 0 ] && cmp -s cg.html "${run%/}.html" && grep -q "page is in ${run%/}.html" err.txt'
 	touch 3 # a file named like --top's value: html must not take it for a saved report
 	"$R" html -o top.html --top 3 "$run" 2> err.txt; rc=$?
 	check_if "html -o FILE --top 3 RUNDIR: report options before RUNDIR (exit $rc)" \

@@ -311,6 +311,9 @@ int html_write_page(const char *path, const char *json, size_t len, const char *
 		goto out;
 	}
 	rc = write_out(path, tpl.p, &css, &d3, &js, json, len, page_text);
+	if (rc == MR_EXIT_OK && strcmp(path, "-"))
+		fprintf(stderr, "memphis-report: the HTML page is in %s (open it in a browser)\n",
+			mr_esc(path));
 out:
 	json_object_put(page);
 	json_object_put(report);

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/err.h"
@@ -123,6 +124,35 @@ size_t report_jobs(const struct report_opts *o)
 	return (size_t)n;
 }
 
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* `--html RUNDIR` and nothing after it: the user meant the page of RUNDIR, not a page
+ * written over a directory. The page goes to RUNDIR's name + ".html" in the working
+ * directory (html_write_page says where). Parsed once per process: the name's storage
+ * is static. */
+static bool html_dir_only(struct report_opts *o, char **arg)
+{
+	static char page[4096];
+	const char *dir = *arg, *end = dir + strlen(dir), *name;
+
+	while (end > dir + 1 && end[-1] == '/')
+		end--;
+	name = end;
+	while (name > dir && name[-1] != '/')
+		name--;
+	snprintf(page, sizeof(page), "%.*s.html", (int)(end - name), name);
+	o->html = page;
+	o->dir = dir;
+	o->dirs = arg;
+	o->ndirs = 1;
+	return true;
+}
+
 bool report_parse_options(struct report_opts *o, int argc, char **argv, int *exit_code)
 {
 	static const struct option lo[] = {
@@ -138,6 +168,7 @@ bool report_parse_options(struct report_opts *o, int argc, char **argv, int *exi
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
+	char **html_arg = NULL; /* the argv element that is --html's FILE (not --html=FILE) */
 	char *end;
 	long jobs;
 
@@ -195,7 +226,10 @@ bool report_parse_options(struct report_opts *o, int argc, char **argv, int *exi
 		case 'P': o->pattern = 1; break;
 		case 'A': o->advice = o->pattern = 1; break;
 		case 'J': break; /* --json: seen above */
-		case 'H': o->html = optarg; break;
+		case 'H':
+			o->html = optarg;
+			html_arg = optarg == argv[optind - 1] ? &argv[optind - 1] : NULL;
+			break;
 		case 'e': o->exe = optarg; break;
 		case 'f': o->force = 1; break;
 		case 'h': mr_help_report(stdout); return stop(exit_code, MR_EXIT_OK);
@@ -219,6 +253,8 @@ bool report_parse_options(struct report_opts *o, int argc, char **argv, int *exi
 						getenv("MEMPHIS_REPORT_JOBS")));
 	if (o->html && o->json)
 		return stop(exit_code, mr_usage("report", "--html and --json exclude each other"));
+	if (optind == argc && o->html && html_arg && is_dir(o->html))
+		return html_dir_only(o, html_arg);
 	if (optind == argc)
 		return stop(exit_code, mr_usage("report", "missing RUNDIR"));
 	o->dir = argv[optind];
