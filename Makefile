@@ -78,7 +78,11 @@ POST_LIB_OBJS := $(filter-out $(B)/post/main.o,$(POST_OBJS)) $(COMMON_OBJS)
 UNIT_SRCS := $(wildcard tests/unit_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/%.c=$(B)/tests/%)
 PROG_SRCS := $(wildcard tests/prog_*.c)
-PROG_BINS := $(PROG_SRCS:tests/%.c=$(B)/tests/%) $(B)/tests/dlib_table.so \
+# bench/prog_*.c: programs only `make bench` runs; built like the tests' programs and into
+# the same $(B)/tests/, where bench.sh and tests/hw/bundle.sh take every program from
+BENCH_PROG_SRCS := $(wildcard bench/prog_*.c)
+PROG_BINS := $(PROG_SRCS:tests/%.c=$(B)/tests/%) $(BENCH_PROG_SRCS:bench/%.c=$(B)/tests/%) \
+	     $(B)/tests/dlib_table.so \
 	     $(B)/tests/shim_nocpu.so $(B)/tests/shim_calls.so \
 	     $(B)/tests/shim_uncompress.so $(B)/tests/shim_ctrcpu.so
 # C++ workloads (tests/prog_*.cc): how the report names heap objects of operator new
@@ -299,6 +303,11 @@ $(B)/tests/prog_%: tests/prog_%.c $(B)/libmemphis.so
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(PROG_CFLAGS) $< -o $@ $(PROG_LDFLAGS) $(LDFLAGS)
 
+$(B)/tests/prog_%: bench/prog_%.c $(B)/libmemphis.so
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(PROG_CFLAGS) $< -o $@ $(PROG_LDFLAGS) $(LDFLAGS)
+
 # Two files, each with a static `work` of its own (variables that share a name, issue 38).
 $(B)/tests/prog_collide: tests/prog_collide.c tests/collide_b.c tests/collide.h $(B)/libmemphis.so
 	@mkdir -p $(@D)
@@ -449,7 +458,7 @@ check-vm: deps
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all
-	$(Q)sh tests/bench.sh $(B)
+	$(Q)sh bench/bench.sh $(B)
 
 # Every installed path is quoted: PREFIX, DESTDIR and the directories may hold spaces.
 install: $(PROGRAMS)

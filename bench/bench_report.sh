@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/bench_report.sh [BUILD] - throughput and memory of memphis-report, and a side by
+# bench/bench_report.sh [BUILD] - throughput and memory of memphis-report, and a side by
 # side with `perf report` on the same program. Prints figures, asserts nothing.
 #   1. synthetic runs of 1 M and 10 M samples (tests/tool_gen): samples/s (wall and CPU)
 #      and peak RSS, which must stay flat in the number of samples; then the same runs'

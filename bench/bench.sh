@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/bench.sh [BUILD] - make bench: what users run, as figures; asserts nothing.
+# bench/bench.sh [BUILD] - make bench: what users run, as figures; asserts nothing.
 #  1. Collection overhead on three kernels, with as many threads as cores:
 #     examples/cg (OpenMP, a region per iteration) and tests/prog_barrier (OpenMP, many
 #     short loops, a barrier every few microseconds), each with libgomp's default waiting
@@ -23,10 +23,10 @@
 #  4. Where the cost goes (issue 14; with BENCH_QUICK only when BENCH_SPLIT=1): cg and
 #     barrier spinning at 1 ms, the collector's parts switched on in turn (start and
 #     regions, first touches, samples, their stacks).
-#     Then what one sample costs a thread that nothing amplifies (tests/prog_spin: no
+#     Then what one sample costs a thread that nothing amplifies (bench/prog_spin.c: no
 #     barrier, no data; timed inside its loop): under perf record, the kernel's clock
 #     interrupt and sample alone, and under libmemphis.
-#  5. memphis-report throughput, scaling and memory (tests/bench_report.sh).
+#  5. memphis-report throughput, scaling and memory (bench/bench_report.sh).
 # Environment: BENCH_RUNS (default 5; 3 with BENCH_QUICK), BENCH_PERIODS (default
 # "4ms 1ms 250us"; "1ms" with BENCH_QUICK), BENCH_QUICK=1 (a ~2 minute subset: fewer runs,
 # one period, no allocation/churn part, a small report part).
@@ -403,7 +403,7 @@ if [ "${BENCH_SPLIT:-$((1 - QUICK))}" = 1 ]; then
 	echo " nosmp, stacks = lib - nostk. Differences of medians: noisy where the runs spread)"
 fi
 
-# What one sample costs where nothing amplifies it (issue 14): tests/prog_spin, one thread
+# What one sample costs where nothing amplifies it (issue 14): bench/prog_spin.c, one thread
 # computing in registers, timed inside its loop, unprofiled, under perf record and profiled.
 # perf record's cost is the kernel's alone (its clock interrupt and sample): no profiler
 # that samples on the clock costs less per sample on this machine.
@@ -427,7 +427,7 @@ for i in $(seq "$RUNS"); do
 	for c in $spin_cfgs; do spin_once "$c"; done
 done
 echo
-echo "== a sample's cost without barriers: tests/prog_spin (one thread, timed inside its loop), medians of $RUNS interleaved runs ($(($(date +%s) - t)) s)"
+echo "== a sample's cost without barriers: bench/prog_spin (one thread, timed inside its loop), medians of $RUNS interleaved runs ($(($(date +%s) - t)) s)"
 printf "%-12s %8s %8s %10s %12s\n" setting loop_s ratio samples us/sample
 o=$(awk '$1 == "off" { print $2 }' spin.t | median)
 for c in $spin_cfgs; do
@@ -467,9 +467,9 @@ if [ "$QUICK" = 1 ]; then
 	BENCH_SIZES=${BENCH_SIZES:-1000000} BENCH_COMPARE_N=${BENCH_COMPARE_N:-1000000} \
 		BENCH_JOB_N=${BENCH_JOB_N:-50000} \
 		BENCH_CG_ARGS=${BENCH_CG_ARGS:--i 20} BENCH_CG_LONG_ARGS=${BENCH_CG_LONG_ARGS:--i 80} \
-		sh "$SRC/tests/bench_report.sh" "$B"
+		sh "$SRC/bench/bench_report.sh" "$B"
 else
-	sh "$SRC/tests/bench_report.sh" "$B"
+	sh "$SRC/bench/bench_report.sh" "$B"
 fi
 echo
 echo "== make bench took $(($(date +%s) - start)) s; load after: $(uptime | sed 's/.*load average/load average/')"
