@@ -75,8 +75,8 @@ POST_SRCS := $(wildcard post/*.c)
 POST_OBJS := $(POST_SRCS:%.c=$(B)/%.o)
 # post/main.c holds main(); everything else also goes into libpost.a for the unit tests.
 POST_LIB_OBJS := $(filter-out $(B)/post/main.o,$(POST_OBJS)) $(COMMON_OBJS)
-UNIT_SRCS := $(wildcard tests/unit_*.c)
-UNIT_BINS := $(UNIT_SRCS:tests/%.c=$(B)/tests/%)
+UNIT_SRCS := $(wildcard tests/unit/unit_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 PROG_SRCS := $(wildcard tests/prog_*.c)
 # bench/prog_*.c: programs only `make bench` runs; built like the tests' programs and into
 # the same $(B)/tests/, where bench.sh and tests/hw/bundle.sh take every program from
@@ -290,10 +290,15 @@ $(B)/libpost.a: $(POST_LIB_OBJS)
 
 # Unit tests link the objects of lib/ and post/ directly (they test internal functions).
 # -Ipost comes first: lib/ and post/ both have a heap.h, and only post tests include it.
-$(B)/tests/unit_%: tests/unit_%.c $(B)/libmemphis.a $(B)/libpost.a
+$(B)/tests/unit_%: tests/unit/unit_%.c $(B)/libmemphis.a $(B)/libpost.a
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(BASE_CFLAGS) -Ipost -Ilib -Ilib/backend -Icommon $(DWARF_CFLAGS) -pthread $(CFLAGS) $< -o $@ $(B)/libpost.a $(B)/libmemphis.a $(POST_LIBS) $(LIB_LIBS) $(LDFLAGS)
+
+# The unit tests' sources were tests/unit_NAME.c: the dependency files of a build made
+# before name them there. Like -MP's rules for headers, this empty rule lets make rebuild
+# such a test from its new source instead of stopping.
+tests/unit_%.c: ;
 
 # Workloads run under memphis: OpenMP, linked to the shared library like a user would.
 PROG_CFLAGS := -std=gnu11 -g -O2 -fopenmp -pthread -Iinclude -Wall -Wextra -Werror -Wno-unused-parameter

@@ -81,7 +81,7 @@ run_one() {
 
 # unit tests whose source is there (a renamed test leaves its old binary in BUILD)
 for t in "$MEMPHIS_BUILD"/tests/unit_*; do
-	[ -x "$t" ] && [ -f "$MEMPHIS_SRC/tests/${t##*/}.c" ] || continue
+	[ -x "$t" ] && [ -f "$MEMPHIS_SRC/tests/unit/${t##*/}.c" ] || continue
 	# unit tests link the library: they must not profile themselves
 	run_one "$(basename "$t")" env MEMPHIS_DISABLE=1 "$t"
 done
@@ -105,7 +105,7 @@ fi
 SAN_TESTS=${MEMPHIS_SAN_TESTS:-t_sampler|t_threads|t_robust|t_touch|t_fortran|t_counters|t_stacks}
 if [ -d "$MEMPHIS_BUILD-ubsan" ] && [ -z "$MEMPHIS_NO_SAN" ]; then
 	for t in "$MEMPHIS_BUILD-ubsan"/tests/unit_*; do
-		[ -x "$t" ] && [ -f "$MEMPHIS_SRC/tests/${t##*/}.c" ] || continue
+		[ -x "$t" ] && [ -f "$MEMPHIS_SRC/tests/unit/${t##*/}.c" ] || continue
 		run_one "ubsan: $(basename "$t")" env MEMPHIS_DISABLE=1 "$t"
 	done
 	for t in "$MEMPHIS_SRC"/tests/t_*.sh; do
