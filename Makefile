@@ -77,6 +77,21 @@ POST_OBJS := $(POST_SRCS:%.c=$(B)/%.o)
 POST_LIB_OBJS := $(filter-out $(B)/post/main.o,$(POST_OBJS)) $(COMMON_OBJS)
 UNIT_SRCS := $(wildcard tests/unit/unit_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
+# Each unit test is linked with the side it tests and nothing else (so a post/ test never
+# carries lib/'s malloc interposer, nor a lib/ test post/'s objects): the rules are below.
+# Every tests/unit/unit_NAME.c is in exactly one list, by what it calls:
+#   UNIT_LIB     lib/ (the collector): libmemphis.a, which holds common/'s objects too
+#   UNIT_POST    post/ (memphis-report): libpost.a, which holds common/'s objects too
+#   UNIT_COMMON  common/ and the header-only include/memphis/hwdecode.h, which both sides
+#                use: common/'s objects alone
+UNIT_LIB := decode fd hwbackend io kmod_decode perf perfctr rank replay replay_ibs stack
+UNIT_POST := advice aggregate allocsite compare debuginfo debuginfo_locals heap heapvar \
+	hwsrc json pages radix rundir runtime unwind
+UNIT_COMMON := crc32c hwdecode maps search u64map u64set
+UNIT_NOSIDE := $(filter-out $(UNIT_LIB) $(UNIT_POST) $(UNIT_COMMON),$(UNIT_SRCS:tests/unit/unit_%.c=%))
+ifneq ($(UNIT_NOSIDE),)
+$(error $(UNIT_NOSIDE:%=tests/unit/unit_%.c): in none of UNIT_LIB, UNIT_POST, UNIT_COMMON (Makefile))
+endif
 PROG_SRCS := $(wildcard tests/prog_*.c)
 # bench/prog_*.c: programs only `make bench` runs; built like the tests' programs and into
 # the same $(B)/tests/, where bench.sh and tests/hw/bundle.sh take every program from
@@ -288,12 +303,22 @@ $(B)/libpost.a: $(POST_LIB_OBJS)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)rm -f $@ && ar rcs $@ $(POST_LIB_OBJS)
 
-# Unit tests link the objects of lib/ and post/ directly (they test internal functions).
-# -Ipost comes first: lib/ and post/ both have a heap.h, and only post tests include it.
-$(B)/tests/unit_%: tests/unit/unit_%.c $(B)/libmemphis.a $(B)/libpost.a
+# Unit tests link the objects of their side directly (they test internal functions), with
+# that side's headers only (lib/ and post/ both have a heap.h: each side sees its own).
+$(UNIT_LIB:%=$(B)/tests/unit_%): $(B)/tests/unit_%: tests/unit/unit_%.c $(B)/libmemphis.a
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(BASE_CFLAGS) -Ipost -Ilib -Ilib/backend -Icommon $(DWARF_CFLAGS) -pthread $(CFLAGS) $< -o $@ $(B)/libpost.a $(B)/libmemphis.a $(POST_LIBS) $(LIB_LIBS) $(LDFLAGS)
+	$(Q)$(CC) $(BASE_CFLAGS) -Ilib -Ilib/backend -Icommon -pthread $(CFLAGS) $< -o $@ $(B)/libmemphis.a $(LIB_LIBS) $(LDFLAGS)
+
+$(UNIT_POST:%=$(B)/tests/unit_%): $(B)/tests/unit_%: tests/unit/unit_%.c $(B)/libpost.a
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(BASE_CFLAGS) -Ipost -Icommon $(DWARF_CFLAGS) -pthread $(CFLAGS) $< -o $@ $(B)/libpost.a $(POST_LIBS) $(LDFLAGS)
+
+$(UNIT_COMMON:%=$(B)/tests/unit_%): $(B)/tests/unit_%: tests/unit/unit_%.c $(COMMON_OBJS)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(BASE_CFLAGS) -Icommon $(CFLAGS) $< -o $@ $(COMMON_OBJS) $(LDFLAGS)
 
 # The unit tests' sources were tests/unit_NAME.c: the dependency files of a build made
 # before name them there. Like -MP's rules for headers, this empty rule lets make rebuild

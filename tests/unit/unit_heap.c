@@ -1,6 +1,8 @@
-/* tests/unit/unit_heap.c - the heap index of memphis-report (post/heap.c): which allocation holds an
- * address at a time, with reuse after free, reuse without a free, small objects inside a
- * freed big one, and a million reused objects (lookup time printed, not asserted).
+/* tests/unit/unit_heap.c - the heap index of memphis-report (post/heap.c, the heap objects of
+ * a run; not lib/heap.c, the library's allocation interposer, which the shell tests cover):
+ * which allocation holds an address at a time, with reuse after free, reuse without a free,
+ * small objects inside a freed big one, and a million reused objects (lookup time printed,
+ * not asserted).
  * Table-driven; TAP output. */
 #include <errno.h>
 #include <inttypes.h>
