@@ -92,19 +92,22 @@ UNIT_NOSIDE := $(filter-out $(UNIT_LIB) $(UNIT_POST) $(UNIT_COMMON),$(UNIT_SRCS:
 ifneq ($(UNIT_NOSIDE),)
 $(error $(UNIT_NOSIDE:%=tests/unit/unit_%.c): in none of UNIT_LIB, UNIT_POST, UNIT_COMMON (Makefile))
 endif
-PROG_SRCS := $(wildcard tests/prog_*.c)
+# tests/programs/: what the tests run (prog_*: workloads run under memphis, shim_*: libraries
+# preloaded, tool_*: tools that write or rewrite run directories or drive the module), built
+# into $(B)/tests/, where the tests run them from
+PROG_SRCS := $(wildcard tests/programs/prog_*.c)
 # bench/prog_*.c: programs only `make bench` runs; built like the tests' programs and into
 # the same $(B)/tests/, where bench.sh and tests/hw/bundle.sh take every program from
 BENCH_PROG_SRCS := $(wildcard bench/prog_*.c)
-PROG_BINS := $(PROG_SRCS:tests/%.c=$(B)/tests/%) $(BENCH_PROG_SRCS:bench/%.c=$(B)/tests/%) \
-	     $(B)/tests/dlib_table.so \
+PROG_BINS := $(PROG_SRCS:tests/programs/%.c=$(B)/tests/%) \
+	     $(BENCH_PROG_SRCS:bench/%.c=$(B)/tests/%) $(B)/tests/dlib_table.so \
 	     $(B)/tests/shim_nocpu.so $(B)/tests/shim_calls.so \
 	     $(B)/tests/shim_uncompress.so $(B)/tests/shim_ctrcpu.so
-# C++ workloads (tests/prog_*.cc): how the report names heap objects of operator new
-PROGXX_SRCS := $(wildcard tests/prog_*.cc)
-PROGXX_BINS := $(PROGXX_SRCS:tests/%.cc=$(B)/tests/%)
-TOOL_SRCS := $(wildcard tests/tool_*.c)
-TOOL_BINS := $(TOOL_SRCS:tests/%.c=$(B)/tests/%)
+# C++ workloads (tests/programs/prog_*.cc): how the report names heap objects of operator new
+PROGXX_SRCS := $(wildcard tests/programs/prog_*.cc)
+PROGXX_BINS := $(PROGXX_SRCS:tests/programs/%.cc=$(B)/tests/%)
+TOOL_SRCS := $(wildcard tests/programs/tool_*.c)
+TOOL_BINS := $(TOOL_SRCS:tests/programs/%.c=$(B)/tests/%)
 EXAMPLE_SRCS := $(filter-out examples/mpi/%,$(wildcard examples/*/*.c))
 EXAMPLE_BINS := $(patsubst examples/%.c,$(B)/examples/%,$(EXAMPLE_SRCS))
 FEXAMPLE_SRCS := $(filter-out examples/mpi/%,$(wildcard examples/*/*.f90))
@@ -320,15 +323,15 @@ $(UNIT_COMMON:%=$(B)/tests/unit_%): $(B)/tests/unit_%: tests/unit/unit_%.c $(COM
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(BASE_CFLAGS) -Icommon $(CFLAGS) $< -o $@ $(COMMON_OBJS) $(LDFLAGS)
 
-# The unit tests' sources were tests/unit_NAME.c: the dependency files of a build made
-# before name them there. Like -MP's rules for headers, this empty rule lets make rebuild
-# such a test from its new source instead of stopping.
-tests/unit_%.c: ;
+# The unit tests' and tools' sources were tests/unit_NAME.c and tests/tool_NAME.c: the
+# dependency files of a build made before name them there. Like -MP's rules for headers,
+# these empty rules let make rebuild such a binary from its new source instead of stopping.
+tests/unit_%.c tests/tool_%.c: ;
 
 # Workloads run under memphis: OpenMP, linked to the shared library like a user would.
 PROG_CFLAGS := -std=gnu11 -g -O2 -fopenmp -pthread -Iinclude -Wall -Wextra -Werror -Wno-unused-parameter
 PROG_LDFLAGS := -L$(B) -Wl,-rpath,'$$ORIGIN/..' -lmemphis -lnuma
-$(B)/tests/prog_%: tests/prog_%.c $(B)/libmemphis.so
+$(B)/tests/prog_%: tests/programs/prog_%.c $(B)/libmemphis.so
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(PROG_CFLAGS) $< -o $@ $(PROG_LDFLAGS) $(LDFLAGS)
@@ -339,19 +342,20 @@ $(B)/tests/prog_%: bench/prog_%.c $(B)/libmemphis.so
 	$(Q)$(CC) $(PROG_CFLAGS) $< -o $@ $(PROG_LDFLAGS) $(LDFLAGS)
 
 # Two files, each with a static `work` of its own (variables that share a name, issue 38).
-$(B)/tests/prog_collide: tests/prog_collide.c tests/collide_b.c tests/collide.h $(B)/libmemphis.so
+$(B)/tests/prog_collide: tests/programs/prog_collide.c tests/programs/collide_b.c \
+	tests/programs/collide.h $(B)/libmemphis.so
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(PROG_CFLAGS) $< tests/collide_b.c -o $@ $(PROG_LDFLAGS) $(LDFLAGS)
+	$(Q)$(CC) $(PROG_CFLAGS) $< tests/programs/collide_b.c -o $@ $(PROG_LDFLAGS) $(LDFLAGS)
 
 PROGXX_CXXFLAGS := -std=c++17 -g -O2 -pthread -Iinclude -Wall -Wextra -Werror -Wno-unused-parameter
-$(B)/tests/prog_%: tests/prog_%.cc $(B)/libmemphis.so
+$(B)/tests/prog_%: tests/programs/prog_%.cc $(B)/libmemphis.so
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CXX     $<")
 	$(Q)$(CXX) $(PROGXX_CXXFLAGS) $(CXXFLAGS) $< -o $@ $(PROG_LDFLAGS) $(LDFLAGS)
 
 # A library the dlopen test loads, unloads and loads again (tests/t_dlopen.sh).
-$(B)/tests/dlib_table.so: tests/dlib_table.c
+$(B)/tests/dlib_table.so: tests/programs/dlib_table.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) -std=gnu11 -g -O2 -fPIC -shared -Wall -Wextra -Werror $< -o $@ $(LDFLAGS)
@@ -361,14 +365,14 @@ $(B)/tests/dlib_table.so: tests/dlib_table.c
 # counts the library's sleeps and perf event switches (tests/t_touch.sh, t_linger.sh);
 # shim_uncompress counts memphis-report's inflating of compressed DWARF (t_callers.sh);
 # shim_ctrcpu opens the library's own counters on one CPU only (t_counters.sh).
-$(B)/tests/shim_%.so: tests/shim_%.c
+$(B)/tests/shim_%.so: tests/programs/shim_%.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) -std=gnu11 -g -O2 -fPIC -shared -Wall -Wextra -Werror $< -o $@ $(LDFLAGS)
 
 # Test tools are programs of their own; those that write run directories take the CRC from
 # common/.
-$(B)/tests/tool_%: tests/tool_%.c $(B)/common/crc32c.o
+$(B)/tests/tool_%: tests/programs/tool_%.c $(B)/common/crc32c.o
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(BASE_CFLAGS) -Icommon $(CFLAGS) $< -o $@ $(B)/common/crc32c.o $(LDFLAGS) -lm

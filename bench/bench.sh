@@ -1,9 +1,9 @@
 #!/bin/sh
 # bench/bench.sh [BUILD] - make bench: what users run, as figures; asserts nothing.
 #  1. Collection overhead on three kernels, with as many threads as cores:
-#     examples/cg (OpenMP, a region per iteration) and tests/prog_barrier (OpenMP, many
+#     examples/cg (OpenMP, a region per iteration) and tests/programs/prog_barrier.c (OpenMP, many
 #     short loops, a barrier every few microseconds), each with libgomp's default waiting
-#     (spin, then sleep) and with OMP_WAIT_POLICY=passive; tests/prog_partition (random
+#     (spin, then sleep) and with OMP_WAIT_POLICY=passive; tests/programs/prog_partition.c (random
 #     reads of a 128 MiB array, memory-bound) with the default. Per period, the same binary
 #     unprofiled (MEMPHIS_DISABLE=1), profiled by libmemphis, and unprofiled under
 #     `perf record` with the software sampler's event and registers (lib/backend/soft.c:
@@ -11,9 +11,9 @@
 #     once in 10 s; under perf the program is timed from inside (docs/bench.md). All settings of a kernel are run
 #     in turn, BENCH_RUNS times (interleaved); medians. docs/bench.md says what each column
 #     of the table means.
-#  2. Allocation-heavy (tests/prog_allocheavy: 20 M small malloc/free; off,
+#  2. Allocation-heavy (tests/programs/prog_allocheavy.c: 20 M small malloc/free; off,
 #     MEMPHIS_BACKEND=none, profiled per thread and per CPU: wall and CPU ratios), many
-#     small objects (tests/prog_manyobj: 1 M live rows; collection
+#     small objects (tests/programs/prog_manyobj.c: 1 M live rows; collection
 #     overhead with every allocation recorded and sampled, report time and memory) and
 #     thread-churn programs: off, MEMPHIS_BACKEND=none, profiled; the
 #     cost of counters per region (issue 15): profiled with and without two PAPI software

@@ -1,7 +1,7 @@
 #!/bin/sh
 # bench/bench_report.sh [BUILD] - throughput and memory of memphis-report, and a side by
 # side with `perf report` on the same program. Prints figures, asserts nothing.
-#   1. synthetic runs of 1 M and 10 M samples (tests/tool_gen): samples/s (wall and CPU)
+#   1. synthetic runs of 1 M and 10 M samples (tests/programs/tool_gen.c): samples/s (wall and CPU)
 #      and peak RSS, which must stay flat in the number of samples; then the same runs'
 #      HTML page (--html, issue 18): time and size, which must stay within 10 MB;
 #   1b. synthetic runs of many allocations (BENCH_ALLOC_SIZES, default "1000000 5000000"):
@@ -64,7 +64,7 @@ measure() {
 }
 rate() { awk "BEGIN { if ($2 > 0) printf \"%.1f\", $1 / $2 / 1e6; else print \"inf\" }"; }
 
-echo "== memphis-report on synthetic runs (tests/tool_gen, 2 nodes, 4 CPUs, 100k heap objects)"
+echo "== memphis-report on synthetic runs (tests/programs/tool_gen, 2 nodes, 4 CPUs, 100k heap objects)"
 printf "%12s %10s %10s %14s %14s %10s\n" samples wall_s cpu_s "Msamples/s" "Msamples/s" peak_RSS
 printf "%12s %10s %10s %14s %14s %10s\n" "" "" "" "(wall)" "(cpu)" "(KiB)"
 first_rss=""

@@ -55,7 +55,7 @@ lines() { grep -n "$1" "$SRC" | cut -d: -f1 | sed 's/^/cg.c:/' | paste -sd, -; }
 
 prof gather "$B/tests/prog_gather" 64 40 &&
 	$CHECK advice gather.json "main::x=local/interleave@prog_gather.c:$(grep -n 'x\[i\] = ' \
-		"$S/tests/prog_gather.c" | cut -d: -f1)" > gather.check 2>&1 && results gather.check
+		"$S/tests/programs/prog_gather.c" | cut -d: -f1)" > gather.check 2>&1 && results gather.check
 prof table "$B/tests/prog_table" 400 && {
 	$CHECK advice table.json "prog_table.c:table=local/replicate" > table.check 2>&1
 	results table.check

@@ -88,7 +88,7 @@ rm -rf memphis-*/
 # the program linked with the archive: its libraries are those the shared one needs
 libs=$(readelf -d "$B/libmemphis.so" | sed -n 's/.*Shared library: \[lib\([A-Za-z0-9_+-]*\)\.so.*/-l\1/p' |
 	grep -v -e '^-lc$' | tr '\n' ' ')
-if ${CC:-cc} -g -O2 -I"$S/include" -o allocheavy_static "$S/tests/prog_allocheavy.c" \
+if ${CC:-cc} -g -O2 -I"$S/include" -o allocheavy_static "$S/tests/programs/prog_allocheavy.c" \
 	"$B/libmemphis.a" $libs -pthread 2> static.err; then
 	MEMPHIS_HEAP_SAMPLE=1 MEMPHIS_PERIOD=100us ./allocheavy_static 100000 > static.out 2>&1
 	check "static: output unchanged" cmp -s self.out static.out

@@ -122,7 +122,7 @@ cd ..
 
 # A runtime's code is named by its ELF symbols (the first touch above: "in memset"), its
 # DWARF not read: the report of the O2 run inflates no compressed section (libc6-dbg's
-# .debug_* are; tests/shim_uncompress.so counts libdwarf's uncompress calls). Void where
+# .debug_* are; $B/tests/shim_uncompress.so counts libdwarf's uncompress calls). Void where
 # libc has no compressed debug file installed.
 d=$(cd O2 && rundir callers)
 libc=$(ldd O2/callers | sed -n 's/.*libc\.so\.6 => \([^ ]*\).*/\1/p')

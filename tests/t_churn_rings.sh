@@ -1,4 +1,4 @@
-# Thread churn inside a region (tests/prog_churn.c): output unchanged, the short threads'
+# Thread churn inside a region (tests/programs/prog_churn.c): output unchanged, the short threads'
 # first touches still recorded, and each of them maps a small page-fault ring, not the
 # 512 KiB one of threads born outside regions (its allocation and release were most of a
 # short thread's cost; the ratio is printed by `make bench`, not asserted here).

@@ -1,5 +1,5 @@
 #!/bin/sh
-# memphis-report compare on synthetic runs (tests/tool_gen --remote-pct): a known 5-point
+# memphis-report compare on synthetic runs ($B/tests/tool_gen --remote-pct): a known 5-point
 # shift of the remote share on ~10,000 samples is found every time (10 seeds, both
 # directions); 20 pairs of runs of the same distribution give at most 1 regression verdict
 # in total (the count is printed); a saved report compares like its run directory; heap

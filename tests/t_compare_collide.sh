@@ -1,15 +1,15 @@
 #!/bin/sh
 # Variables that share a name (issue 38) are told apart, in the report and in compare:
-# tests/prog_collide.c and tests/collide_b.c each have a `static double work[N]` of one
-# size (named prog_collide.c:work and collide_b.c:work: a file static gets its unit's file),
-# tests/prog_collide_cxx.cc has S::arr and T::arr, ns1::v and ns2::v, H<1>::data and
-# H<2>::data (C++ scopes from the DIE tree, template arguments included). Each program runs
-# one region reading them at known ratios; then:
+# tests/programs/prog_collide.c and tests/programs/collide_b.c each have a `static double
+# work[N]` of one size (named prog_collide.c:work and collide_b.c:work: a file static gets
+# its unit's file), tests/programs/prog_collide_cxx.cc has S::arr and T::arr, ns1::v and
+# ns2::v, H<1>::data and H<2>::data (C++ scopes from the DIE tree, template arguments
+# included). Each program runs one region reading them at known ratios; then:
 #   - the text tables and the JSON name each variable once, with its scope; the JSON's
 #     scope and base_name give the name's parts;
 #   - compare of a run with itself (run directory, saved JSON, default, --local, --all) is
 #     unchanged everywhere: no variable new, gone, up or down, exit 0; also of the run
-#     spread over two nodes (tests/tool_nodes: CPU 0's samples remote), where pairing
+#     spread over two nodes ($B/tests/tool_nodes: CPU 0's samples remote), where pairing
 #     same-named variables by order made a report regress against itself;
 #   - compare matches a variable by name, kind and declaration: a declaration 3 lines
 #     further down still matches, another size is another variable (gone + new); a report
@@ -86,7 +86,7 @@ two() {
 		fi
 		same_run "$1 on two nodes" "$1-2n"
 	else
-		not_ok "$1 on two nodes: tests/tool_nodes $(cat nodes.err)"
+		not_ok "$1 on two nodes: tool_nodes $(cat nodes.err)"
 	fi
 }
 
@@ -138,7 +138,7 @@ fi
 
 P="$B/tests/prog_collide_cxx"
 if [ ! -x "$P" ]; then
-	skip "C++ scopes" "tests/prog_collide_cxx is not built (no C++ compiler?)"
+	skip "C++ scopes" "prog_collide_cxx is not built (no C++ compiler?)"
 elif $PIN "$P" 1 > x.out 2> x.err && d=$(rundir prog_collide_cxx) && [ -n "$d" ]; then
 	ok "prog_collide_cxx ran under memphis"
 	names cxx "$d" "S::arr|S|arr|global" "T::arr|T|arr|global" "ns1::v|ns1|v|global" \

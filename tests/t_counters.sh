@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/t_counters.sh - counters per region (issue 15). tests/prog_counters faults 4000
+# tests/t_counters.sh - counters per region (issue 15). tests/programs/prog_counters.c faults 4000
 # pages in region "faults" on the main thread and starts a thread there that faults 1000;
 # region "quiet" faults none. With MEMPHIS_PAPI_EVENTS=perf::TASK-CLOCK,perf::PAGE-FAULTS,
 # PAPI_TOT_CYC: the two software events are counted per thread by the library's own
@@ -18,7 +18,7 @@
 # PMU, so PAPI finds none; PAPI shares the process's libpfm4): the software events are
 # counted all the same. LIBPFM_FORCE_PMU=skx (a PMU PAPI has presets for): PAPI_TOT_CYC,
 # one native event, goes the perf way; PAPI_L1_TCM, derived from two, goes to PAPI.
-# tests/shim_ctrcpu.so opens the library's counters on CPU 0 only, and prog_counters
+# $B/tests/shim_ctrcpu.so opens the library's counters on CPU 0 only, and prog_counters
 # split faults 2000 pages on CPU 0 and 2000 on CPU 1: the kernel reads time_running about
 # half of time_enabled, as for a multiplexed event; the counts must be flagged, scaled,
 # and their coverage times the count must give back the 2000 faults counted (2 %).
@@ -35,7 +35,7 @@ plain_rc=$?
 grep '^sum' plain.out > plain.sum
 
 # counted DIR WHO [CMD...]: run the program (under CMD) with the events into DIR; compare
-# with the plain run. PRE: libraries preloaded ahead of libmemphis (tests/shim_calls.so,
+# with the plain run. PRE: libraries preloaded ahead of libmemphis ($B/tests/shim_calls.so,
 # whose lines on stderr are allowed).
 counted() {
 	dir=$1; who=$2; shift 2
@@ -122,7 +122,7 @@ if grep -q "PAPI_TOT_CYC" root/run.json && ! grep -q '"events": \[[^]]*PAPI_TOT_
 	check "root: text report says PAPI_TOT_CYC is not counted" grep -q "not counted: PAPI_TOT_CYC" root/run.txt
 fi
 
-# The thread registers itself 600 ms late (tests/shim_calls.so): the drain thread's scan
+# The thread registers itself 600 ms late ($B/tests/shim_calls.so): the drain thread's scan
 # (every 250 ms) finds it first, where PAPI cannot attach a set to another thread without
 # a PMU; the thread's own set, made when it registers, counts it all the same.
 PRE=$B/tests/shim_calls.so

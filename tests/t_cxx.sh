@@ -10,7 +10,7 @@ P="$B/tests/prog_cxx"
 d=$(rundir prog_cxx)
 "$REPORT" "$d" --all > cxx.txt 2> cxx.err
 # the lines of the sites, from the source
-line() { grep -n "$1" "$S/tests/prog_cxx.cc" | head -n 1 | cut -d: -f1; }
+line() { grep -n "$1" "$S/tests/programs/prog_cxx.cc" | head -n 1 | cut -d: -f1; }
 # new[] and new are stored into main's locals a and b (issue 16: named by them)
 check "new[] named by its function and line" \
 	grep -qF ") main::a (malloc at prog_cxx.cc:$(line 'line of the new\[\] site') via array_by_new, from prog_cxx.cc:$(line 'long \*a = array_by_new')) " cxx.txt

@@ -1,6 +1,6 @@
 # dlopen'd libraries: a library loaded after the start and before a region, unloaded and
 # loaded again inside a region, then moved to another address and unloaded inside the
-# region (tests/prog_dlopen.c). Its global must be named with its source lines in every
+# region (tests/programs/prog_dlopen.c). Its global must be named with its source lines in every
 # phase, and the memory samples taken in its code must have an address and that variable.
 . "$MEMPHIS_SRC/tests/tap.sh"
 P="$B/tests/prog_dlopen"

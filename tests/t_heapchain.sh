@@ -1,6 +1,6 @@
 # Allocation call-site chains (issue 38): the interposer unwinds a site's chain once and
 # then reads it back from the stack while it still holds (lib/heap.c, chain_cached). Every
-# recorded chain must be the one the unwinder gives: tests/prog_heapchain.c notes, before
+# recorded chain must be the one the unwinder gives: tests/programs/prog_heapchain.c notes, before
 # each allocation, its own backtrace (the same CFI unwinder), through a site called from
 # alternating callers, recursion of varying depth, frames of varying size (alloca in the
 # site's function and in its caller) and two threads at once; each allocation's record in

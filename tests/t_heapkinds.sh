@@ -1,6 +1,6 @@
 # Heap objects made by pvalloc, reallocarray, mmap and mremap (issue 11 item 15): each is
 # named by its call site like a malloc, with the share of the samples its chases' CPU time
-# has (tests/prog_heapkinds.c: six arrays, chases of the same length, each timed: about
+# has (tests/programs/prog_heapkinds.c: six arrays, chases of the same length, each timed: about
 # 1/6 each, but up to 2x apart on a virtual machine; +-5 points); an array cut to an
 # alignment out of a larger mapping keeps the name of its mmap (mmap64 there); a large
 # malloc is one object, not also an mmap. An overflowing reallocarray gives NULL and ENOMEM
@@ -17,7 +17,7 @@
 . "$MEMPHIS_SRC/tests/tap.sh"
 CC=${CC:-cc}
 STEPS=${MEMPHIS_HEAPKINDS_STEPS:-200000000}
-SRC=$S/tests/prog_heapkinds.c
+SRC=$S/tests/programs/prog_heapkinds.c
 
 command -v python3 >/dev/null || { echo "python3 is needed to read the JSON report" >&2; exit 77; }
 command -v "$CC" >/dev/null || { echo "no C compiler ($CC)" >&2; exit 77; }
@@ -127,7 +127,7 @@ MEMPHIS_PERIOD=250us "$B/tests/prog_numaalloc" $((STEPS / 4)) >numa.out 2>numa.e
 d=$(rundir prog_numaalloc)
 "$REPORT" "$d" --all --top 3 >numa.txt 2>report.err || sed 's/^/# /' report.err
 # (stored in main's local a: named by it, issue 16)
-want="main::a (mmap at prog_numaalloc.c:$(grep -n 'SITE:numa' "$S/tests/prog_numaalloc.c" | cut -d: -f1))"
+want="main::a (mmap at prog_numaalloc.c:$(grep -n 'SITE:numa' "$S/tests/programs/prog_numaalloc.c" | cut -d: -f1))"
 check "numa_alloc_onnode: the hottest variable is '$want'" sh -c "grep -m1 '^(1) ' numa.txt | grep -qF '$want'" ||
 	sed 's/^/# /' numa.txt | head -n 30
 echo "1..$TAP_N"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Heap objects named by the variable that receives them (issue 16 items 2 and 5).
-# tests/prog_heapvar.c: one malloc (in xmalloc) behind alloc_matrix -> xmalloc, whose
+# tests/programs/prog_heapvar.c: one malloc (in xmalloc) behind alloc_matrix -> xmalloc, whose
 # arrays land in a global, a static, a member of a global struct, a local, a global
 # through make_tmp (which returns the pointer without storing it), and nowhere (passed to
 # consume: named by its call site, as before issue 16), and into the member of a struct
@@ -22,7 +22,7 @@
 # vector()) are separate variables, each with its own first touch of its own pages.
 . "$MEMPHIS_SRC/tests/tap.sh"
 CC=${CC:-cc}
-SRC=$S/tests/prog_heapvar.c
+SRC=$S/tests/programs/prog_heapvar.c
 command -v python3 >/dev/null || { echo "python3 is needed to read the JSON report" >&2; exit 77; }
 command -v "$CC" >/dev/null || { echo "no C compiler ($CC)" >&2; exit 77; }
 

@@ -28,7 +28,7 @@
 # skipped as unknown); against e7a9293 nothing else changed.
 #
 # Format 2 (SAMPLES layout 2): the old report refuses today's runs, so it reads a copy
-# rewritten as format 1 (tests/tool_v1.c) while today's report reads the run as written;
+# rewritten as format 1 (tests/programs/tool_v1.c) while today's report reads the run as written;
 # dump, which prints the file sizes, reads the format 1 copy in both, and today's dump of
 # the samples must be the same on both copies. The damaged copy is made from the format 1
 # copy (under v1/) and read by both.

@@ -1,6 +1,6 @@
 # Sampling lingers between regions (drain.c, LINGER_NS): a print leaves the events on and
 # the samples taken until the next mark are dropped; after 100 ms without a region the
-# drain thread switches them off. tests/prog_gaps: 20 regions of 20 ms of the main
+# drain thread switches them off. tests/programs/prog_gaps.c: 20 regions of 20 ms of the main
 # thread's CPU time, 10 ms busy gaps, then 300 ms busy outside any region and a region
 # "late"; two threads spin throughout. Per thread and, where the kernel allows it, per CPU.
 # "Every region has samples": a region holds at least the main thread's samples,

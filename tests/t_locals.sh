@@ -3,7 +3,7 @@
 # address lies in the sampling thread's own stack are named "function::var" (kind local)
 # by the DWARF location of the sampled frame's locals, with the frame's CFA from the
 # sample's registers (STACKS entry) and the CFI.
-#   - C (-O2, tests/prog_locals.c): kernel() loads its local arrays hot and cold 7:3 with
+#   - C (-O2, tests/programs/prog_locals.c): kernel() loads its local arrays hot and cold 7:3 with
 #     loads of equal cost: kernel::hot and kernel::cold, hot's share 70 +- 8 points; peek()
 #     loads main's array far through a pointer: main::far, a local of its caller's frame;
 #     vla() loads its variable-length array (no DWARF size, no variable): those samples

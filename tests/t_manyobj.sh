@@ -4,7 +4,7 @@
 # with 6,000,000 small blocks live about 94,000 are recorded (one fixed table of 65,536
 # slots recorded no more than about 65,000: the blocks allocated after that were never
 # recorded). The output is unchanged. memphis-report on a run where a freed 256 MiB
-# temporary lies under 200,000 live rows (tests/prog_manyobj, every allocation recorded)
+# temporary lies under 200,000 live rows (tests/programs/prog_manyobj.c, every allocation recorded)
 # names the rows as one call site (tests/unit/unit_heap checks that a lookup there does not
 # walk back over every row: the bench's 1 M rows took 67 s so). Costs are printed by
 # make bench, not asserted.

@@ -1,5 +1,5 @@
 # The report's memory per allocation record (issue 38): a synthetic run of 1,000,000
-# allocations (tests/tool_gen --allocs, 96 MB of ALLOCS records) may take at most 100
+# allocations ($B/tests/tool_gen --allocs, 96 MB of ALLOCS records) may take at most 100
 # bytes of peak RSS per record more than the same run without any. The index keeps a
 # 40-byte entry per object; before issue 38 the report took 258 bytes a record (the
 # records copied out of meta.mph, whose mapped pages stayed resident too, sorted through

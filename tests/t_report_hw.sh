@@ -1,5 +1,5 @@
 #!/bin/sh
-# memphis-report on a hardware run (tests/tool_gen --hw: data sources, latencies, loads and
+# memphis-report on a hardware run ($B/tests/tool_gen --hw: data sources, latencies, loads and
 # stores, the hardware's remote flag on pages whose home node the run records): the "Data
 # sources" tables and the JSON "hardware" members equal the generator's per-sample truth
 # (counts exactly, latency mean exactly, p90 within the histogram's 6.25 %), text and JSON

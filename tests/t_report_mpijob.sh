@@ -1,5 +1,5 @@
 #!/bin/sh
-# memphis-report over an MPI job (issue 19), on synthetic jobs from tests/tool_gen --rank:
+# memphis-report over an MPI job (issue 19), on synthetic jobs from $B/tests/tool_gen --rank:
 # the merged counts equal the sums of the ranks' own reports (exactly: every variable, its
 # matrix, every table entry and each rank's share of it), the same for any -j, --rank N is
 # that rank's own report, --by rank tables are the ranks' own, several run directories are

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The runtimes apart (issue 16 item 3): tests/prog_waits has long barriers (thread 0 does
+# The runtimes apart (issue 16 item 3): tests/programs/prog_waits.c has long barriers (thread 0 does
 # 4 times the others' work) and measures the share of its threads' CPU time spent at the
 # barrier. With OMP_WAIT_POLICY=active the waiting threads spin in libgomp: the header's
 # runtime wait share must be the program's own; the user's arrays head the tables and the

@@ -5,7 +5,7 @@
 # program's threads, and the program's hot variable, its line and who first touched it
 # come out as per thread. A fork child holds none of the CPUs' descriptors (their events
 # would sample on as long as it lives). A kernel that refuses a CPU's events
-# (tests/shim_nocpu.so) gives per-thread sampling: one warning when cpu was asked for,
+# ($B/tests/shim_nocpu.so) gives per-thread sampling: one warning when cpu was asked for,
 # none for auto. auto samples per thread where other profiled processes may share the CPUs
 # (ranks of one host, children of `memphis run --children`). t_churn, t_closefds and the "scope=thread" pass of tests/run.sh cover
 # the rest of the collector in both scopes.

@@ -1,5 +1,5 @@
 # STACKS entries (registers and top of the user stack, lib/stack.c, post/rundir_stacks.c)
-# on tests/prog_stacks: samples in memcpy/memset carry entries whose IP register is the
+# on tests/programs/prog_stacks.c: samples in memcpy/memset carry entries whose IP register is the
 # sampled IP and whose stack holds a return address into the program's code; first
 # touches by memset carry entries; samples in the executable on heap data have none;
 # samples on a local array have them; a thread with a 16 KiB stack gets entries cut at its

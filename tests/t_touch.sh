@@ -61,7 +61,7 @@ check "MEMPHIS_FIRST_TOUCH=0, no region: no first-touch record, so no run direct
 
 # A page faulted in a region and unmapped before the print (a freed buffer): its record is
 # kept, and the print does not wait for the page to appear (it waited 100 ms, 400 sleeps of
-# 250 us, at every such print; tests/shim_calls.so counts the library's sleeps).
+# 250 us, at every such print; $B/tests/shim_calls.so counts the library's sleeps).
 rm -rf memphis-prog_touch-*/
 LD_PRELOAD="$B/tests/shim_calls.so" "$B/tests/prog_touch" freed > freed.out 2> freed.err ||
 	not_ok "freed: prog_touch runs"

@@ -1,6 +1,6 @@
 # The drain thread's wake-ups do not grow with the CPUs or threads (lib/backend/soft.c):
 # the soft sampler's rings are read on the drain's timer, at half the time they hold, not
-# at each ring's watermark. tests/prog_barrier on every CPU at 1 ms with the user stack
+# at each ring's watermark. $B/tests/prog_barrier on every CPU at 1 ms with the user stack
 # (1,224-byte records, 128 KiB rings: 107 ms each) woke the drain once per ring every
 # 53 ms: on 2 CPUs 37-38 passes a second, on 16 CPUs 264 (per CPU); read on the timer,
 # 18-20 on any number. The bound, 28 a second, lies between the two on 2 CPUs and above

@@ -1,4 +1,4 @@
-/* tests/shim_ctrcpu.c - preloaded ahead of libmemphis: every counting event opened for a
+/* tests/programs/shim_ctrcpu.c - preloaded ahead of libmemphis: every counting event opened for a
  * thread (no sample period, read_format with PERF_FORMAT_TOTAL_TIME_RUNNING, any CPU: the
  * library's own counters, lib/perfctr.c) is opened on CPU SHIM_CTR_CPU (default 0) only.
  * The kernel then counts it only while its thread runs there, and says so as it does for

@@ -1,6 +1,6 @@
-/* tests/prog_numaalloc.c - an array from libnuma's numa_alloc_onnode (an anonymous mmap made
- * inside libnuma), read in a region: the report must name it by this file's line, not by
- * libnuma's code (t_heapkinds). Argument: steps of the chase. */
+/* tests/programs/prog_numaalloc.c - an array from libnuma's numa_alloc_onnode (an anonymous
+ * mmap made inside libnuma), read in a region: the report must name it by this file's line,
+ * not by libnuma's code (t_heapkinds). Argument: steps of the chase. */
 #include <numa.h>
 #include <stdint.h>
 #include <stdio.h>

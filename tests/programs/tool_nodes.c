@@ -1,4 +1,4 @@
-/* tests/tool_nodes.c - a run directory made on this one-node host, its CPUs spread over N
+/* tests/programs/tool_nodes.c - a run directory made on this one-node host, its CPUs spread over N
  * nodes as if the machine had them: the same samples, the pages where they were (node 0),
  * so that every sample of a CPU of another node is remote. For the reports of real
  * programs on several nodes without the hardware (tests/t_compare_collide.sh: compare of

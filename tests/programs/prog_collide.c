@@ -1,7 +1,7 @@
-/* tests/prog_collide.c - variables that share a name (issue 38): this file and
- * tests/collide_b.c each have a `static double work[N]` of the same size. Region
+/* tests/programs/prog_collide.c - variables that share a name (issue 38): this file and
+ * tests/programs/collide_b.c each have a `static double work[N]` of the same size. Region
  * "collide" reads this file's work three times for every read of collide_b.c's, at
- * random (every load misses the caches; one dependent chain, as tests/prog_ratio.c does,
+ * random (every load misses the caches; one dependent chain, as tests/programs/prog_ratio.c does,
  * so the loads cost alike).
  * The report must tell them apart: prog_collide.c:work and collide_b.c:work
  * (tests/t_compare_collide.sh).

@@ -1,7 +1,8 @@
-/* tests/rewrite.h - what the tools that rewrite a run directory share (tool_v1, tool_nodes):
- * DST made from SRC file by file, each file's framed blocks walked in order, a block either
- * rewritten by the tool or copied as it is, and from the first block that does not parse
- * (damage) to the end the file copied unchanged. Static functions; include once per tool. */
+/* tests/programs/rewrite.h - what the tools that rewrite a run directory share (tool_v1,
+ * tool_nodes): DST made from SRC file by file, each file's framed blocks walked in order, a
+ * block either rewritten by the tool or copied as it is, and from the first block that does
+ * not parse (damage) to the end the file copied unchanged. Static functions; include once
+ * per tool. */
 #ifndef MEMPHIS_TESTS_REWRITE_H
 #define MEMPHIS_TESTS_REWRITE_H
 

@@ -1,4 +1,4 @@
-/* tests/shim_nocpu.c - preloaded ahead of libmemphis: perf_event_open for every task of a
+/* tests/programs/shim_nocpu.c - preloaded ahead of libmemphis: perf_event_open for every task of a
  * CPU (pid -1) fails with EACCES, as the kernel answers a user without CAP_PERFMON at
  * kernel.perf_event_paranoid >= 1; every other call goes to libc's syscall(). */
 #define _GNU_SOURCE

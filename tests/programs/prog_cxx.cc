@@ -1,4 +1,4 @@
-// tests/prog_cxx.cc - C++ heap objects made by new, new[] and std::vector in named
+// tests/programs/prog_cxx.cc - C++ heap objects made by new, new[] and std::vector in named
 // functions, read with a stride (each access a memory sample) inside region "chase".
 // The report must name each by the program's function and line, not by operator new.
 #include <memphis.h>

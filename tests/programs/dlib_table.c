@@ -1,4 +1,4 @@
-/* A small shared library for tests/prog_dlopen.c: one global array that only code of this
+/* A small shared library for tests/programs/prog_dlopen.c: one global array that only code of this
  * library reads, so its samples must be named by the library's debug information. */
 #define DL_TABLE_N ((4u << 20) / sizeof(double))
 

@@ -1,5 +1,5 @@
-/* dlopen'd libraries: argv[1] is the path of tests/dlib_table.so, argv[2] the reps per phase
- * (default 8). Three regions, each reading the library's global `dl_table` through the
+/* dlopen'd libraries: argv[1] is the path of BUILD/tests/dlib_table.so, argv[2] the reps per
+ * phase (default 8). Three regions, each reading the library's global `dl_table` through the
  * library's own code:
  *   "before"  the library was loaded after the profiler started, before the region;
  *   "first"   inside the region: dlclose, dlopen again, read (the same region once more);
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
-#define DL_TABLE_N ((4u << 20) / sizeof(double)) /* as in tests/dlib_table.c */
+#define DL_TABLE_N ((4u << 20) / sizeof(double)) /* as in tests/programs/dlib_table.c */
 
 struct lib {
 	void *h;

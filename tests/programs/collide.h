@@ -1,4 +1,4 @@
-/* tests/collide.h - what tests/prog_collide.c and tests/collide_b.c share. */
+/* tests/programs/collide.h - what prog_collide.c and collide_b.c (beside it) share. */
 #ifndef COLLIDE_H
 #define COLLIDE_H
 

@@ -1,4 +1,4 @@
-/* tests/tool_v1.c - a run directory of format 2 rewritten as format 1 (the layout of
+/* tests/programs/tool_v1.c - a run directory of format 2 rewritten as format 1 (the layout of
  * include/memphis/format.h before SAMPLES layout version 2), so that a memphis-report of
  * format 1 can read what today's library wrote: t_identity.sh compares that old report's
  * output with today's.

@@ -1,6 +1,7 @@
-/* tests/shim_uncompress.c - preloaded into memphis-report: counts zlib's uncompress() calls
- * (libdwarf's inflating of a compressed DWARF section, such as libc6-dbg's) and the bytes
- * they produced, and prints "uncompress N BYTES" on stderr at exit. */
+/* tests/programs/shim_uncompress.c - preloaded into memphis-report: counts zlib's
+ * uncompress() calls (libdwarf's inflating of a compressed DWARF section, such as
+ * libc6-dbg's) and the bytes they produced, and prints "uncompress N BYTES" on stderr at
+ * exit. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdio.h>

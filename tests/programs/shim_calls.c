@@ -1,4 +1,4 @@
-/* tests/shim_calls.c - preloaded ahead of libmemphis: counts the library's calls of
+/* tests/programs/shim_calls.c - preloaded ahead of libmemphis: counts the library's calls of
  * usleep() (it waits for a page still being faulted in), of ioctl() switching a perf
  * event on or off, and of sched_setaffinity() on the calling thread to one CPU ("pin") and
  * to several ("unpin"), and prints "usleep N", "perf_switch N" and "affinity PIN UNPIN"

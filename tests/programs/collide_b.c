@@ -1,4 +1,4 @@
-/* tests/collide_b.c - the second file of tests/prog_collide.c: its own static work. */
+/* tests/programs/collide_b.c - the second file of prog_collide.c: its own static work. */
 #include "collide.h"
 
 static double work[COLLIDE_N];

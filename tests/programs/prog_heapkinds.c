@@ -1,4 +1,4 @@
-/* tests/prog_heapkinds.c - heap objects of every kind memphis records besides malloc
+/* tests/programs/prog_heapkinds.c - heap objects of every kind memphis records besides malloc
  * (tests/t_heapkinds.sh): arrays made by pvalloc, reallocarray, mmap, mmap64 (as
  * -D_FILE_OFFSET_BITS=64 builds call it; cut to an alignment by munmap of its head and
  * tail), mremap and a large malloc, each read by chases of its own of the same length, in

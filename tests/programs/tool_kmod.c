@@ -1,4 +1,4 @@
-/* tests/tool_kmod.c - drive /dev/memphismod directly, for the guest tests
+/* tests/programs/tool_kmod.c - drive /dev/memphismod directly, for the guest tests
  * (tests/vm/guest-tests/kmod.guest.sh). Each command prints one summary line and exits 0
  * when its check passed.
  *
