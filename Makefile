@@ -125,7 +125,7 @@ MPI_NOTE := $(if $(and $(MPICC),$(MPIFC)),,mpi-note)
 # The kernel module, built against every Debian kernel headers tree installed (generic
 # flavour, /usr/src/linux-headers-<release>-amd64: make deps installs 6.1's and 6.12's)
 # into $(B)/kmod/<release>/, the NUMA guest's module for that kernel (tests/vm boots each),
-# and whose build.log tests/t_kmod_build.sh holds to zero warnings. KMOD_KDIR, the tree
+# and whose build.log tests/pkg/t_kmod_build.sh holds to zero warnings. KMOD_KDIR, the tree
 # for this host, is the running kernel's headers when installed, else the newest tree by
 # version (sort -V: 6.12 after 6.9); its module is also $(B)/kmod/memphismod.ko. Each
 # builds from a copy of kmod/ so that parallel builds do not share Kbuild's files. Mode
@@ -133,7 +133,7 @@ MPI_NOTE := $(if $(and $(MPICC),$(MPIFC)),,mpi-note)
 # the rest of the build alone. Installing the module: make -C kmod install (kmod/README.md).
 # kmod_release KDIR: the release a module built against KDIR is for (its vermagic)
 kmod_release = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"$$/\1/p' $(1)/include/generated/utsrelease.h 2>/dev/null)
-# (KMOD_SRCDIR and KMOD_RUNNING_KDIR are there for tests/t_kmod_build.sh's fake trees.)
+# (KMOD_SRCDIR and KMOD_RUNNING_KDIR are there for tests/pkg/t_kmod_build.sh's fake trees.)
 KMOD_SRCDIR ?= /usr/src
 KMOD_RUNNING_KDIR ?= /lib/modules/$(shell uname -r)/build
 KMOD_KDIRS := $(shell ls -d $(KMOD_SRCDIR)/linux-headers-*-amd64 2>/dev/null | grep -vE -- '-(cloud|rt)-amd64$$' | sort -V)
@@ -166,18 +166,19 @@ programs: $(PROGRAMS)
 DEB_PKGS := gcc g++ make pkg-config libzydis-dev libdwarf-dev libelf-dev zlib1g-dev libnuma-dev \
 	libpfm4-dev libpapi-dev numactl gfortran linux-perf python3 time clang libclang-rt-14-dev \
 	libjson-c-dev libdw-dev linux-headers-amd64 linux-headers-6.12-amd64
-# dkms: tests/t_dkms.sh builds the module through it (make install-dkms)
+# dkms: tests/pkg/t_dkms.sh builds the module through it (make install-dkms)
 DEB_PKGS += dkms
-# examples/mpi and tests/t_mpi*.sh: mpicc, mpif90, mpirun (Open MPI)
+# examples/mpi, tests/lib/t_mpi*.sh and tests/report/t_mpi_report.sh: mpicc, mpif90,
+# mpirun (Open MPI)
 DEB_PKGS += openmpi-bin libopenmpi-dev
 # libjs-d3: memphis-report --html inlines its d3.min.js into every page (docs/html.md)
 DEB_PKGS += libjs-d3
 # For the tests only (make check; make demo does without): Debian's chromium, which
-# tests/t_html.sh drives headless with puppeteer-core (node's, from the npm registry, pinned
+# tests/report/t_html.sh drives headless with puppeteer-core (node's, from the npm registry, pinned
 # for Debian 12's chromium and node 18, installed into $(B)/npm by check-deps).
 TEST_DEB_PKGS := chromium nodejs
-# tests/t_deb.sh builds the Debian packages (debian/), checks them with lintian and installs
-# them into a debootstrap chroot; tests/t_spack.sh checks the Spack recipe's style as
+# tests/pkg/t_deb.sh builds the Debian packages (debian/), checks them with lintian and installs
+# them into a debootstrap chroot; tests/pkg/t_spack.sh checks the Spack recipe's style as
 # `spack style` does (flake8, black, isort)
 TEST_DEB_PKGS += dpkg-dev debhelper dh-dkms lintian debootstrap flake8 black isort
 PUPPETEER := puppeteer-core@24.43.1
@@ -354,15 +355,15 @@ $(B)/tests/prog_%: tests/programs/prog_%.cc $(B)/libmemphis.so
 	@$(if $(Q),echo "  CXX     $<")
 	$(Q)$(CXX) $(PROGXX_CXXFLAGS) $(CXXFLAGS) $< -o $@ $(PROG_LDFLAGS) $(LDFLAGS)
 
-# A library the dlopen test loads, unloads and loads again (tests/t_dlopen.sh).
+# A library the dlopen test loads, unloads and loads again (tests/lib/t_dlopen.sh).
 $(B)/tests/dlib_table.so: tests/programs/dlib_table.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) -std=gnu11 -g -O2 -fPIC -shared -Wall -Wextra -Werror $< -o $@ $(LDFLAGS)
 
 # Preloaded before libmemphis: shim_nocpu refuses perf events of a CPU, as a kernel does to
-# a user without CAP_PERFMON at perf_event_paranoid >= 1 (tests/t_scope.sh); shim_calls
-# counts the library's sleeps and perf event switches (tests/t_touch.sh, t_linger.sh);
+# a user without CAP_PERFMON at perf_event_paranoid >= 1 (tests/lib/t_scope.sh); shim_calls
+# counts the library's sleeps and perf event switches (tests/lib/t_touch.sh, t_linger.sh);
 # shim_uncompress counts memphis-report's inflating of compressed DWARF (t_callers.sh);
 # shim_ctrcpu opens the library's own counters on one CPU only (t_counters.sh).
 $(B)/tests/shim_%.so: tests/programs/shim_%.c
@@ -428,7 +429,7 @@ $(B)/kmod/memphismod.ko: $(B)/kmod/$(KMOD_KVER)/memphismod.ko
 
 # Fuzz targets: tests/fuzz_NAME.c is linked with the sources in FUZZ_NAME_SRCS (one
 # variable per target, so moving a file changes one line) by clang with libFuzzer, ASan
-# and UBSan, into $(B)-fuzz/fuzz_NAME. tests/t_fuzz.sh runs each for a few seconds in
+# and UBSan, into $(B)-fuzz/fuzz_NAME. tests/fuzz/t_fuzz.sh runs each for a few seconds in
 # `make check` (seeded there); `make fuzz FUZZ_SECONDS=N` (or FUZZ_RUNS=N) runs it longer,
 # keeping the corpora in $(B)-fuzz/corpus/.
 FUZZ_CC ?= clang
@@ -458,7 +459,7 @@ ifneq ($(FUZZ_SECONDS)$(FUZZ_RUNS),)
 	$(Q)rm -rf $(FUZZ_B)/run && mkdir -p $(FUZZ_B)/corpus $(FUZZ_B)/run && cd $(FUZZ_B)/run && \
 	  MEMPHIS_BUILD=$(abspath $(B)) MEMPHIS_SRC=$(CURDIR) MEMPHIS_FUZZ_CORPUS=$(abspath $(FUZZ_B))/corpus \
 	  MEMPHIS_FUZZ_SECONDS=$(FUZZ_SECONDS) MEMPHIS_FUZZ_RUNS=$(FUZZ_RUNS) MEMPHIS_FUZZ_ONLY='$(FUZZ_ONLY)' \
-	  sh $(CURDIR)/tests/t_fuzz.sh
+	  sh $(CURDIR)/tests/fuzz/t_fuzz.sh
 endif
 
 .SECONDEXPANSION:

@@ -2,7 +2,7 @@
  * that html runs on a saved report before embedding it in a page: any bytes. Checks,
  * besides ASan/UBSan: a text it accepts is one whole JSON value to json-c too (nothing
  * after it), and a refusal's offset lies within the text. Built by `make fuzz`, run by
- * tests/t_fuzz.sh. */
+ * tests/fuzz/t_fuzz.sh. */
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>

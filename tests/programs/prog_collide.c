@@ -4,7 +4,7 @@
  * random (every load misses the caches; one dependent chain, as tests/programs/prog_ratio.c does,
  * so the loads cost alike).
  * The report must tell them apart: prog_collide.c:work and collide_b.c:work
- * (tests/t_compare_collide.sh).
+ * (tests/report/t_compare_collide.sh).
  *   prog_collide [SECONDS]   (default 1) */
 #include <memphis.h>
 #include <stdint.h>

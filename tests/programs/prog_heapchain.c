@@ -1,4 +1,4 @@
-/* Call-site chains of allocations (tests/t_heapchain.sh): every allocation is made by
+/* Call-site chains of allocations (tests/lib/t_heapchain.sh): every allocation is made by
  * alloc_here(), which first takes its own backtrace, so the callers the library records
  * after the site must be backtrace()'s frames 1.. (both unwind by the same CFI). The
  * chains change the way the library's kept chains (lib/heap.c) must notice: one site

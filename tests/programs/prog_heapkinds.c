@@ -1,5 +1,5 @@
 /* tests/programs/prog_heapkinds.c - heap objects of every kind memphis records besides malloc
- * (tests/t_heapkinds.sh): arrays made by pvalloc, reallocarray, mmap, mmap64 (as
+ * (tests/lib/t_heapkinds.sh): arrays made by pvalloc, reallocarray, mmap, mmap64 (as
  * -D_FILE_OFFSET_BITS=64 builds call it; cut to an alignment by munmap of its head and
  * tail), mremap and a large malloc, each read by chases of its own of the same length, in
  * turns, inside region "kinds", so each gets the share of the samples that its chases'

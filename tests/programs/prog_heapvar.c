@@ -1,5 +1,5 @@
 /* tests/programs/prog_heapvar.c - heap objects named by the variable that receives them
- * (tests/t_heapvar.sh, issue 16 item 2): one allocation site (xmalloc's malloc) behind a
+ * (tests/report/t_heapvar.sh, issue 16 item 2): one allocation site (xmalloc's malloc) behind a
  * wrapper two levels deep (alloc_matrix -> xmalloc -> malloc) whose arrays land in a
  * global, a static, a member of a global struct, a local, a global through one more
  * function that returns the pointer without storing it (make_tmp), into a member of the

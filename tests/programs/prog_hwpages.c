@@ -2,7 +2,7 @@
  * every page of a global, a static and a heap array, once each. Run with the PEBS backend
  * on the software page-faults event (MEMPHIS_BACKEND=pebs MEMPHIS_EVENT=perf::PAGE-FAULTS
  * MEMPHIS_HW_PERIOD=1), every write is one fault and one sample whose address lies in the
- * page: the report must name each array with exactly its page count (tests/t_hwpath.sh).
+ * page: the report must name each array with exactly its page count (tests/lib/t_hwpath.sh).
  * Transparent huge pages are turned off (one fault would cover 512 pages).
  * Prints "NAME PAGES" for each array.
  *   prog_hwpages [GLOBAL_PAGES STATIC_PAGES HEAP_PAGES]   (at most 4096 each) */

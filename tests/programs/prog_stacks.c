@@ -1,4 +1,4 @@
-/* STACKS entries (tests/t_stacks.sh): phases in regions of their own, with fixed work so
+/* STACKS entries (tests/lib/t_stacks.sh): phases in regions of their own, with fixed work so
  * that stdout is the same with and without memphis:
  *   copy   memcpy/memset of heap arrays by the C library (samples outside the executable)
  *   heap   a sum over a heap array in the executable (samples with no entry)

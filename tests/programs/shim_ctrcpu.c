@@ -4,7 +4,7 @@
  * The kernel then counts it only while its thread runs there, and says so as it does for
  * a multiplexed event: time_running below time_enabled. So a machine without a PMU, where
  * nothing is multiplexed, exercises the library's scaling and flagging on real kernel
- * reads (tests/t_counters.sh). Every other call goes to libc's syscall(). */
+ * reads (tests/lib/t_counters.sh). Every other call goes to libc's syscall(). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <linux/perf_event.h>

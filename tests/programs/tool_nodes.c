@@ -1,7 +1,7 @@
 /* tests/programs/tool_nodes.c - a run directory made on this one-node host, its CPUs spread over N
  * nodes as if the machine had them: the same samples, the pages where they were (node 0),
  * so that every sample of a CPU of another node is remote. For the reports of real
- * programs on several nodes without the hardware (tests/t_compare_collide.sh: compare of
+ * programs on several nodes without the hardware (tests/report/t_compare_collide.sh: compare of
  * such a report with itself).
  *   tool_nodes SRC DST N   DST (created) gets every file of SRC; meta.mph's TOPOLOGY
  *                          block says N nodes, CPU i on node (i + 1) mod N (CPU 0, where

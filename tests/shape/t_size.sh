@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/t_size.sh - no .c file of lib/, post/ or common/ (subfolders included) over MAX
+# tests/shape/t_size.sh - no .c file of lib/, post/ or common/ (subfolders included) over MAX
 # (800) lines: a file a reader can hold in mind. Prints the longest three; the failure
 # names every file over the limit.
 . "$MEMPHIS_SRC/tests/tap.sh"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/t_advice.sh - issue 18's pattern data and placement advice on this host (one NUMA
+# tests/report/t_advice.sh - issue 18's pattern data and placement advice on this host (one NUMA
 # node: every access is local, so the advice is "local" and the checks read the shape of
 # the use, which does not need a remote page): the random gather (prog_gather) is
 # interleave, the small read-only table (prog_table) replicate with no store, examples/cg

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/t_identity.sh - the report's output is the same as the report of the pinned commit
+# tests/shape/t_identity.sh - the report's output is the same as the report of the pinned commit
 # PIN (below) on the same run directories: programs run here under the current library
 # (examples cg, hello and fortran/ocean, and a golden program built as t_golden.sh does),
 # then both reports read each run: default text, --json, --all --json, --by line,

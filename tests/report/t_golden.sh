@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/t_golden.sh - golden attribution: programs whose access shares are known by
+# tests/report/t_golden.sh - golden attribution: programs whose access shares are known by
 # construction (tests/golden/golden.h), built here with cc -g -O0 and -O2, profiled at
 # MEMPHIS_PERIOD=250us, and checked through `memphis-report --all --json`: every variable
 # is found by name and kind, with its expected share of the region's samples (+-2.5 points

@@ -1,12 +1,12 @@
 #!/bin/sh
-# tests/identity_compare.sh - is the report's output unchanged? Runs the old report
+# tests/shape/identity_compare.sh - is the report's output unchanged? Runs the old report
 # (OLD, default /work/ref/build/memphis-report) and a new one (NEW, default
 # build/memphis-report) over every run directory under RUNS (default /work/ref/runs: run
 # directories made with the old build's programs, so build-ids match) with a list of
 # options, plus damaged copies (a truncated cpu file, a flipped byte), and compares stdout,
 # stderr and exit status byte for byte. Prints one line per difference and a summary;
 # exits 1 when anything differs.
-#   sh tests/identity_compare.sh [NEW [OLD [RUNS]]]
+#   sh tests/shape/identity_compare.sh [NEW [OLD [RUNS]]]
 NEW=${1:-build/memphis-report}
 OLD=${2:-/work/ref/build/memphis-report}
 RUNS=${3:-/work/ref/runs}

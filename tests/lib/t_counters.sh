@@ -1,7 +1,7 @@
 #!/bin/sh
-# tests/t_counters.sh - counters per region (issue 15). tests/programs/prog_counters.c faults 4000
-# pages in region "faults" on the main thread and starts a thread there that faults 1000;
-# region "quiet" faults none. With MEMPHIS_PAPI_EVENTS=perf::TASK-CLOCK,perf::PAGE-FAULTS,
+# tests/lib/t_counters.sh - counters per region (issue 15). tests/programs/prog_counters.c
+# faults 4000 pages in region "faults" on the main thread and starts a thread there that
+# faults 1000; region "quiet" faults none. With MEMPHIS_PAPI_EVENTS=perf::TASK-CLOCK,perf::PAGE-FAULTS,
 # PAPI_TOT_CYC: the two software events are counted per thread by the library's own
 # perf_event_open (page faults within 2 % of the pages touched, in the region that touched
 # them only; the thread made mid-region is counted, also when a scan found it before it

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/t_layers.sh - no dependency loop among the project's own objects. For each group
+# tests/shape/t_layers.sh - no dependency loop among the project's own objects. For each group
 # (lib: BUILD/lib/**/*.o, post: BUILD/post/*.o, each with BUILD/common/*.o when there is
 # one; common alone), an object depends on every other object of the group that defines
 # a global symbol it leaves undefined (nm -P -g: U/w/v are uses; every other type, TLS

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/t_mpi.sh - MPI jobs under Open MPI's mpirun (examples/mpi): 4 ranks of the C
+# tests/lib/t_mpi.sh - MPI jobs under Open MPI's mpirun (examples/mpi): 4 ranks of the C
 # stencil write one job directory with rank-0..rank-3 and the right RUN keys, output and
 # exit status as without memphis, each rank's report names the rank's arrays; a rank that
 # kills itself mid-run leaves the other ranks' directories complete (END blocks) and its own

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/t_fortran.sh - the Fortran side (issue 5): module memphis (bindings/fortran) used
+# tests/lib/t_fortran.sh - the Fortran side (issue 5): module memphis (bindings/fortran) used
 # from gfortran, and examples/fortran/ocean.f90 (HYCOM pattern) built here with gfortran
 # -fopenmp, run under memphis and read back with `memphis-report --all --json`: each
 # COMMON member (hycom1r/dp, hycom1r/temp) and module array (ocean_state::u, ::v) by name,

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/t_mpi_report.sh - the merged report of real MPI jobs (issue 19): examples/mpi/halo
+# tests/report/t_mpi_report.sh - the merged report of real MPI jobs (issue 19): examples/mpi/halo
 # under Open MPI's mpirun -np 4: the job report's counts equal the sums of the four ranks'
 # own reports (every variable, every table entry, each rank's share); a rank killed
 # mid-run is named incomplete and the other ranks' data are all there; two ranks in two

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/t_golden_f.sh - golden attribution for Fortran (issue 5): tests/golden_f/golden.f90
+# tests/report/t_golden_f.sh - golden attribution for Fortran (issue 5): tests/golden_f/golden.f90
 # (shares known by construction, loads of equal cost; see its header) built with gfortran
 # -g -fopenmp at -O0 and -O2, profiled at MEMPHIS_PERIOD=250us, checked through
 # `memphis-report --all --json --region R`: each variable by its report name and kind, with

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/t_scope.sh - MEMPHIS_SCOPE (issue 14): the soft sampler's and the page-fault
+# tests/lib/t_scope.sh - MEMPHIS_SCOPE (issue 14): the soft sampler's and the page-fault
 # stream's events per thread or per CPU. A CPU's events see every process on it: with a
 # busy shell loop and a loop of short programs (page faults) beside the program, every kept sample and first touch is of one of the
 # program's threads, and the program's hot variable, its line and who first touched it

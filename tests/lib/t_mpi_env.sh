@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/t_mpi_env.sh - ranks without MPI: a program started with a launcher's environment
+# tests/lib/t_mpi_env.sh - ranks without MPI: a program started with a launcher's environment
 # (Open MPI, PMIx, MPICH, Slurm; faked here, no MPI needed) writes
 # memphis-<exe>-job-<jobid>/rank-<r>/ with the rank's RUN keys (lib/rank.h, docs/format.md);
 # two ranks of one job at once share the job directory; a re-run of a rank gets rank-<r>.1;

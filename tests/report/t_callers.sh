@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/t_callers.sh - the line of runtime code told by its caller (issue 16 item 1):
+# tests/report/t_callers.sh - the line of runtime code told by its caller (issue 16 item 1):
 # tests/callers/callers.c built with cc -g -O2 and -O3, where gcc turns its copy loop into
 # a memcpy call and its fill loop into a memset call (checked with objdump: without the
 # calls the test is void and fails), profiled at MEMPHIS_PERIOD=250us. In the JSON report

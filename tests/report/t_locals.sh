@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/t_locals.sh - stack data by local variable (issue 16 item 4): samples whose data
+# tests/report/t_locals.sh - stack data by local variable (issue 16 item 4): samples whose data
 # address lies in the sampling thread's own stack are named "function::var" (kind local)
 # by the DWARF location of the sampled frame's locals, with the frame's CFA from the
 # sample's registers (STACKS entry) and the CFI.
