@@ -6,9 +6,9 @@
 #   make check-deps what the tests alone need (chromium, node, puppeteer-core into build/npm)
 #   make bench      overhead and throughput figures (prints, asserts nothing; docs/bench.md);
 #                   BENCH_QUICK=1 a ~2 minute subset
-#   make fuzz       build the libFuzzer targets (tests/fuzz_*.c) into build-fuzz/ with clang;
-#                   FUZZ_SECONDS=N runs each for N seconds, FUZZ_RUNS=N for N executions,
-#                   FUZZ_ONLY=REGEX only the targets whose name matches
+#   make fuzz       build the libFuzzer targets (tests/fuzz/fuzz_*.c) into build-fuzz/ with
+#                   clang; FUZZ_SECONDS=N runs each for N seconds, FUZZ_RUNS=N for N
+#                   executions, FUZZ_ONLY=REGEX only the targets whose name matches
 #   make programs  only what `make install` installs (library, tools, Fortran binding)
 #   make install / uninstall   PREFIX=/usr/local DESTDIR=
 #   make install-dkms / uninstall-dkms   the kernel module's source for DKMS (DESTDIR=)
@@ -427,7 +427,7 @@ $(KMOD_KOS): $(B)/kmod/%/memphismod.ko: kmod/memphismod.c kmod/Kbuild include/me
 $(B)/kmod/memphismod.ko: $(B)/kmod/$(KMOD_KVER)/memphismod.ko
 	$(Q)if [ -f $< ]; then cp $< $@; else rm -f $@; fi
 
-# Fuzz targets: tests/fuzz_NAME.c is linked with the sources in FUZZ_NAME_SRCS (one
+# Fuzz targets: tests/fuzz/fuzz_NAME.c is linked with the sources in FUZZ_NAME_SRCS (one
 # variable per target, so moving a file changes one line) by clang with libFuzzer, ASan
 # and UBSan, into $(B)-fuzz/fuzz_NAME. tests/fuzz/t_fuzz.sh runs each for a few seconds in
 # `make check` (seeded there); `make fuzz FUZZ_SECONDS=N` (or FUZZ_RUNS=N) runs it longer,
@@ -450,7 +450,7 @@ FUZZ_html_source_SRCS := post/html_source.c post/infile.c
 FUZZ_html_source_LIBS := -ljson-c -ldwarf -lelf -lz
 FUZZ_json_strict_SRCS := post/json_strict.c
 FUZZ_json_strict_LIBS := -ljson-c
-FUZZ_NAMES := $(patsubst tests/fuzz_%.c,%,$(wildcard tests/fuzz_*.c))
+FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BINS := $(FUZZ_NAMES:%=$(FUZZ_B)/fuzz_%)
 FUZZ_HDRS := $(wildcard include/*.h include/memphis/*.h lib/*.h lib/*/*.h post/*.h common/*.h)
 
@@ -463,7 +463,7 @@ ifneq ($(FUZZ_SECONDS)$(FUZZ_RUNS),)
 endif
 
 .SECONDEXPANSION:
-$(FUZZ_B)/fuzz_%: tests/fuzz_%.c $$(FUZZ_$$*_SRCS) $(FUZZ_HDRS)
+$(FUZZ_B)/fuzz_%: tests/fuzz/fuzz_%.c $$(FUZZ_$$*_SRCS) $(FUZZ_HDRS)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  FUZZ    $@")
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(FUZZ_$*_SRCS) -o $@ $(FUZZ_$*_LIBS)

@@ -1,6 +1,6 @@
 #!/bin/sh
-# tests/fuzz/t_fuzz.sh - every libFuzzer target (tests/fuzz_*.c, built by `make fuzz` into
-# BUILD-fuzz/) for a bounded time each, seeded with real inputs made here: a run directory
+# tests/fuzz/t_fuzz.sh - every libFuzzer target (fuzz_*.c beside it, built by `make fuzz`
+# into BUILD-fuzz/) for a bounded time each, seeded with real inputs made here: a run directory
 # (fuzz_rundir), this shell's /proc/PID/maps (fuzz_maps), module records (fuzz_kmod_record),
 # small ELF objects with DWARF 4 compiled from tests/fixtures (fuzz_debuginfo), saved
 # --json reports of a synthetic run, by variable and by line (fuzz_compare_json), the

@@ -1,4 +1,4 @@
-/* tests/fuzz_maps.c - libFuzzer entry for the /proc/PID/maps text parser and its lookup
+/* tests/fuzz/fuzz_maps.c - libFuzzer entry for the /proc/PID/maps text parser and its lookup
  * (common/maps.c): the input is the text of one snapshot (MPH_BLK_MAPS holds what the
  * library read from /proc/self/maps; the report trusts nothing of it). Checks, besides
  * ASan/UBSan: every mapping found holds the address asked for, and where the parsed

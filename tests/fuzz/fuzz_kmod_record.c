@@ -1,4 +1,4 @@
-/* tests/fuzz_kmod_record.c - libFuzzer entry for the decoder of /dev/memphismod records
+/* tests/fuzz/fuzz_kmod_record.c - libFuzzer entry for the decoder of /dev/memphismod records
  * (memphis__kmod_decode, lib/backend/kmod_record.h): records come from a kernel module that
  * may be newer, older or broken. The input's first byte picks the record size the module announced
  * (192 + 0..63 bytes: VER0 and larger, as the decoder must ignore what it does not know;

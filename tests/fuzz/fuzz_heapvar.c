@@ -1,4 +1,4 @@
-/* tests/fuzz_heapvar.c - libFuzzer entry for the store analysis after an allocation call
+/* tests/fuzz/fuzz_heapvar.c - libFuzzer entry for the store analysis after an allocation call
  * (post/heapvar.c, mr_heapvar_scan): the code it decodes comes from the profiled program's
  * files, so any bytes. Input: two bytes, the return address's offset into the code
  * (little endian, modulo its length), then the code. Checks, besides ASan/UBSan: no more

@@ -1,4 +1,4 @@
-/* tests/fuzz_json_strict.c - libFuzzer entry for the strict JSON check (post/json_strict.c)
+/* tests/fuzz/fuzz_json_strict.c - libFuzzer entry for the strict JSON check (post/json_strict.c)
  * that html runs on a saved report before embedding it in a page: any bytes. Checks,
  * besides ASan/UBSan: a text it accepts is one whole JSON value to json-c too (nothing
  * after it), and a refusal's offset lies within the text. Built by `make fuzz`, run by

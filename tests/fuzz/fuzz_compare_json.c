@@ -1,4 +1,4 @@
-/* tests/fuzz_compare_json.c - libFuzzer entry for compare's reader of saved reports
+/* tests/fuzz/fuzz_compare_json.c - libFuzzer entry for compare's reader of saved reports
  * (post/compare_parse.c): the input is the text of a file given to `memphis-report
  * compare` as A or B, which may be anything. Checks, besides ASan/UBSan: a parse either
  * succeeds with a consistent model (node count in range, per-node arrays there, items'

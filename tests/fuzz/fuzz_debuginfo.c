@@ -1,4 +1,4 @@
-/* tests/fuzz_debuginfo.c - libFuzzer entry for the ELF and DWARF reader (post/debuginfo.h):
+/* tests/fuzz/fuzz_debuginfo.c - libFuzzer entry for the ELF and DWARF reader (post/debuginfo.h):
  * the input is the whole object file (the report opens whatever executable and libraries
  * a run names). It is written to a memfd and opened by its /proc/self/fd path with
  * mr_debuginfo_open_dir(path, NULL, ...) (no separate debug files: the DWARF read is the

@@ -1,4 +1,4 @@
-/* tests/fuzz_html_source.c - libFuzzer entry for the HTML page's source reader
+/* tests/fuzz/fuzz_html_source.c - libFuzzer entry for the HTML page's source reader
  * (post/html_source.c): the input is the text of a report given to `memphis-report html -o
  * PAGE REPORT.json`, which may be anything; it names lines ("FILE:LINE") and an executable
  * that html_sources reads. Checks, besides ASan/UBSan: the result is an object whose every
