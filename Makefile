@@ -88,9 +88,10 @@ UNIT_LIB := decode fd hwbackend io kmod_decode perf perfctr rank replay replay_i
 UNIT_POST := advice aggregate allocsite compare debuginfo debuginfo_locals heap heapvar \
 	hwsrc json pages radix rundir runtime unwind
 UNIT_COMMON := crc32c hwdecode maps search u64map u64set
-UNIT_NOSIDE := $(filter-out $(UNIT_LIB) $(UNIT_POST) $(UNIT_COMMON),$(UNIT_SRCS:tests/unit/unit_%.c=%))
+UNIT_NOSIDE := $(filter-out $(UNIT_LIB) $(UNIT_POST) $(UNIT_COMMON),\
+	$(UNIT_SRCS:tests/unit/unit_%.c=%))
 ifneq ($(UNIT_NOSIDE),)
-$(error $(UNIT_NOSIDE:%=tests/unit/unit_%.c): in none of UNIT_LIB, UNIT_POST, UNIT_COMMON (Makefile))
+$(error $(UNIT_NOSIDE:%=tests/unit/unit_%.c) in no list: UNIT_LIB, UNIT_POST or UNIT_COMMON)
 endif
 # tests/programs/: what the tests run (prog_*: workloads run under memphis, shim_*: libraries
 # preloaded, tool_*: tools that write or rewrite run directories or drive the module), built
@@ -174,12 +175,12 @@ DEB_PKGS += openmpi-bin libopenmpi-dev
 # libjs-d3: memphis-report --html inlines its d3.min.js into every page (docs/html.md)
 DEB_PKGS += libjs-d3
 # For the tests only (make check; make demo does without): Debian's chromium, which
-# tests/report/t_html.sh drives headless with puppeteer-core (node's, from the npm registry, pinned
-# for Debian 12's chromium and node 18, installed into $(B)/npm by check-deps).
+# tests/report/t_html.sh drives headless with puppeteer-core (node's, from the npm registry,
+# pinned for Debian 12's chromium and node 18, installed into $(B)/npm by check-deps).
 TEST_DEB_PKGS := chromium nodejs
-# tests/pkg/t_deb.sh builds the Debian packages (debian/), checks them with lintian and installs
-# them into a debootstrap chroot; tests/pkg/t_spack.sh checks the Spack recipe's style as
-# `spack style` does (flake8, black, isort)
+# tests/pkg/t_deb.sh builds the Debian packages (debian/), checks them with lintian and
+# installs them into a debootstrap chroot; tests/pkg/t_spack.sh checks the Spack recipe's
+# style as `spack style` does (flake8, black, isort)
 TEST_DEB_PKGS += dpkg-dev debhelper dh-dkms lintian debootstrap flake8 black isort
 PUPPETEER := puppeteer-core@24.43.1
 

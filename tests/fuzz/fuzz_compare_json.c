@@ -3,7 +3,7 @@
  * compare` as A or B, which may be anything. Checks, besides ASan/UBSan: a parse either
  * succeeds with a consistent model (node count in range, per-node arrays there, items'
  * remote/local sums equal to their per-node counts) or fails with a message; both free
- * cleanly. Built by `make fuzz`, run by tests/fuzz/t_fuzz.sh. */
+ * cleanly. Built by `make fuzz`, run by t_fuzz.sh. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
  * process, so fork() is replaced below by one that fails: the reader then takes its
  * documented fallback and reads in-process, the same read_dwarf() the child runs. Crashes
  * inside libdwarf itself (not instrumented) therefore show up here too; the report is
- * protected from those by the child. Built by `make fuzz`, run by tests/fuzz/t_fuzz.sh. */
+ * protected from those by the child. Built by `make fuzz`, run by t_fuzz.sh. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
  * files, so any bytes. Input: two bytes, the return address's offset into the code
  * (little endian, modulo its length), then the code. Checks, besides ASan/UBSan: no more
  * events than room was given, every REG event's range [pc, end) ordered, every store and
- * return event inside the code. Built by `make fuzz`, run by tests/fuzz/t_fuzz.sh. */
+ * return event inside the code. Built by `make fuzz`, run by t_fuzz.sh. */
 #include <stdint.h>
 #include <stdlib.h>
 

@@ -3,7 +3,7 @@
  * PAGE REPORT.json`, which may be anything; it names lines ("FILE:LINE") and an executable
  * that html_sources reads. Checks, besides ASan/UBSan: the result is an object whose every
  * member has a path, its line among its text lines (3 at most before it), the text as
- * strings; everything frees cleanly. Built by `make fuzz`, run by tests/fuzz/t_fuzz.sh. */
+ * strings; everything frees cleanly. Built by `make fuzz`, run by t_fuzz.sh. */
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>

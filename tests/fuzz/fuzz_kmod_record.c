@@ -7,7 +7,7 @@
  * behind that looks valid, and accepted ones keep the promises of lib/backend/kmod_record.h
  * (user IPs, cpu < ncpus, tid != 0, user data addresses only; a LOST record: a count, no
  * sample). Built by `make fuzz` from the decoder's
- * source alone (FUZZ_kmod_record_SRCS in the Makefile), run by tests/fuzz/t_fuzz.sh. */
+ * source alone (FUZZ_kmod_record_SRCS in the Makefile), run by t_fuzz.sh. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>

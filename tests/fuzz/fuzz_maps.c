@@ -3,7 +3,7 @@
  * library read from /proc/self/maps; the report trusts nothing of it). Checks, besides
  * ASan/UBSan: every mapping found holds the address asked for, and where the parsed
  * mappings do not overlap (every real maps file) the lookup agrees with a linear scan.
- * Built by `make fuzz`, run by tests/fuzz/t_fuzz.sh. */
+ * Built by `make fuzz`, run by t_fuzz.sh. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

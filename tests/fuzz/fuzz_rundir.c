@@ -2,7 +2,7 @@
  * come from outside: the input is split into meta.mph and cpu000.mph of a fresh run
  * directory ($TMPDIR/memphis-fuzz-PID; first two bytes: where to split), which is opened
  * and every sample streamed, with the STACKS entries of samples and first touches looked up.
- * Built by `make fuzz` (clang -fsanitize=fuzzer,address,undefined), run by tests/fuzz/t_fuzz.sh. */
+ * Built by `make fuzz` (clang -fsanitize=fuzzer,address,undefined), run by t_fuzz.sh. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,8 +2,8 @@
 // S::arr and T::arr, namespace variables ns1::v and ns2::v, a template's static member
 // H<1>::data and H<2>::data, all of one size. Region "collide" reads them at random, k
 // times for every read of the k-th (S::arr 1, T::arr 2, ns1::v 3, ns2::v 4, H<1>::data 5,
-// H<2>::data 6), in one dependent chain (as tests/programs/prog_ratio.c). The report must name each
-// with its scope (tests/report/t_compare_collide.sh).
+// H<2>::data 6), in one dependent chain (as prog_ratio.c beside it). The report must name
+// each with its scope (tests/report/t_compare_collide.sh).
 //   prog_collide_cxx [SECONDS]   (default 1)
 #include <memphis.h>
 #include <cstdint>

@@ -1,7 +1,7 @@
-/* tests/programs/tool_gen.c - writes a synthetic memphis run directory whose "program" is this very
- * executable: its globals (colidx, a, x_static), its TLS variable (tls_buf), call sites of
- * its own functions and its own /proc/self/maps, so memphis-report resolves real symbols and
- * lines from this binary's DWARF. Ground truth goes to a JSON file (--truth).
+/* tests/programs/tool_gen.c - writes a synthetic memphis run directory whose "program" is
+ * this very executable: its globals (colidx, a, x_static), its TLS variable (tls_buf), call
+ * sites of its own functions and its own /proc/self/maps, so memphis-report resolves real
+ * symbols and lines from this binary's DWARF. Ground truth goes to a JSON file (--truth).
  *
  * usage: tool_gen OUTDIR [-n SAMPLES] [--allocs N] [--seed S] [--exe PATH] [--one-node]
  *                 [--truth FILE] [--truncate FILE:K] [--flip FILE:K] [--future]

@@ -1,9 +1,9 @@
 #!/bin/sh
-# The runtimes apart (issue 16 item 3): tests/programs/prog_waits.c has long barriers (thread 0 does
-# 4 times the others' work) and measures the share of its threads' CPU time spent at the
-# barrier. With OMP_WAIT_POLICY=active the waiting threads spin in libgomp: the header's
-# runtime wait share must be the program's own; the user's arrays head the tables and the
-# runtimes' own data (kind "runtime") come after every other variable. With
+# The runtimes apart (issue 16 item 3): tests/programs/prog_waits.c has long barriers
+# (thread 0 does 4 times the others' work) and measures the share of its threads' CPU time
+# spent at the barrier. With OMP_WAIT_POLICY=active the waiting threads spin in libgomp:
+# the header's runtime wait share must be the program's own; the user's arrays head the
+# tables and the runtimes' own data (kind "runtime") come after every other variable. With
 # OMP_WAIT_POLICY=passive the threads sleep in the kernel: the sampler's task clock does
 # not tick for a sleeping thread, so the header shows about the threads' CPU time in the
 # wait (a few %), not the wall-clock wait the program also prints.

@@ -1,4 +1,4 @@
-/* tests/unit/tap.h - the TAP printer of the C unit tests (tests/unit/unit_*.c), one per test binary:
+/* tests/unit/tap.h - the TAP printer of the C unit tests (unit_*.c here), one per test binary:
  *   ok(cond, "what", ...)        "ok N - what" or "not ok N - what" plus the file and line
  *                                of the call; returns cond (0 or 1)
  *   tap(ok, line, "what", ...)   the same for a table-driven case, naming the case's line

@@ -1,6 +1,6 @@
-/* tests/unit/unit_pages.c - the page-home map of memphis-report (post/pages.c): a region's own PAGES
- * answer over the first-touch home, unknown (-errno) nodes, pages only another region knows,
- * a region's last record of a page winning.
+/* tests/unit/unit_pages.c - the page-home map of memphis-report (post/pages.c): a region's
+ * own PAGES answer over the first-touch home, unknown (-errno) nodes, pages only another
+ * region knows, a region's last record of a page winning.
  * Table-driven; TAP output. */
 #include <stdio.h>
 #include <stdlib.h>

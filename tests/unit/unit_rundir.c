@@ -1,11 +1,11 @@
-/* tests/unit/unit_rundir.c - the run-directory reader of memphis-report (post/rundir.c): samples read
- * up to a damaged block, the damage message (file, offset, block, count), unknown blocks
- * skipped, a newer format refused, SAMPLES of layout version 1 (56-byte records of format 1
- * runs) and 2 read alike; STACKS entries found for their own batch of samples and for
- * first touches, a damaged STACKS block noted with the rest read on; and its thousands
- * separators (mr_fmt_count); blocks of every size through the read-ahead buffer; PAGES
- * records, left in the mapping of meta.mph where it is mapped. The readers map the files
- * and read() them where mapping fails: the tests of files run both ways (rundir_no_map
+/* tests/unit/unit_rundir.c - the run-directory reader of memphis-report (post/rundir.c):
+ * samples read up to a damaged block, the damage message (file, offset, block, count),
+ * unknown blocks skipped, a newer format refused, SAMPLES of layout version 1 (56-byte
+ * records of format 1 runs) and 2 read alike; STACKS entries found for their own batch of
+ * samples and for first touches, a damaged STACKS block noted with the rest read on; and its
+ * thousands separators (mr_fmt_count); blocks of every size through the read-ahead buffer;
+ * PAGES records, left in the mapping of meta.mph where it is mapped. The readers map the
+ * files and read() them where mapping fails: the tests of files run both ways (rundir_no_map
  * in the second pass). TAP output. */
 #include <errno.h>
 #include <inttypes.h>
