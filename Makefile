@@ -6,9 +6,9 @@
 #   make check-deps what the tests alone need (chromium, node, puppeteer-core into build/npm)
 #   make bench      overhead and throughput figures (prints, asserts nothing; docs/bench.md);
 #                   BENCH_QUICK=1 a ~2 minute subset
-#   make fuzz       build the libFuzzer targets (tests/fuzz_*.c) into build-fuzz/ with clang;
-#                   FUZZ_SECONDS=N runs each for N seconds, FUZZ_RUNS=N for N executions,
-#                   FUZZ_ONLY=REGEX only the targets whose name matches
+#   make fuzz       build the libFuzzer targets (tests/fuzz/fuzz_*.c) into build-fuzz/ with
+#                   clang; FUZZ_SECONDS=N runs each for N seconds, FUZZ_RUNS=N for N
+#                   executions, FUZZ_ONLY=REGEX only the targets whose name matches
 #   make programs  only what `make install` installs (library, tools, Fortran binding)
 #   make install / uninstall   PREFIX=/usr/local DESTDIR=
 #   make install-dkms / uninstall-dkms   the kernel module's source for DKMS (DESTDIR=)
@@ -75,17 +75,40 @@ POST_SRCS := $(wildcard post/*.c post/*/*.c)
 POST_OBJS := $(POST_SRCS:%.c=$(B)/%.o)
 # post/main.c holds main(); everything else also goes into libpost.a for the unit tests.
 POST_LIB_OBJS := $(filter-out $(B)/post/main.o,$(POST_OBJS)) $(COMMON_OBJS)
-UNIT_SRCS := $(wildcard tests/unit_*.c)
-UNIT_BINS := $(UNIT_SRCS:tests/%.c=$(B)/tests/%)
-PROG_SRCS := $(wildcard tests/prog_*.c)
-PROG_BINS := $(PROG_SRCS:tests/%.c=$(B)/tests/%) $(B)/tests/dlib_table.so \
+UNIT_SRCS := $(wildcard tests/unit/unit_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
+# Each unit test is linked with the side it tests and nothing else (so a post/ test never
+# carries lib/'s malloc interposer, nor a lib/ test post/'s objects): the rules are below.
+# Every tests/unit/unit_NAME.c is in exactly one list, by what it calls:
+#   UNIT_LIB     lib/ (the collector): libmemphis.a, which holds common/'s objects too
+#   UNIT_POST    post/ (memphis-report): libpost.a, which holds common/'s objects too
+#   UNIT_COMMON  common/ and the header-only include/memphis/hwdecode.h, which both sides
+#                use: common/'s objects alone
+UNIT_LIB := decode fd hwbackend io kmod_decode perf perfctr rank replay replay_ibs stack
+UNIT_POST := advice aggregate allocsite compare debuginfo debuginfo_locals heap heapvar \
+	hwsrc json pages radix rundir runtime unwind
+UNIT_COMMON := crc32c hwdecode maps search u64map u64set
+UNIT_NOSIDE := $(filter-out $(UNIT_LIB) $(UNIT_POST) $(UNIT_COMMON),\
+	$(UNIT_SRCS:tests/unit/unit_%.c=%))
+ifneq ($(UNIT_NOSIDE),)
+$(error $(UNIT_NOSIDE:%=tests/unit/unit_%.c) in no list: UNIT_LIB, UNIT_POST or UNIT_COMMON)
+endif
+# tests/programs/: what the tests run (prog_*: workloads run under memphis, shim_*: libraries
+# preloaded, tool_*: tools that write or rewrite run directories or drive the module), built
+# into $(B)/tests/, where the tests run them from
+PROG_SRCS := $(wildcard tests/programs/prog_*.c)
+# bench/prog_*.c: programs only `make bench` runs; built like the tests' programs and into
+# the same $(B)/tests/, where bench.sh and tests/hw/bundle.sh take every program from
+BENCH_PROG_SRCS := $(wildcard bench/prog_*.c)
+PROG_BINS := $(PROG_SRCS:tests/programs/%.c=$(B)/tests/%) \
+	     $(BENCH_PROG_SRCS:bench/%.c=$(B)/tests/%) $(B)/tests/dlib_table.so \
 	     $(B)/tests/shim_nocpu.so $(B)/tests/shim_calls.so \
 	     $(B)/tests/shim_uncompress.so $(B)/tests/shim_ctrcpu.so
-# C++ workloads (tests/prog_*.cc): how the report names heap objects of operator new
-PROGXX_SRCS := $(wildcard tests/prog_*.cc)
-PROGXX_BINS := $(PROGXX_SRCS:tests/%.cc=$(B)/tests/%)
-TOOL_SRCS := $(wildcard tests/tool_*.c)
-TOOL_BINS := $(TOOL_SRCS:tests/%.c=$(B)/tests/%)
+# C++ workloads (tests/programs/prog_*.cc): how the report names heap objects of operator new
+PROGXX_SRCS := $(wildcard tests/programs/prog_*.cc)
+PROGXX_BINS := $(PROGXX_SRCS:tests/programs/%.cc=$(B)/tests/%)
+TOOL_SRCS := $(wildcard tests/programs/tool_*.c)
+TOOL_BINS := $(TOOL_SRCS:tests/programs/%.c=$(B)/tests/%)
 EXAMPLE_SRCS := $(filter-out examples/mpi/%,$(wildcard examples/*/*.c))
 EXAMPLE_BINS := $(patsubst examples/%.c,$(B)/examples/%,$(EXAMPLE_SRCS))
 FEXAMPLE_SRCS := $(filter-out examples/mpi/%,$(wildcard examples/*/*.f90))
@@ -103,7 +126,7 @@ MPI_NOTE := $(if $(and $(MPICC),$(MPIFC)),,mpi-note)
 # The kernel module, built against every Debian kernel headers tree installed (generic
 # flavour, /usr/src/linux-headers-<release>-amd64: make deps installs 6.1's and 6.12's)
 # into $(B)/kmod/<release>/, the NUMA guest's module for that kernel (tests/vm boots each),
-# and whose build.log tests/t_kmod_build.sh holds to zero warnings. KMOD_KDIR, the tree
+# and whose build.log tests/pkg/t_kmod_build.sh holds to zero warnings. KMOD_KDIR, the tree
 # for this host, is the running kernel's headers when installed, else the newest tree by
 # version (sort -V: 6.12 after 6.9); its module is also $(B)/kmod/memphismod.ko. Each
 # builds from a copy of kmod/ so that parallel builds do not share Kbuild's files. Mode
@@ -111,7 +134,7 @@ MPI_NOTE := $(if $(and $(MPICC),$(MPIFC)),,mpi-note)
 # the rest of the build alone. Installing the module: make -C kmod install (kmod/README.md).
 # kmod_release KDIR: the release a module built against KDIR is for (its vermagic)
 kmod_release = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"$$/\1/p' $(1)/include/generated/utsrelease.h 2>/dev/null)
-# (KMOD_SRCDIR and KMOD_RUNNING_KDIR are there for tests/t_kmod_build.sh's fake trees.)
+# (KMOD_SRCDIR and KMOD_RUNNING_KDIR are there for tests/pkg/t_kmod_build.sh's fake trees.)
 KMOD_SRCDIR ?= /usr/src
 KMOD_RUNNING_KDIR ?= /lib/modules/$(shell uname -r)/build
 KMOD_KDIRS := $(shell ls -d $(KMOD_SRCDIR)/linux-headers-*-amd64 2>/dev/null | grep -vE -- '-(cloud|rt)-amd64$$' | sort -V)
@@ -144,19 +167,20 @@ programs: $(PROGRAMS)
 DEB_PKGS := gcc g++ make pkg-config libzydis-dev libdwarf-dev libelf-dev zlib1g-dev libnuma-dev \
 	libpfm4-dev libpapi-dev numactl gfortran linux-perf python3 time clang libclang-rt-14-dev \
 	libjson-c-dev libdw-dev linux-headers-amd64 linux-headers-6.12-amd64
-# dkms: tests/t_dkms.sh builds the module through it (make install-dkms)
+# dkms: tests/pkg/t_dkms.sh builds the module through it (make install-dkms)
 DEB_PKGS += dkms
-# examples/mpi and tests/t_mpi*.sh: mpicc, mpif90, mpirun (Open MPI)
+# examples/mpi, tests/lib/t_mpi*.sh and tests/report/t_mpi_report.sh: mpicc, mpif90,
+# mpirun (Open MPI)
 DEB_PKGS += openmpi-bin libopenmpi-dev
 # libjs-d3: memphis-report --html inlines its d3.min.js into every page (docs/html.md)
 DEB_PKGS += libjs-d3
 # For the tests only (make check; make demo does without): Debian's chromium, which
-# tests/t_html.sh drives headless with puppeteer-core (node's, from the npm registry, pinned
-# for Debian 12's chromium and node 18, installed into $(B)/npm by check-deps).
+# tests/report/t_html.sh drives headless with puppeteer-core (node's, from the npm registry,
+# pinned for Debian 12's chromium and node 18, installed into $(B)/npm by check-deps).
 TEST_DEB_PKGS := chromium nodejs
-# tests/t_deb.sh builds the Debian packages (debian/), checks them with lintian and installs
-# them into a debootstrap chroot; tests/t_spack.sh checks the Spack recipe's style as
-# `spack style` does (flake8, black, isort)
+# tests/pkg/t_deb.sh builds the Debian packages (debian/), checks them with lintian and
+# installs them into a debootstrap chroot; tests/pkg/t_spack.sh checks the Spack recipe's
+# style as `spack style` does (flake8, black, isort)
 TEST_DEB_PKGS += dpkg-dev debhelper dh-dkms lintian debootstrap flake8 black isort
 PUPPETEER := puppeteer-core@24.43.1
 
@@ -271,52 +295,73 @@ $(B)/libpost.a: $(POST_LIB_OBJS)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)rm -f $@ && ar rcs $@ $(POST_LIB_OBJS)
 
-# Unit tests link the objects of lib/ and post/ directly (they test internal functions).
-# -Ipost comes first: lib/ and post/ both have a heap.h, and only post tests include it.
-$(B)/tests/unit_%: tests/unit_%.c $(B)/libmemphis.a $(B)/libpost.a
+# Unit tests link the objects of their side directly (they test internal functions), with
+# that side's headers only (lib/ and post/ both have a heap.h: each side sees its own).
+$(UNIT_LIB:%=$(B)/tests/unit_%): $(B)/tests/unit_%: tests/unit/unit_%.c $(B)/libmemphis.a
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(BASE_CFLAGS) -Ipost -Ilib -Ilib/backend -Icommon $(DWARF_CFLAGS) -pthread $(CFLAGS) $< -o $@ $(B)/libpost.a $(B)/libmemphis.a $(POST_LIBS) $(LIB_LIBS) $(LDFLAGS)
+	$(Q)$(CC) $(BASE_CFLAGS) -Ilib -Ilib/backend -Icommon -pthread $(CFLAGS) $< -o $@ $(B)/libmemphis.a $(LIB_LIBS) $(LDFLAGS)
+
+$(UNIT_POST:%=$(B)/tests/unit_%): $(B)/tests/unit_%: tests/unit/unit_%.c $(B)/libpost.a
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(BASE_CFLAGS) -Ipost -Icommon $(DWARF_CFLAGS) -pthread $(CFLAGS) $< -o $@ $(B)/libpost.a $(POST_LIBS) $(LDFLAGS)
+
+$(UNIT_COMMON:%=$(B)/tests/unit_%): $(B)/tests/unit_%: tests/unit/unit_%.c $(COMMON_OBJS)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(BASE_CFLAGS) -Icommon $(CFLAGS) $< -o $@ $(COMMON_OBJS) $(LDFLAGS)
+
+# The unit tests' and tools' sources were tests/unit_NAME.c and tests/tool_NAME.c: the
+# dependency files of a build made before name them there. Like -MP's rules for headers,
+# these empty rules let make rebuild such a binary from its new source instead of stopping.
+tests/unit_%.c tests/tool_%.c: ;
 
 # Workloads run under memphis: OpenMP, linked to the shared library like a user would.
 PROG_CFLAGS := -std=gnu11 -g -O2 -fopenmp -pthread -Iinclude -Wall -Wextra -Werror -Wno-unused-parameter
 PROG_LDFLAGS := -L$(B) -Wl,-rpath,'$$ORIGIN/..' -lmemphis -lnuma
-$(B)/tests/prog_%: tests/prog_%.c $(B)/libmemphis.so
+$(B)/tests/prog_%: tests/programs/prog_%.c $(B)/libmemphis.so
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(PROG_CFLAGS) $< -o $@ $(PROG_LDFLAGS) $(LDFLAGS)
+
+$(B)/tests/prog_%: bench/prog_%.c $(B)/libmemphis.so
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(PROG_CFLAGS) $< -o $@ $(PROG_LDFLAGS) $(LDFLAGS)
 
 # Two files, each with a static `work` of its own (variables that share a name, issue 38).
-$(B)/tests/prog_collide: tests/prog_collide.c tests/collide_b.c tests/collide.h $(B)/libmemphis.so
+$(B)/tests/prog_collide: tests/programs/prog_collide.c tests/programs/collide_b.c \
+	tests/programs/collide.h $(B)/libmemphis.so
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(PROG_CFLAGS) $< tests/collide_b.c -o $@ $(PROG_LDFLAGS) $(LDFLAGS)
+	$(Q)$(CC) $(PROG_CFLAGS) $< tests/programs/collide_b.c -o $@ $(PROG_LDFLAGS) $(LDFLAGS)
 
 PROGXX_CXXFLAGS := -std=c++17 -g -O2 -pthread -Iinclude -Wall -Wextra -Werror -Wno-unused-parameter
-$(B)/tests/prog_%: tests/prog_%.cc $(B)/libmemphis.so
+$(B)/tests/prog_%: tests/programs/prog_%.cc $(B)/libmemphis.so
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CXX     $<")
 	$(Q)$(CXX) $(PROGXX_CXXFLAGS) $(CXXFLAGS) $< -o $@ $(PROG_LDFLAGS) $(LDFLAGS)
 
-# A library the dlopen test loads, unloads and loads again (tests/t_dlopen.sh).
-$(B)/tests/dlib_table.so: tests/dlib_table.c
+# A library the dlopen test loads, unloads and loads again (tests/lib/t_dlopen.sh).
+$(B)/tests/dlib_table.so: tests/programs/dlib_table.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) -std=gnu11 -g -O2 -fPIC -shared -Wall -Wextra -Werror $< -o $@ $(LDFLAGS)
 
 # Preloaded before libmemphis: shim_nocpu refuses perf events of a CPU, as a kernel does to
-# a user without CAP_PERFMON at perf_event_paranoid >= 1 (tests/t_scope.sh); shim_calls
-# counts the library's sleeps and perf event switches (tests/t_touch.sh, t_linger.sh);
+# a user without CAP_PERFMON at perf_event_paranoid >= 1 (tests/lib/t_scope.sh); shim_calls
+# counts the library's sleeps and perf event switches (tests/lib/t_touch.sh, t_linger.sh);
 # shim_uncompress counts memphis-report's inflating of compressed DWARF (t_callers.sh);
 # shim_ctrcpu opens the library's own counters on one CPU only (t_counters.sh).
-$(B)/tests/shim_%.so: tests/shim_%.c
+$(B)/tests/shim_%.so: tests/programs/shim_%.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) -std=gnu11 -g -O2 -fPIC -shared -Wall -Wextra -Werror $< -o $@ $(LDFLAGS)
 
 # Test tools are programs of their own; those that write run directories take the CRC from
 # common/.
-$(B)/tests/tool_%: tests/tool_%.c $(B)/common/crc32c.o
+$(B)/tests/tool_%: tests/programs/tool_%.c $(B)/common/crc32c.o
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(BASE_CFLAGS) -Icommon $(CFLAGS) $< -o $@ $(B)/common/crc32c.o $(LDFLAGS) -lm
@@ -370,9 +415,9 @@ $(KMOD_KOS): $(B)/kmod/%/memphismod.ko: kmod/memphismod.c kmod/Kbuild include/me
 $(B)/kmod/memphismod.ko: $(B)/kmod/$(KMOD_KVER)/memphismod.ko
 	$(Q)if [ -f $< ]; then cp $< $@; else rm -f $@; fi
 
-# Fuzz targets: tests/fuzz_NAME.c is linked with the sources in FUZZ_NAME_SRCS (one
+# Fuzz targets: tests/fuzz/fuzz_NAME.c is linked with the sources in FUZZ_NAME_SRCS (one
 # variable per target, so moving a file changes one line) by clang with libFuzzer, ASan
-# and UBSan, into $(B)-fuzz/fuzz_NAME. tests/t_fuzz.sh runs each for a few seconds in
+# and UBSan, into $(B)-fuzz/fuzz_NAME. tests/fuzz/t_fuzz.sh runs each for a few seconds in
 # `make check` (seeded there); `make fuzz FUZZ_SECONDS=N` (or FUZZ_RUNS=N) runs it longer,
 # keeping the corpora in $(B)-fuzz/corpus/.
 FUZZ_CC ?= clang
@@ -393,7 +438,7 @@ FUZZ_html_source_SRCS := post/html/html_source.c post/base/infile.c
 FUZZ_html_source_LIBS := -ljson-c -ldwarf -lelf -lz
 FUZZ_json_strict_SRCS := post/base/json_strict.c
 FUZZ_json_strict_LIBS := -ljson-c
-FUZZ_NAMES := $(patsubst tests/fuzz_%.c,%,$(wildcard tests/fuzz_*.c))
+FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BINS := $(FUZZ_NAMES:%=$(FUZZ_B)/fuzz_%)
 FUZZ_HDRS := $(wildcard include/*.h include/memphis/*.h lib/*.h lib/*/*.h post/*.h post/*/*.h common/*.h)
 
@@ -402,11 +447,11 @@ ifneq ($(FUZZ_SECONDS)$(FUZZ_RUNS),)
 	$(Q)rm -rf $(FUZZ_B)/run && mkdir -p $(FUZZ_B)/corpus $(FUZZ_B)/run && cd $(FUZZ_B)/run && \
 	  MEMPHIS_BUILD=$(abspath $(B)) MEMPHIS_SRC=$(CURDIR) MEMPHIS_FUZZ_CORPUS=$(abspath $(FUZZ_B))/corpus \
 	  MEMPHIS_FUZZ_SECONDS=$(FUZZ_SECONDS) MEMPHIS_FUZZ_RUNS=$(FUZZ_RUNS) MEMPHIS_FUZZ_ONLY='$(FUZZ_ONLY)' \
-	  sh $(CURDIR)/tests/t_fuzz.sh
+	  sh $(CURDIR)/tests/fuzz/t_fuzz.sh
 endif
 
 .SECONDEXPANSION:
-$(FUZZ_B)/fuzz_%: tests/fuzz_%.c $$(FUZZ_$$*_SRCS) $(FUZZ_HDRS)
+$(FUZZ_B)/fuzz_%: tests/fuzz/fuzz_%.c $$(FUZZ_$$*_SRCS) $(FUZZ_HDRS)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  FUZZ    $@")
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(FUZZ_$*_SRCS) -o $@ $(FUZZ_$*_LIBS)
@@ -436,7 +481,7 @@ check-vm: deps
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all
-	$(Q)sh tests/bench.sh $(B)
+	$(Q)sh bench/bench.sh $(B)
 
 # Every installed path is quoted: PREFIX, DESTDIR and the directories may hold spaces.
 install: $(PROGRAMS)

@@ -11,7 +11,7 @@
  * the word there is something else, the check fails and the chain is unwound (and kept)
  * anew; a stale copy of the very return address at the very distance could pass it, so a
  * chain taken from the stack names the right site always and its callers as the unwinder
- * would, but for such a coincidence (tests/t_heapchain.sh compares every chain of a
+ * would, but for such a coincidence (tests/lib/t_heapchain.sh compares every chain of a
  * program that changes them under the same site with the unwinder's). Only words of the
  * calling thread's own stack are read, between the CFA and the top its registration found
  * (self.h): a thread the library never attached, or one on another stack (sigaltstack, a

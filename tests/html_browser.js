@@ -1,7 +1,7 @@
 // tests/html_browser.js PAGE REPORT.json SHOT.png [TOP] - open a memphis-report --html page
 // in Debian's chromium, headless, offline, with puppeteer-core (NODE_PATH: where make
 // check-deps installed it), and print one line per check, "ok DESC" or "not ok DESC", for
-// tests/t_html.sh to number:
+// tests/report/t_html.sh to number:
 //   no console error, no page error, no request but the page itself;
 //   the header's and tables' numbers equal REPORT.json's (what --json printed);
 //   every view of the top TOP (default 10) variables rendered, each after a click on the

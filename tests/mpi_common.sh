@@ -1,5 +1,6 @@
-# tests/mpi_common.sh - sourced by tests/t_mpi*.sh that run examples/mpi under Open MPI's
-# mpirun (on top of tests/tap.sh): H, the C stencil; exit 77 without mpirun or the example.
+# tests/mpi_common.sh - sourced by the tests that run examples/mpi under Open MPI's mpirun
+# (tests/lib/t_mpi.sh, tests/report/t_mpi_report.sh; on top of tests/tap.sh): H, the C
+# stencil; exit 77 without mpirun or the example.
 # mpirun's environment is set here, not its failures ignored: root is allowed (the env
 # equivalents of --allow-run-as-root), more ranks than CPUs (oversubscribe), no binding (a
 # rank's threads may use every CPU), shared memory between ranks without CMA/ptrace

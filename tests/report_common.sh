@@ -1,4 +1,4 @@
-# tests/report_common.sh - sourced by tests/t_report_*.sh: the report's paths and helpers
+# tests/report_common.sh - sourced by most of tests/report/t_*.sh: the report's paths and helpers
 # on top of tests/tap.sh (ok, not_ok, check, check_if, done_testing).
 # Runs in the temp dir tests/run.sh gives; $MEMPHIS_BUILD and $MEMPHIS_SRC are set by it.
 . "$MEMPHIS_SRC/tests/tap.sh"

@@ -1,7 +1,9 @@
 #!/bin/sh
-# tests/run.sh BUILD - run every unit test binary (BUILD/tests/unit_*) and every test
-# script (tests/t_*.sh), each in its own process with a timeout (MEMPHIS_TEST_TIMEOUT, 600 s;
-# t_vm.sh MEMPHIS_VM_TEST_TIMEOUT, 2700 s). Each prints TAP lines
+# tests/run.sh BUILD - run every unit test binary (BUILD/tests/unit_*, whose sources are
+# tests/unit/) and every test script (tests/KIND/t_*.sh: lib, report, pkg, shape, fuzz, vm),
+# each in its own process with a timeout (MEMPHIS_TEST_TIMEOUT, 600 s; t_vm.sh
+# MEMPHIS_VM_TEST_TIMEOUT, 2700 s). MEMPHIS_TESTS=REGEX runs only the scripts whose path
+# matches (e.g. 't_threads|t_heapvar', or 'report/' for a folder). Each prints TAP lines
 # ("ok N - what", "not ok N - what", "... # SKIP why"); a file that exits 77 is skipped
 # whole, one that exits non-zero without a "not ok" counts as one failure. Each runs in
 # a fresh empty directory.
@@ -79,14 +81,25 @@ run_one() {
 	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
 }
 
+# suites: every test script, as KIND/t_NAME.sh (no spaces), in the order of the file names
+# whatever the folder (the names are unique across tests/*/; the order they ran in when all
+# were in tests/). Their paths are "$MEMPHIS_SRC/tests/" and these.
+suites() {
+	for t in "$MEMPHIS_SRC"/tests/*/t_*.sh; do
+		[ -f "$t" ] || continue
+		t=${t#"$MEMPHIS_SRC/tests/"}
+		echo "${t##*/} $t"
+	done | LC_ALL=C sort | cut -d' ' -f2
+}
+
 # unit tests whose source is there (a renamed test leaves its old binary in BUILD)
 for t in "$MEMPHIS_BUILD"/tests/unit_*; do
-	[ -x "$t" ] && [ -f "$MEMPHIS_SRC/tests/${t##*/}.c" ] || continue
+	[ -x "$t" ] && [ -f "$MEMPHIS_SRC/tests/unit/${t##*/}.c" ] || continue
 	# unit tests link the library: they must not profile themselves
 	run_one "$(basename "$t")" env MEMPHIS_DISABLE=1 "$t"
 done
-for t in "$MEMPHIS_SRC"/tests/t_*.sh; do
-	[ -f "$t" ] || continue
+for s in $(suites); do
+	t=$MEMPHIS_SRC/tests/$s
 	[ -n "$MEMPHIS_TESTS" ] && ! echo "$t" | grep -qE "$MEMPHIS_TESTS" && continue
 	run_one "$(basename "$t")" sh "$t"
 done
@@ -94,7 +107,8 @@ done
 # where the kernel allows events of a CPU (root, as in CI) the runs above sampled per CPU.
 SCOPE_TESTS=${MEMPHIS_SCOPE_TESTS:-t_sampler|t_threads|t_robust|t_touch|t_closefds|t_churn_rings|t_stacks|t_cancel|t_sigmark|t_dlopen|t_exitpath|t_period}
 if [ -z "$MEMPHIS_NO_SCOPE_PASS" ]; then
-	for t in "$MEMPHIS_SRC"/tests/t_*.sh; do
+	for s in $(suites); do
+		t=$MEMPHIS_SRC/tests/$s
 		echo "$t" | grep -qE "$SCOPE_TESTS" || continue
 		[ -n "$MEMPHIS_TESTS" ] && ! echo "$t" | grep -qE "$MEMPHIS_TESTS" && continue
 		run_one "scope=thread: $(basename "$t")" env MEMPHIS_SCOPE=thread sh "$t"
@@ -105,10 +119,11 @@ fi
 SAN_TESTS=${MEMPHIS_SAN_TESTS:-t_sampler|t_threads|t_robust|t_touch|t_fortran|t_counters|t_stacks}
 if [ -d "$MEMPHIS_BUILD-ubsan" ] && [ -z "$MEMPHIS_NO_SAN" ]; then
 	for t in "$MEMPHIS_BUILD-ubsan"/tests/unit_*; do
-		[ -x "$t" ] && [ -f "$MEMPHIS_SRC/tests/${t##*/}.c" ] || continue
+		[ -x "$t" ] && [ -f "$MEMPHIS_SRC/tests/unit/${t##*/}.c" ] || continue
 		run_one "ubsan: $(basename "$t")" env MEMPHIS_DISABLE=1 "$t"
 	done
-	for t in "$MEMPHIS_SRC"/tests/t_*.sh; do
+	for s in $(suites); do
+		t=$MEMPHIS_SRC/tests/$s
 		# whole names: "t_robust" is not t_report_robust (the report's tests are ASan's, below)
 		echo "${t##*/}" | grep -qE "^($SAN_TESTS)\.sh$" || continue
 		run_one "ubsan: $(basename "$t")" env MEMPHIS_BUILD="$MEMPHIS_BUILD-ubsan" \
@@ -116,7 +131,8 @@ if [ -d "$MEMPHIS_BUILD-ubsan" ] && [ -z "$MEMPHIS_NO_SAN" ]; then
 	done
 fi
 if [ -x "$MEMPHIS_BUILD-asan/memphis-report" ] && [ -z "$MEMPHIS_NO_SAN" ]; then
-	for t in "$MEMPHIS_SRC"/tests/t_*.sh; do
+	for s in $(suites); do
+		t=$MEMPHIS_SRC/tests/$s
 		echo "$t" | grep -qE "t_report|t_compare|t_robust|t_sampler|t_fortran|t_counters|t_heapvar|t_advice|t_html" || continue
 		run_one "asan: $(basename "$t")" env MEMPHIS_REPORT="$MEMPHIS_BUILD-asan/memphis-report" \
 			ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 sh "$t"
@@ -126,11 +142,11 @@ fi
 # stderr, which t_report_jobs compares between thread counts (halt_on_error: exit 66)
 if [ -x "$MEMPHIS_BUILD-tsan/memphis-report" ] && [ -z "$MEMPHIS_NO_SAN" ]; then
 	run_one "tsan: t_report_jobs.sh" env MEMPHIS_REPORT="$MEMPHIS_BUILD-tsan/memphis-report" \
-		TSAN_OPTIONS=halt_on_error=1 sh "$MEMPHIS_SRC/tests/t_report_jobs.sh"
+		TSAN_OPTIONS=halt_on_error=1 sh "$MEMPHIS_SRC/tests/report/t_report_jobs.sh"
 	# the ranks of an MPI job reported by several workers at once (job.c)
 	run_one "tsan: t_report_mpijob.sh" env MEMPHIS_REPORT="$MEMPHIS_BUILD-tsan/memphis-report" \
 		TSAN_OPTIONS=halt_on_error=1 MEMPHIS_JOB_SAMPLES=20000 \
-		sh "$MEMPHIS_SRC/tests/t_report_mpijob.sh"
+		sh "$MEMPHIS_SRC/tests/report/t_report_mpijob.sh"
 fi
 if [ -s "$out/skips" ]; then
 	echo "# skipped (test # reason):"

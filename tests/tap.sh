@@ -1,4 +1,4 @@
-# tests/tap.sh - the TAP printer of the shell tests: sourced by tests/t_*.sh (the report's
+# tests/tap.sh - the TAP printer of the shell tests: sourced by tests/*/t_*.sh (the report's
 # tests through tests/report_common.sh), which tests/run.sh runs in an empty directory with
 # MEMPHIS_BUILD and MEMPHIS_SRC set. One TAP line per check, numbered here:
 #   ok DESC              "ok N - DESC"

@@ -27,7 +27,7 @@
  * mem_hops 43-45; LVLNUM_UNC 0x08 from v6.8).
  *
  * Tested against these documented layouts and against published register values of real
- * samples (tests/unit_hwdecode.c); untested on hardware: no machine of the project has an
+ * samples (tests/unit/unit_hwdecode.c); untested on hardware: no machine of the project has an
  * IBS or PEBS PMU.
  */
 #ifndef MEMPHIS_HWDECODE_H
@@ -166,7 +166,7 @@ static inline __u64 memphis__bits(__u64 v, unsigned int lo, unsigned int n)
 /* Decode perf's union perf_mem_data_src (PERF_SAMPLE_DATA_SRC) into op, level, remote,
  * HITM and lock. Sets data_src, has_src, is_load, is_store, src, remote, miss, l2_miss,
  * hitm and locked; leaves ip, addr, latency and the rest alone. The rules, each for a row
- * of a kernel table (tests/unit_hwdecode.c replays them, citing the table):
+ * of a kernel table (tests/unit/unit_hwdecode.c replays them, citing the table):
  *  - A miss: mem_lvl MISS without HIT names the level that was missed (by mem_lvl_num,
  *    else the mem_lvl bits), not the one that served it: L3 gives L3_MISS (Intel ds.c
  *    pebs_data_source[0x00] "ukn L3", Lion Cove 0x0f), L1 or L2 L1_MISS (precise stores:

@@ -3,7 +3,7 @@
  * include/memphis/memphismod_rec.h - what the module's overflow handler makes of one perf
  * sample: the record of /dev/memphismod (include/memphis/memphismod.h), or the reason it
  * is dropped. Pure inline code on plain values, no kernel types and no library calls, so
- * that kmod/memphismod.c runs it in NMI context and tests/unit_kmod_decode.c runs the
+ * that kmod/memphismod.c runs it in NMI context and tests/unit/unit_kmod_decode.c runs the
  * same code on records built from real-hardware values.
  *
  * Sources, per kind:

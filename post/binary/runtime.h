@@ -1,7 +1,7 @@
 /* post/binary/runtime.h - the language and parallel runtimes whose own data and waiting the
  * report keeps apart from the program's (issue 16 item 3): which shared object is which
  * runtime, which of their heap objects are their own, and which instructions are a wait
- * loop. Pure: names, symbols and code bytes in, answers out (tests/unit_runtime.c).
+ * loop. Pure: names, symbols and code bytes in, answers out (tests/unit/unit_runtime.c).
  *
  * A runtime's own data is one variable per runtime, shown after the program's variables:
  * heap objects allocated by the runtime's code for itself (libgomp's team, barrier and

@@ -2,7 +2,7 @@
  * with json-c into one side's model (compare.h). Everything in the text is from outside:
  * every member is checked for its type, arrays for their lengths, and a report that
  * lacks what compare needs is refused with one line naming the input and the member.
- * tests/fuzz_compare_json.c feeds it arbitrary bytes. */
+ * tests/fuzz/fuzz_compare_json.c feeds it arbitrary bytes. */
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>

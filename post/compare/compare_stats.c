@@ -1,6 +1,6 @@
 /* post/compare/compare_stats.c - the statistics of compare: Wilson's score interval for one
  * proportion and Newcombe's hybrid score interval for the difference of two (docs/
- * compare.md has the formulas and a worked example; tests/unit_compare.c checks them
+ * compare.md has the formulas and a worked example; tests/unit/unit_compare.c checks them
  * against Newcombe's published values). */
 #include <errno.h>
 #include <math.h>

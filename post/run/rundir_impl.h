@@ -63,7 +63,7 @@ int rundir_bf_view(struct blockfile *bf, struct memphis_block *hdr, const unsign
  * a file system without mmap): read() it then. A mapping holds what the file held when it
  * was made; a file truncated meanwhile by someone else ends the report with SIGBUS. */
 const unsigned char *rundir_map_file(int fd, size_t *size);
-/* Set: rundir_map_file maps nothing (tests/unit_rundir.c tests the read() path so). */
+/* Set: rundir_map_file maps nothing (tests/unit/unit_rundir.c tests the read() path so). */
 extern int rundir_no_map;
 /* The whole pages of [p, p + len), in the run's read-only mapping of meta.mph, dropped from
  * the process (read again from the page cache when touched): a block read once now and

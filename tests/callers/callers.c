@@ -1,4 +1,4 @@
-/* tests/callers/callers.c - the program of tests/t_callers.sh, built there at -O2 and -O3,
+/* tests/callers/callers.c - the program of tests/report/t_callers.sh, built there at -O2 and -O3,
  * where gcc turns a copy loop into a memcpy call and a fill loop into a memset call (the
  * test checks with objdump that main calls them). The loops are in main: in a function of
  * their own gcc makes the call a tail call, and the caller's line is then main's call of

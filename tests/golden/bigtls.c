@@ -1,5 +1,5 @@
 /* tests/golden/bigtls.c - a program with more static TLS (a 20 MiB __thread array, like
- * golden.c's t_tls) than the default 8 MiB stack limit, run by tests/t_golden.sh under
+ * golden.c's t_tls) than the default 8 MiB stack limit, run by tests/report/t_golden.sh under
  * `ulimit -s 8192`. Without memphis it needs no thread. glibc raises the default thread
  * stack size to just above the static TLS it carves out of every thread stack, so a
  * thread created with default attributes gets only a few KiB of stack of its own; the

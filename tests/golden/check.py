@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""tests/golden/check.py - the checks of tests/t_golden.sh for one build of the golden program.
+"""tests/golden/check.py - the checks of tests/report/t_golden.sh for one build of the golden
+program.
 
 usage: check.py START TAG SRCDIR EXPECT JSON...
 

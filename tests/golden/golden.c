@@ -1,4 +1,4 @@
-/* tests/golden/golden.c - the program of the golden attribution test (tests/t_golden.sh),
+/* tests/golden/golden.c - the program of the golden attribution test (tests/report/t_golden.sh),
  * built by the test at -O0 and -O2. Ground truth by construction: see golden.h.
  *
  * Region "main" (thread 0) loads a global, a file-scope static, a function-scope static,

@@ -1,4 +1,4 @@
-/* tests/golden/golden.h - ground truth of the golden attribution test (tests/t_golden.sh).
+/* tests/golden/golden.h - ground truth of the golden attribution test (tests/report/t_golden.sh).
  *
  * Every access the test measures is a random load of a double, and each load's index
  * depends on the sum of the values loaded before (all are -0.0, so the dependency

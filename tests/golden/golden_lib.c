@@ -1,4 +1,4 @@
-/* tests/golden/golden_lib.c - libgolden.so (-shared -fPIC) for tests/t_golden.sh: a global
+/* tests/golden/golden_lib.c - libgolden.so (-shared -fPIC) for tests/report/t_golden.sh: a global
  * array that lives in the library's own .bss, and a __thread array in the library's TLS
  * block (static TLS: the library is loaded at start-up). The program reaches both through
  * pointers, so no copy relocation moves the global into the executable. */

@@ -1,4 +1,4 @@
-! tests/golden_f/golden.f90 - the Fortran golden attribution program (tests/t_golden_f.sh),
+! tests/golden_f/golden.f90 - the Fortran golden attribution program (tests/report/t_golden_f.sh),
 ! built by the test with gfortran -g -fopenmp at -O0 and -O2. Ground truth by construction,
 ! as in tests/golden/golden.h: every measured access is a random load of a real(8), each
 ! load's index depends on the sum of the values loaded before (all -0.0, so it adds 0),

@@ -14,7 +14,7 @@ P=/tmp/mphb
 command -v patchelf > /dev/null || { echo "tests/hw/bundle.sh: needs patchelf (apt-get install patchelf)" >&2; exit 2; }
 rm -rf "$D"
 mkdir -p "$D/build/tests" "$D/build/examples/cg" "$D/build/examples/hello" "$D/lib" "$D/bin" \
-	"$D/src/tests/hw" "$D/src/lib"
+	"$D/src/tests/hw" "$D/src/bench" "$D/src/lib"
 cp -a "$B"/memphis "$B"/memphis-report "$B"/libmemphis.so* "$D/build/"
 cp "$B/examples/cg/cg" "$D/build/examples/cg/"
 cp "$B/examples/hello/hello" "$D/build/examples/hello/"
@@ -23,7 +23,7 @@ rm -f "$D"/build/tests/*.d "$D"/build/tests/*.o
 for t in numactl time perf; do
 	p=$(command -v $t) && cp -L "$p" "$D/bin/" || echo "tests/hw/bundle.sh: no $t here: left out" >&2
 done
-cp "$SRC/tests/bench.sh" "$SRC/tests/bench_report.sh" "$D/src/tests/"
+cp "$SRC/bench/bench.sh" "$SRC/bench/bench_report.sh" "$D/src/bench/"
 cp -r "$SRC/tests/callers" "$D/src/tests/"
 cp "$SRC/tests/hw/run.sh" "$D/src/tests/hw/"
 cp "$SRC/lib/config.h" "$D/src/lib/"
@@ -66,7 +66,7 @@ cd /tmp || exit 2
 timeout 300 sh $S/tests/hw/run.sh $M > "$OUT/hw.tap" 2>&1
 echo "tests/hw/run.sh: exit $?"; tail -n 20 "$OUT/hw.tap"
 # quick, with the split of the collection cost by part (what a 16-core machine shows best)
-BENCH_QUICK=${BENCH_QUICK:-1} BENCH_SPLIT=${BENCH_SPLIT:-1} sh $S/tests/bench.sh $M > "$OUT/bench.txt" 2>&1
+BENCH_QUICK=${BENCH_QUICK:-1} BENCH_SPLIT=${BENCH_SPLIT:-1} sh $S/bench/bench.sh $M > "$OUT/bench.txt" 2>&1
 echo "bench: exit $?"; cat "$OUT/bench.txt"
 EOF
 chmod +x "$D/run"

@@ -2,7 +2,7 @@
 # package repository (`spack repo create`, then its packages/ directory). There is no public
 # release tarball yet, so the version has no checksum: build a local clone with
 #   spack dev-build memphis@0.1.0            (in the clone; or `spack develop memphis@0.1.0`)
-# The version equals the tree's VERSION file (tests/t_spack.sh checks it). Spack >= 0.22
+# The version equals the tree's VERSION file (tests/pkg/t_spack.sh checks it). Spack >= 0.22
 # (language dependencies c and fortran); Spack >= 1.0 keeps MakefilePackage in its builtin
 # repository, older ones export it from spack.package.
 

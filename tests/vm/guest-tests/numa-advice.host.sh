@@ -40,10 +40,10 @@ if [ -n "$starved" ]; then
 		"the single-stepped drain fell behind: $starved samples, the rest lost"
 else
 	advise gather "$VM_OUT/gather" \
-		"main::x=interleave@$(lines 'x\[i\] = ' "$MEMPHIS_SRC/tests/prog_gather.c")"
+		"main::x=interleave@$(lines 'x\[i\] = ' "$MEMPHIS_SRC/tests/programs/prog_gather.c")"
 fi
 advise table "$VM_OUT/table" \
-	"prog_table.c:table=replicate@$(lines 'table\[i\] = ' "$MEMPHIS_SRC/tests/prog_table.c")"
+	"prog_table.c:table=replicate@$(lines 'table\[i\] = ' "$MEMPHIS_SRC/tests/programs/prog_table.c")"
 loop=$(lines 'sum += a\[k\] \* p\[colidx\[k\]\];' "$SRC")
 advise cg-master "$CG/cg-master" \
 	"cg.c:a=partitioned@$(lines 'a\[k + o\] = v;\|a\[k\] = diag;' "$SRC")~$loop" \

@@ -1,5 +1,5 @@
 # numa-ring.guest.sh - 4 nodes: the thread on node k reads the array first touched on
-# node (k+1) mod 4 (tests/prog_ring).
+# node (k+1) mod 4 (tests/programs/prog_ring.c).
 . "$VM_LIB"
 vm_require_memphis
 . "$(dirname "$VM_LIB")/guest-tests/numa-lib.sh"

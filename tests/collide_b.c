@@ -1,9 +1,0 @@
-/* tests/collide_b.c - the second file of tests/prog_collide.c: its own static work. */
-#include "collide.h"
-
-static double work[COLLIDE_N];
-
-double *collide_b_work(void)
-{
-	return work;
-}

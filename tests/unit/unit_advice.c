@@ -1,0 +1,208 @@
+/* tests/unit/unit_advice.c - post/report/advice.c on hand-made thread x block matrices: each rule on a
+ * pattern made for it, and each threshold on both of its sides (docs/advice.md). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/advice.h"
+#include "tap.h"
+
+#define T 4   /* threads */
+#define NB 256
+
+static struct mr_pattern_thread threads[T];
+static uint64_t tb[T * NB];
+
+/* A pattern of span bytes whose [thread][block] samples are cell(t, b, arg). */
+static struct mr_pattern make(uint64_t span, uint64_t (*cell)(size_t, uint32_t, int), int arg)
+{
+	struct mr_pattern p;
+
+	memset(&p, 0, sizeof(p));
+	p.laid = 1;
+	p.span = span;
+	p.nblocks = NB;
+	p.block = span / NB;
+	p.threads = threads;
+	p.nthreads = T;
+	p.tb = tb;
+	for (size_t t = 0; t < T; t++) {
+		threads[t] = (struct mr_pattern_thread){ (uint32_t)(100 + t), (int)t, (uint32_t)(t / 2),
+							 0, 0 };
+		for (uint32_t b = 0; b < NB; b++) {
+			tb[t * NB + b] = cell(t, b, arg);
+			threads[t].samples += tb[t * NB + b];
+		}
+		p.samples += threads[t].samples;
+	}
+	p.reads = p.samples;
+	p.rw_known = 1;
+	return p;
+}
+
+/* Each thread its own quarter; arg: blocks each range spills into the next one's. */
+static uint64_t own_quarter(size_t t, uint32_t b, int spill)
+{
+	uint32_t lo = (uint32_t)t * (NB / T), hi = lo + NB / T + (uint32_t)spill;
+
+	return b >= lo && b < hi ? 2 : 0;
+}
+
+/* Every thread everywhere (a random gather). */
+static uint64_t everywhere(size_t t, uint32_t b, int arg)
+{
+	(void)arg;
+	return (t + b) % 3 ? 1 : 2;
+}
+
+/* Thread 0 takes arg % of the samples, the others share the rest. */
+static uint64_t one_thread(size_t t, uint32_t b, int pct)
+{
+	(void)b;
+	return t == 0 ? (uint64_t)pct * 3 : (uint64_t)(100 - pct);
+}
+
+/* Only arg samples in all, in block 0 of thread 0. */
+static uint64_t few(size_t t, uint32_t b, int n)
+{
+	return t == 0 && b == 0 ? (uint64_t)n : 0;
+}
+
+/* Own quarters, and thread 3 reads a little of everything. */
+static uint64_t quarter_and_noise(size_t t, uint32_t b, int arg)
+{
+	(void)arg;
+	if (t == 3)
+		return b % 64 == 0; /* 4 samples: under 2 % */
+	return own_quarter(t, b, 0) * 4;
+}
+
+int main(void)
+{
+	struct mr_advice a;
+	struct mr_pattern p;
+
+	mr_advice_classify(NULL, 0, 0, &a);
+	ok(a.kind == MR_ADVICE_NONE && !mr_advice_name(a.kind), "no pattern: no advice");
+	p = make(1 << 20, few, 60);
+	p.laid = 0;
+	mr_advice_classify(&p, 60, 0, &a);
+	ok(a.kind == MR_ADVICE_NONE, "a pattern without layout: no advice");
+
+	p = make(1 << 20, few, MR_ADVICE_MIN_SAMPLES - 1);
+	mr_advice_classify(&p, p.samples, 0, &a);
+	ok(a.kind == MR_ADVICE_TOO_FEW && a.shape == MR_ADVICE_TOO_FEW &&
+	   !strcmp(mr_advice_name(a.kind), "too_few"), "%d samples: too_few",
+	   MR_ADVICE_MIN_SAMPLES - 1);
+	p = make(1 << 20, few, MR_ADVICE_MIN_SAMPLES);
+	mr_advice_classify(&p, p.samples, 0, &a);
+	ok(a.kind == MR_ADVICE_MOVE_IT && !strcmp(mr_advice_name(a.kind), "move"),
+	   "%d samples, all of one thread: move (got %s)", MR_ADVICE_MIN_SAMPLES,
+	   mr_advice_name(a.kind));
+
+	p = make(64 << 20, own_quarter, 0);
+	mr_advice_classify(&p, p.samples / 2, p.samples / 2, &a);
+	ok(a.kind == MR_ADVICE_PARTITIONED && a.active == T && a.block_bytes == (64u << 20) / T &&
+	   a.own > 0.99 && a.max_overlap == 0 && !strcmp(mr_advice_name(a.kind), "partitioned"),
+	   "own quarters, half remote: partitioned, block span/4 (got %s, %zu threads, block %llu)",
+	   mr_advice_name(a.kind), a.active, (unsigned long long)a.block_bytes);
+	p = make(64 << 20, own_quarter, 0);
+	for (size_t t = 0; t < T; t++) /* only blocks 0 .. 127 used: 2 threads, 64 each */
+		if (t >= 2) {
+			p.samples -= threads[t].samples;
+			threads[t].samples = 0;
+			for (uint32_t b = 0; b < NB; b++)
+				tb[t * NB + b] = 0;
+		}
+	mr_advice_classify(&p, p.samples, 0, &a);
+	ok(a.kind == MR_ADVICE_PARTITIONED && a.active == 2 && a.block_bytes == (16u << 20),
+	   "half the array used by 2 threads: partitioned, block = used bytes / 2 (got %s, %llu)",
+	   mr_advice_name(a.kind), (unsigned long long)a.block_bytes);
+	p = make(64 << 20, own_quarter, 1);
+	mr_advice_classify(&p, p.samples, 0, &a);
+	ok(a.kind == MR_ADVICE_PARTITIONED, "own quarters overlapping by one block: partitioned");
+	p = make(64 << 20, own_quarter, NB / T);
+	mr_advice_classify(&p, p.samples, 0, &a);
+	ok(a.kind == MR_ADVICE_INTERLEAVE && a.max_overlap > MR_ADVICE_OVERLAP,
+	   "each thread on two quarters, overlapping by half: not partitioned (got %s)",
+	   mr_advice_name(a.kind));
+	p = make(64 << 20, quarter_and_noise, 0);
+	mr_advice_classify(&p, p.samples, 0, &a);
+	ok(a.kind == MR_ADVICE_PARTITIONED && a.active == 3,
+	   "a thread under %.0f %% of the samples is ignored: partitioned by 3 (got %s, %zu)",
+	   100 * MR_ADVICE_ACTIVE, mr_advice_name(a.kind), a.active);
+
+	p = make(64 << 20, own_quarter, 0);
+	mr_advice_classify(&p, 9, 91, &a);
+	ok(a.kind == MR_ADVICE_LOCAL && a.shape == MR_ADVICE_PARTITIONED,
+	   "9 %% remote: local, shape partitioned (got %s)", mr_advice_name(a.kind));
+	mr_advice_classify(&p, 10, 90, &a);
+	ok(a.kind == MR_ADVICE_PARTITIONED, "10 %% remote: partitioned (got %s)",
+	   mr_advice_name(a.kind));
+	mr_advice_classify(&p, 0, 0, &a);
+	ok(a.kind == MR_ADVICE_PARTITIONED && a.remote < 0,
+	   "no sample with both nodes known: the shape, remote unknown");
+
+	p = make(64 << 20, everywhere, 0);
+	mr_advice_classify(&p, p.samples, 0, &a);
+	ok(a.kind == MR_ADVICE_INTERLEAVE && !strcmp(mr_advice_name(a.kind), "interleave"),
+	   "every thread everywhere, 64 MiB: interleave (got %s)", mr_advice_name(a.kind));
+	p = make(256 << 10, everywhere, 0);
+	mr_advice_classify(&p, p.samples, 0, &a);
+	ok(a.kind == MR_ADVICE_REPLICATE && !strcmp(mr_advice_name(a.kind), "replicate"),
+	   "every thread everywhere, 256 KiB, no store: replicate (got %s)",
+	   mr_advice_name(a.kind));
+	p = make(MR_ADVICE_SMALL, everywhere, 0);
+	mr_advice_classify(&p, p.samples, 0, &a);
+	ok(a.kind == MR_ADVICE_REPLICATE, "... %llu bytes (the limit): replicate",
+	   (unsigned long long)MR_ADVICE_SMALL);
+	p = make(MR_ADVICE_SMALL + (MR_ADVICE_SMALL >> 4), everywhere, 0);
+	mr_advice_classify(&p, p.samples, 0, &a);
+	ok(a.kind == MR_ADVICE_INTERLEAVE, "... over the size limit: interleave (got %s)",
+	   mr_advice_name(a.kind));
+	p = make(256 << 10, everywhere, 0);
+	p.writes = (p.samples + 19) / 20; /* 5 % */
+	p.reads = p.samples - p.writes;
+	mr_advice_classify(&p, p.samples, 0, &a);
+	ok(a.kind == MR_ADVICE_INTERLEAVE, "... 5 %% stores: interleave (got %s)",
+	   mr_advice_name(a.kind));
+	p.writes = p.samples / 25; /* 4 % */
+	p.reads = p.samples - p.writes;
+	mr_advice_classify(&p, p.samples, 0, &a);
+	ok(a.kind == MR_ADVICE_REPLICATE, "... 4 %% stores: replicate (got %s)",
+	   mr_advice_name(a.kind));
+	p.rw_known = 0;
+	mr_advice_classify(&p, p.samples, 0, &a);
+	ok(a.kind == MR_ADVICE_INTERLEAVE && a.writes < 0,
+	   "... loads and stores unknown: never replicate (got %s)", mr_advice_name(a.kind));
+
+	p = make(256 << 10, everywhere, 0);
+	for (uint32_t b = 0; b < NB; b++) /* thread 0 ran 15 times longer: 83 % of the samples */
+		tb[b] *= 15;
+	threads[0].samples *= 15;
+	p.samples = 0;
+	for (size_t t = 0; t < T; t++)
+		p.samples += threads[t].samples;
+	p.reads = p.samples;
+	mr_advice_classify(&p, p.samples, 0, &a);
+	ok(a.kind == MR_ADVICE_MOVE_IT, "thread 0 with %.0f %% of the samples, totals unknown: move",
+	   100 * a.top_share);
+	for (size_t t = 0; t < T; t++) /* ... and as many of all its samples as the others */
+		threads[t].all = threads[t].samples + threads[t].samples / 10;
+	mr_advice_classify(&p, p.samples, 0, &a);
+	ok(a.kind == MR_ADVICE_REPLICATE && a.top_share < 0.3,
+	   "... each thread's samples on it 91 %% of all its samples: the same use, replicate "
+	   "(got %s, top %.0f %%)", mr_advice_name(a.kind), 100 * a.top_share);
+	p = make(64 << 20, one_thread, 90);
+	mr_advice_classify(&p, p.samples, 0, &a);
+	ok(a.kind == MR_ADVICE_MOVE_IT && a.top == 0 && a.top_share >= MR_ADVICE_MOVE,
+	   "one thread %.0f %% of the samples: move (got %s)", 100 * a.top_share,
+	   mr_advice_name(a.kind));
+	p = make(64 << 20, one_thread, 50);
+	mr_advice_classify(&p, p.samples, 0, &a);
+	ok(a.kind != MR_ADVICE_MOVE_IT && a.top_share < MR_ADVICE_MOVE,
+	   "one thread %.0f %% of the samples: not move (got %s)", 100 * a.top_share,
+	   mr_advice_name(a.kind));
+	return tap_done();
+}

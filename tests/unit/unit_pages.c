@@ -1,0 +1,81 @@
+/* tests/unit/unit_pages.c - the page-home map of memphis-report (post/run/pages.c): a region's
+ * own PAGES answer over the first-touch home, unknown (-errno) nodes, pages only another
+ * region knows, a region's last record of a page winning.
+ * Table-driven; TAP output. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "run/pages.h"
+#include "run/rundir.h"
+#include "runfiles.h"
+
+#include "tap.h"
+
+static void test_pages(void)
+{
+	char dir[] = "/tmp/unit_pages.XXXXXX";
+	struct mr_run *run = NULL;
+	struct mr_pagemap pm = { 0 };
+	char err[256];
+	static const struct {
+		uint32_t region;
+		uint64_t addr;
+		int want;
+		const char *what;
+	} cases[] = {
+		{ 1, 0x1008, 0, "region without pages: the first-touch home" },
+		{ 2, 0x1008, 1, "region's own answer where it differs (page moved)" },
+		{ 2, 0x2fff, 1, "region agrees with first touch" },
+		{ 1, 0x3000, -1, "a -errno node is unknown" },
+		{ 1, 0x9000, 0, "page only another region knows" },
+		{ 0, 0x7000, -1, "page nobody knows" },
+		{ 3, 0x1008, 0, "region's last record wins, where it agrees with first touch" },
+		{ 2, 0x1008, 1, "after a later region agreed: still the region's own" },
+		{ 4, 0xa000, 1, "page no first touch knows: the region's own answer" },
+		{ 1, 0xa000, 0, "page no first touch knows: the last region's answer" },
+		{ 5, 0xa000, 0, "page no first touch knows: the last region itself" },
+	};
+
+	if (!mkdtemp(dir)) {
+		ok(0, "pages: temp dir");
+		return;
+	}
+	write_meta(dir, 1);
+	ok(mr_run_open(dir, &run, err, sizeof(err)) == 0, "pages: open a run with PAGES blocks (%s)", err);
+	if (!run)
+		return;
+	ok(mr_pagemap_build(&pm, run) == 0, "pages: build the map");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int got = mr_pagemap_node(&pm, cases[i].region, cases[i].addr);
+		ok(got == cases[i].want, "pages: %s: %d, want %d", cases[i].what, got, cases[i].want);
+	}
+	/* mr_pagemap_home: the answer of every region, or VARIES where regions differ */
+	static const struct {
+		uint64_t addr;
+		int want;
+	} homes[] = { { 0x1008, MR_PAGEMAP_VARIES }, { 0x2fff, 1 },
+		      { 0x3000, -1 }, { 0x9000, 0 }, { 0x7000, -1 }, { 0xa000, MR_PAGEMAP_VARIES } };
+	for (size_t i = 0; i < sizeof(homes) / sizeof(homes[0]); i++) {
+		int home = mr_pagemap_home(&pm, homes[i].addr), same = 1;
+
+		for (uint32_t region = 0; region <= 5 && home != MR_PAGEMAP_VARIES; region++)
+			same = same && mr_pagemap_node(&pm, region, homes[i].addr) == home;
+		ok(home == homes[i].want && same, "pages: home of %#llx: %d, want %d%s",
+		   (unsigned long long)homes[i].addr, home, homes[i].want,
+		   same ? "" : " (a region says otherwise)");
+	}
+	mr_pagemap_free(&pm);
+	mr_run_close(run);
+	{
+		char cmd[600];
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		if (system(cmd)) {
+		}
+	}
+}
+
+int main(void)
+{
+	test_pages();
+	return tap_done();
+}
