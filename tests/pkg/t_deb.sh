@@ -9,14 +9,13 @@
 # lacks: printed), the group memphis is created, and when Debian's kernel headers are
 # installed afterwards (as a new kernel would be) DKMS builds memphismod.ko for that
 # kernel by itself.
-# The bootstrapped chroot (with gcc and pkg-config) is kept as a tarball in
-# MEMPHIS_DEB_CACHE (~/.cache/memphis/deb), downloaded packages beside it, so the next run
-# neither bootstraps nor downloads them again. The chroot runs in a private mount namespace
-# (unshare -m): its /proc and /sys go away with it, whatever happens. Not root: the chroot's
-# checks skip. A mirror that cannot be reached skips them "... is needed", which
-# MEMPHIS_STRICT_SKIPS=1 (CI) counts as failures (tests/run.sh). Cold (no cache) about 200 s,
+# The chroot (tests/pkg/chroot.sh) is bootstrapped once and kept with its downloads in
+# MEMPHIS_DEB_CACHE. Not root: the chroot's checks skip. A mirror that cannot be reached
+# skips them "... is needed", which MEMPHIS_STRICT_SKIPS=1 (CI) counts as failures
+# (tests/run.sh). Cold (no cache) about 200 s,
 # warm about 50 s on 2 busy CPUs.
 . "$MEMPHIS_SRC/tests/tap.sh"
+. "$S/tests/pkg/chroot.sh"
 
 # the packaging tools are part of `make deps`: missing ones fail when installable
 for t in dpkg-buildpackage:dpkg-dev dh:debhelper dh_dkms:dh-dkms lintian:lintian \
@@ -31,14 +30,7 @@ for t in dpkg-buildpackage:dpkg-dev dh:debhelper dh_dkms:dh-dkms lintian:lintian
 done
 ver=$(cat "$S/VERSION")
 
-# a clean export: the files git tracks and the new ones it does not ignore (no build trees)
-mkdir -p src
-if git -C "$S" rev-parse --git-dir > /dev/null 2>&1; then
-	(cd "$S" && git ls-files -z --cached --others --exclude-standard | tar --null -T - -c) |
-		tar -x -C src
-else
-	(cd "$S" && tar -c --exclude='./build*' .) | tar -x -C src
-fi
+export_tree src
 check "debian/changelog's version is VERSION ($ver)" \
 	test "$(cd src && dpkg-parsechangelog -S Version)" = "$ver"
 start=$(date +%s)
@@ -88,54 +80,18 @@ chroot_skip() {
 	done
 	done_testing; exit
 }
-[ "$(id -u)" = 0 ] || chroot_skip "not root (debootstrap and chroot)"
-command -v unshare > /dev/null || chroot_skip "unshare (util-linux) is needed"
-. /etc/os-release
-suite=${VERSION_CODENAME:?}
-# Debian's mirrors as apt uses them here: "deb URL SUITE main" for SUITE, -updates, -security
-apt-cache policy | sed -n "s|^ *[0-9]* \(https\{0,1\}://[^ ]*\) \($suite[-a-z]*\)/main $(dpkg --print-architecture) Packages\$|deb \1 \2 main|p" \
-	> sources.list
-mirror=$(awk -v s="$suite" '$3 == s { print $2; exit }' sources.list)
-[ -n "$mirror" ] || chroot_skip "a Debian mirror for $suite is needed in apt's sources"
-cache=${MEMPHIS_DEB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/memphis/deb}
-mkdir -p "$cache/archives" || chroot_skip "cannot create the cache $cache (is needed)"
-base=$cache/$suite-minbase-gcc.tar
-root=$PWD/root
-in_root() { unshare -m sh -c 'mount -t proc proc "$0/proc" && mount -t sysfs sysfs "$0/sys" &&
-	exec chroot "$0" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-	DEBIAN_FRONTEND=noninteractive sh -c "$1"' "$root" "$1"; }
-apt_in_root="apt-get -qq -o Dpkg::Use-Pty=0 -o APT::Keep-Downloaded-Packages=true"
-start=$(date +%s)
-if [ ! -s "$base" ]; then
-	rm -rf "$root"
-	debootstrap --variant=minbase "$suite" "$root" "$mirror" > debootstrap.log 2>&1 ||
-		{ tail -n 5 debootstrap.log | sed 's/^/# /'
-		  chroot_skip "debootstrap $suite from $mirror failed: the mirror is needed (debootstrap.log)"; }
-	cp sources.list "$root/etc/apt/sources.list"
-	cp /etc/resolv.conf "$root/etc/resolv.conf"
-	in_root "$apt_in_root update && $apt_in_root install --no-install-recommends gcc libc6-dev pkg-config" \
-		> gcc.log 2>&1 || { tail -n 5 gcc.log | sed 's/^/# /'; chroot_skip "gcc from $mirror into the chroot failed: the mirror is needed (gcc.log)"; }
-	rm -f "$root"/var/cache/apt/archives/*.deb
-	tar -C "$root" -cf "$base.tmp" . && mv "$base.tmp" "$base"
-else
-	mkdir -p "$root" && tar -C "$root" -xf "$base"
-	cp /etc/resolv.conf "$root/etc/resolv.conf"
-fi
-echo "# chroot ready in $(($(date +%s) - start)) s"
+chroot_setup
 
 mkdir -p "$root/tmp/pkgs" "$root/tmp/cg"
 cp $debs "$root/tmp/pkgs/"
-cp "$cache"/archives/*.deb "$root/var/cache/apt/archives/" 2>/dev/null
+chroot_seed
 start=$(date +%s)
 in_root "cd /tmp/pkgs && { $apt_in_root install --no-install-recommends ./*.deb ||
 	{ $apt_in_root update && $apt_in_root install --no-install-recommends ./*.deb; }; }" > install.log 2>&1
 rc=$?
 echo "# apt-get install ./*.deb: exit $rc in $(($(date +%s) - start)) s"
 [ "$rc" = 0 ] || tail -n 20 install.log | sed 's/^/# /'
-# keep what was downloaded from the mirror for the next run (not our own packages)
-for d in "$root"/var/cache/apt/archives/*.deb; do
-	case ${d##*/} in memphis*|libmemphis*) ;; *) [ -f "$d" ] && cp -n "$d" "$cache/archives/" ;; esac
-done
+chroot_keep # what was downloaded from the mirror, for the next run
 check "apt-get install ./*.deb in a fresh chroot (dependencies from $mirror)" test "$rc" = 0
 in_root 'find /usr /etc -name "*memphis*" ! -path "/usr/share/doc/*" | while read -r f; do
 	dpkg -S "$f" > /dev/null 2>&1 || echo "$f"; done' > stray.out 2>&1
