@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/err.h"
 #include "report_impl.h"
@@ -137,6 +138,16 @@ static bool patterns(struct report *r, const uint32_t *ids, size_t n)
 	return rc == 0;
 }
 
+/* Are a and b the same open file (a terminal both, or 2>&1 into one file)? */
+static bool same_file(FILE *a, FILE *b)
+{
+	struct stat sa, sb;
+	int fa = fileno(a), fb = fileno(b);
+
+	return fa >= 0 && fb >= 0 && fstat(fa, &sa) == 0 && fstat(fb, &sb) == 0 &&
+	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 /* Everything after the options: open, count, print on out. Returns the exit status. */
 static int run_report(struct report *r, FILE *out)
 {
@@ -204,7 +215,8 @@ static int run_report(struct report *r, FILE *out)
 	}
 	free(ids);
 	fflush(out);
-	if (!r->o.json)
+	/* the body has them already where the reader sees both as one (a terminal, 2>&1) */
+	if (!r->o.json && !same_file(out, stderr))
 		mr_print_problems(r->run, stderr, "memphis-report: ");
 	return r->run->ndamage ? MR_EXIT_DATA : MR_EXIT_OK;
 }

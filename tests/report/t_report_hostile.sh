@@ -68,6 +68,9 @@ check "built without -g: one warning naming it" \
 check "stripped: one warning naming it" \
 	sh -c '[ $(grep -c "executable stripped is stripped" e) -eq 1 ]'
 check "with -g: no such warning" sh -c '! grep -qE "no debug information|is stripped" good.err'
+"$R" good --exe nog >both 2>&1
+check "stdout and stderr one file (a terminal, 2>&1): the warning once, in the report's body" \
+	sh -c '[ $(grep -c "executable nog has no debug information" both) -eq 1 ] && grep -q "^warning: executable nog" both'
 
 # a newline in the executable's path (issue 11 item 15): the RUN block escapes it, the
 # kernel's maps write it as \012; the report finds the binary all the same
