@@ -30,6 +30,8 @@ B=$(cd "$B" && pwd) || exit 1
 SRC=$(cd "$(dirname "$0")/.." && pwd) || exit 1
 R="$B/memphis-report"
 GEN="$B/tests/tool_gen"
+# --html finds the page's files in this tree wherever the build is (post/html/html.c)
+export MEMPHIS_SRC="$SRC"
 SIZES=${BENCH_SIZES:-"1000000 10000000"}
 PERIOD=${BENCH_PERIOD_NS:-100000}
 CG_ARGS=${BENCH_CG_ARGS:--i 150}
