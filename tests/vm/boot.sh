@@ -12,7 +12,7 @@
 #   --singlestep-boot    run the whole guest single-stepped (-singlestep) instead of
 #                        switching it on through the monitor when the guest asks
 #   --thp, --autonuma    leave transparent huge pages / AutoNUMA at Debian's defaults
-#   --timeout S          QEMU's wall-clock limit (default $VM_TIMEOUT or 900)
+#   --timeout S          QEMU's wall-clock limit (default $VM_TIMEOUT or 1500)
 # $VM_CHECK_TIMEOUT, $VM_TEST_TIMEOUT and $VM_ONLY (shell patterns separated by commas:
 # only the guest-tests scripts they name run) reach the guest on the kernel command line.
 # $VM_SILENCE (150 s): a guest whose console stays silent this long has stopped (a healthy
@@ -52,7 +52,7 @@ work=$cache/work-$topo
 ssboot=0
 thp=never
 autonuma=disable
-limit=${VM_TIMEOUT:-900}
+limit=${VM_TIMEOUT:-1500}
 silence=$(((${VM_SILENCE:-150} + 4) / 5 * 5))
 results_mb=512
 kver=$(readlink "$cache/vmlinux" 2>/dev/null | sed 's/^vmlinux-//')
