@@ -91,28 +91,28 @@ if [ -f post.edges ]; then
 	nf=$(cd "$S/post" && find . -mindepth 1 -maxdepth 1 -type d | wc -l | tr -d ' ')
 	awk '{ print $1, $2 }' fedges | sort -u > fpairs
 	tsort fpairs > /dev/null 2> floops
+	desc="post/: no dependency loop among its $nf folders and the commands ($(wc -l < fpairs | tr -d ' ') folder dependencies)"
 	if [ -s floops ]; then
-		not_ok "post/: no dependency loop among its $nf folders and the commands ($(wc -l < fpairs | tr -d ' ') folder dependencies)"
+		not_ok "$desc"
 		awk '/contains a loop/ { next } { sub(/^tsort: /, ""); print }' floops | sort -u > fmembers
 		awk 'NR == FNR { m[$1] = 1; next } ($1 in m) && ($2 in m) { print "#   " $1 " -> " $2 ": " $3 }' fmembers fedges |
 			sort | awk '{ k = $2 $4; if (++c[k] <= 3) print }' | head -n 40
 	else
-		ok "post/: no dependency loop among its $nf folders and the commands ($(wc -l < fpairs | tr -d ' ') folder dependencies)"
+		ok "$desc"
 	fi
+	# none FILE DESC: ok when FILE is empty, else not_ok with its first lines
+	none() {
+		if [ -s "$1" ]; then
+			not_ok "$2"
+			sed 's/^/#   /' "$1" | head -n 20
+		else
+			ok "$2"
+		fi
+	}
 	awk '($1 == "run" && $2 == "binary") || ($1 == "binary" && $2 == "run")' fedges > crossed
-	if [ -s crossed ]; then
-		not_ok "post/run and post/binary do not reach each other"
-		sed 's/^/#   /' crossed | head -n 20
-	else
-		ok "post/run and post/binary do not reach each other"
-	fi
+	none crossed "post/run and post/binary do not reach each other"
 	awk '$3 ~ /_impl\.h$/' fedges > impl
-	if [ -s impl ]; then
-		not_ok "post/: a folder's *_impl.h is included by its own files only"
-		sed 's/^/#   /' impl | head -n 20
-	else
-		ok "post/: a folder's *_impl.h is included by its own files only"
-	fi
+	none impl "post/: a folder's *_impl.h is included by its own files only"
 fi
 
 if [ -n "$common" ]; then
