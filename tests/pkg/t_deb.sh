@@ -17,12 +17,12 @@
 . "$MEMPHIS_SRC/tests/tap.sh"
 . "$S/tests/pkg/chroot.sh"
 
-# the packaging tools are part of `make deps`: missing ones fail when installable
+# the packaging tools are part of `make check-deps`: missing ones fail when installable
 for t in dpkg-buildpackage:dpkg-dev dh:debhelper dh_dkms:dh-dkms lintian:lintian \
 	debootstrap:debootstrap; do
 	command -v "${t%%:*}" > /dev/null && continue
 	if apt-cache policy "${t#*:}" 2>/dev/null | grep -q 'Candidate: [0-9]'; then
-		not_ok "${t#*:} installed (installable: make deps)"
+		not_ok "${t#*:} installed (installable: make check-deps)"
 		done_testing; exit
 	fi
 	echo "${t#*:} is needed and not installable here (not Debian?)" >&2
