@@ -484,6 +484,10 @@ bench: deps
 	$(Q)sh bench/bench.sh $(B)
 
 # Every installed path is quoted: PREFIX, DESTDIR and the directories may hold spaces.
+# After an install into the loader's own path (/usr/local/lib on Debian), programs find
+# libmemphis.so.N only once ldconfig has run: as root it is run, else its command printed.
+# Any other LIBDIR (a private PREFIX) gets the three variables a user sets. A staged
+# install (DESTDIR) is the packager's: nothing.
 install: $(PROGRAMS)
 	install -d "$(DESTDIR)$(LIBDIR)/pkgconfig" "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(INCDIR)/memphis"
 	install -m 0644 $(B)/libmemphis.a "$(DESTDIR)$(LIBDIR)/"
@@ -504,14 +508,6 @@ endif
 	  share/memphis/html/memphis.js "$(DESTDIR)$(DATADIR)/memphis/html/"
 	for m in docs/*.1 docs/*.3; do [ -f "$$m" ] || continue; s=$${m##*.}; \
 	  install -d "$(DESTDIR)$(MANDIR)/man$$s" && install -m 0644 $$m "$(DESTDIR)$(MANDIR)/man$$s/"; done
-	@$(MAKE) --no-print-directory -s LIBDIR="$(LIBDIR)" BINDIR="$(BINDIR)" DESTDIR="$(DESTDIR)" install-ldconfig
-
-# After an install into the loader's own path (/usr/local/lib on Debian), programs find
-# libmemphis.so.N only once ldconfig has run: as root it is run, else its command printed.
-# Any other LIBDIR (a private PREFIX) gets the three variables a user sets. A staged
-# install (DESTDIR) is the packager's: nothing.
-.PHONY: install-ldconfig
-install-ldconfig:
 	@[ -n "$(DESTDIR)" ] || \
 	if ldconfig -v -N 2>/dev/null | awk -v d="$(LIBDIR):" '$$1 == d { f = 1 } END { exit !f }'; then \
 	  if [ "$$(id -u)" = 0 ]; then ldconfig; else echo "memphis: now run as root: ldconfig"; fi; \
