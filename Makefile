@@ -59,7 +59,7 @@ POST_CFLAGS := $(BASE_CFLAGS) -Ipost -Icommon $(DWARF_CFLAGS) -pthread $(REPORT_
 # built once, position-independent and hidden, linked into both; never installed.
 COMMON_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden $(CFLAGS)
 LIB_LIBS := -lZydis -lelf -lnuma -lpfm -lpapi -ldl -lpthread
-POST_LIBS := -ldwarf -ldw -lelf -lZydis -lz -ljson-c -lm -pthread
+POST_LIBS := -ldwarf -ldw -lelf -lZydis -lz -ljson-c -lprotobuf-c -lm -pthread
 
 ifeq ($(V),1)
 Q :=
@@ -72,7 +72,7 @@ LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
 COMMON_SRCS := $(wildcard common/*.c)
 COMMON_OBJS := $(COMMON_SRCS:%.c=$(B)/%.o)
 POST_SRCS := $(wildcard post/*.c post/*/*.c)
-POST_OBJS := $(POST_SRCS:%.c=$(B)/%.o)
+POST_OBJS := $(POST_SRCS:%.c=$(B)/%.o) $(B)/gen/profile.pb-c.o
 # post/main.c holds main(); everything else also goes into libpost.a for the unit tests.
 POST_LIB_OBJS := $(filter-out $(B)/post/main.o,$(POST_OBJS)) $(COMMON_OBJS)
 UNIT_SRCS := $(wildcard tests/unit/unit_*.c)
@@ -167,6 +167,8 @@ programs: $(PROGRAMS)
 DEB_PKGS := gcc g++ make pkg-config libzydis-dev libdwarf-dev libelf-dev zlib1g-dev libnuma-dev \
 	libpfm4-dev libpapi-dev numactl gfortran linux-perf python3 time clang libclang-rt-14-dev \
 	libjson-c-dev libdw-dev linux-headers-amd64 linux-headers-6.12-amd64
+# --format pprof: protobuf-c's library and code generator, and pprof's profile.proto
+DEB_PKGS += libprotobuf-c-dev protobuf-c-compiler golang-github-google-pprof-dev
 # dkms: tests/pkg/t_dkms.sh builds the module through it (make install-dkms)
 DEB_PKGS += dkms
 # examples/mpi, tests/lib/t_mpi*.sh and tests/report/t_mpi_report.sh: mpicc, mpif90,
@@ -211,6 +213,20 @@ $(B)/post/%.o: post/%.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(POST_CFLAGS) -c $< -o $@
+
+# --format pprof (post/report/report_pprof.c) writes pprof's profile.proto with protobuf-c's
+# code generated from pprof's own schema (Debian ships it with pprof's Go sources): the
+# message layout is the schema's, not ours to copy.
+PPROF_PROTO ?= /usr/share/gocode/src/github.com/google/pprof/proto/profile.proto
+$(B)/gen/profile.pb-c.c $(B)/gen/profile.pb-c.h &: $(PPROF_PROTO)
+	@mkdir -p $(B)/gen
+	@$(if $(Q),echo "  PROTOC  $<")
+	$(Q)protoc-c --proto_path=$(dir $<) --c_out=$(B)/gen $(notdir $<)
+$(B)/gen/profile.pb-c.o: $(B)/gen/profile.pb-c.c
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) -O2 -fPIC $(REPORT_LTO) $(CFLAGS) -c $< -o $@
+$(B)/post/report/report_pprof.o: $(B)/gen/profile.pb-c.h
+$(B)/post/report/report_pprof.o: POST_CFLAGS += -I$(B)/gen
 
 # where an installed memphis-report finds the page's files (it also looks beside itself:
 # BINDIR/../share/memphis/html, and in the build tree's share/memphis/html)

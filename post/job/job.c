@@ -517,6 +517,10 @@ int job_report_run(const struct report_opts *o, FILE *out)
 		rc = mr_error(MR_EXIT_DATA, "%s: no rank directory", o->dir);
 	else if (!rc && o->one_rank)
 		rc = one_rank(&jb, out);
+	else if (!rc && (o->format == REPORT_PPROF || o->format == REPORT_TRACE))
+		rc = mr_usage("report", "--format %s writes the profile of one process: add --rank N "
+			      "(the job's ranks one at a time)",
+			      o->format == REPORT_PPROF ? "pprof" : "trace");
 	else if (!rc) {
 		/* the ranks' reports are captured: the job's directory, or each one given, noted */
 		if (jb.dir)

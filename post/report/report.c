@@ -64,10 +64,8 @@ static void losses(struct report *r)
 				      999999) / 1000000;
 }
 
-/* The FIRST_TOUCH record i, attributed (mr_agg_first_touches' reader). */
-static void get_touch(void *arg, size_t i, struct mr_agg_touch *out)
+void report_touch(struct report *r, size_t i, struct mr_agg_touch *out)
 {
-	struct report *r = arg;
 	const struct memphis_rec_touch *t = &r->run->touches[i];
 	const struct memphis_rec_stack *st = NULL;
 	uint64_t ps = mr_attrib_page_size(r->a);
@@ -94,6 +92,12 @@ static void get_touch(void *arg, size_t i, struct mr_agg_touch *out)
 		out->runtime_line = runtime != 0;
 	}
 	out->tid_node = mr_run_cpu_node(r->run, t->cpu);
+}
+
+/* mr_agg_first_touches' reader. */
+static void get_touch(void *arg, size_t i, struct mr_agg_touch *out)
+{
+	report_touch(arg, i, out);
 }
 
 /* After the sample pass: is this a hardware run (a hardware sample attributed, or RUN
@@ -203,6 +207,13 @@ static int run_report(struct report *r, FILE *out)
 		free(ids);
 		return mr_error(MR_EXIT_DATA, "out of memory");
 	}
+	if (r->o.format == REPORT_PPROF || r->o.format == REPORT_TRACE) {
+		rc = r->o.format == REPORT_PPROF ? report_write_pprof(r, ids, nids)
+						 : report_write_trace(r, ids, nids);
+		free(ids);
+		mr_print_problems(r->run, stderr, "memphis-report: ");
+		return rc != MR_EXIT_OK ? rc : r->run->ndamage ? MR_EXIT_DATA : MR_EXIT_OK;
+	}
 	if (r->o.json) {
 		report_print_json(r, ids, nids, out);
 	} else {
@@ -226,6 +237,7 @@ static void report_free(struct report *r)
 {
 	mr_agg_tables_free(&r->tables);
 	mr_pattern_free(&r->pat);
+	mr_xcells_free(&r->x);
 	mr_agg_free(&r->agg);
 	mr_hw_order_free(&r->hw_by_node);
 	mr_hw_order_free(&r->hw_by_var);

@@ -31,6 +31,13 @@ struct report_opts {
 				   * DWARF reader forks; libdwarf and libelf are not known
 				   * thread-safe): several ranks reported at once (job/job.c) */
 	const char *html;         /* --html FILE: write the HTML page there (html/html.h) */
+	enum report_format {
+		REPORT_TEXT, REPORT_JSON,
+		REPORT_PPROF,     /* profile.proto, gzip'd (report_pprof.c, docs/export.md) */
+		REPORT_TRACE,     /* Chrome trace event JSON (report_trace.c, docs/export.md) */
+	} format;                 /* --format; --json is --format json (json is set too) */
+	const char *output;       /* -o FILE: where pprof and trace go ("-": standard output) */
+	int pprof_code;           /* --pprof-view code: stacks of code, the variable a label */
 };
 
 #define MR_MAX_JOBS 256

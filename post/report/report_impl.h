@@ -28,6 +28,7 @@
 #include "pattern.h"
 #include "report.h"
 #include "run/rundir.h"
+#include "xcells.h"
 
 /* Sample counts of the selected regions. */
 struct report_stats {
@@ -65,6 +66,8 @@ struct report {
 	struct mr_hw_order hw_by_node; /* hw by node, then variable (line with --by line) */
 	struct mr_hw_order hw_by_var;  /* hw by variable, then line */
 	struct mr_pattern_set pat;     /* --pattern: the shown variables' patterns */
+	struct mr_xcells x;       /* --format pprof or trace: their counts (xcells.h) */
+	int want_x;               /* counted: the format wants them */
 };
 
 /* Mark the regions --region names in r->region_sel. Returns true, or false after printing
@@ -130,5 +133,14 @@ void report_runtime_json(const struct report *r, struct mr_json *j);
 void report_threads_check(const struct report *r);
 void report_threads_text(const struct report *r, FILE *f);
 void report_threads_json(struct mr_json *j, const struct report *r);
+
+/* The exports of ids[0 .. nids) (the variables by total; their shown flags set) into
+ * r->o.output: report_pprof.c, report_trace.c (docs/export.md). Return the exit status
+ * after printing any error. */
+int report_write_pprof(const struct report *r, const uint32_t *ids, size_t nids);
+int report_write_trace(const struct report *r, const uint32_t *ids, size_t nids);
+
+/* The FIRST_TOUCH record i of the run, attributed (as the first-touch tables count it). */
+void report_touch(struct report *r, size_t i, struct mr_agg_touch *out);
 
 #endif /* MR_REPORT_IMPL_H */

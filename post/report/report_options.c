@@ -42,6 +42,14 @@ void mr_help_report(FILE *f)
 		"                 addresses are attributed\n"
 		"  --matrix       print the node x node matrix of each variable shown\n"
 		"  --json         JSON output (schema memphis-report/1, docs/report-schema.md)\n"
+		"  --format F     text (default), json (as --json), pprof or trace: for pprof\n"
+		"                 (gzip'd profile.proto: go tool pprof) and trace (Chrome trace\n"
+		"                 event JSON: Perfetto, speedscope), with -o FILE (docs/export.md)\n"
+		"  -o, --output FILE  where --format pprof or trace writes ('-': standard output,\n"
+		"                 not a terminal)\n"
+		"  --pprof-view V data (default): each sample's stack is variable, then allocation\n"
+		"                 site or first-touch line, then the access line; code: the access\n"
+		"                 line alone, the variable a label (to merge with CPU profiles)\n"
 		"  --html FILE    write a self-contained HTML page with the report and its views\n"
 		"                 to FILE (docs/html.md; '-': standard output); implies --advice\n"
 		"  --pattern      with --json: how the threads use each shown variable's pages\n"
@@ -153,6 +161,44 @@ static bool html_dir_only(struct report_opts *o, char **arg)
 	return true;
 }
 
+/* --format's word into *f; false when it is none of them. */
+static bool parse_format(const char *s, enum report_format *f)
+{
+	static const char *const names[] = { "text", "json", "pprof", "trace" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(s, names[i])) {
+			*f = (enum report_format)i;
+			return true;
+		}
+	return false;
+}
+
+/* The options of the exports agree: pprof and trace want -o FILE (a binary profile on a
+ * terminal helps nobody), -o and --pprof-view want their format, and neither goes with
+ * --html or a job's several run directories (one profile of one process). */
+static bool export_options_ok(const struct report_opts *o, int *exit_code)
+{
+	bool export = o->format == REPORT_PPROF || o->format == REPORT_TRACE;
+
+	if (o->output && !export)
+		return stop(exit_code, mr_usage("report", "-o FILE is for --format pprof or trace "
+						"(text and JSON go to standard output)"));
+	if (o->pprof_code && o->format != REPORT_PPROF)
+		return stop(exit_code, mr_usage("report", "--pprof-view is for --format pprof"));
+	if (export && o->html)
+		return stop(exit_code, mr_usage("report", "--html and --format %s exclude each "
+						"other", o->format == REPORT_PPROF ? "pprof" : "trace"));
+	if (export && !o->output)
+		return stop(exit_code, mr_usage("report", "--format %s needs -o FILE",
+						o->format == REPORT_PPROF ? "pprof" : "trace"));
+	if (export && !strcmp(o->output, "-") && isatty(STDOUT_FILENO))
+		return stop(exit_code, mr_usage("report", "-o - would write the %s file on a "
+						"terminal: give a file name, or redirect",
+						o->format == REPORT_PPROF ? "pprof" : "trace"));
+	return true;
+}
+
 bool report_parse_options(struct report_opts *o, int argc, char **argv, int *exit_code)
 {
 	static const struct option lo[] = {
@@ -165,6 +211,8 @@ bool report_parse_options(struct report_opts *o, int argc, char **argv, int *exi
 		{ "rank", required_argument, NULL, 'R' },
 		{ "html", required_argument, NULL, 'H' },
 		{ "pattern", no_argument, NULL, 'P' },      { "advice", no_argument, NULL, 'A' },
+		{ "format", required_argument, NULL, 'F' }, { "output", required_argument, NULL, 'o' },
+		{ "pprof-view", required_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
@@ -173,12 +221,14 @@ bool report_parse_options(struct report_opts *o, int argc, char **argv, int *exi
 	long jobs;
 
 	o->top = 10;
+	/* errors as JSON from the first one on when JSON was asked for */
 	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--json"))
+		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "--format=json") ||
+		    (!strcmp(argv[i], "--format") && i + 1 < argc && !strcmp(argv[i + 1], "json")))
 			mr_err_json = o->json = 1;
 	optind = 1;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "hj:", lo, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "hj:o:", lo, NULL)) != -1) {
 		switch (ch) {
 		case 'r': {
 			const char **nr = realloc(o->regions, (o->nregions + 1) * sizeof(*nr));
@@ -225,7 +275,21 @@ bool report_parse_options(struct report_opts *o, int argc, char **argv, int *exi
 		case 'm': o->matrix = 1; break;
 		case 'P': o->pattern = 1; break;
 		case 'A': o->advice = o->pattern = 1; break;
-		case 'J': break; /* --json: seen above */
+		case 'J': o->format = REPORT_JSON; break; /* o->json: set above */
+		case 'F':
+			if (!parse_format(optarg, &o->format))
+				return stop(exit_code,
+					    mr_usage("report", "--format wants text, json, pprof or "
+						     "trace, not '%s'", optarg));
+			o->json = o->format == REPORT_JSON;
+			break;
+		case 'o': o->output = optarg; break;
+		case 'V':
+			o->pprof_code = !strcmp(optarg, "code");
+			if (!o->pprof_code && strcmp(optarg, "data"))
+				return stop(exit_code, mr_usage("report", "--pprof-view wants data or "
+								"code, not '%s'", optarg));
+			break;
 		case 'H':
 			o->html = optarg;
 			html_arg = optarg == argv[optind - 1] ? &argv[optind - 1] : NULL;
@@ -253,6 +317,8 @@ bool report_parse_options(struct report_opts *o, int argc, char **argv, int *exi
 						getenv("MEMPHIS_REPORT_JOBS")));
 	if (o->html && o->json)
 		return stop(exit_code, mr_usage("report", "--html and --json exclude each other"));
+	if (!export_options_ok(o, exit_code))
+		return false;
 	if (optind == argc && o->html && html_arg && is_dir(o->html))
 		return html_dir_only(o, html_arg);
 	if (optind == argc)

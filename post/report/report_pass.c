@@ -33,6 +33,7 @@ struct worker {
 	uint64_t mix[MR_RT_COUNT][32]; /* samples by wait kind and FLAGMIX of their flags, into st
 				       * at the end: one increment per sample instead of three */
 	struct mr_agg agg;
+	struct mr_xcells x;           /* r->want_x: the exports' counts */
 	struct mr_hwsrc hw;
 	struct note *notes;
 	size_t nnotes, capnotes;
@@ -94,6 +95,25 @@ static __attribute__((noinline)) int count_hw(struct worker *w,
 	int page_remote = page_node == nnodes || cpu_node == nnodes ? -1 : cpu_node != page_node;
 
 	return mr_hwsrc_add(&w->hw, cpu_node, res->var, res->line, sm, page_remote);
+}
+
+/* Count sample sm, attributed to res, in w->x (ids as the aggregate takes them). Out of
+ * line: reports without an export pay one test. 0 or -ENOMEM. */
+static __attribute__((noinline)) int count_x(struct worker *w, const struct memphis_rec_sample *sm,
+					     const struct mr_resolved *res, uint32_t cpu_node,
+					     uint32_t page_node)
+{
+	uint32_t nnodes = w->r->nnodes;
+	struct mr_xcell k = {
+		.var = res->var <= MR_AGG_ID_MAX ? res->var : 0,
+		.line = res->line <= MR_AGG_ID_MAX ? res->line : 0,
+		.cpu_node = cpu_node, .page_node = page_node, .tid = sm->tid, .region = sm->region,
+	};
+	enum mr_xclass c = page_node == nnodes || cpu_node == nnodes ? MR_X_UNKNOWN
+			   : cpu_node != page_node			 ? MR_X_REMOTE
+									 : MR_X_LOCAL;
+
+	return mr_xcells_add(&w->x, &k, sm->weight, sm->time, c);
 }
 
 /* The flags the pass counts, as an index of 5 bits: EXACT, APPROX, NOADDR, NONMEM (bits 0-3)
@@ -166,6 +186,8 @@ static int count_sample(struct worker *w, const struct memphis_rec_sample *sm, u
 	else if (cpu_node != r->nnodes)
 		st->local++;
 	if (mr_agg_add(&w->agg, res.var, res.line, cpu_node, page_node))
+		return -ENOMEM;
+	if (__builtin_expect(r->want_x, 0) && count_x(w, sm, &res, cpu_node, page_node))
 		return -ENOMEM;
 	if (__builtin_expect(mr_hw_sample(sm), 0) && count_hw(w, sm, &res, cpu_node, page_node))
 		return -ENOMEM;
@@ -247,7 +269,8 @@ static void cut_files(const struct mr_run *run, struct worker *w, size_t nw)
 static int worker_init(struct report *r, struct worker *w)
 {
 	w->r = r;
-	if (mr_agg_init(&w->agg, r->nnodes) || mr_hwsrc_init(&w->hw))
+	if (mr_agg_init(&w->agg, r->nnodes) || mr_hwsrc_init(&w->hw) ||
+	    (r->want_x && mr_xcells_init_as(&w->x, &r->x)))
 		return -ENOMEM;
 	w->ctx = mr_attrib_ctx_new(r->a, attrib_warn, w);
 	if (!w->ctx ||
@@ -261,6 +284,7 @@ static void worker_free(struct worker *w)
 	mr_samples_end(w->it);
 	mr_attrib_ctx_free(w->ctx);
 	mr_agg_free(&w->agg);
+	mr_xcells_free(&w->x);
 	mr_hwsrc_free(&w->hw);
 	for (size_t i = 0; i < w->nnotes; i++)
 		free(w->notes[i].text);
@@ -336,7 +360,8 @@ static int merge(struct report *r, struct worker *w, size_t nw, size_t nvars0, s
 	for (size_t k = 0; k < nw && !rc; k++) {
 		stats_add(&r->st, &w[k].st);
 		if (mr_agg_merge(&r->agg, &w[k].agg, vm, nv, lm, nl) ||
-		    mr_hwsrc_merge(&r->hw, &w[k].hw, vm, lm))
+		    mr_hwsrc_merge(&r->hw, &w[k].hw, vm, lm) ||
+		    (r->want_x && mr_xcells_merge(&r->x, &w[k].x, vm, nv, lm, nl)))
 			rc = -ENOMEM;
 	}
 	if (!rc)
@@ -360,12 +385,33 @@ static void run_workers(struct worker *w, size_t nw)
 	}
 }
 
+/* The exports' counts, when the format wants them, over the selected regions' time. */
+static int xcells_init(struct report *r)
+{
+	uint64_t t0 = UINT64_MAX, t1 = 0;
+
+	r->want_x = r->o.format == REPORT_PPROF || r->o.format == REPORT_TRACE;
+	if (!r->want_x)
+		return 0;
+	for (size_t i = 0; i < r->run->nregions; i++) {
+		const struct memphis_rec_region *reg = &r->run->regions[i];
+
+		if (!report_region_selected(r, reg->seq) || reg->t_end <= reg->t_start)
+			continue;
+		t0 = reg->t_start < t0 ? reg->t_start : t0;
+		t1 = reg->t_end > t1 ? reg->t_end : t1;
+	}
+	return mr_xcells_init(&r->x, t0, t1);
+}
+
 bool report_sample_pass(struct report *r)
 {
 	size_t nw, nvars0 = mr_attrib_nvars(r->a), nlines0 = mr_attrib_nlines(r->a);
 	struct worker *w;
 	int rc = -ENOMEM;
 
+	if (xcells_init(r))
+		goto out_nomem;
 	r->cpu_node = calloc(r->run->ncpus + 1, sizeof(*r->cpu_node));
 	nw = jobs(r);
 	w = calloc(nw, sizeof(*w));
@@ -383,6 +429,7 @@ out:
 	for (size_t k = 0; w && k < nw; k++)
 		worker_free(&w[k]);
 	free(w);
+out_nomem:
 	if (rc)
 		mr_error(MR_EXIT_DATA, "out of memory aggregating samples");
 	return rc == 0;
