@@ -184,6 +184,8 @@ TEST_DEB_PKGS := chromium nodejs
 # installs them into a debootstrap chroot; tests/pkg/t_spack.sh checks the Spack recipe's
 # style as `spack style` does (flake8, black, isort)
 TEST_DEB_PKGS += dpkg-dev debhelper dh-dkms lintian debootstrap flake8 black isort
+# tests/report/t_export_pprof.sh reads --format pprof with the real reader: go tool pprof
+TEST_DEB_PKGS += golang-go
 PUPPETEER := puppeteer-core@24.43.1
 
 # packaging/deb-install.sh PACKAGES: installs the missing ones (as root; it says what and

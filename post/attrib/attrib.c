@@ -374,8 +374,10 @@ void mr_attrib_close(struct mr_attrib *a)
 		free(a->vars[i].recv_via);
 		free(a->vars[i].recv_from);
 	}
-	for (size_t i = 0; i < a->nlines; i++)
+	for (size_t i = 0; i < a->nlines; i++) {
 		free(a->lines[i]);
+		free(a->line_funcs[i]);
+	}
 	attrib_heapvar_free(a);
 	mr_heap_free(&a->heap);
 	mr_heap_free(&a->stacks);
@@ -391,6 +393,7 @@ void mr_attrib_close(struct mr_attrib *a)
 	free(a->snap);
 	free(a->vars);
 	free(a->lines);
+	free(a->line_funcs);
 	free(a->tls);
 	free(a->var_keys);
 	pthread_mutex_destroy(&a->lock);

@@ -189,6 +189,9 @@ const struct mr_varinfo *mr_attrib_var(const struct mr_attrib *a, uint32_t id);
 size_t mr_attrib_nvars(const struct mr_attrib *a);
 const char *mr_attrib_line(const struct mr_attrib *a, uint32_t id);
 size_t mr_attrib_nlines(const struct mr_attrib *a);
+/* The function holding line id's code (DWARF or the ELF symbols), NULL when not known (a
+ * caller's line, code without symbols). */
+const char *mr_attrib_line_function(const struct mr_attrib *a, uint32_t id);
 
 /* The line of a sample or first touch at instruction ip that has a STACKS entry st (its
  * stack bytes at bytes) and line id `line`: when ip is in a runtime library (libc, libm,

@@ -80,9 +80,15 @@ uint32_t attrib_intern_line(struct mr_attrib *a, const char *name)
 	if (a->nlines == a->caplines) {
 		size_t nc = a->caplines ? a->caplines * 2 : 256;
 		char **nl = realloc(a->lines, nc * sizeof(*nl));
+		char **nf;
+
 		if (!nl)
 			return 0;
 		a->lines = nl;
+		nf = realloc(a->line_funcs, nc * sizeof(*nf));
+		if (!nf)
+			return 0;
+		a->line_funcs = nf;
 		a->caplines = nc;
 	}
 	copy = strdup(name);
@@ -91,6 +97,7 @@ uint32_t attrib_intern_line(struct mr_attrib *a, const char *name)
 		return 0;
 	}
 	a->lines[a->nlines] = copy;
+	a->line_funcs[a->nlines] = NULL;
 	return (uint32_t)a->nlines++;
 }
 
@@ -490,6 +497,11 @@ const char *mr_attrib_line(const struct mr_attrib *a, uint32_t id)
 	return id < a->nlines ? a->lines[id] : "??";
 }
 
+const char *mr_attrib_line_function(const struct mr_attrib *a, uint32_t id)
+{
+	return id < a->nlines ? a->line_funcs[id] : NULL;
+}
+
 size_t mr_attrib_nlines(const struct mr_attrib *a)
 {
 	return a->nlines;
@@ -537,7 +549,7 @@ uint32_t attrib_code_at(struct mr_attrib *a, uint64_t ip, uint64_t t, uint64_t *
 {
 	struct span *sp;
 	uint64_t key, *slot, rel;
-	char buf[512];
+	char buf[512], func[256];
 	uint32_t id;
 
 	*t0 = 0;
@@ -552,8 +564,10 @@ uint32_t attrib_code_at(struct mr_attrib *a, uint64_t ip, uint64_t t, uint64_t *
 	slot = key ? mph_u64map_get(&a->line_by_ip, key) : NULL;
 	if (slot)
 		return (uint32_t)*slot;
-	attrib_describe_code(a, ip, t, buf, sizeof(buf), NULL, 0);
+	attrib_describe_code(a, ip, t, buf, sizeof(buf), func, sizeof(func));
 	id = strcmp(buf, "??") ? attrib_intern_line(a, buf) : 0;
+	if (id && func[0] && !a->line_funcs[id])
+		a->line_funcs[id] = strdup(func); /* NULL when out of memory: not known */
 	if (key)
 		mph_u64map_put(&a->line_by_ip, key, id);
 	return id;
@@ -689,6 +703,9 @@ int mr_attrib_pass_end(struct mr_attrib *a, struct mr_attrib_ctx *const *ctx, si
 	for (size_t id = 0; id < a->nlines; id++)
 		lines[lm[id]] = a->lines[id];
 	memcpy(a->lines, lines, a->nlines * sizeof(*lines));
+	for (size_t id = 0; id < a->nlines; id++)
+		lines[lm[id]] = a->line_funcs[id];
+	memcpy(a->line_funcs, lines, a->nlines * sizeof(*lines));
 	free(vars);
 	free(keys);
 	free(lines);

@@ -146,6 +146,8 @@ struct mr_attrib {
 	struct attrib_hv *hv;       /* the receivers of heap pointers (attrib_heapvar.c) */
 
 	char **lines;
+	char **line_funcs;          /* [id]: the function holding the line's code, first seen
+				     * (NULL: not known); for the exports */
 	size_t nlines, caplines;
 	struct mph_u64map line_by_hash;
 	struct mph_u64map line_by_ip;

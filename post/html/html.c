@@ -21,6 +21,7 @@
 #include "base/err.h"
 #include "base/infile.h"
 #include "base/json.h"
+#include "base/outfile.h"
 #include "html.h"
 
 #ifndef MEMPHIS_DATADIR
@@ -262,26 +263,13 @@ static int write_out(const char *path, const char *tpl, const struct blob *css,
 		     const struct blob *d3, const struct blob *js, const char *json, size_t len,
 		     const char *page)
 {
-	char tmp[PATH_MAX];
-	bool to_stdout = !strcmp(path, "-");
-	FILE *f;
+	struct mr_outfile o;
+	int rc = mr_outfile_open(&o, path);
 
-	if (!to_stdout && (size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
-		return mr_error(MR_EXIT_USAGE, "output path too long: %s", path);
-	f = to_stdout ? stdout : fopen(tmp, "we");
-	if (!f)
-		return mr_error(MR_EXIT_DATA, "cannot write %s: %s", tmp, strerror(errno));
-	put_page(f, tpl, css, d3, js, json, len, page);
-	if (to_stdout)
-		return fflush(f) ? mr_error(MR_EXIT_DATA, "cannot write the page: %s",
-					    strerror(errno)) : MR_EXIT_OK;
-	if (ferror(f) | fclose(f) || rename(tmp, path)) {
-		int e = errno;
-
-		unlink(tmp);
-		return mr_error(MR_EXIT_DATA, "cannot write %s: %s", path, strerror(e));
-	}
-	return MR_EXIT_OK;
+	if (rc != MR_EXIT_OK)
+		return rc;
+	put_page(o.f, tpl, css, d3, js, json, len, page);
+	return mr_outfile_close(&o);
 }
 
 int html_write_page(const char *path, const char *json, size_t len, const char *input)

@@ -35,19 +35,21 @@ done
 cat > load.py <<'PY'
 """Load the recipe with a stand-in spack.package; print what it declares and calls."""
 import importlib.util
+import os
 import sys
 import types
 
-recipe, prefix, modern = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
+recipe, prefix, modern, stage = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4]
 out = []
 pkg = types.ModuleType("spack.package")
 for name in ("version", "variant", "depends_on", "requires", "conflicts", "maintainers",
-             "license"):
+             "license", "resource"):
     def directive(*a, _name=name, **k):
         out.append((_name, a, k))
     setattr(pkg, name, directive)
 calls = []
 pkg.make = lambda *a, **k: calls.append(a)
+pkg.join_path = os.path.join
 
 
 class Prefix(str):
@@ -72,6 +74,7 @@ class Spec:
 class OldMakefilePackage:
     def __init__(self, spec, prefix):
         self.spec, self.prefix = spec, Prefix(prefix)
+        self.stage = types.SimpleNamespace(source_path=stage)
 
 
 class NewMakefilePackage(OldMakefilePackage):
@@ -106,10 +109,13 @@ for fortran in (True, False):
             for c in calls:
                 print("make", v, phase, "\t".join(c), sep="\t")
 PY
-python3 load.py "$R" "$PWD/p" 0 > recipe.out 2> load.err
+# the stage holds the recipe's resource as Spack places it: pprof's profile.proto
+proto=/usr/share/gocode/src/github.com/google/pprof/proto/profile.proto
+mkdir -p stage/pprof-proto && cp "$proto" stage/pprof-proto/ 2> /dev/null
+python3 load.py "$R" "$PWD/p" 0 "$PWD/stage" > recipe.out 2> load.err
 check "the recipe loads with a stand-in spack.package" test $? = 0 -a -s recipe.out
 sed 's/^/# /' load.err
-python3 load.py "$R" "$PWD/p" 1 > recipe1.out 2>> load.err
+python3 load.py "$R" "$PWD/p" 1 "$PWD/stage" > recipe1.out 2>> load.err
 check "... and takes MakefilePackage from spack_repo where it exists (Spack >= 1.0)" \
 	sh -c 'grep -qx "base NewMakefilePackage" recipe1.out && grep -qx "base OldMakefilePackage" recipe.out'
 ver=$(cat "$S/VERSION")
@@ -121,6 +127,9 @@ for d in libdwarf elfutils numactl libpfm4 papi zydis json-c; do
 	check "depends on $d (build and link)" \
 		sh -c "grep -E '^depends_on $d(@[^ ]*)? *\$' recipe.out | grep -q ."
 done
+check "depends on protobuf-c, and fetches pprof's profile.proto as the Debian build reads it (its sha256)" \
+	sh -c "grep -qx 'depends_on protobuf-c ' recipe.out &&
+		grep '^resource  ' recipe.out | grep -q \"sha256=\$(sha256sum $proto | cut -d' ' -f1) \""
 check "depends on a Fortran compiler only with +fortran" \
 	grep -qx "depends_on fortran type=build when=+fortran" recipe.out
 
@@ -130,7 +139,7 @@ for v in +fortran~kmod ~fortran~kmod +fortran+kmod ~fortran+kmod; do
 	f=1; case $v in ~fortran*) f=0 ;; esac
 	check "$v: build runs make programs PREFIX=<prefix> FORTRAN=$f" \
 		sh -c "calls() { grep \"^make	\$1	\$2	\" recipe.out | cut -f4- | tr '\t' ' '; }
-			calls '$v' build | grep -qx 'programs PREFIX=$PWD/p/$v FORTRAN=$f DWARF_CFLAGS=-I/spack/libdwarf/include'"
+			calls '$v' build | grep -qx 'programs PREFIX=$PWD/p/$v FORTRAN=$f DWARF_CFLAGS=-I/spack/libdwarf/include PPROF_PROTO=$PWD/stage/pprof-proto/profile.proto'"
 	n=$(calls "$v" install | wc -l)
 	case $v in *+kmod) want=2 ;; *) want=1 ;; esac
 	b=$(calls "$v" build | sed 's/^programs //'); i=$(calls "$v" install | head -n 1)

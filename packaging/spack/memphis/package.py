@@ -49,14 +49,26 @@ class Memphis(MakefilePackage):
     depends_on("zydis@4:")
     depends_on("json-c")
     depends_on("zlib-api")
+    # --format pprof: protobuf-c's library and protoc-c, and pprof's own schema (the commit
+    # Debian 12 ships in golang-github-google-pprof-dev; the same bytes)
+    depends_on("protobuf-c")
+    resource(
+        name="pprof-profile-proto",
+        url="https://raw.githubusercontent.com/google/pprof/"
+        "947d60d73cc032f2b29bcb71685760133adbedfb/proto/profile.proto",
+        sha256="b638dcdbf5b1242f533d67785ab680595ea1e9182ec35fbf9024fad10b192707",
+        expand=False,
+        placement="pprof-proto",
+    )
 
     def make_args(self):
         """The Makefile's variables for this spec: where to install, the Fortran binding
-        or not, and where Spack's libdwarf keeps libdwarf.h."""
+        or not, where Spack's libdwarf keeps libdwarf.h, and pprof's schema."""
         return [
             f"PREFIX={self.prefix}",
             "FORTRAN=1" if self.spec.satisfies("+fortran") else "FORTRAN=0",
             f"DWARF_CFLAGS=-I{self.spec['libdwarf'].prefix.include}",
+            f"PPROF_PROTO={join_path(self.stage.source_path, 'pprof-proto', 'profile.proto')}",
         ]
 
     def build(self, spec, prefix):
