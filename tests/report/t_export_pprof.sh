@@ -90,6 +90,40 @@ want=$(python3 -c 'import json; r=json.load(open("rep.json")); print(sum(sum(v["
 check_if "-tagfocus=cpu_node=1: the samples taken on node 1 ($want)" \
 	'grep -q "accounting for $want, " top1.txt'
 
+# a hardware run (tool_gen --hw: IBS-like samples with latencies): a fourth sample type,
+# latency in cycles, whose sum per variable is the JSON's latency mean x samples (the mean
+# is printed to 3 decimals: within 0.0005 cycles a sample)
+"$GEN" hw -n 30000 --allocs 2000 --hw hw.tsv > /dev/null
+"$R" report --json --top 0 hw > hw.json 2> /dev/null
+"$R" report --format pprof -o hw.pb.gz hw 2> /dev/null
+go tool pprof -raw hw.pb.gz > hwraw.txt 2> /dev/null
+python3 - > hwlat.txt 2>&1 <<'PY'
+import json, re, sys
+raw = open("hwraw.txt").read().splitlines()
+rep = json.load(open("hw.json"))
+locs, samples, sec, types = {}, [], None, []
+for ln in raw:
+    if ln in ("Samples:", "Locations", "Mappings"): sec = ln; continue
+    if sec == "Samples:" and not types: types = ln.split(); continue
+    m = re.match(r"^\s+([\d\s]+): ([\d ]+)\s*$", ln)
+    if sec == "Samples:" and m: samples.append(([int(x) for x in m.group(1).split()], m.group(2).split()))
+    m = re.match(r"^\s+(\d+): 0x[0-9a-f]+ M=\d+ (.*) (\S*):(\d+) s=\d+(?:\(.*\))?$", ln)
+    if sec == "Locations" and m: locs[m.group(1)] = m.group(2)
+if [t.replace("[dflt]", "") for t in types] != ["samples/count", "remote/count", "local/count", "latency/cycles"]:
+    print("types", types); sys.exit(1)
+lat = {}
+for v, st in samples: lat[locs[st[-1]]] = lat.get(locs[st[-1]], 0) + v[3]
+bad = 0
+for v in rep["variables"]:
+    h = (v.get("hardware") or {}).get("latency")
+    if h and abs(lat.get(v["name"], 0) - h["samples"] * h["mean"]) > 0.0005 * h["samples"] + 1:
+        print("variable", v["name"], lat.get(v["name"]), h); bad += 1
+print("%d variables checked" % len(lat))
+sys.exit(bad > 0)
+PY
+hwrc=$?
+check_if "a hardware run: sample type latency/cycles, its sum per variable the JSON's ($(tail -n 2 hwlat.txt | tr '\n' ' '))" \
+	'[ "$hwrc" = 0 ]'
 "$R" report --format pprof --pprof-view code -o c.pb.gz run 2> /dev/null; rc=$?
 go tool pprof -raw c.pb.gz > craw.txt 2> /dev/null
 python3 rawsum.py craw.txt rep.json code > csum.txt 2>&1; rc2=$?
