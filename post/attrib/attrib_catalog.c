@@ -482,6 +482,21 @@ uint32_t attrib_constants_var(struct mr_attrib *a, uint32_t oi)
 	return id == NOT_YET ? 0 : id;
 }
 
+uint32_t attrib_file_var(struct mr_attrib *a, uint32_t oi)
+{
+	uint64_t key = (uint64_t)oi | (0xbull << 60);
+	uint64_t *slot = mph_u64map_get(&a->var_by_key, key);
+	struct mr_varinfo v = { .kind = MR_VAR_STATIC, .object = a->obj[oi].path };
+	uint32_t id;
+
+	if (slot)
+		return (uint32_t)*slot;
+	if (asprintf(&v.name, "<mapped file %s>", a->obj[oi].base) < 0)
+		return 0;
+	id = attrib_add_var(a, key, &v);
+	return id == NOT_YET ? 0 : id;
+}
+
 const struct mr_varinfo *mr_attrib_var(const struct mr_attrib *a, uint32_t id)
 {
 	return id < a->nvars ? &a->vars[id] : &a->vars[0];

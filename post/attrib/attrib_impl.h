@@ -41,6 +41,9 @@ struct obj {
 	int runtime_code;         /* a runtime library (attrib_obj_for_path): its code is
 				   * never the line the user must change, and is named by
 				   * its ELF symbols (mr_debuginfo_code_by_symbols) */
+	int data_file;            /* mapped but no ELF object (a locale archive, gconv's cache,
+				   * a database file): not unreadable, its bytes are data
+				   * (attrib_file_var) */
 	char *unreadable;         /* opened in a parallel pass and unreadable: the warning,
 				   * told to each pass context that needs the object */
 	uint64_t v0, o0;          /* lowest PT_LOAD vaddr and its file offset */
@@ -282,6 +285,9 @@ uint32_t attrib_dwarf_var(struct mr_attrib *a, uint32_t oi, const struct mr_var 
 /* Variable id for the unnamed read-only data of object oi: the literal constants compilers
  * keep in .rodata without a symbol (gfortran -O2 loads every real constant from there). */
 uint32_t attrib_constants_var(struct mr_attrib *a, uint32_t oi);
+/* The variable "<mapped file NAME>" of data file object oi (obj.data_file), made on first
+ * use; 0 when out of memory. */
+uint32_t attrib_file_var(struct mr_attrib *a, uint32_t oi);
 
 /* The file name of path p (after its last '/'); points into p. */
 const char *attrib_base_name(const char *p);

@@ -81,7 +81,12 @@ struct mr_debuginfo *attrib_obj_di(struct mr_attrib *a, uint32_t i)
 		/* libmemphis: its code and data are set apart by its segments alone */
 		rc = o->is_self ? mr_debuginfo_open_symbols(o->file, &o->di, err, sizeof(err))
 				: mr_debuginfo_open(o->file, &o->di, err, sizeof(err));
-		if (rc < 0) {
+		if (rc == -ENOEXEC && !o->is_exe) {
+			/* a data file mapped by the program or its libraries: expected, no
+			 * warning (its bytes are data: attrib_file_var) */
+			o->di = NULL;
+			o->data_file = 1;
+		} else if (rc < 0) {
 			o->di = NULL;
 			if (!a->holder || !a->holder->warn)
 				mr_run_add_warning(a->run, "cannot read %s: %s; its code and data "

@@ -104,6 +104,11 @@ static uint32_t other_resolve(struct mr_attrib *a, uint64_t addr, uint64_t t, ui
 	sp = attrib_span_find(a, addr, t, &t0, &t1);
 	if (sp && a->obj[sp->obj].is_self && self_data(a, sp, addr, t, t0, t1, rg))
 		return SELF_VAR;
+	if (sp && !sp->bias_known && !attrib_obj_di(a, sp->obj) && a->obj[sp->obj].data_file &&
+	    addr < sp->file_hi) {
+		*rg = (struct range){ sp->lo, sp->file_hi, t0, t1, 0, 1 };
+		return attrib_file_var(a, sp->obj);
+	}
 	sp = sp ? attrib_span_at(a, addr, t, &t0, &t1) : NULL;
 	if (sp && attrib_self_data(a, sp->obj, addr - sp->bias, &slo, &shi)) {
 		/* the library linked into the executable: its data sections */
