@@ -467,34 +467,31 @@ uint32_t attrib_dwarf_var(struct mr_attrib *a, uint32_t oi, const struct mr_var 
 
 /* Variable id for the unnamed read-only data of object oi: the literal constants compilers
  * keep in .rodata without a symbol (gfortran -O2 loads every real constant from there). */
-uint32_t attrib_constants_var(struct mr_attrib *a, uint32_t oi)
+/* The variable of object oi under key tag | oi, named "<WHAT NAME>" (NAME the object's),
+ * kind static, made on first use; 0 when out of memory. */
+static uint32_t object_var(struct mr_attrib *a, uint32_t oi, uint64_t tag, const char *what)
 {
-	uint64_t key = (uint64_t)oi | (6ull << 60);
+	uint64_t key = (uint64_t)oi | tag;
 	uint64_t *slot = mph_u64map_get(&a->var_by_key, key);
 	struct mr_varinfo v = { .kind = MR_VAR_STATIC, .object = a->obj[oi].path };
 	uint32_t id;
 
 	if (slot)
 		return (uint32_t)*slot;
-	if (asprintf(&v.name, "<read-only data of %s>", a->obj[oi].base) < 0)
+	if (asprintf(&v.name, "<%s %s>", what, a->obj[oi].base) < 0)
 		return 0;
 	id = attrib_add_var(a, key, &v);
 	return id == NOT_YET ? 0 : id;
 }
 
+uint32_t attrib_constants_var(struct mr_attrib *a, uint32_t oi)
+{
+	return object_var(a, oi, 6ull << 60, "read-only data of");
+}
+
 uint32_t attrib_file_var(struct mr_attrib *a, uint32_t oi)
 {
-	uint64_t key = (uint64_t)oi | (0xbull << 60);
-	uint64_t *slot = mph_u64map_get(&a->var_by_key, key);
-	struct mr_varinfo v = { .kind = MR_VAR_STATIC, .object = a->obj[oi].path };
-	uint32_t id;
-
-	if (slot)
-		return (uint32_t)*slot;
-	if (asprintf(&v.name, "<mapped file %s>", a->obj[oi].base) < 0)
-		return 0;
-	id = attrib_add_var(a, key, &v);
-	return id == NOT_YET ? 0 : id;
+	return object_var(a, oi, 0xbull << 60, "mapped file");
 }
 
 const struct mr_varinfo *mr_attrib_var(const struct mr_attrib *a, uint32_t id)

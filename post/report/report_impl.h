@@ -84,6 +84,10 @@ bool report_jobs_given(const struct report_opts *o);
  * or false after printing the error (exit status 2). */
 bool report_sample_pass(struct report *r);
 
+/* The selected regions' time, [*t0, *t1) (CLOCK_MONOTONIC ns, regions with a span only);
+ * false when none has one. */
+bool report_time_span(const struct report *r, uint64_t *t0, uint64_t *t1);
+
 /* Is region seq counted (no --region, or selected)? Inline: asked for every sample. */
 static inline bool report_region_selected(const struct report *r, uint32_t seq)
 {

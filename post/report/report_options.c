@@ -329,6 +329,21 @@ bool report_parse_options(struct report_opts *o, int argc, char **argv, int *exi
 	return true;
 }
 
+bool report_time_span(const struct report *r, uint64_t *t0, uint64_t *t1)
+{
+	*t0 = UINT64_MAX;
+	*t1 = 0;
+	for (size_t i = 0; i < r->run->nregions; i++) {
+		const struct memphis_rec_region *reg = &r->run->regions[i];
+
+		if (!report_region_selected(r, reg->seq) || reg->t_end <= reg->t_start)
+			continue;
+		*t0 = reg->t_start < *t0 ? reg->t_start : *t0;
+		*t1 = reg->t_end > *t1 ? reg->t_end : *t1;
+	}
+	return *t1 > *t0;
+}
+
 bool report_select_regions(struct report *r, int *exit_code)
 {
 	uint32_t maxseq = 0;

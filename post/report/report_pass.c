@@ -388,19 +388,12 @@ static void run_workers(struct worker *w, size_t nw)
 /* The exports' counts, when the format wants them, over the selected regions' time. */
 static int xcells_init(struct report *r)
 {
-	uint64_t t0 = UINT64_MAX, t1 = 0;
+	uint64_t t0, t1;
 
 	r->want_x = r->o.format == REPORT_PPROF || r->o.format == REPORT_TRACE;
 	if (!r->want_x)
 		return 0;
-	for (size_t i = 0; i < r->run->nregions; i++) {
-		const struct memphis_rec_region *reg = &r->run->regions[i];
-
-		if (!report_region_selected(r, reg->seq) || reg->t_end <= reg->t_start)
-			continue;
-		t0 = reg->t_start < t0 ? reg->t_start : t0;
-		t1 = reg->t_end > t1 ? reg->t_end : t1;
-	}
+	report_time_span(r, &t0, &t1);
 	return mr_xcells_init(&r->x, t0, t1);
 }
 

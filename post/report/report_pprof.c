@@ -333,7 +333,7 @@ static int cmp_cell(const void *x, const void *y)
 static void header(struct pp *pp, ValueType *vt, ValueType *period)
 {
 	const struct report *r = pp->r;
-	uint64_t t0 = UINT64_MAX, t1 = 0;
+	uint64_t t0, t1;
 	static const char *const types[] = { "samples", "remote", "local" };
 
 	pp->nvalues = r->hw_shown && r->hw_lat ? 4 : 3;
@@ -358,15 +358,7 @@ static void header(struct pp *pp, ValueType *vt, ValueType *period)
 	pp->p.sample_type = NULL; /* set by the caller: an array of pointers */
 	/* the remote samples first when there are any: what the profile is for */
 	pp->p.default_sample_type = str(pp, r->st.remote ? "remote" : "samples");
-	for (size_t i = 0; i < r->run->nregions; i++) {
-		const struct memphis_rec_region *reg = &r->run->regions[i];
-
-		if (!report_region_selected(r, reg->seq) || reg->t_end <= reg->t_start)
-			continue;
-		t0 = reg->t_start < t0 ? reg->t_start : t0;
-		t1 = reg->t_end > t1 ? reg->t_end : t1;
-	}
-	if (t1 > t0) {
+	if (report_time_span(r, &t0, &t1)) {
 		/* CLOCK_MONOTONIC to the epoch through the run's start (RUN start_realtime and
 		 * the meta file's start time are taken together) */
 		uint64_t rt = mr_run_get_u64(r->run, "start_realtime", 0);
