@@ -187,6 +187,32 @@ static void print_hw_coverage(const struct report *r, FILE *f)
 			       "another tool) and the kernel multiplexed them" : "");
 }
 
+/* Under the samples line, the counts a newcomer cannot guess, each only when it is not 0:
+ * non-memory (the decoder found no memory operand in the sampled instruction:
+ * MPH_S_NONMEM), lost (the kernel's or the module's buffer was full: PERF_RECORD_LOST,
+ * the module's lost count) and throttled (the kernel's throttle events). */
+static void samples_legend(const struct report *r, FILE *f)
+{
+	const char *sep = "  ";
+
+	if (!r->st.nonmem && !r->st.lost && !r->st.throttled)
+		return;
+	if (r->st.nonmem) {
+		fprintf(f, "%snon-memory: samples whose instruction does not access memory (in "
+			"no table)", sep);
+		sep = "; ";
+	}
+	if (r->st.lost) {
+		fprintf(f, "%slost: samples the kernel could not hand over (its buffer was full)",
+			sep);
+		sep = "; ";
+	}
+	if (r->st.throttled)
+		fprintf(f, "%sthrottled: times the kernel stopped sampling a while (interrupts too "
+			"frequent)", sep);
+	fprintf(f, "\n");
+}
+
 /* Run, backend, sample counts, nodes and regions. */
 static void print_header(const struct report *r, FILE *f)
 {
@@ -240,6 +266,7 @@ static void print_header(const struct report *r, FILE *f)
 	if (r->st.dropped)
 		fprintf(f, ", dropped %s", mr_fmt_count(a, r->st.dropped));
 	fprintf(f, "\n");
+	samples_legend(r, f);
 	if (r->st.unwritten_ms)
 		fprintf(f, "unfinished run: the program ended without the library's shutdown (_exit, "
 			"abort, a fatal signal or a kill): up to %s ms of samples before its end may "
