@@ -2,6 +2,7 @@
  * runs, the data sources of its variables' samples), pages and first touch, node x node
  * matrices. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -464,6 +465,58 @@ static void print_hw_rest(const struct report *r, FILE *f)
 		"AMD's other CCX, is near$);\n  disagree: the two differ.\n");
 }
 
+/* Under FEW_SAMPLES samples the tables' shares are too uncertain to read: a share p of n
+ * samples has a standard error of sqrt(p (1 - p) / n), so its 95 % interval is up to
+ * +-1/sqrt(n) wide (at p = 1/2): +-10 points at 100 samples, more below, where two
+ * variables a few samples apart may well be in the other order. */
+#define FEW_SAMPLES 100
+
+/* "250us" (or "2ms", "150000ns") for ns into buf: a MEMPHIS_PERIOD value. */
+static const char *period_text(uint64_t ns, char *buf, size_t len)
+{
+	if (ns % 1000000 == 0)
+		snprintf(buf, len, "%" PRIu64 "ms", ns / 1000000);
+	else if (ns % 1000 == 0)
+		snprintf(buf, len, "%" PRIu64 "us", ns / 1000);
+	else
+		snprintf(buf, len, "%" PRIu64 "ns", ns);
+	return buf;
+}
+
+/* When the tables rest on fewer than FEW_SAMPLES samples (n): one line saying so, and how
+ * to get more: a longer run or region, a shorter period (MEMPHIS_PERIOD, memphis run
+ * --period: a quarter of this one, 100us at least, the library's shortest) or for hardware
+ * sampling a smaller MEMPHIS_HW_PERIOD. Nothing for a run that did not sample (backend
+ * none, or the header's "sampling error:" says why): more time would not help. */
+static void print_few_samples(const struct report *r, uint64_t n, FILE *f)
+{
+	const char *backend = mr_run_get(r->run, "backend");
+	const char *error = mr_run_get(r->run, "sampling_error");
+	uint64_t period = mr_run_get_u64(r->run, "period_ns", 0);
+	uint64_t hw_period = mr_run_get_u64(r->run, "hw_period", 0);
+	const char *unit = mr_run_get(r->run, "hw_period_unit");
+	char a[32], p[32];
+
+	if (n >= FEW_SAMPLES || (backend && !strcmp(backend, "none")) || (error && *error))
+		return;
+	if (n)
+		fprintf(f, "few samples: the tables rest on %s sample%s, so a share in them is "
+			"uncertain by up to +-%.0f points (95 %%); for more, ",
+			mr_fmt_count(a, n), n == 1 ? "" : "s", 100.0 / sqrt((double)n));
+	else
+		fprintf(f, "no samples for the tables; for more, ");
+	fprintf(f, "profile a longer run or region");
+	if (hw_period)
+		fprintf(f, ", or sample more often: a smaller MEMPHIS_HW_PERIOD (now %s %s)",
+			mr_fmt_count(a, hw_period), unit && *unit ? unit : "events");
+	else if (period > 100000) {
+		period_text(period / 4 > 100000 ? period / 4 : 100000, p, sizeof(p));
+		fprintf(f, ", or sample more often: memphis run --period %s, or MEMPHIS_PERIOD=%s "
+			"(100us at least)", p, p);
+	}
+	fprintf(f, "\n");
+}
+
 /* The per-node tables: groups (variables, or lines with --by line) with their items. */
 static void print_tables(const struct report *r, FILE *f)
 {
@@ -482,6 +535,13 @@ static void print_tables(const struct report *r, FILE *f)
 			r->table_mode == MR_AGG_REMOTE ? "Remote" :
 			r->table_mode == MR_AGG_LOCAL ? "Local" : "All",
 			is_var ? "" : ", by source line");
+	{
+		uint64_t n = 0;
+
+		for (size_t t = 0; t < ntab; t++)
+			n += tab[t].total;
+		print_few_samples(r, n, f);
+	}
 	if (!ntab)
 		fprintf(f, "(none)\n");
 	for (size_t t = 0; t < ntab; t++) {
