@@ -589,7 +589,9 @@ static void print_first_touch(const struct report *r, const uint32_t *ids, size_
 {
 	char a[32], who[48];
 
-	fprintf(f, "\nPages and first touch (home node of the pages; who touched them first):\n");
+	fprintf(f, "\nPages and first touch (home node of the pages; who touched them first: the "
+		"thread with the most, the line with the most (the program's before a "
+		"runtime's), each with its share when not all):\n");
 	if (!n)
 		fprintf(f, "(no variables)\n");
 	for (size_t i = 0; i < n; i++) {
@@ -598,14 +600,24 @@ static void print_first_touch(const struct report *r, const uint32_t *ids, size_
 
 		fprintf(f, "%s: ", mr_esc(vi->name));
 		if (v->ft_pages) {
+			/* both shares are of the variable's first-touched pages (ft_pages): the
+			 * thread's and the line's are counted apart, so neither is a share of
+			 * the other */
+			int tid_part = v->ft_tid_pages != v->ft_pages;
+			const char *ft_line = mr_attrib_line(r->a, v->ft_line);
+
 			pages_text(r, v->ft_node, v->ft_pages, f);
 			report_thread_text(r, v->ft_tid, who, sizeof(who));
 			fprintf(f, ", first touched by %s (node %d)", who, v->ft_tid_node);
-			if (v->ft_tid_pages != v->ft_pages)
-				fprintf(f, " for %.0f %%", pct(v->ft_tid_pages, v->ft_pages));
-			fprintf(f, " at %s", mr_esc(mr_attrib_line(r->a, v->ft_line)));
+			if (tid_part)
+				fprintf(f, " for %.0f %% of these pages,",
+					pct(v->ft_tid_pages, v->ft_pages));
+			fprintf(f, " at %s", mr_esc(ft_line));
 			if (v->ft_line_pages != v->ft_pages)
-				fprintf(f, " (%.0f %%)", pct(v->ft_line_pages, v->ft_pages));
+				fprintf(f, " for %.0f %% of these pages",
+					pct(v->ft_line_pages, v->ft_pages));
+			else if (tid_part)
+				fprintf(f, " for all of them");
 			fprintf(f, "\n");
 		} else if (ids[i] == 0) {
 			fprintf(f, "%s distinct pages sampled\n", mr_fmt_count(a, v->pages));
