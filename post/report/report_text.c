@@ -37,6 +37,69 @@ static const char *node_name(const struct report *r, uint32_t idx, char *buf, si
 	return buf;
 }
 
+/* What the printed tables showed that a legend after them explains: the objects whose code
+ * appeared as OBJ+0xOFF (no symbol or line there; attrib_describe_code), the first few. */
+#define RAW_OBJS 4
+struct text_notes {
+	const char *raw_obj[RAW_OBJS]; /* each the start of a printed name, raw_len[i] long */
+	size_t raw_len[RAW_OBJS];
+	size_t nraw, raw_more;   /* objects kept; objects seen beyond RAW_OBJS */
+};
+
+/* Note code name `name` if it is OBJ+0xHEX (an offset in an object without a symbol or
+ * line for it): OBJ non-empty without a space, HEX digits to the end. The same object
+ * once. */
+static void note_code(struct text_notes *tn, const char *name)
+{
+	const char *plus = NULL, *p, *h;
+	size_t len;
+
+	for (p = strstr(name, "+0x"); p; p = strstr(p + 1, "+0x"))
+		plus = p;
+	if (!plus || plus == name || !plus[3])
+		return;
+	for (h = plus + 3; *h; h++)
+		if (!strchr("0123456789abcdef", *h))
+			return;
+	len = (size_t)(plus - name);
+	if (memchr(name, ' ', len))
+		return;
+	for (size_t i = 0; i < tn->nraw; i++)
+		if (tn->raw_len[i] == len && !memcmp(tn->raw_obj[i], name, len))
+			return;
+	if (tn->nraw == RAW_OBJS) {
+		tn->raw_more++;
+		return;
+	}
+	tn->raw_obj[tn->nraw] = name;
+	tn->raw_len[tn->nraw++] = len;
+}
+
+/* The legend of OBJ+0xOFF names, when the report showed any: what they are, which
+ * runtime each object is (binary/runtime.h), and how to get names instead (the report
+ * reads separate debug files by build-id under /usr/lib/debug: binary/debuginfo_debugfile.c). */
+static void print_code_legend(const struct text_notes *tn, FILE *f)
+{
+	char obj[256];
+
+	if (!tn->nraw)
+		return;
+	fprintf(f, "\nOBJ+0xOFF: code at offset OFF of the shared object OBJ, which has no symbol or "
+		"line for it (");
+	for (size_t i = 0; i < tn->nraw; i++) {
+		enum mr_runtime rt;
+
+		snprintf(obj, sizeof(obj), "%.*s", (int)tn->raw_len[i], tn->raw_obj[i]);
+		rt = mr_runtime_of_object(obj);
+		fprintf(f, "%s%s%s%s", i ? "; " : "", mr_esc(obj), rt ? ": " : "",
+			rt ? mr_runtime_title(rt) : "");
+	}
+	if (tn->raw_more)
+		fprintf(f, "; %zu more", tn->raw_more);
+	fprintf(f, "); its debug symbols name it (Debian: the object's -dbgsym or -dbg "
+		"package, read from /usr/lib/debug)\n");
+}
+
 /* a as a percentage of b (0 when b is 0). */
 static double pct(uint64_t a, uint64_t b)
 {
@@ -518,7 +581,7 @@ static void print_few_samples(const struct report *r, uint64_t n, FILE *f)
 }
 
 /* The per-node tables: groups (variables, or lines with --by line) with their items. */
-static void print_tables(const struct report *r, FILE *f)
+static void print_tables(const struct report *r, struct text_notes *notes, FILE *f)
 {
 	const struct mr_agg_row *rows = r->tables.rows;
 	const struct mr_agg_table *tab = r->tables.tab;
@@ -555,13 +618,17 @@ static void print_tables(const struct report *r, FILE *f)
 			const struct mr_agg_group *g = &tb->groups[i];
 			size_t nitems = r->o.top && g->count > r->o.top ? r->o.top : g->count;
 			uint64_t irest = 0;
+			const char *name = report_key_name(r, is_var, g->key);
 
-			fprintf(f, "(%zu) %s %" PRIu64 "\n", i + 1,
-				mr_esc(report_key_name(r, is_var, g->key)), g->total);
-			for (size_t k = 0; k < nitems; k++)
-				fprintf(f, "    %s %" PRIu64 "\n",
-					mr_esc(report_key_name(r, !is_var, rows[g->first + k].item)),
-					rows[g->first + k].n);
+			if (!is_var)
+				note_code(notes, name);
+			fprintf(f, "(%zu) %s %" PRIu64 "\n", i + 1, mr_esc(name), g->total);
+			for (size_t k = 0; k < nitems; k++) {
+				name = report_key_name(r, !is_var, rows[g->first + k].item);
+				if (is_var)
+					note_code(notes, name);
+				fprintf(f, "    %s %" PRIu64 "\n", mr_esc(name), rows[g->first + k].n);
+			}
 			for (size_t k = nitems; k < g->count; k++)
 				irest += rows[g->first + k].n;
 			if (nitems < g->count)
@@ -585,7 +652,8 @@ static void print_tables(const struct report *r, FILE *f)
 
 
 /* Per variable: the home nodes of its pages and who touched them first. */
-static void print_first_touch(const struct report *r, const uint32_t *ids, size_t n, FILE *f)
+static void print_first_touch(const struct report *r, const uint32_t *ids, size_t n,
+			      struct text_notes *notes, FILE *f)
 {
 	char a[32], who[48];
 
@@ -606,6 +674,7 @@ static void print_first_touch(const struct report *r, const uint32_t *ids, size_
 			int tid_part = v->ft_tid_pages != v->ft_pages;
 			const char *ft_line = mr_attrib_line(r->a, v->ft_line);
 
+			note_code(notes, ft_line);
 			pages_text(r, v->ft_node, v->ft_pages, f);
 			report_thread_text(r, v->ft_tid, who, sizeof(who));
 			fprintf(f, ", first touched by %s (node %d)", who, v->ft_tid_node);
@@ -661,9 +730,12 @@ static void print_matrix(const struct report *r, const uint32_t *ids, size_t n, 
 
 void report_print_text(const struct report *r, const uint32_t *ids, size_t nids, FILE *f)
 {
+	struct text_notes notes = { 0 };
+
 	print_header(r, f);
-	print_tables(r, f);
-	print_first_touch(r, ids, nids, f);
+	print_tables(r, &notes, f);
+	print_first_touch(r, ids, nids, &notes, f);
 	if (r->o.matrix)
 		print_matrix(r, ids, nids, f);
+	print_code_legend(&notes, f);
 }
