@@ -318,6 +318,8 @@ void job_print_text(const struct job *jb, FILE *f)
 				fprintf(f, "\n");
 			rank_note(jb, i, k, f, "");
 		}
+	report_next_line(f, jb->dir, jb->o->by_rank ? "--rank N, --json" :
+			 "--by rank, --rank N, --json");
 	fflush(f);
 	for (size_t i = 0; i < jb->nranks; i++)
 		for (size_t k = 0; k < jb->ranks[i].nnotes; k++)

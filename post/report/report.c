@@ -223,6 +223,7 @@ static int run_report(struct report *r, FILE *out)
 			fprintf(out, "\n");
 			mr_print_problems(r->run, out, "");
 		}
+		report_next_text(r, out);
 	}
 	free(ids);
 	fflush(out);

@@ -47,6 +47,12 @@ struct report_opts {
  * Returns the exit status (MR_EXIT_DATA also after a report of a damaged run). */
 int report_run(const struct report_opts *o, FILE *out);
 
+/* The text report's last line on f: "Next: memphis-report report --html PAGE DIR writes a
+ * page ...; more here: MORE (all options: --help)", DIR (the run or job directory the user
+ * gave, NULL for several run directories: "RUNDIR...") as one shell word, PAGE its last
+ * name + ".html" as `--html DIR` would write it ("job.html" without a DIR). */
+void report_next_line(FILE *f, const char *dir, const char *more);
+
 /* The help of `report` (its --help, and `memphis-report help report`). */
 void mr_help_report(FILE *f);
 

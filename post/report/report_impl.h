@@ -113,6 +113,10 @@ const char *report_key_name(const void *r, int is_var, uint32_t id);
 /* The text report of variables ids[0 .. nids) (the shown ones) on f. */
 void report_print_text(const struct report *r, const uint32_t *ids, size_t nids, FILE *f);
 
+/* The text report's last line on f: what to run next on this run directory (the page,
+ * the options not given: report_next_line). After everything else the text prints. */
+void report_next_text(const struct report *r, FILE *f);
+
 /* The JSON report (one object) of variables ids[0 .. nids) on f. */
 void report_print_json(const struct report *r, const uint32_t *ids, size_t nids, FILE *f);
 

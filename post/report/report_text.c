@@ -739,3 +739,55 @@ void report_print_text(const struct report *r, const uint32_t *ids, size_t nids,
 		print_matrix(r, ids, nids, f);
 	print_code_legend(&notes, f);
 }
+
+/* dir as one shell word on f: as it is when it holds only characters no shell treats
+ * specially, else in single quotes ('\'' for a quote); control characters escaped as the
+ * report writes names (mr_esc). */
+static void shell_word(const char *dir, FILE *f)
+{
+	if (*dir && strspn(dir, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			   "0123456789_+-./:,@%=") == strlen(dir)) {
+		fprintf(f, "%s", dir);
+		return;
+	}
+	fputc('\'', f);
+	for (const char *q = strchr(dir, '\''), *p = dir; p; p = q ? q + 1 : NULL,
+	     q = p ? strchr(p, '\'') : NULL) {
+		char part[4096];
+
+		snprintf(part, sizeof(part), "%.*s", (int)(q ? (size_t)(q - p) : strlen(p)), p);
+		fprintf(f, "%s%s", mr_esc(part), q ? "'\\''" : "");
+	}
+	fputc('\'', f);
+}
+
+void report_next_line(FILE *f, const char *dir, const char *more)
+{
+	const char *end = dir ? dir + strlen(dir) : NULL, *name = end;
+	char page[300];
+
+	/* the page's name as `--html RUNDIR` would choose it (report_options.c) */
+	while (dir && end > dir + 1 && end[-1] == '/')
+		end--;
+	for (name = end; dir && name > dir && name[-1] != '/'; name--)
+		;
+	snprintf(page, sizeof(page), "%.*s.html", dir ? (int)(end - name) : 3, dir ? name : "job");
+	fprintf(f, "\nNext: memphis-report report --html ");
+	shell_word(page, f);
+	fputc(' ', f);
+	if (dir)
+		shell_word(dir, f);
+	else
+		fprintf(f, "RUNDIR...");
+	fprintf(f, " writes a page with views and placement advice; more here: %s (all options: "
+		"--help)\n", more);
+}
+
+void report_next_text(const struct report *r, FILE *f)
+{
+	char more[64];
+
+	snprintf(more, sizeof(more), "%s%s%s--json", r->o.advice ? "" : "--advice, ",
+		 r->o.by_line ? "" : "--by line, ", r->o.matrix ? "" : "--matrix, ");
+	report_next_line(f, r->o.dir, more);
+}
