@@ -751,12 +751,10 @@ static void shell_word(const char *dir, FILE *f)
 		return;
 	}
 	fputc('\'', f);
-	for (const char *q = strchr(dir, '\''), *p = dir; p; p = q ? q + 1 : NULL,
-	     q = p ? strchr(p, '\'') : NULL) {
-		char part[4096];
+	for (const char *p = dir; *p; p++) {
+		char c[2] = { *p, '\0' };
 
-		snprintf(part, sizeof(part), "%.*s", (int)(q ? (size_t)(q - p) : strlen(p)), p);
-		fprintf(f, "%s%s", mr_esc(part), q ? "'\\''" : "");
+		fputs(*p == '\'' ? "'\\''" : mr_esc(c), f);
 	}
 	fputc('\'', f);
 }
