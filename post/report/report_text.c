@@ -262,8 +262,8 @@ static void samples_legend(const struct report *r, FILE *f)
 	if (!r->st.nonmem && !r->st.lost && !r->st.throttled)
 		return;
 	if (r->st.nonmem) {
-		fprintf(f, "%snon-memory: samples whose instruction does not access memory (in "
-			"no table)", sep);
+		fprintf(f, "%snon-memory: samples whose instruction does not access memory, "
+			"counted in no table", sep);
 		sep = "; ";
 	}
 	if (r->st.lost) {

@@ -31,7 +31,7 @@ need_built
 # --- the samples line's counts
 legend() { grep '^  non-memory:\|^  lost:\|^  throttled:' "$1"; }
 check "non-memory, lost and throttled, all not 0: each explained under the samples line" \
-	grep -q '^  non-memory: samples whose instruction does not access memory (in no table); lost: samples the kernel could not hand over (its buffer was full); throttled: ' g.out
+	grep -q '^  non-memory: samples whose instruction does not access memory, counted in no table; lost: samples the kernel could not hand over (its buffer was full); throttled: ' g.out
 check_if "the legend follows the samples line" \
 	'[ "$(grep -A1 "^samples: " g.out | tail -n 1 | cut -c1-13)" = "  non-memory:" ]'
 check_if "non-memory alone not 0 (lost 0, throttled 0): non-memory explained, not the others" \
