@@ -550,7 +550,8 @@ static const char *period_text(uint64_t ns, char *buf, size_t len)
  * to get more: a longer run or region, a shorter period (MEMPHIS_PERIOD, memphis run
  * --period: a quarter of this one, 100us at least, the library's shortest) or for hardware
  * sampling a smaller MEMPHIS_HW_PERIOD. Nothing for a run that did not sample (backend
- * none, or the header's "sampling error:" says why): more time would not help. */
+ * none, or the header's "sampling error:" says why): more time would not help. A damaged
+ * run is told so instead of the advice: its damage, not its length, may be the cause. */
 static void print_few_samples(const struct report *r, uint64_t n, FILE *f)
 {
 	const char *backend = mr_run_get(r->run, "backend");
@@ -568,6 +569,10 @@ static void print_few_samples(const struct report *r, uint64_t n, FILE *f)
 			mr_fmt_count(a, n), n == 1 ? "" : "s", 100.0 / sqrt((double)n));
 	else
 		fprintf(f, "no samples for the tables; for more, ");
+	if (r->run->ndamage) {
+		fprintf(f, "see the damage below first (the report has what was readable)\n");
+		return;
+	}
 	fprintf(f, "profile a longer run or region");
 	if (hw_period)
 		fprintf(f, ", or sample more often: a smaller MEMPHIS_HW_PERIOD (now %s %s)",
