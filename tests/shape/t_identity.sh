@@ -80,8 +80,9 @@ same() {
 	with "$OLD" "$OLDRUN" "$@" > old.out 2> old.err; echo "exit $?" >> old.err
 	with "$NEW" "$NEWRUN" "$@" > new.out 2> new.err; echo "exit $?" >> new.err
 	# the program's own name and the run's two paths in its messages are not output
-	sed -i "s|$OLD|memphis-report|g; s|$OLDRUN|RUN|g" old.out old.err
-	sed -i "s|$NEW|memphis-report|g; s|$NEWRUN|RUN|g" new.out new.err
+	# the run's path, and its name in the "Next:" line's page name (RUNNAME.html), as RUN
+	sed -i "s|$OLD|memphis-report|g; s|${OLDRUN##*/}\.html|RUN.html|g; s|$OLDRUN|RUN|g" old.out old.err
+	sed -i "s|$NEW|memphis-report|g; s|${NEWRUN##*/}\.html|RUN.html|g; s|$NEWRUN|RUN|g" new.out new.err
 	if cmp -s old.out new.out && cmp -s old.err new.err; then
 		ok "$desc: same output ($(wc -l < new.out | tr -d ' ') lines, $(tail -n 1 new.err))"
 	else
