@@ -183,6 +183,14 @@ void mr_json_dbl(struct mr_json *j, double v)
 		fputs("null", j->f);
 }
 
+void mr_json_milli(struct mr_json *j, int64_t v)
+{
+	uint64_t a = v < 0 ? -(uint64_t)v : (uint64_t)v;
+
+	pre(j);
+	fprintf(j->f, "%s%" PRIu64 ".%03" PRIu64, v < 0 ? "-" : "", a / 1000, a % 1000);
+}
+
 void mr_json_bool(struct mr_json *j, int v)
 {
 	pre(j);

@@ -24,6 +24,9 @@ void mr_json_str(struct mr_json *j, const char *s); /* NULL writes null */
 void mr_json_u64(struct mr_json *j, uint64_t v);
 void mr_json_i64(struct mr_json *j, int64_t v);
 void mr_json_dbl(struct mr_json *j, double v);    /* non-finite values write null */
+/* v thousandths written exactly with three decimals: 1234567 -> 1234.567, -5 -> -0.005
+ * (nanoseconds as microseconds: mr_json_dbl's six digits would round a long run's times). */
+void mr_json_milli(struct mr_json *j, int64_t v);
 void mr_json_bool(struct mr_json *j, int v);
 void mr_json_null(struct mr_json *j);
 /* An array of the n values v[0..n), as mr_json_arr, mr_json_u64 each, mr_json_arr_end. */

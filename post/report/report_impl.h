@@ -144,9 +144,10 @@ void report_threads_json(struct mr_json *j, const struct report *r);
 
 /* The exports of ids[0 .. nids) (the variables by total; their shown flags set) into
  * r->o.output: report_pprof.c, report_trace.c (docs/export.md). Return the exit status
- * after printing any error. */
+ * after printing any error. The trace attributes the first touches (report_touch, whose
+ * cache is r's): its r is not const. */
 int report_write_pprof(const struct report *r, const uint32_t *ids, size_t nids);
-int report_write_trace(const struct report *r, const uint32_t *ids, size_t nids);
+int report_write_trace(struct report *r, const uint32_t *ids, size_t nids);
 
 /* The FIRST_TOUCH record i of the run, attributed (as the first-touch tables count it). */
 void report_touch(struct report *r, size_t i, struct mr_agg_touch *out);
