@@ -6,7 +6,8 @@
  * the run's start (the FILE block's start_time, CLOCK_MONOTONIC; otherData.start_ns), written
  * to the nanosecond (three decimals), so slices computed from the same nanoseconds nest
  * exactly. The events, in this order:
- *   M  process_name "EXE (pid N)", thread_name "thread K (tid T)", thread_sort_index K
+ *   M  process_name "EXE", thread_name "thread K", thread_sort_index (the viewers add
+ *      the pid and tid to the names)
  *   X  each selected region occurrence on each thread alive in it, from the later of the
  *      two starts to the earlier of the two ends; args: the thread's samples there
  *   C  each shown variable: "remote % VAR" (the remote share of its samples whose two
@@ -291,21 +292,23 @@ static void meta_event(struct trace *t, const char *name, uint32_t tid, const ch
 	mr_json_obj_end(&t->j);
 }
 
+/* The names: the executable's file name and "thread K" (K its index; "thread ?" when
+ * THREADS does not know it), without the ids, which Perfetto and speedscope append
+ * themselves ("cg 4242", "cg (pid 4242)"): named with them, each showed them twice. */
 static void write_metadata(struct trace *t)
 {
 	const char *exe = mr_run_get(t->r->run, "exe");
 	const char *base = exe && strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe ? exe : "?";
-	char buf[512];
+	char buf[64];
 
-	snprintf(buf, sizeof(buf), "%s (pid %" PRIu32 ")", base, t->pid);
-	meta_event(t, "process_name", t->main_tid, "name", buf, 0);
+	meta_event(t, "process_name", t->main_tid, "name", *base ? base : "?", 0);
 	for (size_t i = 0; i < t->nth; i++) {
 		const struct tthread *th = &t->th[i];
 
 		if (th->index >= 0)
-			snprintf(buf, sizeof(buf), "thread %d (tid %" PRIu32 ")", th->index, th->tid);
+			snprintf(buf, sizeof(buf), "thread %d", th->index);
 		else
-			snprintf(buf, sizeof(buf), "tid %" PRIu32, th->tid);
+			snprintf(buf, sizeof(buf), "thread ?");
 		meta_event(t, "thread_name", th->tid, "name", buf, 0);
 		meta_event(t, "thread_sort_index", th->tid, "sort_index", NULL, (int64_t)i);
 	}
