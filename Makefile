@@ -187,6 +187,9 @@ TEST_DEB_PKGS += dpkg-dev debhelper dh-dkms lintian debootstrap flake8 black iso
 # tests/report/t_export_pprof.sh reads --format pprof with the real reader: go tool pprof
 TEST_DEB_PKGS += golang-go
 PUPPETEER := puppeteer-core@24.43.1
+# tests/report/t_export_trace.sh opens --format trace's file in speedscope's release build
+# (node_modules/speedscope/dist/release), served on 127.0.0.1 to the same chromium
+SPEEDSCOPE := speedscope@1.25.0
 
 # packaging/deb-install.sh PACKAGES: installs the missing ones (as root; it says what and
 # shows each package set up) or prints the command that would
@@ -200,6 +203,8 @@ check-deps: deps
 	$(Q)sh packaging/deb-install.sh $(TEST_DEB_PKGS) $(if $(shell command -v npm),,npm)
 	$(Q)[ -d $(B)/npm/node_modules/puppeteer-core ] || { mkdir -p $(B)/npm && \
 	  npm install --silent --no-audit --no-fund --prefix $(B)/npm $(PUPPETEER) > /dev/null; }
+	$(Q)[ -f $(B)/npm/node_modules/speedscope/dist/release/index.html ] || { mkdir -p $(B)/npm && \
+	  npm install --silent --no-audit --no-fund --prefix $(B)/npm $(SPEEDSCOPE) > /dev/null; }
 
 $(B)/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
