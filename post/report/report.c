@@ -16,12 +16,6 @@
 #include "report_impl.h"
 #include "report_counters.h"
 
-/* Node index of a node id: the id, or r->nnodes (unknown) for -1 and ids out of range. */
-static uint32_t node_index(const struct report *r, int node)
-{
-	return node >= 0 && (uint32_t)node < r->nnodes ? (uint32_t)node : r->nnodes;
-}
-
 /* Loss figures of the selected regions: the REGION record, or the LOSS records summed
  * when they say more. */
 static void losses(struct report *r)
@@ -62,36 +56,6 @@ static void losses(struct report *r)
 	if (!run->meta_clean_end && !r->st.write_error)
 		r->st.unwritten_ms = (mr_run_get_u64(run, "unwritten_max_ns", 1100000000ull) +
 				      999999) / 1000000;
-}
-
-void report_touch(struct report *r, size_t i, struct mr_agg_touch *out)
-{
-	const struct memphis_rec_touch *t = &r->run->touches[i];
-	const struct memphis_rec_stack *st = NULL;
-	uint64_t ps = mr_attrib_page_size(r->a);
-	const uint8_t *bytes = NULL;
-
-	memset(out, 0, sizeof(*out));
-	if (t->flags & MPH_TOUCH_STACK)
-		st = mr_run_touch_stack(r->run, t, &bytes);
-	out->var = mr_attrib_touch_data(r->a, &r->touch_cache, t->addr, t->time, t->tid, t->ip, st,
-					bytes);
-	out->tid = t->tid;
-	out->pages = 1;
-	if (out->var == 0 || out->var >= r->agg.nvars || !r->agg.vars[out->var].matrix)
-		return; /* skipped: no need to attribute the rest */
-	if ((t->flags & MPH_TOUCH_HUGE) && t->page_shift > 12 && t->page_shift < 40 &&
-	    (1ull << t->page_shift) > ps)
-		out->pages = (1ull << t->page_shift) / ps;
-	out->page_node = node_index(r, mr_attrib_page_node(r->a, 0, t->addr));
-	out->line = mr_attrib_touch_code(r->a, &r->touch_cache, t->ip, t->time);
-	if (st) {
-		int runtime;
-
-		out->line = mr_attrib_caller(r->a, t->ip, st, bytes, out->line, &runtime);
-		out->runtime_line = runtime != 0;
-	}
-	out->tid_node = mr_run_cpu_node(r->run, t->cpu);
 }
 
 /* mr_agg_first_touches' reader. */

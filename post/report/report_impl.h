@@ -11,6 +11,8 @@
  *   report_threads.c  the threads' CPU time beside their samples, short threads' share
  *   pattern.c         --pattern: the shown variables' thread x block and time x block use
  *   advice.c          --advice: the placement advice from a pattern
+ *   report_touch.c    a first-touch record attributed (the tables' and the trace's)
+ *   report_trace.c    --format trace: the Chrome trace event JSON (docs/export.md)
  */
 #ifndef MR_REPORT_IMPL_H
 #define MR_REPORT_IMPL_H
