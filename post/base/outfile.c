@@ -1,6 +1,8 @@
 /* post/base/outfile.c - files written whole or not at all (outfile.h). */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "err.h"
@@ -8,6 +10,9 @@
 
 int mr_outfile_open(struct mr_outfile *o, const char *path)
 {
+	mode_t mask;
+	int fd;
+
 	memset(o, 0, sizeof(*o));
 	o->path = path;
 	o->to_stdout = !strcmp(path, "-");
@@ -15,19 +20,31 @@ int mr_outfile_open(struct mr_outfile *o, const char *path)
 		o->f = stdout;
 		return MR_EXIT_OK;
 	}
-	if ((size_t)snprintf(o->tmp, sizeof(o->tmp), "%s.tmp", path) >= sizeof(o->tmp))
+	if ((size_t)snprintf(o->tmp, sizeof(o->tmp), "%s.XXXXXX", path) >= sizeof(o->tmp))
 		return mr_error(MR_EXIT_USAGE, "output path too long: %s", path);
-	o->f = fopen(o->tmp, "we");
-	if (!o->f)
-		return mr_error(MR_EXIT_DATA, "cannot write %s: %s", o->tmp, strerror(errno));
+	/* a name of its own beside the file (two reports writing one file do not mix), with
+	 * the mode a new file gets: mkstemp makes it 0600 */
+	mask = umask(0);
+	umask(mask);
+	fd = mkstemp(o->tmp);
+	if (fd < 0)
+		return mr_error(MR_EXIT_DATA, "cannot write %s: %s", path, strerror(errno));
+	if (fchmod(fd, 0666 & ~mask) || !(o->f = fdopen(fd, "w"))) {
+		int e = errno;
+
+		close(fd);
+		unlink(o->tmp);
+		return mr_error(MR_EXIT_DATA, "cannot write %s: %s", path, strerror(e));
+	}
 	return MR_EXIT_OK;
 }
 
 int mr_outfile_close(struct mr_outfile *o)
 {
+	errno = 0;
 	if (o->to_stdout)
 		return fflush(o->f) ? mr_error(MR_EXIT_DATA, "cannot write to standard output: %s",
-					       strerror(errno))
+					       strerror(errno ? errno : EIO))
 				    : MR_EXIT_OK;
 	if (ferror(o->f) | fclose(o->f) || rename(o->tmp, o->path)) {
 		int e = errno ? errno : EIO;
@@ -36,4 +53,12 @@ int mr_outfile_close(struct mr_outfile *o)
 		return mr_error(MR_EXIT_DATA, "cannot write %s: %s", o->path, strerror(e));
 	}
 	return MR_EXIT_OK;
+}
+
+void mr_outfile_abandon(struct mr_outfile *o)
+{
+	if (o->to_stdout)
+		return;
+	fclose(o->f);
+	unlink(o->tmp);
 }

@@ -1,6 +1,6 @@
-/* post/base/outfile.h - a file the report writes whole or not at all: FILE.tmp, renamed over
- * FILE once complete (a failure removes it and leaves FILE as it was); "-" is standard
- * output. For --html, --format pprof and --format trace. */
+/* post/base/outfile.h - a file the report writes whole or not at all: a temporary file
+ * beside it (FILE.XXXXXX), renamed over FILE once complete (a failure removes it and leaves
+ * FILE as it was); "-" is standard output. For --html, --format pprof and --format trace. */
 #ifndef MR_OUTFILE_H
 #define MR_OUTFILE_H
 
@@ -21,5 +21,8 @@ int mr_outfile_open(struct mr_outfile *o, const char *path);
 /* Finish: flush, close and rename into place, or remove the partial file. Returns
  * MR_EXIT_OK, or the exit status after printing the error (naming the file). */
 int mr_outfile_close(struct mr_outfile *o);
+
+/* Give up after a failure of the caller's own (printed by it): the temporary file goes. */
+void mr_outfile_abandon(struct mr_outfile *o);
 
 #endif /* MR_OUTFILE_H */

@@ -552,11 +552,7 @@ int report_write_pprof(const struct report *r, const uint32_t *ids, size_t nids)
 	if (rc != MR_EXIT_OK)
 		goto out;
 	if (put_gzip(out.f, buf, len) == -ENOMEM) {
-		/* the partial file goes */
-		if (!out.to_stdout) {
-			fclose(out.f);
-			remove(out.tmp);
-		}
+		mr_outfile_abandon(&out);
 		rc = mr_error(MR_EXIT_DATA, "out of memory compressing the pprof profile");
 		goto out;
 	}

@@ -22,12 +22,11 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <memphis.h>
 
 #include "base/err.h"
+#include "base/outfile.h"
 #include "base/json.h"
 #include "report_impl.h"
 #include "u64map.h"
@@ -639,65 +638,30 @@ static int write_trace(struct trace *t, const uint32_t *ids, size_t nids, FILE *
 
 int report_write_trace(struct report *r, const uint32_t *ids, size_t nids)
 {
-	const char *path = r->o.output;
-	bool to_stdout = !strcmp(path, "-");
 	struct trace t = { .r = r, .pid = r->run->meta_file.pid };
-	char *tmp = NULL;
-	FILE *f = stdout;
-	int rc = MR_EXIT_DATA, e = 0;
+	struct mr_outfile out;
+	int rc;
 
 	t.t0 = run_start(r->run);
 	t.main_tid = t.pid;
 	if (mph_u64map_init(&t.th_by_tid, 64) || mph_u64map_init(&t.sums_at, 256))
 		goto out_nomem;
-	if (!to_stdout) {
-		/* beside the file, renamed over it once complete: a failed write leaves no half
-		 * trace, nor a stale temporary */
-		mode_t mask = umask(0);
-		int fd;
-
-		umask(mask);
-		if (!(tmp = malloc(strlen(path) + 8)))
-			goto out_nomem;
-		sprintf(tmp, "%s.XXXXXX", path);
-		fd = mkstemp(tmp);
-		if (fd < 0) {
-			rc = mr_error(MR_EXIT_DATA, "%s: %s", path, strerror(errno));
-			goto out;
-		}
-		if (fchmod(fd, 0666 & ~mask) || !(f = fdopen(fd, "w"))) {
-			rc = mr_error(MR_EXIT_DATA, "%s: %s", path, strerror(errno));
-			close(fd);
-			unlink(tmp);
-			goto out;
-		}
-	}
-	if (write_trace(&t, ids, nids, f)) {
-		if (!to_stdout) {
-			fclose(f);
-			unlink(tmp);
-		}
+	rc = mr_outfile_open(&out, r->o.output);
+	if (rc != MR_EXIT_OK)
+		goto out;
+	if (write_trace(&t, ids, nids, out.f)) {
+		mr_outfile_abandon(&out);
 		goto out_nomem;
 	}
-	errno = 0;
-	if (to_stdout ? fflush(f) != 0 : (ferror(f) | fclose(f)) != 0 || rename(tmp, path))
-		e = errno ? errno : EIO;
-	if (e) {
-		if (!to_stdout)
-			unlink(tmp);
-		rc = mr_error(MR_EXIT_DATA, "%s: %s", to_stdout ? "standard output" : path,
-			      strerror(e));
-		goto out;
-	}
-	fprintf(stderr, "memphis-report: wrote %s (Chrome trace: %zu events; open in "
-		"https://ui.perfetto.dev or speedscope)\n", to_stdout ? "standard output" : path,
-		t.nevents);
-	rc = MR_EXIT_OK;
+	rc = mr_outfile_close(&out);
+	if (rc == MR_EXIT_OK)
+		fprintf(stderr, "memphis-report: wrote %s (Chrome trace: %zu events; open in "
+			"https://ui.perfetto.dev or speedscope)\n",
+			out.to_stdout ? "standard output" : r->o.output, t.nevents);
 	goto out;
 out_nomem:
 	rc = mr_error(MR_EXIT_DATA, "out of memory writing the trace");
 out:
-	free(tmp);
 	free(t.th);
 	free(t.sums);
 	mph_u64map_free(&t.th_by_tid);

@@ -221,7 +221,7 @@ fi
 # 5. an output that cannot be written: exit 2, the message names it, nothing is left
 "$R" report --format trace -o /nonexistent/dir/x.json moved 2> err.txt; rc=$?
 check_if "-o /nonexistent/dir/x.json: exit 2 (got $rc), the message names the path" \
-	'[ "$rc" = 2 ] && grep -q "^memphis-report: /nonexistent/dir/x.json: No such file or directory$" err.txt'
+	'[ "$rc" = 2 ] && grep -q "^memphis-report: cannot write /nonexistent/dir/x.json: No such file or directory$" err.txt'
 mkdir -p out/taken.json && : > out/taken.json/x
 "$R" report --format trace -o out/taken.json moved 2> err.txt; rc=$?
 check_if "-o a directory: exit 2 (got $rc), the message names it, no temporary file left" \
