@@ -1,12 +1,12 @@
-// tests/trace_browser.js TRACE.json SHOT.png FRAME... - open a memphis-report --format trace
-// file in speedscope (its release build, which make check-deps installs into BUILD/npm with
+// tests/trace_browser.js FILE SHOT.png FRAME... - open a memphis-report --format trace (or
+// pprof) file in speedscope (its release build, which make check-deps installs into BUILD/npm with
 // puppeteer-core; NODE_PATH: there) in Debian's chromium, headless, and print one line per
 // check, "ok DESC" or "not ok DESC", for tests/report/t_export_trace.sh to number:
 //   speedscope imports it (no "Something went wrong", "Unrecognized format" or page error),
 //   its Sandwich view lists frames named after each FRAME (a region name);
 //   a screenshot in SHOT.png (the Time Order view, 1000x600).
-// A small http server on 127.0.0.1 serves speedscope and the trace (speedscope fetches
-// #profileURL=...); every other request is refused and counted. Waits are for what the
+// A small http server on 127.0.0.1 serves speedscope and the file, under /profile/ and its
+// own name (speedscope fetches #profileURL=..., and tells the format by the bytes); every other request is refused and counted. Waits are for what the
 // page shows, with generous limits (a loaded 2-core machine), never fixed sleeps.
 'use strict';
 const fs = require('fs');
@@ -15,6 +15,7 @@ const path = require('path');
 const puppeteer = require('puppeteer-core');
 
 const [tracePath, shotPath, ...frames] = process.argv.slice(2);
+const served = '/profile/' + encodeURIComponent(path.basename(tracePath));
 const root = path.join(process.env.NODE_PATH.split(':')[0], 'speedscope', 'dist', 'release');
 const WAIT = Number(process.env.TRACE_BROWSER_WAIT_MS || 120000);
 let failed = 0;
@@ -27,8 +28,9 @@ const types = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/cs
 	'.json': 'application/json', '.wasm': 'application/wasm', '.png': 'image/png' };
 const server = http.createServer((req, res) => {
 	const u = decodeURIComponent(req.url.split(/[?#]/)[0]);
-	const file = u === '/trace.json' ? tracePath : path.join(root, path.normalize(u === '/' ? '/index.html' : u));
-	if (u !== '/trace.json' && !file.startsWith(root + path.sep)) {
+	const mine = u === decodeURIComponent(served);
+	const file = mine ? tracePath : path.join(root, path.normalize(u === '/' ? '/index.html' : u));
+	if (!mine && !file.startsWith(root + path.sep)) {
 		res.writeHead(403);
 		res.end();
 		return;
@@ -67,7 +69,7 @@ const server = http.createServer((req, res) => {
 				r.abort();
 			}
 		});
-		await page.goto(origin + '/index.html#profileURL=' + encodeURIComponent(origin + '/trace.json'),
+		await page.goto(origin + '/index.html#profileURL=' + encodeURIComponent(origin + served),
 			{ waitUntil: 'load', timeout: WAIT });
 		// imported: the toolbar's view tabs (shown with a profile only), or an error message
 		const bad = /Something went wrong|Unrecognized format|Failed to load|Error/;
@@ -77,19 +79,19 @@ const server = http.createServer((req, res) => {
 		}, { timeout: WAIT, polling: 200 }, bad.source).catch(() => null);
 		const text = dialogs.join('\n') + await page.evaluate(() => document.body.innerText);
 		const m = text.match(bad);
-		ok(!m, 'speedscope imports the trace' + (m ? ': it says "' + m[0] + '": ' +
+		ok(!m, 'speedscope imports it' + (m ? ': it says "' + m[0] + '": ' +
 			text.slice(0, 200) : ' (' + text.split('\n')[1] + ')').replace(/\n/g, ' '));
 		if (shotPath)
 			await page.screenshot({ path: shotPath });
 		// the Sandwich view: a list of every frame of the profile shown (thread 0's) under
 		// "Symbol Name", as text (the other views draw on a canvas); its tab clicked until the
 		// list is there (the page may still be drawing the first view). speedscope names a
-		// frame NAME, or NAME {ARGS as JSON} when the event has args.
+		// frame NAME, or NAME {ARGS as JSON} when the event has args (slices have none).
 		const names = await page.waitForFunction((w) => {
 			const t = document.body.innerText;
 			const cells = t.slice(t.indexOf('Symbol Name')).split(/[\n\t]/).map((c) => c.trim());
 			if (t.includes('Symbol Name') &&
-			    w.every((f) => cells.some((c) => c === f || c.startsWith(f + ' {'))))
+			    w.every((f) => cells.some((c) => c === f)))
 				return cells.filter((c) => c && !/^[\d.]+(ms|s|µs)/.test(c));
 			const tab = [...document.querySelectorAll('div')].find((d) => d.children.length <= 1 &&
 				d.textContent.length < 20 && d.textContent.trim().endsWith('Sandwich'));

@@ -9,14 +9,15 @@
  *   M  process_name "EXE", thread_name "thread K", thread_sort_index (the viewers add
  *      the pid and tid to the names)
  *   X  each selected region occurrence on each thread alive in it, from the later of the
- *      two starts to the earlier of the two ends; args: the thread's samples there
+ *      two starts to the earlier of the two ends; no args: speedscope names a frame by its
+ *      name and args, so a region's occurrences would be as many frames
  *   C  each shown variable: "remote % VAR" (the remote share of its samples whose two
  *      nodes are known) and "samples VAR" (remote, local) over the time bins of r->x
  *   i  first touches on the touching thread, one per (thread, variable, line, page node,
  *      time bin); page migrations on the process, one per (PAGES snapshot, from node, to
  *      node, variable)
- * The counts are the report's sample pass's (r->x: xcells.h), so the slices' samples sum
- * to the JSON report's samples.attributed.
+ * The counts are the report's sample pass's (r->x: xcells.h): otherData.samples holds their
+ * sums (attributed, remote, local), the JSON report's.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -344,17 +345,6 @@ static void write_regions(struct trace *t)
 			event(t, name[0] ? name : "(region)", "X", lo, th->tid);
 			mr_json_key(&t->j, "dur");
 			mr_json_milli(&t->j, (int64_t)(hi - lo));
-			mr_json_key(&t->j, "args");
-			mr_json_obj(&t->j);
-			mr_json_key(&t->j, "region");
-			mr_json_u64(&t->j, reg->seq);
-			mr_json_key(&t->j, "samples");
-			mr_json_u64(&t->j, s.n);
-			mr_json_key(&t->j, "remote");
-			mr_json_u64(&t->j, s.remote);
-			mr_json_key(&t->j, "local");
-			mr_json_u64(&t->j, s.local);
-			mr_json_obj_end(&t->j);
 			mr_json_obj_end(&t->j);
 		}
 	}
@@ -573,6 +563,7 @@ static void other(struct trace *t, const char *key, const char *value)
 static void write_other_data(struct trace *t)
 {
 	const struct report *r = t->r;
+	struct tsums sum = { 0 };
 	char buf[64];
 
 	mr_json_key(&t->j, "otherData");
@@ -589,8 +580,20 @@ static void write_other_data(struct trace *t)
 	snprintf(buf, sizeof(buf), "%" PRIu64, t->t0);
 	other(t, "start_ns", buf);
 	other(t, "time", "ts and dur: microseconds since start_ns (CLOCK_MONOTONIC)");
-	snprintf(buf, sizeof(buf), "%" PRIu64, r->st.used);
-	other(t, "samples_attributed", buf);
+	for (size_t i = 0; i < t->nsums; i++) {
+		sum.n += t->sums[i].n;
+		sum.remote += t->sums[i].remote;
+		sum.local += t->sums[i].local;
+	}
+	mr_json_key(&t->j, "samples");
+	mr_json_obj(&t->j);
+	mr_json_key(&t->j, "attributed");
+	mr_json_u64(&t->j, sum.n);
+	mr_json_key(&t->j, "remote");
+	mr_json_u64(&t->j, sum.remote);
+	mr_json_key(&t->j, "local");
+	mr_json_u64(&t->j, sum.local);
+	mr_json_obj_end(&t->j);
 	snprintf(buf, sizeof(buf), "%" PRIu64, t->unplaced);
 	other(t, "samples_in_no_slice", buf);
 	snprintf(buf, sizeof(buf), "%" PRIu64, r->x.bin_ns);
