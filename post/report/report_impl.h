@@ -12,6 +12,8 @@
  *   pattern.c         --pattern: the shown variables' thread x block and time x block use
  *   advice.c          --advice: the placement advice from a pattern
  *   report_touch.c    a first-touch record attributed (the tables' and the trace's)
+ *   xcells.c          the exports' counts, taken in the sample pass (xcells.h)
+ *   report_pprof.c    --format pprof: pprof's profile.proto, gzip'd (docs/export.md)
  *   report_trace.c    --format trace: the Chrome trace event JSON (docs/export.md)
  */
 #ifndef MR_REPORT_IMPL_H
