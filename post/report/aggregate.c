@@ -282,11 +282,12 @@ static int better_line(const struct mph_u64map *by_line, uint64_t v, uint64_t va
 int mr_agg_first_touches(struct mr_agg *g, size_t n,
 			 void (*get)(void *arg, size_t i, struct mr_agg_touch *t), void *arg)
 {
-	struct mph_u64map by_tid, by_line, tid_node;
+	struct mph_u64map by_tid, by_line, tid_node, pages;
 	int rc = -ENOMEM;
 
+	memset(&pages, 0, sizeof(pages));
 	if (mph_u64map_init(&by_tid, 64) || mph_u64map_init(&by_line, 64) ||
-	    mph_u64map_init(&tid_node, 64))
+	    mph_u64map_init(&tid_node, 64) || mph_u64map_init(&pages, n < 4096 ? n : 4096))
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		struct mr_agg_touch t;
@@ -298,6 +299,13 @@ int mr_agg_first_touches(struct mr_agg *g, size_t n,
 			continue;
 		vs = &g->vars[t.var];
 		vs->ft_pages += t.pages;
+		/* a variable's page touched by an earlier record (in any order: the count is
+		 * the records beyond the first of each page) */
+		if (!(v = mph_u64map_put(&pages, (uint64_t)t.var << 36 | (t.page & ((1ull << 36) - 1)),
+					 0)))
+			goto out;
+		if ((*v)++)
+			vs->ft_refaults += t.pages;
 		vs->ft_node[t.page_node < g->nnodes ? t.page_node : g->nnodes] += t.pages;
 		if (!(v = mph_u64map_put(&by_tid, (uint64_t)t.var << 32 | t.tid, 0)))
 			goto out;
@@ -340,6 +348,7 @@ int mr_agg_first_touches(struct mr_agg *g, size_t n,
 out:
 	mph_u64map_free(&by_tid);
 	mph_u64map_free(&by_line);
+	mph_u64map_free(&pages);
 	mph_u64map_free(&tid_node);
 	return rc;
 }

@@ -46,7 +46,11 @@ struct mr_agg_var {
 	uint64_t *pages_node;     /* distinct sampled pages by home node */
 	uint64_t pages;
 	uint64_t *ft_node;        /* first-touched pages by home node */
-	uint64_t ft_pages;
+	uint64_t ft_pages;        /* first touches, in base pages: a page mapped, freed and
+				   * mapped again (each call mmaps its work array) counts each time */
+	uint64_t ft_refaults;     /* those of them on a page an other record touched too: the
+				   * page was unmapped and faulted in again (ft_pages -
+				   * ft_refaults distinct pages) */
 	uint32_t ft_tid, ft_line; /* the thread and line that first-touched the most pages */
 	uint64_t ft_tid_pages, ft_line_pages;
 	int ft_tid_node;          /* node of that thread's CPU at the touch, -1 unknown */
@@ -141,6 +145,7 @@ int mr_agg_finish(struct mr_agg *g, size_t nvars);
 /* One first-touch record, attributed: var 0 or a variable without samples is skipped. */
 struct mr_agg_touch {
 	uint32_t var, tid, line;
+	uint64_t page;      /* the touched address's base page number */
 	uint32_t page_node; /* node index of the page's home */
 	int tid_node;       /* node of the touching CPU, -1 unknown */
 	uint64_t pages;     /* base pages the touch covers (a huge page: several) */
@@ -149,7 +154,8 @@ struct mr_agg_touch {
 };
 
 /* Count n first touches, touch i read through get(arg, i, &t); for each variable with
- * samples: pages by home node, and the thread and line that touched the most pages (the
+ * samples: pages by home node, the re-faults (touches of a page another record of the
+ * variable touched too), and the thread and line that touched the most pages (the
  * lowest tid / line id among equals; a runtime's own line only when no other line touched
  * the variable: the user's line is the one to change, its share says how much it covers).
  * After mr_agg_finish. Returns 0 or -ENOMEM. */

@@ -656,6 +656,23 @@ static void print_tables(const struct report *r, struct text_notes *notes, FILE 
 
 
 
+/* After a variable's first-touch line: its pages were first-touched again, each time the
+ * program mapped them anew (a work array allocated and freed on each call: the kernel
+ * zeroes a new page every time); when such touches are most of them, the fix. */
+static void print_refaults(const struct mr_agg_var *v, FILE *f)
+{
+	uint64_t distinct = v->ft_pages - v->ft_refaults;
+	char a[32], b[32];
+
+	if (!v->ft_refaults || !distinct)
+		return;
+	fprintf(f, "; re-faulted: %s distinct pages, first-touched %s times (%.1f each: unmapped "
+		"and mapped again)", mr_fmt_count(a, distinct), mr_fmt_count(b, v->ft_pages),
+		(double)v->ft_pages / (double)distinct);
+	if (2 * v->ft_refaults > v->ft_pages)
+		fprintf(f, "; allocate it once, outside the loop, and reuse it");
+}
+
 /* Per variable: the home nodes of its pages and who touched them first. */
 static void print_first_touch(const struct report *r, const uint32_t *ids, size_t n,
 			      struct text_notes *notes, FILE *f)
@@ -692,6 +709,7 @@ static void print_first_touch(const struct report *r, const uint32_t *ids, size_
 					pct(v->ft_line_pages, v->ft_pages));
 			else if (tid_part)
 				fprintf(f, " for all of them");
+			print_refaults(v, f);
 			fprintf(f, "\n");
 		} else if (ids[i] == 0) {
 			fprintf(f, "%s distinct pages sampled\n", mr_fmt_count(a, v->pages));

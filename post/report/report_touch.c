@@ -25,6 +25,9 @@ void report_touch(struct report *r, size_t i, struct mr_agg_touch *out)
 					bytes);
 	out->tid = t->tid;
 	out->pages = 1;
+	/* the page's start: a huge page's, whichever address in it faulted */
+	out->page = (t->page_shift > 12 && t->page_shift < 40 ?
+			     t->addr & ~((1ull << t->page_shift) - 1) : t->addr) / ps;
 	if (out->var == 0 || out->var >= r->agg.nvars || !r->agg.vars[out->var].matrix)
 		return; /* skipped: no need to attribute the rest */
 	if ((t->flags & MPH_TOUCH_HUGE) && t->page_shift > 12 && t->page_shift < 40 &&
