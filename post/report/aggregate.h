@@ -145,12 +145,12 @@ int mr_agg_finish(struct mr_agg *g, size_t nvars);
 /* One first-touch record, attributed: var 0 or a variable without samples is skipped. */
 struct mr_agg_touch {
 	uint32_t var, tid, line;
-	uint64_t page;      /* the touched address's base page number */
 	uint32_t page_node; /* node index of the page's home */
 	int tid_node;       /* node of the touching CPU, -1 unknown */
 	uint64_t pages;     /* base pages the touch covers (a huge page: several) */
 	int runtime_line;   /* line is runtime code's own: its caller with source was not
 			     * found (mr_attrib_caller) */
+	uint64_t page;      /* the touched page's number (address / base page size) */
 };
 
 /* Count n first touches, touch i read through get(arg, i, &t); for each variable with
