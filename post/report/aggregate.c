@@ -282,30 +282,41 @@ static int better_line(const struct mph_u64map *by_line, uint64_t v, uint64_t va
 int mr_agg_first_touches(struct mr_agg *g, size_t n,
 			 void (*get)(void *arg, size_t i, struct mr_agg_touch *t), void *arg)
 {
-	struct mph_u64map by_tid, by_line, tid_node, pages;
+	struct mph_u64map by_tid, by_line, tid_node, pages, epochs;
 	int rc = -ENOMEM;
 
 	memset(&pages, 0, sizeof(pages));
+	memset(&epochs, 0, sizeof(epochs));
 	if (mph_u64map_init(&by_tid, 64) || mph_u64map_init(&by_line, 64) ||
-	    mph_u64map_init(&tid_node, 64) || mph_u64map_init(&pages, n < 4096 ? n : 4096))
+	    mph_u64map_init(&tid_node, 64) || mph_u64map_init(&pages, n < 4096 ? n : 4096) ||
+	    mph_u64map_init(&epochs, n < 4096 ? n : 4096))
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		struct mr_agg_touch t;
 		struct mr_agg_var *vs;
-		uint64_t *v;
+		uint64_t *v, page, pe;
 
 		get(arg, i, &t);
 		if (t.var == 0 || t.var >= g->nvars || !g->vars[t.var].matrix)
 			continue;
 		vs = &g->vars[t.var];
 		vs->ft_pages += t.pages;
-		/* a variable's page touched by an earlier record (in any order: the count is
-		 * the records beyond the first of each page) */
-		if (!(v = mph_u64map_put(&pages, (uint64_t)t.var << 36 | (t.page & ((1ull << 36) - 1)),
-					 0)))
+		/* a page of the variable touched in an epoch not seen for it yet, when another
+		 * epoch touched it too: the epochs beyond the first of each page, in any
+		 * order (the records are not in time order) */
+		page = (uint64_t)t.var << 36 | (t.page & ((1ull << 36) - 1));
+		pe = mph_hash64(page) ^ mph_hash64(t.epoch + MPH_GOLDEN64);
+		if (!(v = mph_u64map_put(&epochs, pe == MPH_U64MAP_EMPTY ? 0 : pe, 0)))
 			goto out;
-		if ((*v)++)
-			vs->ft_refaults += t.pages;
+		if (!*v) {
+			*v = 1;
+			if (!(v = mph_u64map_put(&pages, page, 0)))
+				goto out;
+			if ((*v)++)
+				vs->ft_refaults += t.pages;
+			else
+				vs->ft_distinct += t.pages;
+		}
 		vs->ft_node[t.page_node < g->nnodes ? t.page_node : g->nnodes] += t.pages;
 		if (!(v = mph_u64map_put(&by_tid, (uint64_t)t.var << 32 | t.tid, 0)))
 			goto out;
@@ -349,6 +360,7 @@ out:
 	mph_u64map_free(&by_tid);
 	mph_u64map_free(&by_line);
 	mph_u64map_free(&pages);
+	mph_u64map_free(&epochs);
 	mph_u64map_free(&tid_node);
 	return rc;
 }

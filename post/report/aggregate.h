@@ -48,9 +48,11 @@ struct mr_agg_var {
 	uint64_t *ft_node;        /* first-touched pages by home node */
 	uint64_t ft_pages;        /* first touches, in base pages: a page mapped, freed and
 				   * mapped again (each call mmaps its work array) counts each time */
-	uint64_t ft_refaults;     /* those of them on a page an other record touched too: the
-				   * page was unmapped and faulted in again (ft_pages -
-				   * ft_refaults distinct pages) */
+	uint64_t ft_refaults;     /* pages first-touched again in a later mapping of them
+				   * (another allocation or mmap at the same address: the
+				   * kernel faulted in and zeroed a new page) */
+	uint64_t ft_distinct;     /* distinct pages first-touched (ft_pages counts a page again
+				   * for each fault: a read, then a write; a new mapping) */
 	uint32_t ft_tid, ft_line; /* the thread and line that first-touched the most pages */
 	uint64_t ft_tid_pages, ft_line_pages;
 	int ft_tid_node;          /* node of that thread's CPU at the touch, -1 unknown */
@@ -151,11 +153,17 @@ struct mr_agg_touch {
 	int runtime_line;   /* line is runtime code's own: its caller with source was not
 			     * found (mr_attrib_caller) */
 	uint64_t page;      /* the touched page's number (address / base page size) */
+	uint64_t epoch;     /* when the memory holding it was mapped or allocated (the heap
+			     * object's allocation time; 0 for memory mapped throughout): a
+			     * page touched in two epochs was unmapped and faulted in again,
+			     * touched twice in one it was not (a read of calloc's zero page,
+			     * then a write: two faults, one allocation) */
 };
 
 /* Count n first touches, touch i read through get(arg, i, &t); for each variable with
- * samples: pages by home node, the re-faults (touches of a page another record of the
- * variable touched too), and the thread and line that touched the most pages (the
+ * samples: pages by home node, the re-faults (a page touched in more than one epoch of the
+ * memory holding it: each epoch but the first), and the thread and line that touched the
+ * most pages (the
  * lowest tid / line id among equals; a runtime's own line only when no other line touched
  * the variable: the user's line is the one to change, its share says how much it covers).
  * After mr_agg_finish. Returns 0 or -ENOMEM. */

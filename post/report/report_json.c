@@ -564,6 +564,7 @@ static void json_variable(struct mr_json *j, const struct report *r, uint32_t id
 	} else {
 		mr_json_obj(j);
 		U("pages", v->ft_pages);
+		U("distinct_pages", v->ft_distinct);
 		U("refaults", v->ft_refaults);
 		mr_json_key(j, "by_node");
 		mr_json_u64_array(j, v->ft_node, w);

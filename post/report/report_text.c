@@ -658,18 +658,18 @@ static void print_tables(const struct report *r, struct text_notes *notes, FILE 
 
 /* After a variable's first-touch line: its pages were first-touched again, each time the
  * program mapped them anew (a work array allocated and freed on each call: the kernel
- * zeroes a new page every time); when such touches are most of them, the fix. */
+ * zeroes a new page every time); when such re-faults are most of its first touches (more
+ * than its pages), the fix. */
 static void print_refaults(const struct mr_agg_var *v, FILE *f)
 {
-	uint64_t distinct = v->ft_pages - v->ft_refaults;
 	char a[32], b[32];
 
-	if (!v->ft_refaults || !distinct)
+	if (!v->ft_refaults || !v->ft_distinct)
 		return;
-	fprintf(f, "; re-faulted: %s distinct pages, first-touched %s times (%.1f each: unmapped "
-		"and mapped again)", mr_fmt_count(a, distinct), mr_fmt_count(b, v->ft_pages),
-		(double)v->ft_pages / (double)distinct);
-	if (2 * v->ft_refaults > v->ft_pages)
+	fprintf(f, "; re-faulted: its %s distinct pages were mapped anew %s times (%.1f each), "
+		"the kernel zeroing a new page every time", mr_fmt_count(a, v->ft_distinct),
+		mr_fmt_count(b, v->ft_refaults), (double)v->ft_refaults / (double)v->ft_distinct);
+	if (v->ft_refaults > v->ft_distinct)
 		fprintf(f, "; allocate it once, outside the loop, and reuse it");
 }
 

@@ -33,6 +33,17 @@ void report_touch(struct report *r, size_t i, struct mr_agg_touch *out)
 	if ((t->flags & MPH_TOUCH_HUGE) && t->page_shift > 12 && t->page_shift < 40 &&
 	    (1ull << t->page_shift) > ps)
 		out->pages = (1ull << t->page_shift) / ps;
+	/* the memory's epoch: the answer's start of validity (a heap object's allocation,
+	 * an mmap's), from the cache the attribution just filled, else asked */
+	if (r->touch_cache.data_ok &&
+	    mr_var_range_holds(&r->touch_cache.data, t->addr, t->time, t->tid)) {
+		out->epoch = r->touch_cache.data.t0;
+	} else {
+		struct mr_extent e;
+
+		mr_attrib_data_extent(r->a, t->addr, t->time, t->tid, &e);
+		out->epoch = e.t0;
+	}
 	out->page_node = node_index(r, mr_attrib_page_node(r->a, 0, t->addr));
 	out->line = mr_attrib_touch_code(r->a, &r->touch_cache, t->ip, t->time);
 	if (st) {

@@ -45,16 +45,19 @@ static uint64_t cell_count(const struct mr_agg *g, uint32_t var, uint32_t line, 
 }
 
 static const struct mr_agg_touch touches[] = {
-	/* var tid line page_node tid_node pages runtime_line page; var 1's first two touch
-	 * page 16 (the second a re-fault: unmapped and mapped again) */
-	{ 1, 100, 2, 0, 0, 1, 0, 16 }, { 1, 100, 2, 0, 0, 1, 0, 16 }, { 1, 101, 3, 1, 1, 512, 0, 512 },
-	{ 2, 102, 1, 1, 1, 1, 0, 16 }, { 2, 101, 1, 1, 1, 1, 0, 17 },
-	{ 0, 100, 1, 0, 0, 1, 0, 16 },  /* <unknown>: skipped */
-	{ 5, 100, 1, 0, 0, 1, 0, 16 },  /* a variable with no samples: skipped */
+	/* var tid line page_node tid_node pages runtime_line page epoch. Var 1's page 16:
+	 * touched twice in epoch 1 (a read fault, then a write: one mapping), then again in
+	 * epoch 2 (unmapped and mapped anew: one re-fault); var 2 touches page 16 too (another
+	 * variable's: not var 1's) */
+	{ 1, 100, 2, 0, 0, 1, 0, 16, 1 }, { 1, 100, 2, 0, 0, 1, 0, 16, 1 },
+	{ 1, 101, 3, 1, 1, 512, 0, 512, 1 }, { 1, 100, 2, 0, 0, 1, 0, 16, 2 },
+	{ 2, 102, 1, 1, 1, 1, 0, 16, 1 }, { 2, 101, 1, 1, 1, 1, 0, 17, 1 },
+	{ 0, 100, 1, 0, 0, 1, 0, 16, 1 },  /* <unknown>: skipped */
+	{ 5, 100, 1, 0, 0, 1, 0, 16, 1 },  /* a variable with no samples: skipped */
 	/* "mid": most pages at a runtime's own line (a worker's memset after a tail call),
 	 * fewer at the user's line; var 4: only a runtime's own line */
-	{ 3, 101, 5, 0, 0, 300, 1, 1024 }, { 3, 100, 2, 0, 0, 100, 0, 2048 },
-	{ 3, 102, 5, 0, 0, 300, 1, 4096 }, { 4, 100, 5, 0, 0, 7, 1, 8192 },
+	{ 3, 101, 5, 0, 0, 300, 1, 1024, 0 }, { 3, 100, 2, 0, 0, 100, 0, 2048, 0 },
+	{ 3, 102, 5, 0, 0, 300, 1, 4096, 0 }, { 4, 100, 5, 0, 0, 7, 1, 8192, 0 },
 };
 
 static void get_touch(void *arg, size_t i, struct mr_agg_touch *t)
@@ -106,15 +109,16 @@ static void test_small(void)
 
 	tap(mr_agg_first_touches(&g, sizeof(touches) / sizeof(touches[0]), get_touch, NULL) == 0,
 	    __LINE__, "first touches");
-	tap(v1->ft_pages == 514 && v1->ft_node[0] == 2 && v1->ft_node[1] == 512 &&
+	tap(v1->ft_pages == 515 && v1->ft_node[0] == 3 && v1->ft_node[1] == 512 &&
 	    v1->ft_tid == 101 && v1->ft_tid_pages == 512 && v1->ft_tid_node == 1 &&
 	    v1->ft_line == 3 && v1->ft_line_pages == 512, __LINE__,
 	    "first touch: pages by node, the thread and line with the most pages");
 	tap(v2->ft_pages == 2 && v2->ft_tid == 101 && v2->ft_tid_pages == 1 && v2->ft_line == 1,
 	    __LINE__, "first touch ties: the lowest tid wins");
-	tap(v1->ft_refaults == 1 && v2->ft_refaults == 0 && g.vars[3].ft_refaults == 0, __LINE__,
-	    "re-faults: a variable's page touched by two records counts once, another "
-	    "variable's touch of the same page not (got %llu, %llu)",
+	tap(v1->ft_refaults == 1 && v2->ft_refaults == 0 && g.vars[3].ft_refaults == 0 &&
+	    v1->ft_distinct == 513 && v2->ft_distinct == 2, __LINE__,
+	    "re-faults: a page touched in a second epoch counts once, twice in one epoch not, "
+	    "another variable's touch of the same page not (got %llu, %llu)",
 	    (unsigned long long)v1->ft_refaults, (unsigned long long)v2->ft_refaults);
 	tap(g.vars[5].ft_pages == 0, __LINE__, "touches of variables without samples are skipped");
 	tap(g.vars[3].ft_pages == 700 && g.vars[3].ft_line == 2 && g.vars[3].ft_line_pages == 100,
