@@ -30,8 +30,9 @@
 # dec6b1f: issue 40 (the text explains itself: a legend under the samples line, the few-samples
 # line, the first-touch shares said of what, the OBJ+0xOFF legend, the closing "Next:"
 # line); against a6efe73 every line that changed was one of those, the JSON, HTML and dump
-# did not change. ce6a07d: issue 41's re-faults (first_touch.refaults in the JSON, and so in
-# the HTML page's JSON); against dec6b1f nothing else changed.
+# did not change. c821413: issue 41's re-faults (first_touch.refaults and distinct_pages in
+# the JSON, and so in the HTML page's); against dec6b1f nothing else
+# changed.
 #
 # Format 2 (SAMPLES layout 2): the old report refuses today's runs, so it reads a copy
 # rewritten as format 1 (tests/programs/tool_v1.c) while today's report reads the run as written;
@@ -41,7 +42,7 @@
 #
 # The old report is built once from `git archive PIN` into BUILD/identity-PIN/ (reused
 # while it exists). Skips (77) when the source tree is not a git checkout holding PIN.
-PIN=ce6a07d
+PIN=c821413
 . "$MEMPHIS_SRC/tests/tap.sh"
 if ! command -v git > /dev/null || ! git -C "$S" cat-file -e "$PIN^{commit}" 2> /dev/null; then
 	echo "t_identity: $S is not a git checkout with commit $PIN (the reference report)" >&2
