@@ -59,7 +59,7 @@ POST_CFLAGS := $(BASE_CFLAGS) -Ipost -Icommon $(DWARF_CFLAGS) -pthread $(REPORT_
 # built once, position-independent and hidden, linked into both; never installed.
 COMMON_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden $(CFLAGS)
 LIB_LIBS := -lZydis -lelf -lnuma -lpfm -lpapi -ldl -lpthread
-POST_LIBS := -ldwarf -ldw -lelf -lZydis -lz -ljson-c -lprotobuf-c -lm -pthread
+POST_LIBS := -ldwarf -ldw -lelf -lZydis -lz -ljson-c -lprotobuf-c -liberty -lm -pthread
 
 ifeq ($(V),1)
 Q :=
@@ -169,6 +169,8 @@ DEB_PKGS := gcc g++ make pkg-config libzydis-dev libdwarf-dev libelf-dev zlib1g-
 	libjson-c-dev libdw-dev linux-headers-amd64 linux-headers-6.12-amd64
 # --format pprof: protobuf-c's library and code generator, and pprof's profile.proto
 DEB_PKGS += libprotobuf-c-dev protobuf-c-compiler golang-github-google-pprof-dev
+# C++ function names as the user wrote them: libiberty's demangler (post/binary/demangle.c)
+DEB_PKGS += libiberty-dev
 # dkms: tests/pkg/t_dkms.sh builds the module through it (make install-dkms)
 DEB_PKGS += dkms
 # examples/mpi, tests/lib/t_mpi*.sh and tests/report/t_mpi_report.sh: mpicc, mpif90,
@@ -360,7 +362,7 @@ $(B)/tests/prog_collide: tests/programs/prog_collide.c tests/programs/collide_b.
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(PROG_CFLAGS) $< tests/programs/collide_b.c -o $@ $(PROG_LDFLAGS) $(LDFLAGS)
 
-PROGXX_CXXFLAGS := -std=c++17 -g -O2 -pthread -Iinclude -Wall -Wextra -Werror -Wno-unused-parameter
+PROGXX_CXXFLAGS := -std=c++17 -g -O2 -fopenmp -pthread -Iinclude -Wall -Wextra -Werror -Wno-unused-parameter
 $(B)/tests/prog_%: tests/programs/prog_%.cc $(B)/libmemphis.so
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CXX     $<")
@@ -450,8 +452,8 @@ FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined
 	$(DWARF_CFLAGS)
 FUZZ_rundir_SRCS := $(wildcard post/run/rundir*.c) post/base/radix.c post/base/infile.c common/crc32c.c
 FUZZ_maps_SRCS := common/maps.c
-FUZZ_debuginfo_SRCS := $(wildcard post/binary/debuginfo*.c) post/binary/cfi.c post/base/radix.c post/base/infile.c
-FUZZ_debuginfo_LIBS := -ldwarf -ldw -lelf -lz
+FUZZ_debuginfo_SRCS := $(wildcard post/binary/debuginfo*.c) post/binary/cfi.c post/binary/demangle.c post/base/radix.c post/base/infile.c
+FUZZ_debuginfo_LIBS := -ldwarf -ldw -lelf -lz -liberty
 FUZZ_kmod_record_SRCS := lib/backend/kmod_record.c
 FUZZ_heapvar_SRCS := post/binary/heapvar.c
 FUZZ_heapvar_LIBS := -lZydis

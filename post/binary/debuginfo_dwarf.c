@@ -1,6 +1,7 @@
 /* post/binary/debuginfo_dwarf.c - DWARF through libdwarf: attribute and type helpers and the
  * line tables, used by the DIE walk (debuginfo_dwarf_walk.c). */
 #include "debuginfo_impl.h"
+#include "demangle.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -115,6 +116,20 @@ int di_die_name(struct di_ctx *c, Dwarf_Die die, const char **name, Dwarf_Error 
 		return rc;
 	*name = di_intern(c->d, s);
 	return DW_DLV_OK;
+}
+
+int di_function_name(struct di_ctx *c, Dwarf_Die die, const char **name, Dwarf_Error *e)
+{
+	int rc = di_die_name(c, die, name, e);
+	char *src = rc == DW_DLV_OK ? mr_demangle_function(*name) : NULL;
+
+	if (src) {
+		const char *in = di_intern(c->d, src);
+
+		*name = in ? in : *name; /* out of memory: the name as DWARF gives it */
+		free(src);
+	}
+	return rc;
 }
 
 /* Unsigned (or non-negative signed) constant value of an attribute: DW_DLV_OK, or

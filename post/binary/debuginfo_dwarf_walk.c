@@ -439,7 +439,7 @@ int di_walk(struct di_ctx *c, Dwarf_Die die, const struct var_scope *sc, uint32_
 		case DW_TAG_subprogram:
 		case DW_TAG_inlined_subroutine:
 			dwarf_dieoffset(child, &doff, NULL);
-			if (di_die_name(c, child, &name, &e) != DW_DLV_OK) {
+			if (di_function_name(c, child, &name, &e) != DW_DLV_OK) {
 				rc = di_dwfail(c, e, "reading a function name", doff);
 				break;
 			}

@@ -254,6 +254,10 @@ int di_chase_attr(struct di_ctx *c, Dwarf_Die die, Dwarf_Half at, Dwarf_Attribut
 /* Name of die (following specification/abstract_origin), interned; NULL if none.
  * DW_DLV_ERROR only for a libdwarf error (in *e). */
 int di_die_name(struct di_ctx *c, Dwarf_Die die, const char **name, Dwarf_Error *e);
+/* di_die_name of a subprogram or inlined subroutine, as the user wrote it
+ * (mr_demangle_function: "ComputeForce" for "_ZL12ComputeForceR4MeshPdd._omp_fn.0",
+ * "main" for "main._omp_fn.1"). */
+int di_function_name(struct di_ctx *c, Dwarf_Die die, const char **name, Dwarf_Error *e);
 
 /* Unsigned (or non-negative signed) constant value of an attribute: DW_DLV_OK, or
  * DW_DLV_NO_ENTRY when it is not a constant (an expression, a reference). */

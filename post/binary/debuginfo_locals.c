@@ -377,7 +377,7 @@ static int walk(struct lwalk *w, Dwarf_Die die, const char *func, int level)
 		} else if (tag == DW_TAG_lexical_block && covers(w, child)) {
 			rc = walk(w, child, func, level + 1);
 		} else if (tag == DW_TAG_inlined_subroutine && covers(w, child)) {
-			if (di_die_name(c, child, &name, &e) != DW_DLV_OK && e) {
+			if (di_function_name(c, child, &name, &e) != DW_DLV_OK && e) {
 				dwarf_dealloc_error(c->dbg, e);
 				e = NULL;
 			}
@@ -414,7 +414,7 @@ static int function_locals(struct lwalk *w, Dwarf_Off die)
 	di_cu_begin(c, cu);
 	w->fb_ok = location_at(c, sub, DW_AT_frame_base, w->pc, &w->fb_reg, &w->fb_off) &&
 		   w->fb_reg != FBREG;
-	if (di_die_name(c, sub, &fname, &e) != DW_DLV_OK && e) {
+	if (di_function_name(c, sub, &fname, &e) != DW_DLV_OK && e) {
 		dwarf_dealloc_error(c->dbg, e);
 		e = NULL;
 	}

@@ -52,6 +52,8 @@ class Memphis(MakefilePackage):
     # --format pprof: protobuf-c's library and protoc-c, and pprof's own schema (the commit
     # Debian 12 ships in golang-github-google-pprof-dev; the same bytes)
     depends_on("protobuf-c")
+    # C++ function names as written: libiberty's demangler
+    depends_on("binutils+libiberty")
     resource(
         name="pprof-profile-proto",
         url="https://raw.githubusercontent.com/google/pprof/"

@@ -1,0 +1,40 @@
+#!/bin/sh
+# C++ function names as the user wrote them (issue 41 item 5): a local of an OpenMP
+# region's outlined function is "ComputeForce::fx", not
+# "_ZL12ComputeForceR4MeshPdd._omp_fn.0::fx"; no mangled name and no clone suffix
+# (._omp_fn.N, .cold, .constprop.N, ...) anywhere in the text, the JSON or the pprof
+# profile (tests/programs/prog_cxx_omp.cc). The demangling itself is libiberty's.
+. "$MEMPHIS_SRC/tests/report_common.sh"
+P="$B/tests/prog_cxx_omp"
+[ -x "$P" ] || { echo "prog_cxx_omp not built (no C++ compiler?)" >&2; exit 77; }
+have_python || { echo "t_cxx_names: python3 is needed to read the JSON" >&2; exit 77; }
+
+OMP_NUM_THREADS=2 MEMPHIS_DISABLE=1 "$P" > plain.out 2>&1
+# fx takes about half the samples of the region (some 1,000 at 200 us): none at all is
+# beyond any chance
+OMP_NUM_THREADS=2 MEMPHIS_PERIOD=200us "$P" > prof.out 2>&1
+check "output unchanged" cmp -s plain.out prof.out
+d=$(rundir prog_cxx_omp)
+"$R" --all --top 0 "$d" > text.txt 2> err.txt; rc1=$?
+"$R" --all --top 0 --json "$d" > rep.json 2> /dev/null; rc2=$?
+check_if "report and --json exit 0 ($rc1, $rc2)" '[ "$rc1" = 0 ] && [ "$rc2" = 0 ]'
+check "the outlined region's local is ComputeForce::fx, a local with samples" python3 - <<'PY'
+import json, sys
+r = json.load(open("rep.json"))
+v = [x for x in r["variables"] if x["name"] == "ComputeForce::fx"]
+sys.exit(0 if v and v[0]["kind"] == "local" and v[0]["samples"] > 0 else 1)
+PY
+# mangled: _Z then an uppercase letter, a digit or L (_ZL12..., _ZN4Mesh..., _Z8Allocate...)
+bad='_Z[A-Z0-9]|\._omp_fn|\.omp_outlined|\.constprop|\.isra\.|\.cold\b|\.part\.[0-9]'
+check "no mangled name or clone suffix in the text ($(grep -cE "$bad" text.txt) lines)" \
+	sh -c "! grep -qE '$bad' text.txt"
+check "... nor in the JSON" sh -c "! grep -qE '$bad' rep.json"
+if command -v go > /dev/null; then
+	"$R" report --format pprof -o p.pb.gz "$d" 2> /dev/null
+	HOME=$PWD GOCACHE=$PWD/.gocache go tool pprof -raw p.pb.gz > raw.txt 2> /dev/null
+	check_if "... nor in the pprof profile's functions (ComputeForce among them)" \
+		'grep -q " ComputeForce " raw.txt && ! grep -qE "$bad" raw.txt'
+else
+	skip "... nor in the pprof profile's functions" "go is missing (make check-deps)"
+fi
+done_testing
