@@ -164,13 +164,16 @@ programs: $(PROGRAMS)
 # fresh machine the module is built (and its guest tests run) on the first run. The headers
 # of both Debian 12 kernels: linux-headers-amd64 (6.1) and linux-headers-6.12-amd64
 # (bookworm-security; it depends on its linux-image, so apt installs that kernel too).
-DEB_PKGS := gcc g++ make pkg-config libzydis-dev libdwarf-dev libelf-dev zlib1g-dev libnuma-dev \
-	libpfm4-dev libpapi-dev numactl gfortran linux-perf python3 time clang libclang-rt-14-dev \
-	libjson-c-dev libdw-dev linux-headers-amd64 linux-headers-6.12-amd64
+# BUILD_DEB_PKGS: what `make programs` (the library, the launcher, memphis-report, the
+# Fortran binding) builds with; tests/pkg/t_readme.sh installs these alone.
+BUILD_DEB_PKGS := gcc make pkg-config libzydis-dev libdwarf-dev libelf-dev zlib1g-dev \
+	libnuma-dev libpfm4-dev libpapi-dev gfortran libjson-c-dev libdw-dev
 # --format pprof: protobuf-c's library and code generator, and pprof's profile.proto
-DEB_PKGS += libprotobuf-c-dev protobuf-c-compiler golang-github-google-pprof-dev
+BUILD_DEB_PKGS += libprotobuf-c-dev protobuf-c-compiler golang-github-google-pprof-dev
 # C++ function names as the user wrote them: libiberty's demangler (post/binary/demangle.c)
-DEB_PKGS += libiberty-dev
+BUILD_DEB_PKGS += libiberty-dev
+DEB_PKGS := $(BUILD_DEB_PKGS) g++ numactl linux-perf python3 time clang libclang-rt-14-dev \
+	linux-headers-amd64 linux-headers-6.12-amd64
 # dkms: tests/pkg/t_dkms.sh builds the module through it (make install-dkms)
 DEB_PKGS += dkms
 # examples/mpi, tests/lib/t_mpi*.sh and tests/report/t_mpi_report.sh: mpicc, mpif90,

@@ -32,10 +32,10 @@ fi
 
 chroot_setup
 chroot_seed
-# what make deps installs that the library and memphis-report build with (Makefile's
-# DEB_PKGS), and passwd for the user
-pkgs="make gcc libc6-dev pkg-config libzydis-dev libdwarf-dev libelf-dev zlib1g-dev libnuma-dev"
-pkgs="$pkgs libpfm4-dev libpapi-dev libjson-c-dev libdw-dev gfortran passwd"
+# what make deps installs that the library and memphis-report build with (the Makefile's
+# BUILD_DEB_PKGS, asked of make), and passwd for the user
+pkgs="$(make -s -C "$S" --no-print-directory --eval 'print-build-pkgs: ; @echo $(BUILD_DEB_PKGS)' \
+	print-build-pkgs) libc6-dev passwd"
 in_root "$apt_in_root update && $apt_in_root install --no-install-recommends $pkgs" > deps.log 2>&1
 rc=$?
 chroot_keep
