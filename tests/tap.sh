@@ -24,6 +24,19 @@ check_if() {
 	if eval "$2"; then ok "$1"; else not_ok "$1"; fi
 }
 skip() { TAP_N=$((TAP_N + 1)); echo "ok $TAP_N - $1 # SKIP $2"; }
+# tap_lines PREFIX FILE RC: the "ok DESC" and "not ok DESC" lines a helper (a browser
+# driver) wrote to FILE as checks of this test, each DESC after "PREFIX: ", its other
+# lines as comments; a failure of its own when it exited RC != 0 with no "not ok" line.
+tap_lines() {
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) ok "$1: ${line#ok }" ;;
+		"not ok "*) not_ok "$1: ${line#not ok }" ;;
+		*) echo "# $line" ;;
+		esac
+	done < "$2"
+	[ "$3" = 0 ] || grep -q '^not ok' "$2" || not_ok "$1: the browser run failed ($3)"
+}
 done_testing() {
 	echo "1..$TAP_N"
 	[ "$TAP_FAILED" = 0 ]

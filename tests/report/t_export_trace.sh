@@ -203,15 +203,7 @@ browser() {
 	fi
 	NODE_PATH="$B/npm/node_modules" MEMPHIS_CHROMIUM="$CHROMIUM" \
 		node "$S/tests/trace_browser.js" "$@" > browser.out 2>&1
-	brc=$?
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) ok "$1: ${line#ok }" ;;
-		"not ok "*) not_ok "$1: ${line#not ok }" ;;
-		*) echo "# $line" ;;
-		esac
-	done < browser.out
-	[ "$brc" = 0 ] || grep -q '^not ok' browser.out || not_ok "$1: the browser run failed ($brc)"
+	tap_lines "$1" browser.out $?
 }
 browser moved.json moved.png solve other
 # the pprof file of the same run too (--format pprof, t_export_pprof.sh): its stacks, a

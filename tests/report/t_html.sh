@@ -24,15 +24,7 @@ export NODE_PATH="$B/npm/node_modules" MEMPHIS_CHROMIUM="$CHROMIUM"
 # browser PAGE JSON SHOT [TOP]: html_browser.js's lines as TAP lines, prefixed with PAGE
 browser() {
 	node "$S/tests/html_browser.js" "$@" > browser.out 2>&1
-	brc=$?
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) ok "$1: ${line#ok }" ;;
-		"not ok "*) not_ok "$1: ${line#not ok }" ;;
-		*) echo "# $line" ;;
-		esac
-	done < browser.out
-	[ "$brc" = 0 ] || grep -q '^not ok' browser.out || not_ok "$1: the browser run failed ($brc)"
+	tap_lines "$1" browser.out $?
 }
 
 # embedded PAGE: the page's report JSON, unescaped (the page writes '<' as \u003c)
