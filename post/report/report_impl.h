@@ -3,7 +3,9 @@
  *   report_options.c  --help, the options, --region selection
  *   report_pass.c     the sample pass: files read by several threads, merged
  *   aggregate.c       the counting (aggregate.h)
- *   report_text.c     the text report (with the data-source tables of hardware runs)
+ *   report_text.c     the text report
+ *   report_hw_text.c  its data-source tables of hardware runs
+ *   report_names.c    the names of variables, lines and nodes (every form's)
  *   report_json.c     the JSON report (schema memphis-report/1, docs/report-schema.md)
  *   report_counters.c the counters of each region (report_counters.h), text and JSON
  *   report_runtime.c  the runtimes apart: their data after the program's variables, the
@@ -113,6 +115,13 @@ void report_thread_text(const struct report *r, uint32_t tid, char *buf, size_t 
 
 /* Name of a variable (is_var) or line id; the mr_agg_name_fn of the report (arg: r). */
 const char *report_key_name(const void *r, int is_var, uint32_t id);
+
+/* report_hw_text.c: under a node's table tb (its first ngroups groups shown), the data
+ * sources of its hardware samples; after the tables, those of the nodes without a table,
+ * then the legend. Hardware runs only (r->hw_shown). */
+void report_hw_table_text(const struct report *r, const struct mr_agg_table *tb, size_t ngroups,
+			  FILE *f);
+void report_hw_rest_text(const struct report *r, FILE *f);
 
 /* The text report of variables ids[0 .. nids) (the shown ones) on f. */
 void report_print_text(const struct report *r, const uint32_t *ids, size_t nids, FILE *f);
