@@ -94,6 +94,12 @@ bool report_sample_pass(struct report *r);
  * false when none has one. */
 bool report_time_span(const struct report *r, uint64_t *t0, uint64_t *t1);
 
+/* Node index of a node id: the id, or r->nnodes (unknown) for -1 and ids out of range. */
+static inline uint32_t report_node_index(const struct report *r, int node)
+{
+	return node >= 0 && (uint32_t)node < r->nnodes ? (uint32_t)node : r->nnodes;
+}
+
 /* Is region seq counted (no --region, or selected)? Inline: asked for every sample. */
 static inline bool report_region_selected(const struct report *r, uint32_t seq)
 {

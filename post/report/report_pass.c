@@ -77,12 +77,6 @@ static void attrib_warn(void *arg, const char *msg)
 	add_note(arg, NOTE_UNREADABLE, msg);
 }
 
-/* Node index of a node id: the id, or r->nnodes (unknown) for -1 and ids out of range. */
-static uint32_t node_index(const struct report *r, int node)
-{
-	return node >= 0 && (uint32_t)node < r->nnodes ? (uint32_t)node : r->nnodes;
-}
-
 /* Count hardware sample sm, attributed to res, taken on a CPU of node index cpu_node, of
  * a page of node index page_node, in w->hw. Out of line: soft runs pay only the
  * mr_hw_sample test in count_sample. 0 or -ENOMEM. */
@@ -103,17 +97,13 @@ static __attribute__((noinline)) int count_x(struct worker *w, const struct memp
 					     const struct mr_resolved *res, uint32_t cpu_node,
 					     uint32_t page_node)
 {
-	uint32_t nnodes = w->r->nnodes;
 	struct mr_xcell k = {
 		.var = res->var <= MR_AGG_ID_MAX ? res->var : 0,
 		.line = res->line <= MR_AGG_ID_MAX ? res->line : 0,
 		.cpu_node = cpu_node, .page_node = page_node, .tid = sm->tid, .region = sm->region,
 	};
-	enum mr_xclass c = page_node == nnodes || cpu_node == nnodes ? MR_X_UNKNOWN
-			   : cpu_node != page_node			 ? MR_X_REMOTE
-									 : MR_X_LOCAL;
-
-	return mr_xcells_add(&w->x, &k, sm->weight, sm->time, c);
+	return mr_xcells_add(&w->x, &k, sm->weight, sm->time,
+			     mr_xclass_of(cpu_node, page_node, w->r->nnodes));
 }
 
 /* The flags the pass counts, as an index of 5 bits: EXACT, APPROX, NOADDR, NONMEM (bits 0-3)
@@ -176,7 +166,7 @@ static int count_sample(struct worker *w, const struct memphis_rec_sample *sm, u
 	}
 	st->used++;
 	cpu_node = sm->cpu < r->run->ncpus ? r->cpu_node[sm->cpu] : r->nnodes;
-	page_node = node_index(r, res.page_node);
+	page_node = report_node_index(r, res.page_node);
 	if (cpu_node == r->nnodes)
 		st->unknown_cpu++;
 	if (page_node == r->nnodes)
@@ -411,7 +401,7 @@ bool report_sample_pass(struct report *r)
 	if (!r->cpu_node || !w)
 		goto out;
 	for (uint32_t i = 0; i < r->run->ncpus; i++)
-		r->cpu_node[i] = node_index(r, mr_run_cpu_node(r->run, i));
+		r->cpu_node[i] = report_node_index(r, mr_run_cpu_node(r->run, i));
 	cut_files(r->run, w, nw);
 	for (size_t k = 0; k < nw; k++)
 		if (worker_init(r, &w[k]))

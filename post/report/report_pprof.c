@@ -273,12 +273,12 @@ static void add_sample(struct pp *pp, const struct mr_xcell *c)
 	const struct memphis_rec_region *reg = mr_run_region(r->run, c->region);
 	char rname[80];
 	size_t nl = 0;
-	int known = c->cpu_node != r->nnodes && c->page_node != r->nnodes;
+	enum mr_xclass cls = mr_xclass_of(c->cpu_node, c->page_node, r->nnodes);
 
 	perftools__profiles__sample__init(s);
 	v[0] = (int64_t)c->n;
-	v[1] = known && c->cpu_node != c->page_node ? (int64_t)c->n : 0;
-	v[2] = known && c->cpu_node == c->page_node ? (int64_t)c->n : 0;
+	v[1] = cls == MR_X_REMOTE ? (int64_t)c->n : 0;
+	v[2] = cls == MR_X_LOCAL ? (int64_t)c->n : 0;
 	if (pp->nvalues > 3)
 		v[3] = (int64_t)c->weight;
 	s->value = v;

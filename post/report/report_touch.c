@@ -5,12 +5,6 @@
 
 #include "report_impl.h"
 
-/* Node index of a node id: the id, or r->nnodes (unknown) for -1 and ids out of range. */
-static uint32_t node_index(const struct report *r, int node)
-{
-	return node >= 0 && (uint32_t)node < r->nnodes ? (uint32_t)node : r->nnodes;
-}
-
 void report_touch(struct report *r, size_t i, struct mr_agg_touch *out)
 {
 	const struct memphis_rec_touch *t = &r->run->touches[i];
@@ -44,7 +38,7 @@ void report_touch(struct report *r, size_t i, struct mr_agg_touch *out)
 		mr_attrib_data_extent(r->a, t->addr, t->time, t->tid, &e);
 		out->epoch = e.t0;
 	}
-	out->page_node = node_index(r, mr_attrib_page_node(r->a, 0, t->addr));
+	out->page_node = report_node_index(r, mr_attrib_page_node(r->a, 0, t->addr));
 	out->line = mr_attrib_touch_code(r->a, &r->touch_cache, t->ip, t->time);
 	if (st) {
 		int runtime;

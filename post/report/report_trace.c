@@ -171,10 +171,8 @@ static int sums_collect(struct trace *t)
 		}
 		s = &t->sums[*at];
 		s->n += c->n;
-		if (c->cpu_node < nnodes && c->page_node < nnodes) {
-			s->remote += c->cpu_node != c->page_node ? c->n : 0;
-			s->local += c->cpu_node == c->page_node ? c->n : 0;
-		}
+		s->remote += mr_xclass_of(c->cpu_node, c->page_node, nnodes) == MR_X_REMOTE ? c->n : 0;
+		s->local += mr_xclass_of(c->cpu_node, c->page_node, nnodes) == MR_X_LOCAL ? c->n : 0;
 		if (!mr_run_region(t->r->run, c->region))
 			t->unplaced += c->n;
 	}

@@ -29,6 +29,14 @@ struct mr_xcell {
 /* Where a sample's page was, seen from its CPU: the classes of the time series. */
 enum mr_xclass { MR_X_REMOTE, MR_X_LOCAL, MR_X_UNKNOWN, MR_X_NCLASS };
 
+/* The class of node indexes cpu_node and page_node of nnodes nodes (nnodes: unknown). */
+static inline enum mr_xclass mr_xclass_of(uint32_t cpu_node, uint32_t page_node, uint32_t nnodes)
+{
+	if (cpu_node >= nnodes || page_node >= nnodes)
+		return MR_X_UNKNOWN;
+	return cpu_node != page_node ? MR_X_REMOTE : MR_X_LOCAL;
+}
+
 struct mr_xcells {
 	struct mr_xcell *slot;    /* open addressing, linear probing */
 	size_t mask, count;       /* capacity - 1 (0 and slot NULL before the first add) */
