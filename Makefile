@@ -86,7 +86,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 #                use: common/'s objects alone
 UNIT_LIB := decode fd hwbackend io kmod_decode perf perfctr rank replay replay_ibs stack
 UNIT_POST := advice aggregate allocsite compare debuginfo debuginfo_locals heap heapvar \
-	hwsrc json pages radix rundir runtime unwind
+	hwsrc json pages pollloop radix rundir runtime unwind
 UNIT_COMMON := crc32c hwdecode maps search u64map u64set
 UNIT_NOSIDE := $(filter-out $(UNIT_LIB) $(UNIT_POST) $(UNIT_COMMON),\
 	$(UNIT_SRCS:tests/unit/unit_%.c=%))
@@ -460,6 +460,8 @@ FUZZ_debuginfo_LIBS := -ldwarf -ldw -lelf -lz -liberty
 FUZZ_kmod_record_SRCS := lib/backend/kmod_record.c
 FUZZ_heapvar_SRCS := post/binary/heapvar.c
 FUZZ_heapvar_LIBS := -lZydis
+FUZZ_pollloop_SRCS := post/binary/pollloop.c
+FUZZ_pollloop_LIBS := -lZydis
 FUZZ_compare_json_SRCS := post/compare/compare_parse.c
 FUZZ_compare_json_LIBS := -ljson-c
 FUZZ_html_source_SRCS := post/html/html_source.c post/base/infile.c

@@ -4,7 +4,7 @@
 # (fuzz_rundir), this shell's /proc/PID/maps (fuzz_maps), module records (fuzz_kmod_record),
 # small ELF objects with DWARF 4 compiled from tests/fixtures (fuzz_debuginfo), saved
 # --json reports of a synthetic run, by variable and by line (fuzz_compare_json), the
-# machine code of prog_heapvar (fuzz_heapvar), the HTML page's sample and a synthetic
+# machine code of prog_heapvar (fuzz_heapvar, fuzz_pollloop with a poll loop), the HTML page's sample and a synthetic
 # run's report (fuzz_html_source), those reports and a lenient text (fuzz_json_strict).
 # MEMPHIS_FUZZ_SECONDS (default 10) per target; MEMPHIS_FUZZ_RUNS=N runs N executions
 # instead. MEMPHIS_FUZZ_CORPUS=DIR keeps the corpora in DIR/NAME (`make fuzz FUZZ_SECONDS=N`
@@ -33,7 +33,7 @@ ok "make fuzz builds every target into $FB"
 
 # ---- seeds, one directory per target ----
 mkdir -p seed/rundir seed/maps seed/kmod_record seed/debuginfo seed/compare_json seed/heapvar \
-	seed/html_source seed/json_strict
+	seed/html_source seed/json_strict seed/pollloop
 "$B/tests/tool_gen" gen -n 3000 --allocs 20 > /dev/null 2>&1 &&
 	"$B/memphis-report" --json gen > seed/compare_json/var.json 2> /dev/null
 "$B/memphis-report" --json --by line gen > seed/compare_json/line.json 2> /dev/null
@@ -104,6 +104,9 @@ fi
 objcopy -O binary --only-section=.text "$B/tests/prog_heapvar" text.bin 2> /dev/null &&
 	{ printf '\000\000'; head -c 4096 text.bin; } > seed/heapvar/text
 [ -s seed/heapvar/text ] || printf '\000\000\110\211\005\000\001\000\000\303' > seed/heapvar/store
+# pollloop: the same code, and a poll on a flag with a fence (lock orq $0,(%rsp))
+cp seed/heapvar/* seed/pollloop/
+printf '\006\000\360\110\203\014\044\000\110\143\006\213\004\207\205\300\164\360\303' > seed/pollloop/flush
 
 # ---- one run per target ----
 # fuzz_rundir writes its run directory under TMPDIR: this test's own, so that no other run
