@@ -107,12 +107,29 @@ void mr_attrib_sample_stack(struct mr_attrib_ctx *c, const struct memphis_rec_sa
 			    const struct memphis_rec_stack *st, const uint8_t *bytes,
 			    int use_addr, struct mr_resolved *r);
 
-/* The report's pass, one lookup of s's instruction: the runtime (enum mr_runtime of
- * runtime.h) whose wait loop holds it, 0 when none (the program's code, or a runtime's
- * other code), returned, and when want, mr_attrib_sample_stack of s (use_addr 1) into *r. */
+/* The report's pass, one lookup of s's instruction, returned: the runtime (enum mr_runtime
+ * of runtime.h) whose wait loop holds it, 0 when none (the program's code, or a runtime's
+ * other code); in the program's own code (pollloop.h), MR_WAIT_FENCE when it is a fence
+ * and MR_WAIT_POLL when a poll loop holds it. When want, and the instruction is no fence,
+ * mr_attrib_sample_stack of s (use_addr 1) into *r; else in a poll loop, its line (use_addr
+ * 0). */
+#define MR_WAIT_RUNTIME 0xffu
+#define MR_WAIT_FENCE 0x200u
+#define MR_WAIT_POLL 0x400u
 unsigned mr_attrib_sample_wait(struct mr_attrib_ctx *c, const struct memphis_rec_sample *s,
 			       const struct memphis_rec_stack *st, const uint8_t *bytes, int want,
 			       struct mr_resolved *r);
+
+/* The first instruction of the poll loop that holds ip at time t (MR_WAIT_POLL), 0 when
+ * none: one loop's instructions have the same. */
+uint64_t mr_attrib_poll_head(struct mr_attrib_ctx *c, uint64_t ip, uint64_t t);
+
+/* The variable the poll loop holding s's instruction polls, from s's registers and stack
+ * (its STACKS entry st and bytes; NULL: none): the first variable that one pass of the
+ * loop reads (binary/pollloop.h: mr_poll_reads) outside the thread's own stack, else the
+ * first it reads there (as a stack, not a local); 0 when none is known. */
+uint32_t mr_attrib_poll_var(struct mr_attrib_ctx *c, const struct memphis_rec_sample *s,
+			    const struct memphis_rec_stack *st, const uint8_t *bytes);
 
 /* After a pass whose samples went through ctx[0], ctx[1], ... in that order (all of
  * ctx[0]'s samples before ctx[1]'s), made when the catalog held nvars0 variables and

@@ -5,6 +5,8 @@
  *   attrib_resolve.c  the resolver: sample -> variable and page home, with its cache
  *   attrib_caller.c   the line of runtime code told by its caller (STACKS entries)
  *   attrib_locals.c   stack data by local variable (STACKS entries)
+ *   attrib_runtime.c  the runtimes' data and wait loops, the program's fences and poll loops
+ *   attrib_poll.c     the variable a poll loop polls (STACKS entries)
  *   attrib_self.c     libmemphis's own work among a sample's frames; the library linked
  *                     into the executable
  * Not for other files of post/: they use attrib.h.
@@ -81,7 +83,8 @@ struct ip_cache_slot {
 	uint64_t lt0, lt1; /* when line holds */
 	uint32_t line;     /* SELF_LINE: ip is in libmemphis's code */
 	uint8_t valid, nrange, next; /* valid: line, lt0, lt1 and r[] are ip's */
-	uint8_t has_wait, wait;  /* wait: attrib_wait_kind of ip */
+	uint8_t has_wait;
+	uint16_t wait;           /* attrib_wait_kind of ip */
 	struct mr_var_range r[IP_CACHE_WAYS];
 };
 
@@ -344,8 +347,11 @@ uint32_t attrib_tls_runtime(struct mr_attrib *a, uint32_t oi);
  * reaches the program's data only on its stacks and in recorded arrays), else 0. Takes
  * a->lock. */
 uint32_t attrib_wait_data(struct mr_attrib_ctx *c, uint64_t ip, uint64_t t);
-/* The runtime whose wait loop ip is in (ip at time t), MR_RT_NONE if none: what
- * mr_attrib_sample_wait caches in the instruction's slot. */
+/* mr_attrib_data by context c (0 also for libmemphis's own data). */
+uint32_t attrib_data_ctx(struct mr_attrib_ctx *c, uint64_t addr, uint64_t t, uint32_t tid);
+/* The runtime whose wait loop ip is in (ip at time t), MR_RT_NONE if none, or the program's
+ * MR_WAIT_FENCE and MR_WAIT_POLL: what mr_attrib_sample_wait caches in the instruction's
+ * slot. */
 unsigned attrib_wait_kind(struct mr_attrib_ctx *c, uint64_t ip, uint64_t t);
 /* The runtime variable for an address no object, stack, TLS block or object file holds:
  * libc's malloc arenas when it is heap memory ([heap] or an anonymous mapping) and the

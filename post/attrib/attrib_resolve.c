@@ -427,6 +427,17 @@ static void unknown_gap(struct mr_attrib *a, uint64_t addr, uint64_t t, uint32_t
 	*rg = (struct range){ lo, hi, t0, t1, a->ntls ? tid : 0, 1 };
 }
 
+uint32_t attrib_data_ctx(struct mr_attrib_ctx *c, uint64_t addr, uint64_t t, uint32_t tid)
+{
+	struct range rg;
+	uint32_t v = data_resolve(c->a, c, addr, t, tid, &rg);
+
+	if (v == SELF_VAR)
+		return 0;
+	note_first(c, &c->var_first, &c->cap_var, v);
+	return v;
+}
+
 /* sample_var's miss: s's variable resolved, and cached in slot when the answer has a
  * range. */
 static __attribute__((noinline)) uint32_t sample_var_miss(struct mr_attrib_ctx *c,
@@ -645,10 +656,12 @@ unsigned mr_attrib_sample_wait(struct mr_attrib_ctx *ctx, const struct memphis_r
 	struct ip_cache_slot *c = ip_slot(ctx, s->ip);
 
 	if (!c->has_wait) {
-		c->wait = (uint8_t)attrib_wait_kind(ctx, s->ip, s->time);
+		c->wait = (uint16_t)attrib_wait_kind(ctx, s->ip, s->time);
 		c->has_wait = 1;
 	}
-	if (want)
+	if (want && !(c->wait & MR_WAIT_FENCE))
 		sample_in_slot(ctx, c, s, st, bytes, 1, r);
+	else if (c->wait & MR_WAIT_POLL)
+		sample_in_slot(ctx, c, s, st, bytes, 0, r); /* its line */
 	return c->wait;
 }

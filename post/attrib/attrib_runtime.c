@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "binary/debuginfo.h"
+#include "binary/pollloop.h"
 #include "binary/runtime.h"
 #include "maps.h"
 #include "u64map.h"
@@ -113,11 +114,32 @@ uint32_t attrib_unknown_runtime(struct mr_attrib *a, uint64_t addr, uint64_t t, 
 	return attrib_runtime_var(a, MR_RT_C);
 }
 
+/* code_kind of the instruction at rel in di, at ip, in the program's own code. */
+static uint64_t program_code_kind(struct mr_debuginfo *di, uint64_t rel, uint64_t ip)
+{
+	uint8_t code[2 * MR_POLL_MAX_BYTES + 16];
+	uint64_t lo = rel > MR_POLL_MAX_BYTES ? rel - MR_POLL_MAX_BYTES : 0;
+	ssize_t n = mr_debuginfo_code(di, lo, code, sizeof(code));
+	size_t at = (size_t)(rel - lo), head;
+	uint64_t k = MR_RT_NONE;
+
+	if (n <= (ssize_t)at)
+		return k;
+	if (mr_poll_fence(code + at, (size_t)n - at))
+		k |= MR_WAIT_FENCE;
+	if (mr_poll_loop(code, (size_t)n, at, &head))
+		k |= MR_WAIT_POLL | (ip - (at - head)) << 16;
+	return k;
+}
+
 /* What instruction ip at time t is, as mr_attrib_ctx.waits keeps it: the runtime whose
  * code holds it (MR_RT_NONE: none) | CODE_WAIT when that is a wait loop: a wait function
- * by name, else a spin loop in the code bytes. Under a->lock. */
+ * by name, else a spin loop in the code bytes. In the program's own code (pollloop.h):
+ * MR_WAIT_FENCE for a fence, MR_WAIT_POLL with the loop's first instruction (an ip) in
+ * bits 16-63 for a poll loop. Under a->lock. */
 #define CODE_WAIT 0x100u
-static unsigned code_kind(struct mr_attrib *a, uint64_t ip, uint64_t t)
+#define CODE_FLAGS 0xffffu
+static uint64_t code_kind(struct mr_attrib *a, uint64_t ip, uint64_t t)
 {
 	uint8_t code[64 + MR_RUNTIME_SPIN_BYTES + 2];
 	uint64_t t0, t1, rel, lo;
@@ -127,10 +149,12 @@ static unsigned code_kind(struct mr_attrib *a, uint64_t ip, uint64_t t)
 	struct mr_line ln;
 	ssize_t n;
 
-	if (rt == MR_RT_NONE)
+	if (!sp || a->obj[sp->obj].is_self)
 		return MR_RT_NONE;
 	di = a->obj[sp->obj].di;
 	rel = ip - sp->bias;
+	if (rt == MR_RT_NONE)
+		return program_code_kind(di, rel, ip);
 	memset(&ln, 0, sizeof(ln));
 	mr_debuginfo_line(di, rel, &ln);
 	if (ln.function && mr_runtime_wait_function(rt, ln.function))
@@ -145,19 +169,18 @@ static unsigned code_kind(struct mr_attrib *a, uint64_t ip, uint64_t t)
 /* code_kind_ctx's miss: code_kind of ip, cached in c, and in a for the other contexts
  * (each worker of a report meets the same instructions; code_kind reads their code from the
  * object's file). Out of line: the hit, asked for every sample, then saves no registers. */
-static __attribute__((noinline)) unsigned code_kind_miss(struct mr_attrib_ctx *c, uint64_t ip,
+static __attribute__((noinline)) uint64_t code_kind_miss(struct mr_attrib_ctx *c, uint64_t ip,
 							 uint64_t t)
 {
 	struct mr_attrib *a = c->a;
-	uint64_t *v;
-	unsigned k;
+	uint64_t *v, k;
 
 	if (!c->waits.slot && mph_u64map_init(&c->waits, 64))
 		return MR_RT_NONE;
 	pthread_mutex_lock(&a->lock);
 	a->holder = c;
 	v = ip != MPH_U64MAP_EMPTY ? mph_u64map_get(&a->code_kinds, ip) : NULL;
-	k = v ? (unsigned)*v : code_kind(a, ip, t);
+	k = v ? *v : code_kind(a, ip, t);
 	if (!v && ip != MPH_U64MAP_EMPTY)
 		mph_u64map_put(&a->code_kinds, ip, k);
 	a->holder = NULL;
@@ -168,19 +191,28 @@ static __attribute__((noinline)) unsigned code_kind_miss(struct mr_attrib_ctx *c
 }
 
 /* code_kind of ip, cached in c. */
-static inline unsigned code_kind_ctx(struct mr_attrib_ctx *c, uint64_t ip, uint64_t t)
+static inline uint64_t code_kind_ctx(struct mr_attrib_ctx *c, uint64_t ip, uint64_t t)
 {
 	uint64_t *v = c->waits.slot && ip != MPH_U64MAP_EMPTY ? mph_u64map_get(&c->waits, ip)
 							      : NULL;
 
-	return v ? (unsigned)*v : code_kind_miss(c, ip, t);
+	return v ? *v : code_kind_miss(c, ip, t);
 }
 
 unsigned attrib_wait_kind(struct mr_attrib_ctx *c, uint64_t ip, uint64_t t)
 {
-	unsigned k = code_kind_ctx(c, ip, t);
+	unsigned k = (unsigned)(code_kind_ctx(c, ip, t) & CODE_FLAGS);
 
-	return k & CODE_WAIT ? k & ~CODE_WAIT : MR_RT_NONE;
+	if (k & CODE_WAIT)
+		return k & 0xffu;
+	return k & (MR_WAIT_FENCE | MR_WAIT_POLL);
+}
+
+uint64_t mr_attrib_poll_head(struct mr_attrib_ctx *c, uint64_t ip, uint64_t t)
+{
+	uint64_t k = code_kind_ctx(c, ip, t);
+
+	return k & MR_WAIT_POLL ? k >> 16 : 0;
 }
 
 int mr_attrib_runtime_loaded(const struct mr_attrib *a, unsigned rt)
@@ -193,7 +225,7 @@ int mr_attrib_runtime_loaded(const struct mr_attrib *a, unsigned rt)
 
 uint32_t attrib_wait_data(struct mr_attrib_ctx *c, uint64_t ip, uint64_t t)
 {
-	unsigned k = code_kind_ctx(c, ip, t), rt = k & ~CODE_WAIT;
+	unsigned k = (unsigned)(code_kind_ctx(c, ip, t) & CODE_FLAGS), rt = k & 0xffu;
 	uint32_t id;
 
 	/* libgomp's code touches the program's data only through pointers into its stacks

@@ -279,3 +279,203 @@ int mr_poll_loop(const uint8_t *code, size_t len, size_t at, size_t *head)
 	*head = top;
 	return 1;
 }
+
+/* The emulated pass of mr_poll_reads: the registers whose values are known. */
+struct emu {
+	uint64_t v[16];
+	unsigned known;            /* bit i: v[i] holds register i (x86 order) */
+	const struct mr_poll_regs *r;
+};
+
+/* Index (x86 order) of the 64-bit register enclosing r, or -1. */
+static int gpr_index(ZydisRegister r)
+{
+	r = reg_of(r);
+	return r >= ZYDIS_REGISTER_RAX && r <= ZYDIS_REGISTER_R15 ? (int)(r - ZYDIS_REGISTER_RAX) : -1;
+}
+
+/* The address of memory operand o of the instruction at run-time address pc (length n);
+ * false when a register it needs is unknown. */
+static bool emu_addr(const struct emu *e, const ZydisDecodedOperand *o, uint64_t pc, unsigned n,
+		     uint64_t *addr)
+{
+	uint64_t a = (uint64_t)o->mem.disp.value;
+	int b = gpr_index(o->mem.base), x = gpr_index(o->mem.index);
+
+	if (o->mem.segment == ZYDIS_REGISTER_FS || o->mem.segment == ZYDIS_REGISTER_GS)
+		return false;
+	if (o->mem.base == ZYDIS_REGISTER_RIP)
+		a += pc + n;
+	else if (o->mem.base != ZYDIS_REGISTER_NONE && (b < 0 || !(e->known & 1u << b)))
+		return false;
+	else if (b >= 0)
+		a += e->v[b];
+	if (o->mem.index != ZYDIS_REGISTER_NONE) {
+		if (x < 0 || !(e->known & 1u << x))
+			return false;
+		a += e->v[x] * o->mem.scale;
+	}
+	*addr = a;
+	return true;
+}
+
+/* Read size bytes at addr from the copied stack, zero-extended; false when not there. */
+static bool emu_load(const struct emu *e, uint64_t addr, unsigned size, uint64_t *v)
+{
+	uint64_t sp = e->r->gpr[4];
+	uint8_t b[8] = { 0 };
+
+	if (size > 8 || addr < sp || addr - sp > e->r->stack_len || e->r->stack_len - (addr - sp) < size)
+		return false;
+	memcpy(b, e->r->stack + (addr - sp), size);
+	*v = (uint64_t)b[0] | (uint64_t)b[1] << 8 | (uint64_t)b[2] << 16 | (uint64_t)b[3] << 24 |
+	     (uint64_t)b[4] << 32 | (uint64_t)b[5] << 40 | (uint64_t)b[6] << 48 | (uint64_t)b[7] << 56;
+	return true;
+}
+
+/* v of width bits, sign-extended (sx) or zero-extended to 64 bits. */
+static uint64_t extend(uint64_t v, unsigned bits, bool sx)
+{
+	uint64_t m = bits >= 64 ? ~0ull : (1ull << bits) - 1;
+
+	v &= m;
+	if (sx && bits < 64 && (v >> (bits - 1) & 1))
+		v |= ~m;
+	return v;
+}
+
+/* The value of source operand o (register, immediate or memory at address a when *have),
+ * of width bits; false when unknown. */
+static bool emu_src(const struct emu *e, const ZydisDecodedOperand *o, uint64_t a, bool have,
+		    uint64_t *v)
+{
+	int g;
+
+	switch (o->type) {
+	case ZYDIS_OPERAND_TYPE_IMMEDIATE:
+		*v = (uint64_t)o->imm.value.s;
+		return true;
+	case ZYDIS_OPERAND_TYPE_REGISTER:
+		g = gpr_index(o->reg.value);
+		if (g < 0 || !(e->known & 1u << g))
+			return false;
+		*v = e->v[g];
+		return true;
+	case ZYDIS_OPERAND_TYPE_MEMORY:
+		return have && emu_load(e, a, o->size / 8, v);
+	default:
+		return false;
+	}
+}
+
+/* Write v (width bits of the destination register o) as x86-64 does: a 32-bit write
+ * zero-extends, an 8 or 16-bit one keeps the rest (unknown here unless it was known). */
+static void emu_set(struct emu *e, const ZydisDecodedOperand *o, uint64_t v, bool ok)
+{
+	int g = o->type == ZYDIS_OPERAND_TYPE_REGISTER ? gpr_index(o->reg.value) : -1;
+
+	if (g < 0)
+		return;
+	if (ok && o->size >= 32) {
+		e->v[g] = o->size == 64 ? v : extend(v, 32, false);
+		e->known |= 1u << g;
+	} else if (ok && (e->known & 1u << g)) {
+		uint64_t m = o->size == 16 ? 0xffffu : 0xffu;
+
+		e->v[g] = (e->v[g] & ~m) | (v & m);
+	} else {
+		e->known &= ~(1u << g);
+	}
+}
+
+/* Emulate instruction in (at pc) on e, whose memory operand, when it has one, is at a
+ * (have: known). Registers it writes that this does not model become unknown. */
+static void emu_step(struct emu *e, const ZydisDecodedInstruction *in, const ZydisDecodedOperand *op,
+		     uint64_t a, bool have)
+{
+	uint64_t x = 0, y = 0;
+	bool ok = false;
+
+	switch (in->mnemonic) {
+	case ZYDIS_MNEMONIC_MOV:
+		ok = emu_src(e, &op[1], a, have, &x);
+		break;
+	case ZYDIS_MNEMONIC_MOVZX:
+		ok = emu_src(e, &op[1], a, have, &x);
+		x = extend(x, op[1].size, false);
+		break;
+	case ZYDIS_MNEMONIC_MOVSX:
+	case ZYDIS_MNEMONIC_MOVSXD:
+		ok = emu_src(e, &op[1], a, have, &x);
+		x = extend(x, op[1].size, true);
+		break;
+	case ZYDIS_MNEMONIC_CDQE:
+		ok = emu_src(e, &op[1], a, have, &x);
+		x = extend(x, 32, true);
+		break;
+	case ZYDIS_MNEMONIC_LEA:
+		ok = have;
+		x = a;
+		break;
+	case ZYDIS_MNEMONIC_ADD:
+	case ZYDIS_MNEMONIC_SUB:
+	case ZYDIS_MNEMONIC_SHL:
+	case ZYDIS_MNEMONIC_IMUL:
+		if (in->operand_count_visible != 2 || !emu_src(e, &op[0], a, false, &x) ||
+		    !emu_src(e, &op[1], a, have, &y))
+			break;
+		ok = true;
+		x = in->mnemonic == ZYDIS_MNEMONIC_ADD ? x + y
+		    : in->mnemonic == ZYDIS_MNEMONIC_SUB ? x - y
+		    : in->mnemonic == ZYDIS_MNEMONIC_SHL ? x << (y & 63) : x * y;
+		break;
+	default:
+		break;
+	}
+	for (unsigned i = 0; i < in->operand_count; i++)
+		if (op[i].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+		    (op[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE))
+			emu_set(e, &op[i], x, ok && i == 0);
+}
+
+size_t mr_poll_reads(const uint8_t *code, size_t len, size_t head, uint64_t base,
+		     const struct mr_poll_regs *r, uint64_t *out, size_t max)
+{
+	ZydisDecodedInstruction in;
+	ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
+	struct emu e = { .known = 0xffffu, .r = r };
+	size_t n = 0, off = head;
+
+	memcpy(e.v, r->gpr, sizeof(e.v));
+	for (unsigned k = 0; k < MR_POLL_MAX_INSNS && off < len && off - head < MR_POLL_MAX_BYTES; k++) {
+		uint64_t a = 0, pc = base + off;
+		bool have = false, fence;
+
+		if (!decode(code + off, len - off, &in, op))
+			break;
+		if (in.meta.category == ZYDIS_CATEGORY_COND_BR ||
+		    in.meta.category == ZYDIS_CATEGORY_UNCOND_BR) {
+			long to = branch_target(&in, op, off);
+
+			if (to >= 0 && (size_t)to <= head)
+				break; /* the branch back: one pass done */
+			off += in.length;
+			continue;
+		}
+		fence = mr_poll_fence(code + off, len - off);
+		for (unsigned i = 0; i < in.operand_count; i++) {
+			const ZydisDecodedOperand *o = &op[i];
+
+			if (o->type != ZYDIS_OPERAND_TYPE_MEMORY)
+				continue;
+			have = emu_addr(&e, o, pc, in.length, &a);
+			if (have && !fence && o->mem.type == ZYDIS_MEMOP_TYPE_MEM &&
+			    (o->actions & ZYDIS_OPERAND_ACTION_MASK_READ) && n < max)
+				out[n++] = a;
+			break;
+		}
+		emu_step(&e, &in, op, a, have);
+		off += in.length;
+	}
+	return n;
+}

@@ -34,4 +34,23 @@ int mr_poll_fence(const uint8_t *code, size_t len);
  * target), else 0. */
 int mr_poll_loop(const uint8_t *code, size_t len, size_t at, size_t *head);
 
+/* The registers of a thread stopped in a poll loop, for mr_poll_reads: the 16 general
+ * registers in the x86 encoding's order (rax rcx rdx rbx rsp rbp rsi rdi r8 .. r15), and
+ * the bytes copied from its stack pointer upward. */
+struct mr_poll_regs {
+	uint64_t gpr[16];
+	const uint8_t *stack;
+	size_t stack_len;
+};
+
+/* The data addresses that one pass of the poll loop at code[head] (mr_poll_loop's head)
+ * reads, code[0] being at run-time address base, the thread's registers *r taken anywhere
+ * in the loop: the pass is emulated from its head (register moves, loads from the copied
+ * stack, address arithmetic; a register anything else writes is unknown), which gives
+ * every address whose registers are the loop's invariants or computed in the pass, since a
+ * poll loop carries no other value. Up to max addresses of reads (atomic ones included,
+ * fences not) into out, in the pass's order; returns their count. */
+size_t mr_poll_reads(const uint8_t *code, size_t len, size_t head, uint64_t base,
+		     const struct mr_poll_regs *r, uint64_t *out, size_t max);
+
 #endif /* MR_POLLLOOP_H */

@@ -140,6 +140,8 @@ static int run_report(struct report *r, FILE *out)
 		return rc;
 	r->nnodes = r->run->have_topology && r->run->nnodes ? r->run->nnodes : 1;
 	rc = mr_agg_init(&r->agg, r->nnodes);
+	if (!rc && mr_pollwait_init(&r->pw))
+		rc = -ENOMEM;
 	if (rc)
 		return mr_error(MR_EXIT_DATA, "%s", rc == -E2BIG ? "too many nodes" : "out of memory");
 	if (mr_hwsrc_init(&r->hw))
@@ -203,6 +205,7 @@ static void report_free(struct report *r)
 	mr_agg_tables_free(&r->tables);
 	mr_pattern_free(&r->pat);
 	mr_xcells_free(&r->x);
+	mr_pollwait_free(&r->pw);
 	mr_agg_free(&r->agg);
 	mr_hw_order_free(&r->hw_by_node);
 	mr_hw_order_free(&r->hw_by_var);

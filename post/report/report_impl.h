@@ -9,12 +9,13 @@
  *   report_json.c     the JSON report (schema memphis-report/1, docs/report-schema.md)
  *   report_counters.c the counters of each region (report_counters.h), text and JSON
  *   report_runtime.c  the runtimes apart: their data after the program's variables, the
- *                     header's runtime wait (runtime.h)
+ *                     header's runtime wait (runtime.h) and the program's own waits
  *   report_threads.c  the threads' CPU time beside their samples, short threads' share
  *   pattern.c         --pattern: the shown variables' thread x block and time x block use
  *   advice.c          --advice: the placement advice from a pattern
  *   report_touch.c    a first-touch record attributed (the tables' and the trace's)
  *   xcells.c          the exports' counts, taken in the sample pass (xcells.h)
+ *   pollwait.c        the program's own waits, taken in the sample pass (pollwait.h)
  *   report_pprof.c    --format pprof: pprof's profile.proto, gzip'd (docs/export.md)
  *   report_trace.c    --format trace: the Chrome trace event JSON (docs/export.md)
  */
@@ -32,6 +33,7 @@
 #include "binary/runtime.h"
 #include "hwsrc.h"
 #include "pattern.h"
+#include "pollwait.h"
 #include "report.h"
 #include "run/rundir.h"
 #include "xcells.h"
@@ -39,6 +41,8 @@
 /* Sample counts of the selected regions. */
 struct report_stats {
 	uint64_t total, exact, approx, noaddr, nonmem, noflag, kernel;
+	uint64_t fences;          /* of nonmem: fences written as a locked no-op on the stack
+				   * (binary/pollloop.h), which the backend counted as exact */
 	uint64_t used;            /* samples attributed with their data address */
 	uint64_t self;            /* samples with a usable data address set aside: libmemphis's
 				   * own (its code or data), in no other count below and no table */
@@ -73,6 +77,7 @@ struct report {
 	struct mr_hw_order hw_by_var;  /* hw by variable, then line */
 	struct mr_pattern_set pat;     /* --pattern: the shown variables' patterns */
 	struct mr_xcells x;       /* --format pprof or trace: their counts (xcells.h) */
+	struct mr_pollwait pw;    /* the program's own waits (pollwait.h) */
 	int want_x;               /* counted: the format wants them */
 };
 

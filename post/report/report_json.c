@@ -200,6 +200,7 @@ static void json_samples(struct mr_json *j, const struct report *r)
 	U("approximate", r->st.approx);
 	U("no_address", r->st.noaddr);
 	U("non_memory", r->st.nonmem);
+	U("fences", r->st.fences);
 	U("unclassified", r->st.noflag);
 	U("kernel", r->st.kernel);
 	U("lost", r->st.lost);

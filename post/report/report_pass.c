@@ -34,6 +34,7 @@ struct worker {
 				       * at the end: one increment per sample instead of three */
 	struct mr_agg agg;
 	struct mr_xcells x;           /* r->want_x: the exports' counts */
+	struct mr_pollwait pw;        /* the program's own waits */
 	struct mr_hwsrc hw;
 	struct note *notes;
 	size_t nnotes, capnotes;
@@ -106,6 +107,21 @@ static __attribute__((noinline)) int count_x(struct worker *w, const struct memp
 			     mr_xclass_of(cpu_node, page_node, w->r->nnodes));
 }
 
+/* Count sample sm of a poll loop, attributed to res (its variable when want), in w->pw:
+ * the loop's variable is the sample's own when it read one outside its stack, else the one
+ * its registers say the loop polls. Out of line: samples outside poll loops pay one test.
+ * 0 or -ENOMEM. */
+static __attribute__((noinline)) int poll_sample(struct worker *w, const struct memphis_rec_sample *sm,
+						  const struct mr_resolved *res, int want,
+						  const struct memphis_rec_stack *stk, const uint8_t *bytes)
+{
+	uint32_t var = want && !res->self && !(sm->flags & MPH_S_STACK) ? res->var : 0;
+
+	if (!var)
+		var = mr_attrib_poll_var(w->ctx, sm, stk, bytes);
+	return mr_pollwait_add(&w->pw, mr_attrib_poll_head(w->ctx, sm->ip, sm->time), res->line, var);
+}
+
 /* The flags the pass counts, as an index of 5 bits: EXACT, APPROX, NOADDR, NONMEM (bits 0-3)
  * and KERNEL (bit 7, moved to bit 4). One increment per sample instead of six. */
 #define FLAGMIX(f) (((f) & 0xfu) | (((f) >> 3) & 0x10u))
@@ -147,9 +163,22 @@ static int count_sample(struct worker *w, const struct memphis_rec_sample *sm, u
 	struct mr_resolved res;
 	uint32_t cpu_node, page_node;
 	int want = (sm->flags & addr_ok) && sm->addr;
+	uint16_t flags = sm->flags;
+	unsigned k;
 
 	stk = want && (sm->flags & MPH_S_STACK) ? mr_samples_stack(w->it, sm, &bytes) : NULL;
-	w->mix[mr_attrib_sample_wait(w->ctx, sm, stk, bytes, want, &res)][FLAGMIX(sm->flags)]++;
+	k = mr_attrib_sample_wait(w->ctx, sm, stk, bytes, want, &res);
+	if (__builtin_expect(k & (MR_WAIT_FENCE | MR_WAIT_POLL), 0)) {
+		if (k & MR_WAIT_FENCE) {
+			/* a fence's operand is the stack top, untouched: no data access */
+			flags = (uint16_t)((flags & ~0xfu) | MPH_S_NONMEM);
+			want = 0;
+			st->fences++;
+		}
+		if ((k & MR_WAIT_POLL) && poll_sample(w, sm, &res, want, stk, bytes))
+			return -ENOMEM;
+	}
+	w->mix[k & MR_WAIT_RUNTIME][FLAGMIX(flags)]++;
 	if (!want)
 		return 0;
 	if (res.self) {
@@ -259,7 +288,7 @@ static void cut_files(const struct mr_run *run, struct worker *w, size_t nw)
 static int worker_init(struct report *r, struct worker *w)
 {
 	w->r = r;
-	if (mr_agg_init(&w->agg, r->nnodes) || mr_hwsrc_init(&w->hw) ||
+	if (mr_agg_init(&w->agg, r->nnodes) || mr_hwsrc_init(&w->hw) || mr_pollwait_init(&w->pw) ||
 	    (r->want_x && mr_xcells_init_as(&w->x, &r->x)))
 		return -ENOMEM;
 	w->ctx = mr_attrib_ctx_new(r->a, attrib_warn, w);
@@ -275,6 +304,7 @@ static void worker_free(struct worker *w)
 	mr_attrib_ctx_free(w->ctx);
 	mr_agg_free(&w->agg);
 	mr_xcells_free(&w->x);
+	mr_pollwait_free(&w->pw);
 	mr_hwsrc_free(&w->hw);
 	for (size_t i = 0; i < w->nnotes; i++)
 		free(w->notes[i].text);
@@ -289,6 +319,7 @@ static void stats_add(struct report_stats *a, const struct report_stats *b)
 	a->approx += b->approx;
 	a->noaddr += b->noaddr;
 	a->nonmem += b->nonmem;
+	a->fences += b->fences;
 	a->noflag += b->noflag;
 	a->kernel += b->kernel;
 	a->used += b->used;
@@ -351,6 +382,7 @@ static int merge(struct report *r, struct worker *w, size_t nw, size_t nvars0, s
 		stats_add(&r->st, &w[k].st);
 		if (mr_agg_merge(&r->agg, &w[k].agg, vm, nv, lm, nl) ||
 		    mr_hwsrc_merge(&r->hw, &w[k].hw, vm, lm) ||
+		    mr_pollwait_merge(&r->pw, &w[k].pw, vm, nv, lm, nl) ||
 		    (r->want_x && mr_xcells_merge(&r->x, &w[k].x, vm, nv, lm, nl)))
 			rc = -ENOMEM;
 	}

@@ -2,7 +2,8 @@
  * each runtime's own data is one variable (kind "runtime", attrib_runtime.c) that the
  * tables and the variable lists put after the program's variables, whatever its count;
  * samples in a runtime's wait loop are counted by the sample pass (report_stats.wait) and
- * said in the header, in text and JSON. */
+ * said in the header, in text and JSON, with the program's own waits (issue 41 item 3:
+ * its poll loops, pollwait.h). */
 #include <stdio.h>
 #include <string.h>
 
@@ -65,13 +66,50 @@ static uint64_t wait_total(const struct report *r)
  * threads slept while waiting says that it saw no wait. */
 static int wait_shown(const struct report *r)
 {
-	return wait_total(r) || mr_attrib_runtime_loaded(r->a, MR_RT_OPENMP) ||
+	return wait_total(r) || r->pw.total || mr_attrib_runtime_loaded(r->a, MR_RT_OPENMP) ||
 	       mr_attrib_runtime_loaded(r->a, MR_RT_MPI);
 }
 
 static double pct(uint64_t n, uint64_t of)
 {
 	return of ? 100.0 * (double)n / (double)of : 0.0;
+}
+
+#define SHOWN_LOOPS 3
+
+static int var_is_local(const void *arg, uint32_t var)
+{
+	const struct report *r = arg;
+
+	return mr_attrib_var(r->a, var)->kind == MR_VAR_LOCAL;
+}
+
+/* The program's poll loops, most samples first, into l[0 .. SHOWN_LOOPS): returns their
+ * count. */
+static size_t poll_loops(const struct report *r, struct mr_pollwait_loop *l)
+{
+	return r->pw.total ? mr_pollwait_loops(&r->pw, var_is_local, r, l, SHOWN_LOOPS) : 0;
+}
+
+/* "; program's own waits: 68.0 % in 2 poll loops: 61.2 % at f.c:41, f.c:42 on flag, ..." */
+static void own_waits_text(const struct report *r, FILE *f)
+{
+	struct mr_pollwait_loop l[SHOWN_LOOPS];
+	size_t n = poll_loops(r, l);
+
+	if (!n)
+		return;
+	fprintf(f, "; program's own waits: %.1f %% in %zu poll loop%s", pct(r->pw.total, r->st.total),
+		n, n == 1 ? "" : "s");
+	for (size_t i = 0; i < n && i < SHOWN_LOOPS; i++) {
+		fprintf(f, "%s%.1f %% at ", i ? ", " : ": ", pct(l[i].n, r->st.total));
+		for (size_t k = 0; k < 3 && l[i].line[k]; k++)
+			fprintf(f, "%s%s", k ? " and " : "", mr_esc(mr_attrib_line(r->a, l[i].line[k])));
+		if (l[i].var)
+			fprintf(f, " on %s", mr_esc(mr_attrib_var(r->a, l[i].var)->name));
+	}
+	if (n > SHOWN_LOOPS)
+		fprintf(f, ", %zu more", n - SHOWN_LOOPS);
 }
 
 void report_runtime_text(const struct report *r, FILE *f)
@@ -91,7 +129,46 @@ void report_runtime_text(const struct report *r, FILE *f)
 			pct(r->st.wait[rt], r->st.total));
 		sep = ", ";
 	}
+	own_waits_text(r, f);
 	fprintf(f, "; threads asleep in a wait (passive waiting) take no samples\n");
+}
+
+/* "program": the program's own waits, when it has any. */
+static void own_waits_json(const struct report *r, struct mr_json *j)
+{
+	struct mr_pollwait_loop l[SHOWN_LOOPS];
+	size_t n = poll_loops(r, l);
+
+	if (!n)
+		return;
+	mr_json_key(j, "program");
+	mr_json_obj(j);
+	mr_json_key(j, "samples");
+	mr_json_u64(j, r->pw.total);
+	mr_json_key(j, "share");
+	mr_json_dbl(j, (double)r->pw.total / (double)r->st.total);
+	mr_json_key(j, "poll_loops");
+	mr_json_u64(j, n);
+	mr_json_key(j, "loops");
+	mr_json_arr(j);
+	for (size_t i = 0; i < n && i < SHOWN_LOOPS; i++) {
+		mr_json_obj(j);
+		mr_json_key(j, "samples");
+		mr_json_u64(j, l[i].n);
+		mr_json_key(j, "lines");
+		mr_json_arr(j);
+		for (size_t k = 0; k < 3 && l[i].line[k]; k++)
+			mr_json_str(j, mr_attrib_line(r->a, l[i].line[k]));
+		mr_json_arr_end(j);
+		mr_json_key(j, "variable");
+		if (l[i].var)
+			mr_json_str(j, mr_attrib_var(r->a, l[i].var)->name);
+		else
+			mr_json_null(j);
+		mr_json_obj_end(j);
+	}
+	mr_json_arr_end(j);
+	mr_json_obj_end(j);
 }
 
 void report_runtime_json(const struct report *r, struct mr_json *j)
@@ -113,5 +190,6 @@ void report_runtime_json(const struct report *r, struct mr_json *j)
 		mr_json_u64(j, r->st.wait[rt]);
 	}
 	mr_json_obj_end(j);
+	own_waits_json(r, j);
 	mr_json_obj_end(j);
 }

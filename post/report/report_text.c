@@ -241,12 +241,16 @@ static void print_hw_coverage(const struct report *r, FILE *f)
 static void samples_legend(const struct report *r, FILE *f)
 {
 	const char *sep = "  ";
+	char a[32];
 
 	if (!r->st.nonmem && !r->st.lost && !r->st.throttled)
 		return;
 	if (r->st.nonmem) {
 		fprintf(f, "%snon-memory: samples whose instruction does not access memory, "
 			"counted in no table", sep);
+		if (r->st.fences)
+			fprintf(f, " (%s of them fences: a locked no-op on the stack top, as "
+				"__sync_synchronize and OpenMP flush compile)", mr_fmt_count(a, r->st.fences));
 		sep = "; ";
 	}
 	if (r->st.lost) {

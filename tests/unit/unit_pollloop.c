@@ -3,6 +3,7 @@
  * are not waits. Table-driven; TAP output. */
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "binary/pollloop.h"
 
@@ -130,9 +131,62 @@ static void test_fences(void)
 		   cases[i].what, cases[i].want ? "a fence" : "no fence");
 }
 
+/* The addresses one pass reads, from registers taken mid-loop and the copied stack. */
+static void test_reads(void)
+{
+	const uint64_t base = 0x400000, sp = 0x7ffff000;
+	uint8_t stack[64] = { 0 };
+	struct mr_poll_regs r = { .stack = stack, .stack_len = sizeof(stack) };
+	uint64_t out[4];
+	size_t n;
+
+	/* -O2: flag at %rdx = 0x601000, k = 5 in %rdi (sign-extended before the loop) */
+	r.gpr[2] = 0x601000;
+	r.gpr[7] = 5;
+	r.gpr[4] = sp;
+	n = mr_poll_reads(sync_o2, sizeof(sync_o2), 0x18, base, &r, out, 4);
+	ok(n == 1 && out[0] == 0x601000 + 5 * 4, "-O2: one read, flag[5] (%zu: %#llx), the fence none",
+	   n, n ? (unsigned long long)out[0] : 0ull);
+
+	/* -O0: k = 7 at -4(%rbp) in the copied stack, flag RIP-relative (lea 0x0(%rip) at
+	 * 0x1c, 7 bytes: the next instruction's address); %rax, %rdx garbage from the pass
+	 * before */
+	memset(&r.gpr, 0, sizeof(r.gpr));
+	r.gpr[4] = sp;
+	r.gpr[5] = sp + 0x20;
+	r.gpr[0] = 0xdead;
+	r.gpr[2] = 0xbeef;
+	stack[0x1c] = 7;
+	n = mr_poll_reads(sync_o0, sizeof(sync_o0), 0x09, base, &r, out, 4);
+	ok(n == 2 && out[0] == sp + 0x1c && out[1] == base + 0x23 + 7 * 4,
+	   "-O0: k on the stack, then flag[7] through cltq and lea (%zu: %#llx %#llx)", n,
+	   n ? (unsigned long long)out[0] : 0ull, n > 1 ? (unsigned long long)out[1] : 0ull);
+
+	/* Fortran: b = 3 (int32) at 16(%rsp) through %rsi, isync at %rdi = 0x602000: isync(b)
+	 * at %rdi + 4 * b, b sign-extended by movslq */
+	memset(&r.gpr, 0, sizeof(r.gpr));
+	memset(stack, 0, sizeof(stack));
+	r.gpr[4] = sp;
+	r.gpr[6] = sp + 16;
+	r.gpr[7] = 0x602000;
+	stack[16] = 3;
+	n = mr_poll_reads(flush_f, sizeof(flush_f), 0, base, &r, out, 4);
+	ok(n == 2 && out[0] == sp + 16 && out[1] == 0x602000 + 3 * 4,
+	   "Fortran: b, then isync(b) (%zu: %#llx %#llx)", n, n ? (unsigned long long)out[0] : 0ull,
+	   n > 1 ? (unsigned long long)out[1] : 0ull);
+
+	/* the same with b beyond the copied stack: b's address, not isync(b)'s */
+	r.stack_len = 16;
+	n = mr_poll_reads(flush_f, sizeof(flush_f), 0, base, &r, out, 4);
+	ok(n == 1 && out[0] == sp + 16, "Fortran, b not copied: b alone (%zu)", n);
+	n = mr_poll_reads(flush_f, sizeof(flush_f), 0, base, &r, out, 0);
+	ok(n == 0, "no room: none");
+}
+
 int main(void)
 {
 	test_loops();
 	test_fences();
+	test_reads();
 	return tap_done();
 }
