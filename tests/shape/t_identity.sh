@@ -32,7 +32,9 @@
 # line); against a6efe73 every line that changed was one of those, the JSON, HTML and dump
 # did not change. c821413: issue 41's re-faults (first_touch.refaults and distinct_pages in
 # the JSON, and so in the HTML page's); against dec6b1f nothing else
-# changed.
+# changed. b35fe7e: issue 41's fences and poll loops (samples.fences in the JSON, and so in
+# the HTML page's; the programs compared have no fence or poll loop); against c821413
+# nothing else changed.
 #
 # Format 2 (SAMPLES layout 2): the old report refuses today's runs, so it reads a copy
 # rewritten as format 1 (tests/programs/tool_v1.c) while today's report reads the run as written;
@@ -42,7 +44,7 @@
 #
 # The old report is built once from `git archive PIN` into BUILD/identity-PIN/ (reused
 # while it exists). Skips (77) when the source tree is not a git checkout holding PIN.
-PIN=c821413
+PIN=b35fe7e
 . "$MEMPHIS_SRC/tests/tap.sh"
 if ! command -v git > /dev/null || ! git -C "$S" cat-file -e "$PIN^{commit}" 2> /dev/null; then
 	echo "t_identity: $S is not a git checkout with commit $PIN (the reference report)" >&2
