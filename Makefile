@@ -86,7 +86,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 #                use: common/'s objects alone
 UNIT_LIB := decode fd hwbackend io kmod_decode perf perfctr rank replay replay_ibs stack
 UNIT_POST := advice aggregate allocsite compare debuginfo debuginfo_locals heap heapvar \
-	hwsrc json pages pollloop radix rundir runtime unwind
+	hwsrc json kallsyms kerneltime pages pollloop radix rundir runtime unwind
 UNIT_COMMON := crc32c hwdecode maps search u64map u64set
 UNIT_NOSIDE := $(filter-out $(UNIT_LIB) $(UNIT_POST) $(UNIT_COMMON),\
 	$(UNIT_SRCS:tests/unit/unit_%.c=%))

@@ -228,6 +228,22 @@ static void append_self(char *run, size_t len)
 		append(run, len, "lib_name", "%s", s.name);
 }
 
+/* The kernel's boot id: the report names kernel addresses by /proc/kallsyms only in the
+ * boot that ran the program (the kernel's base moves at every boot). */
+static void append_boot_id(char *run, size_t len)
+{
+	FILE *f = memphis__fopen("/proc/sys/kernel/random/boot_id");
+	char id[64];
+
+	if (!f)
+		return;
+	if (fgets(id, sizeof(id), f)) {
+		id[strcspn(id, "\n")] = 0;
+		append(run, len, "boot_id", "%s", id);
+	}
+	fclose(f);
+}
+
 /* A rank's keys (docs/format.md); none for a process that is not a rank. */
 static void append_rank(char *run, size_t len)
 {
@@ -312,6 +328,12 @@ static void write_run_info(const struct run_info *ri)
 		append(run, sizeof(run), "kmod_kind", "%s", ri->sm.kmod_kind);
 	if (ri->sm.scope)
 		append(run, sizeof(run), "scope", "%s", ri->sm.scope);
+	if (ri->sm.scope) {
+		append(run, sizeof(run), "kernel_samples", "%d", ri->sm.kernel_samples);
+		if (ri->sm.kernel_why[0])
+			append(run, sizeof(run), "kernel_why", "%s", ri->sm.kernel_why);
+	}
+	append_boot_id(run, sizeof(run));
 	append(run, sizeof(run), "weight", "%s",
 	       ri->backend && ri->sm.weight ? ri->sm.weight : "none");
 	append(run, sizeof(run), "first_touch", "%d", ri->first_touch);

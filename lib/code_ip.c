@@ -323,6 +323,51 @@ unsigned memphis__code_attribute(struct memphis__code *c, uint64_t sampled_ip,
 	return f;
 }
 
+/* Contract in insn.h. The answers share the IP table, keyed by user_ip with bit 63 set
+ * (no user address has it). */
+unsigned memphis__code_attribute_entry(struct memphis__code *c, uint64_t user_ip,
+				       const struct memphis__regs *regs, uint64_t *ip,
+				       uint64_t *data_addr)
+{
+	struct ipent local, *e;
+	uint8_t b[16];
+	size_t n;
+	unsigned f;
+	int found;
+
+	*ip = user_ip;
+	*data_addr = 0;
+	if (!c || !regs || !user_ip || user_ip >= CODE_USER_END)
+		return MPH_S_NOPRED | MPH_S_NOADDR;
+	e = ips_slot(c, user_ip | 1ull << 63, &found);
+	if (!e)
+		e = &local;
+	if (!found) {
+		if (e != &local)
+			c->ips_used++;
+		memset(e, 0, sizeof(*e));
+		e->ip = user_ip | 1ull << 63;
+		if (user_ip >= 2 && memphis__code_read(c, user_ip - 2, b, 2) == 2 && b[0] == 0x0f &&
+		    b[1] == 0x05) {
+			e->pred = user_ip - 2; /* insn zeroed: no memory operand */
+		} else if ((n = memphis__code_read(c, user_ip, b, sizeof(b))) > 0 &&
+			   memphis__insn_decode(b, n, user_ip, &e->insn) == 0) {
+			e->pred = user_ip;
+		}
+	}
+	if (!e->pred)
+		return MPH_S_NOPRED | MPH_S_NOADDR;
+	*ip = e->pred;
+	if (e->pred != user_ip)
+		return MPH_S_NONMEM | MPH_S_SYSCALL;
+	f = memphis__insn_address(&e->insn, e->pred, regs, data_addr);
+	if (e->insn.is_load)
+		f |= MPH_S_LOAD;
+	if (e->insn.is_store)
+		f |= MPH_S_STORE;
+	return f;
+}
+
 /* Contract in insn.h. */
 void memphis__code_stats(const struct memphis__code *c, struct memphis__code_stats *out)
 {

@@ -188,6 +188,15 @@ unsigned memphis__code_attribute(struct memphis__code *c, uint64_t sampled_ip,
 				 const struct memphis__regs *regs, uint64_t *ip,
 				 uint64_t *data_addr);
 
+/* memphis__code_attribute for a sample taken in the kernel, regs the user registers at the
+ * kernel's entry (user_ip their IP): a system call (`syscall` just before user_ip) is
+ * attributed to that instruction, NONMEM|SYSCALL; otherwise the kernel was entered before
+ * the instruction at user_ip ran (a page fault of its access, or an interrupt), which is
+ * attributed, with its own data address. Cached as the other answers. */
+unsigned memphis__code_attribute_entry(struct memphis__code *c, uint64_t user_ip,
+				       const struct memphis__regs *regs, uint64_t *ip,
+				       uint64_t *data_addr);
+
 /* Counters of a struct memphis__code since memphis__code_new (for the run's notes and
  * for tests: how many answers came from a symbol's sweep and how many from the vote). */
 struct memphis__code_stats {

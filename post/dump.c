@@ -49,7 +49,7 @@ static const char *flag_words(uint16_t f, char *buf, size_t len)
 		{ MPH_S_NONMEM, "nonmem" }, { MPH_S_LOAD, "load" }, { MPH_S_STORE, "store" },
 		{ MPH_S_TLS, "tls" }, { MPH_S_KERNEL, "kernel" }, { MPH_S_HWADDR, "hwaddr" },
 		{ MPH_S_NOPRED, "nopred" }, { MPH_S_REMOTE_HW, "remote_hw" },
-		{ MPH_S_STACK, "stack" },
+		{ MPH_S_STACK, "stack" }, { MPH_S_SYSCALL, "syscall" },
 	};
 	size_t o = 0;
 

@@ -188,11 +188,15 @@ enum memphis_sample_flags {
 	MPH_S_STORE = 1 << 5,
 	/* provenance */
 	MPH_S_TLS = 1 << 6,    /* address built from an %fs/%gs operand */
-	MPH_S_KERNEL = 1 << 7, /* the timer interrupted kernel code; ip is the user ip at entry */
+	MPH_S_KERNEL = 1 << 7, /* the timer interrupted kernel code (sampled_ip); ip is the user
+	                        * instruction at the kernel's entry: the one a page fault or an
+	                        * interrupt came before (its data address in addr, as a user
+	                        * sample's), or the system call (with SYSCALL) */
 	MPH_S_HWADDR = 1 << 8, /* address reported by hardware (IBS/PEBS) */
 	MPH_S_NOPRED = 1 << 9, /* no execution predecessor (after call/ret/jmp, unknown code) */
 	MPH_S_REMOTE_HW = 1 << 10, /* hardware data source says remote */
 	MPH_S_STACK = 1 << 11, /* a STACKS entry (kind MPH_STACK_SAMPLE) holds its registers and stack */
+	MPH_S_SYSCALL = 1 << 12, /* with KERNEL: in a system call, ip its `syscall` instruction */
 };
 
 /* SAMPLES layout version 2. Version 1 (format 1) records are the first

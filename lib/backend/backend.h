@@ -51,6 +51,8 @@ struct memphis__sampling {
 				 * "NAME type=T config=0x.. config1=0x.. precise_ip=P period=N" */
 	char hw_notes[512];     /* what a reader of the samples must know of the events as
 				 * opened ("; " between): an option refused, a skew; "" none */
+	int kernel_samples;     /* soft: kernel mode is sampled too (RUN kernel_samples) */
+	char kernel_why[160];   /* soft: why it is not, "" when it is or not asked */
 };
 
 struct memphis__ustack;

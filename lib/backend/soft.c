@@ -59,6 +59,7 @@ static char behind[96];            /* why a read found the drain behind; leave_c
 				    * next region's start */
 static struct memphis__percpu cpus;
 static uint64_t unknown_tid;       /* samples of threads not registered (yet), dropped */
+static int kernel_on;              /* the events sample kernel mode too (the probe) */
 static uint64_t lost_pending;      /* lost in rings read by start, told by the next read */
 
 /* The clock: a thread's own time per thread, a CPU's time per CPU (task-clock on a CPU
@@ -77,7 +78,7 @@ static void soft_attr(struct perf_event_attr *a, uint64_t period_ns, int per_cpu
 		a->sample_type |= PERF_SAMPLE_STACK_USER;
 		a->sample_stack_user = memphis__stack_bytes();
 	}
-	a->exclude_kernel = 1;
+	a->exclude_kernel = !kernel_on;
 	a->exclude_hv = 1;
 	a->disabled = 1;
 	a->watermark = 1;
@@ -111,14 +112,40 @@ static void open_scope(int scope, pid_t pid)
 			     strerror(-err));
 }
 
+/* kernel.perf_event_paranoid, -100 when unreadable. */
+static int paranoid_level(void)
+{
+	FILE *f = memphis__fopen("/proc/sys/kernel/perf_event_paranoid");
+	int paranoid = -100;
+
+	if (f) {
+		if (fscanf(f, "%d", &paranoid) != 1)
+			paranoid = -100;
+		fclose(f);
+	}
+	return paranoid;
+}
+
 static int soft_probe(const struct memphis__backend_params *p, struct memphis__sampling *out,
 		      char *why, size_t n)
 {
 	struct perf_event_attr a;
 	int fd;
 
+	/* kernel mode where the kernel allows it (root, CAP_PERFMON, perf_event_paranoid <= 1):
+	 * a page fault's or a system call's time is then seen, on behalf of the user
+	 * instruction that entered the kernel */
+	kernel_on = 1;
 	soft_attr(&a, 1000000, 0);
 	fd = memphis__perf_open(&a, 0);
+	if (fd == -EACCES || fd == -EPERM) {
+		kernel_on = 0;
+		snprintf(out->kernel_why, sizeof(out->kernel_why),
+			 "kernel.perf_event_paranoid=%d: kernel samples need <= 1, CAP_PERFMON or root",
+			 paranoid_level());
+		soft_attr(&a, 1000000, 0);
+		fd = memphis__perf_open(&a, 0);
+	}
 	if (fd == -EINVAL && memphis__stack_bytes()) {
 		/* a kernel that refuses the user stack still samples: without it */
 		memphis__log(MPH_LOG_WARN, "soft: perf refuses sample_stack_user=%u: no STACKS entries",
@@ -132,18 +159,14 @@ static int soft_probe(const struct memphis__backend_params *p, struct memphis__s
 		period = p->period_ns;
 		out->period_ns = period;
 		out->weight = "stall";
+		out->kernel_samples = kernel_on;
 		open_scope(p->scope, p->pid);
 		out->scope = scope_cpu ? "cpu" : "thread";
 		return 0;
 	}
 	if (fd == -EACCES || fd == -EPERM) {
-		FILE *f = memphis__fopen("/proc/sys/kernel/perf_event_paranoid");
-		int paranoid = -100;
-		if (f) {
-			if (fscanf(f, "%d", &paranoid) != 1)
-				paranoid = -100;
-			fclose(f);
-		}
+		int paranoid = paranoid_level();
+
 		if (paranoid > 2)
 			snprintf(why, n, "perf_event_open refused (%s): kernel.perf_event_paranoid=%d; "
 				 "run 'sysctl kernel.perf_event_paranoid=2' as root, or use the kmod backend",
@@ -210,13 +233,14 @@ struct sample_layout {
  * instruction accesses memory (a non-memory one is attributed to no data: the report has
  * no line to move to a caller; 83 % of cg's samples at 250 us on a busy 2-vCPU machine
  * were non-memory, libgomp spinning, and made its cpu files 22 times larger) and is
- * outside the executable, or its data address is on the thread's stack. */
+ * outside the executable, or its data address is on the thread's stack; or it is a system
+ * call outside the executable (libc's wrapper: the report names its caller's line). */
 static int keep_stack(const struct memphis__thread *t, const struct memphis_rec_sample *s,
 		      const void *rec, size_t len, struct memphis__ustack *u)
 {
 	size_t at = offsetof(struct sample_layout, abi);
 
-	if (!memphis__stack_bytes() || (s->flags & MPH_S_NONMEM) ||
+	if (!memphis__stack_bytes() || (s->flags & (MPH_S_NONMEM | MPH_S_SYSCALL)) == MPH_S_NONMEM ||
 	    memphis__stack_parse((const char *)rec + at, len - at, MEMPHIS__REGS_MASK, u) ||
 	    !u->regs)
 		return 0;
@@ -263,7 +287,14 @@ static void on_record(const void *rec, size_t len, void *ctx)
 			memcpy(regs.r, r->regs, sizeof(regs.r));
 			regs.fs_base = t->fs_base;
 			regs.gs_base = 0;
-			s.flags = (uint16_t)memphis__code_attribute(code, r->ip, &regs, &s.ip, &s.addr);
+			if ((h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL)
+				/* the user registers are those at the kernel's entry */
+				s.flags = (uint16_t)(MPH_S_KERNEL |
+						     memphis__code_attribute_entry(code, r->regs[MPH_IP],
+										  &regs, &s.ip, &s.addr));
+			else
+				s.flags = (uint16_t)memphis__code_attribute(code, r->ip, &regs,
+									    &s.ip, &s.addr);
 		} else {
 			s.flags = MPH_S_NOADDR | MPH_S_NOPRED;
 		}

@@ -140,8 +140,9 @@ static int run_report(struct report *r, FILE *out)
 		return rc;
 	r->nnodes = r->run->have_topology && r->run->nnodes ? r->run->nnodes : 1;
 	rc = mr_agg_init(&r->agg, r->nnodes);
-	if (!rc && mr_pollwait_init(&r->pw))
+	if (!rc && (mr_pollwait_init(&r->pw) || mr_ktime_init(&r->kt)))
 		rc = -ENOMEM;
+	report_kernel_load(r);
 	if (rc)
 		return mr_error(MR_EXIT_DATA, "%s", rc == -E2BIG ? "too many nodes" : "out of memory");
 	if (mr_hwsrc_init(&r->hw))
@@ -206,6 +207,8 @@ static void report_free(struct report *r)
 	mr_pattern_free(&r->pat);
 	mr_xcells_free(&r->x);
 	mr_pollwait_free(&r->pw);
+	mr_ktime_free(&r->kt);
+	mr_kallsyms_free(&r->ksyms);
 	mr_agg_free(&r->agg);
 	mr_hw_order_free(&r->hw_by_node);
 	mr_hw_order_free(&r->hw_by_var);

@@ -16,6 +16,8 @@
  *   report_touch.c    a first-touch record attributed (the tables' and the trace's)
  *   xcells.c          the exports' counts, taken in the sample pass (xcells.h)
  *   pollwait.c        the program's own waits, taken in the sample pass (pollwait.h)
+ *   kerneltime.c      the kernel's samples by entry and function, taken in the pass
+ *   report_kernel.c   the kernel's time: kallsyms, the header's lines, a section, JSON
  *   report_pprof.c    --format pprof: pprof's profile.proto, gzip'd (docs/export.md)
  *   report_trace.c    --format trace: the Chrome trace event JSON (docs/export.md)
  */
@@ -34,6 +36,8 @@
 #include "hwsrc.h"
 #include "pattern.h"
 #include "pollwait.h"
+#include "kerneltime.h"
+#include "binary/kallsyms.h"
 #include "report.h"
 #include "run/rundir.h"
 #include "xcells.h"
@@ -78,6 +82,9 @@ struct report {
 	struct mr_pattern_set pat;     /* --pattern: the shown variables' patterns */
 	struct mr_xcells x;       /* --format pprof or trace: their counts (xcells.h) */
 	struct mr_pollwait pw;    /* the program's own waits (pollwait.h) */
+	struct mr_ktime kt;       /* the kernel's samples (kerneltime.h) */
+	struct mr_kallsyms ksyms; /* kernel functions (report_kernel_load) */
+	const char *ksyms_why;    /* why kernel functions are not named, NULL when they are */
 	int want_x;               /* counted: the format wants them */
 };
 
@@ -157,6 +164,15 @@ void report_runtime_last(struct report *r, uint32_t *ids, size_t n);
 void report_runtime_text(const struct report *r, FILE *f);
 struct mr_json;
 void report_runtime_json(const struct report *r, struct mr_json *j);
+
+/* report_kernel.c: the kernel's samples (kerneltime.h): the kernel functions loaded when the
+ * run asks (before the pass), their number for a kernel address, the header's lines, the
+ * section after the tables, the JSON member samples.kernel_time. */
+void report_kernel_load(struct report *r);
+uint32_t report_kernel_func(const struct report *r, uint64_t kernel_ip);
+void report_kernel_text(const struct report *r, FILE *f);
+void report_kernel_section(const struct report *r, FILE *f);
+void report_kernel_json(const struct report *r, struct mr_json *j);
 
 /* report_threads.c: each thread's CPU time in the selected regions beside its samples
  * (the run's THREAD_CPU records): the header's line, the JSON member "thread_time", and

@@ -221,6 +221,7 @@ static void json_samples(struct mr_json *j, const struct report *r)
 	U("unknown_cpu_node", r->st.unknown_cpu);
 	U("other_regions", r->st.other_regions);
 	report_runtime_json(r, j);
+	report_kernel_json(r, j);
 	mr_json_obj_end(j);
 	U("nodes", r->nnodes);
 }

@@ -35,6 +35,7 @@ struct worker {
 	struct mr_agg agg;
 	struct mr_xcells x;           /* r->want_x: the exports' counts */
 	struct mr_pollwait pw;        /* the program's own waits */
+	struct mr_ktime kt;           /* the kernel's samples */
 	struct mr_hwsrc hw;
 	struct note *notes;
 	size_t nnotes, capnotes;
@@ -122,6 +123,30 @@ static __attribute__((noinline)) int poll_sample(struct worker *w, const struct 
 	return mr_pollwait_add(&w->pw, mr_attrib_poll_head(w->ctx, sm->ip, sm->time), res->line, var);
 }
 
+/* Count sample sm, taken in the kernel, in w->kt and in no table: by the line of its system
+ * call (a wrapper's caller's, by its STACKS entry stk), else by the variable of its user
+ * instruction's access (res when want). The library's own system calls are left out. Out
+ * of line: user samples pay one test. 0 or -ENOMEM. */
+static __attribute__((noinline)) int kernel_sample(struct worker *w,
+						    const struct memphis_rec_sample *sm,
+						    struct mr_resolved *res, int want,
+						    const struct memphis_rec_stack *stk,
+						    const uint8_t *bytes)
+{
+	int syscall = !!(sm->flags & MPH_S_SYSCALL);
+	uint32_t id;
+
+	if (syscall || !want)
+		mr_attrib_sample(w->ctx, sm, 0, res);
+	if (syscall && stk)
+		res->line = mr_attrib_ctx_caller(w->ctx, sm->ip, stk, bytes, res->line);
+	if (res->self || res->line == MR_ATTRIB_SELF)
+		return 0;
+	id = syscall ? res->line : want ? res->var : 0;
+	return mr_ktime_add(&w->kt, syscall, id, report_kernel_func(w->r, sm->sampled_ip),
+			    sm->region);
+}
+
 /* The flags the pass counts, as an index of 5 bits: EXACT, APPROX, NOADDR, NONMEM (bits 0-3)
  * and KERNEL (bit 7, moved to bit 4). One increment per sample instead of six. */
 #define FLAGMIX(f) (((f) & 0xfu) | (((f) >> 3) & 0x10u))
@@ -166,7 +191,8 @@ static int count_sample(struct worker *w, const struct memphis_rec_sample *sm, u
 	uint16_t flags = sm->flags;
 	unsigned k;
 
-	stk = want && (sm->flags & MPH_S_STACK) ? mr_samples_stack(w->it, sm, &bytes) : NULL;
+	stk = (want || (sm->flags & MPH_S_SYSCALL)) && (sm->flags & MPH_S_STACK)
+		      ? mr_samples_stack(w->it, sm, &bytes) : NULL;
 	k = mr_attrib_sample_wait(w->ctx, sm, stk, bytes, want, &res);
 	if (__builtin_expect(k & (MR_WAIT_FENCE | MR_WAIT_POLL), 0)) {
 		if (k & MR_WAIT_FENCE) {
@@ -179,6 +205,8 @@ static int count_sample(struct worker *w, const struct memphis_rec_sample *sm, u
 			return -ENOMEM;
 	}
 	w->mix[k & MR_WAIT_RUNTIME][FLAGMIX(flags)]++;
+	if (__builtin_expect(sm->flags & MPH_S_KERNEL, 0))
+		return kernel_sample(w, sm, &res, want, stk, bytes);
 	if (!want)
 		return 0;
 	if (res.self) {
@@ -289,6 +317,7 @@ static int worker_init(struct report *r, struct worker *w)
 {
 	w->r = r;
 	if (mr_agg_init(&w->agg, r->nnodes) || mr_hwsrc_init(&w->hw) || mr_pollwait_init(&w->pw) ||
+	    mr_ktime_init(&w->kt) ||
 	    (r->want_x && mr_xcells_init_as(&w->x, &r->x)))
 		return -ENOMEM;
 	w->ctx = mr_attrib_ctx_new(r->a, attrib_warn, w);
@@ -305,6 +334,7 @@ static void worker_free(struct worker *w)
 	mr_agg_free(&w->agg);
 	mr_xcells_free(&w->x);
 	mr_pollwait_free(&w->pw);
+	mr_ktime_free(&w->kt);
 	mr_hwsrc_free(&w->hw);
 	for (size_t i = 0; i < w->nnotes; i++)
 		free(w->notes[i].text);
@@ -383,6 +413,7 @@ static int merge(struct report *r, struct worker *w, size_t nw, size_t nvars0, s
 		if (mr_agg_merge(&r->agg, &w[k].agg, vm, nv, lm, nl) ||
 		    mr_hwsrc_merge(&r->hw, &w[k].hw, vm, lm) ||
 		    mr_pollwait_merge(&r->pw, &w[k].pw, vm, nv, lm, nl) ||
+		    mr_ktime_merge(&r->kt, &w[k].kt, vm, nv, lm, nl) ||
 		    (r->want_x && mr_xcells_merge(&r->x, &w[k].x, vm, nv, lm, nl)))
 			rc = -ENOMEM;
 	}

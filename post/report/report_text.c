@@ -332,6 +332,7 @@ static void print_header(const struct report *r, FILE *f)
 	if (r->st.self)
 		fprintf(f, "set aside: %s samples in libmemphis itself (its code, or its own data), "
 			"in no table\n", mr_fmt_count(a, r->st.self));
+	report_kernel_text(r, f);
 	report_runtime_text(r, f);
 	report_threads_text(r, f);
 	fprintf(f, "nodes: %u; regions:", r->nnodes);
@@ -576,6 +577,7 @@ void report_print_text(const struct report *r, const uint32_t *ids, size_t nids,
 
 	print_header(r, f);
 	print_tables(r, &notes, f);
+	report_kernel_section(r, f);
 	print_first_touch(r, ids, nids, &notes, f);
 	if (r->o.matrix)
 		print_matrix(r, ids, nids, f);

@@ -110,6 +110,17 @@
 		if (rw)
 			facts.push(['runtime wait', fmt(rw.samples) + ' samples (' + pct(rw.share) +
 				') in a runtime\'s wait loop']);
+		if (rw && rw.program)
+			facts.push(['program\'s own waits', fmt(rw.program.samples) + ' samples (' +
+				pct(rw.program.share) + ') in poll loops: ' + rw.program.loops.map(function (l) {
+					return fmt(l.samples) + ' at ' + l.lines.join(' and ') +
+						(l.variable ? ' on ' + l.variable : '');
+				}).join(', '), 'samples.runtime_wait.program']);
+		if (s.kernel_time)
+			facts.push(['kernel', s.kernel_time.seen ? fmt(s.kernel_time.samples) + ' samples (' +
+				pct(s.kernel_time.share) + ') in the kernel on the program\'s behalf, ' +
+				fmt(s.kernel_time.syscalls) + ' of them in system calls' :
+				'not seen (' + s.kernel_time.why + ')', 'samples.kernel_time']);
 		if (run.sampling_error)
 			facts.push(['sampling error', run.sampling_error]);
 		if (s.unwritten_max_ms)
@@ -545,6 +556,15 @@
 		if (v.first_touch) facts.push('first touch by ' + v.first_touch.thread + ' at ' +
 			v.first_touch.line + ' (' + fmt(v.first_touch.thread_pages) + ' of ' +
 			fmt(v.first_touch.pages) + ' pages)');
+		if (v.first_touch && v.first_touch.refaults)
+			facts.push('re-faulted: its ' + fmt(v.first_touch.distinct_pages) +
+				' distinct pages mapped anew ' + fmt(v.first_touch.refaults) + ' times');
+		var kt = (R.samples || {}).kernel_time, ke = kt && (kt.entries || []).filter(function (e) {
+			return e.variable === v.name;
+		})[0];
+		if (ke)
+			facts.push('kernel: ' + fmt(ke.samples) + ' samples (' + pct(ke.samples / kt.samples) +
+				' of the kernel\'s): ' + ke.functions.map(function (f) { return f.name; }).join(', '));
 		sel.append('p').text(facts.join('; '));
 		adviceView(sel, v);
 		var lo = 0, hi = v.pattern ? v.pattern.blocks - 1 : 0;

@@ -1,0 +1,100 @@
+/* post/binary/kallsyms.c - kernel text symbols from a kallsyms file (see kallsyms.h). */
+#include "kallsyms.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "search.h"
+
+static int by_addr(const void *x, const void *y)
+{
+	const struct mr_ksym *a = x, *b = y;
+
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+/* Append name to k->names, its offset into *off. 0 or -ENOMEM. */
+static int add_name(struct mr_kallsyms *k, size_t *cap, const char *name, uint32_t *off)
+{
+	size_t len = strlen(name) + 1;
+
+	if (k->names_len + len > *cap) {
+		size_t nc = *cap ? *cap * 2 : 1 << 16;
+		char *nn;
+
+		while (nc < k->names_len + len)
+			nc *= 2;
+		if (nc > UINT32_MAX || !(nn = realloc(k->names, nc)))
+			return -ENOMEM;
+		k->names = nn;
+		*cap = nc;
+	}
+	memcpy(k->names + k->names_len, name, len);
+	*off = (uint32_t)k->names_len;
+	k->names_len += len;
+	return 0;
+}
+
+int mr_kallsyms_load(struct mr_kallsyms *k, const char *path)
+{
+	FILE *f = fopen(path, "re");
+	size_t cap = 0, ncap = 0;
+	char line[512], name[256], type;
+	uint64_t addr;
+	int rc = 0;
+
+	memset(k, 0, sizeof(*k));
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%" SCNx64 " %c %255s", &addr, &type, name) != 3 || !addr ||
+		    !strchr("tTwW", type))
+			continue;
+		if (k->n == cap) {
+			size_t nc = cap ? cap * 2 : 4096;
+			struct mr_ksym *ns = realloc(k->sym, nc * sizeof(*ns));
+
+			if (!ns) {
+				rc = -ENOMEM;
+				break;
+			}
+			k->sym = ns;
+			cap = nc;
+		}
+		if ((rc = add_name(k, &ncap, name, &k->sym[k->n].name)) < 0)
+			break;
+		k->sym[k->n++].addr = addr;
+	}
+	fclose(f);
+	if (!rc && !k->n)
+		rc = -ENOENT;
+	if (rc) {
+		mr_kallsyms_free(k);
+		return rc;
+	}
+	qsort(k->sym, k->n, sizeof(*k->sym), by_addr);
+	return 0;
+}
+
+void mr_kallsyms_free(struct mr_kallsyms *k)
+{
+	free(k->sym);
+	free(k->names);
+	memset(k, 0, sizeof(*k));
+}
+
+long mr_kallsyms_find(const struct mr_kallsyms *k, uint64_t ip)
+{
+	size_t i = mph_upper_bound(k->sym, k->n, sizeof(*k->sym), offsetof(struct mr_ksym, addr), ip);
+
+	return i ? (long)i - 1 : -1;
+}
+
+const char *mr_kallsyms_name(const struct mr_kallsyms *k, size_t i)
+{
+	return i < k->n ? k->names + k->sym[i].name : "";
+}

@@ -1,0 +1,39 @@
+/* post/binary/kallsyms.h - kernel functions by address (issue 41 item 1): the text symbols of
+ * /proc/kallsyms, for the kernel instructions of samples taken in the kernel.
+ *
+ * Addresses hold only in the boot that ran the program (the kernel's base moves at every
+ * boot): the report reads them only when the run's boot id is the machine's. Without root
+ * (kernel.kptr_restrict) the file lists every address as 0: then nothing is loaded.
+ */
+#ifndef MR_KALLSYMS_H
+#define MR_KALLSYMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct mr_ksym {
+	uint64_t addr;
+	uint32_t name;  /* offset into names */
+};
+
+struct mr_kallsyms {
+	struct mr_ksym *sym; /* text symbols, by address */
+	size_t n;
+	char *names;
+	size_t names_len;
+};
+
+/* Load the text symbols (types t, T, w, W) of a kallsyms file at path. 0; -ENOENT when it
+ * lists no address (unreadable, or every address 0); -errno otherwise. *k is empty on
+ * failure. */
+int mr_kallsyms_load(struct mr_kallsyms *k, const char *path);
+void mr_kallsyms_free(struct mr_kallsyms *k);
+
+/* The index of the function holding kernel address ip (the last symbol at or below it),
+ * or -1 when none (below the first, or nothing loaded). */
+long mr_kallsyms_find(const struct mr_kallsyms *k, uint64_t ip);
+
+/* The name of symbol i (mr_kallsyms_find's). */
+const char *mr_kallsyms_name(const struct mr_kallsyms *k, size_t i);
+
+#endif /* MR_KALLSYMS_H */

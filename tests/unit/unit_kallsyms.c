@@ -1,0 +1,60 @@
+/* tests/unit/unit_kallsyms.c - post/binary/kallsyms.c: the text symbols of a kallsyms file, a
+ * kernel address's function, and a file whose addresses are hidden (kptr_restrict: all
+ * zero) or missing. TAP output. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "binary/kallsyms.h"
+
+#include "tap.h"
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+int main(void)
+{
+	char path[] = "/tmp/unit_kallsymsXXXXXX";
+	int fd = mkstemp(path);
+	struct mr_kallsyms k;
+	long i;
+
+	if (fd < 0)
+		return 1;
+	close(fd);
+	/* out of order, data symbols among them, a module's symbol with its [module] */
+	write_file(path, "ffffffff81200000 T clear_page_erms\n"
+			 "ffffffff81000000 T _text\n"
+			 "ffffffff82000000 D jiffies\n"
+			 "ffffffff81100000 t get_page_from_freelist\n"
+			 "ffffffffc0001000 t memphismod_ioctl\t[memphismod]\n"
+			 "ffffffff81300000 W weak_one\n");
+	ok(mr_kallsyms_load(&k, path) == 0 && k.n == 5, "5 text symbols of 6 (%zu)", k.n);
+	i = mr_kallsyms_find(&k, 0xffffffff81200123ull);
+	ok(i >= 0 && !strcmp(mr_kallsyms_name(&k, (size_t)i), "clear_page_erms"),
+	   "inside clear_page_erms: %s", i >= 0 ? mr_kallsyms_name(&k, (size_t)i) : "-");
+	i = mr_kallsyms_find(&k, 0xffffffff81100000ull);
+	ok(i >= 0 && !strcmp(mr_kallsyms_name(&k, (size_t)i), "get_page_from_freelist"),
+	   "at a symbol's first byte: that symbol");
+	i = mr_kallsyms_find(&k, 0xffffffffc0001010ull);
+	ok(i >= 0 && !strcmp(mr_kallsyms_name(&k, (size_t)i), "memphismod_ioctl"),
+	   "a module's function, without its [module]");
+	ok(mr_kallsyms_find(&k, 0xffffffff80000000ull) == -1, "below the first symbol: none");
+	mr_kallsyms_free(&k);
+	ok(mr_kallsyms_find(&k, 0xffffffff81200123ull) == -1 && !strcmp(mr_kallsyms_name(&k, 0), ""),
+	   "nothing loaded: none");
+	write_file(path, "0000000000000000 T _text\n0000000000000000 T clear_page_erms\n");
+	ok(mr_kallsyms_load(&k, path) == -ENOENT && k.n == 0, "addresses hidden (all 0): -ENOENT");
+	unlink(path);
+	ok(mr_kallsyms_load(&k, path) == -ENOENT, "no file: -ENOENT");
+	return tap_done();
+}
