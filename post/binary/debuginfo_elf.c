@@ -3,6 +3,7 @@
  * (function names where DWARF has none) and OBJECT/TLS symbols (variables where DWARF has
  * none). */
 #include "debuginfo_impl.h"
+#include "demangle.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -104,6 +105,24 @@ int di_read_phdrs(struct di_ctx *c, Elf *elf)
 	return 0;
 }
 
+/* The interned source name of function symbol name[0, len): a C++ name demangled, a clone
+ * suffix cut (mr_demangle_function), as DWARF's names are; NULL when out of memory. */
+static const char *source_name(struct mr_debuginfo *d, const char *name, size_t len)
+{
+	char *copy, *src = NULL;
+	const char *in;
+
+	if (!(len > 2 && name[0] == '_' && name[1] == 'Z') && !memchr(name, '.', len))
+		return di_intern_n(d, name, len);
+	copy = strndup(name, len);
+	if (copy)
+		src = mr_demangle_function(copy);
+	in = src ? di_intern(d, src) : di_intern_n(d, name, len);
+	free(src);
+	free(copy);
+	return in;
+}
+
 /* Record one symbol: functions into d->funcs, data into the symbol variable tables. */
 static int add_symbol(struct mr_debuginfo *d, const GElf_Sym *s, const char *name, int dynsym)
 {
@@ -125,7 +144,7 @@ static int add_symbol(struct mr_debuginfo *d, const GElf_Sym *s, const char *nam
 		f = &d->funcs[d->nfuncs];
 		f->addr = s->st_value;
 		f->size = s->st_size;
-		f->name = di_intern_n(d, name, len);
+		f->name = source_name(d, name, len);
 		/* at one address prefer a sized, global, .symtab name over aliases */
 		f->rank = (s->st_size ? 8 : 0) + !dynsym;
 		f->rank += bind == STB_GLOBAL ? 4 : bind == STB_WEAK ? 2 : 0;
