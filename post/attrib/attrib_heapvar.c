@@ -231,6 +231,23 @@ static bool call_line(struct mr_attrib *a, uint64_t ret, uint64_t t, char *where
 	return attrib_describe_code(a, ret - 1, t, where, wlen, func, flen) == 1;
 }
 
+/* When return address ret's call lies in code inlined into its frame's function: the
+ * inlined call's "file:line" into where and the inlined function into func, true. */
+static bool inline_call(struct mr_attrib *a, uint64_t ret, uint64_t t, char *where, size_t wlen,
+			char *func, size_t flen)
+{
+	uint64_t t0, t1;
+	struct span *sp = attrib_span_at(a, ret - 1, t, &t0, &t1);
+	struct mr_line ln;
+
+	if (!sp || mr_debuginfo_inline_call(a->obj[sp->obj].di, ret - 1 - sp->bias, &ln) ||
+	    !ln.function)
+		return false;
+	snprintf(where, wlen, "%s:%u", attrib_base_name(ln.file), ln.line);
+	snprintf(func, flen, "%s", ln.function);
+	return true;
+}
+
 /* Append s to the list *l ('\n'-separated); false when out of memory. */
 static bool append(char **l, const char *s)
 {
@@ -271,7 +288,7 @@ static uint32_t receiver_var(struct mr_attrib *a, const struct memphis_rec_alloc
 {
 	uint32_t n = r->nframes < MEMPHIS_MAX_FRAMES ? r->nframes : MEMPHIS_MAX_FRAMES;
 	struct mr_varinfo v = { .kind = MR_VAR_HEAP };
-	char where[512], func[256], from[512], f[256], file[512];
+	char where[512], func[256], from[512], f[256], file[512], inl[512] = "";
 	const struct recv *rc = NULL;
 	const char *colon;
 	char *via = NULL, *list = NULL;
@@ -288,6 +305,11 @@ static uint32_t receiver_var(struct mr_attrib *a, const struct memphis_rec_alloc
 		return NOT_YET; /* Fortran objects keep allocsite's names (fortran_site) */
 	if (lib_via && !append(&via, lib_via))
 		return NOT_YET;
+	/* the call inside code inlined into the frame's function (a template wrapper):
+	 * "via Allocate<double>, from LINE" as for a wrapper's own frame */
+	if (inline_call(a, r->frames[idx], r->time, inl, sizeof(inl), f, sizeof(f)) &&
+	    !append(&via, f))
+		goto none;
 	for (k = idx; k < n; k++) {
 		rc = frame_recv(a, r->frames[k], r->time);
 		if (!rc || rc->kind != RECV_RETURN)
@@ -303,8 +325,11 @@ static uint32_t receiver_var(struct mr_attrib *a, const struct memphis_rec_alloc
 	if (via && !list)
 		goto none;
 	/* "x (malloc at cg.c:74 via vector, from cg.c:152)"; "a (malloc at cg.c:90)" */
+	if (k == idx && inl[0])
+		snprintf(from, sizeof(from), "%s", inl);
 	len = asprintf(&v.name, "%s (%s at %s%s%s%s%s)", rc->name, kind, where, list ? " via " : "",
-		       list ? list : "", k > idx ? ", from " : "", k > idx ? from : "");
+		       list ? list : "", k > idx || inl[0] ? ", from " : "",
+		       k > idx || inl[0] ? from : "");
 	free(list);
 	if (len < 0)
 		goto none;
@@ -319,7 +344,7 @@ static uint32_t receiver_var(struct mr_attrib *a, const struct memphis_rec_alloc
 	v.recv_name = strdup(rc->name);
 	v.recv_how = rc->how;
 	v.recv_via = via;
-	v.recv_from = k > idx ? strdup(from) : NULL;
+	v.recv_from = k > idx || inl[0] ? strdup(from) : NULL;
 	id = attrib_add_var(a, key, &v);
 	return id;
 none:

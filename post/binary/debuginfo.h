@@ -204,6 +204,13 @@ struct mr_local {
  * 0, -ENOENT (no function with DWARF at pc), -ENOMEM, or -EINVAL (DWARF unreadable). */
 int mr_debuginfo_locals(struct mr_debuginfo *d, uint64_t pc, struct mr_local **out, size_t *n);
 
+/* Where the innermost inlined code holding pc was called: out->function the inlined
+ * function ("Allocate<double>"), out->file and out->line its DW_AT_call_file and
+ * DW_AT_call_line (in the function it was inlined into), out->caller that function. Read
+ * here, on first use, as mr_debuginfo_locals. 0, -ENOENT (pc is in no inlined code, or the
+ * call has no line), -ENOMEM or -EINVAL. */
+int mr_debuginfo_inline_call(struct mr_debuginfo *d, uint64_t pc, struct mr_line *out);
+
 /* Permissions of the PT_LOAD segment holding vaddr, a mask of MR_SEG_* (the ELF PF_*
  * values); 0 if no segment holds it. */
 #define MR_SEG_X 1u

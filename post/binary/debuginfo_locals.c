@@ -1,6 +1,7 @@
 /* post/binary/debuginfo_locals.c - frames: the CFA rule at a pc (the call frame information:
  * .eh_frame through libdw's CFI, cfi.c; else libdwarf's frame API, which also reads
- * .debug_frame) and the locals with a frame-relative location at a pc.
+ * .debug_frame), the locals with a frame-relative location at a pc, and where inlined code
+ * at a pc was called.
  *
  * libdwarf, not libdw, for the DIEs: memphis-report links libdwarf, and libdw exports the
  * same dwarf_* names (dwarf_child, dwarf_attr, ...), so both in one program would bind to
@@ -494,6 +495,85 @@ int mr_debuginfo_locals(struct mr_debuginfo *d, uint64_t pc, struct mr_local **o
 	}
 	pthread_mutex_lock(&d->lock);
 	rc = locals(d, pc, out, n);
+	pthread_mutex_unlock(&d->lock);
+	return rc;
+}
+
+/* mr_debuginfo_inline_call under d->lock. */
+static int inline_call(struct mr_debuginfo *d, uint64_t pc, struct mr_line *out)
+{
+	const struct scope_ent *s;
+	struct di_frames *f;
+	Dwarf_Unsigned file = 0, line = 0;
+	Dwarf_Die die = NULL, cu = NULL;
+	Dwarf_Attribute at;
+	Dwarf_Error e = NULL;
+	Dwarf_Off cuoff;
+	struct di_ctx c;
+	char err[256] = "";
+	int rc = -ENOENT;
+
+	di_need_addr_locked(d, pc);
+	s = di_scope_at(d, pc);
+	if (!s || !s->depth)
+		return -ENOENT;
+	if (!(f = frames(d)))
+		return -ENOMEM;
+	if (!frames_dies(d, f))
+		return -EINVAL;
+	memset(&c, 0, sizeof(c));
+	c.d = d;
+	c.dbg = f->dbg;
+	c.err = err;
+	c.errlen = sizeof(err);
+	if (dwarf_offdie_b(c.dbg, s->die, 1, &die, &e) != DW_DLV_OK ||
+	    dwarf_CU_dieoffset_given_die(die, &cuoff, &e) != DW_DLV_OK ||
+	    dwarf_offdie_b(c.dbg, cuoff, 1, &cu, &e) != DW_DLV_OK) {
+		rc = -EINVAL;
+		goto out;
+	}
+	if (dwarf_attr(die, DW_AT_call_line, &at, &e) == DW_DLV_OK) {
+		if (dwarf_formudata(at, &line, &e) != DW_DLV_OK)
+			line = 0;
+		dwarf_dealloc_attribute(at);
+	}
+	if (dwarf_attr(die, DW_AT_call_file, &at, &e) == DW_DLV_OK) {
+		if (dwarf_formudata(at, &file, &e) != DW_DLV_OK)
+			file = 0;
+		dwarf_dealloc_attribute(at);
+	}
+	if (e) {
+		dwarf_dealloc_error(c.dbg, e);
+		e = NULL;
+	}
+	di_cu_begin(&c, cu);
+	out->file = line ? di_decl_file(&c, (int64_t)file) : NULL;
+	di_cu_end(&c);
+	if (out->file) {
+		out->line = (unsigned)line;
+		out->function = s->name;
+		out->caller = s->caller;
+		rc = 0;
+	}
+out:
+	if (e)
+		dwarf_dealloc_error(c.dbg, e);
+	if (cu)
+		dwarf_dealloc_die(cu);
+	if (die)
+		dwarf_dealloc_die(die);
+	return rc;
+}
+
+int mr_debuginfo_inline_call(struct mr_debuginfo *d, uint64_t pc, struct mr_line *out)
+{
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (atomic_load_explicit(&d->code_by_symbols, memory_order_relaxed))
+		return -ENOENT;
+	pthread_mutex_lock(&d->lock);
+	rc = inline_call(d, pc, out);
 	pthread_mutex_unlock(&d->lock);
 	return rc;
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "demangle.h"
 #include "search.h"
 
 static int by_addr(const void *x, const void *y)
@@ -39,6 +40,19 @@ static int add_name(struct mr_kallsyms *k, size_t *cap, const char *name, uint32
 	return 0;
 }
 
+/* name without a compiler clone's suffix ("update_sd_lb_stats.constprop.0": the function
+ * the kernel's source has), cut in place. */
+static const char *source_name(char *name)
+{
+	char *src = strchr(name, '.') ? mr_demangle_function(name) : NULL;
+
+	if (src) {
+		snprintf(name, strlen(name) + 1, "%s", src);
+		free(src);
+	}
+	return name;
+}
+
 int mr_kallsyms_load(struct mr_kallsyms *k, const char *path)
 {
 	FILE *f = fopen(path, "re");
@@ -65,7 +79,7 @@ int mr_kallsyms_load(struct mr_kallsyms *k, const char *path)
 			k->sym = ns;
 			cap = nc;
 		}
-		if ((rc = add_name(k, &ncap, name, &k->sym[k->n].name)) < 0)
+		if ((rc = add_name(k, &ncap, source_name(name), &k->sym[k->n].name)) < 0)
 			break;
 		k->sym[k->n++].addr = addr;
 	}

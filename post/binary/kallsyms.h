@@ -23,9 +23,9 @@ struct mr_kallsyms {
 	size_t names_len;
 };
 
-/* Load the text symbols (types t, T, w, W) of a kallsyms file at path. 0; -ENOENT when it
- * lists no address (unreadable, or every address 0); -errno otherwise. *k is empty on
- * failure. */
+/* Load the text symbols (types t, T, w, W) of a kallsyms file at path, a compiler clone's
+ * name by its function's (demangle.h). 0; -ENOENT when it lists no address (unreadable, or
+ * every address 0); -errno otherwise. *k is empty on failure. */
 int mr_kallsyms_load(struct mr_kallsyms *k, const char *path);
 void mr_kallsyms_free(struct mr_kallsyms *k);
 

@@ -3,7 +3,8 @@
 # region's outlined function is "ComputeForce::fx", not
 # "_ZL12ComputeForceR4MeshPdd._omp_fn.0::fx"; no mangled name and no clone suffix
 # (._omp_fn.N, .cold, .constprop.N, ...) anywhere in the text, the JSON or the pprof
-# profile (tests/programs/prog_cxx_omp.cc). The demangling itself is libiberty's.
+# profile (tests/programs/prog_cxx_omp.cc); arrays from an inlined template wrapper named
+# by their receiving variables. The demangling itself is libiberty's.
 . "$MEMPHIS_SRC/tests/report_common.sh"
 P="$B/tests/prog_cxx_omp"
 [ -x "$P" ] || { echo "prog_cxx_omp not built (no C++ compiler?)" >&2; exit 77; }
@@ -23,6 +24,16 @@ import json, sys
 r = json.load(open("rep.json"))
 v = [x for x in r["variables"] if x["name"] == "ComputeForce::fx"]
 sys.exit(0 if v and v[0]["kind"] == "local" and v[0]["samples"] > 0 else 1)
+PY
+# the arrays from the inlined template wrapper: named by the variable receiving them, with
+# the wrapper and the line that called it (grad and force take some 30 samples each; a
+# name is checked in the JSON's variables, which list every heap variable with samples)
+check "Allocate<double>'s arrays: main::grad and main::force (... via Allocate<double>, from prog_cxx_omp.cc:N)" python3 - <<'PY'
+import json, re, sys
+r = json.load(open("rep.json"))
+names = [v["name"] for v in r["variables"]]
+ok = all(any(re.fullmatch(r"main::%s \((malloc|calloc) at prog_cxx_omp\.cc:\d+ via Allocate<double>, from prog_cxx_omp\.cc:\d+\)" % x, n) for n in names) for x in ("grad", "force"))
+sys.exit(0 if ok else 1)
 PY
 # mangled: _Z then an uppercase letter, a digit or L (_ZL12..., _ZN4Mesh..., _Z8Allocate...)
 bad='_Z[A-Z0-9]|\._omp_fn|\.omp_outlined|\.constprop|\.isra\.|\.cold\b|\.part\.[0-9]'

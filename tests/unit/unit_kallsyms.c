@@ -37,8 +37,12 @@ int main(void)
 			 "ffffffff82000000 D jiffies\n"
 			 "ffffffff81100000 t get_page_from_freelist\n"
 			 "ffffffffc0001000 t memphismod_ioctl\t[memphismod]\n"
-			 "ffffffff81300000 W weak_one\n");
-	ok(mr_kallsyms_load(&k, path) == 0 && k.n == 5, "5 text symbols of 6 (%zu)", k.n);
+			 "ffffffff81300000 W weak_one\n"
+			 "ffffffff81400000 t update_sd_lb_stats.constprop.0\n");
+	ok(mr_kallsyms_load(&k, path) == 0 && k.n == 6, "6 text symbols of 7 (%zu)", k.n);
+	i = mr_kallsyms_find(&k, 0xffffffff81400010ull);
+	ok(i >= 0 && !strcmp(mr_kallsyms_name(&k, (size_t)i), "update_sd_lb_stats"),
+	   "a clone by its function's name: %s", i >= 0 ? mr_kallsyms_name(&k, (size_t)i) : "-");
 	i = mr_kallsyms_find(&k, 0xffffffff81200123ull);
 	ok(i >= 0 && !strcmp(mr_kallsyms_name(&k, (size_t)i), "clear_page_erms"),
 	   "inside clear_page_erms: %s", i >= 0 ? mr_kallsyms_name(&k, (size_t)i) : "-");
