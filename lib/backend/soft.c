@@ -2,7 +2,10 @@
  * sample is attributed to the execution predecessor of the sampled IP and its data address
  * rebuilt from the registers (lib/insn.h). Works without a PMU, in VMs and containers, at
  * perf_event_paranoid <= 2 for the own process. Samples are stall-weighted: they land
- * where retirement waited, not once per access (DESIGN §3.1).
+ * where retirement waited, not once per access (DESIGN §3.1). Kernel mode is sampled too
+ * where the kernel allows it (root, CAP_PERFMON, perf_event_paranoid <= 1): such a sample
+ * carries the user registers at the kernel's entry, and is attributed to the instruction
+ * that faulted, or to the system call (memphis__code_attribute_entry, MPH_S_KERNEL).
  *
  * Scope (MEMPHIS_SCOPE): a task-clock event per thread, or, where the kernel allows
  * events of a CPU (percpu.h), a cpu-clock event per CPU whose samples of this process are
