@@ -431,11 +431,28 @@ out:
 	return rc;
 }
 
+/* A context c reading d's DIEs (its frames and debug file opened on first use), its
+ * messages into err. 0, -ENOMEM or -EINVAL. Under d->lock. */
+static int dies_ctx(struct mr_debuginfo *d, struct di_ctx *c, char *err, size_t len)
+{
+	struct di_frames *f = frames(d);
+
+	if (!f)
+		return -ENOMEM;
+	if (!frames_dies(d, f))
+		return -EINVAL;
+	memset(c, 0, sizeof(*c));
+	c->d = d;
+	c->dbg = f->dbg;
+	c->err = err;
+	c->errlen = len;
+	return 0;
+}
+
 /* mr_debuginfo_locals under d->lock (frames opened on first use, names interned). */
 static int locals(struct mr_debuginfo *d, uint64_t pc, struct mr_local **out, size_t *n)
 {
 	const struct scope_ent *s;
-	struct di_frames *f;
 	struct di_ctx c;
 	struct lwalk w;
 	char err[256] = "";
@@ -449,16 +466,8 @@ static int locals(struct mr_debuginfo *d, uint64_t pc, struct mr_local **out, si
 		s = s->parent != NONE ? &d->scopes[s->parent] : NULL;
 	if (!s)
 		return -ENOENT;
-	f = frames(d);
-	if (!f)
-		return -ENOMEM;
-	if (!frames_dies(d, f))
-		return -EINVAL;
-	memset(&c, 0, sizeof(c));
-	c.d = d;
-	c.dbg = f->dbg;
-	c.err = err;
-	c.errlen = sizeof(err);
+	if ((rc = dies_ctx(d, &c, err, sizeof(err))))
+		return rc;
 	memset(&w, 0, sizeof(w));
 	w.c = &c;
 	w.pc = pc;
@@ -503,7 +512,6 @@ int mr_debuginfo_locals(struct mr_debuginfo *d, uint64_t pc, struct mr_local **o
 static int inline_call(struct mr_debuginfo *d, uint64_t pc, struct mr_line *out)
 {
 	const struct scope_ent *s;
-	struct di_frames *f;
 	Dwarf_Unsigned file = 0, line = 0;
 	Dwarf_Die die = NULL, cu = NULL;
 	Dwarf_Attribute at;
@@ -517,15 +525,9 @@ static int inline_call(struct mr_debuginfo *d, uint64_t pc, struct mr_line *out)
 	s = di_scope_at(d, pc);
 	if (!s || !s->depth)
 		return -ENOENT;
-	if (!(f = frames(d)))
-		return -ENOMEM;
-	if (!frames_dies(d, f))
-		return -EINVAL;
-	memset(&c, 0, sizeof(c));
-	c.d = d;
-	c.dbg = f->dbg;
-	c.err = err;
-	c.errlen = sizeof(err);
+	if ((rc = dies_ctx(d, &c, err, sizeof(err))))
+		return rc;
+	rc = -ENOENT;
 	if (dwarf_offdie_b(c.dbg, s->die, 1, &die, &e) != DW_DLV_OK ||
 	    dwarf_CU_dieoffset_given_die(die, &cuoff, &e) != DW_DLV_OK ||
 	    dwarf_offdie_b(c.dbg, cuoff, 1, &cu, &e) != DW_DLV_OK) {
