@@ -41,10 +41,13 @@ $(refaults each.json)
 EOF2
 # every fault is recorded (FIRST_TOUCH records are not sampled): 128,000 touches of 64
 # pages, 127,936 of them re-faults; a tenth fewer would be records lost, not chance
+# the kernel puts each new mapping where the last one was, or, when something else was
+# mapped meanwhile (the library's own buffers, under load), at another of a few places: 64
+# distinct pages, or 128 (seen in 2 of 20 runs beside two CPU hogs), re-faulted the more
 check_if "each call maps it anew: $re of its $pages first touches are re-faults, of $distinct distinct pages (127,936 of 128,000 made, 64 pages)" \
-	'[ "$pages" -ge 115200 ] && [ "$re" -ge 115136 ] && [ "$distinct" = 64 ]'
+	'[ "$pages" -ge 115200 ] && [ "$re" -ge $((pages * 9 / 10)) ] && [ "$distinct" -ge 64 ] && [ "$distinct" -le 640 ]'
 check "the text says it was re-faulted, the distinct pages and how often, and the fix" \
-	grep -qE "^mmap at prog_refault.c:[0-9]+ in work_each: .*; re-faulted: its 64 distinct pages were mapped anew [0-9,]+ times \\([0-9.]+ each\\), the kernel zeroing a new page every time; allocate it once, outside the loop, and reuse it$" each.txt
+	grep -qE "^mmap at prog_refault.c:[0-9]+ in work_each: .*; re-faulted: its [0-9,]+ distinct pages were mapped anew [0-9,]+ times \\([0-9.]+ each\\), the kernel zeroing a new page every time; allocate it once, outside the loop, and reuse it$" each.txt
 read -r pages re distinct <<EOF2
 $(refaults once.json)
 EOF2
@@ -123,7 +126,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null && [ "$(cat /proc/sys/ke
 	check "as a user at perf_event_paranoid >= 2: one line says kernel time is not seen" sh -c '
 		[ "$(grep -c "^kernel: not seen (kernel.perf_event_paranoid=[0-9]*: kernel samples need <= 1, CAP_PERFMON or root)" user.txt)" = 1 ] &&
 		! grep -q "^Kernel time" user.txt'
-	check "... and the re-faults are still said" grep -qE "in work_each: .*; re-faulted: its 64 distinct pages" user.txt
+	check "... and the re-faults are still said" grep -qE "in work_each: .*; re-faulted: its [0-9,]+ distinct pages" user.txt
 else
 	skip "as a user: kernel time not seen" "not root, no setpriv, or perf_event_paranoid below 2"
 	skip "as a user: the re-faults" "not root, no setpriv, or perf_event_paranoid below 2"
@@ -139,14 +142,15 @@ if command -v "$FC" > /dev/null && [ -f "$B/fortran/memphis.mod" ] &&
 	d=$(rundir refault_f)
 	"$R" "$d" > f.txt 2> /dev/null
 	"$R" --json "$d" > f.json 2> /dev/null
-	# 256 pages mapped anew on 399 of 400 calls: 102,144 re-faults (a tenth fewer would be
-	# records lost, as above)
+	# 256 pages mapped anew on each of 400 calls: 102,400 first touches, re-faults all but
+	# the first of each distinct page (a tenth fewer would be records lost, as above)
 	check "Fortran: the ALLOCATE is re-faulted on each call, with its line and the fix" sh -c '
-		grep -qE "^allocate\(w\) at refault_f.f90:[0-9]+ in work: .*; re-faulted: its 256 distinct pages were mapped anew [0-9,]+ times \([0-9.]+ each\).*allocate it once, outside the loop" f.txt'
-	check "Fortran: ... 102,144 re-faults in the JSON, a tenth at most lost" python3 - f.json <<'PY'
+		grep -qE "^allocate\(w\) at refault_f.f90:[0-9]+ in work: .*; re-faulted: its [0-9,]+ distinct pages were mapped anew [0-9,]+ times \([0-9.]+ each\).*allocate it once, outside the loop" f.txt'
+	check "Fortran: ... 102,400 first touches in the JSON, nearly all re-faults, a tenth at most lost" python3 - f.json <<'PY'
 import json, sys
 v = [x for x in json.load(open(sys.argv[1]))["variables"] if x["name"].startswith("allocate(w) at refault_f.f90:")]
-sys.exit(0 if v and v[0]["first_touch"]["refaults"] >= 91929 else 1)
+ft = v[0]["first_touch"] if v else {}
+sys.exit(0 if ft and ft["pages"] >= 92160 and ft["refaults"] >= 0.9 * ft["pages"] else 1)
 PY
 	if [ "$(id -u)" = 0 ]; then
 		read -r kshare kall ktop seen <<EOF2
