@@ -326,9 +326,8 @@ static void write_run_info(const struct run_info *ri)
 		append(run, sizeof(run), "ldlat", "%u", ri->sm.ldlat);
 	if (ri->sm.kmod_kind)
 		append(run, sizeof(run), "kmod_kind", "%s", ri->sm.kmod_kind);
-	if (ri->sm.scope)
-		append(run, sizeof(run), "scope", "%s", ri->sm.scope);
 	if (ri->sm.scope) {
+		append(run, sizeof(run), "scope", "%s", ri->sm.scope);
 		append(run, sizeof(run), "kernel_samples", "%d", ri->sm.kernel_samples);
 		if (ri->sm.kernel_why[0])
 			append(run, sizeof(run), "kernel_why", "%s", ri->sm.kernel_why);
@@ -449,6 +448,7 @@ __attribute__((constructor)) static void memphis_init(void)
 		.hw_period = cfg.hw_period, .ibs_cnt_ctl = cfg.ibs_cnt_ctl,
 		.ibs_l3missonly = cfg.ibs_l3missonly, .sysfs = "/sys", .kmod_kind = cfg.kmod_kind,
 		.scope = scope_for(cfg.scope, &rank, cfg.launched_pid && cfg.launched_pid != pid),
+		.kernel = cfg.kernel,
 	};
 	memphis__stack_init(cfg.stack_bytes); /* before the probe opens an event with it */
 	static struct run_info ri; /* its sampling description is 1 KiB: off the stack */

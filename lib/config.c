@@ -215,6 +215,7 @@ void memphis__config_read(struct memphis__config *c)
 	static const char *const scopes[] = MEMPHIS__SCOPE_NAMES;
 	c->scope = env_choice("MEMPHIS_SCOPE", scopes, (int)(sizeof(scopes) / sizeof(scopes[0])),
 			      MEMPHIS__SCOPE_AUTO, "is not auto, thread or cpu");
+	c->kernel = env_bool("MEMPHIS_KERNEL", 1);
 	c->callsite_depth = (int)env_long("MEMPHIS_CALLSITE_DEPTH", 4, 1, MEMPHIS_MAX_FRAMES);
 	c->stack_bytes = env_stack_bytes();
 	c->heap_min = (uint64_t)env_long("MEMPHIS_HEAP_MIN", 0, 0, 1L << 40);

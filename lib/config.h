@@ -24,6 +24,8 @@ struct memphis__config {
 	uint64_t period_ns;      /* MEMPHIS_PERIOD: 1ms default; "250us", "100000ns", "2ms" */
 	int first_touch;         /* MEMPHIS_FIRST_TOUCH: boolean, 1 default */
 	int scope;               /* MEMPHIS_SCOPE: enum memphis__scope, auto default */
+	int kernel;              /* MEMPHIS_KERNEL: boolean, 1 default: sample kernel mode too
+				  * where the kernel allows it (soft) */
 	int callsite_depth;      /* MEMPHIS_CALLSITE_DEPTH: 1..MEMPHIS_MAX_FRAMES, default 4 */
 	unsigned stack_bytes;    /* MEMPHIS_STACK_BYTES: user stack kept with samples and first
 				  * touches outside the executable or on the stack; a multiple

@@ -21,6 +21,7 @@ struct memphis__backend_params {
 	uint64_t period_ns;  /* MEMPHIS_PERIOD */
 	pid_t pid;           /* the profiled process */
 	int scope;           /* MEMPHIS_SCOPE: enum memphis__scope (soft) */
+	int kernel;          /* MEMPHIS_KERNEL: kernel mode too where allowed (soft) */
 	/* hardware backends (pebs, ibs) */
 	const char *event;   /* MEMPHIS_EVENT: libpfm4 names, comma-separated; NULL/"" = defaults */
 	unsigned ldlat;      /* MEMPHIS_LDLAT: PEBS load-latency threshold, cycles */

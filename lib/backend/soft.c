@@ -138,10 +138,12 @@ static int soft_probe(const struct memphis__backend_params *p, struct memphis__s
 	/* kernel mode where the kernel allows it (root, CAP_PERFMON, perf_event_paranoid <= 1):
 	 * a page fault's or a system call's time is then seen, on behalf of the user
 	 * instruction that entered the kernel */
-	kernel_on = 1;
+	kernel_on = p->kernel;
+	if (!kernel_on)
+		snprintf(out->kernel_why, sizeof(out->kernel_why), "MEMPHIS_KERNEL=0");
 	soft_attr(&a, 1000000, 0);
 	fd = memphis__perf_open(&a, 0);
-	if (fd == -EACCES || fd == -EPERM) {
+	if (kernel_on && (fd == -EACCES || fd == -EPERM)) {
 		kernel_on = 0;
 		snprintf(out->kernel_why, sizeof(out->kernel_why),
 			 "kernel.perf_event_paranoid=%d: kernel samples need <= 1, CAP_PERFMON or root",

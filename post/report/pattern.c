@@ -215,12 +215,13 @@ static int pass_sample(struct mr_pattern_set *s, const struct mr_pattern_in *in,
 	uint64_t *pos, off;
 	uint32_t cpu_node;
 
-	if (!in->selected(in->arg, sm->region) || !(sm->flags & in->addr_ok) || !sm->addr)
+	/* what the tables leave out: the kernel's samples (report_kernel.c), fences */
+	if (!in->selected(in->arg, sm->region) || !(sm->flags & in->addr_ok) || !sm->addr ||
+	    (sm->flags & MPH_S_KERNEL))
 		return 0;
 	if (sm->flags & MPH_S_STACK)
 		stk = mr_samples_stack(it, sm, &bytes);
-	mr_attrib_sample_stack(ctx, sm, stk, bytes, 1, &res);
-	if (res.self)
+	if ((mr_attrib_sample_wait(ctx, sm, stk, bytes, 1, &res) & MR_WAIT_FENCE) || res.self)
 		return 0;
 	if (!(pos = mph_u64map_put(&s->all, sm->tid, 0)))
 		return -ENOMEM;

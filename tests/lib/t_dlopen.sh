@@ -21,7 +21,8 @@ spans = [(int(a, 16), int(b, 16)) for a, b in
 mem = 0  # dump lines: time cpu tid ip sampled_ip addr flags page_node region
 for l in open(dump):
     f = l.split()
-    if l.startswith("#") or len(f) < 9 or f[-1] != phase or f[6] == "nonmem":
+    # the kernel's samples (page faults of the library's pages) are not the tables'
+    if l.startswith("#") or len(f) < 9 or f[-1] != phase or f[6] == "nonmem" or "kernel" in f[6].split(","):
         continue
     if any(lo <= int(f[3], 16) < hi for lo, hi in spans):
         mem += 1

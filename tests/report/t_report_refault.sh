@@ -116,6 +116,14 @@ else
 	done
 fi
 
+# MEMPHIS_KERNEL=0: user mode only, said in the one line
+MEMPHIS_KERNEL=0 MEMPHIS_PERIOD=100us "$P" once > off.out 2>&1
+d=$(rundir prog_refault)
+"$R" "$d" > off.txt 2> /dev/null
+check "MEMPHIS_KERNEL=0: kernel time not seen, one line says why" \
+	grep -qx "kernel: not seen (MEMPHIS_KERNEL=0): the time of page faults and system calls is missing from the samples" off.txt
+rm -rf "$d"
+
 # A user at perf_event_paranoid 2 (nobody, from root): one line says kernel time is not
 # seen, and the re-faults are still there
 if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ]; then
