@@ -107,6 +107,13 @@ void mr_attrib_sample_stack(struct mr_attrib_ctx *c, const struct memphis_rec_sa
 			    const struct memphis_rec_stack *st, const uint8_t *bytes,
 			    int use_addr, struct mr_resolved *r);
 
+/* mr_attrib_sample_stack's variable (use_addr 1) and page home left out: r->page_node -1,
+ * nothing noted of the page (a sample the tables leave out must not make the next one's
+ * page seen: mr_resolved.same_page). */
+void mr_attrib_sample_var(struct mr_attrib_ctx *c, const struct memphis_rec_sample *s,
+			  const struct memphis_rec_stack *st, const uint8_t *bytes,
+			  struct mr_resolved *r);
+
 /* The report's pass, one lookup of s's instruction, returned: the runtime (enum mr_runtime
  * of runtime.h) whose wait loop holds it, 0 when none (the program's code, or a runtime's
  * other code); in the program's own code (pollloop.h), MR_WAIT_FENCE when it is a fence

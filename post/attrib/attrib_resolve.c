@@ -587,6 +587,10 @@ void mr_attrib_ctx_forget_page(struct mr_attrib_ctx *ctx, uint64_t addr)
 		ps->var = SELF_VAR; /* what an unseen page holds: no variable noted with it */
 }
 
+/* sample_in_slot's use_addr: the variable, and nothing noted of its page (a sample
+ * that is in no table: the page stays unnoted for the samples that are) */
+#define USE_ADDR_NO_PAGE 2
+
 /* mr_attrib_sample_stack of s, whose instruction's slot is c. Inlined in both callers:
  * a call per sample costs more than the lookup it saves. */
 static inline __attribute__((always_inline)) void
@@ -625,6 +629,8 @@ sample_in_slot(struct mr_attrib_ctx *ctx, struct ip_cache_slot *c, const struct 
 		r->self = 1;
 		return;
 	}
+	if (use_addr == USE_ADDR_NO_PAGE)
+		return;
 	/* the page's home, and whether this context gave var with it before: what it has
 	 * not, the report notes (mr_agg_add_page), whatever the cache held (a thread's
 	 * cache starts empty) */
@@ -640,6 +646,13 @@ sample_in_slot(struct mr_attrib_ctx *ctx, struct ip_cache_slot *c, const struct 
 						     : mr_attrib_page_node(a, s->region, s->addr);
 	r->same_page = ps->var == r->var;
 	ps->var = r->var;
+}
+
+void mr_attrib_sample_var(struct mr_attrib_ctx *ctx, const struct memphis_rec_sample *s,
+			  const struct memphis_rec_stack *st, const uint8_t *bytes,
+			  struct mr_resolved *r)
+{
+	sample_in_slot(ctx, ip_slot(ctx, s->ip), s, st, bytes, USE_ADDR_NO_PAGE, r);
 }
 
 void mr_attrib_sample_stack(struct mr_attrib_ctx *ctx, const struct memphis_rec_sample *s,

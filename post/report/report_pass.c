@@ -138,6 +138,8 @@ static __attribute__((noinline)) int kernel_sample(struct worker *w,
 
 	if (syscall || !want)
 		mr_attrib_sample(w->ctx, sm, 0, res);
+	else
+		mr_attrib_sample_var(w->ctx, sm, stk, bytes, res);
 	if (syscall && stk)
 		res->line = mr_attrib_ctx_caller(w->ctx, sm->ip, stk, bytes, res->line);
 	if (res->self || res->line == MR_ATTRIB_SELF)
@@ -193,7 +195,8 @@ static int count_sample(struct worker *w, const struct memphis_rec_sample *sm, u
 
 	stk = (want || (sm->flags & MPH_S_SYSCALL)) && (sm->flags & MPH_S_STACK)
 		      ? mr_samples_stack(w->it, sm, &bytes) : NULL;
-	k = mr_attrib_sample_wait(w->ctx, sm, stk, bytes, want, &res);
+	/* a kernel sample is resolved apart (kernel_sample): it notes no page */
+	k = mr_attrib_sample_wait(w->ctx, sm, stk, bytes, want && !(sm->flags & MPH_S_KERNEL), &res);
 	if (__builtin_expect(k & (MR_WAIT_FENCE | MR_WAIT_POLL), 0)) {
 		if (k & MR_WAIT_FENCE) {
 			/* a fence's operand is the stack top, untouched: no data access */

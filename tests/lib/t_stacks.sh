@@ -1,6 +1,7 @@
 # STACKS entries (registers and top of the user stack, lib/stack.c, post/run/rundir_stacks.c)
 # on tests/programs/prog_stacks.c: samples in memcpy/memset carry entries whose IP register is the
-# sampled IP and whose stack holds a return address into the program's code; first
+# sampled IP (a kernel sample's: the user IP at the kernel's entry) and whose stack holds a
+# return address into the program's code; first
 # touches by memset carry entries; samples in the executable on heap data have none;
 # samples on a local array have them; a thread with a 16 KiB stack gets entries cut at its
 # stack's top; MEMPHIS_STACK_BYTES=0 gives none; the program's output and exit status are
@@ -69,7 +70,9 @@ for l in open(n + ".samples"):
     if region == "copy" and mem and not intext(ip):
         c["lib"] += 1
         c["lib_entry"] += "stack" in flags and e is not None
-        c["lib_ip"] += e is not None and e[1] == sip
+        # a sample in the kernel (a page fault in memset) carries the user registers at
+        # the kernel's entry: their IP is the user instruction, sampled_ip the kernel's
+        c["lib_ip"] += e is not None and e[1] == (ip if "kernel" in flags else sip)
         c["lib_ret"] += e is not None and any(intext(x) for x in e[4])
     if region == "heap" and intext(ip) and "exact" in flags and hlo <= addr < hhi:
         c["heap"] += 1
