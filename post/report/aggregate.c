@@ -159,11 +159,6 @@ int mr_agg_add_slow(struct mr_agg *g, uint32_t var, uint32_t line, uint32_t cpu_
 }
 
 /* id through map (NULL: kept); ids the map does not cover stay (they count as 0 later). */
-static uint32_t rename_id(const uint32_t *map, size_t n, uint32_t id)
-{
-	return map && id < n ? map[id] : id;
-}
-
 int mr_agg_merge(struct mr_agg *dst, struct mr_agg *src, const uint32_t *var_map, size_t nvar_map,
 		 const uint32_t *line_map, size_t nline_map)
 {
@@ -176,8 +171,8 @@ int mr_agg_merge(struct mr_agg *dst, struct mr_agg *src, const uint32_t *var_map
 		if (k == MPH_U64MAP_EMPTY)
 			continue;
 		cell_unpack(src, k, &ce);
-		ce.var = rename_id(var_map, nvar_map, ce.var);
-		ce.line = rename_id(line_map, nline_map, ce.line);
+		ce.var = mr_agg_rename(var_map, nvar_map, ce.var);
+		ce.line = mr_agg_rename(line_map, nline_map, ce.line);
 		if (cell_key(dst, ce.var, ce.line, ce.cpu_node, ce.page_node, &key) ||
 		    !(v = mph_u64map_put(&dst->counts, key, 0)))
 			return -ENOMEM;
@@ -191,7 +186,7 @@ int mr_agg_merge(struct mr_agg *dst, struct mr_agg *src, const uint32_t *var_map
 			continue;
 		/* the key as mr_agg_add_page made it, with the variable renamed (a key that holds
 		 * no known id, an address above 2^48, stays as it is) */
-		var = rename_id(var_map, nvar_map, (uint32_t)(k >> 36));
+		var = mr_agg_rename(var_map, nvar_map, (uint32_t)(k >> 36));
 		k = (uint64_t)var << 36 | (k & ((1ull << 36) - 1));
 		/* an existing entry stays: dst holds the earlier samples */
 		if (!mph_u64map_put(&dst->seen_pages, k, src->seen_pages.slot[i].val))

@@ -133,6 +133,13 @@ static inline int mr_agg_add_page(struct mr_agg *g, uint32_t var, uint64_t addr,
 	return mph_u64map_put(&g->seen_pages, key, page_node) ? 0 : -ENOMEM;
 }
 
+/* id renamed through map[0 .. n) ([old] = new; NULL, or an id beyond: kept): how every
+ * merge of the sample pass takes mr_attrib_pass_end's maps. */
+static inline uint32_t mr_agg_rename(const uint32_t *map, size_t n, uint32_t id)
+{
+	return map && id < n ? map[id] : id;
+}
+
 /* Add what src counted into dst, as if src's samples had followed dst's: cells summed,
  * a page of a variable keeps dst's node when both saw it. src's variable and line ids are
  * renamed through var_map[0 .. nvar_map) and line_map[0 .. nline_map) (NULL: kept). Both

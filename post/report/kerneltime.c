@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aggregate.h"
+
 #define KEY(sc, id, f) ((uint64_t)!!(sc) << 63 | (uint64_t)((id) & 0x7fffffffu) << 32 | (f))
 
 int mr_ktime_init(struct mr_ktime *k)
@@ -45,11 +47,6 @@ int mr_ktime_add(struct mr_ktime *k, int syscall, uint32_t id, uint32_t func, ui
 	return add_n(k, KEY(syscall, id, func), region, 1);
 }
 
-static uint32_t rename_id(const uint32_t *map, size_t n, uint32_t id)
-{
-	return map && id < n ? map[id] : id;
-}
-
 int mr_ktime_merge(struct mr_ktime *dst, const struct mr_ktime *src, const uint32_t *var_map,
 		   size_t nvar, const uint32_t *line_map, size_t nline)
 {
@@ -60,7 +57,7 @@ int mr_ktime_merge(struct mr_ktime *dst, const struct mr_ktime *src, const uint3
 
 		if (key == MPH_U64MAP_EMPTY)
 			continue;
-		id = sc ? rename_id(line_map, nline, id) : rename_id(var_map, nvar, id);
+		id = sc ? mr_agg_rename(line_map, nline, id) : mr_agg_rename(var_map, nvar, id);
 		/* the regions are summed below: no region here */
 		if (add_n(dst, KEY(sc, id, (uint32_t)key), UINT32_MAX, src->cells.slot[i].val))
 			return -ENOMEM;

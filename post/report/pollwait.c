@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aggregate.h"
+
 int mr_pollwait_init(struct mr_pollwait *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -43,11 +45,6 @@ int mr_pollwait_add(struct mr_pollwait *p, uint64_t head, uint32_t line, uint32_
 	return add_n(p, head, line, var, 1);
 }
 
-static uint32_t rename_id(const uint32_t *map, size_t n, uint32_t id)
-{
-	return map && id < n ? map[id] : id;
-}
-
 int mr_pollwait_merge(struct mr_pollwait *dst, const struct mr_pollwait *src,
 		      const uint32_t *var_map, size_t nvar, const uint32_t *line_map, size_t nline)
 {
@@ -58,8 +55,8 @@ int mr_pollwait_merge(struct mr_pollwait *dst, const struct mr_pollwait *src,
 
 		if (key == MPH_U64MAP_EMPTY || !(h = mph_u64map_get(&src->head, line)))
 			continue;
-		if (add_n(dst, *h, rename_id(line_map, nline, line),
-			  rename_id(var_map, nvar, (uint32_t)key), src->n.slot[i].val))
+		if (add_n(dst, *h, mr_agg_rename(line_map, nline, line),
+			  mr_agg_rename(var_map, nvar, (uint32_t)key), src->n.slot[i].val))
 			return -ENOMEM;
 	}
 	return 0;

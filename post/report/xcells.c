@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aggregate.h"
 #include "hash.h"
 #include "xcells.h"
 
@@ -128,11 +129,6 @@ int mr_xcells_add(struct mr_xcells *x, const struct mr_xcell *k, uint64_t w, uin
 	return add_bin(x, bin_key(k->var & 0xffffff, (uint32_t)bin, c), 1);
 }
 
-static uint32_t rename_id(const uint32_t *map, size_t n, uint32_t id)
-{
-	return map && id < n ? map[id] : id;
-}
-
 int mr_xcells_merge(struct mr_xcells *dst, const struct mr_xcells *src, const uint32_t *var_map,
 		    size_t nvar, const uint32_t *line_map, size_t nline)
 {
@@ -141,8 +137,8 @@ int mr_xcells_merge(struct mr_xcells *dst, const struct mr_xcells *src, const ui
 
 		if (!k.n)
 			continue;
-		k.var = rename_id(var_map, nvar, k.var);
-		k.line = rename_id(line_map, nline, k.line);
+		k.var = mr_agg_rename(var_map, nvar, k.var);
+		k.line = mr_agg_rename(line_map, nline, k.line);
 		if (add_cell(dst, &k, k.n, k.weight))
 			return -ENOMEM;
 	}
@@ -152,7 +148,7 @@ int mr_xcells_merge(struct mr_xcells *dst, const struct mr_xcells *src, const ui
 
 		if (key == MPH_U64MAP_EMPTY)
 			continue;
-		var = rename_id(var_map, nvar, (uint32_t)(key >> 40)) & 0xffffff;
+		var = mr_agg_rename(var_map, nvar, (uint32_t)(key >> 40)) & 0xffffff;
 		if (add_bin(dst, (uint64_t)var << 40 | (key & ((1ull << 40) - 1)),
 			    src->bins.slot[i].val))
 			return -ENOMEM;
