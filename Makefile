@@ -84,7 +84,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 #   UNIT_POST    post/ (memphis-report): libpost.a, which holds common/'s objects too
 #   UNIT_COMMON  common/ and the header-only include/memphis/hwdecode.h, which both sides
 #                use: common/'s objects alone
-UNIT_LIB := decode fd hwbackend io kmod_decode perf perfctr rank replay replay_ibs stack
+UNIT_LIB := decode fd heapmap hwbackend io kmod_decode perf perfctr rank replay replay_ibs stack
 UNIT_POST := advice aggregate allocsite compare debuginfo debuginfo_locals heap heapvar \
 	hwsrc json kallsyms kerneltime pages pollloop radix rundir runtime unwind
 UNIT_COMMON := crc32c hwdecode maps search u64map u64set

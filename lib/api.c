@@ -26,6 +26,7 @@
 #include "drain.h"
 #include "fd.h"
 #include "heap.h"
+#include "heapmap.h"
 #include "io.h"
 #include "log.h"
 #include "maps.h"
@@ -342,6 +343,7 @@ static void write_run_info(const struct run_info *ri)
 	append(run, sizeof(run), "page_size", "%ld", sysconf(_SC_PAGESIZE));
 	append(run, sizeof(run), "heap_sample_below", "%u", MEMPHIS__HEAP_SAMPLE_BELOW);
 	append(run, sizeof(run), "heap_sample_every", "%u", cfg.heap_sample);
+	append(run, sizeof(run), "heap_map", "%d", memphis__heapmap_on());
 	if (ri->error_line[0])
 		append(run, sizeof(run), "sampling_error", "%s", ri->error_line);
 	memphis__writer_block(-1, MPH_BLK_RUN, run, strlen(run));
@@ -469,6 +471,8 @@ __attribute__((constructor)) static void memphis_init(void)
 	}
 	/* Without perf the first-touch stream cannot run either. */
 	ri.first_touch = ri.backend ? cfg.first_touch : 0;
+	if (cfg.heap_map && cfg.heap_sample > 1)
+		memphis__heapmap_init(); /* -ENOMEM: off, the RUN block says so */
 	write_run_info(&ri);
 	memphis__topology_write();
 	memphis__maps_write();

@@ -30,8 +30,9 @@ struct chain {
 	unsigned seq;
 	uint32_t n;                          /* return addresses after the site */
 	uint64_t site;
+	uint64_t key;                        /* memphis__callsite_key of the chain */
 	uint64_t off[MEMPHIS_MAX_FRAMES];    /* [0]: the site's word, [k]: frames[k]'s */
-	uint64_t ra[MEMPHIS_MAX_FRAMES];     /* [k]: frames[k], k >= 1 */
+	uint64_t ra[MEMPHIS_MAX_FRAMES];     /* [k]: frames[k] ([0]: the site) */
 };
 static struct chain chains[CHAIN_SLOTS];
 
@@ -40,36 +41,52 @@ static struct chain *chain_of(uint64_t site)
 	return &chains[(site * 0x9e3779b97f4a7c15ull) >> (64 - 8)];
 }
 
-/* The stack word at cfa + off, when it lies in [cfa, the calling thread's stack top). */
-static __attribute__((no_sanitize_address)) int stack_word(uint64_t cfa, uint64_t off,
-							    uint64_t *w)
+/* The bytes of the calling thread's stack from cfa to its top (0: cfa not in it, or the
+ * thread's stack unknown): a word at cfa + off is read when off + 8 <= the room. */
+static uint64_t stack_room(uint64_t cfa)
 {
 	uint64_t hi = memphis__self_stack_hi;
 
-	if (cfa < memphis__self_stack_lo || cfa >= hi || hi - cfa < 8 || off > hi - cfa - 8)
+	return cfa < memphis__self_stack_lo || cfa >= hi ? 0 : hi - cfa;
+}
+
+/* The stack word at cfa + off, when it lies in the room above cfa. */
+static __attribute__((no_sanitize_address)) int stack_word(uint64_t cfa, uint64_t room,
+							    uint64_t off, uint64_t *w)
+{
+	if (room < 8 || off > room - 8)
 		return 0;
 	memcpy(w, (const void *)(uintptr_t)(cfa + off), sizeof(*w));
 	return 1;
 }
 
-/* r's frames after the site from the chain kept for it, read on the stack above cfa: 1, or
- * 0 when no chain kept holds there now. */
-static int chain_cached(struct memphis_rec_alloc *r, uint64_t cfa, uint64_t site)
+/* r's frames after the site from the chain kept for it, read on the stack above cfa: 1 with
+ * *key its key, or 0 when no chain kept holds there now. */
+static __attribute__((no_sanitize_address)) int chain_cached(struct memphis_rec_alloc *r,
+							      uint64_t cfa, uint64_t site,
+							      uint64_t *key)
 {
 	struct chain *c = chain_of(site);
 	unsigned seq = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);
 	uint32_t n = __atomic_load_n(&c->n, __ATOMIC_RELAXED);
-	uint64_t w;
+	uint64_t w, room = stack_room(cfa), lim = room - 8; /* the highest offset read */
 
-	if ((seq & 1) || __atomic_load_n(&c->site, __ATOMIC_RELAXED) != site || n >= MEMPHIS_MAX_FRAMES)
+	if ((seq & 1) || __atomic_load_n(&c->site, __ATOMIC_RELAXED) != site ||
+	    n >= MEMPHIS_MAX_FRAMES || room < 8)
 		return 0;
 	for (uint32_t k = 0; k <= n; k++) {
-		uint64_t want = k ? __atomic_load_n(&c->ra[k], __ATOMIC_RELAXED) : site;
+		uint64_t want = __atomic_load_n(&c->ra[k], __ATOMIC_RELAXED);
+		uint64_t off = __atomic_load_n(&c->off[k], __ATOMIC_RELAXED);
 
-		if (!stack_word(cfa, __atomic_load_n(&c->off[k], __ATOMIC_RELAXED), &w) || w != want)
+		/* the slot may change meanwhile (seq says so below): each offset is checked */
+		if (off > lim)
+			return 0;
+		memcpy(&w, (const void *)(uintptr_t)(cfa + off), sizeof(w));
+		if (w != want)
 			return 0;
 		r->frames[k] = want;
 	}
+	*key = __atomic_load_n(&c->key, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	if (__atomic_load_n(&c->seq, __ATOMIC_RELAXED) != seq)
 		return 0;
@@ -107,7 +124,7 @@ static __attribute__((noinline)) void chain_unwind(struct memphis_rec_alloc *r, 
 {
 	struct unwound u = { .max = depth + 8 };
 	struct chain *c = chain_of(site);
-	uint64_t off[MEMPHIS_MAX_FRAMES], w;
+	uint64_t off[MEMPHIS_MAX_FRAMES], w, room = stack_room(cfa);
 	unsigned seq;
 	int i = 1, keep;
 
@@ -118,10 +135,10 @@ static __attribute__((noinline)) void chain_unwind(struct memphis_rec_alloc *r, 
 		return;
 	/* a word below cfa wraps to a distance stack_word refuses */
 	off[0] = u.cfa[i] - 8 - cfa;
-	keep = stack_word(cfa, off[0], &w) && w == site;
+	keep = stack_word(cfa, room, off[0], &w) && w == site;
 	for (i++; i < u.n && r->nframes < depth; i++) {
 		off[r->nframes] = u.cfa[i] - 8 - cfa;
-		keep = keep && stack_word(cfa, off[r->nframes], &w) && w == u.ip[i];
+		keep = keep && stack_word(cfa, room, off[r->nframes], &w) && w == u.ip[i];
 		r->frames[r->nframes++] = u.ip[i];
 	}
 	seq = __atomic_load_n(&c->seq, __ATOMIC_RELAXED);
@@ -131,16 +148,30 @@ static __attribute__((noinline)) void chain_unwind(struct memphis_rec_alloc *r, 
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	__atomic_store_n(&c->site, site, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->n, (uint32_t)(r->nframes - 1), __ATOMIC_RELAXED);
+	__atomic_store_n(&c->key, memphis__callsite_key(r), __ATOMIC_RELAXED);
 	for (unsigned k = 0; k < r->nframes; k++) {
 		__atomic_store_n(&c->off[k], off[k], __ATOMIC_RELAXED);
-		__atomic_store_n(&c->ra[k], k ? r->frames[k] : 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->ra[k], r->frames[k], __ATOMIC_RELAXED);
 	}
 	__atomic_store_n(&c->seq, seq + 2, __ATOMIC_RELEASE);
 }
 
-void memphis__callsite_chain(struct memphis_rec_alloc *r, uint64_t cfa, int depth)
+uint64_t memphis__callsite_key(const struct memphis_rec_alloc *r)
 {
+	uint64_t k = 0;
+
+	for (unsigned i = 0; i < r->nframes && i < MEMPHIS_MAX_FRAMES; i++)
+		k = (k ^ r->frames[i]) * 0x9e3779b97f4a7c15ull + i;
+	return k;
+}
+
+uint64_t memphis__callsite_chain(struct memphis_rec_alloc *r, uint64_t cfa, int depth)
+{
+	uint64_t key;
+
 	r->nframes = 1;
-	if (!chain_cached(r, cfa, r->frames[0]))
-		chain_unwind(r, cfa, r->frames[0], depth);
+	if (chain_cached(r, cfa, r->frames[0], &key))
+		return key;
+	chain_unwind(r, cfa, r->frames[0], depth);
+	return memphis__callsite_key(r);
 }

@@ -220,6 +220,7 @@ void memphis__config_read(struct memphis__config *c)
 	c->stack_bytes = env_stack_bytes();
 	c->heap_min = (uint64_t)env_long("MEMPHIS_HEAP_MIN", 0, 0, 1L << 40);
 	c->heap_sample = (unsigned)env_long("MEMPHIS_HEAP_SAMPLE", 64, 1, 1L << 20);
+	c->heap_map = env_bool("MEMPHIS_HEAP_MAP", 1);
 	env_str("MEMPHIS_OUTPUT", c->output, sizeof(c->output), "",
 		"the default name memphis-<program>-<pid>");
 	c->max_bytes = env_max_bytes();

@@ -33,6 +33,9 @@ struct memphis__config {
 	uint64_t heap_min;       /* MEMPHIS_HEAP_MIN: smallest allocation tracked, default 0 */
 	unsigned heap_sample;    /* MEMPHIS_HEAP_SAMPLE: allocations under 4 KiB recorded 1 in
 				  * this many, default 64; 1 records all */
+	int heap_map;            /* MEMPHIS_HEAP_MAP: boolean, 1 default: the small allocations
+				  * not sampled are recorded when the site map does not know
+				  * them (lib/heapmap.h) */
 	char output[4096];       /* MEMPHIS_OUTPUT: run directory path, "" = default name */
 	int64_t max_bytes;       /* MEMPHIS_MAX_BYTES: the run directory's size cap; -1 unset
 				  * (the writer's default, writer.h), 0 none, else >= 1 MiB */

@@ -12,7 +12,9 @@
 #define MEMPHIS__HEAP_SAMPLE_BELOW 4096u
 
 /* Resolve the real allocator and start recording allocations of at least `heap_min` bytes
- * with `depth` call-site frames (1..MEMPHIS_MAX_FRAMES), the small ones 1 in `every`. */
+ * with `depth` call-site frames (1..MEMPHIS_MAX_FRAMES), the small ones 1 in `every` and,
+ * when memphis__heapmap_init made the site map, the others too when the map does not know
+ * them already (lib/heapmap.h); their frees are not recorded. */
 void memphis__heap_init(int depth, uint64_t heap_min, unsigned every);
 /* Receives one block's worth of records: `type` MPH_BLK_ALLOCS or MPH_BLK_FREES. */
 typedef void memphis__heap_write_fn(uint16_t type, const void *recs, size_t len);

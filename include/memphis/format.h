@@ -110,7 +110,13 @@ enum memphis_alloc_kind {
 	MPH_ALLOC_VALLOC = 6, MPH_ALLOC_PVALLOC = 7, MPH_ALLOC_REALLOCARRAY = 8,
 	MPH_ALLOC_MMAP = 9,    /* an anonymous private mapping the program made */
 	MPH_ALLOC_MREMAP = 10, /* such a mapping moved or resized: its free is recorded too */
+	/* A flag on the kind: the record covers a run of small blocks of one call-site chain
+	 * that one thread allocated end to end (each within MPH_ALLOC_RUN_GAP bytes after the
+	 * one before), recorded by the site map (RUN heap_map) without their frees; their
+	 * number is in frames[MEMPHIS_MAX_FRAMES - 1] (nframes is less). */
+	MPH_ALLOC_F_RUN = 0x8000,
 };
+#define MPH_ALLOC_RUN_GAP 32
 
 struct memphis_rec_alloc {
 	uint64_t time;

@@ -229,6 +229,8 @@ static int build_heap(struct mr_attrib *a)
 
 	if (mr_heap_begin(&a->heap, run->nallocs))
 		return -ENOMEM;
+	if (mr_run_get_u64(run, "heap_map", 0))
+		a->heap.keep_below = mr_run_get_u64(run, "heap_sample_below", 0);
 	for (size_t b = 0; b < run->nalloc_recs; b++) {
 		struct mr_recs *blk = &run->alloc_recs[b];
 
@@ -239,7 +241,9 @@ static int build_heap(struct mr_attrib *a)
 			id = attrib_alloc_runtime(a, &r);
 			if (!id)
 				id = attrib_heap_var(a, &r);
-			a->vars[id].objects++;
+			/* a run of the site map's: its blocks */
+			a->vars[id].objects += r.kind & MPH_ALLOC_F_RUN
+						       ? r.frames[MEMPHIS_MAX_FRAMES - 1] : 1;
 			a->vars[id].bytes += r.size;
 			mr_heap_add(&a->heap, r.addr, r.size, r.time, id);
 		}
@@ -274,7 +278,8 @@ int mr_attrib_open(struct mr_run *run, const struct mr_attrib_opts *o, struct mr
 	pthread_mutex_init(&a->lock, NULL);
 	a->exe_obj = NOT_YET;
 	a->self_path = mr_run_get(run, "lib");
-	a->heap_sampled = mr_run_get_u64(run, "heap_sample_every", 1) > 1;
+	a->heap_sampled = mr_run_get_u64(run, "heap_sample_every", 1) > 1 &&
+			  !mr_run_get_u64(run, "heap_map", 0);
 	a->self_name = mr_run_get(run, "lib_name");
 	if (a->self_name && !a->self_name[0])
 		a->self_name = NULL;

@@ -107,6 +107,7 @@ static const char *alloc_kind_name(unsigned k)
 					 "posix_memalign", "aligned_alloc", "valloc", "pvalloc",
 					 "reallocarray", "mmap", "mremap" };
 
+	k &= ~(unsigned)MPH_ALLOC_F_RUN;
 	return k < sizeof(n) / sizeof(n[0]) ? n[k] : "alloc";
 }
 

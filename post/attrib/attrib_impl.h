@@ -122,7 +122,8 @@ struct mr_attrib {
 	char *exe_path;             /* RUN exe (or --exe) */
 	const char *self_path;      /* RUN lib: libmemphis's file ("": linked into the exe) */
 	const char *self_name;      /* RUN lib_name, NULL when absent */
-	int heap_sampled;           /* RUN heap_sample_every > 1: not every allocation recorded */
+	int heap_sampled;           /* RUN heap_sample_every > 1 without heap_map: not every
+				     * allocation's bytes named by a record */
 	char exe_bid[128];
 
 	struct obj *obj;

@@ -150,6 +150,8 @@ static void json_run(struct mr_json *j, const struct report *r)
 		mr_json_u64(j, mr_run_get_u64(run, "heap_sample_below", 0));
 		mr_json_key(j, "heap_sample_every");
 		mr_json_u64(j, mr_run_get_u64(run, "heap_sample_every", 1));
+		mr_json_key(j, "heap_map");
+		mr_json_bool(j, mr_run_get_u64(run, "heap_map", 0) != 0);
 	}
 	if (mr_run_get(run, "mpi_rank"))
 		json_mpi(j, run);

@@ -298,7 +298,13 @@ static void print_header(const struct report *r, FILE *f)
 	if (hw_period && mr_run_get(run, "hw_notes") && *mr_run_get(run, "hw_notes"))
 		fprintf(f, "hardware events: %s\n", mr_esc(mr_run_get(run, "hw_notes")));
 	print_hw_coverage(r, f);
-	if (mr_run_get_u64(run, "heap_sample_every", 1) > 1)
+	if (mr_run_get_u64(run, "heap_sample_every", 1) > 1 && mr_run_get_u64(run, "heap_map", 0))
+		fprintf(f, "heap: allocations under %s bytes recorded 1 in %s with their frees, the "
+			"others named by call chain (the site map: recorded where their bytes change "
+			"chain); larger ones always\n",
+			mr_fmt_count(a, mr_run_get_u64(run, "heap_sample_below", 0)),
+			mr_fmt_count(b, mr_run_get_u64(run, "heap_sample_every", 1)));
+	else if (mr_run_get_u64(run, "heap_sample_every", 1) > 1)
 		fprintf(f, "heap: allocations under %s bytes recorded 1 in %s on average "
 			"(MEMPHIS_HEAP_SAMPLE=1 records all); larger ones always\n",
 			mr_fmt_count(a, mr_run_get_u64(run, "heap_sample_below", 0)),

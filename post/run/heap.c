@@ -20,7 +20,7 @@ int mr_heap_begin(struct mr_heap *h, size_t nallocs)
 
 int mr_heap_add(struct mr_heap *h, uint64_t addr, uint64_t size, uint64_t t0, uint32_t tag)
 {
-	if (!h->obj || h->n >= h->cap || h->n >= UINT32_MAX)
+	if (!h->obj || h->n >= h->cap || h->n >= MR_HEAP_FREED)
 		return -ENOSPC;
 	if (!addr)
 		return 0;
@@ -189,7 +189,7 @@ void mr_heap_add_free(struct mr_heap *h, uint64_t addr, uint64_t t)
 		h->unmatched_frees++;
 		return;
 	}
-	g = h->obj[u - 1].group;
+	g = h->obj[u - 1].group & ~MR_HEAP_FREED;
 	/* among entries [g, u) (t0 ascending) the last allocated before t, else the first if
 	 * allocated at t */
 	a = g + mph_upper_bound(h->obj + g, u - g, sizeof(*h->obj),
@@ -202,20 +202,74 @@ void mr_heap_add_free(struct mr_heap *h, uint64_t addr, uint64_t t)
 		a = g + 1;
 	}
 	o = &h->obj[a - 1];
+	if (o->end - o->addr < h->keep_below)
+		return;
 	if (o->t1 != UINT64_MAX)
 		h->unmatched_frees++; /* its second free: the later one is the stray */
-	if (t < o->t1)
+	if (t < o->t1) {
 		o->t1 = t;
+		o->group |= MR_HEAP_FREED;
+	}
+}
+
+/* o ends at t where a later record overlapping it starts then (not a free). */
+static void supersede(struct mr_heap_obj *o, uint64_t t)
+{
+	if (t < o->t1) {
+		o->t1 = t;
+		o->group &= ~MR_HEAP_FREED;
+	}
+}
+
+/* The end of the group that starts at g: the first entry at another address. */
+static size_t group_end(const struct mr_heap *h, size_t g)
+{
+	return g + mph_upper_bound(h->obj + g, h->n - g, sizeof(*h->obj),
+				   offsetof(struct mr_heap_obj, addr), h->obj[g].addr);
+}
+
+/* Objects at different addresses that overlap end where the later one starts (each keeps
+ * the bytes no later record covers, but an answer of its bytes holds no longer): for each
+ * entry i, each group of entries starting inside i's bytes: i ends at the first of them
+ * allocated after it, and the last of them allocated before it ends at i's start. Costs a
+ * few binary searches per pair of an entry and a group starting inside it: nothing where
+ * objects never overlap. */
+static void end_overlapped(struct mr_heap *h)
+{
+	size_t ge;
+
+	for (size_t g = 0; g < h->n; g = ge) {
+		ge = group_end(h, g);
+		for (size_t i = g; i < ge; i++) {
+			struct mr_heap_obj *o = &h->obj[i];
+			size_t he;
+
+			for (size_t hs = ge; hs < h->n && h->obj[hs].addr < o->end; hs = he) {
+				size_t a;
+
+				he = group_end(h, hs);
+				a = hs + mph_upper_bound(h->obj + hs, he - hs, sizeof(*h->obj),
+							 offsetof(struct mr_heap_obj, t0), o->t0);
+				if (a < he)
+					supersede(o, h->obj[a].t0);
+				while (a > hs && h->obj[a - 1].t0 >= o->t0)
+					a--;
+				if (a > hs)
+					supersede(&h->obj[a - 1], o->t0);
+			}
+		}
+	}
 }
 
 int mr_heap_finish(struct mr_heap *h)
 {
 	if (!h->top)
 		return -ENOMEM;
-	/* an object without a free ends where the next one at its address starts */
+	/* an object ends where the next one at its address starts, if not freed before */
 	for (size_t i = 0; i + 1 < h->n; i++)
-		if (h->obj[i].t1 == UINT64_MAX && h->obj[i + 1].addr == h->obj[i].addr)
-			h->obj[i].t1 = h->obj[i + 1].t0;
+		if (h->obj[i + 1].addr == h->obj[i].addr)
+			supersede(&h->obj[i], h->obj[i + 1].t0);
+	end_overlapped(h);
 	for (h->leaves = 1; h->leaves < h->ntop; h->leaves *= 2)
 		;
 	h->maxend = calloc(2 * h->leaves, sizeof(*h->maxend));
@@ -340,6 +394,7 @@ int mr_heap_gap(const struct mr_heap *h, uint64_t addr, uint64_t *lo, uint64_t *
 const struct mr_heap_obj *mr_heap_find_steps(const struct mr_heap *h, uint64_t addr, uint64_t t,
 					     size_t *steps)
 {
+	const struct mr_heap_obj *best = NULL;
 	size_t lo, i;
 
 	/* at or above every object's end (maxend[1], the root): in none of them; common for
@@ -355,22 +410,30 @@ const struct mr_heap_obj *mr_heap_find_steps(const struct mr_heap *h, uint64_t a
 	 * it), found without the tree */
 	i = h->obj[lo - 1].end > addr ? lo - 1 : prev_reaching(h, lo, addr);
 	for (; i != SIZE_MAX; i = prev_reaching(h, i, addr)) {
-		size_t g = h->obj[i].group, last, a;
+		size_t g = h->obj[i].group & ~MR_HEAP_FREED, last, a, back = 0;
 
 		*steps += 1;
 		last = g + mph_upper_bound(h->obj + g, lo - g, sizeof(*h->obj),
 					   offsetof(struct mr_heap_obj, addr), h->obj[g].addr);
-		/* among entries [g, last) (same addr, t0 ascending) the last with t0 <= t */
+		/* among entries [g, last) (same addr, t0 ascending) the last with t0 <= t that
+		 * covers addr */
 		a = g + mph_upper_bound(h->obj + g, last - g, sizeof(*h->obj),
 					offsetof(struct mr_heap_obj, t0), t);
-		if (a > g) {
+		while (a > g && h->obj[a - 1].end <= addr && ++back < MR_HEAP_LOOKBACK)
+			a--;
+		if (a > g && h->obj[a - 1].end > addr) {
 			const struct mr_heap_obj *c = &h->obj[a - 1];
-			if (t < c->t1 && addr < c->end)
+
+			/* live and not overlapped since: no later record covers addr */
+			if (t < c->t1 && (!best || c->t0 > best->t0))
 				return c;
+			best = !best || c->t0 > best->t0 ? c : best;
 		}
 		i = g;
 	}
-	return NULL;
+	if (best && (best->group & MR_HEAP_FREED) && t >= best->t1)
+		return NULL;
+	return best;
 }
 
 const struct mr_heap_obj *mr_heap_find(const struct mr_heap *h, uint64_t addr, uint64_t t)

@@ -10,7 +10,10 @@
  * an address, so a lookup is a binary search plus one tree step per object start that
  * covers the address at some time (not per object below it: one freed big object under a
  * million small ones costs one step, not a million). An address reused after free() is
- * resolved by the allocation and free times. O(n log n) build, O(log n) lookup (O(1)
+ * resolved by the allocation and free times: an address is named by the latest record
+ * that covers it, none when that one was freed by then (the site map's runs, issue 41: a
+ * small block's bytes belong to the chain of the latest record over them, whatever block
+ * it recorded, lib/heapmap.h). O(n log n) build, O(log n) lookup (O(1)
  * plus a search among the objects starting in the address's 4 KiB block, when some do);
  * 40 bytes per object, 2 per object for the tree and the first level, and 21 to 43 per
  * 4 KiB block where objects start for the blocks' map.
@@ -32,8 +35,11 @@ struct mr_heap_obj {
 	uint64_t t0, t1;     /* live in [t0, t1); t1 = UINT64_MAX if never freed */
 	uint32_t tag;        /* the caller's value given with the allocation (the attribution:
 			      * the object's variable; mr_heap_build: the record's index) */
-	uint32_t group;      /* index of the first entry with the same addr */
+	uint32_t group;      /* index of the first entry with the same addr, | MR_HEAP_FREED
+			      * when t1 is its free (else where a later record overlapping
+			      * it starts: it keeps the bytes no later record covers) */
 };
+#define MR_HEAP_FREED (1u << 31)
 
 struct mr_heap {
 	struct mr_heap_obj *obj; /* sorted by (addr, t0, order added) */
@@ -49,6 +55,9 @@ struct mr_heap {
 	size_t n;
 	size_t cap;              /* entries allocated (building) */
 	size_t unmatched_frees;  /* FREES records with no allocation live at that address */
+	uint64_t keep_below;     /* a free does not end an object of fewer bytes (set after
+				  * mr_heap_begin): the run's site map named such blocks by their
+				  * latest record whether or not freed (lib/heapmap.h) */
 };
 
 /* Building, in this order: mr_heap_begin, mr_heap_add for each allocation, mr_heap_sort,
@@ -61,8 +70,9 @@ struct mr_heap {
  * mr_heap_add_free: the free of addr at time t ends the object at addr allocated last
  * before t (at t itself when none was before), if it has no earlier free; else it is
  * counted in unmatched_frees.
- * mr_heap_finish: an object without a free ends where the next one at its address starts
- * (a reuse without a recorded free), the last one never; the lookup tables. 0 or -ENOMEM. */
+ * mr_heap_finish: an object ends where a later one overlapping it starts (a reuse without a
+ * recorded free: the same address, or another within its bytes, or one whose bytes hold
+ * its start), the last one never; the lookup tables. 0 or -ENOMEM. */
 int mr_heap_begin(struct mr_heap *h, size_t nallocs);
 int mr_heap_add(struct mr_heap *h, uint64_t addr, uint64_t size, uint64_t t0, uint32_t tag);
 int mr_heap_sort(struct mr_heap *h);
@@ -75,7 +85,9 @@ int mr_heap_build(struct mr_heap *h, const struct memphis_rec_alloc *allocs, siz
 		  const struct memphis_rec_free *frees, size_t nfrees);
 void mr_heap_free(struct mr_heap *h);
 
-/* The object live at time t that contains addr, or NULL. */
+/* The latest object allocated by time t that contains addr (looking back over at most
+ * MR_HEAP_LOOKBACK records at one address), or NULL when none or it was freed by t. */
+#define MR_HEAP_LOOKBACK 8
 const struct mr_heap_obj *mr_heap_find(const struct mr_heap *h, uint64_t addr, uint64_t t);
 /* The widest [*lo, *hi) around addr that no object overlaps at any time: 1, or 0 when some
  * object holds addr at some time (then nothing to cache about addr's neighbourhood). */

@@ -14,11 +14,14 @@ allocs=$(sed -n 's/^# allocs: \([0-9,]*\),.*/\1/p' meta.txt | tr -d ,)
 check "small allocations sampled: far fewer than $N records (got ${allocs:-none})" \
 	sh -c "[ -n '$allocs' ] && [ '$allocs' -gt 0 ] && [ '$allocs' -lt $((N / 8)) ]"
 check "the choice is in the run" grep -q "heap_sample_every=64" meta.txt
+check "the site map is on by default (heap_map=1)" grep -q "heap_map=1" meta.txt
 "$REPORT" "$d" > report.txt 2>&1
 check "the report says small allocations are sampled" \
 	grep -Eq '^heap: allocations under 4,096 bytes recorded 1 in 64' report.txt
 "$REPORT" --json "$d" > report.json 2>&1
 check "--json says it too" grep -q '"heap_sample_every": *64' report.json
+check "--json says the site map named the others" grep -q '"heap_map": *true' report.json
+check "the text says so" grep -Eq '^heap: .* the others named by call chain \(the site map' report.txt
 rm -rf memphis-*/
 
 MEMPHIS_HEAP_SAMPLE=1 "$P" 20000 > all.out 2>&1

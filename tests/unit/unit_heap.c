@@ -1,7 +1,8 @@
 /* tests/unit/unit_heap.c - the heap index of memphis-report (post/run/heap.c, the heap objects of
  * a run; not lib/heap.c, the library's allocation interposer, which the shell tests cover):
  * which allocation holds an address at a time, with reuse after free, reuse without a free,
- * small objects inside a freed big one, and a million reused objects (lookup time printed,
+ * small objects inside a freed big one, the site map's runs (no frees: an object ends where
+ * a later one overlapping it starts), and a million reused objects (lookup time printed,
  * not asserted).
  * Table-driven; TAP output. */
 #include <errno.h>
@@ -225,6 +226,81 @@ static void test_random_against_scan(uint64_t window)
 	free(used);
 }
 
+/* The site map's runs (lib/heapmap.h): small blocks recorded without their frees, or with
+ * frees the index keeps out (keep_below). Random blocks of 1 byte to 12 KiB, allocated and
+ * freed in a window (no two live ones overlap), looked up at random: an address finds the
+ * latest block allocated by then that covers it (in a block live then: that block), as a
+ * scan of the records says. */
+static void test_map_against_scan(int with_frees)
+{
+	enum { N = 3000, LOOKUPS = 20000 };
+	const uint64_t WINDOW = 64 << 10;
+	static struct memphis_rec_alloc a[N];
+	static struct memphis_rec_free f[N];
+	static uint64_t t1[N];
+	unsigned char *used = calloc(WINDOW, 1);
+	size_t na = 0, nf = 0, bad = 0, live_hits = 0;
+	uint64_t t = 1, r = 0x2545f4914f6cdd1dull;
+	struct mr_heap h;
+
+	if (!used) {
+		ok(0, "heap: allocate the site map case");
+		return;
+	}
+	while (na < N) {
+		r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+		if (r % 3 == 0 && na > nf) {
+			for (size_t i = 0; i < na; i++)
+				if (t1[i] == UINT64_MAX) {
+					f[nf++] = (struct memphis_rec_free){ .time = t, .addr = a[i].addr };
+					t1[i] = t;
+					memset(used + (a[i].addr - 0x100000), 0, a[i].size);
+					break;
+				}
+		} else {
+			uint64_t size = 1 + (r >> 8) % (r % 7 ? 200 : 12288), at = (r >> 24) % (WINDOW - size);
+
+			if (!memchr(used + at, 1, size)) {
+				memset(used + at, 1, size);
+				a[na] = (struct memphis_rec_alloc){ .time = t, .addr = 0x100000 + at, .size = size };
+				t1[na++] = UINT64_MAX;
+			}
+		}
+		t++;
+	}
+	if (mr_heap_begin(&h, na) == 0) {
+		h.keep_below = UINT64_MAX;
+		for (size_t i = 0; i < na; i++)
+			mr_heap_add(&h, a[i].addr, a[i].size, a[i].time, (uint32_t)i);
+		if (mr_heap_sort(&h) == 0)
+			for (size_t i = 0; with_frees && i < nf; i++)
+				mr_heap_add_free(&h, f[i].addr, f[i].time);
+	}
+	ok(mr_heap_finish(&h) == 0, "heap: site map: build %zu blocks%s", na,
+	   with_frees ? ", their frees kept out" : " without frees");
+	for (size_t k = 0; k < LOOKUPS; k++) {
+		uint64_t addr, when;
+		const struct mr_heap_obj *o;
+		long want = -1, live = -1;
+
+		r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+		addr = 0x100000 + r % WINDOW, when = (r >> 32) % (t + 1);
+		for (size_t i = 0; i < na; i++) {
+			if (addr < a[i].addr || addr >= a[i].addr + a[i].size || when < a[i].time)
+				continue;
+			live = when < t1[i] ? (long)i : live;
+			want = want < 0 || a[i].time > a[want].time ? (long)i : want;
+		}
+		o = mr_heap_find(&h, addr, when);
+		bad += (o ? (long)o->tag : -1) != want || (live >= 0 && want != live);
+		live_hits += live >= 0;
+	}
+	ok(bad == 0 && live_hits > 0, "heap: site map: %d random lookups agree with a scan (%zu in "
+	   "live blocks; %zu differ)", LOOKUPS, live_hits, bad);
+	mr_heap_free(&h);
+	free(used);
+}
+
 /* The index's order, which the lookups rely on: by address, allocation time and record,
  * from records in no order (threads' blocks interleave), with ties in address and time,
  * and records of address 0 left out. */
@@ -359,5 +435,7 @@ int main(void)
 	test_big_under_many();
 	test_random_against_scan(64 << 10); /* dense: most addresses held at some time */
 	test_random_against_scan(16 << 20); /* sparse: gaps between the objects */
+	test_map_against_scan(0);
+	test_map_against_scan(1);
 	return tap_done();
 }
