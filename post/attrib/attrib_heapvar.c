@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "binary/allocsite.h"
+#include "binary/demangle.h"
 #include "binary/heapvar.h"
 #include "binary/heapvar_dwarf.h"
 #include "hash.h"
@@ -113,14 +114,31 @@ static void static_recv(struct mr_attrib *a, uint32_t oi, uint64_t to, struct re
 	r->how = path[0] ? "member" : mr_var_kind_name(mv->kind);
 }
 
+/* r->name: "FUNC::NAME" of object oi (OBJ:FUNC::NAME outside the executable), FUNC as the
+ * user wrote it (an OpenMP region's outlined function, a C++ name: mr_demangle_function). */
+static void local_name(struct mr_attrib *a, uint32_t oi, const char *func, const char *name,
+		       struct recv *r)
+{
+	struct obj *o = &a->obj[oi];
+	char *src = mr_demangle_function(func);
+	const char *f = src ? src : func;
+
+	if ((o->is_exe ? asprintf(&r->name, "%s::%s", f, name)
+		       : asprintf(&r->name, "%s:%s::%s", o->base, f, name)) < 0)
+		r->name = NULL;
+	free(src);
+	if (!r->name)
+		return;
+	r->kind = RECV_VAR;
+	r->how = "local";
+}
+
 /* The local of the frame an event names (FRAME or REG events), into r. */
 static void local_recv(struct mr_attrib *a, uint32_t oi, const struct mr_hv_event *e,
 		       struct recv *r)
 {
-	struct obj *o = &a->obj[oi];
 	const char *func;
 	char name[512];
-
 	struct mr_hvdw_query q = {
 		.where = e->kind == MR_HV_FRAME ? MR_HVDW_FRAME
 			 : e->kind == MR_HV_THROUGH ? MR_HVDW_THROUGH : MR_HVDW_REG,
@@ -128,37 +146,73 @@ static void local_recv(struct mr_attrib *a, uint32_t oi, const struct mr_hv_even
 		.slot_reg = e->slot_reg, .slot_off = e->slot_off,
 	};
 
-	if (mr_hvdw_local(obj_dw(a, oi), &q, name, sizeof(name), &func))
+	if (mr_hvdw_local(obj_dw(a, oi), &q, name, sizeof(name), &func) == 0)
+		local_name(a, oi, func, name, r);
+}
+
+/* The path of a PATH event of object oi into r: the variable it starts at and the steps. */
+static void path_recv(struct mr_attrib *a, uint32_t oi, const struct mr_hv_event *e,
+		      struct recv *r)
+{
+	struct obj *o = &a->obj[oi];
+	const struct mr_var *mv = NULL;
+	const char *func;
+	char path[512];
+	int rc;
+
+	if (e->path.root == MR_HV_ROOT_STATIC) {
+		mv = mr_debuginfo_var_at(o->di, e->path.at);
+		if (!mv || mv->tls || mv->descriptor || !mv->name)
+			return;
+	}
+	rc = mr_hvdw_path(obj_dw(a, oi), &e->path, mv ? mv->addr : 0, path, sizeof(path), &func);
+	if (rc)
 		return;
-	if ((o->is_exe ? asprintf(&r->name, "%s::%s", func, name)
-		       : asprintf(&r->name, "%s:%s::%s", o->base, func, name)) < 0) {
+	if (!mv) {
+		local_name(a, oi, func, path, r);
+		return;
+	}
+	if ((o->is_exe ? asprintf(&r->name, "%s%s", mv->name, path)
+		       : asprintf(&r->name, "%s:%s%s", o->base, mv->name, path)) < 0) {
 		r->name = NULL;
 		return;
 	}
 	r->kind = RECV_VAR;
-	r->how = "local";
+	r->how = "member";
 }
 
-/* The code read around a return address: jumps back and forth stay inside */
+/* The code read around a return address: jumps back and forth stay inside; from the
+ * function's start when it is at most FUNC_BEFORE bytes before (heapvar.h: the paths held
+ * at the call) */
 #define WINDOW_BEFORE 512
-#define WINDOW_BYTES 4096
+#define WINDOW_AFTER 3584
+#define FUNC_BEFORE 16384
 
-/* mr_heapvar_scan over the code of object d around ret_vaddr (read from its file). Returns
- * the count of events, 0 when the code cannot be read. */
-static size_t follow(struct mr_debuginfo *d, uint64_t ret_vaddr, struct mr_hv_event *ev,
-		     size_t max)
+/* mr_heapvar_scan over the code of object oi around ret_vaddr (read from its file).
+ * Returns the count of events, 0 when the code cannot be read. */
+static size_t follow(struct mr_attrib *a, uint32_t oi, uint64_t ret_vaddr,
+		     struct mr_hv_event *ev, size_t max)
 {
-	uint8_t *buf = malloc(WINDOW_BYTES);
-	uint64_t base = ret_vaddr > WINDOW_BEFORE ? ret_vaddr - WINDOW_BEFORE : 0;
-	ssize_t n = buf ? mr_debuginfo_code(d, base, buf, WINDOW_BYTES) : -1;
+	struct mr_debuginfo *d = a->obj[oi].di;
+	struct mr_hvdw *dw = obj_dw(a, oi);
+	uint64_t func = 0, base = ret_vaddr > WINDOW_BEFORE ? ret_vaddr - WINDOW_BEFORE : 0;
+	size_t bytes;
+	uint8_t *buf;
+	ssize_t n;
 	size_t k = 0;
 
+	if (dw && mr_hvdw_func_start(dw, ret_vaddr - 1, &func) == 0 && func < ret_vaddr &&
+	    ret_vaddr - func <= FUNC_BEFORE && func < base)
+		base = func;
+	bytes = (size_t)(ret_vaddr - base) + WINDOW_AFTER;
+	buf = malloc(bytes);
+	n = buf ? mr_debuginfo_code(d, base, buf, bytes) : -1;
 	if (n <= 0 && buf) { /* the segment starts after base: read from ret_vaddr itself */
 		base = ret_vaddr;
-		n = mr_debuginfo_code(d, base, buf, WINDOW_BYTES);
+		n = mr_debuginfo_code(d, base, buf, WINDOW_AFTER);
 	}
 	if (n > 0)
-		k = mr_heapvar_scan(buf, (size_t)n, base, ret_vaddr, ev, max);
+		k = mr_heapvar_scan(buf, (size_t)n, base, func, ret_vaddr, ev, max);
 	free(buf);
 	return k;
 }
@@ -175,7 +229,7 @@ static struct recv analyse(struct mr_attrib *a, uint64_t ret, uint64_t t)
 
 	if (!sp || !a->obj[sp->obj].di)
 		return r;
-	n = follow(a->obj[sp->obj].di, ret - sp->bias, ev, MR_HV_MAX_EVENTS);
+	n = follow(a, sp->obj, ret - sp->bias, ev, MR_HV_MAX_EVENTS);
 	for (size_t i = 0; i < n && r.kind == RECV_NONE; i++)
 		if (ev[i].kind == MR_HV_STATIC)
 			static_recv(a, sp->obj, ev[i].addr, &r);
@@ -187,6 +241,8 @@ static struct recv analyse(struct mr_attrib *a, uint64_t ret, uint64_t t)
 		if (ev[i].kind == MR_HV_FRAME || ev[i].kind == MR_HV_REG ||
 		    ev[i].kind == MR_HV_THROUGH)
 			local_recv(a, sp->obj, &ev[i], &r);
+		else if (ev[i].kind == MR_HV_PATH)
+			path_recv(a, sp->obj, &ev[i], &r);
 	return r;
 }
 

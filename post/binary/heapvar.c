@@ -24,6 +24,19 @@ struct slot {
 	int64_t off;
 };
 
+/* What a register or frame slot holds: the value at the location an access path names
+ * (root 0: nothing known), or its address when addr_of. reg in Zydis order. */
+struct prov {
+	struct mr_hv_path at;
+	int addr_of;
+};
+
+#define MAX_PSLOTS 8 /* frame slots whose paths are kept (spills) */
+struct pslot {
+	struct slot where;
+	struct prov p;
+};
+
 /* One path: where it goes on and what holds the pointer there. */
 struct path {
 	size_t off;      /* into the code */
@@ -33,6 +46,9 @@ struct path {
 	int ev[16];      /* [register]: its REG event, -1 for none */
 	unsigned loaded; /* bit i: register i holds what was loaded from frame slot from[i] */
 	struct slot from[16];
+	struct prov prov[16];          /* [register]: the access path of what it holds */
+	struct pslot pslot[MAX_PSLOTS];
+	unsigned npslot;
 };
 
 struct scan {
@@ -40,7 +56,7 @@ struct scan {
 	size_t len;
 	uint64_t base;
 	ZydisDecoder dec;
-	struct path work[MAX_PATHS];
+	struct path *work;  /* MAX_PATHS */
 	size_t head, tail;  /* work[head, tail) wait, as a ring */
 	uint8_t *visits;    /* [offset]: times decoded */
 	struct mr_hv_event *ev;
@@ -83,7 +99,7 @@ static int event(struct scan *s, enum mr_hv_kind kind, uint64_t pc, uint64_t add
 	} else {
 		s->nev++;
 	}
-	s->ev[at] = (struct mr_hv_event){ kind, pc, pc, addr, reg, off, -1, 0 };
+	s->ev[at] = (struct mr_hv_event){ kind, pc, pc, addr, reg, off, -1, 0, { 0 } };
 	return (int)at;
 }
 
@@ -154,6 +170,194 @@ static bool frame_mem(const ZydisDecodedOperand *o, int *base, int64_t *off)
 	return true;
 }
 
+/* The kept path of frame slot w on p, or NULL. */
+static struct prov *pslot_of(struct path *p, struct slot w)
+{
+	for (unsigned i = 0; i < p->npslot; i++)
+		if (p->pslot[i].where.base == w.base && p->pslot[i].where.off == w.off)
+			return &p->pslot[i].p;
+	return NULL;
+}
+
+/* Frame slot w now holds v (root 0: nothing known). */
+static void pslot_set(struct path *p, struct slot w, const struct prov *v)
+{
+	struct prov *k = pslot_of(p, w);
+
+	if (!k && v->at.root && p->npslot < MAX_PSLOTS) {
+		p->pslot[p->npslot].where = w;
+		k = &p->pslot[p->npslot++].p;
+	}
+	if (k)
+		*k = *v;
+}
+
+/* The path register r (Zydis order) holds at pc, used as an address's base: what the
+ * path knows, else the variable in r there (a pointer the function got or keeps); NULL
+ * for %rsp, and for %rbp unless a path was loaded into it (else: the frame's base). */
+static struct prov *base_prov(struct path *p, int r, uint64_t pc)
+{
+	struct prov *b;
+
+	if (r < 0 || r == RSP || (r == RBP && !p->prov[RBP].at.root))
+		return NULL;
+	b = &p->prov[r];
+	if (!b->at.root)
+		*b = (struct prov){ .at = { .root = MR_HV_ROOT_REG, .reg = dwarf_reg[r], .at = pc,
+					    .nstep = 1 } };
+	return b;
+}
+
+/* v moved by memory operand m's displacement and index: the location at the address v
+ * holds (addr_of), or through the pointer v holds; then the value there, or its address
+ * when addr. False when the path is too long. */
+static bool step(struct prov *v, const ZydisDecodedOperand *m, bool addr)
+{
+	int64_t d = m->mem.disp.has_displacement ? m->mem.disp.value : 0;
+	int idx = m->mem.index != ZYDIS_REGISTER_NONE;
+
+	if (v->addr_of) {
+		struct mr_hv_step *l = &v->at.step[v->at.nstep - 1];
+
+		l->off += d;
+		l->indexed |= idx;
+	} else if (v->at.nstep < MR_HV_MAX_STEPS) {
+		v->at.step[v->at.nstep++] = (struct mr_hv_step){ d, idx };
+	} else {
+		return false;
+	}
+	v->addr_of = addr;
+	return true;
+}
+
+/* The path of what memory operand m reads at pc (or of its address, lea) into *v: a
+ * static, a frame slot (what was spilled there, else the variable there), or a step from
+ * its base's path; root 0 when none. */
+static void mem_prov(struct path *p, const ZydisDecodedInstruction *in,
+		     const ZydisDecodedOperand *m, uint64_t pc, bool lea, struct prov *v)
+{
+	int base = gpr(m->mem.base);
+	struct slot w = { base, m->mem.disp.value };
+	struct prov *b;
+	uint64_t to;
+
+	*v = (struct prov){ .at = { .root = 0 } };
+	if (m->mem.base == ZYDIS_REGISTER_RIP && m->mem.index == ZYDIS_REGISTER_NONE) {
+		if (ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(in, m, pc, &to)))
+			*v = (struct prov){ .at = { .root = MR_HV_ROOT_STATIC, .at = to, .nstep = 1 },
+					    .addr_of = lea };
+	} else if ((b = base_prov(p, base, pc))) {
+		*v = *b;
+		if (!step(v, m, lea))
+			v->at.root = 0;
+	} else if (base == RSP || base == RBP) {
+		b = lea || m->mem.index != ZYDIS_REGISTER_NONE ? NULL : pslot_of(p, w);
+		*v = b ? *b : (struct prov){ .at = { .root = MR_HV_ROOT_FRAME, .reg = dwarf_reg[base],
+						     .off = w.off, .at = pc, .nstep = 1 } };
+		if (!b) { /* the variable in the slot: its value, or (lea) its address */
+			v->at.step[0].indexed = m->mem.index != ZYDIS_REGISTER_NONE;
+			v->addr_of = lea;
+			if (!lea && v->at.step[0].indexed)
+				v->at.root = 0; /* an element of a frame array: its slot is unknown */
+		}
+	}
+}
+
+/* What the 64-bit register dst holds after an instruction that writes it, as far as paths
+ * go: a load, an address computed, a copy, or pointer arithmetic (an index or a constant
+ * added; the operand with a path is the pointer); else nothing known. Frame slots: what
+ * is spilled there. */
+static void track(struct path *p, const ZydisDecodedInstruction *in,
+		  const ZydisDecodedOperand *op, uint64_t pc)
+{
+	const ZydisDecodedOperand *d = &op[0], *src = &op[1];
+	bool two = in->operand_count_visible == 2;
+	int dreg = d->type == ZYDIS_OPERAND_TYPE_REGISTER && d->size == 64 ? gpr(d->reg.value) : -1;
+	int sreg = two && src->type == ZYDIS_OPERAND_TYPE_REGISTER && src->size == 64
+			   ? gpr(src->reg.value) : -1;
+	ZydisMnemonic mn = in->mnemonic;
+	struct prov v = { .at = { .root = 0 } }, sv = { .at = { .root = 0 } }, *b;
+	struct slot w;
+	unsigned wr = 0;
+
+	for (unsigned i = 0; i < in->operand_count; i++)
+		if (op[i].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+		    (op[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) && gpr(op[i].reg.value) >= 0)
+			wr |= 1u << gpr(op[i].reg.value);
+	/* %rsp moved (not by a call: its callee's ret moves it back): the offsets of the slots
+	 * kept are stale, forget them */
+	if ((wr & (1u << RSP)) && in->meta.category != ZYDIS_CATEGORY_CALL)
+		for (unsigned i = p->npslot; i-- > 0;)
+			if (p->pslot[i].where.base == RSP)
+				p->pslot[i] = p->pslot[--p->npslot];
+	if (mn == ZYDIS_MNEMONIC_MOV && two && d->type == ZYDIS_OPERAND_TYPE_MEMORY &&
+	    frame_mem(d, &w.base, &w.off) && !(w.base == RBP && p->prov[RBP].at.root)) {
+		/* a spill, or the slot overwritten */
+		if (d->size == 64 && sreg >= 0 && (b = base_prov(p, sreg, pc)))
+			v = *b;
+		pslot_set(p, w, &v);
+		return;
+	}
+	if (dreg >= 0 && two) {
+		if (src->type == ZYDIS_OPERAND_TYPE_MEMORY && (mn == ZYDIS_MNEMONIC_MOV ||
+							       mn == ZYDIS_MNEMONIC_LEA ||
+							       mn == ZYDIS_MNEMONIC_ADD))
+			mem_prov(p, in, src, pc, mn == ZYDIS_MNEMONIC_LEA, &sv);
+		else if (sreg >= 0)
+			sv = p->prov[sreg];
+		if (mn == ZYDIS_MNEMONIC_MOV || mn == ZYDIS_MNEMONIC_LEA) {
+			v = sv;
+		} else if (mn == ZYDIS_MNEMONIC_ADD || mn == ZYDIS_MNEMONIC_SUB) {
+			ZydisDecodedOperand m = { .type = ZYDIS_OPERAND_TYPE_MEMORY };
+			bool imm = src->type == ZYDIS_OPERAND_TYPE_IMMEDIATE;
+			int64_t k = imm ? src->imm.value.s : 0;
+
+			if (p->prov[dreg].at.root)
+				v = p->prov[dreg];
+			else if (mn == ZYDIS_MNEMONIC_ADD)
+				v = sv;
+			m.mem.index = imm ? ZYDIS_REGISTER_NONE : ZYDIS_REGISTER_RAX;
+			m.mem.disp.has_displacement = 1;
+			m.mem.disp.value = mn == ZYDIS_MNEMONIC_SUB ? -k : k;
+			if (v.at.root && !step(&v, &m, true))
+				v.at.root = 0;
+		}
+	}
+	for (int r = 0; r < 16; r++)
+		if (wr >> r & 1)
+			p->prov[r].at.root = 0;
+	if (dreg >= 0)
+		p->prov[dreg] = v;
+}
+
+/* The paths registers lose in a call (the caller-saved ones). */
+static void call_clobbers(struct path *p)
+{
+	for (int r = 0; r < 16; r++)
+		if (!(CALLEE_SAVED >> r & 1))
+			p->prov[r].at.root = 0;
+}
+
+/* The path of the location a store to memory operand m (not the frame's, not RIP's) writes,
+ * into *out: false when it has none worth a PATH event (a THROUGH names it: [reg + d]
+ * with reg a variable's value). */
+static bool store_path(struct path *p, const ZydisDecodedOperand *m, uint64_t pc,
+		       struct mr_hv_path *out)
+{
+	struct prov *b = base_prov(p, gpr(m->mem.base), pc), v;
+
+	if (!b)
+		return false;
+	v = *b;
+	if (!v.addr_of && v.at.nstep == 1 && v.at.root != MR_HV_ROOT_STATIC &&
+	    m->mem.index == ZYDIS_REGISTER_NONE)
+		return false;
+	if (!step(&v, m, false))
+		return false;
+	*out = v.at;
+	return true;
+}
+
 /* mov between a 64-bit register and memory or another register: what it does to the
  * holders of p (returns true when it was such a move and p is updated). */
 static bool move(struct scan *s, struct path *p, const ZydisDecodedOperand *op, uint64_t pc,
@@ -175,10 +379,21 @@ static bool move(struct scan *s, struct path *p, const ZydisDecodedOperand *op, 
 			return true;
 		}
 		if (!frame_mem(d, &base, &off)) {
-			/* [%reg + d], no index: maybe a member of a struct reg points to */
+			/* an element or member reached through pointers: its path; else [%reg + d],
+			 * no index: maybe a member of a struct reg points to */
+			struct mr_hv_path path;
+
 			base = gpr(d->mem.base);
-			if (!holds || base < 0 || d->mem.index != ZYDIS_REGISTER_NONE ||
-			    d->mem.segment != ZYDIS_REGISTER_DS)
+			if (!holds || base < 0 || d->mem.segment == ZYDIS_REGISTER_FS ||
+			    d->mem.segment == ZYDIS_REGISTER_GS) /* TLS: no variable's */
+				return true;
+			if (store_path(p, d, pc, &path)) {
+				e = event(s, MR_HV_PATH, pc, 0, -1, 0);
+				if (e >= 0)
+					s->ev[e].path = path;
+				return true;
+			}
+			if (d->mem.index != ZYDIS_REGISTER_NONE || d->mem.segment != ZYDIS_REGISTER_DS)
 				return true;
 			e = event(s, MR_HV_THROUGH, pc, 0, dwarf_reg[base], d->mem.disp.value);
 			if (e >= 0 && (p->loaded >> base & 1)) {
@@ -234,6 +449,7 @@ static void walk(struct scan *s, struct path p)
 			break;
 		next = pc + in.length;
 		p.off += in.length;
+		track(&p, &in, op, pc);
 		switch (in.meta.category) {
 		case ZYDIS_CATEGORY_RET:
 			if (p.held & (1u << RAX))
@@ -243,6 +459,7 @@ static void walk(struct scan *s, struct path p)
 		case ZYDIS_CATEGORY_CALL:
 			drop(s, &p, ~CALLEE_SAVED, next);
 			p.loaded &= CALLEE_SAVED;
+			call_clobbers(&p);
 			continue;
 		case ZYDIS_CATEGORY_UNCOND_BR:
 			if (op[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && op[0].imm.is_relative)
@@ -274,29 +491,60 @@ static void walk(struct scan *s, struct path p)
 	drop(s, &p, ~0u, s->base + p.off);
 }
 
-size_t mr_heapvar_scan(const uint8_t *code, size_t len, uint64_t base, uint64_t ret,
-		       struct mr_hv_event *ev, size_t max)
+/* The paths p's registers and frame slots hold at the call that ends at offset `to`, from
+ * the code in [from, to) read once in address order (the last write before the call, in
+ * the layout the compiler chose: a loop's set-up comes before its body). */
+static void prescan(struct scan *s, struct path *p, size_t from, size_t to)
+{
+	for (size_t off = from; off < to;) {
+		ZydisDecodedInstruction in;
+		ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
+
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&s->dec, s->code + off, to - off, &in, op))) {
+			off++;
+			continue;
+		}
+		track(p, &in, op, s->base + off);
+		if (in.meta.category == ZYDIS_CATEGORY_CALL)
+			call_clobbers(p);
+		off += in.length;
+	}
+	call_clobbers(p);
+}
+
+size_t mr_heapvar_scan(const uint8_t *code, size_t len, uint64_t base, uint64_t func,
+		       uint64_t ret, struct mr_hv_event *ev, size_t max)
 {
 	struct scan s = { .code = code, .len = len, .base = base, .ev = ev, .max = max,
 			  .budget = MR_HV_MAX_INSNS };
-	struct path p = { .held = 0 };
+	struct path *p;
 
 	if (ret < base || ret - base >= len ||
 	    !ZYAN_SUCCESS(ZydisDecoderInit(&s.dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)))
 		return 0;
 	s.visits = calloc(len, 1);
-	if (!s.visits)
+	s.work = calloc(MAX_PATHS, sizeof(*s.work));
+	p = calloc(1, sizeof(*p));
+	if (!s.visits || !s.work || !p) {
+		free(s.visits);
+		free(s.work);
+		free(p);
 		return 0;
+	}
 	for (int r = 0; r < 16; r++)
-		p.ev[r] = -1;
-	hold(&s, &p, RAX, ret);
-	push(&s, &p, ret);
+		p->ev[r] = -1;
+	if (func >= base && func < ret)
+		prescan(&s, p, (size_t)(func - base), (size_t)(ret - base));
+	hold(&s, p, RAX, ret);
+	push(&s, p, ret);
 	while (s.head < s.tail && s.budget) {
 		struct path w = s.work[s.head % MAX_PATHS];
 
 		s.head++;
 		walk(&s, w);
 	}
+	free(p);
 	free(s.visits);
+	free(s.work);
 	return s.nev;
 }

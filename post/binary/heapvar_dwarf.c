@@ -1,6 +1,7 @@
 /* post/binary/heapvar_dwarf.c - DWARF names of heapvar's events through libdw (see
  * heapvar_dwarf.h). */
 #include "base/infile.h"
+#include "heapvar.h"
 #include "heapvar_dwarf.h"
 
 #include <dlfcn.h>
@@ -36,6 +37,8 @@
 			      uint8_t *)) \
 	X(Dwarf_Die *, dwarf_offdie, (Dwarf *, Dwarf_Off, Dwarf_Die *)) \
 	X(Dwarf_Die *, dwarf_addrdie, (Dwarf *, Dwarf_Addr, Dwarf_Die *)) \
+	X(ptrdiff_t, dwarf_ranges, (Dwarf_Die *, ptrdiff_t, Dwarf_Addr *, Dwarf_Addr *, \
+				    Dwarf_Addr *)) \
 	X(int, dwarf_haspc, (Dwarf_Die *, Dwarf_Addr)) \
 	X(int, dwarf_getscopes, (Dwarf_Die *, Dwarf_Addr, Dwarf_Die **)) \
 	X(int, dwarf_tag, (Dwarf_Die *)) \
@@ -286,6 +289,62 @@ static bool cu_of(struct mr_hvdw *h, uint64_t pc, Dwarf_Die *cudie)
 	return false;
 }
 
+/* The function DIE among parent's descendants (depth levels down) whose code covers pc. */
+static bool fn_at(Dwarf_Die *parent, uint64_t pc, int depth, Dwarf_Die *out)
+{
+	Dwarf_Die c;
+
+	if (DW(dwarf_child)(parent, &c) != 0)
+		return false;
+	do {
+		int tag = DW(dwarf_tag)(&c);
+
+		if (tag == DW_TAG_subprogram && DW(dwarf_haspc)(&c, pc) > 0) {
+			*out = c;
+			return true;
+		}
+		if (depth > 0 && (tag == DW_TAG_subprogram || tag == DW_TAG_namespace ||
+				  tag == DW_TAG_structure_type || tag == DW_TAG_class_type) &&
+		    fn_at(&c, pc, depth - 1, out))
+			return true;
+	} while (DW(dwarf_siblingof)(&c, &c) == 0);
+	return false;
+}
+
+/* The scopes at pc, innermost first (as dwarf_getscopes gives them), into *scopes (ours to
+ * free); their count, or 0. From the compile unit down, or, where the function holding pc
+ * lies inside one without code (GCC's OpenMP outlined functions inside the abstract
+ * instance of a function inlined everywhere), from that function, which ends the list. */
+static int scopes_at(struct mr_hvdw *h, uint64_t pc, Dwarf_Die **scopes)
+{
+	Dwarf_Die cudie, fn, *in = NULL;
+	int n;
+	bool add_fn = false;
+
+	*scopes = NULL;
+	if (!h || !cu_of(h, pc, &cudie))
+		return 0;
+	n = DW(dwarf_getscopes)(&cudie, pc, &in);
+	if (n <= 0) {
+		dw.free(in);
+		in = NULL;
+		if (!fn_at(&cudie, pc, 4, &fn))
+			return 0;
+		n = DW(dwarf_getscopes)(&fn, pc, &in);
+		n = n > 0 ? n : 0;
+		add_fn = !n || DW(dwarf_tag)(&in[n - 1]) != DW_TAG_subprogram;
+	}
+	*scopes = malloc((size_t)(n + 1) * sizeof(**scopes));
+	if (*scopes) {
+		if (n)
+			memcpy(*scopes, in, (size_t)n * sizeof(**scopes));
+		if (add_fn)
+			(*scopes)[n++] = fn;
+	}
+	dw.free(in);
+	return *scopes ? n : 0;
+}
+
 /* The address the frame base of function fn is at pc as register + offset. */
 static bool frame_base(struct mr_hvdw *h, Dwarf_Die *fn, uint64_t pc, int *reg, int64_t *off)
 {
@@ -449,14 +508,14 @@ static bool var_is(Dwarf_Die *die, Dwarf_Attribute *at, const struct mr_hvdw_que
 int mr_hvdw_local(struct mr_hvdw *h, const struct mr_hvdw_query *q, char *name, size_t len,
 		  const char **func)
 {
-	Dwarf_Die cudie, *scopes = NULL, c, *fn = NULL;
+	Dwarf_Die *scopes = NULL, c, *fn = NULL;
 	char path[256];
 	int n, fb_reg = -1, found = 0;
 	int64_t fb_off = 0;
 	bool frame = q->where == MR_HVDW_FRAME || (q->where == MR_HVDW_THROUGH && q->slot_reg >= 0);
 
 	*func = NULL;
-	if (!h || !cu_of(h, q->pc, &cudie) || (n = DW(dwarf_getscopes)(&cudie, q->pc, &scopes)) <= 0)
+	if ((n = scopes_at(h, q->pc, &scopes)) <= 0)
 		return -ENOENT;
 	for (int i = 0; i < n && !fn; i++) /* the frame's function (inlined scopes come first) */
 		if (DW(dwarf_tag)(&scopes[i]) == DW_TAG_subprogram)
@@ -484,21 +543,208 @@ int mr_hvdw_local(struct mr_hvdw *h, const struct mr_hvdw_query *q, char *name, 
 			break;
 		} while (DW(dwarf_siblingof)(&c, &c) == 0);
 	}
-	dw.free(scopes);
+	free(scopes);
 	return found && *func ? 0 : -ENOENT;
 }
 
 int mr_hvdw_returns(struct mr_hvdw *h, uint64_t pc)
 {
-	Dwarf_Die cudie, *scopes = NULL;
+	Dwarf_Die *scopes = NULL;
 	Dwarf_Attribute at;
 	int n, rc = -ENOENT;
 
-	if (!h || !cu_of(h, pc, &cudie) || (n = DW(dwarf_getscopes)(&cudie, pc, &scopes)) <= 0)
+	if ((n = scopes_at(h, pc, &scopes)) <= 0)
 		return -ENOENT;
 	for (int i = 0; i < n && rc == -ENOENT; i++)
 		if (DW(dwarf_tag)(&scopes[i]) == DW_TAG_subprogram)
 			rc = DW(dwarf_attr_integrate)(&scopes[i], DW_AT_type, &at) != NULL;
-	dw.free(scopes);
+	free(scopes);
+	return rc;
+}
+
+/* Append text t to buf at *pos. */
+static bool put(char *buf, size_t len, size_t *pos, const char *t)
+{
+	size_t n = strlen(t);
+
+	if (*pos + n >= len)
+		return false;
+	memcpy(buf + *pos, t, n + 1);
+	*pos += n;
+	return true;
+}
+
+/* One step of an access path onto buf at *pos: through the pointer of type *t first when
+ * deref ("->m" for a member of the struct it points to, "[]" for an element of what it
+ * points into); an element ("[]") of the array *t is when indexed; then the member or
+ * element at the step's offset. *t becomes the type of what is there. */
+static bool step_path(Dwarf_Die *t, const struct mr_hv_step *st, bool deref, char *buf,
+		      size_t len, size_t *pos)
+{
+	Dwarf_Die e;
+	Dwarf_Word size;
+	int64_t off = st->off;
+	size_t at;
+	bool arrow = false, elem = st->indexed, ref = false;
+	int tag;
+
+	if (deref) {
+		tag = DW(dwarf_tag)(t);
+		ref = tag == DW_TAG_reference_type || tag == DW_TAG_rvalue_reference_type;
+		if ((tag != DW_TAG_pointer_type && !ref) || !base_type(t, &e))
+			return false;
+		tag = DW(dwarf_tag)(&e);
+		arrow = !st->indexed && (tag == DW_TAG_structure_type || tag == DW_TAG_class_type);
+		elem = !arrow;
+	} else if (elem) {
+		if (DW(dwarf_tag)(t) != DW_TAG_array_type || !base_type(t, &e))
+			return false;
+	}
+	if (deref || elem)
+		*t = e;
+	if (elem) {
+		if (DW(dwarf_aggregate_size)(t, &size) || !size || !put(buf, len, pos, "[]"))
+			return false;
+		off = (off % (int64_t)size + (int64_t)size) % (int64_t)size;
+	}
+	at = *pos;
+	if (off < 0 || !member_path(t, (uint64_t)off, buf, len, pos))
+		return false;
+	if (arrow && !ref) { /* ".m" -> "->m" (through a reference: ".m") */
+		if (*pos == at || buf[at] != '.' || *pos + 1 >= len)
+			return false;
+		memmove(buf + at + 2, buf + at + 1, *pos - at);
+		buf[at] = '-';
+		buf[at + 1] = '>';
+		*pos += 1;
+	}
+	return true;
+}
+
+/* The local or parameter where p's FRAME or REG root is at pc p->at into *var, the offset
+ * of the root's location inside it into *inner, its function into *func. */
+static bool find_local(struct mr_hvdw *h, const struct mr_hv_path *p, Dwarf_Die *var,
+		       int64_t *inner, const char **func)
+{
+	Dwarf_Die *scopes = NULL, c, *fn = NULL;
+	int n, fb_reg = -1;
+	int64_t fb_off = 0;
+	bool found = false;
+
+	if ((n = scopes_at(h, p->at, &scopes)) <= 0)
+		return false;
+	for (int i = 0; i < n && !fn; i++)
+		if (DW(dwarf_tag)(&scopes[i]) == DW_TAG_subprogram)
+			fn = &scopes[i];
+	if (fn && p->root == MR_HV_ROOT_FRAME && !frame_base(h, fn, p->at, &fb_reg, &fb_off))
+		fb_reg = -1;
+	for (int i = 0; i < n && !found && fn && &scopes[i] <= fn; i++) {
+		if (DW(dwarf_child)(&scopes[i], &c) != 0)
+			continue;
+		do {
+			Dwarf_Attribute at;
+			Dwarf_Die type;
+			Dwarf_Word size;
+			Dwarf_Op *op;
+			size_t nop;
+			int64_t loc;
+			int tag = DW(dwarf_tag)(&c);
+
+			if ((tag != DW_TAG_variable && tag != DW_TAG_formal_parameter) ||
+			    !DW(dwarf_attr_integrate)(&c, DW_AT_location, &at))
+				continue;
+			if (p->root == MR_HV_ROOT_REG) {
+				found = in_reg(&at, p->at, p->at + 1, p->reg);
+				*inner = 0;
+			} else if (DW(dwarf_getlocation_addr)(&at, p->at, &op, &nop, 1) == 1 &&
+				   mem_at(op, nop, p->reg, fb_reg, fb_off, &loc) && p->off >= loc &&
+				   base_type(&c, &type) && !DW(dwarf_aggregate_size)(&type, &size) &&
+				   (uint64_t)(p->off - loc) < size) {
+				found = true;
+				*inner = p->off - loc;
+			}
+			if (!found)
+				continue;
+			*var = c;
+			for (int k = i; k < n && !*func; k++)
+				if (DW(dwarf_tag)(&scopes[k]) == DW_TAG_subprogram ||
+				    DW(dwarf_tag)(&scopes[k]) == DW_TAG_inlined_subroutine)
+					*func = DW(dwarf_diename)(&scopes[k]);
+			break;
+		} while (DW(dwarf_siblingof)(&c, &c) == 0);
+	}
+	free(scopes);
+	return found && *func;
+}
+
+int mr_hvdw_path(struct mr_hvdw *h, const struct mr_hv_path *p, uint64_t var_addr, char *name,
+		 size_t len, const char **func)
+{
+	Dwarf_Die var, type, cudie;
+	Dwarf_Attribute at;
+	struct mr_hv_step first;
+	Dwarf_Off cu = 0, next;
+	size_t hsize, pos = 0;
+	int64_t inner = 0;
+	bool found = false, own_name;
+
+	*func = NULL;
+	if (!h || !len || !p->nstep || p->nstep > MR_HV_MAX_STEPS)
+		return -ENOENT;
+	name[0] = '\0';
+	if (p->root == MR_HV_ROOT_STATIC) {
+		while (!found && DW(dwarf_nextcu)(h->dw, cu, &next, &hsize, NULL, NULL, NULL) == 0) {
+			found = DW(dwarf_offdie)(h->dw, cu + hsize, &cudie) &&
+				find_static(&cudie, var_addr, 3, &var);
+			cu = next;
+		}
+		inner = (int64_t)(p->at - var_addr);
+	} else {
+		found = find_local(h, p, &var, &inner, func);
+	}
+	if (!found || !base_type(&var, &type))
+		return -ENOENT;
+	/* a variable of the compiler's (GCC's .omp_data_i): named by what it leads to */
+	own_name = p->root != MR_HV_ROOT_STATIC && DW(dwarf_diename)(&var) &&
+		   !DW(dwarf_attr_integrate)(&var, DW_AT_artificial, &at);
+	if (own_name && !put(name, len, &pos, DW(dwarf_diename)(&var)))
+		return -ENOENT;
+	first = p->step[0];
+	first.off += inner;
+	for (unsigned k = 0; k < p->nstep; k++)
+		if (!step_path(&type, k ? &p->step[k] : &first, k > 0, name, len, &pos))
+			return -ENOENT;
+	if (p->root != MR_HV_ROOT_STATIC && !own_name) { /* "->m..." or ".m...": "m..." */
+		size_t cut = !strncmp(name, "->", 2) ? 2 : name[0] == '.' ? 1 : 0;
+
+		if (!cut)
+			return -ENOENT;
+		memmove(name, name + cut, strlen(name + cut) + 1);
+	}
+	return DW(dwarf_tag)(&type) == DW_TAG_pointer_type ? 0 : -EINVAL;
+}
+
+int mr_hvdw_func_start(struct mr_hvdw *h, uint64_t pc, uint64_t *start)
+{
+	Dwarf_Die *scopes = NULL;
+	Dwarf_Addr lo;
+	int n, rc = -ENOENT;
+
+	if ((n = scopes_at(h, pc, &scopes)) <= 0)
+		return -ENOENT;
+	for (int i = 0; i < n; i++)
+		if (DW(dwarf_tag)(&scopes[i]) == DW_TAG_subprogram) {
+			Dwarf_Addr base, hi;
+			ptrdiff_t o = 0;
+
+			/* the range holding pc (a function split in a hot and a cold part has two) */
+			while (rc && (o = DW(dwarf_ranges)(&scopes[i], o, &base, &lo, &hi)) > 0)
+				if (lo <= pc && pc < hi) {
+					*start = lo;
+					rc = 0;
+				}
+			break;
+		}
+	free(scopes);
 	return rc;
 }

@@ -52,6 +52,22 @@ struct mr_hvdw_query {
 int mr_hvdw_local(struct mr_hvdw *h, const struct mr_hvdw_query *q, char *name, size_t len,
 		  const char **func);
 
+struct mr_hv_path;
+
+/* The name of the location access path p names (post/binary/heapvar.h) into name: for a
+ * FRAME or REG root the local or parameter there at p->at and the steps ("u[][][]",
+ * "lv->row[]"; a root the compiler made, as GCC's .omp_data_i of an OpenMP region, left
+ * out: "lv->row[]" for .omp_data_i->lv->row[]), *func its function; for a STATIC root the
+ * steps only, after the static variable that starts at var_addr (the caller names it),
+ * *func NULL. Returns 0, -EINVAL when the location holds no pointer, or -ENOENT (DWARF
+ * cannot tell). */
+int mr_hvdw_path(struct mr_hvdw *h, const struct mr_hv_path *p, uint64_t var_addr, char *name,
+		 size_t len, const char **func);
+
+/* The start of the function (not an inlined one) holding vaddr pc, of its part that holds
+ * pc where it has more (a cold part): 0, or -ENOENT. */
+int mr_hvdw_func_start(struct mr_hvdw *h, uint64_t pc, uint64_t *start);
+
 /* Whether the function holding vaddr pc (the frame's, not an inlined one) returns a value:
  * 1 yes, 0 no (void: what %rax holds at its `ret` is no result), -ENOENT unknown (no
  * DWARF for pc). */

@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	len = size - 2;
 	at = ((size_t)data[0] | (size_t)data[1] << 8) % len;
-	n = mr_heapvar_scan(data + 2, len, BASE, BASE + at, ev, MR_HV_MAX_EVENTS);
+	n = mr_heapvar_scan(data + 2, len, BASE, BASE, BASE + at, ev, MR_HV_MAX_EVENTS);
 	if (n > MR_HV_MAX_EVENTS)
 		abort();
 	for (size_t i = 0; i < n; i++) {
