@@ -340,6 +340,21 @@ void attrib_site_parts(struct mr_attrib *a, const struct memphis_rec_alloc *r, u
 	}
 }
 
+int attrib_own_line(struct mr_attrib *a, uint64_t ret, uint64_t t, char *where, size_t wlen,
+		    char *func, size_t flen)
+{
+	uint64_t t0, t1;
+	struct span *sp = attrib_span_at(a, ret - 1, t, &t0, &t1);
+	struct mr_line ln;
+
+	if (!sp || mr_debuginfo_own_line(a->obj[sp->obj].di, ret - 1 - sp->bias, cxx_header, &ln) ||
+	    !ln.file)
+		return -ENOENT;
+	snprintf(where, wlen, "%s:%u", attrib_base_name(ln.file), ln.line);
+	snprintf(func, flen, "%s", ln.function ? ln.function : "");
+	return 0;
+}
+
 /* Name "KIND at FILE:LINE in FUNCTION" for a program function into which the C++ library's
  * allocator code was inlined (FRAME_INLINED_ALLOCATOR): the function's own line before it. */
 static int inlined_site_name(struct mr_attrib *a, const struct memphis_rec_alloc *r,

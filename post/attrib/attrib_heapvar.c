@@ -26,6 +26,9 @@ struct recv {
 	char *name;          /* RECV_VAR: "g", "g.m", "main::m" (object prefix for libraries) */
 	const char *how;     /* RECV_VAR: "global", "static", "function static", "member",
 			      * "local" */
+	int arg_reg;         /* >= 0: stored through (a member of) the object the argument in
+			      * this register (DWARF number) points to, of arg_size bytes */
+	uint64_t arg_size;
 };
 
 struct attrib_hv {
@@ -115,22 +118,24 @@ static void static_recv(struct mr_attrib *a, uint32_t oi, uint64_t to, struct re
 }
 
 /* r->name: "FUNC::NAME" of object oi (OBJ:FUNC::NAME outside the executable), FUNC as the
- * user wrote it (an OpenMP region's outlined function, a C++ name: mr_demangle_function). */
+ * user wrote it (an OpenMP region's outlined function, a C++ name: mr_demangle_function);
+ * NAME alone for FUNC "" (a class's member, "Mesh::m_x"). */
 static void local_name(struct mr_attrib *a, uint32_t oi, const char *func, const char *name,
 		       struct recv *r)
 {
 	struct obj *o = &a->obj[oi];
-	char *src = mr_demangle_function(func);
+	char *src = func[0] ? mr_demangle_function(func) : NULL;
 	const char *f = src ? src : func;
 
-	if ((o->is_exe ? asprintf(&r->name, "%s::%s", f, name)
-		       : asprintf(&r->name, "%s:%s::%s", o->base, f, name)) < 0)
+	/* func "": a member named by its class ("Mesh::m_x") */
+	if ((o->is_exe ? asprintf(&r->name, "%s%s%s", f, f[0] ? "::" : "", name)
+		       : asprintf(&r->name, "%s:%s%s%s", o->base, f, f[0] ? "::" : "", name)) < 0)
 		r->name = NULL;
 	free(src);
 	if (!r->name)
 		return;
 	r->kind = RECV_VAR;
-	r->how = "local";
+	r->how = f[0] ? "local" : "member";
 }
 
 /* The local of the frame an event names (FRAME or REG events), into r. */
@@ -222,7 +227,7 @@ static size_t follow(struct mr_attrib *a, uint32_t oi, uint64_t ret_vaddr,
 static struct recv analyse(struct mr_attrib *a, uint64_t ret, uint64_t t)
 {
 	struct mr_hv_event ev[MR_HV_MAX_EVENTS];
-	struct recv r = { RECV_NONE, NULL, NULL };
+	struct recv r = { RECV_NONE, NULL, NULL, -1, 0 };
 	uint64_t t0, t1;
 	struct span *sp = ret ? attrib_span_at(a, ret - 1, t, &t0, &t1) : NULL;
 	size_t n;
@@ -243,6 +248,10 @@ static struct recv analyse(struct mr_attrib *a, uint64_t ret, uint64_t t)
 			local_recv(a, sp->obj, &ev[i], &r);
 		else if (ev[i].kind == MR_HV_PATH)
 			path_recv(a, sp->obj, &ev[i], &r);
+	for (size_t i = 0; i < n && r.arg_reg < 0; i++)
+		if (ev[i].kind == MR_HV_PATH && ev[i].path.root == MR_HV_ROOT_ARG &&
+		    mr_hvdw_arg_size(obj_dw(a, sp->obj), &ev[i].path, &r.arg_size) == 0)
+			r.arg_reg = ev[i].path.reg;
 	return r;
 }
 
@@ -304,6 +313,21 @@ static bool inline_call(struct mr_attrib *a, uint64_t ret, uint64_t t, char *whe
 	return true;
 }
 
+/* When return address ret's call lies in the C++ library's code inlined into the program's
+ * code: the program's "file:line" that called that code into where, true. */
+static bool program_call(struct mr_attrib *a, uint64_t ret, uint64_t t, char *where, size_t wlen)
+{
+	uint64_t t0, t1;
+	struct span *sp = attrib_span_at(a, ret - 1, t, &t0, &t1);
+	struct mr_line ln;
+
+	if (!sp || mr_debuginfo_inline_call(a->obj[sp->obj].di, ret - 1 - sp->bias, &ln) ||
+	    !ln.file || strstr(ln.file, "/include/c++/"))
+		return false;
+	snprintf(where, wlen, "%s:%u", attrib_base_name(ln.file), ln.line);
+	return true;
+}
+
 /* Append s to the list *l ('\n'-separated); false when out of memory. */
 static bool append(char **l, const char *s)
 {
@@ -335,17 +359,72 @@ static char *commas(const char *l)
 	return s;
 }
 
+/* The object whose address the call returning to ret (time t) passed in the register the
+ * callee stored the pointer through (callee->arg_reg): a library function called for an
+ * object, as std::vector<T>::resize for a member, stores into it. Its name into *out
+ * ("Mesh::m_x", "main::v", "g.m"); false when it has none. */
+static bool arg_recv(struct mr_attrib *a, uint64_t ret, uint64_t t, const struct recv *callee,
+		     struct recv *out)
+{
+	uint64_t t0, t1, rv, func = 0, base;
+	struct span *sp = ret ? attrib_span_at(a, ret - 1, t, &t0, &t1) : NULL;
+	const struct mr_var *mv = NULL;
+	struct mr_hvdw *dw;
+	struct mr_hv_path p;
+	const char *fn = NULL;
+	char name[512];
+	uint8_t *buf;
+	ssize_t n;
+	int addr_of = 0, rc = -ENOENT;
+
+	if (!sp || !a->obj[sp->obj].di || !(dw = obj_dw(a, sp->obj)))
+		return false;
+	rv = ret - sp->bias;
+	if (mr_hvdw_func_start(dw, rv - 1, &func) || func >= rv || rv - func > FUNC_BEFORE)
+		return false;
+	base = func;
+	buf = malloc((size_t)(rv - base));
+	n = buf ? mr_debuginfo_code(a->obj[sp->obj].di, base, buf, (size_t)(rv - base)) : -1;
+	if (n > 0)
+		rc = mr_heapvar_arg(buf, (size_t)n, base, func, rv, callee->arg_reg, &p, &addr_of);
+	free(buf);
+	if (rc)
+		return false;
+	if (!addr_of) { /* a pointer passed: the object it points to */
+		if (p.nstep >= MR_HV_MAX_STEPS)
+			return false;
+		p.step[p.nstep++] = (struct mr_hv_step){ 0, 0 };
+	}
+	if (p.root == MR_HV_ROOT_STATIC &&
+	    (!(mv = mr_debuginfo_var_at(a->obj[sp->obj].di, p.at)) || mv->tls || !mv->name))
+		return false;
+	if (mr_hvdw_object(dw, &p, mv ? mv->addr : 0, callee->arg_size, name, sizeof(name), &fn))
+		return false;
+	if (fn) {
+		local_name(a, sp->obj, fn, name, out);
+	} else if (asprintf(&out->name, "%s%s", mv ? mv->name : "", name) >= 0) {
+		out->kind = RECV_VAR;
+		out->how = "member";
+	} else {
+		out->name = NULL;
+	}
+	return out->kind == RECV_VAR;
+}
+
 /* Variable id of r named by the variable receiving its pointer, the frames followed
  * outward from its naming frame idx (lib_via: the library frames skipped before it, or
  * NULL; kind: "malloc", ...), NOT_YET when no frame stores it, and for Fortran call sites
- * (allocsite names those). */
+ * (allocsite names those). arg_only: the naming frame's call lies in the C++ library's
+ * code inlined into it, whose stores name nothing of the program's: only an object it
+ * passed to a frame below that stored the pointer into it names r. */
 static uint32_t receiver_var(struct mr_attrib *a, const struct memphis_rec_alloc *r,
-			     uint32_t idx, const char *lib_via, const char *kind)
+			     uint32_t idx, const char *lib_via, const char *kind, bool arg_only)
 {
 	uint32_t n = r->nframes < MEMPHIS_MAX_FRAMES ? r->nframes : MEMPHIS_MAX_FRAMES;
 	struct mr_varinfo v = { .kind = MR_VAR_HEAP };
 	char where[512], func[256], from[512], f[256], file[512], inl[512] = "";
-	const struct recv *rc = NULL;
+	const struct recv *rc = NULL, *below;
+	struct recv argr = { RECV_NONE, NULL, NULL, -1, 0 };
 	const char *colon;
 	char *via = NULL, *list = NULL;
 	uint64_t key, *slot;
@@ -355,6 +434,10 @@ static uint32_t receiver_var(struct mr_attrib *a, const struct memphis_rec_alloc
 	if (idx >= n || !call_line(a, r->frames[idx], r->time, where, sizeof(where), func,
 				   sizeof(func)))
 		return NOT_YET;
+	/* the library's code inlined there: the program's line that called it (m_x.resize(n)
+	 * in an inlined constructor), else the program's own line it came from */
+	if (arg_only && !program_call(a, r->frames[idx], r->time, where, sizeof(where)))
+		attrib_own_line(a, r->frames[idx], r->time, where, sizeof(where), func, sizeof(func));
 	colon = strrchr(where, ':');
 	snprintf(file, sizeof(file), "%.*s", colon ? (int)(colon - where) : 0, where);
 	if (mr_allocsite_is_fortran(file))
@@ -363,10 +446,17 @@ static uint32_t receiver_var(struct mr_attrib *a, const struct memphis_rec_alloc
 		return NOT_YET;
 	/* the call inside code inlined into the frame's function (a template wrapper):
 	 * "via Allocate<double>, from LINE" as for a wrapper's own frame */
-	if (inline_call(a, r->frames[idx], r->time, inl, sizeof(inl), f, sizeof(f)) &&
+	if (!arg_only && inline_call(a, r->frames[idx], r->time, inl, sizeof(inl), f, sizeof(f)) &&
 	    !append(&via, f))
 		goto none;
-	for (k = idx; k < n; k++) {
+	/* a frame below (a library's, skipped for the name) stored it into the object the
+	 * naming frame's call passed: that object ("Mesh::m_x" for m_x.resize(n)) */
+	below = idx > 0 ? frame_recv(a, r->frames[idx - 1], r->time) : NULL;
+	if (below && below->arg_reg >= 0 && arg_recv(a, r->frames[idx], r->time, below, &argr))
+		rc = &argr;
+	else if (arg_only)
+		goto none;
+	for (k = idx; k < n && rc != &argr; k++) {
 		rc = frame_recv(a, r->frames[k], r->time);
 		if (!rc || rc->kind != RECV_RETURN)
 			break;
@@ -394,6 +484,7 @@ static uint32_t receiver_var(struct mr_attrib *a, const struct memphis_rec_alloc
 	if (slot) {
 		free(v.name);
 		free(via);
+		free(argr.name);
 		return (uint32_t)*slot;
 	}
 	attrib_site_parts(a, r, idx, where, func, &v);
@@ -402,9 +493,11 @@ static uint32_t receiver_var(struct mr_attrib *a, const struct memphis_rec_alloc
 	v.recv_via = via;
 	v.recv_from = k > idx || inl[0] ? strdup(from) : NULL;
 	id = attrib_add_var(a, key, &v);
+	free(argr.name);
 	return id;
 none:
 	free(via);
+	free(argr.name);
 	return NOT_YET;
 }
 
@@ -424,8 +517,8 @@ uint32_t attrib_heap_var(struct mr_attrib *a, const struct memphis_rec_alloc *r)
 		return (uint32_t)*slot;
 	attrib_alloc_site(a, r, &s);
 	/* posix_memalign returns its pointer through memory, %rax holds a status */
-	if (s.site && !s.inlined && r->kind != MPH_ALLOC_POSIX_MEMALIGN)
-		id = receiver_var(a, r, s.idx, s.libs[0] ? s.libs : NULL, s.alloc);
+	if (s.site && r->kind != MPH_ALLOC_POSIX_MEMALIGN)
+		id = receiver_var(a, r, s.idx, s.libs[0] ? s.libs : NULL, s.alloc, s.inlined);
 	if (id == NOT_YET)
 		id = attrib_site_var(a, r, &s);
 	mph_u64map_put(&a->var_by_key, key, id); /* out of memory: only not cached */

@@ -257,6 +257,10 @@ struct alloc_site {
 			     * '\n'-separated; "" for none */
 };
 
+/* The program's own line ("file:line", and its function) that the C++ library's code
+ * inlined at return address ret's call came from (mr_debuginfo_own_line). 0, or -ENOENT. */
+int attrib_own_line(struct mr_attrib *a, uint64_t ret, uint64_t t, char *where, size_t wlen,
+		    char *func, size_t flen);
 /* The alloc_site of ALLOCS record r into *s. */
 void attrib_alloc_site(struct mr_attrib *a, const struct memphis_rec_alloc *r,
 		       struct alloc_site *s);

@@ -1,6 +1,7 @@
 /* post/binary/heapvar.c - the store analysis after an allocation call (see heapvar.h). */
 #include "heapvar.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,8 @@ struct path {
 	unsigned loaded; /* bit i: register i holds what was loaded from frame slot from[i] */
 	struct slot from[16];
 	struct prov prov[16];          /* [register]: the access path of what it holds */
+	unsigned fresh;                /* bit i: register i holds what it held at the
+					* function's start (an argument register not written) */
 	struct pslot pslot[MAX_PSLOTS];
 	unsigned npslot;
 };
@@ -203,8 +206,8 @@ static struct prov *base_prov(struct path *p, int r, uint64_t pc)
 		return NULL;
 	b = &p->prov[r];
 	if (!b->at.root)
-		*b = (struct prov){ .at = { .root = MR_HV_ROOT_REG, .reg = dwarf_reg[r], .at = pc,
-					    .nstep = 1 } };
+		*b = (struct prov){ .at = { .root = p->fresh >> r & 1 ? MR_HV_ROOT_ARG : MR_HV_ROOT_REG,
+					    .reg = dwarf_reg[r], .at = pc, .nstep = 1 } };
 	return b;
 }
 
@@ -263,6 +266,13 @@ static void mem_prov(struct path *p, const ZydisDecodedInstruction *in,
 	}
 }
 
+/* Does v hold no more than what a register held (a variable, or an argument, unread)? */
+static bool bare(const struct prov *v)
+{
+	return (v->at.root == MR_HV_ROOT_REG || v->at.root == MR_HV_ROOT_ARG) && v->at.nstep == 1 &&
+	       !v->addr_of && !v->at.step[0].off && !v->at.step[0].indexed;
+}
+
 /* What the 64-bit register dst holds after an instruction that writes it, as far as paths
  * go: a load, an address computed, a copy, or pointer arithmetic (an index or a constant
  * added; the operand with a path is the pointer); else nothing known. Frame slots: what
@@ -303,6 +313,8 @@ static void track(struct path *p, const ZydisDecodedInstruction *in,
 							       mn == ZYDIS_MNEMONIC_LEA ||
 							       mn == ZYDIS_MNEMONIC_ADD))
 			mem_prov(p, in, src, pc, mn == ZYDIS_MNEMONIC_LEA, &sv);
+		else if (sreg >= 0 && mn == ZYDIS_MNEMONIC_MOV && (b = base_prov(p, sreg, pc)))
+			sv = *b; /* a copy: of the variable, or the argument, in the source */
 		else if (sreg >= 0)
 			sv = p->prov[sreg];
 		if (mn == ZYDIS_MNEMONIC_MOV || mn == ZYDIS_MNEMONIC_LEA) {
@@ -312,7 +324,11 @@ static void track(struct path *p, const ZydisDecodedInstruction *in,
 			bool imm = src->type == ZYDIS_OPERAND_TYPE_IMMEDIATE;
 			int64_t k = imm ? src->imm.value.s : 0;
 
-			if (p->prov[dreg].at.root)
+			/* the pointer: the operand with a path, the source where the destination
+			 * holds only what a register held (an index copied: mov %r12,%r15; add
+			 * (%rax,%rbx),%r15) and the source a path through memory */
+			if (p->prov[dreg].at.root &&
+			    !(mn == ZYDIS_MNEMONIC_ADD && bare(&p->prov[dreg]) && sv.at.root && !bare(&sv)))
 				v = p->prov[dreg];
 			else if (mn == ZYDIS_MNEMONIC_ADD)
 				v = sv;
@@ -326,6 +342,7 @@ static void track(struct path *p, const ZydisDecodedInstruction *in,
 	for (int r = 0; r < 16; r++)
 		if (wr >> r & 1)
 			p->prov[r].at.root = 0;
+	p->fresh &= ~wr;
 	if (dreg >= 0)
 		p->prov[dreg] = v;
 }
@@ -336,6 +353,7 @@ static void call_clobbers(struct path *p)
 	for (int r = 0; r < 16; r++)
 		if (!(CALLEE_SAVED >> r & 1))
 			p->prov[r].at.root = 0;
+	p->fresh &= CALLEE_SAVED;
 }
 
 /* The path of the location a store to memory operand m (not the frame's, not RIP's) writes,
@@ -350,7 +368,7 @@ static bool store_path(struct path *p, const ZydisDecodedOperand *m, uint64_t pc
 		return false;
 	v = *b;
 	if (!v.addr_of && v.at.nstep == 1 && v.at.root != MR_HV_ROOT_STATIC &&
-	    m->mem.index == ZYDIS_REGISTER_NONE)
+	    v.at.root != MR_HV_ROOT_ARG && m->mem.index == ZYDIS_REGISTER_NONE)
 		return false;
 	if (!step(&v, m, false))
 		return false;
@@ -378,7 +396,7 @@ static bool move(struct scan *s, struct path *p, const ZydisDecodedOperand *op, 
 				event(s, MR_HV_STATIC, pc, next + (uint64_t)d->mem.disp.value, -1, 0);
 			return true;
 		}
-		if (!frame_mem(d, &base, &off)) {
+		if (!frame_mem(d, &base, &off) || (base == RBP && p->prov[RBP].at.root)) {
 			/* an element or member reached through pointers: its path; else [%reg + d],
 			 * no index: maybe a member of a struct reg points to */
 			struct mr_hv_path path;
@@ -494,22 +512,54 @@ static void walk(struct scan *s, struct path p)
 /* The paths p's registers and frame slots hold at the call that ends at offset `to`, from
  * the code in [from, to) read once in address order (the last write before the call, in
  * the layout the compiler chose: a loop's set-up comes before its body). */
-static void prescan(struct scan *s, struct path *p, size_t from, size_t to)
+#define MAX_JUMPS 16 /* forward jumps whose state prescan keeps */
+
+static void prescan(struct scan *s, struct path *p, size_t from, size_t to, bool at_call)
 {
+	struct jump {
+		size_t to;
+		struct path state;
+	} *jumps = calloc(MAX_JUMPS, sizeof(*jumps));
+	size_t njumps = 0;
+	bool through = true; /* the previous instruction falls through to this one */
+
+	/* the argument registers (SysV: rdi rsi rdx rcx r8 r9) hold what the caller passed */
+	p->fresh = 1u << 7 | 1u << 6 | 1u << 2 | 1u << 1 | 1u << 8 | 1u << 9;
 	for (size_t off = from; off < to;) {
 		ZydisDecodedInstruction in;
 		ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
+		uint64_t dest;
 
 		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&s->dec, s->code + off, to - off, &in, op))) {
 			off++;
 			continue;
 		}
-		track(p, &in, op, s->base + off);
+		/* a block only jumped to (code the compiler moved out of line): the state of the
+		 * jump that reaches it, not of the code laid out before it */
+		for (size_t j = 0; !through && j < njumps; j++)
+			if (jumps[j].to == off) {
+				*p = jumps[j].state;
+				break;
+			}
+		off += in.length;
+		if (at_call && off == to && in.meta.category == ZYDIS_CATEGORY_CALL)
+			break; /* what the call gets */
+		track(p, &in, op, s->base + off - in.length);
 		if (in.meta.category == ZYDIS_CATEGORY_CALL)
 			call_clobbers(p);
-		off += in.length;
+		through = in.meta.category != ZYDIS_CATEGORY_UNCOND_BR &&
+			  in.meta.category != ZYDIS_CATEGORY_RET;
+		if (jumps && njumps < MAX_JUMPS &&
+		    (in.meta.category == ZYDIS_CATEGORY_COND_BR ||
+		     in.meta.category == ZYDIS_CATEGORY_UNCOND_BR) &&
+		    op[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && op[0].imm.is_relative &&
+		    ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&in, &op[0], s->base + off - in.length, &dest)) &&
+		    dest > s->base + off && dest < s->base + to)
+			jumps[njumps++] = (struct jump){ (size_t)(dest - s->base), *p };
 	}
-	call_clobbers(p);
+	free(jumps);
+	if (!at_call)
+		call_clobbers(p);
 }
 
 size_t mr_heapvar_scan(const uint8_t *code, size_t len, uint64_t base, uint64_t func,
@@ -534,7 +584,7 @@ size_t mr_heapvar_scan(const uint8_t *code, size_t len, uint64_t base, uint64_t 
 	for (int r = 0; r < 16; r++)
 		p->ev[r] = -1;
 	if (func >= base && func < ret)
-		prescan(&s, p, (size_t)(func - base), (size_t)(ret - base));
+		prescan(&s, p, (size_t)(func - base), (size_t)(ret - base), false);
 	hold(&s, p, RAX, ret);
 	push(&s, p, ret);
 	while (s.head < s.tail && s.budget) {
@@ -547,4 +597,29 @@ size_t mr_heapvar_scan(const uint8_t *code, size_t len, uint64_t base, uint64_t 
 	free(s.visits);
 	free(s.work);
 	return s.nev;
+}
+
+int mr_heapvar_arg(const uint8_t *code, size_t len, uint64_t base, uint64_t func, uint64_t ret,
+		   int reg, struct mr_hv_path *out, int *addr_of)
+{
+	struct scan s = { .code = code, .len = len, .base = base };
+	struct path *p;
+	int r = -1, rc = -ENOENT;
+
+	for (int i = 0; i < 16; i++)
+		r = dwarf_reg[i] == reg ? i : r;
+	if (r < 0 || func < base || func >= ret || ret - base > len ||
+	    !ZYAN_SUCCESS(ZydisDecoderInit(&s.dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) ||
+	    !(p = calloc(1, sizeof(*p))))
+		return -ENOENT;
+	prescan(&s, p, (size_t)(func - base), (size_t)(ret - base), true);
+	if (!p->prov[r].at.root && (p->fresh >> r & 1))
+		base_prov(p, r, ret); /* passed on as the function got it */
+	if (p->prov[r].at.root) {
+		*out = p->prov[r].at;
+		*addr_of = p->prov[r].addr_of;
+		rc = 0;
+	}
+	free(p);
+	return rc;
 }

@@ -53,6 +53,8 @@ enum mr_hv_root {
 	MR_HV_ROOT_STATIC = 1, /* the static variable holding address `at` */
 	MR_HV_ROOT_FRAME,      /* the variable at [reg + off] in the frame at pc `at` */
 	MR_HV_ROOT_REG,        /* the variable in register reg at pc `at` */
+	MR_HV_ROOT_ARG,        /* the argument the function got in register reg (`at`: where
+				* it was first read, not written since the function's start) */
 };
 
 /* Where a store went: a variable, then the steps. */
@@ -86,5 +88,11 @@ struct mr_hv_event {
  * the order the paths met them (breadth first), and returns their count. */
 size_t mr_heapvar_scan(const uint8_t *code, size_t len, uint64_t base, uint64_t func,
 		       uint64_t ret, struct mr_hv_event *ev, size_t max);
+
+/* The path of what register reg (DWARF number) holds as the call that returns to ret is
+ * made (an argument), read from func, the function's start, as mr_heapvar_scan does, into
+ * *out; *addr_of: it holds the location's address, not the value there. 0, or -ENOENT. */
+int mr_heapvar_arg(const uint8_t *code, size_t len, uint64_t base, uint64_t func, uint64_t ret,
+		   int reg, struct mr_hv_path *out, int *addr_of);
 
 #endif /* MR_HEAPVAR_H */

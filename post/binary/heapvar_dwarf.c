@@ -42,6 +42,8 @@
 	X(int, dwarf_haspc, (Dwarf_Die *, Dwarf_Addr)) \
 	X(int, dwarf_getscopes, (Dwarf_Die *, Dwarf_Addr, Dwarf_Die **)) \
 	X(int, dwarf_tag, (Dwarf_Die *)) \
+	X(int, dwarf_srclang, (Dwarf_Die *)) \
+	X(const char *, dwarf_decl_file, (Dwarf_Die *)) \
 	X(int, dwarf_child, (Dwarf_Die *, Dwarf_Die *)) \
 	X(int, dwarf_siblingof, (Dwarf_Die *, Dwarf_Die *)) \
 	X(const char *, dwarf_diename, (Dwarf_Die *)) \
@@ -159,9 +161,30 @@ static bool base_type(Dwarf_Die *die, Dwarf_Die *type)
 	return false;
 }
 
-/* Append the path to byte off inside an object of type *type to buf (at *pos); *type
- * becomes the type of what is there. */
-static bool member_path(Dwarf_Die *type, uint64_t off, char *buf, size_t len, size_t *pos)
+/* Is type (typedefs removed) a class of the C++ library (std::vector, std::unique_ptr), whose
+ * members are its own: named as a whole, holding the pointer somewhere inside? */
+static bool library_class(Dwarf_Die *type)
+{
+	int tag = DW(dwarf_tag)(type);
+	const char *f;
+
+	return (tag == DW_TAG_structure_type || tag == DW_TAG_class_type) &&
+	       (f = DW(dwarf_decl_file)(type)) && strstr(f, "/include/c++/");
+}
+
+/* Can an object of type hold the pointer an allocation returned: a pointer, or a class of
+ * the C++ library (a container or smart pointer keeps it inside)? */
+static bool holds_pointer(Dwarf_Die *type)
+{
+	return DW(dwarf_tag)(type) == DW_TAG_pointer_type || library_class(type);
+}
+
+/* Append the path to byte off inside an object of type *type to buf (at *pos), down to an
+ * object of `limit` bytes or fewer (0: to a scalar); *type becomes the type of what is
+ * there, *owner (when not NULL) the name of the struct or class whose member was last
+ * appended (NULL: none, or an element last). */
+static bool member_path_to(Dwarf_Die *type, uint64_t off, uint64_t limit, char *buf, size_t len,
+			   size_t *pos, const char **owner)
 {
 	for (int depth = 0; depth < MAX_DEPTH; depth++) {
 		Dwarf_Die m, t;
@@ -172,6 +195,10 @@ static bool member_path(Dwarf_Die *type, uint64_t off, char *buf, size_t len, si
 		if (off == 0 && tag != DW_TAG_structure_type && tag != DW_TAG_union_type &&
 		    tag != DW_TAG_class_type)
 			return true;
+		if (limit && off == 0 && !DW(dwarf_aggregate_size)(type, &size) && size <= limit)
+			return true;
+		if (depth > 0 && library_class(type)) /* named as a whole: "m.m_x" */
+			return true;
 		if (tag == DW_TAG_array_type) {
 			if (!base_type(type, &t) || DW(dwarf_aggregate_size)(&t, &size) || !size)
 				return false;
@@ -181,6 +208,8 @@ static bool member_path(Dwarf_Die *type, uint64_t off, char *buf, size_t len, si
 			*pos += (size_t)n;
 			off %= size;
 			*type = t;
+			if (owner)
+				*owner = NULL;
 			continue;
 		}
 		if (tag != DW_TAG_structure_type && tag != DW_TAG_class_type)
@@ -205,9 +234,16 @@ static bool member_path(Dwarf_Die *type, uint64_t off, char *buf, size_t len, si
 			return false;
 		*pos += (size_t)n;
 		off -= loc;
+		if (owner)
+			*owner = DW(dwarf_diename)(type);
 		*type = t;
 	}
 	return false;
+}
+
+static bool member_path(Dwarf_Die *type, uint64_t off, char *buf, size_t len, size_t *pos)
+{
+	return member_path_to(type, off, 0, buf, len, pos, NULL);
 }
 
 /* Is die a variable at the static address addr (DW_OP_addr)? */
@@ -417,7 +453,7 @@ static bool mem_at(const Dwarf_Op *op, size_t n, int reg, int fb_reg, int64_t fb
  * variable itself or a member of it? Its member path to there into path ("" for the
  * variable itself). */
 static bool mem_in(Dwarf_Die *die, const Dwarf_Op *op, size_t n, int reg, int64_t off,
-		   int fb_reg, int64_t fb_off, char *path, size_t len)
+		   int fb_reg, int64_t fb_off, char *path, size_t len, const char **owner)
 {
 	Dwarf_Die type;
 	Dwarf_Word size;
@@ -430,8 +466,8 @@ static bool mem_in(Dwarf_Die *die, const Dwarf_Op *op, size_t n, int reg, int64_
 	if (!base_type(die, &type) || DW(dwarf_aggregate_size)(&type, &size) ||
 	    (uint64_t)(off - at) >= size)
 		return false;
-	if (!member_path(&type, (uint64_t)(off - at), path, len, &pos) ||
-	    DW(dwarf_tag)(&type) != DW_TAG_pointer_type) {
+	if (!member_path_to(&type, (uint64_t)(off - at), 0, path, len, &pos, owner) ||
+	    !holds_pointer(&type)) {
 		path[0] = '\0';
 		return false;
 	}
@@ -440,7 +476,7 @@ static bool mem_in(Dwarf_Die *die, const Dwarf_Op *op, size_t n, int reg, int64_
 
 /* The path of byte off inside the struct that the pointer variable die points to into
  * path ("->m", "->in.m"), when a pointer member is there. */
-static bool pointee_path(Dwarf_Die *die, int64_t off, char *path, size_t len)
+static bool pointee_path(Dwarf_Die *die, int64_t off, char *path, size_t len, const char **owner)
 {
 	Dwarf_Die ptr, type;
 	char m[256];
@@ -452,8 +488,8 @@ static bool pointee_path(Dwarf_Die *die, int64_t off, char *path, size_t len)
 		return false;
 	tag = DW(dwarf_tag)(&type);
 	if ((tag != DW_TAG_structure_type && tag != DW_TAG_class_type) ||
-	    !member_path(&type, (uint64_t)off, m, sizeof(m), &pos) || m[0] != '.' ||
-	    DW(dwarf_tag)(&type) != DW_TAG_pointer_type)
+	    !member_path_to(&type, (uint64_t)off, 0, m, sizeof(m), &pos, owner) || m[0] != '.' ||
+	    !holds_pointer(&type))
 		return false;
 	if (strlen(m) + 2 > len)
 		return false;
@@ -478,12 +514,13 @@ static bool in_reg(Dwarf_Attribute *at, uint64_t pc, uint64_t end, int reg)
 
 /* Is variable die, with location attribute at, where q says? Its member path into path. */
 static bool var_is(Dwarf_Die *die, Dwarf_Attribute *at, const struct mr_hvdw_query *q,
-		   int fb_reg, int64_t fb_off, char *path, size_t len)
+		   int fb_reg, int64_t fb_off, char *path, size_t len, const char **owner)
 {
 	Dwarf_Op *op;
 	size_t nop;
 
 	path[0] = '\0';
+	*owner = NULL;
 	switch (q->where) {
 	case MR_HVDW_REG: {
 		Dwarf_Die type;
@@ -493,29 +530,85 @@ static bool var_is(Dwarf_Die *die, Dwarf_Attribute *at, const struct mr_hvdw_que
 	}
 	case MR_HVDW_FRAME:
 		return DW(dwarf_getlocation_addr)(at, q->pc, &op, &nop, 1) == 1 &&
-		       mem_in(die, op, nop, q->reg, q->off, fb_reg, fb_off, path, len);
+		       mem_in(die, op, nop, q->reg, q->off, fb_reg, fb_off, path, len, owner);
 	case MR_HVDW_THROUGH:
 		if (q->slot_reg < 0 ? !in_reg(at, q->pc, q->pc + 1, q->reg)
 				    : DW(dwarf_getlocation_addr)(at, q->pc, &op, &nop, 1) != 1 ||
 					      !mem_in(die, op, nop, q->slot_reg, q->slot_off, fb_reg,
-						      fb_off, path, len) || path[0])
+						      fb_off, path, len, owner) || path[0])
 			return false;
-		return pointee_path(die, q->off, path, len);
+		return pointee_path(die, q->off, path, len, owner);
 	}
+	return false;
+}
+
+/* The name of local variable var with member path path into name: in C++ a member of a
+ * class object is named by its class, "Mesh::m_x" for m.m_x or this->m_x (*func "": no
+ * function before it), as the class's code names it; else "var" + path. */
+static void local_var_name(Dwarf_Die *cu, Dwarf_Die *var, const char *path, const char *owner,
+			   char *name, size_t len, const char **func)
+{
+	const char *m = strrchr(path, '.'), *arrow = strstr(path, "->");
+	int lang = DW(dwarf_srclang)(cu);
+	bool cxx = lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_03 ||
+		   lang == DW_LANG_C_plus_plus_11 || lang == DW_LANG_C_plus_plus_14;
+
+	if (arrow && (!m || m < arrow))
+		m = arrow + 1;
+	if (cxx && owner && m && !strchr(m, '[')) {
+		snprintf(name, len, "%s::%s", owner, m + 1);
+		*func = "";
+		return;
+	}
+	snprintf(name, len, "%s%s", DW(dwarf_diename)(var), path);
+}
+
+/* mr_hvdw_local's search in scope s of the concrete function (and in the blocks in it that
+ * hold q->pc, depth levels down). */
+static bool local_in(Dwarf_Die *cu, Dwarf_Die *s, const struct mr_hvdw_query *q, int fb_reg,
+		     int64_t fb_off, int depth, char *name, size_t len, const char **func)
+{
+	Dwarf_Die c;
+	char path[256];
+	const char *owner;
+
+	if (DW(dwarf_child)(s, &c) != 0)
+		return false;
+	do {
+		Dwarf_Attribute at;
+		int tag = DW(dwarf_tag)(&c);
+
+		if (depth > 0 && tag == DW_TAG_lexical_block && DW(dwarf_haspc)(&c, q->pc) > 0 &&
+		    local_in(cu, &c, q, fb_reg, fb_off, depth - 1, name, len, func)) {
+			if (!*func)
+				*func = DW(dwarf_diename)(s);
+			return true;
+		}
+		if ((tag != DW_TAG_variable &&
+		     (tag != DW_TAG_formal_parameter || q->where != MR_HVDW_THROUGH)) ||
+		    !DW(dwarf_diename)(&c) || !DW(dwarf_attr_integrate)(&c, DW_AT_location, &at) ||
+		    !var_is(&c, &at, q, fb_reg, fb_off, path, sizeof(path), &owner))
+			continue;
+		if (DW(dwarf_tag)(s) == DW_TAG_subprogram || DW(dwarf_tag)(s) == DW_TAG_inlined_subroutine)
+			*func = DW(dwarf_diename)(s);
+		local_var_name(cu, &c, path, owner, name, len, func);
+		return true;
+	} while (DW(dwarf_siblingof)(&c, &c) == 0);
 	return false;
 }
 
 int mr_hvdw_local(struct mr_hvdw *h, const struct mr_hvdw_query *q, char *name, size_t len,
 		  const char **func)
 {
-	Dwarf_Die *scopes = NULL, c, *fn = NULL;
+	Dwarf_Die *scopes = NULL, c, *fn = NULL, cudie;
 	char path[256];
+	const char *owner;
 	int n, fb_reg = -1, found = 0;
 	int64_t fb_off = 0;
 	bool frame = q->where == MR_HVDW_FRAME || (q->where == MR_HVDW_THROUGH && q->slot_reg >= 0);
 
 	*func = NULL;
-	if ((n = scopes_at(h, q->pc, &scopes)) <= 0)
+	if (!h || !cu_of(h, q->pc, &cudie) || (n = scopes_at(h, q->pc, &scopes)) <= 0)
 		return -ENOENT;
 	for (int i = 0; i < n && !fn; i++) /* the frame's function (inlined scopes come first) */
 		if (DW(dwarf_tag)(&scopes[i]) == DW_TAG_subprogram)
@@ -532,18 +625,32 @@ int mr_hvdw_local(struct mr_hvdw *h, const struct mr_hvdw_query *q, char *name, 
 			if ((tag != DW_TAG_variable &&
 			     (tag != DW_TAG_formal_parameter || q->where != MR_HVDW_THROUGH)) ||
 			    !DW(dwarf_diename)(&c) || !DW(dwarf_attr_integrate)(&c, DW_AT_location, &at) ||
-			    !var_is(&c, &at, q, fb_reg, fb_off, path, sizeof(path)))
+			    !var_is(&c, &at, q, fb_reg, fb_off, path, sizeof(path), &owner))
 				continue;
-			snprintf(name, len, "%s%s", DW(dwarf_diename)(&c), path);
 			found = 1;
 			for (int k = i; k < n && !*func; k++) /* the function it belongs to */
 				if (DW(dwarf_tag)(&scopes[k]) == DW_TAG_subprogram ||
 				    DW(dwarf_tag)(&scopes[k]) == DW_TAG_inlined_subroutine)
 					*func = DW(dwarf_diename)(&scopes[k]);
+			local_var_name(&cudie, &c, path, owner, name, len, func);
 			break;
 		} while (DW(dwarf_siblingof)(&c, &c) == 0);
 	}
 	free(scopes);
+	if (!found && q->where != MR_HVDW_REG) {
+		/* memory in code inlined into it: the concrete function's own scopes (a register
+		 * there is the inlined function's, which named the pointer for a moment only) */
+		Dwarf_Die cf;
+		bool frame_ok = true;
+
+		*func = NULL;
+		if (!fn_at(&cudie, q->pc, 4, &cf))
+			return -ENOENT;
+		fb_reg = -1;
+		if (frame && !frame_base(h, &cf, q->pc, &fb_reg, &fb_off))
+			frame_ok = false;
+		found = frame_ok && local_in(&cudie, &cf, q, fb_reg, fb_off, 8, name, len, func);
+	}
 	return found && *func ? 0 : -ENOENT;
 }
 
@@ -578,8 +685,8 @@ static bool put(char *buf, size_t len, size_t *pos, const char *t)
  * deref ("->m" for a member of the struct it points to, "[]" for an element of what it
  * points into); an element ("[]") of the array *t is when indexed; then the member or
  * element at the step's offset. *t becomes the type of what is there. */
-static bool step_path(Dwarf_Die *t, const struct mr_hv_step *st, bool deref, char *buf,
-		      size_t len, size_t *pos)
+static bool step_path(Dwarf_Die *t, const struct mr_hv_step *st, bool deref, uint64_t limit,
+		      char *buf, size_t len, size_t *pos, const char **owner)
 {
 	Dwarf_Die e;
 	Dwarf_Word size;
@@ -608,7 +715,9 @@ static bool step_path(Dwarf_Die *t, const struct mr_hv_step *st, bool deref, cha
 		off = (off % (int64_t)size + (int64_t)size) % (int64_t)size;
 	}
 	at = *pos;
-	if (off < 0 || !member_path(t, (uint64_t)off, buf, len, pos))
+	if (owner)
+		*owner = NULL;
+	if (off < 0 || !member_path_to(t, (uint64_t)off, limit, buf, len, pos, owner))
 		return false;
 	if (arrow && !ref) { /* ".m" -> "->m" (through a reference: ".m") */
 		if (*pos == at || buf[at] != '.' || *pos + 1 >= len)
@@ -621,64 +730,120 @@ static bool step_path(Dwarf_Die *t, const struct mr_hv_step *st, bool deref, cha
 	return true;
 }
 
-/* The local or parameter where p's FRAME or REG root is at pc p->at into *var, the offset
- * of the root's location inside it into *inner, its function into *func. */
+/* The position among a function's integer and pointer parameters (SysV x86-64) of the
+ * argument register with DWARF number reg, or -1. */
+static int arg_index(int reg)
+{
+	static const int order[] = { 5, 4, 1, 2, 8, 9 }; /* rdi rsi rdx rcx r8 r9 */
+
+	for (int i = 0; i < 6; i++)
+		if (order[i] == reg)
+			return i;
+	return -1;
+}
+
+/* Is the variable or parameter c where p's root is at pc p->at? Its offset into *inner.
+ * An ARG root is the parameter passed in its register: by position (the code may keep it
+ * anywhere, and -O0 code in the frame). *argn counts the integer and pointer parameters
+ * seen before c. */
+static bool root_is(Dwarf_Die *c, const struct mr_hv_path *p, int fb_reg, int64_t fb_off,
+		    int64_t *inner, int *argn)
+{
+	Dwarf_Attribute at;
+	Dwarf_Die type;
+	Dwarf_Word size;
+	Dwarf_Op *op;
+	size_t nop;
+	int64_t loc;
+	int tag = DW(dwarf_tag)(c);
+
+	if (p->root == MR_HV_ROOT_ARG) {
+		int k, ttag;
+
+		if (tag != DW_TAG_formal_parameter || !base_type(c, &type))
+			return false;
+		ttag = DW(dwarf_tag)(&type);
+		if (ttag == DW_TAG_base_type && !DW(dwarf_aggregate_size)(&type, &size) && size > 8)
+			return false; /* long double: memory, not a register */
+		if (ttag == DW_TAG_base_type) { /* float and double go in xmm registers */
+			Dwarf_Attribute enc;
+			Dwarf_Word e;
+
+			if (DW(dwarf_attr)(&type, DW_AT_encoding, &enc) && !DW(dwarf_formudata)(&enc, &e) &&
+			    (e == DW_ATE_float || e == DW_ATE_complex_float))
+				return false;
+		}
+		k = (*argn)++;
+		*inner = 0;
+		return k == arg_index(p->reg);
+	}
+	if ((tag != DW_TAG_variable && tag != DW_TAG_formal_parameter) ||
+	    !DW(dwarf_attr_integrate)(c, DW_AT_location, &at))
+		return false;
+	if (p->root == MR_HV_ROOT_REG) {
+		*inner = 0;
+		return in_reg(&at, p->at, p->at + 1, p->reg);
+	}
+	if (DW(dwarf_getlocation_addr)(&at, p->at, &op, &nop, 1) != 1 ||
+	    !mem_at(op, nop, p->reg, fb_reg, fb_off, &loc) || p->off < loc ||
+	    !base_type(c, &type) || DW(dwarf_aggregate_size)(&type, &size) ||
+	    (uint64_t)(p->off - loc) >= size)
+		return false;
+	*inner = p->off - loc;
+	return true;
+}
+
+/* The variable of scope s (a function, or a block inside it that holds pc p->at, depth
+ * levels down) where p's root is, into *var; *func: the function whose it is. */
+static bool find_in(Dwarf_Die *s, const struct mr_hv_path *p, int fb_reg, int64_t fb_off,
+		    int depth, Dwarf_Die *var, int64_t *inner, const char **func)
+{
+	Dwarf_Die c;
+	int argn = 0;
+
+	if (DW(dwarf_child)(s, &c) != 0)
+		return false;
+	do {
+		int tag = DW(dwarf_tag)(&c);
+
+		if (root_is(&c, p, fb_reg, fb_off, inner, &argn)) {
+			*var = c;
+			*func = DW(dwarf_diename)(s);
+			return true;
+		}
+		if (depth > 0 && tag == DW_TAG_lexical_block && DW(dwarf_haspc)(&c, p->at) > 0 &&
+		    find_in(&c, p, fb_reg, fb_off, depth - 1, var, inner, func)) {
+			if (tag == DW_TAG_lexical_block && !*func)
+				*func = DW(dwarf_diename)(s);
+			return true;
+		}
+	} while (DW(dwarf_siblingof)(&c, &c) == 0);
+	return false;
+}
+
+/* The local or parameter where p's FRAME, REG or ARG root is at pc p->at into *var, the
+ * offset of the root's location inside it into *inner, its function into *func: searched
+ * in the concrete function holding pc and the blocks in it that hold pc (dwarf_getscopes
+ * gives an inlined body's abstract scopes, not its caller's). */
 static bool find_local(struct mr_hvdw *h, const struct mr_hv_path *p, Dwarf_Die *var,
 		       int64_t *inner, const char **func)
 {
-	Dwarf_Die *scopes = NULL, c, *fn = NULL;
-	int n, fb_reg = -1;
+	Dwarf_Die cudie, fn;
+	int fb_reg = -1;
 	int64_t fb_off = 0;
-	bool found = false;
 
-	if ((n = scopes_at(h, p->at, &scopes)) <= 0)
+	*func = NULL;
+	if (!cu_of(h, p->at, &cudie) || !fn_at(&cudie, p->at, 4, &fn))
 		return false;
-	for (int i = 0; i < n && !fn; i++)
-		if (DW(dwarf_tag)(&scopes[i]) == DW_TAG_subprogram)
-			fn = &scopes[i];
-	if (fn && p->root == MR_HV_ROOT_FRAME && !frame_base(h, fn, p->at, &fb_reg, &fb_off))
+	if (p->root == MR_HV_ROOT_FRAME && !frame_base(h, &fn, p->at, &fb_reg, &fb_off))
 		fb_reg = -1;
-	for (int i = 0; i < n && !found && fn && &scopes[i] <= fn; i++) {
-		if (DW(dwarf_child)(&scopes[i], &c) != 0)
-			continue;
-		do {
-			Dwarf_Attribute at;
-			Dwarf_Die type;
-			Dwarf_Word size;
-			Dwarf_Op *op;
-			size_t nop;
-			int64_t loc;
-			int tag = DW(dwarf_tag)(&c);
-
-			if ((tag != DW_TAG_variable && tag != DW_TAG_formal_parameter) ||
-			    !DW(dwarf_attr_integrate)(&c, DW_AT_location, &at))
-				continue;
-			if (p->root == MR_HV_ROOT_REG) {
-				found = in_reg(&at, p->at, p->at + 1, p->reg);
-				*inner = 0;
-			} else if (DW(dwarf_getlocation_addr)(&at, p->at, &op, &nop, 1) == 1 &&
-				   mem_at(op, nop, p->reg, fb_reg, fb_off, &loc) && p->off >= loc &&
-				   base_type(&c, &type) && !DW(dwarf_aggregate_size)(&type, &size) &&
-				   (uint64_t)(p->off - loc) < size) {
-				found = true;
-				*inner = p->off - loc;
-			}
-			if (!found)
-				continue;
-			*var = c;
-			for (int k = i; k < n && !*func; k++)
-				if (DW(dwarf_tag)(&scopes[k]) == DW_TAG_subprogram ||
-				    DW(dwarf_tag)(&scopes[k]) == DW_TAG_inlined_subroutine)
-					*func = DW(dwarf_diename)(&scopes[k]);
-			break;
-		} while (DW(dwarf_siblingof)(&c, &c) == 0);
-	}
-	free(scopes);
-	return found && *func;
+	return find_in(&fn, p, fb_reg, fb_off, 8, var, inner, func) && *func;
 }
 
-int mr_hvdw_path(struct mr_hvdw *h, const struct mr_hv_path *p, uint64_t var_addr, char *name,
-		 size_t len, const char **func)
+/* mr_hvdw_path, the last step down to an object of `limit` bytes or fewer (0: a scalar),
+ * *owner the struct or class whose member it ends at (NULL: none). */
+static int path_name(struct mr_hvdw *h, const struct mr_hv_path *p, uint64_t var_addr,
+		     uint64_t limit, char *name, size_t len, const char **func, const char **owner)
 {
 	Dwarf_Die var, type, cudie;
 	Dwarf_Attribute at;
@@ -712,7 +877,8 @@ int mr_hvdw_path(struct mr_hvdw *h, const struct mr_hv_path *p, uint64_t var_add
 	first = p->step[0];
 	first.off += inner;
 	for (unsigned k = 0; k < p->nstep; k++)
-		if (!step_path(&type, k ? &p->step[k] : &first, k > 0, name, len, &pos))
+		if (!step_path(&type, k ? &p->step[k] : &first, k > 0, k + 1 == p->nstep ? limit : 0,
+			       name, len, &pos, owner))
 			return -ENOENT;
 	if (p->root != MR_HV_ROOT_STATIC && !own_name) { /* "->m..." or ".m...": "m..." */
 		size_t cut = !strncmp(name, "->", 2) ? 2 : name[0] == '.' ? 1 : 0;
@@ -721,30 +887,73 @@ int mr_hvdw_path(struct mr_hvdw *h, const struct mr_hv_path *p, uint64_t var_add
 			return -ENOENT;
 		memmove(name, name + cut, strlen(name + cut) + 1);
 	}
-	return DW(dwarf_tag)(&type) == DW_TAG_pointer_type ? 0 : -EINVAL;
+	return limit || DW(dwarf_tag)(&type) == DW_TAG_pointer_type ? 0 : -EINVAL;
+}
+
+int mr_hvdw_path(struct mr_hvdw *h, const struct mr_hv_path *p, uint64_t var_addr, char *name,
+		 size_t len, const char **func)
+{
+	const char *owner;
+
+	return path_name(h, p, var_addr, 0, name, len, func, &owner);
+}
+
+int mr_hvdw_object(struct mr_hvdw *h, const struct mr_hv_path *p, uint64_t var_addr,
+		   uint64_t size, char *name, size_t len, const char **func)
+{
+	const char *owner = NULL, *m;
+	char path[512];
+	int rc = path_name(h, p, var_addr, size ? size : 1, path, sizeof(path), func, &owner);
+
+	if (rc)
+		return rc;
+	m = strrchr(path, '.');
+	if (owner && m && (!strrchr(path, '>') || strrchr(path, '>') < m)) {
+		snprintf(name, len, "%s::%s", owner, m + 1);
+		*func = NULL;
+	} else if (owner && (m = strrchr(path, '>')) && m > path && m[-1] == '-') {
+		snprintf(name, len, "%s::%s", owner, m + 1);
+		*func = NULL;
+	} else {
+		snprintf(name, len, "%s", path);
+	}
+	return 0;
+}
+
+int mr_hvdw_arg_size(struct mr_hvdw *h, const struct mr_hv_path *p, uint64_t *size)
+{
+	Dwarf_Die var, type, pointee;
+	const char *func = NULL;
+	int64_t inner;
+	Dwarf_Word n;
+	int tag;
+
+	if (!h || p->root != MR_HV_ROOT_ARG || !find_local(h, p, &var, &inner, &func) ||
+	    !base_type(&var, &type))
+		return -ENOENT;
+	tag = DW(dwarf_tag)(&type);
+	if ((tag != DW_TAG_pointer_type && tag != DW_TAG_reference_type &&
+	     tag != DW_TAG_rvalue_reference_type) || !base_type(&type, &pointee) ||
+	    DW(dwarf_aggregate_size)(&pointee, &n) || !n)
+		return -ENOENT;
+	*size = n;
+	return 0;
 }
 
 int mr_hvdw_func_start(struct mr_hvdw *h, uint64_t pc, uint64_t *start)
 {
-	Dwarf_Die *scopes = NULL;
-	Dwarf_Addr lo;
-	int n, rc = -ENOENT;
+	Dwarf_Die cudie, fn;
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t o = 0;
 
-	if ((n = scopes_at(h, pc, &scopes)) <= 0)
+	/* the concrete function: dwarf_getscopes gives an inlined body's abstract scopes */
+	if (!h || !cu_of(h, pc, &cudie) || !fn_at(&cudie, pc, 4, &fn))
 		return -ENOENT;
-	for (int i = 0; i < n; i++)
-		if (DW(dwarf_tag)(&scopes[i]) == DW_TAG_subprogram) {
-			Dwarf_Addr base, hi;
-			ptrdiff_t o = 0;
-
-			/* the range holding pc (a function split in a hot and a cold part has two) */
-			while (rc && (o = DW(dwarf_ranges)(&scopes[i], o, &base, &lo, &hi)) > 0)
-				if (lo <= pc && pc < hi) {
-					*start = lo;
-					rc = 0;
-				}
-			break;
+	/* the range holding pc (a function split in a hot and a cold part has two) */
+	while ((o = DW(dwarf_ranges)(&fn, o, &base, &lo, &hi)) > 0)
+		if (lo <= pc && pc < hi) {
+			*start = lo;
+			return 0;
 		}
-	free(scopes);
-	return rc;
+	return -ENOENT;
 }

@@ -64,6 +64,17 @@ struct mr_hv_path;
 int mr_hvdw_path(struct mr_hvdw *h, const struct mr_hv_path *p, uint64_t var_addr, char *name,
 		 size_t len, const char **func);
 
+/* The object at the location p names, of `size` bytes (a caller passed its address to a
+ * function that stored a pointer into it): "Class::member" when it is a member of a struct
+ * or class ("Mesh::m_x", *func NULL), else as mr_hvdw_path names it, down to an object of
+ * that size (not into its own members). 0, or -ENOENT. */
+int mr_hvdw_object(struct mr_hvdw *h, const struct mr_hv_path *p, uint64_t var_addr,
+		   uint64_t size, char *name, size_t len, const char **func);
+
+/* The bytes of the object argument p (an ARG root) points to: its parameter's pointee type's
+ * size, into *size. 0, or -ENOENT. */
+int mr_hvdw_arg_size(struct mr_hvdw *h, const struct mr_hv_path *p, uint64_t *size);
+
 /* The start of the function (not an inlined one) holding vaddr pc, of its part that holds
  * pc where it has more (a cold part): 0, or -ENOENT. */
 int mr_hvdw_func_start(struct mr_hvdw *h, uint64_t pc, uint64_t *start);

@@ -4,7 +4,9 @@
 # "_ZL12ComputeForceR4MeshPdd._omp_fn.0::fx"; no mangled name and no clone suffix
 # (._omp_fn.N, .cold, .constprop.N, ...) anywhere in the text, the JSON or the pprof
 # profile (tests/programs/prog_cxx_omp.cc); arrays from an inlined template wrapper named
-# by their receiving variables. The demangling itself is libiberty's.
+# by their receiving variables; a class's std::vector, std::unique_ptr<T[]> and new[]
+# members named Class::member (the vectors' at the line that resized them, found through
+# the object std::vector's code stored into). The demangling itself is libiberty's.
 . "$MEMPHIS_SRC/tests/report_common.sh"
 P="$B/tests/prog_cxx_omp"
 [ -x "$P" ] || { echo "prog_cxx_omp not built (no C++ compiler?)" >&2; exit 77; }
@@ -28,18 +30,39 @@ PY
 # the arrays from the inlined template wrapper: named by the variable receiving them, with
 # the wrapper and the line that called it (grad and force take some 30 samples each; a
 # name is checked in the JSON's variables, which list every heap variable with samples)
-check "Allocate<double>'s arrays: main::grad and main::force (... via Allocate<double>, from prog_cxx_omp.cc:N)" python3 - <<'PY'
+check "Allocate<double>'s arrays from five places: main::grad, force, mass, work, accel (... via Allocate<double>, from prog_cxx_omp.cc:N)" python3 - <<'PY'
 import json, re, sys
 r = json.load(open("rep.json"))
 names = [v["name"] for v in r["variables"]]
-ok = all(any(re.fullmatch(r"main::%s \((malloc|calloc) at prog_cxx_omp\.cc:\d+ via Allocate<double>, from prog_cxx_omp\.cc:\d+\)" % x, n) for n in names) for x in ("grad", "force"))
+ok = all(any(re.fullmatch(r"main::%s \((malloc|calloc) at prog_cxx_omp\.cc:\d+ via Allocate<double>, from prog_cxx_omp\.cc:\d+\)" % x, n) for n in names) for x in ("grad", "force", "mass", "work", "accel"))
 sys.exit(0 if ok else 1)
+PY
+# the class's members: six std::vector<double> resized in its constructor, each named
+# Mesh::m_x ... at the line of its resize; a std::unique_ptr<double[]> and a new[] member
+# (each member takes 20-340 samples of the region's some 1,500 with an address)
+check "Mesh's six vectors are Mesh::m_x ... (malloc at the line of their resize), its unique_ptr and new[] members Mesh::m_p and Mesh::m_q" python3 - "$S/tests/programs/prog_cxx_omp.cc" <<'PY'
+import json, re, sys
+r = json.load(open("rep.json"))
+src = open(sys.argv[1]).read().split("\n")
+names = [v["name"] for v in r["variables"]]
+bad = []
+for m in ("m_x", "m_y", "m_z", "m_vx", "m_vy", "m_vz"):
+    line = 1 + next(i for i, l in enumerate(src) if "%s.resize(n)" % m in l)
+    if "Mesh::%s (malloc at prog_cxx_omp.cc:%d)" % (m, line) not in names:
+        bad.append(m)
+for m in ("m_p", "m_q"):
+    if not any(n.startswith("Mesh::%s (malloc at prog_cxx_omp.cc:" % m) for n in names):
+        bad.append(m)
+print("# missing:", bad or "none")
+sys.exit(0 if not bad else 1)
 PY
 # mangled: _Z then an uppercase letter, a digit or L (_ZL12..., _ZN4Mesh..., _Z8Allocate...)
 bad='_Z[A-Z0-9]|\._omp_fn|\.omp_outlined|\.constprop|\.isra\.|\.cold\b|\.part\.[0-9]'
 check "no mangled name or clone suffix in the text ($(grep -cE "$bad" text.txt) lines)" \
 	sh -c "! grep -qE '$bad' text.txt"
 check "... nor in the JSON" sh -c "! grep -qE '$bad' rep.json"
+"$R" --all --html page.html "$d" > /dev/null 2>&1
+check "... nor in the HTML page (Mesh::m_x in it)" sh -c "grep -q 'Mesh::m_x' page.html && ! grep -qE '$bad' page.html"
 if command -v go > /dev/null; then
 	"$R" report --format pprof -o p.pb.gz "$d" 2> /dev/null
 	HOME=$PWD GOCACHE=$PWD/.gocache go tool pprof -raw p.pb.gz > raw.txt 2> /dev/null

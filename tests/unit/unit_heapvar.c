@@ -3,9 +3,11 @@
  * code does with the pointer returned in %rax. Each case's code starts at the return
  * address 0x1000, or at its function's start 0x1000 (the access paths held at the call);
  * its events are printed one per line ("reg R PC-END", "static PC ADDR", "frame PC REG
- * OFF", "through PC REG OFF", "return PC", "path PC ROOT STEPS"; registers by DWARF number: 0 rax, 3 rbx, 5 rdi, 6 rbp,
- * 7 rsp) and compared with the expected text. (The DWARF naming of the events is checked
- * end to end by t_heapvar.sh and t_golden.sh.) TAP output; exit 1 on failure. */
+ * OFF", "through PC REG OFF", "return PC", "path PC ROOT STEPS": ROOT "static ADDR",
+ * "frame REG OFF @PC", "reg REG @PC" or "arg REG @PC", an argument register not written
+ * since the start; registers by DWARF number: 0 rax, 3 rbx, 5 rdi, 6 rbp, 7 rsp) and
+ * compared with the expected text. (The DWARF naming of the events is checked end to end
+ * by t_heapvar.sh, t_grids.sh and t_golden.sh.) TAP output; exit 1 on failure. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -63,7 +65,7 @@ static const struct hcase cases[] = {
 	{ __LINE__, "mov (%rdi),%rax; mov 8(%rax),%rax; spill; call; reload; store indexed: "
 	  "(*rdi)->[8][] through a frame slot",
 	  "48 8b 07 48 8b 40 08 48 89 44 24 08 e8 ef ff ff ff 48 8b 4c 24 08 4a 89 04 e9 c3",
-	  "reg 0 0x1011-0x101b\npath 0x1016 reg 5 @0x1000 +0 +0 +8 +0[]\nreturn 0x101a\n", 0x11 },
+	  "reg 0 0x1011-0x101b\npath 0x1016 arg 5 @0x1000 +0 +0 +8 +0[]\nreturn 0x101a\n", 0x11 },
 	{ __LINE__, "a spill, then sub $16,%rsp: the slot's offset moved, the spill forgotten",
 	  "48 89 44 24 08 48 83 ec 10 e8 f2 ff ff ff 48 8b 4c 24 08 4a 89 04 e9 c3",
 	  "reg 0 0x100e-0x1018\npath 0x1013 frame 7 8 @0x100e +0 +0[]\nreturn 0x1017\n", 0x0e },
@@ -80,6 +82,10 @@ static const struct hcase cases[] = {
 	  "48 8b 1d 00 01 00 00 4a 8d 04 d5 00 00 00 00 48 01 c3 e8 e9 ff ff ff 4c 8b 33 4d 01 e6 "
 	  "49 89 06 c3",
 	  "reg 0 0x1017-0x1021\npath 0x101d static 0x1107 +0 +0[] +0[]\nreturn 0x1020\n", 0x17 },
+	{ __LINE__, "mov u(%rip),%rax; mov %r12,%r15; add (%rax,%rbx),%r15: the copied register is "
+	  "the index, the load through u the pointer",
+	  "48 8b 05 00 01 00 00 4d 89 e7 4c 03 3c 18 e8 ed ff ff ff 49 89 07 c3",
+	  "reg 0 0x1013-0x1017\npath 0x1013 static 0x1107 +0 +0[] +0[]\nreturn 0x1016\n", 0x13 },
 };
 
 /* "path PC ROOT": ROOT "static ADDR", "frame REG OFF @PC" or "reg REG @PC", then each step
@@ -95,8 +101,8 @@ static size_t path_text(char *b, size_t len, const struct mr_hv_event *e)
 		pos += (size_t)snprintf(b, len, "path 0x%" PRIx64 " frame %d %" PRId64 " @0x%" PRIx64,
 					e->pc, p->reg, p->off, p->at);
 	else
-		pos += (size_t)snprintf(b, len, "path 0x%" PRIx64 " reg %d @0x%" PRIx64, e->pc, p->reg,
-					p->at);
+		pos += (size_t)snprintf(b, len, "path 0x%" PRIx64 " %s %d @0x%" PRIx64, e->pc,
+					p->root == MR_HV_ROOT_ARG ? "arg" : "reg", p->reg, p->at);
 	for (unsigned k = 0; k < p->nstep && pos < len; k++)
 		pos += (size_t)snprintf(b + pos, len - pos, " +%" PRId64 "%s", p->step[k].off,
 					p->step[k].indexed ? "[]" : "");
@@ -171,6 +177,21 @@ int main(void)
 	}
 	tap(mr_heapvar_scan((const uint8_t *)"\xc3", 1, BASE, 0, BASE + 1, NULL, 0) == 0, __LINE__,
 	    "a return address outside the code: nothing");
+	{ /* lea 0x20(%rsp),%r13; jbe L; mov %rax,%r13; jmp E; L: mov %r13,%rdi; call; E: ret:
+	   * the call's %rdi is the frame slot's address, from the jump's state, not from the
+	   * code laid out before L */
+		static const char hex[] = "4c 8d 6c 24 20 76 05 49 89 c5 eb 08 4c 89 ef e8 ec ff ff ff c3";
+		uint8_t code[64];
+		size_t len = parse_hex(hex, code, sizeof(code));
+		struct mr_hv_path p;
+		int addr_of = 0, rc = mr_heapvar_arg(code, len, BASE, BASE, BASE + 0x14, 5, &p, &addr_of);
+
+		tap(rc == 0 && p.root == MR_HV_ROOT_FRAME && p.reg == 7 && p.off == 0x20 && addr_of,
+		    __LINE__, "the argument in %%rdi at a call only jumped to: the address of [%%rsp+32]");
+		rc = mr_heapvar_arg(code, len, BASE, BASE, BASE + 0x14, 4, &p, &addr_of);
+		tap(rc == 0 && p.root == MR_HV_ROOT_ARG && p.reg == 4, __LINE__,
+		    "%%rsi, never written: the function's own argument");
+	}
 	{ /* 100 register copies (200 REG events), then a static store and a return */
 		static const uint8_t copy[] = { 0x48, 0x89, 0xc3, 0x48, 0x89, 0xd8 };
 		static const uint8_t tail[] = { 0x48, 0x89, 0x05, 0x00, 0x01, 0x00, 0x00, 0xc3 };
