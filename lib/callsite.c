@@ -64,7 +64,7 @@ static __attribute__((no_sanitize_address)) int stack_word(uint64_t cfa, uint64_
  * *key its key, or 0 when no chain kept holds there now. */
 static __attribute__((no_sanitize_address)) int chain_cached(struct memphis_rec_alloc *r,
 							      uint64_t cfa, uint64_t site,
-							      uint64_t *key)
+							      uint64_t *key, uint64_t *offs)
 {
 	struct chain *c = chain_of(site);
 	unsigned seq = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);
@@ -85,6 +85,7 @@ static __attribute__((no_sanitize_address)) int chain_cached(struct memphis_rec_
 		if (w != want)
 			return 0;
 		r->frames[k] = want;
+		offs[k] = off;
 	}
 	*key = __atomic_load_n(&c->key, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
@@ -120,7 +121,7 @@ static _Unwind_Reason_Code unwind_frame(struct _Unwind_Context *ctx, void *arg)
  * from cfa. This file's frames, memphis__heap_describe's and the interposer's (up to 3 in
  * lib/mmap.c) come before the site. */
 static __attribute__((noinline)) void chain_unwind(struct memphis_rec_alloc *r, uint64_t cfa,
-						     uint64_t site, int depth)
+						     uint64_t site, int depth, uint64_t *offs)
 {
 	struct unwound u = { .max = depth + 8 };
 	struct chain *c = chain_of(site);
@@ -141,6 +142,8 @@ static __attribute__((noinline)) void chain_unwind(struct memphis_rec_alloc *r, 
 		keep = keep && stack_word(cfa, room, off[r->nframes], &w) && w == u.ip[i];
 		r->frames[r->nframes++] = u.ip[i];
 	}
+	if (keep)
+		memcpy(offs, off, r->nframes * sizeof(*off));
 	seq = __atomic_load_n(&c->seq, __ATOMIC_RELAXED);
 	if (!keep || (seq & 1) ||
 	    !__atomic_compare_exchange_n(&c->seq, &seq, seq + 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
@@ -165,13 +168,16 @@ uint64_t memphis__callsite_key(const struct memphis_rec_alloc *r)
 	return k;
 }
 
-uint64_t memphis__callsite_chain(struct memphis_rec_alloc *r, uint64_t cfa, int depth)
+uint64_t memphis__callsite_chain(struct memphis_rec_alloc *r, uint64_t cfa, int depth,
+				 uint64_t *offs)
 {
 	uint64_t key;
 
 	r->nframes = 1;
-	if (chain_cached(r, cfa, r->frames[0], &key))
+	offs[0] = UINT64_MAX;
+	if (chain_cached(r, cfa, r->frames[0], &key, offs))
 		return key;
-	chain_unwind(r, cfa, r->frames[0], depth);
+	offs[0] = UINT64_MAX;
+	chain_unwind(r, cfa, r->frames[0], depth, offs);
 	return memphis__callsite_key(r);
 }

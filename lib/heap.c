@@ -313,19 +313,57 @@ int memphis__heap_wanted(uint64_t size)
 	return memphis__heap_recording() && size >= heap_min;
 }
 
+/* The calling thread's last chain read by record_chosen: an allocation loop calls from one
+ * site at one depth, and its chain is then the words at the same distances from
+ * record_chosen's CFA, checked there without a call, callsite.c's locks or bounds (they
+ * held for this CFA when kept). */
+struct chain_memo {
+	uint64_t site, cfa, key;
+	uint32_t n;
+	uint64_t off[MEMPHIS_MAX_FRAMES], ra[MEMPHIS_MAX_FRAMES];
+};
+static __thread struct chain_memo memo __attribute__((tls_model("initial-exec")));
+
+/* The key of the chain from `site` when the memo holds it at CFA cfa; 0 when it does not. */
+static inline __attribute__((always_inline)) uint64_t memo_chain(const void *site, uint64_t cfa)
+{
+	uint64_t w;
+
+	if (memo.site != (uint64_t)(uintptr_t)site || memo.cfa != cfa)
+		return 0;
+	for (uint32_t k = 1; k < memo.n; k++) {
+		memcpy(&w, (const void *)(uintptr_t)(cfa + memo.off[k]), sizeof(w));
+		if (w != memo.ra[k])
+			return 0;
+	}
+	return memo.key;
+}
+
 /* r's call-site chain from `site` (frames and nframes); returns its key. Its own frame,
  * called from one place per kind of recording: callsite.c keeps a chain's return addresses
- * as distances from this frame's CFA. */
+ * as distances from this frame's CFA. memo_cfa: the caller's CFA where the memo is to hold
+ * the chain (record_chosen's), 0 for none. */
 static __attribute__((noinline)) uint64_t site_chain(struct memphis_rec_alloc *r,
-						     const void *site)
+						     const void *site, uint64_t memo_cfa)
 {
-	uint64_t cfa = (uint64_t)(uintptr_t)__builtin_dwarf_cfa();
+	uint64_t cfa = (uint64_t)(uintptr_t)__builtin_dwarf_cfa(), offs[MEMPHIS_MAX_FRAMES], key;
 
 	r->frames[0] = (uint64_t)(uintptr_t)site;
 	r->nframes = 1;
-	if (depth > 1)
-		return memphis__callsite_chain(r, cfa, depth);
-	return memphis__callsite_key(r);
+	if (depth <= 1)
+		return memphis__callsite_key(r);
+	key = memphis__callsite_chain(r, cfa, depth, offs);
+	memo.site = 0;
+	if (memo_cfa && offs[0] != UINT64_MAX && key) {
+		for (uint32_t k = 0; k < r->nframes; k++)
+			memo.off[k] = offs[k] + (cfa - memo_cfa);
+		memcpy(memo.ra, r->frames, r->nframes * sizeof(r->frames[0]));
+		memo.n = r->nframes;
+		memo.key = key;
+		memo.cfa = memo_cfa;
+		memo.site = r->frames[0];
+	}
+	return key;
 }
 
 /* The rest of r, its chain set: now, this thread, the block; the frames unused zero. */
@@ -342,7 +380,7 @@ static void describe_block(struct memphis_rec_alloc *r, const void *p, uint64_t 
 void memphis__heap_describe(struct memphis_rec_alloc *r, const void *p, uint64_t size, int kind,
 			    const void *site)
 {
-	site_chain(r, site);
+	site_chain(r, site, 0);
 	describe_block(r, p, size, kind);
 }
 
@@ -423,9 +461,10 @@ void memphis__heap_unrecorded(void)
 }
 
 /* record_alloc of an allocation to be recorded: sampled (when small), or `known_ok`, an
- * unsampled small one, recorded when the site map does not know it already. */
+ * unsampled small one, recorded when the site map does not know it already (memo_cfa:
+ * record_map's CFA, where the memo is to hold the chain). */
 static __attribute__((noinline)) void record_chosen(void *p, size_t size, int kind, void *site,
-						     int known_ok)
+						     int known_ok, uint64_t memo_cfa)
 {
 	struct memphis_rec_alloc r;
 	uint64_t key;
@@ -437,7 +476,7 @@ static __attribute__((noinline)) void record_chosen(void *p, size_t size, int ki
 	}
 	err = errno;
 	memphis__enter();
-	key = site_chain(&r, site);
+	key = site_chain(&r, site, memo_cfa);
 	if (known_ok && memphis__heapmap_known((uintptr_t)p, size, key)) {
 		;
 	} else if (mapped && size < MEMPHIS__HEAP_SAMPLE_BELOW) {
@@ -451,6 +490,19 @@ static __attribute__((noinline)) void record_chosen(void *p, size_t size, int ki
 	errno = err;
 }
 
+/* record_alloc of an unsampled small allocation with the site map on: nothing when the chain
+ * is the thread's last (the memo) and the map knows the block, as in an allocation loop;
+ * nothing here calls out (errno and the library's depth untouched). Else record_chosen. */
+static __attribute__((noinline, no_sanitize_address)) void record_map(void *p, size_t size,
+									int kind, void *site)
+{
+	uint64_t cfa = (uint64_t)(uintptr_t)__builtin_dwarf_cfa(), key = memo_chain(site, cfa);
+
+	if (key && memphis__heapmap_known((uintptr_t)p, size, key))
+		return;
+	record_chosen(p, size, kind, site, 1, cfa);
+}
+
 /* Record an allocation of `size` bytes at p, called from `site`. errno is kept: the
  * program sees the real allocator's. Inline in each interposer: an allocation left
  * unrecorded costs a few loads and a TLS decrement, and with the site map its chain (read
@@ -462,10 +514,10 @@ static inline __attribute__((always_inline)) void record_alloc(void *p, size_t s
 		return;
 	if (sample_every > 1 && size < MEMPHIS__HEAP_SAMPLE_BELOW && !sample_small()) {
 		if (mapped)
-			record_chosen(p, size, kind, site, 1);
+			record_map(p, size, kind, site);
 		return;
 	}
-	record_chosen(p, size, kind, site, 0);
+	record_chosen(p, size, kind, site, 0, 0);
 }
 
 /* Whether the free of live block p is to be recorded: 0 no, 1 yes, 2 yes and p was
