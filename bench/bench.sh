@@ -270,15 +270,17 @@ allocheavy() {
 	rm -f ah
 	for i in $(seq "$RUNS"); do
 		for c in off:MEMPHIS_DISABLE=1 none:MEMPHIS_BACKEND=none thread:MEMPHIS_SCOPE=thread \
-			cpu:MEMPHIS_SCOPE=cpu; do
+			cpu:MEMPHIS_SCOPE=cpu nomap:MEMPHIS_SCOPE=thread,MEMPHIS_HEAP_MAP=0; do
 			rm -rf memphis-*/
 			echo "0 0" > cpu.out
 			t0=$(now)
+			# shellcheck disable=SC2046 # the setting's assignments, one word each
 			if [ -x /usr/bin/time ]; then
-				env "${c#*:}" /usr/bin/time -f "%U %S" -o cpu.out \
+				env $(echo "${c#*:}" | tr , ' ') /usr/bin/time -f "%U %S" -o cpu.out \
 					"$B/tests/prog_allocheavy" 20000000 > /dev/null 2>&1
 			else
-				env "${c#*:}" "$B/tests/prog_allocheavy" 20000000 > /dev/null 2>&1
+				env $(echo "${c#*:}" | tr , ' ') "$B/tests/prog_allocheavy" 20000000 \
+					> /dev/null 2>&1
 			fi
 			echo "${c%%:*} $(awk -v a="$t0" -v b="$(now)" 'BEGIN { print b - a }') $(tail -n 1 cpu.out | awk '{ print $1 + $2 }')" >> ah
 		done
@@ -287,15 +289,16 @@ allocheavy() {
 	off=$(awk '$1 == "off" { print $2 }' ah | median)
 	coff=$(awk '$1 == "off" { print $3 }' ah | median)
 	printf "%-8s %8s %8s %8s %8s\n" setting wall_s ratio cpu_s ratio
-	for c in off none thread cpu; do
+	for c in off none thread cpu nomap; do
 		w=$(awk -v c=$c '$1 == c { print $2 }' ah | median)
 		u=$(awk -v c=$c '$1 == c { print $3 }' ah | median)
 		awk -v c=$c -v w="$w" -v u="$u" -v o="$off" -v co="$coff" 'BEGIN {
 			printf "%-8s %8.3f %8.2f %8.3f %8s\n", c, w, (o > 0 ? w / o : 0), u,
 				(co > 0 ? sprintf("%.2f", u / co) : "-") }'
 	done
-	echo "(ratios to off; cpu: MEMPHIS_SCOPE=cpu, which sampled with scope=${scope:-?};"
-	echo " the target is 2x or less in both scopes)"
+	echo "(ratios to off; cpu: MEMPHIS_SCOPE=cpu, which sampled with scope=${scope:-?}; nomap:"
+	echo " per thread without the site map, MEMPHIS_HEAP_MAP=0; the target is 2x or less in both"
+	echo " scopes, the site map on)"
 }
 # run_scope DIR: the scope a run directory was sampled with (its RUN key scope)
 run_scope() { "$B/memphis-report" dump --meta "$1" 2>/dev/null | sed -n 's/^#   scope=//p' | head -n 1; }
@@ -308,9 +311,10 @@ counters() {
 			t["lib"], t["papi"], t["papi"] / t["lib"], t["numa"], t["numa"] / t["lib"] }'
 }
 # manyobj: prog_manyobj (1 M live rows of 64..1,856 bytes, issue 16 item 6) off, profiled
-# with every allocation recorded (MEMPHIS_HEAP_SAMPLE=1) and with the default sampling,
-# interleaved; then memphis-report's wall time, CPU time and peak RSS on the last run
-# directory of each profiled setting.
+# with every allocation recorded (MEMPHIS_HEAP_SAMPLE=1), with the default sampling and
+# site map, and with the sampling alone (MEMPHIS_HEAP_MAP=0), interleaved; then
+# memphis-report's wall time, CPU time and peak RSS on the last run directory of each
+# profiled setting.
 manyobj() {
 	echo "== many small objects: prog_manyobj, 1,000,000 live rows, $RUNS interleaved runs"
 	if [ ! -x /usr/bin/time ]; then
@@ -319,7 +323,8 @@ manyobj() {
 	fi
 	rm -f mo
 	for i in $(seq "$RUNS"); do
-		for c in off:MEMPHIS_DISABLE=1 all:MEMPHIS_HEAP_SAMPLE=1 sampled:MEMPHIS_HEAP_SAMPLE=64; do
+		for c in off:MEMPHIS_DISABLE=1 all:MEMPHIS_HEAP_SAMPLE=1 sampled:MEMPHIS_HEAP_SAMPLE=64 \
+			nomap:MEMPHIS_HEAP_MAP=0; do
 			rm -rf memphis-*/
 			echo "0 0" > cpu.out
 			t0=$(now)
@@ -333,7 +338,7 @@ manyobj() {
 	off=$(awk '$1 == "off" { print $2 }' mo | median)
 	coff=$(awk '$1 == "off" { print $3 }' mo | median)
 	echo "off $(printf %.3f "$off") s wall, $(printf %.3f "$coff") s CPU"
-	for c in all sampled; do
+	for c in all sampled nomap; do
 		w=$(awk -v c=$c '$1 == c { print $2 }' mo | median)
 		cpu=$(awk -v c=$c '$1 == c { print $3 }' mo | median)
 		[ -d "mo-$c" ] || continue
@@ -344,7 +349,7 @@ manyobj() {
 			{ printf "%-7s profiled %.3f s (%.2fx wall, %.2fx CPU), %s allocations recorded; report %.2f s wall, %.2f s CPU, peak RSS %d KiB\n",
 				c, w, w / off, (coff > 0 ? cpu / coff : 0), n, $1, $2 + $3, $4 }' rep.out
 	done
-	rm -rf mo-all mo-sampled
+	rm -rf mo-all mo-sampled mo-nomap
 }
 # the STACKS capture: cg (spin) at 1 ms and 250 us, default MEMPHIS_STACK_BYTES and 0
 t=$(date +%s)
