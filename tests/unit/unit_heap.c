@@ -150,6 +150,45 @@ static void test_big_under_many(void)
 	free(a);
 }
 
+/* A random history of n objects of 1 byte to 12 KiB at 0x100000 + [0, window), allocated and
+ * freed (the oldest live one) at random times, no two live ones overlapping: a[0, *na) and
+ * f[0, *nf), t1[i] the free time of a[i] (UINT64_MAX: never freed); *r the generator's
+ * state. Returns the time after the last event, 0 when out of memory. */
+static uint64_t random_history(uint64_t window, size_t n, uint64_t *r, struct memphis_rec_alloc *a,
+			       struct memphis_rec_free *f, uint64_t *t1, size_t *na, size_t *nf)
+{
+	unsigned char *used = calloc(window, 1);
+	uint64_t t = 1;
+
+	if (!used)
+		return 0;
+	while (*na < n) {
+		*r ^= *r << 13, *r ^= *r >> 7, *r ^= *r << 17;
+		if (*r % 3 == 0 && *na > *nf) { /* free the oldest live one */
+			for (size_t i = 0; i < *na; i++)
+				if (t1[i] == UINT64_MAX) {
+					f[(*nf)++] = (struct memphis_rec_free){ .time = t, .addr = a[i].addr };
+					t1[i] = t;
+					memset(used + (a[i].addr - 0x100000), 0, a[i].size);
+					break;
+				}
+		} else {
+			uint64_t size = 1 + (*r >> 8) % (*r % 7 ? 200 : 12288);
+			uint64_t at = (*r >> 24) % (window - size);
+
+			if (!memchr(used + at, 1, size)) {
+				memset(used + at, 1, size);
+				a[*na] = (struct memphis_rec_alloc){ .time = t, .addr = 0x100000 + at,
+								     .size = size };
+				t1[(*na)++] = UINT64_MAX;
+			}
+		}
+		t++;
+	}
+	free(used);
+	return t;
+}
+
 /* Objects of 1 byte to 12 KiB, allocated and freed at random in a window (no two live
  * ones overlap), so that 4 KiB blocks hold many starts, none, or a start above an
  * address that an object from an earlier block covers: every lookup, and the gap of
@@ -161,36 +200,13 @@ static void test_random_against_scan(uint64_t window)
 	static struct memphis_rec_alloc a[N];
 	static struct memphis_rec_free f[N];
 	static uint64_t t1[N];
-	unsigned char *used = calloc(window, 1);
 	size_t na = 0, nf = 0, bad = 0, badgap = 0, gaps = 0;
-	uint64_t t = 1, r = 88172645463325252ull;
+	uint64_t r = 88172645463325252ull, t = random_history(WINDOW, N, &r, a, f, t1, &na, &nf);
 	struct mr_heap h;
 
-	if (!used) {
+	if (!t) {
 		ok(0, "heap: allocate the random case");
 		return;
-	}
-
-	while (na < N) {
-		r ^= r << 13, r ^= r >> 7, r ^= r << 17;
-		if (r % 3 == 0 && na > nf) { /* free the oldest live one */
-			for (size_t i = 0; i < na; i++)
-				if (t1[i] == UINT64_MAX) {
-					f[nf++] = (struct memphis_rec_free){ .time = t, .addr = a[i].addr };
-					t1[i] = t;
-					memset(used + (a[i].addr - 0x100000), 0, a[i].size);
-					break;
-				}
-		} else {
-			uint64_t size = 1 + (r >> 8) % (r % 7 ? 200 : 12288), at = (r >> 24) % (WINDOW - size);
-
-			if (!memchr(used + at, 1, size)) {
-				memset(used + at, 1, size);
-				a[na] = (struct memphis_rec_alloc){ .time = t, .addr = 0x100000 + at, .size = size };
-				t1[na++] = UINT64_MAX;
-			}
-		}
-		t++;
 	}
 	ok(mr_heap_build(&h, a, na, f, nf) == 0, "heap: build %zu random objects in %" PRIu64 " KiB",
 	   na, window >> 10);
@@ -223,7 +239,6 @@ static void test_random_against_scan(uint64_t window)
 	ok(badgap == 0 && gaps > 0, "heap: %zu gaps around addresses no object ever held, none met "
 	   "by a record, and none where one did (%zu wrong)", gaps, badgap);
 	mr_heap_free(&h);
-	free(used);
 }
 
 /* The site map's runs (lib/heapmap.h): small blocks recorded without their frees, or with
@@ -238,35 +253,13 @@ static void test_map_against_scan(int with_frees)
 	static struct memphis_rec_alloc a[N];
 	static struct memphis_rec_free f[N];
 	static uint64_t t1[N];
-	unsigned char *used = calloc(WINDOW, 1);
 	size_t na = 0, nf = 0, bad = 0, live_hits = 0;
-	uint64_t t = 1, r = 0x2545f4914f6cdd1dull;
+	uint64_t r = 0x2545f4914f6cdd1dull, t = random_history(WINDOW, N, &r, a, f, t1, &na, &nf);
 	struct mr_heap h;
 
-	if (!used) {
+	if (!t) {
 		ok(0, "heap: allocate the site map case");
 		return;
-	}
-	while (na < N) {
-		r ^= r << 13, r ^= r >> 7, r ^= r << 17;
-		if (r % 3 == 0 && na > nf) {
-			for (size_t i = 0; i < na; i++)
-				if (t1[i] == UINT64_MAX) {
-					f[nf++] = (struct memphis_rec_free){ .time = t, .addr = a[i].addr };
-					t1[i] = t;
-					memset(used + (a[i].addr - 0x100000), 0, a[i].size);
-					break;
-				}
-		} else {
-			uint64_t size = 1 + (r >> 8) % (r % 7 ? 200 : 12288), at = (r >> 24) % (WINDOW - size);
-
-			if (!memchr(used + at, 1, size)) {
-				memset(used + at, 1, size);
-				a[na] = (struct memphis_rec_alloc){ .time = t, .addr = 0x100000 + at, .size = size };
-				t1[na++] = UINT64_MAX;
-			}
-		}
-		t++;
 	}
 	if (mr_heap_begin(&h, na) == 0) {
 		h.keep_below = UINT64_MAX;
@@ -298,7 +291,6 @@ static void test_map_against_scan(int with_frees)
 	ok(bad == 0 && live_hits > 0, "heap: site map: %d random lookups agree with a scan (%zu in "
 	   "live blocks; %zu differ)", LOOKUPS, live_hits, bad);
 	mr_heap_free(&h);
-	free(used);
 }
 
 /* The index's order, which the lookups rely on: by address, allocation time and record,
