@@ -13,9 +13,9 @@
  * instead of deadlocking on the allocator's lock. Call-site chains are unwound once per
  * chain and then read back from the stack (callsite.c). Records are kept in mmap'ed chunks
  * (never our own malloc) and handed to the drain thread's write function; when it falls
- * far behind, records are dropped and counted. This file stands on self.c, callsite.c and
- * heapmap.c alone (none allocates): every other file of the library allocates through it,
- * so it must not call them.
+ * far behind, records are dropped and counted. This file stands on self.c, callsite.c,
+ * heaplive.c and heapmap.c alone (none allocates): every other file of the library
+ * allocates through it, so it must not call them.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -30,6 +30,7 @@
 
 #include "callsite.h"
 #include "heap.h"
+#include "heaplive.h"
 #include "heapmap.h"
 #include "memphis/format.h"
 #include "self.h"
@@ -93,23 +94,8 @@ static uint64_t unsampled;         /* sampled but not recorded: the live table w
 /* Small allocations are recorded 1 in sample_every on average: each thread counts down a
  * random gap (mean sample_every, so a periodic allocation pattern does not alias), and
  * an unsampled allocation costs a TLS decrement. While small ones are sampled, the frees
- * recorded are those of the blocks recorded, of any size, found through `live`, a
- * lock-free set of their addresses: levels of open-addressing tables (16 probes, no
- * tombstones: a lookup scans all 16), level k of LIVE_SLOTS << k slots, made (raw mmap)
- * when an address finds no free slot in the levels before it, so that a program keeping
- * millions of small blocks live has its sampled ones recorded (one fixed table of 65,536
- * slots recorded no more than about 65,000 at once: 1 in 64 of 4 M live blocks). A free
- * first reads `live_hint`, a count of the live set's addresses per hash bucket (a counted
- * address may not be in a table yet, never the reverse): most frees are of blocks never
- * recorded, and that one load in a 64 KiB table tells them, where scanning 16 slots per
- * level in a 512 KiB one took 200 instructions and a cache miss a free (issue 38). */
-#define LIVE_SLOTS 65536u
-#define LIVE_PROBES 16u
-#define LIVE_LEVELS 12u /* the last of 128 Mi slots */
-#define HINT_BITS 14u
-static uintptr_t live0[LIVE_SLOTS];
-static uintptr_t *live[LIVE_LEVELS] = { live0 };
-static uint32_t live_hint[1u << HINT_BITS];
+ * recorded are those of the blocks recorded, of any size, found in the live set
+ * (heaplive.h). */
 static __thread unsigned gap_left __attribute__((tls_model("initial-exec")));
 static __thread unsigned gap_rng __attribute__((tls_model("initial-exec")));
 /* The site map's records of a thread extend its run when they can (put_mapped): its latest
@@ -122,92 +108,6 @@ static __thread uint64_t run_key __attribute__((tls_model("initial-exec")));
 static __thread uint64_t run_taken __attribute__((tls_model("initial-exec")));
 static uint64_t taken;
 
-static void *chunk_new(size_t size);
-
-/* Level k of the live set; made when absent and `make` (NULL: absent, or no memory). */
-static uintptr_t *live_level(unsigned k, int make)
-{
-	uintptr_t *t = __atomic_load_n(&live[k], __ATOMIC_ACQUIRE), *none = NULL;
-	size_t bytes = ((size_t)LIVE_SLOTS << k) * sizeof(*t);
-
-	if (t || !make)
-		return t;
-	t = chunk_new(bytes);
-	if (t && !__atomic_compare_exchange_n(&live[k], &none, t, 0, __ATOMIC_ACQ_REL,
-					      __ATOMIC_ACQUIRE)) {
-		syscall(SYS_munmap, t, bytes); /* another thread made it first */
-		t = none;
-	}
-	return t;
-}
-
-/* First slot of p's probe range in level k. */
-static size_t live_slot(uintptr_t p, unsigned k)
-{
-	return (size_t)(((uint64_t)p * 0x9e3779b97f4a7c15ull) >> (48 - k));
-}
-
-/* p's bucket of live_hint. */
-static uint32_t *hint_of(uintptr_t p)
-{
-	return &live_hint[((uint64_t)p * 0xc2b2ae3d27d4eb4full) >> (64 - HINT_BITS)];
-}
-
-/* Remember p as recorded; 0, or -ENOSPC when no level has room for it. */
-static int live_add(uintptr_t p)
-{
-	uint32_t *hint = hint_of(p);
-
-	/* counted first: a free of p (after this returns) never finds the count 0 */
-	__atomic_add_fetch(hint, 1, __ATOMIC_RELAXED);
-	for (unsigned k = 0; k < LIVE_LEVELS; k++) {
-		uintptr_t *t = live_level(k, 1);
-		size_t mask = ((size_t)LIVE_SLOTS << k) - 1, h = live_slot(p, k);
-
-		if (!t)
-			break;
-		for (unsigned i = 0; i < LIVE_PROBES; i++) {
-			uintptr_t zero = 0;
-			if (__atomic_compare_exchange_n(&t[(h + i) & mask], &zero, p, 0,
-							__ATOMIC_RELAXED, __ATOMIC_RELAXED))
-				return 0;
-		}
-	}
-	__atomic_sub_fetch(hint, 1, __ATOMIC_RELAXED);
-	return -ENOSPC;
-}
-
-/* live_take's search, its count of p's bucket not 0. */
-static __attribute__((noinline)) int live_find_take(uintptr_t p, uint32_t *hint)
-{
-	for (unsigned k = 0; k < LIVE_LEVELS; k++) {
-		uintptr_t *t = live_level(k, 0);
-		size_t mask = ((size_t)LIVE_SLOTS << k) - 1, h = live_slot(p, k);
-
-		if (!t)
-			break;
-		for (unsigned i = 0; i < LIVE_PROBES; i++) {
-			uintptr_t *slot = &t[(h + i) & mask];
-			uintptr_t want = p;
-			if (__atomic_load_n(slot, __ATOMIC_RELAXED) == p &&
-			    __atomic_compare_exchange_n(slot, &want, 0, 0, __ATOMIC_RELAXED,
-							__ATOMIC_RELAXED)) {
-				__atomic_sub_fetch(hint, 1, __ATOMIC_RELAXED);
-				return 1;
-			}
-		}
-	}
-	return 0;
-}
-
-/* Forget p; 1 if it was recorded (its free must be too), else 0. Levels are made in
- * order: the first absent one ends the search. */
-static inline int live_take(uintptr_t p)
-{
-	uint32_t *hint = hint_of(p);
-
-	return __atomic_load_n(hint, __ATOMIC_RELAXED) ? live_find_take(p, hint) : 0;
-}
 
 /* sample_small's draw of the next gap; returns 1 (this allocation is sampled). */
 static __attribute__((noinline)) int sample_next(void)
@@ -263,15 +163,6 @@ static void resolve(void)
 	resolving = 0;
 }
 
-/* Chunks are mapped and unmapped by raw syscalls: the mmap and munmap symbols are the
- * interposed ones of mmap.c, which stands on this file. */
-static void *chunk_new(size_t size)
-{
-	void *p = (void *)syscall(SYS_mmap, NULL, size, PROT_READ | PROT_WRITE,
-				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	return p == MAP_FAILED ? NULL : p;
-}
-
 /* Append one record to the stream (caller holds heap_lock): 0, or -1 when it is dropped
  * (and counted) because the writer is too far behind or no memory is left. */
 static int append(struct stream *st, const void *rec)
@@ -284,7 +175,7 @@ static int append(struct stream *st, const void *rec)
 			spare = c->next;
 			nspare--;
 		} else if (pending < MAX_PENDING_CHUNKS) {
-			c = chunk_new(sizeof(*c));
+			c = memphis__map_anon(sizeof(*c));
 		}
 		if (!c) {
 			dropped++;
@@ -470,7 +361,7 @@ static __attribute__((noinline)) void record_chosen(void *p, size_t size, int ki
 	uint64_t key;
 	int err;
 
-	if (!known_ok && sample_every > 1 && live_add((uintptr_t)p) < 0) {
+	if (!known_ok && sample_every > 1 && memphis__live_add((uintptr_t)p) < 0) {
 		memphis__heap_unrecorded();
 		return;
 	}
@@ -521,14 +412,14 @@ static inline __attribute__((always_inline)) void record_alloc(void *p, size_t s
 }
 
 /* Whether the free of live block p is to be recorded: 0 no, 1 yes, 2 yes and p was
- * taken out of `live` (small allocations are sampled: it was recorded). Called before the
+ * taken out of the live set (small allocations are sampled: it was recorded). Called before the
  * block is given back. */
 static inline __attribute__((always_inline)) int free_wanted(void *p)
 {
 	if (!p || memphis__inside() || !__atomic_load_n(&recording, __ATOMIC_RELAXED))
 		return 0;
 	if (sample_every > 1)
-		return live_take((uintptr_t)p) ? 2 : 0; /* 0: a block never recorded */
+		return memphis__live_take((uintptr_t)p) ? 2 : 0; /* 0: a block never recorded */
 	return 1;
 }
 
@@ -614,7 +505,7 @@ static inline __attribute__((always_inline)) void *realloc_as(void *old, size_t 
 		if (w)
 			record_free(old);
 	} else if (w == 2) {
-		live_add((uintptr_t)old); /* not moved: still the recorded block */
+		memphis__live_add((uintptr_t)old); /* not moved: still the recorded block */
 	}
 	record_alloc(p, size, kind, site);
 	return p;

@@ -23,6 +23,7 @@
 #include "heap.h"
 #include "heapmap.h"
 #include "memphis/format.h"
+#include "self.h"
 
 #define SLOT_BITS 20u
 #define EPOCH_BITS 16u
@@ -31,19 +32,12 @@
 static uint64_t *slots;
 static uint32_t *epochs;
 
-static void *map_new(size_t bytes)
-{
-	void *p = (void *)syscall(SYS_mmap, NULL, bytes, PROT_READ | PROT_WRITE,
-				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	return p == MAP_FAILED ? NULL : p;
-}
-
 int memphis__heapmap_init(void)
 {
 	if (slots)
 		return 0;
-	epochs = map_new(sizeof(*epochs) << EPOCH_BITS);
-	slots = epochs ? map_new(sizeof(*slots) << SLOT_BITS) : NULL;
+	epochs = memphis__map_anon(sizeof(*epochs) << EPOCH_BITS);
+	slots = epochs ? memphis__map_anon(sizeof(*slots) << SLOT_BITS) : NULL;
 	if (!slots) {
 		if (epochs)
 			syscall(SYS_munmap, epochs, sizeof(*epochs) << EPOCH_BITS);

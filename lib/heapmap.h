@@ -5,7 +5,7 @@
  * [p, p + n) from call-site chain K is then already named when the latest record covering
  * each of its bytes is one from K. The map answers that from the records themselves: every
  * record is noted here as the library appends it (memphis__heap_put_alloc). Below it:
- * callsite (the chains' keys). */
+ * callsite (the chains' keys) and self. */
 #ifndef MEMPHIS_HEAPMAP_H
 #define MEMPHIS_HEAPMAP_H
 

@@ -2,6 +2,7 @@
  * the library starts (contracts in self.h). Depends on nothing of the library. */
 #include <sched.h>
 #include <stddef.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -10,6 +11,14 @@
 __thread int memphis__self_depth __attribute__((tls_model("initial-exec")));
 __thread uint64_t memphis__self_stack_lo __attribute__((tls_model("initial-exec")));
 __thread uint64_t memphis__self_stack_hi __attribute__((tls_model("initial-exec")));
+
+void *memphis__map_anon(size_t bytes)
+{
+	void *p = (void *)syscall(SYS_mmap, NULL, bytes, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
 
 pid_t memphis__gettid(void)
 {

@@ -93,6 +93,11 @@ static inline void memphis__self_set_stack(uint64_t lo, uint64_t hi)
 /* The calling thread's kernel tid (cached after the first call). */
 pid_t memphis__gettid(void);
 
+/* bytes of fresh zeroed memory (a private anonymous mapping, not reserved against the
+ * commit limit until touched) by the raw syscall: the mmap symbol is the interposer of
+ * lib/mmap.c. NULL when the kernel refuses. */
+void *memphis__map_anon(size_t bytes);
+
 /* Keep the calling thread on the CPU it runs on until memphis__unpin (the library's start,
  * which starts threads and waits on them: the program's main thread must not be moved
  * meanwhile, or it first touches its stack's deeper pages on another node). The library's

@@ -3,6 +3,7 @@
 #include "base/infile.h"
 #include "heapvar.h"
 #include "heapvar_dwarf.h"
+#include "heapvar_dwarf_impl.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -15,61 +16,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <dwarf.h>
-#include <elfutils/libdw.h>
-
-/* libdwarf (debuginfo_dwarf*.c) and libdw define some of the same names (dwarf_attr,
- * dwarf_tag, dwarf_child, ...), and a program resolves each name once, so libdw's own
- * calls through its PLT would reach libdwarf's (dwarf_haspc -> dwarf_attr crashed so on
- * clang's DWARF). libdw is therefore loaded into a link namespace of its own (dlmopen),
- * with its own libelf and libc, and called through this table; what it allocates goes
- * back to that namespace's free. */
-#define LIBDW_FUNCS(X) \
-	X(Dwarf *, dwarf_begin, (int, Dwarf_Cmd)) \
-	X(int, dwarf_end, (Dwarf *)) \
-	X(Elf *, dwarf_getelf, (Dwarf *)) \
-	X(Dwarf_CFI *, dwarf_getcfi, (Dwarf *)) \
-	X(Dwarf_CFI *, dwarf_getcfi_elf, (Elf *)) \
-	X(int, dwarf_cfi_end, (Dwarf_CFI *)) \
-	X(int, dwarf_cfi_addrframe, (Dwarf_CFI *, Dwarf_Addr, Dwarf_Frame **)) \
-	X(int, dwarf_frame_cfa, (Dwarf_Frame *, Dwarf_Op **, size_t *)) \
-	X(int, dwarf_nextcu, (Dwarf *, Dwarf_Off, Dwarf_Off *, size_t *, Dwarf_Off *, uint8_t *, \
-			      uint8_t *)) \
-	X(Dwarf_Die *, dwarf_offdie, (Dwarf *, Dwarf_Off, Dwarf_Die *)) \
-	X(Dwarf_Die *, dwarf_addrdie, (Dwarf *, Dwarf_Addr, Dwarf_Die *)) \
-	X(ptrdiff_t, dwarf_ranges, (Dwarf_Die *, ptrdiff_t, Dwarf_Addr *, Dwarf_Addr *, \
-				    Dwarf_Addr *)) \
-	X(int, dwarf_haspc, (Dwarf_Die *, Dwarf_Addr)) \
-	X(int, dwarf_getscopes, (Dwarf_Die *, Dwarf_Addr, Dwarf_Die **)) \
-	X(int, dwarf_tag, (Dwarf_Die *)) \
-	X(int, dwarf_srclang, (Dwarf_Die *)) \
-	X(const char *, dwarf_decl_file, (Dwarf_Die *)) \
-	X(int, dwarf_child, (Dwarf_Die *, Dwarf_Die *)) \
-	X(int, dwarf_siblingof, (Dwarf_Die *, Dwarf_Die *)) \
-	X(const char *, dwarf_diename, (Dwarf_Die *)) \
-	X(Dwarf_Attribute *, dwarf_attr, (Dwarf_Die *, unsigned int, Dwarf_Attribute *)) \
-	X(Dwarf_Attribute *, dwarf_attr_integrate, (Dwarf_Die *, unsigned int, Dwarf_Attribute *)) \
-	X(int, dwarf_formudata, (Dwarf_Attribute *, Dwarf_Word *)) \
-	X(Dwarf_Die *, dwarf_formref_die, (Dwarf_Attribute *, Dwarf_Die *)) \
-	X(int, dwarf_aggregate_size, (Dwarf_Die *, Dwarf_Word *)) \
-	X(int, dwarf_getlocation, (Dwarf_Attribute *, Dwarf_Op **, size_t *)) \
-	X(int, dwarf_getlocation_attr, (Dwarf_Attribute *, const Dwarf_Op *, Dwarf_Attribute *)) \
-	X(int, dwarf_formaddr, (Dwarf_Attribute *, Dwarf_Addr *)) \
-	X(int, dwarf_getlocation_addr, (Dwarf_Attribute *, Dwarf_Addr, Dwarf_Op **, size_t *, \
-					size_t)) \
-	X(ptrdiff_t, dwarf_getlocations, (Dwarf_Attribute *, ptrdiff_t, Dwarf_Addr *, Dwarf_Addr *, \
-					  Dwarf_Addr *, Dwarf_Op **, size_t *))
-
-static struct {
-#define X(ret, name, args) ret(*name) args;
-	LIBDW_FUNCS(X)
-#undef X
-	void (*free)(void *); /* the namespace's */
-} dw;
+struct hvdw_libdw hvdw_dw;
 static pthread_once_t dw_once = PTHREAD_ONCE_INIT;
 static bool dw_ok;
 
-/* Load libdw into its own namespace and fill dw (dw_ok: all found). The namespace stays
+/* Load libdw into its own namespace and fill hvdw_dw (dw_ok: all found). The namespace stays
  * for the process. */
 static void dw_load(void)
 {
@@ -78,21 +29,12 @@ static void dw_load(void)
 
 	if (!h)
 		return;
-#define X(ret, name, args) ok = (*(void **)&dw.name = dlsym(h, #name)) && ok;
+#define X(ret, name, args) ok = (*(void **)&hvdw_dw.name = dlsym(h, #name)) && ok;
 	LIBDW_FUNCS(X)
 #undef X
-	*(void **)&dw.free = dlsym(h, "free");
-	dw_ok = ok && dw.free;
+	*(void **)&hvdw_dw.free = dlsym(h, "free");
+	dw_ok = ok && hvdw_dw.free;
 }
-#define DW(f) dw.f
-
-#define MAX_DEPTH 8 /* members and elements followed into one variable */
-
-struct mr_hvdw {
-	int fd;          /* dwarf_begin reads through it; ours to close */
-	Dwarf *dw;
-	Dwarf_CFI *eh;   /* .eh_frame, ours to end (before dwarf_end ends its Elf); or NULL */
-};
 
 int mr_hvdw_open(const char *path, struct mr_hvdw **out)
 {
@@ -138,7 +80,7 @@ void mr_hvdw_close(struct mr_hvdw *h)
 }
 
 /* The DIE's type with typedefs and qualifiers removed; false if it has none. */
-static bool base_type(Dwarf_Die *die, Dwarf_Die *type)
+bool hvdw_base_type(Dwarf_Die *die, Dwarf_Die *type)
 {
 	Dwarf_Attribute at;
 	Dwarf_Die cur = *die;
@@ -183,7 +125,7 @@ static bool holds_pointer(Dwarf_Die *type)
  * object of `limit` bytes or fewer (0: to a scalar); *type becomes the type of what is
  * there, *owner (when not NULL) the name of the struct or class whose member was last
  * appended (NULL: none, or an element last). */
-static bool member_path_to(Dwarf_Die *type, uint64_t off, uint64_t limit, char *buf, size_t len,
+bool hvdw_member_path_to(Dwarf_Die *type, uint64_t off, uint64_t limit, char *buf, size_t len,
 			   size_t *pos, const char **owner)
 {
 	for (int depth = 0; depth < MAX_DEPTH; depth++) {
@@ -200,7 +142,7 @@ static bool member_path_to(Dwarf_Die *type, uint64_t off, uint64_t limit, char *
 		if (depth > 0 && library_class(type)) /* named as a whole: "m.m_x" */
 			return true;
 		if (tag == DW_TAG_array_type) {
-			if (!base_type(type, &t) || DW(dwarf_aggregate_size)(&t, &size) || !size)
+			if (!hvdw_base_type(type, &t) || DW(dwarf_aggregate_size)(&t, &size) || !size)
 				return false;
 			n = snprintf(buf + *pos, len - *pos, "[%" PRIu64 "]", off / size);
 			if (n < 0 || (size_t)n >= len - *pos)
@@ -219,7 +161,7 @@ static bool member_path_to(Dwarf_Die *type, uint64_t off, uint64_t limit, char *
 		do {
 			if (DW(dwarf_tag)(&m) != DW_TAG_member || !DW(dwarf_diename)(&m) ||
 			    !DW(dwarf_attr)(&m, DW_AT_data_member_location, &at) ||
-			    DW(dwarf_formudata)(&at, &loc) || !base_type(&m, &t) ||
+			    DW(dwarf_formudata)(&at, &loc) || !hvdw_base_type(&m, &t) ||
 			    DW(dwarf_aggregate_size)(&t, &size))
 				continue;
 			if (off >= loc && off < loc + size) {
@@ -243,7 +185,7 @@ static bool member_path_to(Dwarf_Die *type, uint64_t off, uint64_t limit, char *
 
 static bool member_path(Dwarf_Die *type, uint64_t off, char *buf, size_t len, size_t *pos)
 {
-	return member_path_to(type, off, 0, buf, len, pos, NULL);
+	return hvdw_member_path_to(type, off, 0, buf, len, pos, NULL);
 }
 
 /* Is die a variable at the static address addr (DW_OP_addr)? */
@@ -267,7 +209,7 @@ static bool static_at(Dwarf_Die *die, uint64_t addr)
 
 /* The variable DIE at static address addr among the children of parent (and of its
  * functions and blocks, for function statics), depth levels down. */
-static bool find_static(Dwarf_Die *parent, uint64_t addr, int depth, Dwarf_Die *out)
+bool hvdw_find_static(Dwarf_Die *parent, uint64_t addr, int depth, Dwarf_Die *out)
 {
 	Dwarf_Die c;
 
@@ -281,7 +223,7 @@ static bool find_static(Dwarf_Die *parent, uint64_t addr, int depth, Dwarf_Die *
 			return true;
 		}
 		if (depth > 0 && (tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block ||
-				  tag == DW_TAG_namespace) && find_static(&c, addr, depth - 1, out))
+				  tag == DW_TAG_namespace) && hvdw_find_static(&c, addr, depth - 1, out))
 			return true;
 	} while (DW(dwarf_siblingof)(&c, &c) == 0);
 	return false;
@@ -297,8 +239,8 @@ int mr_hvdw_member(struct mr_hvdw *h, uint64_t var_addr, uint64_t off, char *buf
 		return -ENOENT;
 	buf[0] = '\0';
 	while (DW(dwarf_nextcu)(h->dw, cu, &next, &hsize, NULL, NULL, NULL) == 0) {
-		if (DW(dwarf_offdie)(h->dw, cu + hsize, &cudie) && find_static(&cudie, var_addr, 3, &var)) {
-			if (!base_type(&var, &type) || !member_path(&type, off, buf, len, &pos)) {
+		if (DW(dwarf_offdie)(h->dw, cu + hsize, &cudie) && hvdw_find_static(&cudie, var_addr, 3, &var)) {
+			if (!hvdw_base_type(&var, &type) || !member_path(&type, off, buf, len, &pos)) {
 				buf[0] = '\0';
 				return -ENOENT;
 			}
@@ -310,7 +252,7 @@ int mr_hvdw_member(struct mr_hvdw *h, uint64_t var_addr, uint64_t off, char *buf
 }
 
 /* The compile unit whose code covers pc. */
-static bool cu_of(struct mr_hvdw *h, uint64_t pc, Dwarf_Die *cudie)
+bool hvdw_cu_of(struct mr_hvdw *h, uint64_t pc, Dwarf_Die *cudie)
 {
 	Dwarf_Off cu = 0, next;
 	size_t hsize;
@@ -326,7 +268,7 @@ static bool cu_of(struct mr_hvdw *h, uint64_t pc, Dwarf_Die *cudie)
 }
 
 /* The function DIE among parent's descendants (depth levels down) whose code covers pc. */
-static bool fn_at(Dwarf_Die *parent, uint64_t pc, int depth, Dwarf_Die *out)
+bool hvdw_fn_at(Dwarf_Die *parent, uint64_t pc, int depth, Dwarf_Die *out)
 {
 	Dwarf_Die c;
 
@@ -341,7 +283,7 @@ static bool fn_at(Dwarf_Die *parent, uint64_t pc, int depth, Dwarf_Die *out)
 		}
 		if (depth > 0 && (tag == DW_TAG_subprogram || tag == DW_TAG_namespace ||
 				  tag == DW_TAG_structure_type || tag == DW_TAG_class_type) &&
-		    fn_at(&c, pc, depth - 1, out))
+		    hvdw_fn_at(&c, pc, depth - 1, out))
 			return true;
 	} while (DW(dwarf_siblingof)(&c, &c) == 0);
 	return false;
@@ -358,13 +300,13 @@ static int scopes_at(struct mr_hvdw *h, uint64_t pc, Dwarf_Die **scopes)
 	bool add_fn = false;
 
 	*scopes = NULL;
-	if (!h || !cu_of(h, pc, &cudie))
+	if (!h || !hvdw_cu_of(h, pc, &cudie))
 		return 0;
 	n = DW(dwarf_getscopes)(&cudie, pc, &in);
 	if (n <= 0) {
-		dw.free(in);
+		hvdw_dw.free(in);
 		in = NULL;
-		if (!fn_at(&cudie, pc, 4, &fn))
+		if (!hvdw_fn_at(&cudie, pc, 4, &fn))
 			return 0;
 		n = DW(dwarf_getscopes)(&fn, pc, &in);
 		n = n > 0 ? n : 0;
@@ -377,12 +319,12 @@ static int scopes_at(struct mr_hvdw *h, uint64_t pc, Dwarf_Die **scopes)
 		if (add_fn)
 			(*scopes)[n++] = fn;
 	}
-	dw.free(in);
+	hvdw_dw.free(in);
 	return *scopes ? n : 0;
 }
 
 /* The address the frame base of function fn is at pc as register + offset. */
-static bool frame_base(struct mr_hvdw *h, Dwarf_Die *fn, uint64_t pc, int *reg, int64_t *off)
+bool hvdw_frame_base(struct mr_hvdw *h, Dwarf_Die *fn, uint64_t pc, int *reg, int64_t *off)
 {
 	Dwarf_Attribute at;
 	Dwarf_Op *op, *cfa;
@@ -415,7 +357,7 @@ static bool frame_base(struct mr_hvdw *h, Dwarf_Die *fn, uint64_t pc, int *reg, 
 			*off = (int64_t)cfa[0].number2;
 			ok = true;
 		}
-		dw.free(fr);
+		hvdw_dw.free(fr);
 		fr = NULL;
 	}
 	return ok;
@@ -432,7 +374,7 @@ static bool reg_is(const Dwarf_Op *op, size_t n, int reg)
 /* Where the location expression op[0, n) puts the variable in the frame: *at = its
  * offset from register reg (fb_reg/fb_off: the frame base, fb_reg -1 when unknown); false
  * when it is not memory relative to reg. */
-static bool mem_at(const Dwarf_Op *op, size_t n, int reg, int fb_reg, int64_t fb_off,
+bool hvdw_mem_at(const Dwarf_Op *op, size_t n, int reg, int fb_reg, int64_t fb_off,
 		   int64_t *at)
 {
 	if (n != 1)
@@ -461,12 +403,12 @@ static bool mem_in(Dwarf_Die *die, const Dwarf_Op *op, size_t n, int reg, int64_
 	size_t pos = 0;
 
 	path[0] = '\0';
-	if (!mem_at(op, n, reg, fb_reg, fb_off, &at) || off < at)
+	if (!hvdw_mem_at(op, n, reg, fb_reg, fb_off, &at) || off < at)
 		return false;
-	if (!base_type(die, &type) || DW(dwarf_aggregate_size)(&type, &size) ||
+	if (!hvdw_base_type(die, &type) || DW(dwarf_aggregate_size)(&type, &size) ||
 	    (uint64_t)(off - at) >= size)
 		return false;
-	if (!member_path_to(&type, (uint64_t)(off - at), 0, path, len, &pos, owner) ||
+	if (!hvdw_member_path_to(&type, (uint64_t)(off - at), 0, path, len, &pos, owner) ||
 	    !holds_pointer(&type)) {
 		path[0] = '\0';
 		return false;
@@ -483,12 +425,12 @@ static bool pointee_path(Dwarf_Die *die, int64_t off, char *path, size_t len, co
 	size_t pos = 0;
 	int tag;
 
-	if (off < 0 || !base_type(die, &ptr) || DW(dwarf_tag)(&ptr) != DW_TAG_pointer_type ||
-	    !base_type(&ptr, &type))
+	if (off < 0 || !hvdw_base_type(die, &ptr) || DW(dwarf_tag)(&ptr) != DW_TAG_pointer_type ||
+	    !hvdw_base_type(&ptr, &type))
 		return false;
 	tag = DW(dwarf_tag)(&type);
 	if ((tag != DW_TAG_structure_type && tag != DW_TAG_class_type) ||
-	    !member_path_to(&type, (uint64_t)off, 0, m, sizeof(m), &pos, owner) || m[0] != '.' ||
+	    !hvdw_member_path_to(&type, (uint64_t)off, 0, m, sizeof(m), &pos, owner) || m[0] != '.' ||
 	    !holds_pointer(&type))
 		return false;
 	if (strlen(m) + 2 > len)
@@ -499,7 +441,7 @@ static bool pointee_path(Dwarf_Die *die, int64_t off, char *path, size_t len, co
 }
 
 /* Is variable location attribute at register reg somewhere in [pc, end)? */
-static bool in_reg(Dwarf_Attribute *at, uint64_t pc, uint64_t end, int reg)
+bool hvdw_in_reg(Dwarf_Attribute *at, uint64_t pc, uint64_t end, int reg)
 {
 	Dwarf_Addr base, lo, hi;
 	Dwarf_Op *op;
@@ -525,14 +467,14 @@ static bool var_is(Dwarf_Die *die, Dwarf_Attribute *at, const struct mr_hvdw_que
 	case MR_HVDW_REG: {
 		Dwarf_Die type;
 
-		return in_reg(at, q->pc, q->end, q->reg) && base_type(die, &type) &&
+		return hvdw_in_reg(at, q->pc, q->end, q->reg) && hvdw_base_type(die, &type) &&
 		       DW(dwarf_tag)(&type) == DW_TAG_pointer_type;
 	}
 	case MR_HVDW_FRAME:
 		return DW(dwarf_getlocation_addr)(at, q->pc, &op, &nop, 1) == 1 &&
 		       mem_in(die, op, nop, q->reg, q->off, fb_reg, fb_off, path, len, owner);
 	case MR_HVDW_THROUGH:
-		if (q->slot_reg < 0 ? !in_reg(at, q->pc, q->pc + 1, q->reg)
+		if (q->slot_reg < 0 ? !hvdw_in_reg(at, q->pc, q->pc + 1, q->reg)
 				    : DW(dwarf_getlocation_addr)(at, q->pc, &op, &nop, 1) != 1 ||
 					      !mem_in(die, op, nop, q->slot_reg, q->slot_off, fb_reg,
 						      fb_off, path, len, owner) || path[0])
@@ -608,12 +550,12 @@ int mr_hvdw_local(struct mr_hvdw *h, const struct mr_hvdw_query *q, char *name, 
 	bool frame = q->where == MR_HVDW_FRAME || (q->where == MR_HVDW_THROUGH && q->slot_reg >= 0);
 
 	*func = NULL;
-	if (!h || !cu_of(h, q->pc, &cudie) || (n = scopes_at(h, q->pc, &scopes)) <= 0)
+	if (!h || !hvdw_cu_of(h, q->pc, &cudie) || (n = scopes_at(h, q->pc, &scopes)) <= 0)
 		return -ENOENT;
 	for (int i = 0; i < n && !fn; i++) /* the frame's function (inlined scopes come first) */
 		if (DW(dwarf_tag)(&scopes[i]) == DW_TAG_subprogram)
 			fn = &scopes[i];
-	if (fn && frame && !frame_base(h, fn, q->pc, &fb_reg, &fb_off))
+	if (fn && frame && !hvdw_frame_base(h, fn, q->pc, &fb_reg, &fb_off))
 		fb_reg = -1;
 	for (int i = 0; i < n && !found && fn && &scopes[i] <= fn; i++) {
 		if (DW(dwarf_child)(&scopes[i], &c) != 0)
@@ -644,10 +586,10 @@ int mr_hvdw_local(struct mr_hvdw *h, const struct mr_hvdw_query *q, char *name, 
 		bool frame_ok = true;
 
 		*func = NULL;
-		if (!fn_at(&cudie, q->pc, 4, &cf))
+		if (!hvdw_fn_at(&cudie, q->pc, 4, &cf))
 			return -ENOENT;
 		fb_reg = -1;
-		if (frame && !frame_base(h, &cf, q->pc, &fb_reg, &fb_off))
+		if (frame && !hvdw_frame_base(h, &cf, q->pc, &fb_reg, &fb_off))
 			frame_ok = false;
 		found = frame_ok && local_in(&cudie, &cf, q, fb_reg, fb_off, 8, name, len, func);
 	}
@@ -669,277 +611,6 @@ int mr_hvdw_returns(struct mr_hvdw *h, uint64_t pc)
 	return rc;
 }
 
-/* Append text t to buf at *pos. */
-static bool put(char *buf, size_t len, size_t *pos, const char *t)
-{
-	size_t n = strlen(t);
-
-	if (*pos + n >= len)
-		return false;
-	memcpy(buf + *pos, t, n + 1);
-	*pos += n;
-	return true;
-}
-
-/* One step of an access path onto buf at *pos: through the pointer of type *t first when
- * deref ("->m" for a member of the struct it points to, "[]" for an element of what it
- * points into); an element ("[]") of the array *t is when indexed; then the member or
- * element at the step's offset. *t becomes the type of what is there. */
-static bool step_path(Dwarf_Die *t, const struct mr_hv_step *st, bool deref, uint64_t limit,
-		      char *buf, size_t len, size_t *pos, const char **owner)
-{
-	Dwarf_Die e;
-	Dwarf_Word size;
-	int64_t off = st->off;
-	size_t at;
-	bool arrow = false, elem = st->indexed, ref = false;
-	int tag;
-
-	if (deref) {
-		tag = DW(dwarf_tag)(t);
-		ref = tag == DW_TAG_reference_type || tag == DW_TAG_rvalue_reference_type;
-		if ((tag != DW_TAG_pointer_type && !ref) || !base_type(t, &e))
-			return false;
-		tag = DW(dwarf_tag)(&e);
-		arrow = !st->indexed && (tag == DW_TAG_structure_type || tag == DW_TAG_class_type);
-		elem = !arrow;
-	} else if (elem) {
-		if (DW(dwarf_tag)(t) != DW_TAG_array_type || !base_type(t, &e))
-			return false;
-	}
-	if (deref || elem)
-		*t = e;
-	if (elem) {
-		if (DW(dwarf_aggregate_size)(t, &size) || !size || !put(buf, len, pos, "[]"))
-			return false;
-		off = (off % (int64_t)size + (int64_t)size) % (int64_t)size;
-	}
-	at = *pos;
-	if (owner)
-		*owner = NULL;
-	if (off < 0 || !member_path_to(t, (uint64_t)off, limit, buf, len, pos, owner))
-		return false;
-	if (arrow && !ref) { /* ".m" -> "->m" (through a reference: ".m") */
-		if (*pos == at || buf[at] != '.' || *pos + 1 >= len)
-			return false;
-		memmove(buf + at + 2, buf + at + 1, *pos - at);
-		buf[at] = '-';
-		buf[at + 1] = '>';
-		*pos += 1;
-	}
-	return true;
-}
-
-/* The position among a function's integer and pointer parameters (SysV x86-64) of the
- * argument register with DWARF number reg, or -1. */
-static int arg_index(int reg)
-{
-	static const int order[] = { 5, 4, 1, 2, 8, 9 }; /* rdi rsi rdx rcx r8 r9 */
-
-	for (int i = 0; i < 6; i++)
-		if (order[i] == reg)
-			return i;
-	return -1;
-}
-
-/* Is the variable or parameter c where p's root is at pc p->at? Its offset into *inner.
- * An ARG root is the parameter passed in its register: by position (the code may keep it
- * anywhere, and -O0 code in the frame). *argn counts the integer and pointer parameters
- * seen before c. */
-static bool root_is(Dwarf_Die *c, const struct mr_hv_path *p, int fb_reg, int64_t fb_off,
-		    int64_t *inner, int *argn)
-{
-	Dwarf_Attribute at;
-	Dwarf_Die type;
-	Dwarf_Word size;
-	Dwarf_Op *op;
-	size_t nop;
-	int64_t loc;
-	int tag = DW(dwarf_tag)(c);
-
-	if (p->root == MR_HV_ROOT_ARG) {
-		int k, ttag;
-
-		if (tag != DW_TAG_formal_parameter || !base_type(c, &type))
-			return false;
-		ttag = DW(dwarf_tag)(&type);
-		if (ttag == DW_TAG_base_type && !DW(dwarf_aggregate_size)(&type, &size) && size > 8)
-			return false; /* long double: memory, not a register */
-		if (ttag == DW_TAG_base_type) { /* float and double go in xmm registers */
-			Dwarf_Attribute enc;
-			Dwarf_Word e;
-
-			if (DW(dwarf_attr)(&type, DW_AT_encoding, &enc) && !DW(dwarf_formudata)(&enc, &e) &&
-			    (e == DW_ATE_float || e == DW_ATE_complex_float))
-				return false;
-		}
-		k = (*argn)++;
-		*inner = 0;
-		return k == arg_index(p->reg);
-	}
-	if ((tag != DW_TAG_variable && tag != DW_TAG_formal_parameter) ||
-	    !DW(dwarf_attr_integrate)(c, DW_AT_location, &at))
-		return false;
-	if (p->root == MR_HV_ROOT_REG) {
-		*inner = 0;
-		return in_reg(&at, p->at, p->at + 1, p->reg);
-	}
-	if (DW(dwarf_getlocation_addr)(&at, p->at, &op, &nop, 1) != 1 ||
-	    !mem_at(op, nop, p->reg, fb_reg, fb_off, &loc) || p->off < loc ||
-	    !base_type(c, &type) || DW(dwarf_aggregate_size)(&type, &size) ||
-	    (uint64_t)(p->off - loc) >= size)
-		return false;
-	*inner = p->off - loc;
-	return true;
-}
-
-/* The variable of scope s (a function, or a block inside it that holds pc p->at, depth
- * levels down) where p's root is, into *var; *func: the function whose it is. */
-static bool find_in(Dwarf_Die *s, const struct mr_hv_path *p, int fb_reg, int64_t fb_off,
-		    int depth, Dwarf_Die *var, int64_t *inner, const char **func)
-{
-	Dwarf_Die c;
-	int argn = 0;
-
-	if (DW(dwarf_child)(s, &c) != 0)
-		return false;
-	do {
-		int tag = DW(dwarf_tag)(&c);
-
-		if (root_is(&c, p, fb_reg, fb_off, inner, &argn)) {
-			*var = c;
-			*func = DW(dwarf_diename)(s);
-			return true;
-		}
-		if (depth > 0 && tag == DW_TAG_lexical_block && DW(dwarf_haspc)(&c, p->at) > 0 &&
-		    find_in(&c, p, fb_reg, fb_off, depth - 1, var, inner, func)) {
-			if (tag == DW_TAG_lexical_block && !*func)
-				*func = DW(dwarf_diename)(s);
-			return true;
-		}
-	} while (DW(dwarf_siblingof)(&c, &c) == 0);
-	return false;
-}
-
-/* The local or parameter where p's FRAME, REG or ARG root is at pc p->at into *var, the
- * offset of the root's location inside it into *inner, its function into *func: searched
- * in the concrete function holding pc and the blocks in it that hold pc (dwarf_getscopes
- * gives an inlined body's abstract scopes, not its caller's). */
-static bool find_local(struct mr_hvdw *h, const struct mr_hv_path *p, Dwarf_Die *var,
-		       int64_t *inner, const char **func)
-{
-	Dwarf_Die cudie, fn;
-	int fb_reg = -1;
-	int64_t fb_off = 0;
-
-	*func = NULL;
-	if (!cu_of(h, p->at, &cudie) || !fn_at(&cudie, p->at, 4, &fn))
-		return false;
-	if (p->root == MR_HV_ROOT_FRAME && !frame_base(h, &fn, p->at, &fb_reg, &fb_off))
-		fb_reg = -1;
-	return find_in(&fn, p, fb_reg, fb_off, 8, var, inner, func) && *func;
-}
-
-/* mr_hvdw_path, the last step down to an object of `limit` bytes or fewer (0: a scalar),
- * *owner the struct or class whose member it ends at (NULL: none). */
-static int path_name(struct mr_hvdw *h, const struct mr_hv_path *p, uint64_t var_addr,
-		     uint64_t limit, char *name, size_t len, const char **func, const char **owner)
-{
-	Dwarf_Die var, type, cudie;
-	Dwarf_Attribute at;
-	struct mr_hv_step first;
-	Dwarf_Off cu = 0, next;
-	size_t hsize, pos = 0;
-	int64_t inner = 0;
-	bool found = false, own_name;
-
-	*func = NULL;
-	if (!h || !len || !p->nstep || p->nstep > MR_HV_MAX_STEPS)
-		return -ENOENT;
-	name[0] = '\0';
-	if (p->root == MR_HV_ROOT_STATIC) {
-		while (!found && DW(dwarf_nextcu)(h->dw, cu, &next, &hsize, NULL, NULL, NULL) == 0) {
-			found = DW(dwarf_offdie)(h->dw, cu + hsize, &cudie) &&
-				find_static(&cudie, var_addr, 3, &var);
-			cu = next;
-		}
-		inner = (int64_t)(p->at - var_addr);
-	} else {
-		found = find_local(h, p, &var, &inner, func);
-	}
-	if (!found || !base_type(&var, &type))
-		return -ENOENT;
-	/* a variable of the compiler's (GCC's .omp_data_i): named by what it leads to */
-	own_name = p->root != MR_HV_ROOT_STATIC && DW(dwarf_diename)(&var) &&
-		   !DW(dwarf_attr_integrate)(&var, DW_AT_artificial, &at);
-	if (own_name && !put(name, len, &pos, DW(dwarf_diename)(&var)))
-		return -ENOENT;
-	first = p->step[0];
-	first.off += inner;
-	for (unsigned k = 0; k < p->nstep; k++)
-		if (!step_path(&type, k ? &p->step[k] : &first, k > 0, k + 1 == p->nstep ? limit : 0,
-			       name, len, &pos, owner))
-			return -ENOENT;
-	if (p->root != MR_HV_ROOT_STATIC && !own_name) { /* "->m..." or ".m...": "m..." */
-		size_t cut = !strncmp(name, "->", 2) ? 2 : name[0] == '.' ? 1 : 0;
-
-		if (!cut)
-			return -ENOENT;
-		memmove(name, name + cut, strlen(name + cut) + 1);
-	}
-	return limit || DW(dwarf_tag)(&type) == DW_TAG_pointer_type ? 0 : -EINVAL;
-}
-
-int mr_hvdw_path(struct mr_hvdw *h, const struct mr_hv_path *p, uint64_t var_addr, char *name,
-		 size_t len, const char **func)
-{
-	const char *owner;
-
-	return path_name(h, p, var_addr, 0, name, len, func, &owner);
-}
-
-int mr_hvdw_object(struct mr_hvdw *h, const struct mr_hv_path *p, uint64_t var_addr,
-		   uint64_t size, char *name, size_t len, const char **func)
-{
-	const char *owner = NULL, *m;
-	char path[512];
-	int rc = path_name(h, p, var_addr, size ? size : 1, path, sizeof(path), func, &owner);
-
-	if (rc)
-		return rc;
-	m = strrchr(path, '.');
-	if (owner && m && (!strrchr(path, '>') || strrchr(path, '>') < m)) {
-		snprintf(name, len, "%s::%s", owner, m + 1);
-		*func = NULL;
-	} else if (owner && (m = strrchr(path, '>')) && m > path && m[-1] == '-') {
-		snprintf(name, len, "%s::%s", owner, m + 1);
-		*func = NULL;
-	} else {
-		snprintf(name, len, "%s", path);
-	}
-	return 0;
-}
-
-int mr_hvdw_arg_size(struct mr_hvdw *h, const struct mr_hv_path *p, uint64_t *size)
-{
-	Dwarf_Die var, type, pointee;
-	const char *func = NULL;
-	int64_t inner;
-	Dwarf_Word n;
-	int tag;
-
-	if (!h || p->root != MR_HV_ROOT_ARG || !find_local(h, p, &var, &inner, &func) ||
-	    !base_type(&var, &type))
-		return -ENOENT;
-	tag = DW(dwarf_tag)(&type);
-	if ((tag != DW_TAG_pointer_type && tag != DW_TAG_reference_type &&
-	     tag != DW_TAG_rvalue_reference_type) || !base_type(&type, &pointee) ||
-	    DW(dwarf_aggregate_size)(&pointee, &n) || !n)
-		return -ENOENT;
-	*size = n;
-	return 0;
-}
-
 int mr_hvdw_func_start(struct mr_hvdw *h, uint64_t pc, uint64_t *start)
 {
 	Dwarf_Die cudie, fn;
@@ -947,7 +618,7 @@ int mr_hvdw_func_start(struct mr_hvdw *h, uint64_t pc, uint64_t *start)
 	ptrdiff_t o = 0;
 
 	/* the concrete function: dwarf_getscopes gives an inlined body's abstract scopes */
-	if (!h || !cu_of(h, pc, &cudie) || !fn_at(&cudie, pc, 4, &fn))
+	if (!h || !hvdw_cu_of(h, pc, &cudie) || !hvdw_fn_at(&cudie, pc, 4, &fn))
 		return -ENOENT;
 	/* the range holding pc (a function split in a hot and a cold part has two) */
 	while ((o = DW(dwarf_ranges)(&fn, o, &base, &lo, &hi)) > 0)
