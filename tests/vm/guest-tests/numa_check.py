@@ -86,8 +86,10 @@ elif check == "membind":
     tables = [t for t in rep["tables"] if t["total"] > 0]
     say(len(tables) == 1 and tables[0]["node"] == 0, "all samples in node 0's table (%s)" % [t["node"] for t in tables])
 elif check == "ring":
-    # the ring arrays come from one call site: one heap variable
-    heap = [v for v in rep["variables"] if v["name"].startswith("malloc at prog_ring.c")]
+    # the ring arrays come from one call site into the static array ring (ring[k] =
+    # malloc(...)): one heap variable, named by its receiver since issue 41
+    heap = [v for v in rep["variables"]
+            if v["name"].startswith("prog_ring.c:ring[] (malloc at prog_ring.c:")]
     say(len(heap) == 1, "one heap variable for the ring arrays")
     if heap:
         m = heap[0]["matrix"]["counts"]
