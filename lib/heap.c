@@ -333,13 +333,14 @@ static __attribute__((noinline)) void put_mapped(struct memphis_rec_alloc *r, ui
 	}
 	if (sampled || !extend) {
 		rc = append(&allocs, r);
-		if (!sampled)
+		if (!sampled) { /* a new run (a sampled record leaves the run as it is) */
 			run = rc == 0 && r->nframes < MEMPHIS_MAX_FRAMES
 				      ? (struct memphis_rec_alloc *)(void *)(allocs.cur->rec +
 									 (allocs.cur->n - 1) * allocs.size)
 				      : NULL;
-		run_key = key;
-		run_taken = taken;
+			run_key = key;
+			run_taken = taken;
+		}
 	}
 	pthread_mutex_unlock(&heap_lock);
 	if (rc == 0)
