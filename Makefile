@@ -261,13 +261,18 @@ $(B)/libmemphis.a: $(LIB_OBJS) $(COMMON_OBJS)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)rm -f $@ && ar rcs $@ $(LIB_OBJS) $(COMMON_OBJS) && $(OBJCOPY) $(SELF_SECTIONS) $@
 
-# The launcher: a program beside the library (it only sets MEMPHIS_* and LD_PRELOAD); it
-# shares the list of backend names (lib/backend/names.h). Its dependencies go to
-# $(B)/cmd/memphis.d: a $(B)/memphis.d left by older trees names lib/launcher.c.
-$(B)/memphis: cmd/memphis.c
-	@mkdir -p $(@D) $(B)/cmd
+# The launcher: a program beside the library (it only sets MEMPHIS_* and LD_PRELOAD, and for
+# `memphis apply` runs memphis-report plan); it shares the list of backend names
+# (lib/backend/names.h).
+LAUNCH_OBJS := $(B)/cmd/memphis.o $(B)/cmd/apply.o
+$(B)/cmd/%.o: cmd/%.c
+	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(BASE_CFLAGS) -MF $(B)/cmd/memphis.d -Ilib/backend $(CFLAGS) -DMEMPHIS_LIBDIR='"$(LIBDIR)"' $< -o $@ $(LDFLAGS)
+	$(Q)$(CC) $(BASE_CFLAGS) -Ilib/backend $(CFLAGS) -DMEMPHIS_LIBDIR='"$(LIBDIR)"' -c $< -o $@
+
+$(B)/memphis: $(LAUNCH_OBJS)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS) $(LAUNCH_OBJS) -o $@ $(LDFLAGS)
 
 $(B)/memphis-report: $(POST_OBJS) $(COMMON_OBJS)
 	@$(if $(Q),echo "  LD      $@")

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "memphis.h" /* MEMPHIS_VERSION_* (VERSION, checked by the Makefile) */
+#include "launch.h"
 #include "names.h"   /* lib/backend/: the backend names the library accepts */
 
 #ifndef MEMPHIS_LIBDIR
@@ -26,6 +27,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: memphis run [options] [--] PROGRAM [ARGS...]\n"
+		"       memphis apply --advice ADVICE [options] [--] PROGRAM [ARGS...]\n"
+		"                             (memphis apply --help; docs/apply.md)\n"
 		"Run PROGRAM with libmemphis preloaded; the whole run is one region.\n"
 		"  -b, --backend NAME    " MEMPHIS__BACKEND_CHOICES ", default auto (MEMPHIS_BACKEND)\n"
 		"  -p, --period TIME     sampling period, 100us to 10s     (MEMPHIS_PERIOD)\n"
@@ -93,7 +96,7 @@ static int find_library(char *out, size_t n)
 
 /* The file execvp(prog) would run: prog itself when it holds a '/', else the first
  * executable of that name along PATH. Returns 0 or -ENOENT. */
-static int find_program(const char *prog, char *out, size_t n)
+int memphis_find_program(const char *prog, char *out, size_t n)
 {
 	const char *path = getenv("PATH");
 
@@ -118,7 +121,7 @@ static int find_program(const char *prog, char *out, size_t n)
 
 /* name as a message shows it: control characters as '?' (a program's name may hold a
  * newline, which would forge a line, or an escape sequence for the terminal) */
-static const char *shown(const char *name)
+const char *memphis_shown(const char *name)
 {
 	static char buf[2][PATH_MAX];
 	static int k;
@@ -204,6 +207,69 @@ static int secure_exec(const char *file, char *why, size_t n)
 	return 0;
 }
 
+int memphis_launch(char **argv, const char *region)
+{
+	char lib[PATH_MAX + 64], preload[2 * PATH_MAX + 128];
+
+	if (find_library(lib, sizeof(lib)) < 0) {
+		fprintf(stderr, "memphis: cannot find libmemphis.so (looked next to this program, "
+				"in ../lib and in %s)\n", MEMPHIS_LIBDIR);
+		return 127;
+	}
+	/* LD_PRELOAD separates its entries by spaces and colons and has no quoting */
+	if (strpbrk(lib, " :")) {
+		fprintf(stderr, "memphis: cannot preload %s: LD_PRELOAD cannot carry a path with a "
+				"space or ':'; install memphis under a path without them\n", memphis_shown(lib));
+		return 127;
+	}
+	char file[PATH_MAX], why[64];
+	Elf64_Ehdr eh;
+	enum exe_kind kind = EXE_OTHER;
+	int found = memphis_find_program(argv[0], file, sizeof(file)) == 0;
+
+	if (found)
+		kind = exe_kind(file, &eh);
+	/* Not to be preloaded: said in one line, then run as without memphis (no LD_PRELOAD:
+	 * the loader of another class would print its own error into the program's stderr) */
+	if (kind == EXE_FOREIGN || (found && secure_exec(file, why, sizeof(why)))) {
+		if (kind == EXE_FOREIGN)
+			fprintf(stderr, "memphis: %s is %s ELF executable: libmemphis cannot be loaded "
+					"into it, so it runs unprofiled\n", memphis_shown(file),
+				eh.e_ident[EI_CLASS] == ELFCLASS32 ? "a 32-bit" : "another machine's");
+		else
+			fprintf(stderr, "memphis: %s is %s: the dynamic loader ignores LD_PRELOAD for "
+					"it, so it runs unprofiled\n", memphis_shown(file), why);
+		execv(file, argv);
+		fprintf(stderr, "memphis: cannot run %s: %s\n", memphis_shown(file), strerror(errno));
+		return errno == ENOENT ? 127 : 126;
+	}
+	if (kind == EXE_STATIC)
+		fprintf(stderr, "memphis: %s is statically linked: LD_PRELOAD cannot load libmemphis "
+				"into it, so it runs unprofiled unless it was linked with libmemphis.a "
+				"itself\n", memphis_shown(file));
+	const char *old = getenv("LD_PRELOAD");
+	if (old && *old)
+		snprintf(preload, sizeof(preload), "%s:%s", lib, old);
+	else
+		snprintf(preload, sizeof(preload), "%s", lib);
+	setenv("LD_PRELOAD", preload, 1);
+	if (region)
+		setenv("MEMPHIS_REGION", region, 1);
+	/* exec keeps this pid: the library profiles the process with it, and the processes
+	 * it starts only with --children */
+	char self[24];
+	snprintf(self, sizeof(self), "%d", (int)getpid());
+	setenv("MEMPHIS_LAUNCHED", self, 1);
+	/* an ELF file runs or fails as itself: execvp would hand one the kernel refuses
+	 * (ENOEXEC) to /bin/sh as a script */
+	if (kind != EXE_OTHER)
+		execv(file, argv);
+	else
+		execvp(argv[0], argv);
+	fprintf(stderr, "memphis: cannot run %s: %s\n", memphis_shown(argv[0]), strerror(errno));
+	return errno == ENOENT ? 127 : 126;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -214,10 +280,11 @@ int main(int argc, char **argv)
 		{ "children", no_argument, 0, 'C' },
 		{ 0, 0, 0, 0 },
 	};
-	char lib[PATH_MAX + 64], preload[2 * PATH_MAX + 128];
 	const char *region = "run";
 	int c;
 
+	if (argc >= 2 && !strcmp(argv[1], "apply"))
+		return memphis_apply(argc - 1, argv + 1);
 	if (argc < 2 || strcmp(argv[1], "run")) {
 		if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 			usage(stdout);
@@ -251,60 +318,5 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 1;
 	}
-	if (find_library(lib, sizeof(lib)) < 0) {
-		fprintf(stderr, "memphis: cannot find libmemphis.so (looked next to this program, "
-				"in ../lib and in %s)\n", MEMPHIS_LIBDIR);
-		return 127;
-	}
-	/* LD_PRELOAD separates its entries by spaces and colons and has no quoting */
-	if (strpbrk(lib, " :")) {
-		fprintf(stderr, "memphis: cannot preload %s: LD_PRELOAD cannot carry a path with a "
-				"space or ':'; install memphis under a path without them\n", shown(lib));
-		return 127;
-	}
-	char file[PATH_MAX], why[64];
-	Elf64_Ehdr eh;
-	enum exe_kind kind = EXE_OTHER;
-	int found = find_program(argv[optind], file, sizeof(file)) == 0;
-
-	if (found)
-		kind = exe_kind(file, &eh);
-	/* Not to be preloaded: said in one line, then run as without memphis (no LD_PRELOAD:
-	 * the loader of another class would print its own error into the program's stderr) */
-	if (kind == EXE_FOREIGN || (found && secure_exec(file, why, sizeof(why)))) {
-		if (kind == EXE_FOREIGN)
-			fprintf(stderr, "memphis: %s is %s ELF executable: libmemphis cannot be loaded "
-					"into it, so it runs unprofiled\n", shown(file),
-				eh.e_ident[EI_CLASS] == ELFCLASS32 ? "a 32-bit" : "another machine's");
-		else
-			fprintf(stderr, "memphis: %s is %s: the dynamic loader ignores LD_PRELOAD for "
-					"it, so it runs unprofiled\n", shown(file), why);
-		execv(file, argv + optind);
-		fprintf(stderr, "memphis: cannot run %s: %s\n", shown(file), strerror(errno));
-		return errno == ENOENT ? 127 : 126;
-	}
-	if (kind == EXE_STATIC)
-		fprintf(stderr, "memphis: %s is statically linked: LD_PRELOAD cannot load libmemphis "
-				"into it, so it runs unprofiled unless it was linked with libmemphis.a "
-				"itself\n", shown(file));
-	const char *old = getenv("LD_PRELOAD");
-	if (old && *old)
-		snprintf(preload, sizeof(preload), "%s:%s", lib, old);
-	else
-		snprintf(preload, sizeof(preload), "%s", lib);
-	setenv("LD_PRELOAD", preload, 1);
-	setenv("MEMPHIS_REGION", region, 1);
-	/* exec keeps this pid: the library profiles the process with it, and the processes
-	 * it starts only with --children */
-	char self[24];
-	snprintf(self, sizeof(self), "%d", (int)getpid());
-	setenv("MEMPHIS_LAUNCHED", self, 1);
-	/* an ELF file runs or fails as itself: execvp would hand one the kernel refuses
-	 * (ENOEXEC) to /bin/sh as a script */
-	if (kind != EXE_OTHER)
-		execv(file, argv + optind);
-	else
-		execvp(argv[optind], argv + optind);
-	fprintf(stderr, "memphis: cannot run %s: %s\n", shown(argv[optind]), strerror(errno));
-	return errno == ENOENT ? 127 : 126;
+	return memphis_launch(argv + optind, region);
 }

@@ -32,6 +32,7 @@
 #include "maps.h"
 #include "memphis.h"
 #include "numastat.h"
+#include "place.h"
 #include "rank.h"
 #include "region.h"
 #include "self.h"
@@ -394,6 +395,47 @@ static int scope_for(int want, const struct memphis__rank *rk, int launched_chil
 	return MEMPHIS__SCOPE_AUTO;
 }
 
+static pid_t place_pid; /* the process that carries out MEMPHIS_PLACE, 0 none */
+
+static int exe_bias(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	(void)size;
+	*(uint64_t *)ctx = info->dlpi_addr; /* the first object is the executable */
+	return 1;
+}
+
+/* Carry out the plan in MEMPHIS_PLACE (place.h); 1 when there is one. */
+static int place_start(void)
+{
+	const char *plan = getenv("MEMPHIS_PLACE");
+	uint64_t bias = 0;
+
+	if (!plan || !*plan)
+		return 0;
+	dl_iterate_phdr(exe_bias, &bias);
+	memphis__enter();
+	memphis__heap_set_depth(cfg.callsite_depth);
+	if (memphis__place_init(plan, bias) >= 0)
+		place_pid = getpid();
+	memphis__leave();
+	return 1;
+}
+
+/* The plan's lines on stderr and, in a run being written, as RUN keys (once). */
+static void place_finish(void)
+{
+	static char text[16384];
+	size_t n;
+
+	if (!place_pid || getpid() != place_pid)
+		return;
+	memphis__enter();
+	n = memphis__place_report(text, sizeof(text));
+	if (n && state == RUNNING)
+		memphis__writer_block(-1, MPH_BLK_RUN, text, n);
+	memphis__leave();
+}
+
 __attribute__((constructor)) static void memphis_init(void)
 {
 	static char why[1024], skips[2048], error_line[1200];
@@ -413,6 +455,11 @@ __attribute__((constructor)) static void memphis_init(void)
 	/* a process the launched program started, which inherited LD_PRELOAD: not asked for */
 	if (cfg.launched_pid && cfg.launched_pid != getpid() && !cfg.children) {
 		memphis__log_set_fd(-1, 0, 0);
+		return;
+	}
+	/* `memphis apply`: placed (before the program's first touch), maybe not profiled */
+	if (place_start() && !cfg.profile) {
+		log_to_own_stderr();
 		return;
 	}
 	if (memphis__fd_limit() < MEMPHIS__FD_LIMIT_MIN) {
@@ -510,6 +557,7 @@ out:
 
 __attribute__((destructor)) static void memphis_fini(void)
 {
+	place_finish();
 	if (state != RUNNING || getpid() != pid)
 		return;
 	memphis__region_end();
@@ -524,6 +572,7 @@ void memphis__finish_now(const char *how)
 {
 	int saved = errno;
 
+	place_finish();
 	if (state != RUNNING || getpid() != pid)
 		goto out;
 	/* Bounded: exec or _exit may come from a signal handler that interrupted the

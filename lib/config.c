@@ -228,6 +228,7 @@ void memphis__config_read(struct memphis__config *c)
 	c->disabled = env_bool("MEMPHIS_DISABLE", 0);
 	c->launched_pid = env_long("MEMPHIS_LAUNCHED", 0, 0, INT_MAX);
 	c->children = env_bool("MEMPHIS_CHILDREN", 0);
+	c->profile = env_bool("MEMPHIS_PROFILE", 1);
 	env_str("MEMPHIS_EVENT", c->event, sizeof(c->event), "", "the CPU's default events");
 	/* the SDM's minimum threshold is 3 (libpfm4 takes 1); perf mem's default is 30 */
 	c->ldlat = (unsigned)env_long("MEMPHIS_LDLAT", 30, 3, 65535);

@@ -47,6 +47,8 @@ struct memphis__config {
 				  * kept by exec); other processes that inherit the preload are
 				  * not profiled unless `children`; 0 = no launcher */
 	int children;            /* MEMPHIS_CHILDREN: boolean, profile those processes too */
+	int profile;             /* MEMPHIS_PROFILE: boolean, 1 default; 0 with MEMPHIS_PLACE
+				  * (`memphis apply` without --profile): placed, not profiled */
 	/* hardware backends (ibs, pebs) */
 	char event[512];         /* MEMPHIS_EVENT: libpfm4 event names, comma-separated, for
 				  * pebs; "" = the CPU's defaults */

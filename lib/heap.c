@@ -31,6 +31,7 @@
 #include "callsite.h"
 #include "heap.h"
 #include "heaplive.h"
+#include "place.h"
 #include "heapmap.h"
 #include "memphis/format.h"
 #include "self.h"
@@ -395,6 +396,29 @@ static __attribute__((noinline, no_sanitize_address)) void record_map(void *p, s
 	record_chosen(p, size, kind, site, 1, cfa);
 }
 
+/* Carry out the placement plan for p (place.h), its chain read as a record's: the same
+ * chain the advice's run recorded for this site. */
+static __attribute__((noinline)) void place_alloc(void *p, size_t size, void *site)
+{
+	struct memphis_rec_alloc r;
+	int err;
+
+	if (memphis__inside() || !memphis__place_site_wanted((uint64_t)(uintptr_t)site))
+		return;
+	err = errno;
+	memphis__enter();
+	site_chain(&r, site, 0);
+	memphis__place_block((uint64_t)(uintptr_t)p, size, r.frames, r.nframes);
+	memphis__leave();
+	errno = err;
+}
+
+void memphis__heap_place(void *p, size_t size, const void *site)
+{
+	if (p && size >= memphis__place_min)
+		place_alloc(p, size, (void *)(uintptr_t)site);
+}
+
 /* Record an allocation of `size` bytes at p, called from `site`. errno is kept: the
  * program sees the real allocator's. Inline in each interposer: an allocation left
  * unrecorded costs a few loads and a TLS decrement, and with the site map its chain (read
@@ -402,6 +426,8 @@ static __attribute__((noinline, no_sanitize_address)) void record_map(void *p, s
 static inline __attribute__((always_inline)) void record_alloc(void *p, size_t size, int kind,
 								void *site)
 {
+	if (__builtin_expect(memphis__place_min != 0, 0) && p && size >= memphis__place_min)
+		place_alloc(p, size, site);
 	if (!p || !memphis__heap_wanted(size))
 		return;
 	if (sample_every > 1 && size < MEMPHIS__HEAP_SAMPLE_BELOW && !sample_small()) {
@@ -646,6 +672,17 @@ static void atfork_child(void)
 	/* The child is not profiled: its records would belong to the parent's run. */
 	recording = 0;
 	pthread_mutex_unlock(&heap_lock);
+}
+
+void memphis__heap_set_depth(int callsite_depth)
+{
+	void *bt[4];
+
+	resolve();
+	depth = callsite_depth;
+	if (depth > 1) /* the unwinder may allocate on first use: inside the library */
+		backtrace(bt, 4);
+	pthread_atfork(NULL, NULL, memphis__place_stop); /* a fork child is not placed */
 }
 
 void memphis__heap_init(int callsite_depth, uint64_t min_size, unsigned every)

@@ -16,6 +16,11 @@
  * when memphis__heapmap_init made the site map, the others too when the map does not know
  * them already (lib/heapmap.h); their frees are not recorded. */
 void memphis__heap_init(int depth, uint64_t heap_min, unsigned every);
+/* Before memphis__heap_init, or instead of it in a process that is placed but not
+ * profiled (place.h): the real allocator found, chains of callsite_depth frames. */
+void memphis__heap_set_depth(int callsite_depth);
+/* Carry out the placement plan for block p of size bytes allocated from site (mmap.c). */
+void memphis__heap_place(void *p, size_t size, const void *site);
 /* Receives one block's worth of records: `type` MPH_BLK_ALLOCS or MPH_BLK_FREES. */
 typedef void memphis__heap_write_fn(uint16_t type, const void *recs, size_t len);
 /* Hand every buffered record to write, oldest first per stream, the partly filled chunks

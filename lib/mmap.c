@@ -41,6 +41,7 @@
 
 #include "heap.h"
 #include "memphis/format.h"
+#include "place.h"
 #include "self.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -254,6 +255,9 @@ map(mmap_fn *fn, void *addr, size_t len, int prot, int flags, int fd, off_t off,
 	uint64_t lo, hi;
 	int err, want;
 
+	if (__builtin_expect(memphis__place_min != 0, 0) && p != MAP_FAILED &&
+	    (flags & MAP_ANONYMOUS) && (flags & MAP_TYPE) == MAP_PRIVATE)
+		memphis__heap_place(p, len, site);
 	if (p == MAP_FAILED || !range(p, len, &lo, &hi) || !memphis__heap_recording())
 		return p;
 	want = (flags & MAP_ANONYMOUS) && (flags & MAP_TYPE) == MAP_PRIVATE &&

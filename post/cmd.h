@@ -19,5 +19,7 @@ int mr_cmd_compare(int argc, char **argv);
 void mr_help_compare(FILE *f);
 int mr_cmd_html(int argc, char **argv);
 void mr_help_html(FILE *f);
+int mr_cmd_plan(int argc, char **argv);
+void mr_help_plan(FILE *f);
 
 #endif /* MR_CMD_H */

@@ -18,6 +18,8 @@ static const struct mr_cmd cmds[] = {
 	  mr_cmd_compare, mr_help_compare },
 	{ "html", "the report as one self-contained HTML page with its views",
 	  mr_cmd_html, mr_help_html },
+	{ "plan", "the placement plan `memphis apply` carries out, from a run's advice",
+	  mr_cmd_plan, mr_help_plan },
 };
 
 static void help(FILE *f)

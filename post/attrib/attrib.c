@@ -375,6 +375,7 @@ void mr_attrib_close(struct mr_attrib *a)
 		free(a->vars[i].site_file);
 		free(a->vars[i].site_func);
 		free(a->vars[i].site_callers);
+		free(a->vars[i].site_chain);
 		free(a->vars[i].recv_name);
 		free(a->vars[i].recv_via);
 		free(a->vars[i].recv_from);

@@ -47,6 +47,9 @@ struct mr_varinfo {
 	 * first allocation from the site recorded them), '\n'-separated; NULL/0 otherwise */
 	char *site_file, *site_func, *site_callers;
 	unsigned site_line;
+	/* heap, with site_file: every recorded frame's return address as a vaddr of the
+	 * executable in hex, "-" for a frame outside it, space-separated (JSON site.chain) */
+	char *site_chain;
 	/* heap named by the variable receiving the pointer (attrib_heapvar.c), NULL otherwise:
 	 * the variable ("x", "g.m", "main::m"), what it is ("global", "static", "function
 	 * static", "member", "local"), the functions that returned the pointer to it

@@ -62,6 +62,7 @@ oom:
 	free(v->site_file);
 	free(v->site_func);
 	free(v->site_callers);
+	free(v->site_chain);
 	free(v->recv_name);
 	free(v->recv_via);
 	free(v->recv_from);
@@ -310,6 +311,29 @@ static void library_frames(struct mr_attrib *a, const struct memphis_rec_alloc *
 	}
 }
 
+/* v->site_chain: each recorded frame's return address as a vaddr of the executable
+ * ("%llx"), "-" for a frame elsewhere, space-separated: `memphis apply` matches an
+ * allocation's chain against it (post/plan.c). Best effort, as attrib_site_parts. */
+static void site_chain(struct mr_attrib *a, const struct memphis_rec_alloc *r,
+		       struct mr_varinfo *v)
+{
+	uint32_t n = r->nframes < MEMPHIS_MAX_FRAMES ? r->nframes : MEMPHIS_MAX_FRAMES;
+	char buf[MEMPHIS_MAX_FRAMES * 20];
+	size_t pos = 0;
+
+	for (uint32_t k = 0; k < n; k++) {
+		uint64_t t0, t1;
+		struct span *sp = attrib_span_at(a, r->frames[k] - 1, r->time, &t0, &t1);
+
+		if (sp && sp->bias_known && a->obj[sp->obj].is_exe)
+			pos += (size_t)snprintf(buf + pos, sizeof(buf) - pos, "%s%" PRIx64,
+						k ? " " : "", r->frames[k] - sp->bias);
+		else
+			pos += (size_t)snprintf(buf + pos, sizeof(buf) - pos, "%s-", k ? " " : "");
+	}
+	v->site_chain = strdup(buf);
+}
+
 /* The structured site of a heap variable (compare matches sites across rebuilds by it):
  * file, line and function of the naming frame from where/func as attrib_describe_code
  * gave them, and the functions of the recorded frames after frame idx. Best effort: out
@@ -338,6 +362,7 @@ void attrib_site_parts(struct mr_attrib *a, const struct memphis_rec_alloc *r, u
 		free(v->site_callers);
 		v->site_callers = NULL;
 	}
+	site_chain(a, r, v);
 }
 
 int attrib_own_line(struct mr_attrib *a, uint64_t ret, uint64_t t, char *where, size_t wlen,

@@ -485,6 +485,8 @@ static void json_site(struct mr_json *j, const struct mr_varinfo *vi)
 	mr_json_str(j, vi->site_func);
 	mr_json_key(j, "callers");
 	json_list(j, vi->site_callers);
+	mr_json_key(j, "chain");
+	mr_json_str(j, vi->site_chain);
 	mr_json_obj_end(j);
 }
 

@@ -281,6 +281,92 @@ static bool advise(const struct report *r, uint32_t id, struct words *w)
 	return true;
 }
 
+/* The node of the thread with most samples in block b of p, nnodes when no thread with a
+ * known node has one. */
+static uint32_t block_node(const struct mr_pattern *p, uint32_t b, uint32_t nnodes)
+{
+	uint64_t most = 0;
+	uint32_t node = nnodes;
+
+	for (size_t t = 0; t < p->nthreads; t++)
+		if (p->threads[t].node < nnodes && p->tb[t * p->nblocks + b] > most) {
+			most = p->tb[t * p->nblocks + b];
+			node = p->threads[t].node;
+		}
+	return node;
+}
+
+/* The advice's "placement": what `memphis apply` carries out (docs/apply.md), null when
+ * there is nothing to place. move: the main user's node; partitioned: per block of the
+ * pattern the node of the thread with most samples in it (a block without any takes its
+ * nearest such block's before it, else after it); interleave: the nodes of the threads
+ * using it, two at least. */
+static void json_placement(struct mr_json *j, const struct report *r, const struct mr_pattern *p,
+			   const struct words *w)
+{
+	uint32_t nn = r->nnodes, *bn = NULL, used[64] = { 0 }, nused = 0, last = nn;
+
+	mr_json_key(j, "placement");
+	if (w->a.kind == MR_ADVICE_MOVE_IT && w->a.top < p->nthreads &&
+	    p->threads[w->a.top].node < nn) {
+		mr_json_obj(j);
+		mr_json_key(j, "policy");
+		mr_json_str(j, "move");
+		mr_json_key(j, "nodes");
+		mr_json_arr(j);
+		mr_json_u64(j, p->threads[w->a.top].node);
+		mr_json_arr_end(j);
+		mr_json_obj_end(j);
+		return;
+	}
+	if (w->a.kind == MR_ADVICE_INTERLEAVE)
+		for (size_t t = 0; t < p->nthreads; t++) {
+			uint32_t n = p->threads[t].node, k = 0;
+
+			while (k < nused && used[k] != n)
+				k++;
+			if (n < nn && k == nused && nused < 64)
+				used[nused++] = n;
+		}
+	if (w->a.kind == MR_ADVICE_PARTITIONED && p->nblocks)
+		bn = calloc(p->nblocks, sizeof(*bn));
+	if (bn) {
+		for (uint32_t b = 0; b < p->nblocks; b++)
+			last = bn[b] = block_node(p, b, nn) < nn ? block_node(p, b, nn) : last;
+		last = nn;
+		for (uint32_t b = p->nblocks; b-- > 0;) /* the leading blocks without samples */
+			last = bn[b] = bn[b] < nn ? bn[b] : last;
+		if (bn[0] >= nn) { /* no block with a known node */
+			free(bn);
+			bn = NULL;
+		}
+	}
+	if (!bn && nused < 2) {
+		mr_json_null(j);
+		return;
+	}
+	mr_json_obj(j);
+	mr_json_key(j, "policy");
+	mr_json_str(j, bn ? "partitioned" : "interleave");
+	if (bn) {
+		mr_json_key(j, "block_bytes");
+		mr_json_u64(j, p->block);
+		mr_json_key(j, "block_nodes");
+		mr_json_arr(j);
+		for (uint32_t b = 0; b < p->nblocks; b++)
+			mr_json_u64(j, bn[b]);
+		mr_json_arr_end(j);
+	} else {
+		mr_json_key(j, "nodes");
+		mr_json_arr(j);
+		for (uint32_t k = 0; k < nused; k++)
+			mr_json_u64(j, used[k]);
+		mr_json_arr_end(j);
+	}
+	mr_json_obj_end(j);
+	free(bn);
+}
+
 /* "pattern" and "advice" members of shown variable id (--pattern, --advice). */
 void report_pattern_json(struct mr_json *j, const struct report *r, uint32_t id)
 {
@@ -312,6 +398,7 @@ void report_pattern_json(struct mr_json *j, const struct report *r, uint32_t id)
 	mr_json_str(j, w.loop);
 	mr_json_key(j, "block_bytes");
 	w.a.kind == MR_ADVICE_PARTITIONED ? mr_json_u64(j, w.a.block_bytes) : mr_json_null(j);
+	json_placement(j, r, p, &w);
 	mr_json_obj_end(j);
 }
 

@@ -1,0 +1,171 @@
+/* cmd/apply.c - memphis apply --advice ADVICE [options] -- PROGRAM ARGS: run PROGRAM with the
+ * placement its advice asks for carried out by libmemphis (lib/place.c) before the first
+ * touch, profiled only with --profile. The plan is made by `memphis-report plan` (which
+ * reads the advice, checks the build and finds the variables in PROGRAM) and handed to the
+ * library in MEMPHIS_PLACE; then PROGRAM is exec'd as by `memphis run`. docs/apply.md. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "launch.h"
+
+/* An environment string holds at most 32 pages (MAX_ARG_STRLEN): the plan must fit. */
+#define MAX_PLAN (128 * 1024 - 64)
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: memphis apply --advice ADVICE [options] [--] PROGRAM [ARGS...]\n"
+		"Run PROGRAM with the placement its advice asks for carried out before the first\n"
+		"touch: `move` and `partitioned` variables' pages on the nodes the advice names,\n"
+		"`interleave` ones interleaved over the nodes their threads ran on (mbind(2); no\n"
+		"rebuild). ADVICE: memphis-report --json --advice RUNDIR > ADVICE, or RUNDIR.\n"
+		"  -a, --advice ADVICE   the advice (required)\n"
+		"      --profile         also profile the run, as memphis run: its report shows\n"
+		"                        the placement and the page homes it led to\n"
+		"  -o, --output DIR      the run directory, with --profile\n"
+		"  -b, --backend NAME    -p, --period TIME   as memphis run, with --profile\n"
+		"      --bind            MPOL_BIND, not MPOL_PREFERRED, for move and partitioned\n"
+		"      --force           ADVICE of another build of PROGRAM: its variables are\n"
+		"                        placed by name, its heap sites not\n"
+		"      --children        also place (and profile) the processes PROGRAM starts\n"
+		"  -v, --verbose         library messages on stderr\n"
+		"  -h, --help            this text\n"
+		"One line per variable on stderr says what was placed, when PROGRAM ends.\n"
+		"Exit status: PROGRAM's; 2 when the advice cannot be used (another program or\n"
+		"build without --force, damaged or unreadable: one line says which); 127 / 126\n"
+		"as memphis run.\n");
+}
+
+/* memphis-report beside this launcher (the build tree, an installed bin/), else on PATH. */
+static int find_report(char *out, size_t n)
+{
+	char self[PATH_MAX - 16];
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	if (len > 0) {
+		self[len] = 0;
+		if ((slash = strrchr(self, '/'))) {
+			*slash = 0;
+			snprintf(out, n, "%s/memphis-report", self);
+			if (access(out, X_OK) == 0)
+				return 0;
+		}
+	}
+	return memphis_find_program("memphis-report", out, n);
+}
+
+/* Run memphis-report plan on advice for file; its plan into plan (NUL-terminated, at
+ * most MAX_PLAN bytes), its lines on our stderr. Returns 0, or the exit status to end with
+ * (a line printed). */
+static int make_plan(const char *advice, const char *file, int force, int bind, char *plan)
+{
+	char report[PATH_MAX];
+	const char *args[8];
+	int fds[2], status, n = 0;
+	size_t len = 0;
+	ssize_t got;
+	pid_t child;
+
+	if (find_report(report, sizeof(report))) {
+		fprintf(stderr, "memphis: apply: cannot find memphis-report (next to this program "
+				"or on PATH)\n");
+		return 127;
+	}
+	args[n++] = report;
+	args[n++] = "plan";
+	args[n++] = "--exe";
+	args[n++] = file;
+	if (force)
+		args[n++] = "--force";
+	if (bind)
+		args[n++] = "--bind";
+	args[n++] = advice;
+	args[n] = NULL;
+	if (pipe(fds)) {
+		fprintf(stderr, "memphis: apply: pipe: %s\n", strerror(errno));
+		return 2;
+	}
+	if ((child = fork()) < 0) {
+		fprintf(stderr, "memphis: apply: fork: %s\n", strerror(errno));
+		return 2;
+	}
+	if (child == 0) {
+		close(fds[0]);
+		if (dup2(fds[1], STDOUT_FILENO) < 0)
+			_exit(2);
+		execv(report, (char *const *)args);
+		fprintf(stderr, "memphis: apply: cannot run %s: %s\n", memphis_shown(report),
+			strerror(errno));
+		_exit(127);
+	}
+	close(fds[1]);
+	while ((got = read(fds[0], plan + len, MAX_PLAN + 1 - len)) > 0 || (got < 0 && errno == EINTR))
+		if (got > 0 && (len += (size_t)got) > MAX_PLAN)
+			break;
+	close(fds[0]);
+	while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+		;
+	if (len > MAX_PLAN) { /* memphis-report may have died of SIGPIPE */
+		fprintf(stderr, "memphis: apply: the plan of %s is over %d bytes, more than the "
+				"environment can carry\n", memphis_shown(advice), MAX_PLAN);
+		return 2;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return WIFEXITED(status) && WEXITSTATUS(status) == 127 ? 127 : 2; /* it said why */
+	plan[len] = 0;
+	return 0;
+}
+
+int memphis_apply(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "advice", required_argument, 0, 'a' }, { "profile", no_argument, 0, 'P' },
+		{ "output", required_argument, 0, 'o' }, { "backend", required_argument, 0, 'b' },
+		{ "period", required_argument, 0, 'p' }, { "bind", no_argument, 0, 'B' },
+		{ "force", no_argument, 0, 'f' },         { "children", no_argument, 0, 'C' },
+		{ "verbose", no_argument, 0, 'v' },       { "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	static char plan[MAX_PLAN + 2];
+	const char *advice = NULL;
+	char file[PATH_MAX];
+	int c, profile = 0, force = 0, bind = 0, rc;
+
+	while ((c = getopt_long(argc, argv, "+a:o:b:p:vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'a': advice = optarg; break;
+		case 'P': profile = 1; break;
+		case 'o': setenv("MEMPHIS_OUTPUT", optarg, 1); break;
+		case 'b': setenv("MEMPHIS_BACKEND", optarg, 1); break;
+		case 'p': setenv("MEMPHIS_PERIOD", optarg, 1); break;
+		case 'B': bind = 1; break;
+		case 'f': force = 1; break;
+		case 'C': setenv("MEMPHIS_CHILDREN", "1", 1); break;
+		case 'v': setenv("MEMPHIS_VERBOSE", "2", 1); break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 1;
+		}
+	}
+	if (optind >= argc || !advice) {
+		usage(stderr);
+		return 1;
+	}
+	if (memphis_find_program(argv[optind], file, sizeof(file))) {
+		fprintf(stderr, "memphis: cannot run %s: %s\n", memphis_shown(argv[optind]),
+			strerror(ENOENT));
+		return 127;
+	}
+	if ((rc = make_plan(advice, file, force, bind, plan)))
+		return rc;
+	setenv("MEMPHIS_PLACE", plan, 1);
+	if (!profile)
+		setenv("MEMPHIS_PROFILE", "0", 1);
+	return memphis_launch(argv + optind, profile ? "run" : NULL);
+}

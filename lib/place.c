@@ -1,0 +1,397 @@
+/* lib/place.c - the placement layer of `memphis apply` (place.h, docs/apply.md).
+ *
+ * The plan (post/plan_cmd.c writes it) is parsed once into a fixed table: no allocation,
+ * so the heap path can run it from any thread at any time. Each placement is one mbind(2)
+ * per range of one node (MPOL_MF_MOVE: pages already touched move too, where the kernel
+ * can), on whole pages: a block's first and last pages are shared with its neighbours, the
+ * price of placing a block that is not page-aligned. Counts are atomics. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "place.h"
+
+#define MAX_VARS 64
+#define MAX_FRAMES 8
+#define MAX_LIST 256      /* nodes of an interleave, blocks of a partition */
+#define MAX_NODE 1024     /* node numbers below this */
+#define MAX_CALLS 16384   /* mbind calls in all: each may split a mapping in three, and
+			   * vm.max_map_count is 65530 by default */
+#define MPOL_PREFERRED_ 1
+#define MPOL_BIND_ 2
+#define MPOL_INTERLEAVE_ 3
+#define MPOL_MF_MOVE_ (1 << 1)
+
+enum policy { MOVE, PARTITIONED, INTERLEAVE };
+static const char *const policy_name[] = { "move", "partitioned", "interleave" };
+
+struct pvar {
+	char name[200];
+	enum policy policy;
+	int bind;
+	int is_sym;
+	uint64_t vaddr, size;                   /* sym */
+	uint32_t nframes;                       /* site: frame[k] with any[k] == 0 must match */
+	uint64_t frame[MAX_FRAMES];
+	unsigned char any[MAX_FRAMES];
+	uint64_t block;                         /* partitioned: bytes per block */
+	uint16_t list[MAX_LIST];                /* nodes (move: one), or per block */
+	uint32_t nlist;
+	uint64_t objects, bytes, laid;          /* atomics: placed; a site's bytes laid so far */
+	int err;                                /* atomic: the first refusal's errno */
+};
+
+uint64_t memphis__place_min;
+static struct pvar vars[MAX_VARS];
+static uint32_t nvars;
+static uint64_t bias, page = 4096;
+static int stopped;        /* atomic: placing is over (fork child, refusal of all) */
+static int refused_all;    /* atomic: errno of a refusal that stops every placement */
+static uint32_t calls;     /* atomic */
+static int first_in_exe;   /* every site's frame 0 is in the executable */
+static int reported;
+
+/* mbind [lo, hi) to `nodes` (n of them) with mode; 0 or errno. */
+static int bind_range(uint64_t lo, uint64_t hi, int mode, const uint16_t *nodes, uint32_t n)
+{
+	unsigned long mask[MAX_NODE / (8 * sizeof(unsigned long))] = { 0 };
+	const unsigned bits = 8 * sizeof(unsigned long);
+
+	if (lo >= hi)
+		return 0;
+	if (__atomic_add_fetch(&calls, 1, __ATOMIC_RELAXED) > MAX_CALLS)
+		return E2BIG;
+	for (uint32_t k = 0; k < n; k++)
+		mask[nodes[k] / bits] |= 1ul << (nodes[k] % bits);
+	/* maxnode counts one more than the mask's bits (the kernel drops the last) */
+	if (syscall(SYS_mbind, (void *)(uintptr_t)lo, (unsigned long)(hi - lo), mode, mask,
+		    (unsigned long)MAX_NODE + 1, (unsigned)MPOL_MF_MOVE_))
+		return errno;
+	return 0;
+}
+
+static uint64_t down(uint64_t a) { return a & ~(page - 1); }
+static uint64_t up(uint64_t a) { return (a + page - 1) & ~(page - 1); }
+
+/* Place [addr, addr + size) of v, the bytes of v from offset off on; 0 or errno. */
+static int place(struct pvar *v, uint64_t addr, uint64_t size, uint64_t off)
+{
+	int mode = v->bind ? MPOL_BIND_ : MPOL_PREFERRED_;
+
+	if (v->policy == INTERLEAVE)
+		return bind_range(down(addr), up(addr + size), MPOL_INTERLEAVE_, v->list, v->nlist);
+	if (v->policy == MOVE)
+		return bind_range(down(addr), up(addr + size), mode, v->list, 1);
+	for (uint64_t o = 0; o < size;) { /* partitioned: one call per run of one node */
+		uint64_t b = (off + o) / v->block, end;
+		uint16_t node = v->list[b < v->nlist ? b : v->nlist - 1];
+		int err;
+
+		end = (b + 1) * v->block - off;
+		while (end < size && v->list[(off + end) / v->block < v->nlist
+						     ? (off + end) / v->block
+						     : v->nlist - 1] == node)
+			end += v->block;
+		end = end < size ? end : size;
+		err = bind_range(o ? down(addr + o) : down(addr),
+				 end < size ? down(addr + end) : up(addr + size), mode, &node, 1);
+		if (err)
+			return err;
+		o = end;
+	}
+	return 0;
+}
+
+/* A placement of v refused with errno err: v stops; EPERM / ENOSYS (seccomp, a kernel
+ * without NUMA) and E2BIG (our call limit) stop every placement. */
+static void refused(struct pvar *v, int err)
+{
+	int none = 0;
+
+	__atomic_compare_exchange_n(&v->err, &none, err, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	if (err == EPERM || err == ENOSYS || err == E2BIG) {
+		none = 0;
+		__atomic_compare_exchange_n(&refused_all, &none, err, 0, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED);
+		__atomic_store_n(&stopped, 1, __ATOMIC_RELAXED);
+	}
+}
+
+/* Place object [addr, addr + size) of v (a site's: laid after its earlier objects). */
+static void place_object(struct pvar *v, uint64_t addr, uint64_t size)
+{
+	uint64_t off = v->is_sym ? 0 : __atomic_fetch_add(&v->laid, size, __ATOMIC_RELAXED);
+	int err;
+
+	if (__atomic_load_n(&v->err, __ATOMIC_RELAXED) || __atomic_load_n(&stopped, __ATOMIC_RELAXED))
+		return;
+	if ((err = place(v, addr, size, off))) {
+		refused(v, err);
+		return;
+	}
+	__atomic_add_fetch(&v->objects, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&v->bytes, size, __ATOMIC_RELAXED);
+}
+
+/* The parser: *c at a line of the plan; each helper moves *c past what it read. */
+static int word(const char **c, char *out, size_t len)
+{
+	size_t n = 0;
+
+	while (**c == ' ')
+		(*c)++;
+	while (**c && **c != ' ' && **c != '\n')
+		if (n + 1 < len)
+			out[n++] = *(*c)++;
+		else
+			return -1;
+	out[n] = 0;
+	return n ? 0 : -1;
+}
+
+static int number(const char **c, int base, uint64_t *v)
+{
+	char w[32], *end;
+
+	if (word(c, w, sizeof(w)))
+		return -1;
+	errno = 0;
+	*v = strtoull(w, &end, base);
+	return *end || errno || w[0] == '-' ? -1 : 0;
+}
+
+/* The rest of the line as a list of node numbers into v->list. */
+static int node_list(const char **c, struct pvar *v)
+{
+	uint64_t n;
+
+	v->nlist = 0;
+	while (**c == ' ') {
+		if (number(c, 10, &n) || n >= MAX_NODE || v->nlist >= MAX_LIST)
+			return -1;
+		v->list[v->nlist++] = (uint16_t)n;
+	}
+	return v->nlist ? 0 : -1;
+}
+
+static int parse_line(const char **c, struct pvar **cur)
+{
+	char kw[16], w[32];
+	struct pvar *v = *cur;
+	uint64_t n;
+
+	if (word(c, kw, sizeof(kw)))
+		return -1;
+	if (!strcmp(kw, "var")) {
+		size_t len = 0;
+
+		if (nvars >= MAX_VARS || word(c, w, sizeof(w)))
+			return -1;
+		v = *cur = &vars[nvars++];
+		if (!strcmp(w, "move"))
+			v->policy = MOVE;
+		else if (!strcmp(w, "partitioned"))
+			v->policy = PARTITIONED;
+		else if (!strcmp(w, "interleave"))
+			v->policy = INTERLEAVE;
+		else
+			return -1;
+		if (word(c, w, sizeof(w)) || (strcmp(w, "bind") && strcmp(w, "preferred")))
+			return -1;
+		v->bind = !strcmp(w, "bind");
+		while (**c == ' ')
+			(*c)++;
+		while (**c && **c != '\n' && len + 1 < sizeof(v->name))
+			v->name[len++] = *(*c)++;
+		return len ? 0 : -1;
+	}
+	if (!v)
+		return -1;
+	if (!strcmp(kw, "sym")) {
+		v->is_sym = 1;
+		return number(c, 16, &v->vaddr) || number(c, 10, &v->size) || !v->size ? -1 : 0;
+	}
+	if (!strcmp(kw, "site")) {
+		while (**c == ' ') {
+			if (v->nframes >= MAX_FRAMES || word(c, w, sizeof(w)))
+				return -1;
+			v->any[v->nframes] = !strcmp(w, "-");
+			if (!v->any[v->nframes]) {
+				const char *p = w;
+
+				if (number(&p, 16, &v->frame[v->nframes]))
+					return -1;
+			}
+			v->nframes++;
+		}
+		return v->nframes ? 0 : -1;
+	}
+	if (!strcmp(kw, "nodes"))
+		return node_list(c, v);
+	if (!strcmp(kw, "blocks"))
+		return number(c, 10, &n) || !n ? -1 : (v->block = n, node_list(c, v));
+	return -1;
+}
+
+/* Each entry has what its policy needs. */
+static int complete(void)
+{
+	first_in_exe = 1;
+	for (uint32_t i = 0; i < nvars; i++) {
+		struct pvar *v = &vars[i];
+
+		if (v->is_sym == (v->nframes > 0) || (v->policy == PARTITIONED && !v->block) ||
+		    (v->policy != PARTITIONED && v->block))
+			return -1;
+		if (!v->is_sym) {
+			memphis__place_min = page;
+			first_in_exe &= !v->any[0];
+		}
+	}
+	return 0;
+}
+
+int memphis__place_init(const char *plan, uint64_t exe_bias)
+{
+	const char *c = plan, *head = "memphis-plan 1\n";
+	struct pvar *cur = NULL;
+	unsigned line = 1;
+	long ps = sysconf(_SC_PAGESIZE);
+
+	page = ps > 0 ? (uint64_t)ps : 4096;
+	bias = exe_bias;
+	if (strncmp(c, head, strlen(head))) {
+		memphis__warn("MEMPHIS_PLACE is not a plan of `memphis-report plan` (version 1): "
+			      "nothing is placed");
+		return -EINVAL;
+	}
+	for (c += strlen(head), line++; *c; line++) {
+		if (*c != '\n' && parse_line(&c, &cur)) {
+			memphis__warn("MEMPHIS_PLACE: line %u is damaged: nothing is placed", line);
+			nvars = 0;
+			memphis__place_min = 0;
+			return -EINVAL;
+		}
+		c += *c == '\n';
+	}
+	if (complete()) {
+		memphis__warn("MEMPHIS_PLACE: an entry lacks what its policy needs: nothing is "
+			      "placed");
+		nvars = 0;
+		memphis__place_min = 0;
+		return -EINVAL;
+	}
+	for (uint32_t i = 0; i < nvars; i++)
+		if (vars[i].is_sym)
+			place_object(&vars[i], bias + vars[i].vaddr, vars[i].size);
+	return (int)nvars;
+}
+
+int memphis__place_site_wanted(uint64_t site)
+{
+	if (__atomic_load_n(&stopped, __ATOMIC_RELAXED))
+		return 0;
+	if (!first_in_exe)
+		return 1;
+	for (uint32_t i = 0; i < nvars; i++)
+		if (!vars[i].is_sym && vars[i].frame[0] + bias == site)
+			return 1;
+	return 0;
+}
+
+void memphis__place_block(uint64_t addr, uint64_t size, const uint64_t *frames, uint32_t n)
+{
+	for (uint32_t i = 0; i < nvars; i++) {
+		struct pvar *v = &vars[i];
+		uint32_t k;
+
+		if (v->is_sym)
+			continue;
+		for (k = 0; k < v->nframes && k < n; k++)
+			if (!v->any[k] && frames[k] != v->frame[k] + bias)
+				break;
+		if (k == v->nframes || (k == n && k > 0)) {
+			place_object(v, addr, size);
+			return;
+		}
+	}
+}
+
+void memphis__place_stop(void)
+{
+	__atomic_store_n(&stopped, 1, __ATOMIC_RELAXED);
+}
+
+/* v's nodes, each once, as "0,1" into out. */
+static void nodes_text(const struct pvar *v, char *out, size_t len)
+{
+	unsigned char seen[MAX_NODE] = { 0 };
+	size_t pos = 0;
+
+	out[0] = 0;
+	for (uint32_t k = 0; k < v->nlist && pos < len; k++)
+		if (!seen[v->list[k]]) {
+			seen[v->list[k]] = 1;
+			pos += (size_t)snprintf(out + pos, len - pos, "%s%u", pos ? "," : "",
+						v->list[k]);
+		}
+}
+
+size_t memphis__place_report(char *out, size_t len)
+{
+	size_t pos = 0;
+	int all = __atomic_load_n(&refused_all, __ATOMIC_RELAXED);
+
+	if (!len || __atomic_exchange_n(&reported, 1, __ATOMIC_RELAXED))
+		return 0;
+	if (all == E2BIG)
+		memphis__warn("apply: placing stopped after %d mbind calls (each may split a "
+			      "mapping; vm.max_map_count): later objects run unplaced", MAX_CALLS);
+	else if (all)
+		memphis__warn("apply: mbind refused (%s): the program runs unplaced", strerror(all));
+	for (uint32_t i = 0; i < nvars; i++) {
+		const struct pvar *v = &vars[i];
+		uint64_t objects = __atomic_load_n(&v->objects, __ATOMIC_RELAXED);
+		uint64_t bytes = __atomic_load_n(&v->bytes, __ATOMIC_RELAXED);
+		int err = __atomic_load_n(&v->err, __ATOMIC_RELAXED);
+		char nodes[256], how[320], status[48], line[600];
+		int n;
+
+		nodes_text(v, nodes, sizeof(nodes));
+		if (v->policy == PARTITIONED)
+			snprintf(how, sizeof(how), "partitioned over nodes %s in blocks of %" PRIu64
+				 " bytes", nodes, v->block);
+		else if (v->policy == MOVE)
+			snprintf(how, sizeof(how), "moved to node %s", nodes);
+		else
+			snprintf(how, sizeof(how), "interleaved over nodes %s", nodes);
+		if (err && !objects)
+			snprintf(status, sizeof(status), "refused:%d", err);
+		else if (!objects)
+			snprintf(status, sizeof(status), "unreached");
+		else
+			snprintf(status, sizeof(status), err ? "partly:%d" : "placed", err);
+		if (err && !all && err != E2BIG)
+			memphis__warn("apply: %s: %s %s (mbind: %s)", v->name,
+				      objects ? "placed in part," : "not placed:", how, strerror(err));
+		else if (!objects && !err && !all)
+			memphis__warn("apply: %s: %s never reached: nothing placed", v->name,
+				      v->is_sym ? "variable" : "allocation site");
+		else if (objects)
+			memphis__warn("apply: %s: %s: %" PRIu64 " bytes in %" PRIu64 " object%s",
+				      v->name, how, bytes, objects, objects == 1 ? "" : "s");
+		n = snprintf(line, sizeof(line), "place=%s\t%s\t%s\t%" PRIu64 "\t%" PRIu64 "\t%s\t%s\n",
+			     policy_name[v->policy], v->bind ? "bind" : "preferred", nodes, objects,
+			     bytes, status, v->name);
+		if (n > 0 && (size_t)n < len - pos) { /* whole lines only */
+			memcpy(out + pos, line, (size_t)n);
+			pos += (size_t)n;
+		}
+	}
+	return pos;
+}

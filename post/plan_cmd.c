@@ -1,0 +1,350 @@
+/* post/plan_cmd.c - `memphis-report plan ADVICE --exe PROGRAM`: the placement plan that
+ * `memphis apply` hands to libmemphis (lib/place.c reads it; docs/apply.md).
+ *
+ * ADVICE is a report saved with `memphis-report --json --advice`, or a run directory whose
+ * report is made here in memory the same way. Each variable whose advice has a "placement"
+ * becomes one plan entry: a variable of static storage of the executable by its vaddr and
+ * size there (found by name in PROGRAM's DWARF, so a rebuilt binary is placed too), a heap
+ * or mmap call site by its chain of return addresses in the executable (site.chain: the
+ * same build only). The plan is text, one item per line:
+ *
+ *   memphis-plan 1
+ *   var POLICY MODE NAME            policy move | partitioned | interleave; mode
+ *                                   preferred | bind; NAME as the report names it
+ *   sym VADDR SIZE                  hex vaddr in PROGRAM, decimal bytes
+ *   site F0 F1 ...                  hex return-address vaddrs of PROGRAM, "-" any frame
+ *                                   outside it
+ *   nodes N...                      move: one node; interleave: its nodes
+ *   blocks BYTES N...               partitioned: the node of each block of BYTES
+ *
+ * Exit 0 with the plan on stdout, lines about what is not placed (and why) on stderr;
+ * 2 for advice of another program or build (unless --force), damaged or unreadable
+ * input; 1 bad usage. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/err.h"
+#include "base/infile.h"
+#include "base/json.h"
+#include "binary/debuginfo.h"
+#include "cmd.h"
+#include "job/job.h"
+
+struct popts {
+	const char *advice, *exe;
+	int force, bind;
+};
+
+void mr_help_plan(FILE *f)
+{
+	fprintf(f,
+		"usage: memphis-report plan ADVICE --exe PROGRAM [OPTIONS]\n\n"
+		"Writes the placement plan that `memphis apply` carries out: for each variable\n"
+		"whose advice names a placement (move, partitioned, interleave), where its pages go.\n"
+		"ADVICE is a report saved with `memphis-report --json --advice`, or a run directory.\n"
+		"Globals, statics, Fortran COMMON and module variables are found in PROGRAM by\n"
+		"name; heap and mmap objects by their allocation call chain (the same build only).\n\n"
+		"Options:\n"
+		"  --exe PROGRAM  the program to be placed (required)\n"
+		"  --force        accept a PROGRAM whose build-id differs from the advice's run\n"
+		"                 (its heap sites cannot be matched: only variables by name)\n"
+		"  --bind         MPOL_BIND instead of MPOL_PREFERRED for move and partitioned\n"
+		"  -h, --help     this text\n\n"
+		"Exit status: 0 plan written, 1 bad usage, 2 advice of another program or build,\n"
+		"damaged or unreadable input.\n");
+}
+
+static int parse(struct popts *o, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "exe", required_argument, 0, 'e' }, { "force", no_argument, 0, 'f' },
+		{ "bind", no_argument, 0, 'b' },      { "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'e': o->exe = optarg; break;
+		case 'f': o->force = 1; break;
+		case 'b': o->bind = 1; break;
+		case 'h': mr_help_plan(stdout); return MR_EXIT_OK;
+		default: return mr_usage("plan", "unknown option");
+		}
+	}
+	if (optind != argc - 1)
+		return mr_usage("plan", "give one ADVICE (a saved --json --advice report or a run "
+				"directory)");
+	if (!o->exe)
+		return mr_usage("plan", "--exe PROGRAM is required");
+	o->advice = argv[optind];
+	return -1;
+}
+
+/* The report text of o->advice into *buf: the file, or the run directory's report made
+ * here with --json --advice. 0, or an exit status (the error printed). */
+static int load(const struct popts *o, char **buf, size_t *n)
+{
+	struct stat st;
+	int rc;
+
+	if (stat(o->advice, &st))
+		return mr_error(MR_EXIT_DATA, "%s: %s", o->advice, strerror(errno));
+	if (S_ISDIR(st.st_mode)) {
+		struct report_opts ro = { .dir = o->advice, .json = 1, .pattern = 1, .advice = 1,
+					  .mode = MR_AGG_REMOTE, .top = 0 };
+		FILE *mem = open_memstream(buf, n);
+
+		if (!mem)
+			return mr_error(MR_EXIT_DATA, "out of memory");
+		rc = job_report_run(&ro, mem);
+		if (fclose(mem) || !*buf || !*n || rc)
+			return rc ? rc : MR_EXIT_DATA; /* the report printed its error */
+		return 0;
+	}
+	if ((rc = mr_in_read(o->advice, MR_IN_MAX_JSON, buf, n)))
+		return mr_error(MR_EXIT_DATA, "%s: %s", o->advice, mr_in_strerror(rc, MR_IN_MAX_JSON));
+	return 0;
+}
+
+static json_object *get(json_object *o, const char *key, json_type t)
+{
+	json_object *v;
+
+	if (!o || !json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, t))
+		return NULL;
+	return v;
+}
+
+/* Array a of node numbers (< 1024) as " N N ...", into out; false when one is not. */
+static bool node_list(json_object *a, char *out, size_t len)
+{
+	size_t pos = 0, n = a ? json_object_array_length(a) : 0;
+
+	for (size_t i = 0; i < n && pos < len; i++) {
+		json_object *v = json_object_array_get_idx(a, i);
+
+		if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0 ||
+		    json_object_get_int64(v) >= 1024)
+			return false;
+		pos += (size_t)snprintf(out + pos, len - pos, " %" PRId64, json_object_get_int64(v));
+	}
+	return n > 0 && pos < len;
+}
+
+/* PROGRAM's variable of static storage named name, NULL when it has none. */
+static const struct mr_var *var_named(struct mr_debuginfo *di, const char *name)
+{
+	const struct mr_var *vars;
+	size_t n = mr_debuginfo_vars(di, &vars);
+
+	for (size_t i = 0; i < n; i++)
+		if (vars[i].name && !strcmp(vars[i].name, name) && !vars[i].tls &&
+		    !vars[i].descriptor && vars[i].size)
+			return &vars[i];
+	return NULL;
+}
+
+/* site.chain "1f49 12b4 - -" as the plan's "site" line; false when it names no frame of
+ * the executable or is not such a list. */
+static bool site_line(const char *chain, char *out, size_t len)
+{
+	size_t pos = snprintf(out, len, "site");
+	int exe_frames = 0, frames = 0;
+	const char *c = chain;
+
+	while (*c && pos < len) {
+		char *end;
+		unsigned long long v;
+
+		while (*c == ' ')
+			c++;
+		if (!*c)
+			break;
+		if (*c == '-' && (c[1] == ' ' || !c[1])) {
+			pos += (size_t)snprintf(out + pos, len - pos, " -");
+			c++;
+		} else {
+			errno = 0;
+			v = strtoull(c, &end, 16);
+			if (end == c || errno || (*end && *end != ' '))
+				return false;
+			pos += (size_t)snprintf(out + pos, len - pos, " %llx", v);
+			c = end;
+			exe_frames++;
+		}
+		if (++frames > 8)
+			return false;
+	}
+	return exe_frames > 0 && pos < len;
+}
+
+/* One variable v of the report: its plan entry on out, or a line on stderr saying why it
+ * is not placed. run_exe: the executable of the advice's run; same: PROGRAM is that build.
+ * Returns 1 placed. */
+static int plan_var(json_object *v, struct mr_debuginfo *di, const char *run_exe, int same,
+		    const struct popts *o, FILE *out)
+{
+	json_object *adv = get(v, "advice", json_type_object);
+	json_object *pl = get(adv, "placement", json_type_object);
+	const char *name = json_object_get_string(get(v, "name", json_type_string));
+	const char *kind = json_object_get_string(get(v, "kind", json_type_string));
+	const char *pattern = json_object_get_string(get(adv, "pattern", json_type_string));
+	const char *policy = json_object_get_string(get(pl, "policy", json_type_string));
+	const char *object = json_object_get_string(get(v, "object", json_type_string));
+	char where[200], nodes[8192];
+	const struct mr_var *var;
+
+	if (!name || !kind || !adv)
+		return 0;
+	if (pattern && !strcmp(pattern, "replicate"))
+		fprintf(stderr, "memphis-report: plan: %s: advice replicate needs a source change "
+			"(one copy per node): not placed\n", mr_esc(name));
+	if (!pl || !policy)
+		return 0;
+	if (!strcmp(policy, "partitioned")) {
+		json_object *bb = get(pl, "block_bytes", json_type_int);
+
+		if (!bb || json_object_get_int64(bb) <= 0 ||
+		    !node_list(get(pl, "block_nodes", json_type_array), nodes, sizeof(nodes)))
+			goto bad;
+		snprintf(where, sizeof(where), "blocks %" PRId64, json_object_get_int64(bb));
+	} else if (!strcmp(policy, "move") || !strcmp(policy, "interleave")) {
+		if (!node_list(get(pl, "nodes", json_type_array), nodes, sizeof(nodes)))
+			goto bad;
+		snprintf(where, sizeof(where), "nodes");
+	} else {
+		goto bad;
+	}
+	if (!strcmp(kind, "heap")) {
+		json_object *site = get(v, "site", json_type_object);
+		const char *chain = json_object_get_string(get(site, "chain", json_type_string));
+		char sl[256];
+
+		if (!same) {
+			fprintf(stderr, "memphis-report: plan: %s: a heap site is matched by its call "
+				"chain in the build the advice was made on, not in this one: not placed\n",
+				mr_esc(name));
+			return 0;
+		}
+		if (!chain || !site_line(chain, sl, sizeof(sl))) {
+			fprintf(stderr, "memphis-report: plan: %s: no call chain in the executable "
+				"(a report older than memphis apply, or allocated from a library): not "
+				"placed\n", mr_esc(name));
+			return 0;
+		}
+		fprintf(out, "var %s %s %s\n%s\n", policy,
+			o->bind && strcmp(policy, "interleave") ? "bind" : "preferred", name, sl);
+	} else if (!strcmp(kind, "global") || !strcmp(kind, "static") ||
+		   !strcmp(kind, "function static") || !strcmp(kind, "symbol")) {
+		if (object && run_exe && strcmp(object, run_exe)) {
+			fprintf(stderr, "memphis-report: plan: %s: in %s, not the executable: not "
+				"placed\n", mr_esc(name), mr_esc(object));
+			return 0;
+		}
+		if (!(var = var_named(di, name))) {
+			fprintf(stderr, "memphis-report: plan: %s: no such variable in %s: not "
+				"placed\n", mr_esc(name), mr_esc(o->exe));
+			return 0;
+		}
+		fprintf(out, "var %s %s %s\nsym %" PRIx64 " %" PRIu64 "\n", policy,
+			o->bind && strcmp(policy, "interleave") ? "bind" : "preferred", name,
+			var->addr, var->size);
+	} else {
+		fprintf(stderr, "memphis-report: plan: %s: a %s variable cannot be placed: not "
+			"placed\n", mr_esc(name), kind);
+		return 0;
+	}
+	fprintf(out, "%s%s\n", where, nodes);
+	return 1;
+bad:
+	fprintf(stderr, "memphis-report: plan: %s: its placement is not one this memphis-report "
+		"knows: not placed\n", mr_esc(name));
+	return 0;
+}
+
+/* The plan of report text buf (from o->advice) for PROGRAM. */
+static int plan(const struct popts *o, const char *buf, size_t n)
+{
+	json_tokener *tok = json_tokener_new();
+	json_object *root = NULL, *run, *vars;
+	const char *bid, *exe_bid;
+	struct mr_debuginfo *di = NULL;
+	char err[512];
+	int rc = MR_EXIT_DATA, same, placed = 0;
+
+	if (!tok)
+		return mr_error(MR_EXIT_DATA, "out of memory");
+	if (n <= INT_MAX)
+		root = json_tokener_parse_ex(tok, buf, (int)n);
+	if (!root) {
+		mr_error(MR_EXIT_DATA, "%s: not valid JSON: %s at offset %zu", o->advice,
+			 json_tokener_get_error(tok) == json_tokener_continue
+				 ? "the text ends inside a value (truncated?)"
+				 : json_tokener_error_desc(json_tokener_get_error(tok)),
+			 json_tokener_get_parse_end(tok));
+		goto out;
+	}
+	run = get(root, "run", json_type_object);
+	vars = get(root, "variables", json_type_array);
+	if (!run || !vars) {
+		mr_error(MR_EXIT_DATA, "%s: not a memphis-report --json report (no \"run\" or "
+			 "\"variables\")", o->advice);
+		goto out;
+	}
+	if (mr_debuginfo_open(o->exe, &di, err, sizeof(err))) {
+		mr_error(MR_EXIT_DATA, "%s", err);
+		goto out;
+	}
+	bid = json_object_get_string(get(run, "build_id", json_type_string));
+	exe_bid = mr_debuginfo_build_id(di);
+	same = bid && exe_bid && !strcmp(bid, exe_bid);
+	if (!same && !o->force) {
+		mr_error(MR_EXIT_DATA, "%s is the advice of %s (build id %s), not of %s (build id %s): "
+			 "give the advice of this program, or --force to place its variables by name",
+			 o->advice, mr_esc(json_object_get_string(get(run, "exe", json_type_string))),
+			 bid ? bid : "none", o->exe, exe_bid ? exe_bid : "none");
+		goto out;
+	}
+	if (!same)
+		fprintf(stderr, "memphis-report: plan: warning: %s has another build id than the "
+			"advice's run (--force): variables are placed by name, heap sites not\n", o->exe);
+	printf("memphis-plan 1\n");
+	for (size_t i = 0; i < json_object_array_length(vars); i++)
+		placed += plan_var(json_object_array_get_idx(vars, i), di,
+				   json_object_get_string(get(run, "exe", json_type_string)), same, o,
+				   stdout);
+	if (!placed)
+		fprintf(stderr, "memphis-report: plan: no variable of %s has a placement to carry out "
+			"(advice local, too_few or replicate only)\n", o->advice);
+	rc = fflush(stdout) ? mr_error(MR_EXIT_DATA, "writing the plan: %s", strerror(errno))
+			    : MR_EXIT_OK;
+out:
+	if (di)
+		mr_debuginfo_close(di);
+	json_object_put(root);
+	json_tokener_free(tok);
+	return rc;
+}
+
+int mr_cmd_plan(int argc, char **argv)
+{
+	struct popts o = { 0 };
+	char *buf = NULL;
+	size_t n = 0;
+	int rc = parse(&o, argc, argv);
+
+	if (rc >= 0)
+		return rc;
+	if (!(rc = load(&o, &buf, &n)))
+		rc = plan(&o, buf, n);
+	free(buf);
+	return rc;
+}
