@@ -151,6 +151,13 @@ void report_next_text(const struct report *r, FILE *f);
 /* The JSON report (one object) of variables ids[0 .. nids) on f. */
 void report_print_json(const struct report *r, const uint32_t *ids, size_t nids, FILE *f);
 
+/* report_place.c: a run under `memphis apply --profile`: the placement of each planned
+ * variable and its sampled pages' homes, header lines and JSON run.placement (absent in
+ * other runs). */
+struct mr_json;
+void report_place_text(const struct report *r, FILE *f);
+void report_place_json(struct mr_json *j, const struct report *r);
+
 /* report_pattern.c: the "pattern" and "advice" members of shown variable id (only those
  * --pattern counted; advice with --advice), and the text's advice lines (--advice). */
 struct mr_json;

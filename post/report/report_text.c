@@ -309,6 +309,7 @@ static void print_header(const struct report *r, FILE *f)
 			"(MEMPHIS_HEAP_SAMPLE=1 records all); larger ones always\n",
 			mr_fmt_count(a, mr_run_get_u64(run, "heap_sample_below", 0)),
 			mr_fmt_count(b, mr_run_get_u64(run, "heap_sample_every", 1)));
+	report_place_text(r, f);
 	if (mr_run_get(run, "sampling_error") && *mr_run_get(run, "sampling_error"))
 		fprintf(f, "sampling error: %s\n", mr_esc(mr_run_get(run, "sampling_error")));
 	fprintf(f, "samples: %s total: %s exact, %s approximate%s, %s no address, %s non-memory",
