@@ -103,7 +103,7 @@ BENCH_PROG_SRCS := $(wildcard bench/prog_*.c)
 PROG_BINS := $(PROG_SRCS:tests/programs/%.c=$(B)/tests/%) \
 	     $(BENCH_PROG_SRCS:bench/%.c=$(B)/tests/%) $(B)/tests/dlib_table.so \
 	     $(B)/tests/shim_nocpu.so $(B)/tests/shim_calls.so \
-	     $(B)/tests/shim_uncompress.so $(B)/tests/shim_ctrcpu.so
+	     $(B)/tests/shim_uncompress.so $(B)/tests/shim_ctrcpu.so $(B)/tests/shim_numamaps.so
 # C++ workloads (tests/programs/prog_*.cc): how the report names heap objects of operator new
 PROGXX_SRCS := $(wildcard tests/programs/prog_*.cc)
 PROGXX_BINS := $(PROGXX_SRCS:tests/programs/%.cc=$(B)/tests/%)

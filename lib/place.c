@@ -78,16 +78,18 @@ static int bind_range(uint64_t lo, uint64_t hi, int mode, const uint16_t *nodes,
 static uint64_t down(uint64_t a) { return a & ~(page - 1); }
 static uint64_t up(uint64_t a) { return (a + page - 1) & ~(page - 1); }
 
-/* Place [addr, addr + size) of v, the bytes of v from offset off on; 0 or errno. */
-static int place(struct pvar *v, uint64_t addr, uint64_t size, uint64_t off)
+/* Place [addr, addr + size) of v, the bytes of v from offset off on; 0 or errno, *done
+ * the bytes placed before it. */
+static int place(struct pvar *v, uint64_t addr, uint64_t size, uint64_t off, uint64_t *done)
 {
 	int mode = v->bind ? MPOL_BIND_ : MPOL_PREFERRED_;
 
+	*done = 0;
 	if (v->policy == INTERLEAVE)
 		return bind_range(down(addr), up(addr + size), MPOL_INTERLEAVE_, v->list, v->nlist);
 	if (v->policy == MOVE)
 		return bind_range(down(addr), up(addr + size), mode, v->list, 1);
-	for (uint64_t o = 0; o < size;) { /* partitioned: one call per run of one node */
+	for (uint64_t o = 0; o < size; *done = o) { /* partitioned: a call per run of a node */
 		uint64_t b = (off + o) / v->block, end;
 		uint16_t node = v->list[b < v->nlist ? b : v->nlist - 1];
 		int err;
@@ -125,15 +127,17 @@ static void refused(struct pvar *v, int err)
 /* Place object [addr, addr + size) of v (a site's: laid after its earlier objects). */
 static void place_object(struct pvar *v, uint64_t addr, uint64_t size)
 {
-	uint64_t off = v->is_sym ? 0 : __atomic_fetch_add(&v->laid, size, __ATOMIC_RELAXED);
+	uint64_t off = v->is_sym ? 0 : __atomic_fetch_add(&v->laid, size, __ATOMIC_RELAXED), done;
 	int err;
 
 	if (__atomic_load_n(&v->err, __ATOMIC_RELAXED) || __atomic_load_n(&stopped, __ATOMIC_RELAXED))
 		return;
-	if ((err = place(v, addr, size, off))) {
+	if ((err = place(v, addr, size, off, &done))) {
 		refused(v, err);
-		return;
+		size = done;
 	}
+	if (!size)
+		return;
 	__atomic_add_fetch(&v->objects, 1, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&v->bytes, size, __ATOMIC_RELAXED);
 }
