@@ -249,13 +249,17 @@ int attrib_build_spans(struct mr_attrib *a, struct snap *s)
 			s->span[k].base_start = mp->start;
 		}
 	}
-	/* the bss beyond the file is an anonymous mapping right after the last file page */
+	/* the bss beyond the file is the anonymous memory right after the last file page: one
+	 * mapping, or several end to end where mbind gave its parts their own policies
+	 * (`memphis apply` placing statics: lib/place.c) */
 	for (size_t k = 0; k < s->nspan; k++) {
 		const struct mph_mapping *next = mph_maps_find(m, s->span[k].hi);
 
 		s->span[k].file_hi = s->span[k].hi;
-		if (next && next->path[0] == '\0' && next->start == s->span[k].hi)
+		while (next && next->path[0] == '\0' && next->start == s->span[k].hi) {
 			s->span[k].hi = next->end;
+			next = mph_maps_find(m, s->span[k].hi);
+		}
 	}
 	qsort(s->span, s->nspan, sizeof(*s->span), cmp_span);
 	return 0;
