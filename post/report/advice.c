@@ -8,7 +8,7 @@
 const char *mr_advice_name(enum mr_advice_kind k)
 {
 	static const char *const names[] = { NULL, "too_few", "local", "partitioned",
-					     "move", "replicate", "interleave" };
+					     "move", "replicate", "interleave", "spread" };
 
 	return (size_t)k < sizeof(names) / sizeof(names[0]) ? names[k] : NULL;
 }
@@ -107,6 +107,35 @@ static double use_of(const struct mr_pattern *p, size_t t)
 	return th->all ? (double)th->samples / (double)th->all : (double)th->samples;
 }
 
+/* Are p's blocks with a known home spread over the nodes of its active threads (act)
+ * already: two such nodes at least, each the home of MR_ADVICE_SPREAD_MIN of an even share
+ * of them or more? Four blocks with a home at least, else it cannot be told. */
+static int spread(const struct mr_pattern *p, const unsigned char *act)
+{
+	uint32_t users[64], nusers = 0, homed = 0, least = UINT32_MAX;
+
+	for (size_t t = 0; t < p->nthreads; t++) {
+		uint32_t n = p->threads[t].node, k = 0;
+
+		while (k < nusers && users[k] != n)
+			k++;
+		if (act[t] && n < p->nnodes && k == nusers && nusers < 64)
+			users[nusers++] = n;
+	}
+	for (uint32_t b = 0; b < p->nblocks; b++)
+		homed += p->home && p->home[b] < p->nnodes;
+	if (nusers < 2 || homed < 4)
+		return 0;
+	for (uint32_t k = 0; k < nusers; k++) {
+		uint32_t on = 0;
+
+		for (uint32_t b = 0; b < p->nblocks; b++)
+			on += p->home[b] == users[k];
+		least = on < least ? on : least;
+	}
+	return (double)least / homed >= MR_ADVICE_SPREAD_MIN / nusers;
+}
+
 /* The shape of p's use (p has at least MR_ADVICE_MIN_SAMPLES samples). */
 static enum mr_advice_kind shape_of(const struct mr_pattern *p, struct mr_advice *out)
 {
@@ -136,6 +165,7 @@ static enum mr_advice_kind shape_of(const struct mr_pattern *p, struct mr_advice
 		    p->span <= MR_ADVICE_SMALL && out->active >= 2)
 			k = MR_ADVICE_REPLICATE;
 	}
+	out->spread = act && k == MR_ADVICE_INTERLEAVE && spread(p, act);
 	free(act);
 	return k;
 }
@@ -156,5 +186,6 @@ void mr_advice_classify(const struct mr_pattern *p, uint64_t remote, uint64_t lo
 		out->writes = (double)p->writes / (double)(p->reads + p->writes);
 	out->shape = shape_of(p, out);
 	out->kind = out->remote >= 0 && out->remote < MR_ADVICE_REMOTE ? MR_ADVICE_LOCAL
+		    : out->spread					    ? MR_ADVICE_SPREAD
 								      : out->shape;
 }

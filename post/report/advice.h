@@ -4,7 +4,9 @@
  * most samples (move), each thread its own contiguous block range (partitioned), read-mostly
  * and small (replicate), else shared (interleave). The advice is that shape when enough of
  * the variable's accesses are remote; below MR_ADVICE_REMOTE it is "local", below
- * MR_ADVICE_MIN_SAMPLES "too_few". Pure: no I/O, no names; the report words it. */
+ * MR_ADVICE_MIN_SAMPLES "too_few"; a shared variable whose pages are spread over its
+ * users' nodes already is "spread" (interleaving it would only trade one node's remote
+ * accesses for another's). Pure: no I/O, no names; the report words it. */
 #ifndef MR_ADVICE_H
 #define MR_ADVICE_H
 
@@ -24,6 +26,9 @@
 				       * shorter (and more than one block) are not disjoint */
 #define MR_ADVICE_WRITES 0.05         /* a lower share of stores is "read-mostly" */
 #define MR_ADVICE_SMALL (16ull << 20) /* bytes up to which replicating is advised */
+#define MR_ADVICE_SPREAD_MIN 0.5      /* a shared variable whose blocks' homes give each
+				       * node of its users this part of an even share at
+				       * least is "spread" */
 
 enum mr_advice_kind {
 	MR_ADVICE_NONE,          /* no pattern (no layout) */
@@ -33,6 +38,8 @@ enum mr_advice_kind {
 	MR_ADVICE_MOVE_IT,
 	MR_ADVICE_REPLICATE,
 	MR_ADVICE_INTERLEAVE,
+	MR_ADVICE_SPREAD,        /* shared (shape interleave), its pages already spread over
+				  * its users' nodes: nothing to place */
 };
 
 struct mr_advice {
@@ -52,6 +59,8 @@ struct mr_advice {
 	double writes;              /* share of stores, -1 when unknown */
 	uint64_t block_bytes;       /* partitioned: the bytes from the first to the last
 				     * block with samples / active threads */
+	int spread;                 /* shape interleave, and the blocks' homes spread over the
+				     * active threads' nodes already (kind SPREAD unless local) */
 };
 
 /* Classify pattern p of a variable with `remote` and `local` samples (both nodes known).
@@ -59,7 +68,8 @@ struct mr_advice {
 void mr_advice_classify(const struct mr_pattern *p, uint64_t remote, uint64_t local,
 			struct mr_advice *out);
 
-/* "partitioned", "interleave", "replicate", "move", "local", "too_few"; NULL for NONE. */
+/* "partitioned", "interleave", "replicate", "move", "local", "too_few", "spread"; NULL for
+ * NONE. */
 const char *mr_advice_name(enum mr_advice_kind k);
 
 #endif /* MR_ADVICE_H */

@@ -355,6 +355,7 @@ static int finish_home(struct mr_pattern_set *s, struct mr_pattern *p)
 	size_t w = (size_t)s->nnodes + 1;
 	uint64_t *n = calloc(p->nblocks * w, sizeof(*n));
 
+	p->nnodes = s->nnodes;
 	p->home = malloc(p->nblocks * sizeof(*p->home));
 	if (!n || !p->home) {
 		free(n);

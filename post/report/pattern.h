@@ -57,6 +57,7 @@ struct mr_pattern {
 	size_t nthreads;
 	uint64_t *tb;             /* [thread position * nblocks + block]: samples */
 	uint32_t *home;           /* [block]: node index of most sampled pages, nnodes unknown */
+	uint32_t nnodes;          /* node indexes 0 .. nnodes - 1 (home's unknown) */
 	int32_t *first_touch;     /* [block]: position in threads, or MR_PATTERN_FT_* */
 	uint64_t reads, writes;   /* samples flagged load (not store), store */
 	int rw_known;             /* some sample said load or store */

@@ -148,6 +148,46 @@ int main(void)
 	mr_advice_classify(&p, p.samples, 0, &a);
 	ok(a.kind == MR_ADVICE_INTERLEAVE && !strcmp(mr_advice_name(a.kind), "interleave"),
 	   "every thread everywhere, 64 MiB: interleave (got %s)", mr_advice_name(a.kind));
+	/* the same with its blocks' homes known: threads 0, 1 on node 0, 2, 3 on node 1 */
+	static uint32_t home[NB];
+	p.home = home;
+	p.nnodes = 2;
+	for (uint32_t b = 0; b < NB; b++)
+		home[b] = 0;
+	mr_advice_classify(&p, p.samples / 2, p.samples / 2, &a);
+	ok(a.kind == MR_ADVICE_INTERLEAVE && !a.spread, "... every page on node 0: interleave "
+	   "(got %s)", mr_advice_name(a.kind));
+	for (uint32_t b = 0; b < NB; b++)
+		home[b] = b < NB * 3 / 4 ? 0 : 1;
+	mr_advice_classify(&p, p.samples / 2, p.samples / 2, &a);
+	ok(a.kind == MR_ADVICE_SPREAD && a.shape == MR_ADVICE_INTERLEAVE &&
+	   !strcmp(mr_advice_name(a.kind), "spread"),
+	   "... 25 %% of the blocks on node 1 (%.0f %% of an even share): spread, shape "
+	   "interleave (got %s)", 100 * MR_ADVICE_SPREAD_MIN, mr_advice_name(a.kind));
+	home[NB * 3 / 4] = 0;
+	mr_advice_classify(&p, p.samples / 2, p.samples / 2, &a);
+	ok(a.kind == MR_ADVICE_INTERLEAVE, "... one block fewer on node 1: interleave (got %s)",
+	   mr_advice_name(a.kind));
+	for (uint32_t b = 0; b < NB; b++)
+		home[b] = b % 4 ? 2 : b % 8 ? 0 : 1; /* 3/4 where none of its threads runs */
+	mr_advice_classify(&p, p.samples / 2, p.samples / 2, &a);
+	ok(a.kind == MR_ADVICE_SPREAD, "... a quarter of the blocks homed, half of them on "
+	   "each node, the rest unknown (nnodes 2): spread (got %s)", mr_advice_name(a.kind));
+	p.nnodes = 3;
+	mr_advice_classify(&p, p.samples / 2, p.samples / 2, &a);
+	ok(a.kind == MR_ADVICE_INTERLEAVE, "... the rest on node 2, where none of its threads "
+	   "runs: interleave (got %s)", mr_advice_name(a.kind));
+	for (uint32_t b = 0; b < NB; b++)
+		home[b] = b % 2;
+	p.nnodes = 2;
+	mr_advice_classify(&p, p.samples / 20, p.samples, &a);
+	ok(a.kind == MR_ADVICE_LOCAL && a.spread, "... half the blocks on each node, 5 %% remote: "
+	   "local (got %s)", mr_advice_name(a.kind));
+	for (size_t t = 0; t < T; t++)
+		threads[t].node = 0;
+	mr_advice_classify(&p, p.samples / 2, p.samples / 2, &a);
+	ok(a.kind == MR_ADVICE_INTERLEAVE, "... every thread on node 0: interleave, not spread "
+	   "(got %s)", mr_advice_name(a.kind));
 	p = make(256 << 10, everywhere, 0);
 	mr_advice_classify(&p, p.samples, 0, &a);
 	ok(a.kind == MR_ADVICE_REPLICATE && !strcmp(mr_advice_name(a.kind), "replicate"),
