@@ -204,6 +204,23 @@ static void partitioned_words(const struct report *r, const struct mr_pattern *p
 	(void)r, (void)p;
 }
 
+/* "node 0 5 blocks, node 1 3 blocks": p's blocks by home node, into buf. */
+static void homes_text(const struct report *r, const struct mr_pattern *p, char *buf, size_t len)
+{
+	size_t pos = 0;
+
+	buf[0] = 0;
+	for (uint32_t n = 0; n < r->nnodes && pos < len; n++) {
+		uint32_t on = 0;
+
+		for (uint32_t b = 0; b < p->nblocks; b++)
+			on += p->home[b] == n;
+		if (on)
+			pos += (size_t)snprintf(buf + pos, len - pos, "%snode %u %u block%s",
+						pos ? ", " : "", n, on, on == 1 ? "" : "s");
+	}
+}
+
 static void shared_words(const struct report *r, const struct mr_pattern *p, struct words *w,
 			 const char *touched, const char *rem)
 {
@@ -236,6 +253,20 @@ static void shared_words(const struct report *r, const struct mr_pattern *p, str
 			 100 * w->a.max_overlap, rem, touched);
 		break;
 	default:
+		if (w->a.kind == MR_ADVICE_SPREAD) {
+			char homes[96];
+
+			homes_text(r, p, homes, sizeof(homes));
+			snprintf(w->action, sizeof(w->action),
+				 "shared by %zu threads with no own ranges, its pages already spread "
+				 "over their nodes (%s): nothing to place; interleaving them would "
+				 "trade one node's remote accesses for another's", w->a.active, homes);
+			snprintf(w->evidence, sizeof(w->evidence),
+				 "the thread holding each block has %.0f %% of the samples, thread "
+				 "ranges overlap up to %.0f %%; %s; %s", 100 * w->a.own,
+				 100 * w->a.max_overlap, rem, touched);
+			break;
+		}
 		snprintf(w->action, sizeof(w->action),
 			 "shared by %zu threads with no own ranges: interleave its pages "
 			 "(numa_alloc_interleaved or mbind MPOL_INTERLEAVE%s%s, or numactl "
@@ -294,6 +325,66 @@ static uint32_t block_node(const struct mr_pattern *p, uint32_t b, uint32_t nnod
 			node = p->threads[t].node;
 		}
 	return node;
+}
+
+/* The samples in block b of p by threads on node n. */
+static uint64_t on_node(const struct mr_pattern *p, uint32_t b, uint32_t n)
+{
+	uint64_t sum = 0;
+
+	for (size_t t = 0; t < p->nthreads; t++)
+		sum += p->threads[t].node == n ? p->tb[t * p->nblocks + b] : 0;
+	return sum;
+}
+
+/* The node other than cur with most samples in block b, nn when none has any. */
+static uint32_t other_node(const struct mr_pattern *p, uint32_t b, uint32_t cur, uint32_t nn)
+{
+	uint32_t best = nn;
+
+	for (uint32_t n = 0; n < nn; n++)
+		if (n != cur && on_node(p, b, n) && (best == nn || on_node(p, b, n) > on_node(p, b, best)))
+			best = n;
+	return best;
+}
+
+/* A partitioned placement's "ranges": [[offset, node], ...], the byte offset (whole pages)
+ * from which each node's part starts. Blocks are whole pages but may be coarse (a static
+ * array sized for the largest input and used in part: 256 blocks over all of it), so a
+ * block used by two nodes is cut where their samples suggest: the node of the part before
+ * it keeps the share of the block its samples have (a static schedule's boundary falls
+ * there when its threads access their parts alike). The part changes node where another
+ * node has most of a block's samples, or some of them and most of the next block's. */
+static void json_ranges(struct mr_json *j, const struct report *r, const struct mr_pattern *p,
+			const uint32_t *bn)
+{
+	uint64_t page = mr_attrib_page_size(r->a), last = 0;
+	uint32_t nn = r->nnodes, cur = bn[0];
+
+	last = 0;
+	mr_json_key(j, "ranges");
+	mr_json_arr(j);
+	mr_json_i64_line(j, (int64_t[]){ 0, cur }, 2, 0, INT64_MIN);
+	for (uint32_t b = 0; b < p->nblocks; b++) {
+		uint32_t o = other_node(p, b, cur, nn), next = b + 1;
+		uint64_t c = on_node(p, b, cur), at;
+
+		if (o == nn)
+			continue;
+		while (next < p->nblocks && other_node(p, next, nn, nn) == nn)
+			next++; /* the next block with samples */
+		if (on_node(p, b, o) <= c && !(next < p->nblocks && on_node(p, next, o) > on_node(p, next, cur)))
+			continue;
+		at = (uint64_t)b * p->block +
+		     (uint64_t)((double)p->block * (double)c / (double)(c + on_node(p, b, o)));
+		at = page ? (at + page / 2) / page * page : at;
+		if (at <= last)
+			continue;
+		mr_json_i64_line(j, (int64_t[]){ (int64_t)at, o }, 2, 0, INT64_MIN);
+		last = at;
+		cur = o;
+	}
+	mr_json_arr_end(j);
 }
 
 /* The advice's "placement": what `memphis apply` carries out (docs/apply.md), null when
@@ -356,6 +447,7 @@ static void json_placement(struct mr_json *j, const struct report *r, const stru
 		for (uint32_t b = 0; b < p->nblocks; b++)
 			mr_json_u64(j, bn[b]);
 		mr_json_arr_end(j);
+		json_ranges(j, r, p, bn);
 	} else {
 		mr_json_key(j, "nodes");
 		mr_json_arr(j);
