@@ -17,7 +17,8 @@
 #     overhead with every allocation recorded and sampled, report time and memory) and
 #     thread-churn programs: off, MEMPHIS_BACKEND=none, profiled; the
 #     cost of counters per region (issue 15): profiled with and without two PAPI software
-#     events and MEMPHIS_NUMA_COUNTERS=1, on prog_partition and prog_churn.
+#     events and MEMPHIS_NUMA_COUNTERS=1, on prog_partition and prog_churn; what `memphis
+#     apply` costs (bench/prog_placesite.c: a placed site allocating 1 M times).
 #  3. The capture of registers and user stack (STACKS, issue 16): cg at 1 ms and 250 us
 #     with the default MEMPHIS_STACK_BYTES and with 0, interleaved.
 #  4. Where the cost goes (issue 14; with BENCH_QUICK only when BENCH_SPLIT=1): cg and
@@ -300,6 +301,49 @@ allocheavy() {
 	echo " per thread without the site map, MEMPHIS_HEAP_MAP=0; the target is 2x or less in both"
 	echo " scopes, the site map on)"
 }
+# apply_cost NAME PROG ARGS...: what `memphis apply` costs (issue 42's target: at most 1.3x
+# the plain preload on a malloc-heavy program). Unprofiled, interleaved: off
+# (MEMPHIS_DISABLE=1), preload (the library loaded with an empty plan, MEMPHIS_PROFILE=0:
+# its hooks alone) and apply (the plan of `memphis-report plan` moves the program's most
+# sampled heap site to node 0: every allocation of a page or more looks up its chain, and
+# the site's own get an mbind each, up to lib/place.c's 16,384 calls). Median wall times and
+# their ratios; the plan is made once, from a profiled run's advice with that placement.
+apply_cost() {
+	name=$1
+	shift
+	rm -rf apply.run
+	MEMPHIS_PERIOD=1ms "$B/memphis" run -o apply.run -- "$@" > /dev/null 2>&1
+	"$B/memphis-report" --json --advice --all --top 0 apply.run 2> /dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+heap = [v for v in d["variables"] if v["kind"] == "heap" and v.get("advice")]
+heap[0]["advice"]["placement"] = {"policy": "move", "nodes": [0]}
+json.dump(d, sys.stdout)' > apply.json 2> /dev/null &&
+		"$B/memphis-report" plan --exe "$1" apply.json > apply.plan 2> /dev/null
+	if ! grep -q '^site ' apply.plan 2> /dev/null; then
+		echo "$name: no plan with a heap site could be made"
+		return
+	fi
+	printf 'memphis-plan 1\n' > empty.plan
+	rm -f ap
+	for i in $(seq "$RUNS"); do
+		for c in off preload apply; do
+			t0=$(now)
+			case $c in
+			off) MEMPHIS_DISABLE=1 "$@" ;;
+			preload) MEMPHIS_PROFILE=0 MEMPHIS_PLACE="$(cat empty.plan)" "$@" ;;
+			apply) MEMPHIS_PROFILE=0 MEMPHIS_PLACE="$(cat apply.plan)" "$@" ;;
+			esac > /dev/null 2>&1
+			echo "$c $(awk -v a="$t0" -v b="$(now)" 'BEGIN { print b - a }')" >> ap
+		done
+	done
+	for c in off preload apply; do
+		eval "t_$c=$(awk -v c=$c '$1 == c { print $2 }' ap | median)"
+	done
+	awk -v n="$name" -v o="$t_off" -v p="$t_preload" -v a="$t_apply" 'BEGIN {
+		printf "%s: off %.3f s, preload %.3f s (%.2fx off), apply %.3f s (%.2fx the preload)\n",
+			n, o, p, p / o, a, a / p }'
+}
 # run_scope DIR: the scope a run directory was sampled with (its RUN key scope)
 run_scope() { "$B/memphis-report" dump --meta "$1" 2>/dev/null | sed -n 's/^#   scope=//p' | head -n 1; }
 # counters PROG ARGS...: profiled, with PAPI events (two software events), with the kernel's
@@ -461,6 +505,10 @@ if [ "$QUICK" = 0 ]; then
 	echo "== thread churn: prog_churn, $RUNS interleaved runs"
 	ratio "$B/tests/prog_churn"
 	MEMPHIS_FIRST_TOUCH=0 ratio "$B/tests/prog_churn" | sed 's/^/first touch off: /'
+	echo
+	echo "== memphis apply: $RUNS interleaved runs each, unprofiled (target: apply at most 1.3x the preload)"
+	apply_cost "prog_allocheavy 20,000,000 (its 8 MiB array placed)" "$B/tests/prog_allocheavy" 20000000
+	apply_cost "prog_placesite 1,000,000 16 KiB blocks from the placed site" "$B/tests/prog_placesite" 1000000
 	echo
 	echo "== counters per region: $RUNS interleaved runs each"
 	counters $PARTITION | sed 's/^/prog_partition: /'

@@ -2,14 +2,15 @@
  *
  * The plan (post/plan_cmd.c writes it) is parsed once into a fixed table: no allocation,
  * so the heap path can run it from any thread at any time. Each placement is one mbind(2)
- * per range of one node (MPOL_MF_MOVE: pages already touched move too, where the kernel
- * can), on whole pages: a block's first and last pages are shared with its neighbours, the
+ * per range of one node (and a second with MPOL_MF_MOVE for pages already in memory:
+ * bind_range), on whole pages: a block's first and last pages are shared with its neighbours, the
  * price of placing a block that is not page-aligned. Counts are atomics. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -39,9 +40,10 @@ struct pvar {
 	uint32_t nframes;                       /* site: frame[k] with any[k] == 0 must match */
 	uint64_t frame[MAX_FRAMES];
 	unsigned char any[MAX_FRAMES];
-	uint64_t block;                         /* partitioned: bytes per block */
-	uint16_t list[MAX_LIST];                /* nodes (move: one), or per block */
+	uint64_t off[MAX_LIST];                 /* partitioned: where each part starts */
+	uint16_t list[MAX_LIST];                /* nodes (move: one), or per part */
 	uint32_t nlist;
+	int ranges;                             /* list from a "ranges" line */
 	uint64_t objects, bytes, laid;          /* atomics: placed; a site's bytes laid so far */
 	int err;                                /* atomic: the first refusal's errno */
 };
@@ -56,11 +58,50 @@ static uint32_t calls;     /* atomic */
 static int first_in_exe;   /* every site's frame 0 is in the executable */
 static int reported;
 
-/* mbind [lo, hi) to `nodes` (n of them) with mode; 0 or errno. */
+/* The first page of [lo, hi) in memory (mincore(2)) into *first; 0 when none is, 1 when
+ * one is or it cannot be told. */
+static int resident(uint64_t lo, uint64_t hi, uint64_t *first)
+{
+	unsigned char vec[1024];
+
+	for (uint64_t a = lo; a < hi;) {
+		uint64_t n = (hi - a) / page < sizeof(vec) ? (hi - a) / page : sizeof(vec);
+
+		if (mincore((void *)(uintptr_t)a, n * page, vec)) {
+			*first = a;
+			return 1;
+		}
+		for (uint64_t k = 0; k < n; k++)
+			if (vec[k] & 1) {
+				*first = a + k * page;
+				return 1;
+			}
+		a += n * page;
+	}
+	return 0;
+}
+
+/* The node of page p (move_pages(2) asked, nothing moved), -1 when unknown. */
+static int node_of(uint64_t p)
+{
+	void *pages[1] = { (void *)(uintptr_t)p };
+	int status[1] = { -1 };
+
+	if (syscall(SYS_move_pages, 0, 1ul, pages, NULL, status, 0))
+		return -1;
+	return status[0];
+}
+
+/* mbind [lo, hi) to `nodes` (n of them) with mode; 0 or errno. The policy alone places the
+ * pages not yet touched; pages already in memory (a block the allocator reused, a static's
+ * written page) are moved with MPOL_MF_MOVE, which drains every CPU's page lists first
+ * (about 50 us a call here): not when the first of them already is on the one node asked,
+ * as a block of the site placed before at this address is. */
 static int bind_range(uint64_t lo, uint64_t hi, int mode, const uint16_t *nodes, uint32_t n)
 {
 	unsigned long mask[MAX_NODE / (8 * sizeof(unsigned long))] = { 0 };
 	const unsigned bits = 8 * sizeof(unsigned long);
+	uint64_t first;
 
 	if (lo >= hi)
 		return 0;
@@ -69,6 +110,11 @@ static int bind_range(uint64_t lo, uint64_t hi, int mode, const uint16_t *nodes,
 	for (uint32_t k = 0; k < n; k++)
 		mask[nodes[k] / bits] |= 1ul << (nodes[k] % bits);
 	/* maxnode counts one more than the mask's bits (the kernel drops the last) */
+	if (syscall(SYS_mbind, (void *)(uintptr_t)lo, (unsigned long)(hi - lo), mode, mask,
+		    (unsigned long)MAX_NODE + 1, 0u))
+		return errno;
+	if (!resident(lo, hi, &first) || (n == 1 && node_of(first) == nodes[0]))
+		return 0;
 	if (syscall(SYS_mbind, (void *)(uintptr_t)lo, (unsigned long)(hi - lo), mode, mask,
 		    (unsigned long)MAX_NODE + 1, (unsigned)MPOL_MF_MOVE_))
 		return errno;
@@ -89,22 +135,19 @@ static int place(struct pvar *v, uint64_t addr, uint64_t size, uint64_t off, uin
 		return bind_range(down(addr), up(addr + size), MPOL_INTERLEAVE_, v->list, v->nlist);
 	if (v->policy == MOVE)
 		return bind_range(down(addr), up(addr + size), mode, v->list, 1);
-	for (uint64_t o = 0; o < size; *done = o) { /* partitioned: a call per run of a node */
-		uint64_t b = (off + o) / v->block, end;
-		uint16_t node = v->list[b < v->nlist ? b : v->nlist - 1];
+	for (uint32_t k = 0; k < v->nlist; k++) { /* partitioned: a call per part */
+		uint64_t lo = v->off[k] > off ? v->off[k] : off;
+		uint64_t hi = k + 1 < v->nlist && v->off[k + 1] < off + size ? v->off[k + 1] : off + size;
 		int err;
 
-		end = (b + 1) * v->block - off;
-		while (end < size && v->list[(off + end) / v->block < v->nlist
-						     ? (off + end) / v->block
-						     : v->nlist - 1] == node)
-			end += v->block;
-		end = end < size ? end : size;
-		err = bind_range(o ? down(addr + o) : down(addr),
-				 end < size ? down(addr + end) : up(addr + size), mode, &node, 1);
+		if (lo >= hi)
+			continue;
+		err = bind_range(lo == off ? down(addr) : down(addr + (lo - off)),
+				 hi == off + size ? up(addr + size) : down(addr + (hi - off)), mode,
+				 &v->list[k], 1);
 		if (err)
 			return err;
-		o = end;
+		*done = hi - off;
 	}
 	return 0;
 }
@@ -169,15 +212,18 @@ static int number(const char **c, int base, uint64_t *v)
 	return *end || errno || w[0] == '-' ? -1 : 0;
 }
 
-/* The rest of the line as a list of node numbers into v->list. */
-static int node_list(const char **c, struct pvar *v)
+/* The rest of the line as a list of node numbers into v->list, each after its offset
+ * (increasing, the first 0) into v->off with offsets. */
+static int node_list(const char **c, struct pvar *v, int offsets)
 {
-	uint64_t n;
+	uint64_t n, o = 0;
 
 	v->nlist = 0;
 	while (**c == ' ') {
-		if (number(c, 10, &n) || n >= MAX_NODE || v->nlist >= MAX_LIST)
+		if (v->nlist >= MAX_LIST || (offsets && number(c, 10, &o)) || number(c, 10, &n) ||
+		    n >= MAX_NODE || (offsets && (v->nlist ? o <= v->off[v->nlist - 1] : o != 0)))
 			return -1;
+		v->off[v->nlist] = o;
 		v->list[v->nlist++] = (uint16_t)n;
 	}
 	return v->nlist ? 0 : -1;
@@ -187,7 +233,6 @@ static int parse_line(const char **c, struct pvar **cur)
 {
 	char kw[16], w[32];
 	struct pvar *v = *cur;
-	uint64_t n;
 
 	if (word(c, kw, sizeof(kw)))
 		return -1;
@@ -235,10 +280,8 @@ static int parse_line(const char **c, struct pvar **cur)
 		}
 		return v->nframes ? 0 : -1;
 	}
-	if (!strcmp(kw, "nodes"))
-		return node_list(c, v);
-	if (!strcmp(kw, "blocks"))
-		return number(c, 10, &n) || !n ? -1 : (v->block = n, node_list(c, v));
+	if (!strcmp(kw, "nodes") || !strcmp(kw, "ranges"))
+		return v->nlist ? -1 : (v->ranges = kw[0] == 'r', node_list(c, v, v->ranges));
 	return -1;
 }
 
@@ -249,8 +292,8 @@ static int complete(void)
 	for (uint32_t i = 0; i < nvars; i++) {
 		struct pvar *v = &vars[i];
 
-		if (v->is_sym == (v->nframes > 0) || (v->policy == PARTITIONED && !v->block) ||
-		    (v->policy != PARTITIONED && v->block))
+		if (v->is_sym == (v->nframes > 0) || !v->nlist || v->ranges != (v->policy == PARTITIONED) ||
+		    (v->policy == MOVE && v->nlist != 1))
 			return -1;
 		if (!v->is_sym) {
 			memphis__place_min = page;
@@ -368,8 +411,8 @@ size_t memphis__place_report(char *out, size_t len)
 
 		nodes_text(v, nodes, sizeof(nodes));
 		if (v->policy == PARTITIONED)
-			snprintf(how, sizeof(how), "partitioned over nodes %s in blocks of %" PRIu64
-				 " bytes", nodes, v->block);
+			snprintf(how, sizeof(how), "partitioned over nodes %s in %u part%s", nodes,
+				 v->nlist, v->nlist == 1 ? "" : "s");
 		else if (v->policy == MOVE)
 			snprintf(how, sizeof(how), "moved to node %s", nodes);
 		else

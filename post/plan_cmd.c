@@ -15,7 +15,9 @@
  *   site F0 F1 ...                  hex return-address vaddrs of PROGRAM, "-" any frame
  *                                   outside it
  *   nodes N...                      move: one node; interleave: its nodes
- *   blocks BYTES N...               partitioned: the node of each block of BYTES
+ *   ranges OFFSET NODE ...          partitioned: from each byte OFFSET of the variable (a
+ *                                   heap site's objects laid end to end), NODE; the
+ *                                   first OFFSET 0
  *
  * Exit 0 with the plan on stdout, lines about what is not placed (and why) on stderr;
  * 2 for advice of another program or build (unless --force), damaged or unreadable
@@ -139,6 +141,38 @@ static bool node_list(json_object *a, char *out, size_t len)
 	return n > 0 && pos < len;
 }
 
+/* A partitioned placement's parts as " OFFSET NODE ..." into out: its "ranges", else one
+ * part per run of equal "block_nodes"; false when it has neither (or a bad one). */
+static bool ranges(json_object *pl, char *out, size_t len)
+{
+	json_object *r = get(pl, "ranges", json_type_array), *bn = get(pl, "block_nodes", json_type_array);
+	json_object *bb = get(pl, "block_bytes", json_type_int);
+	size_t pos = 0, n = r ? json_object_array_length(r) : bn ? json_object_array_length(bn) : 0;
+	int64_t last_off = -1, last_node = -1;
+
+	out[0] = 0;
+	if (!r && (!bb || json_object_get_int64(bb) <= 0))
+		return false;
+	for (size_t i = 0; i < n && pos < len; i++) {
+		json_object *e = r ? json_object_array_get_idx(r, i) : NULL;
+		json_object *o = e ? json_object_array_get_idx(e, 0) : NULL;
+		json_object *v = e ? json_object_array_get_idx(e, 1) : json_object_array_get_idx(bn, i);
+		int64_t off = e ? (o && json_object_is_type(o, json_type_int) ? json_object_get_int64(o) : -1)
+				: (int64_t)i * json_object_get_int64(bb);
+		int64_t node = v && json_object_is_type(v, json_type_int) ? json_object_get_int64(v) : -1;
+
+		if ((e && (!json_object_is_type(e, json_type_array) || json_object_array_length(e) != 2)) ||
+		    off < 0 || off <= last_off || node < 0 || node >= 1024 || (!i && off))
+			return false;
+		if (node == last_node)
+			continue;
+		pos += (size_t)snprintf(out + pos, len - pos, " %" PRId64 " %" PRId64, off, node);
+		last_off = off;
+		last_node = node;
+	}
+	return n > 0 && pos < len;
+}
+
 /* PROGRAM's variable of static storage named name, NULL when it has none. */
 static const struct mr_var *var_named(struct mr_debuginfo *di, const char *name)
 {
@@ -210,12 +244,9 @@ static int plan_var(json_object *v, struct mr_debuginfo *di, const char *run_exe
 	if (!pl || !policy)
 		return 0;
 	if (!strcmp(policy, "partitioned")) {
-		json_object *bb = get(pl, "block_bytes", json_type_int);
-
-		if (!bb || json_object_get_int64(bb) <= 0 ||
-		    !node_list(get(pl, "block_nodes", json_type_array), nodes, sizeof(nodes)))
+		if (!ranges(pl, nodes, sizeof(nodes)))
 			goto bad;
-		snprintf(where, sizeof(where), "blocks %" PRId64, json_object_get_int64(bb));
+		snprintf(where, sizeof(where), "ranges");
 	} else if (!strcmp(policy, "move") || !strcmp(policy, "interleave")) {
 		if (!node_list(get(pl, "nodes", json_type_array), nodes, sizeof(nodes)))
 			goto bad;
