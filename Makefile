@@ -261,10 +261,11 @@ $(B)/libmemphis.a: $(LIB_OBJS) $(COMMON_OBJS)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)rm -f $@ && ar rcs $@ $(LIB_OBJS) $(COMMON_OBJS) && $(OBJCOPY) $(SELF_SECTIONS) $@
 
-# The launcher: a program beside the library (it only sets MEMPHIS_* and LD_PRELOAD, and for
-# `memphis apply` runs memphis-report plan); it shares the list of backend names
+# The launcher: a program beside the library (it only sets MEMPHIS_* and LD_PRELOAD; for
+# `memphis apply` it runs memphis-report plan, for `memphis tune` the runs and the reports);
+# it shares the list of backend names
 # (lib/backend/names.h).
-LAUNCH_OBJS := $(B)/cmd/memphis.o $(B)/cmd/apply.o
+LAUNCH_OBJS := $(B)/cmd/memphis.o $(B)/cmd/apply.o $(B)/cmd/tune.o
 $(B)/cmd/%.o: cmd/%.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
@@ -386,7 +387,8 @@ $(B)/tests/dlib_table.so: tests/programs/dlib_table.c
 # a user without CAP_PERFMON at perf_event_paranoid >= 1 (tests/lib/t_scope.sh); shim_calls
 # counts the library's sleeps and perf event switches (tests/lib/t_touch.sh, t_linger.sh);
 # shim_uncompress counts memphis-report's inflating of compressed DWARF (t_callers.sh);
-# shim_ctrcpu opens the library's own counters on one CPU only (t_counters.sh).
+# shim_ctrcpu opens the library's own counters on one CPU only (t_counters.sh); shim_numamaps
+# tells where the kernel put a placed program's memory (t_apply.sh, numa-place).
 $(B)/tests/shim_%.so: tests/programs/shim_%.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")

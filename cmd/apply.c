@@ -1,8 +1,8 @@
 /* cmd/apply.c - memphis apply --advice ADVICE [options] -- PROGRAM ARGS: run PROGRAM with the
  * placement its advice asks for carried out by libmemphis (lib/place.c) before the first
  * touch, profiled only with --profile. The plan is made by `memphis-report plan` (which
- * reads the advice, checks the build and finds the variables in PROGRAM) and handed to the
- * library in MEMPHIS_PLACE; then PROGRAM is exec'd as by `memphis run`. docs/apply.md. */
+ * reads the advice, checks the build and finds the variables in PROGRAM), or read from a
+ * file it wrote (--plan), and handed to the library in MEMPHIS_PLACE; then PROGRAM is exec'd as by `memphis run`. docs/apply.md. */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -20,12 +20,13 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: memphis apply --advice ADVICE [options] [--] PROGRAM [ARGS...]\n"
+		"usage: memphis apply --advice ADVICE | --plan PLAN [options] [--] PROGRAM [ARGS...]\n"
 		"Run PROGRAM with the placement its advice asks for carried out before the first\n"
 		"touch: `move` and `partitioned` variables' pages on the nodes the advice names,\n"
 		"`interleave` ones interleaved over the nodes their threads ran on (mbind(2); no\n"
 		"rebuild). ADVICE: memphis-report --json --advice RUNDIR > ADVICE, or RUNDIR.\n"
-		"  -a, --advice ADVICE   the advice (required)\n"
+		"  -a, --advice ADVICE   the advice (this or --plan)\n"
+		"      --plan PLAN       a plan memphis-report plan wrote, instead of the advice\n"
 		"      --profile         also profile the run, as memphis run: its report shows\n"
 		"                        the placement and the page homes it led to\n"
 		"  -o, --output DIR      the run directory, with --profile\n"
@@ -123,6 +124,28 @@ static int make_plan(const char *advice, const char *file, int force, int bind, 
 	return 0;
 }
 
+/* The plan in file into plan (NUL-terminated); 0, or 2 with a line. The library checks
+ * its content (a damaged plan: one line, nothing placed). */
+static int read_plan(const char *file, char *plan)
+{
+	FILE *f = fopen(file, "r");
+	size_t n;
+
+	if (!f) {
+		fprintf(stderr, "memphis: apply: %s: %s\n", memphis_shown(file), strerror(errno));
+		return 2;
+	}
+	n = fread(plan, 1, MAX_PLAN + 1, f);
+	fclose(f);
+	if (n > MAX_PLAN) {
+		fprintf(stderr, "memphis: apply: the plan %s is over %d bytes, more than the "
+				"environment can carry\n", memphis_shown(file), MAX_PLAN);
+		return 2;
+	}
+	plan[n] = 0;
+	return 0;
+}
+
 int memphis_apply(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -131,16 +154,17 @@ int memphis_apply(int argc, char **argv)
 		{ "period", required_argument, 0, 'p' }, { "bind", no_argument, 0, 'B' },
 		{ "force", no_argument, 0, 'f' },         { "children", no_argument, 0, 'C' },
 		{ "verbose", no_argument, 0, 'v' },       { "help", no_argument, 0, 'h' },
-		{ 0, 0, 0, 0 },
+		{ "plan", required_argument, 0, 'L' },    { 0, 0, 0, 0 },
 	};
 	static char plan[MAX_PLAN + 2];
-	const char *advice = NULL;
+	const char *advice = NULL, *plan_file = NULL;
 	char file[PATH_MAX];
 	int c, profile = 0, force = 0, bind = 0, rc;
 
 	while ((c = getopt_long(argc, argv, "+a:o:b:p:vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a': advice = optarg; break;
+		case 'L': plan_file = optarg; break;
 		case 'P': profile = 1; break;
 		case 'o': setenv("MEMPHIS_OUTPUT", optarg, 1); break;
 		case 'b': setenv("MEMPHIS_BACKEND", optarg, 1); break;
@@ -153,7 +177,7 @@ int memphis_apply(int argc, char **argv)
 		default: usage(stderr); return 1;
 		}
 	}
-	if (optind >= argc || !advice) {
+	if (optind >= argc || !advice == !plan_file) {
 		usage(stderr);
 		return 1;
 	}
@@ -162,7 +186,7 @@ int memphis_apply(int argc, char **argv)
 			strerror(ENOENT));
 		return 127;
 	}
-	if ((rc = make_plan(advice, file, force, bind, plan)))
+	if (plan_file ? (rc = read_plan(plan_file, plan)) : (rc = make_plan(advice, file, force, bind, plan)))
 		return rc;
 	setenv("MEMPHIS_PLACE", plan, 1);
 	if (!profile)

@@ -17,5 +17,8 @@ int memphis_launch(char **argv, const char *region);
 /* `memphis apply ...` (argv[0] is "apply"): cmd/apply.c. Returns the exit status when the
  * program was not run. */
 int memphis_apply(int argc, char **argv);
+/* `memphis tune ...` (argv[0] is "tune"): cmd/tune.c. Returns its exit status when it
+ * could not hand over to memphis-report tune. */
+int memphis_tune(int argc, char **argv);
 
 #endif /* MEMPHIS_LAUNCH_H */

@@ -28,7 +28,9 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: memphis run [options] [--] PROGRAM [ARGS...]\n"
 		"       memphis apply --advice ADVICE [options] [--] PROGRAM [ARGS...]\n"
-		"                             (memphis apply --help; docs/apply.md)\n"
+		"       memphis tune [options] [--] PROGRAM [ARGS...]\n"
+		"                             (memphis apply --help, memphis tune --help;\n"
+		"                             docs/apply.md)\n"
 		"Run PROGRAM with libmemphis preloaded; the whole run is one region.\n"
 		"  -b, --backend NAME    " MEMPHIS__BACKEND_CHOICES ", default auto (MEMPHIS_BACKEND)\n"
 		"  -p, --period TIME     sampling period, 100us to 10s     (MEMPHIS_PERIOD)\n"
@@ -285,6 +287,8 @@ int main(int argc, char **argv)
 
 	if (argc >= 2 && !strcmp(argv[1], "apply"))
 		return memphis_apply(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "tune"))
+		return memphis_tune(argc - 1, argv + 1);
 	if (argc < 2 || strcmp(argv[1], "run")) {
 		if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 			usage(stdout);

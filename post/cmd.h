@@ -21,5 +21,7 @@ int mr_cmd_html(int argc, char **argv);
 void mr_help_html(FILE *f);
 int mr_cmd_plan(int argc, char **argv);
 void mr_help_plan(FILE *f);
+int mr_cmd_tune(int argc, char **argv);
+void mr_help_tune(FILE *f);
 
 #endif /* MR_CMD_H */

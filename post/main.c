@@ -20,6 +20,8 @@ static const struct mr_cmd cmds[] = {
 	  mr_cmd_html, mr_help_html },
 	{ "plan", "the placement plan `memphis apply` carries out, from a run's advice",
 	  mr_cmd_plan, mr_help_plan },
+	{ "tune", "the judgement of a `memphis tune` directory: each placement's promise kept?",
+	  mr_cmd_tune, mr_help_tune },
 };
 
 static void help(FILE *f)

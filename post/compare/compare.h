@@ -38,6 +38,14 @@ struct cmp_ci cmp_newcombe(uint64_t x1, uint64_t n1, uint64_t x2, uint64_t n2, d
 
 #define CMP_Z95 1.959963984540054
 
+/* The shift between two samples, b over a (memphis tune's wall times): the Hodges-Lehmann
+ * estimate (the median of the nb x na differences b_j - a_i) and its distribution-free 95 %
+ * interval from the Mann-Whitney statistic (exact null distribution up to 20 values a side,
+ * its normal approximation beyond). *ok 0 when the samples are too small for an interval
+ * (fewer than 4 a side): lo and hi are then the estimate. 0, or -ENOMEM. */
+int cmp_shift(const double *a, size_t na, const double *b, size_t nb, double *est,
+	      struct cmp_ci *ci, int *ok);
+
 /* Parse a --max-regress value in percentage points: "2", "2pt", "2pts", "2%", "0.5pt"
  * (0 .. 100). Returns true and *pts, or false for anything else. */
 bool cmp_parse_points(const char *s, double *pts);

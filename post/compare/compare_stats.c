@@ -48,6 +48,81 @@ struct cmp_ci cmp_newcombe(uint64_t x1, uint64_t n1, uint64_t x2, uint64_t n2, d
 	return ci;
 }
 
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* The largest k with P(U < k) <= 0.025 for Mann-Whitney's U of samples of m and n under
+ * the null hypothesis, 0 when there is none: exactly (the count of arrangements with each
+ * U, Mann and Whitney's recursion) up to 20 a side, else the normal approximation. */
+static uint64_t mw_lower(size_t m, size_t n)
+{
+	uint64_t mn = (uint64_t)m * n, w = mn + 1, k = 0;
+	double *prev, *row, *t, total = 0, cum = 0;
+
+	if (m > 20 || n > 20) {
+		double c = (double)mn / 2 - CMP_Z95 * sqrt((double)mn * (double)(m + n + 1) / 12);
+
+		return c > 0 ? (uint64_t)c : 0;
+	}
+	prev = calloc((n + 1) * w, sizeof(*prev));
+	row = calloc((n + 1) * w, sizeof(*row));
+	if (!prev || !row) {
+		free(prev);
+		free(row);
+		return 0;
+	}
+	/* N(i, j, u), the arrangements of i values of one sample and j of the other with U = u:
+	 * N(i, j, u) = N(i - 1, j, u - j) + N(i, j - 1, u), N(0, j, 0) = 1; a row per i */
+	for (size_t j = 0; j <= n; j++)
+		prev[j * w] = 1;
+	for (size_t i = 1; i <= m; i++) {
+		for (size_t j = 0; j <= n; j++)
+			for (uint64_t u = 0; u <= mn; u++)
+				row[j * w + u] = (u >= j ? prev[j * w + u - j] : 0) +
+						 (j ? row[(j - 1) * w + u] : 0);
+		t = prev;
+		prev = row;
+		row = t;
+	}
+	for (uint64_t u = 0; u <= mn; u++)
+		total += prev[n * w + u];
+	while (k <= mn && (cum + prev[n * w + k]) / total <= 0.025)
+		cum += prev[n * w + k++];
+	free(prev);
+	free(row);
+	return k; /* P(U < k) <= 0.025 */
+}
+
+int cmp_shift(const double *a, size_t na, const double *b, size_t nb, double *est,
+	      struct cmp_ci *ci, int *ok)
+{
+	size_t n = na * nb, k = 0;
+	double *d = n ? malloc(n * sizeof(*d)) : NULL;
+	uint64_t c;
+
+	*ok = 0;
+	if (!d)
+		return n ? -ENOMEM : -EINVAL;
+	for (size_t i = 0; i < na; i++)
+		for (size_t j = 0; j < nb; j++)
+			d[k++] = b[j] - a[i];
+	qsort(d, n, sizeof(*d), cmp_double);
+	*est = n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2;
+	ci->lo = ci->hi = *est;
+	c = na >= 4 && nb >= 4 ? mw_lower(na, nb) : 0;
+	if (c >= 1 && c <= n / 2) { /* the c-th smallest and the c-th largest difference */
+		ci->lo = d[c - 1];
+		ci->hi = d[n - c];
+		*ok = 1;
+	}
+	free(d);
+	return 0;
+}
+
 bool cmp_parse_points(const char *s, double *pts)
 {
 	char *end;

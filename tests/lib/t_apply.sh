@@ -94,6 +94,17 @@ applied bind --advice placed.json --bind
 check_if "--bind: table is MPOL_BIND on node 0 ($(policy bind table))" '[ "$(policy bind table)" = bind:0 ]'
 check_if "--bind: mp is still interleaved ($(policy bind mp))" '[ "$(policy bind mp)" = interleave:0 ]'
 
+# --plan: the plan memphis-report plan wrote, used as is; a damaged one places nothing
+"$B/memphis-report" plan --exe "$PROG" placed.json >placed.plan 2>placed.plan.err
+applied fromplan --plan placed.plan
+check_if "--plan: the same three placements ($(mbinds fromplan) mbind calls)" \
+	'[ "$(cat fromplan.rc)" = 3 ] && [ "$(mbinds fromplan)" = 3 ] && [ "$(policy fromplan hx)" = prefer:0 ]'
+sed 's/^sym .*/sym zz 12/' placed.plan >damaged.plan
+applied badplan --plan damaged.plan
+check_if "--plan damaged: one line naming its line, nothing placed, the program as ever" \
+	'[ "$(cat badplan.rc)" = 3 ] && cmp -s plain.out badplan.out && [ "$(mbinds badplan)" = 0 ] &&
+	 [ "$(grep -c .  badplan.err)" = 1 ] && grep -q "^memphis: MEMPHIS_PLACE: line [0-9]* is damaged: nothing is placed$" badplan.err'
+
 # The run directory as ADVICE: the plan made from it in memory (all local: nothing).
 applied fromdir --advice base
 check_if "a run directory as ADVICE: exit 3, no mbind call" \

@@ -5,11 +5,14 @@
  * (static schedule). Prints a checksum; exits with status 3, so that an unchanged status is
  * not just 0.
  *
- *   prog_place [SWEEPS] [--exec]
+ *   prog_place [SWEEPS [KB [--exec]]]
  *
- * --exec: after its work the program forks and execs itself ("prog_place SWEEPS child"),
- * whose allocations (from the same lines) must not be placed unless asked.
- * PLACE_ADDRS=FILE: each array's name, address and bytes written there, one per line. */
+ * KB: the bytes of each array used (the static one holds 8 MiB; default all of it; hx and
+ * hy are half as large). --exec: after its work the program forks and execs itself
+ * ("prog_place SWEEPS KB child"), whose allocations (from the same lines) must not be placed
+ * unless asked.
+ * PLACE_ADDRS=FILE: each array's name, address and bytes written there, one per line.
+ * PLACE_EXIT=N: exit with status N instead of 3. */
 #include <memphis.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,10 +53,11 @@ static double sweep(double *a, long n, int sweeps)
 int main(int argc, char **argv)
 {
 	int sweeps = argc > 1 ? atoi(argv[1]) : 20;
-	int child = argc > 2 && !strcmp(argv[2], "child");
-	double *hx = vec(N / 2); /* hx and hy: one call site, two call chains */
-	double *hy = vec(N / 2);
-	double *mp = mmap(NULL, N * sizeof(double), PROT_READ | PROT_WRITE,
+	long kb = argc > 2 ? atol(argv[2]) : 0, n = kb > 0 && kb * 128 < N ? kb * 128 : N;
+	int child = argc > 3 && !strcmp(argv[3], "child");
+	double *hx = vec(n / 2); /* hx and hy: one call site, two call chains */
+	double *hy = vec(n / 2);
+	double *mp = mmap(NULL, (size_t)n * sizeof(double), PROT_READ | PROT_WRITE,
 			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	const char *addrs = getenv("PLACE_ADDRS");
 	double sum = 0;
@@ -62,14 +66,14 @@ int main(int argc, char **argv)
 		perror("prog_place: mmap");
 		return 1;
 	}
-	for (long i = 0; i < N; i++) { /* the master first-touches everything */
+	for (long i = 0; i < n; i++) { /* the master first-touches everything */
 		table[i] = (double)i;
 		mp[i] = 1.0;
 	}
-	for (long i = 0; i < N / 2; i++)
+	for (long i = 0; i < n / 2; i++)
 		hx[i] = hy[i] = 2.0;
-	sum += sweep(table, N, sweeps) + sweep(hx, N / 2, sweeps) + sweep(hy, N / 2, sweeps) +
-	       sweep(mp, N, sweeps);
+	sum += sweep(table, n, sweeps) + sweep(hx, n / 2, sweeps) + sweep(hy, n / 2, sweeps) +
+	       sweep(mp, n, sweeps);
 	printf("prog_place: %s sum %.6e\n", child ? "child" : "parent", sum);
 	fflush(stdout);
 	if (addrs && !child) {
@@ -77,22 +81,21 @@ int main(int argc, char **argv)
 
 		if (f) {
 			fprintf(f, "table %p %zu\nhx %p %zu\nhy %p %zu\nmp %p %zu\n", (void *)table,
-				sizeof(table), (void *)hx, N / 2 * sizeof(double), (void *)hy,
-				N / 2 * sizeof(double), (void *)mp, N * sizeof(double));
+				sizeof(table), (void *)hx, n / 2 * sizeof(double), (void *)hy,
+				n / 2 * sizeof(double), (void *)mp, n * sizeof(double));
 			fclose(f);
 		}
 	}
-	if (argc > 2 && !strcmp(argv[2], "--exec")) {
+	if (argc > 3 && !strcmp(argv[3], "--exec")) {
 		pid_t pid = fork();
 		int status;
 
 		if (pid == 0) {
-			execl("/proc/self/exe", "prog_place", argv[1], "child", (char *)NULL);
+			execl("/proc/self/exe", "prog_place", argv[1], argv[2], "child", (char *)NULL);
 			_exit(127);
 		}
-		if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
-		    WEXITSTATUS(status) != 3)
+		if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
 			return 1;
 	}
-	return 3;
+	return getenv("PLACE_EXIT") ? atoi(getenv("PLACE_EXIT")) : 3;
 }

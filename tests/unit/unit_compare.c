@@ -140,6 +140,31 @@ int main(void)
 		ok(d.lo > 0.035 && d.hi < 0.065 && d.lo < 0.05 && d.hi > 0.05,
 		   "a 5-point shift on 10,000 samples each: %.4f .. %.4f excludes 0", d.lo, d.hi);
 	}
+	{ /* cmp_shift: Hodges-Lehmann and the Mann-Whitney interval (tables: U <= 2 rejects
+	   * at 5 % two-sided for 5 and 5, U = 0 for 4 and 4, none for 3 and 3; 317 for 30/30) */
+		double a[30], b[30], est;
+		struct cmp_ci ci;
+		int in;
+
+		for (int i = 0; i < 30; i++)
+			a[i] = i + 1, b[i] = i + 11;
+		int rc = cmp_shift(a, 5, b, 5, &est, &ci, &in); /* before ok() reads est */
+
+		ok(rc == 0 && in && est == 10 && ci.lo == 7 && ci.hi == 13,
+		   "shift of 1..5 to 11..15: %g, 95 %% %g .. %g (the 3rd smallest and largest "
+		   "of the 25 differences)", est, ci.lo, ci.hi);
+		rc = cmp_shift(a, 4, b, 4, &est, &ci, &in);
+		ok(rc == 0 && in && est == 10 && ci.lo == 7 && ci.hi == 13,
+		   "4 and 4: the smallest and largest difference, %g .. %g", ci.lo, ci.hi);
+		rc = cmp_shift(a, 3, b, 3, &est, &ci, &in);
+		ok(rc == 0 && !in && est == 10,
+		   "3 and 3: no interval, the estimate %g", est);
+		for (int i = 0; i < 30; i++)
+			b[i] = a[i];
+		rc = cmp_shift(a, 30, b, 30, &est, &ci, &in);
+		ok(rc == 0 && in && est == 0 && ci.lo < 0 && ci.hi > 0 && ci.lo == -ci.hi,
+		   "30 and 30 alike (normal approximation): %g, %g .. %g holds 0", est, ci.lo, ci.hi);
+	}
 	for (size_t i = 0; i < sizeof(verdicts) / sizeof(verdicts[0]); i++) {
 		const struct verdict_case *c = &verdicts[i];
 		struct mini a, b;

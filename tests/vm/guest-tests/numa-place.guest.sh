@@ -1,0 +1,95 @@
+# numa-place.guest.sh - issue 42: `memphis apply` in the 2-node guest, one OpenMP thread per
+# node. Each workload's advice is made here, as a user makes it (memphis-report --json
+# --advice of a profiled run), then the workload runs under `memphis apply --profile` with
+# tests/programs/shim_numamaps.so preloaded, which writes where the kernel put its pages
+# (numa_maps, and move_pages(2) for the plan's statics): numa-place.host.sh checks them.
+#   cg       examples/cg master-initialised, numa-cg's run (a, colidx: partitioned statics)
+#   gather   prog_gather, numa-advice's run (main::x: a heap array, interleave)
+#   ocean    examples/fortran/ocean, fortran's run (COMMON arrays hycom1r/dp, /temp)
+#   place    prog_place, profiled here (a static, a heap array behind a wrapper, an mmap'd
+#            array: partitioned)
+# An earlier test's run that is missing is made here. The applied runs take the earlier
+# runs' settings (numa-lib.sh; gather and ocean their own, as there).
+# vm-limit: 480
+. "$VM_LIB"
+vm_require_memphis
+. "$(dirname "$VM_LIB")/guest-tests/numa-lib.sh"
+case $VM_TOPO in
+2x*) ;;
+*) vm_result skip "memphis apply checks" "they run in the 2-node guest"; exit 0 ;;
+esac
+export OMP_NUM_THREADS=2 OMP_PLACES="{0},{$VM_CPUS_PER_NODE}"
+M=$MEMPHIS_BUILD/memphis
+R=$MEMPHIS_BUILD/memphis-report
+SHIM=$MEMPHIS_BUILD/tests/shim_numamaps.so
+
+# base NAME EARLIER CMD...: the run the advice comes from: EARLIER when an earlier test left
+# it, else CMD run here as NAME-base; its path into $base
+base() {
+	name=$1 earlier=$2
+	shift 2
+	base=$earlier
+	[ -f "$base/meta.mph" ] && return
+	base=$VM_OUT/$name-base # before run, which sets name
+	run "$name-base" "$@"
+}
+# apply NAME CMD...: NAME's advice made from $base, then CMD under memphis apply --profile
+# (run directory $VM_OUT/NAME, the shim's $VM_OUT/NAME.{maps,numa,pages})
+apply() {
+	name=$1
+	shift
+	if ! "$R" --json --advice "$base" > "$VM_OUT/$name.advice.json" 2> "$VM_OUT/$name.advice.err"; then
+		vm_result fail "$name: the advice of $base ($(tail -n 1 "$VM_OUT/$name.advice.err"))"
+		return
+	fi
+	# env: assignments before a shell function may outlive it
+	run "$name" $ON0 env SHIM_NUMAMAPS="$VM_OUT/$name" PLACE_ADDRS="$VM_OUT/$name.addrs" \
+		LD_PRELOAD="$SHIM" "$M" apply --advice "$VM_OUT/$name.advice.json" --profile -- "$@"
+}
+
+# timed NAME CMD...: 4 unprofiled runs of CMD plain and under memphis apply (NAME's advice),
+# interleaved as memphis tune runs them, not single-stepped; NAME.times as tune writes it
+# (the host judges them with memphis-report tune: numa-place.host.sh)
+timed() {
+	name=$1
+	shift
+	: > "$VM_OUT/$name.times"
+	for i in 1 2 3 4; do
+		order="plain applied"
+		[ $((i % 2)) = 0 ] && order="applied plain"
+		for k in $order; do
+			t0=$(cut -d' ' -f1 /proc/uptime)
+			if [ "$k" = plain ]; then # cg profiles itself unless the library is off
+				MEMPHIS_DISABLE=1 $ON0 "$@" > /dev/null 2>&1
+			else
+				$ON0 "$M" apply --advice "$VM_OUT/$name.advice.json" -- "$@" > /dev/null 2>&1
+			fi
+			rc=$?
+			echo "$k $(awk -v a="$t0" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { printf "%.2f", b - a }') $rc" >> "$VM_OUT/$name.times"
+		done
+	done
+}
+
+CG="$MEMPHIS_BUILD/examples/cg/cg $CG_SIZE"
+base cg "$VM_OUT/../numa-cg/cg-master" $ON0 $CG
+apply cg $CG
+timed cg $CG
+
+export MEMPHIS_STACK_BYTES=0 MEMPHIS_PERIOD=1ms # as numa-advice.guest.sh runs it, and why
+base gather "$VM_OUT/../numa-advice/gather" $ON0 "$MEMPHIS_BUILD/tests/prog_gather" 24 1
+apply gather "$MEMPHIS_BUILD/tests/prog_gather" 24 1
+unset MEMPHIS_STACK_BYTES
+export MEMPHIS_PERIOD=250us
+
+OCEAN=$MEMPHIS_BUILD/examples/fortran/ocean
+if [ -x "$OCEAN" ]; then
+	base ocean "$VM_OUT/../fortran/ocean" $ON0 "$OCEAN" -n 200000 -s 16
+	apply ocean "$OCEAN" -n 200000 -s 16
+else
+	vm_result skip "ocean under memphis apply" "examples/fortran/ocean was not built"
+fi
+
+# prog_place: 512 KiB of each array, 16 sweeps (about 15 s single-stepped); exit 0 for run
+export PLACE_EXIT=0
+base place "" $ON0 "$M" run -- "$MEMPHIS_BUILD/tests/prog_place" 16 512 # no region of its own
+apply place "$MEMPHIS_BUILD/tests/prog_place" 16 512

@@ -1,0 +1,142 @@
+# numa-place.host.sh - issue 42's checks of memphis apply on numa-place.guest.sh's runs (and
+# numa-cg's, numa-advice's and fortran's, whose advice it applied):
+#   every placed variable's pages where its plan says (place_check.py: >= 95 % of its pages
+#   touched and sampled on its block's node; an interleaved one 40-60 % on each node), the
+#   advice kinds each workload is known for, one line per placed variable;
+#   examples/cg: the program's output unchanged, node 1's remote share within 5 points of
+#   the NUMA-aware build's (numa-cg's cg-aware) or lower, and `compare` from the
+#   master-initialised run to the applied one exits 0 with a and colidx improved.
+. "$VM_LIB"
+. "$MEMPHIS_SRC/tests/vm/guest-tests/numa-lib.sh"
+case $VM_TOPO in 2x*) ;; *) vm_result skip "apply: host checks" "they run for the 2-node guest"; exit 0 ;; esac
+R="$MEMPHIS_BUILD/memphis-report"
+CHECK="python3 $MEMPHIS_SRC/tests/vm/guest-tests/place_check.py"
+
+# placed NAME BASE SPEC...: place_check.py all on workload NAME (applied run $VM_OUT/NAME,
+# advice from BASE, an earlier test's run or NAME-base here)
+placed() {
+	name=$1 base=$2
+	shift 2
+	if [ ! -f "$VM_OUT/$name/meta.mph" ]; then
+		vm_result fail "$name: no applied run directory came back from the guest"
+		return
+	fi
+	"$R" --json "$VM_OUT/$name" > "$VM_OUT/$name.json" 2> "$VM_OUT/$name.report.err"
+	"$R" dump --samples "$VM_OUT/$name" > "$VM_OUT/$name.samples" 2>> "$VM_OUT/$name.report.err"
+	[ -f "$VM_OUT/$name-base/meta.mph" ] && base=$VM_OUT/$name-base
+	vm_note "$name: advice from $base"
+	why=$("$R" dump --meta "$base" 2> /dev/null | tr -d , |
+		awk '$2 == "region" && $4 == "tid" && $8 > $6 { print "tid " $5 " kept " $6 " of " $6 + $8; exit }')
+	if [ -n "$why" ]; then # numa-advice.host.sh: a starved run's advice is not judged
+		vm_note "$name: the advice's run starved ($why): its kinds are not judged"
+		set --
+	fi
+	(cd "$VM_OUT" && $CHECK all "$name" "$@") > "$VM_OUT/$name.check" 2>&1
+	results "$name apply" "$VM_OUT/$name.check"
+}
+placed cg "$VM_OUT/../numa-cg/cg-master" cg.c:a=partitioned cg.c:colidx=partitioned
+placed gather "$VM_OUT/../numa-advice/gather" main::x=interleave
+placed ocean "$VM_OUT/../fortran/ocean" hycom1r/dp=partitioned hycom1r/temp=partitioned
+placed place "" table=partitioned hx=partitioned mp=partitioned
+
+# examples/cg: what the user came for
+CGB=$VM_OUT/../numa-cg/cg-master
+[ -f "$VM_OUT/cg-base/meta.mph" ] && CGB=$VM_OUT/cg-base
+if [ -f "$VM_OUT/cg/meta.mph" ] && [ -f "$CGB/meta.mph" ]; then
+	if cmp -s "$CGB.out" "$VM_OUT/cg.out"; then
+		vm_result ok "cg: the same output under memphis apply"
+	else
+		vm_result fail "cg: the same output under memphis apply ($(head -c 300 "$VM_OUT/cg.out"))"
+	fi
+	"$R" compare --json "$CGB" "$VM_OUT/cg" > "$VM_OUT/cg.compare.json" 2> "$VM_OUT/cg.compare.err"
+	rc=$?
+	verdicts=$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(" ".join("%s=%s" % (v["name"], v["verdict"]) for v in d["variables"] if v["name"] in ("cg.c:a", "cg.c:colidx")))' \
+		"$VM_OUT/cg.compare.json" 2> /dev/null)
+	case "$rc $verdicts" in
+	"0 "*cg.c:a=improved*) case $verdicts in *cg.c:colidx=improved*) ok=1 ;; *) ok= ;; esac ;;
+	*) ok= ;;
+	esac
+	if [ -n "$ok" ]; then
+		vm_result ok "cg: compare master-initialised -> applied exits 0, a and colidx improved ($verdicts)"
+	else
+		vm_result fail "cg: compare master-initialised -> applied exits 0, a and colidx improved (exit $rc: $verdicts)"
+	fi
+	AWARE=$VM_OUT/../numa-cg/cg-aware
+	if [ -f "$AWARE/meta.mph" ]; then
+		"$R" --json --all "$AWARE" > "$VM_OUT/cg-aware.json" 2> /dev/null
+		"$R" --json --all "$VM_OUT/cg" > "$VM_OUT/cg.all.json" 2> /dev/null
+		share() {
+			python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+rem = tot = 0
+for v in d["variables"]:
+    row = v["matrix"]["counts"][1]
+    tot += row[0] + row[1]
+    rem += row[0]
+print("%.1f %d %d" % (100.0 * rem / tot if tot else -1, rem, tot))' "$1"
+		}
+		set -- $(share "$VM_OUT/cg.all.json") $(share "$VM_OUT/cg-aware.json")
+		vm_note "cg node 1 remote share: applied $1 % ($2 of $3), NUMA-aware build $4 % ($5 of $6)"
+		if python3 -c "import sys; sys.exit(not (0 <= $1 <= $4 + 5))"; then
+			vm_result ok "cg: node 1's remote share under apply ($1 %) within 5 points of the NUMA-aware build's ($4 %) or lower"
+		else
+			vm_result fail "cg: node 1's remote share under apply ($1 %) within 5 points of the NUMA-aware build's ($4 %) or lower"
+		fi
+	else
+		vm_result skip "cg: node 1's remote share against the NUMA-aware build's" "numa-cg's cg-aware run is missing"
+	fi
+fi
+
+# memphis-report tune on directories made of the guest's runs as memphis tune makes them
+# (the launcher itself runs its whole loop in tests/lib/t_tune.sh; here its profiled runs
+# must be single-stepped, its timed runs not): cg judged by the promise of its partitioned
+# arrays, with the guest's timed runs; gather's interleave, node 0's rise its trade.
+# tunedir NAME BASE: $VM_OUT/NAME.tune from BASE (before) and the applied run (after)
+tunedir() {
+	d=$VM_OUT/$1.tune
+	rm -rf "$d"
+	mkdir -p "$d"
+	cp "$VM_OUT/$1.advice.json" "$d/advice.json"
+	"$R" --json "$2" > "$d/before.json" 2> /dev/null
+	"$R" --json "$VM_OUT/$1" > "$d/after.json" 2> /dev/null
+	"$R" compare --json "$2" "$VM_OUT/$1" > "$d/compare.json" 2> /dev/null
+	printf 'before 0\nafter 0\n' > "$d/status"
+	[ -f "$VM_OUT/$1.times" ] && cp "$VM_OUT/$1.times" "$d/times"
+	"$R" tune "$d" > "$VM_OUT/$1.tune.txt" 2> "$VM_OUT/$1.tune.err"
+	echo $?
+}
+if [ -f "$VM_OUT/cg/meta.mph" ] && [ -f "$CGB/meta.mph" ]; then
+	rc=$(tunedir cg "$CGB")
+	sed 's/^/    /' "$VM_OUT/cg.tune.txt" | while IFS= read -r l; do vm_note "$l"; done
+	ok=$(grep -c '^  cg\.c:\(a\|colidx\)   partitioned over nodes 0,1   remote share .* kept: fewer remote accesses$' "$VM_OUT/cg.tune.txt")
+	if [ "$rc" = 0 ] && [ "$ok" = 2 ]; then
+		vm_result ok "cg: memphis-report tune exits 0, a and colidx kept their promise (fewer remote accesses)"
+	else
+		vm_result fail "cg: memphis-report tune exits 0, a and colidx kept their promise (exit $rc, $ok of 2)"
+	fi
+	if grep -q '^wall time, 4 unprofiled runs of each placement, interleaved: .*applied / plain [0-9.]* (95 % CI [0-9.]*…[0-9.]*): \(the two placements. times cannot be told apart\|applied faster\|applied slower\)$' "$VM_OUT/cg.tune.txt"; then
+		vm_result ok "cg: tune gives the wall-time ratio with its interval, or says the times cannot be told apart"
+	else
+		vm_result fail "cg: tune gives the wall-time ratio with its interval, or says the times cannot be told apart"
+	fi
+fi
+if [ -f "$VM_OUT/gather/meta.mph" ]; then
+	GB=$VM_OUT/../numa-advice/gather
+	[ -f "$VM_OUT/gather-base/meta.mph" ] && GB=$VM_OUT/gather-base
+	rc=$(tunedir gather "$GB")
+	sed 's/^/    /' "$VM_OUT/gather.tune.txt" | while IFS= read -r l; do vm_note "$l"; done
+	if [ "$rc" = 0 ] && grep -q '^  main::x (malloc at prog_gather.c:[0-9]*)   interleave over nodes 0,1   sampled pages by node .* kept: spread evenly$' "$VM_OUT/gather.tune.txt"; then
+		vm_result ok "gather: memphis-report tune exits 0, main::x spread evenly over both nodes"
+	else
+		vm_result fail "gather: memphis-report tune exits 0, main::x spread evenly over both nodes (exit $rc)"
+	fi
+	if grep -q '^  node 0: .*regressed$' "$VM_OUT/gather.tune.txt"; then
+		vm_result fail "gather: node 0's rise is shown as the interleave's trade, not a regression"
+	elif grep -q '^  node 0: .*the expected trade of the interleave' "$VM_OUT/gather.tune.txt"; then
+		vm_result ok "gather: node 0's rise is shown as the interleave's trade, not a regression"
+	else
+		vm_note "gather: node 0's remote share did not rise significantly (no trade to show)"
+	fi
+fi
