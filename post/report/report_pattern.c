@@ -337,54 +337,74 @@ static uint64_t on_node(const struct mr_pattern *p, uint32_t b, uint32_t n)
 	return sum;
 }
 
-/* The node other than cur with most samples in block b, nn when none has any. */
-static uint32_t other_node(const struct mr_pattern *p, uint32_t b, uint32_t cur, uint32_t nn)
-{
-	uint32_t best = nn;
-
-	for (uint32_t n = 0; n < nn; n++)
-		if (n != cur && on_node(p, b, n) && (best == nn || on_node(p, b, n) > on_node(p, b, best)))
-			best = n;
-	return best;
-}
-
 /* A partitioned placement's "ranges": [[offset, node], ...], the byte offset (whole pages)
- * from which each node's part starts. Blocks are whole pages but may be coarse (a static
- * array sized for the largest input and used in part: 256 blocks over all of it), so a
- * block used by two nodes is cut where their samples suggest: the node of the part before
- * it keeps the share of the block its samples have (a static schedule's boundary falls
- * there when its threads access their parts alike). The part changes node where another
- * node has most of a block's samples, or some of them and most of the next block's. */
-static void json_ranges(struct mr_json *j, const struct report *r, const struct mr_pattern *p,
-			const uint32_t *bn)
+ * from which each node's part starts. The parts are the segmentation of the blocks into
+ * runs of one node that leaves fewest samples on a block of another node, each change of
+ * node costing as many samples as MR_RANGE_SWITCH of them (at least 3): a few samples of
+ * one thread among another's (a halo, noise) make no part of their own. Blocks are whole
+ * pages but may be coarse (a static array sized for the largest input and used in part:
+ * 256 blocks over all of it), so where the node changes inside a block both nodes use, the
+ * cut falls at the share of the block the first node's samples have (a static schedule's
+ * boundary is there when its threads access their parts alike). */
+#define MR_RANGE_SWITCH 0.02
+static void json_ranges(struct mr_json *j, const struct report *r, const struct mr_pattern *p)
 {
 	uint64_t page = mr_attrib_page_size(r->a), last = 0;
-	uint32_t nn = r->nnodes, cur = bn[0];
+	uint32_t nn = r->nnodes, nb = p->nblocks;
+	double pen = (double)p->samples * MR_RANGE_SWITCH > 3 ? (double)p->samples * MR_RANGE_SWITCH : 3;
+	double *cost = calloc((size_t)nb * nn, sizeof(*cost));
+	uint32_t *from = calloc((size_t)nb * nn, sizeof(*from)), *lab = calloc(nb, sizeof(*lab));
 
-	last = 0;
 	mr_json_key(j, "ranges");
 	mr_json_arr(j);
-	mr_json_i64_line(j, (int64_t[]){ 0, cur }, 2, 0, INT64_MIN);
-	for (uint32_t b = 0; b < p->nblocks; b++) {
-		uint32_t o = other_node(p, b, cur, nn), next = b + 1;
-		uint64_t c = on_node(p, b, cur), at;
+	if (!cost || !from || !lab || !nb || !nn)
+		goto out;
+	for (uint32_t b = 0; b < nb; b++) {
+		uint64_t all = 0;
 
-		if (o == nn)
-			continue;
-		while (next < p->nblocks && other_node(p, next, nn, nn) == nn)
-			next++; /* the next block with samples */
-		if (on_node(p, b, o) <= c && !(next < p->nblocks && on_node(p, next, o) > on_node(p, next, cur)))
+		for (uint32_t n = 0; n < nn; n++)
+			all += on_node(p, b, n);
+		for (uint32_t n = 0; n < nn; n++) {
+			double best = 0;
+			uint32_t arg = n;
+
+			for (uint32_t m = 0; b && m < nn; m++) {
+				double c = cost[(b - 1) * nn + m] + (m != n ? pen : 0);
+
+				if (m == 0 || c < best || (c == best && m == n)) {
+					best = c;
+					arg = m;
+				}
+			}
+			cost[b * nn + n] = best + (double)(all - on_node(p, b, n));
+			from[b * nn + n] = arg;
+		}
+	}
+	lab[nb - 1] = 0;
+	for (uint32_t n = 1; n < nn; n++)
+		if (cost[(nb - 1) * nn + n] < cost[(nb - 1) * nn + lab[nb - 1]])
+			lab[nb - 1] = n;
+	for (uint32_t b = nb - 1; b > 0; b--)
+		lab[b - 1] = from[b * nn + lab[b]];
+	mr_json_i64_line(j, (int64_t[]){ 0, lab[0] }, 2, 0, INT64_MIN);
+	for (uint32_t b = 1; b < nb; b++) {
+		uint64_t c = on_node(p, b, lab[b - 1]), d = on_node(p, b, lab[b]), at;
+
+		if (lab[b] == lab[b - 1])
 			continue;
 		at = (uint64_t)b * p->block +
-		     (uint64_t)((double)p->block * (double)c / (double)(c + on_node(p, b, o)));
+		     (c + d ? (uint64_t)((double)p->block * (double)c / (double)(c + d)) : 0);
 		at = page ? (at + page / 2) / page * page : at;
 		if (at <= last)
-			continue;
-		mr_json_i64_line(j, (int64_t[]){ (int64_t)at, o }, 2, 0, INT64_MIN);
+			at = last + (page ? page : 1);
+		mr_json_i64_line(j, (int64_t[]){ (int64_t)at, lab[b] }, 2, 0, INT64_MIN);
 		last = at;
-		cur = o;
 	}
+out:
 	mr_json_arr_end(j);
+	free(cost);
+	free(from);
+	free(lab);
 }
 
 /* The advice's "placement": what `memphis apply` carries out (docs/apply.md), null when
@@ -447,7 +467,7 @@ static void json_placement(struct mr_json *j, const struct report *r, const stru
 		for (uint32_t b = 0; b < p->nblocks; b++)
 			mr_json_u64(j, bn[b]);
 		mr_json_arr_end(j);
-		json_ranges(j, r, p, bn);
+		json_ranges(j, r, p);
 	} else {
 		mr_json_key(j, "nodes");
 		mr_json_arr(j);

@@ -106,7 +106,8 @@ def blocks(name, vars_):
             say(False, "%s: the advice places %s (move or partitioned): %s" %
                 (name, var, place and place["policy"]))
             continue
-        r = where.get(v["name"]) or where.get(var)
+        short = v["name"].split(" (")[0].split("::")[-1].split(":")[-1]
+        r = where.get(v["name"]) or where.get(var) or where.get(short)
         if not r and v["kind"] == "heap":
             print("skip %s: %s: a heap object whose address the program does not tell" % (name, var))
             continue
