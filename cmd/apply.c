@@ -32,6 +32,10 @@ static void usage(FILE *f)
 		"  -o, --output DIR      the run directory, with --profile\n"
 		"  -b, --backend NAME    -p, --period TIME   as memphis run, with --profile\n"
 		"      --bind            MPOL_BIND, not MPOL_PREFERRED, for move and partitioned\n"
+		"      --weights N:W[,N:W...]\n"
+		"                        interleave weighted, W pages on node N per page of a node\n"
+		"                        of weight 1 (MPOL_WEIGHTED_INTERLEAVE where the kernel's\n"
+		"                        weights are these, else by stripes)\n"
 		"      --force           ADVICE of another build of PROGRAM: its variables are\n"
 		"                        placed by name, its heap sites not\n"
 		"      --children        also place (and profile) the processes PROGRAM starts\n"
@@ -62,13 +66,15 @@ static int find_report(char *out, size_t n)
 	return memphis_find_program("memphis-report", out, n);
 }
 
-/* Run memphis-report plan on advice for file; its plan into plan (NUL-terminated, at
+/* Run memphis-report plan on advice for file (weights: its --weights, or NULL); its plan
+ * into plan (NUL-terminated, at
  * most MAX_PLAN bytes), its lines on our stderr. Returns 0, or the exit status to end with
  * (a line printed). */
-static int make_plan(const char *advice, const char *file, int force, int bind, char *plan)
+static int make_plan(const char *advice, const char *file, int force, int bind,
+		     const char *weights, char *plan)
 {
 	char report[PATH_MAX];
-	const char *args[8];
+	const char *args[10];
 	int fds[2], status, n = 0;
 	size_t len = 0;
 	ssize_t got;
@@ -87,6 +93,10 @@ static int make_plan(const char *advice, const char *file, int force, int bind, 
 		args[n++] = "--force";
 	if (bind)
 		args[n++] = "--bind";
+	if (weights) {
+		args[n++] = "--weights";
+		args[n++] = weights;
+	}
 	args[n++] = advice;
 	args[n] = NULL;
 	if (pipe(fds)) {
@@ -154,10 +164,11 @@ int memphis_apply(int argc, char **argv)
 		{ "period", required_argument, 0, 'p' }, { "bind", no_argument, 0, 'B' },
 		{ "force", no_argument, 0, 'f' },         { "children", no_argument, 0, 'C' },
 		{ "verbose", no_argument, 0, 'v' },       { "help", no_argument, 0, 'h' },
-		{ "plan", required_argument, 0, 'L' },    { 0, 0, 0, 0 },
+		{ "plan", required_argument, 0, 'L' },    { "weights", required_argument, 0, 'W' },
+		{ 0, 0, 0, 0 },
 	};
 	static char plan[MAX_PLAN + 2];
-	const char *advice = NULL, *plan_file = NULL;
+	const char *advice = NULL, *plan_file = NULL, *weights = NULL;
 	char file[PATH_MAX];
 	int c, profile = 0, force = 0, bind = 0, rc;
 
@@ -165,6 +176,7 @@ int memphis_apply(int argc, char **argv)
 		switch (c) {
 		case 'a': advice = optarg; break;
 		case 'L': plan_file = optarg; break;
+		case 'W': weights = optarg; break;
 		case 'P': profile = 1; break;
 		case 'o': setenv("MEMPHIS_OUTPUT", optarg, 1); break;
 		case 'b': setenv("MEMPHIS_BACKEND", optarg, 1); break;
@@ -186,7 +198,7 @@ int memphis_apply(int argc, char **argv)
 			strerror(ENOENT));
 		return 127;
 	}
-	if (plan_file ? (rc = read_plan(plan_file, plan)) : (rc = make_plan(advice, file, force, bind, plan)))
+	if (plan_file ? (rc = read_plan(plan_file, plan)) : (rc = make_plan(advice, file, force, bind, weights, plan)))
 		return rc;
 	setenv("MEMPHIS_PLACE", plan, 1);
 	if (!profile)

@@ -34,6 +34,7 @@ static void usage(FILE *f)
 		"                        once (memphis apply --plan), not remade each time\n"
 		"  -p, --period TIME     -b, --backend NAME   as memphis run, for both profiles\n"
 		"      --bind            MPOL_BIND, not MPOL_PREFERRED (memphis apply --bind)\n"
+		"      --weights N:W[,N:W...]  a weighted interleave (memphis apply --weights)\n"
 		"      --max-regress N   as memphis-report compare (default 2 points)\n"
 		"      --json            JSON (schema memphis-tune/1, docs/apply.md)\n"
 		"      --markdown        a Markdown report (a pull-request comment)\n"
@@ -158,12 +159,13 @@ int memphis_tune(int argc, char **argv)
 		{ "period", required_argument, 0, 'p' }, { "backend", required_argument, 0, 'b' },
 		{ "bind", no_argument, 0, 'B' },          { "max-regress", required_argument, 0, 'M' },
 		{ "json", no_argument, 0, 'J' },          { "markdown", no_argument, 0, 'K' },
-		{ "help", no_argument, 0, 'h' },          { 0, 0, 0, 0 },
+		{ "help", no_argument, 0, 'h' },          { "weights", required_argument, 0, 'W' },
+		{ 0, 0, 0, 0 },
 	};
 	char dir[PATH_MAX - 128] = "", tools[PATH_MAX - 128], self[PATH_MAX], report[PATH_MAX];
 	char path[PATH_MAX + 64], advice[PATH_MAX + 64], plan[PATH_MAX + 64], runs[3][PATH_MAX + 64];
 	char st[3][32];
-	const char *format = NULL, *max_regress = NULL, *bind = NULL;
+	const char *format = NULL, *max_regress = NULL, *bind = NULL, *weights = NULL;
 	char *end, **prog;
 	long repeat = 5;
 	int c, before, after;
@@ -183,6 +185,7 @@ int memphis_tune(int argc, char **argv)
 		case 'p': setenv("MEMPHIS_PERIOD", optarg, 1); break;
 		case 'b': setenv("MEMPHIS_BACKEND", optarg, 1); break;
 		case 'B': bind = "--bind"; break;
+		case 'W': weights = optarg; break;
 		case 'M': max_regress = optarg; break;
 		case 'J': format = "--json"; break;
 		case 'K': format = "--markdown"; break;
@@ -235,7 +238,9 @@ int memphis_tune(int argc, char **argv)
 	snprintf(plan, sizeof(plan), "%s/plan", dir);
 	{
 		char file[PATH_MAX];
-		char *const pl[] = { report, "plan", "--exe", file, advice, (char *)bind, NULL };
+		char *const pl[] = { report, "plan", "--exe", file, advice,
+				     weights ? "--weights" : (char *)bind, (char *)weights,
+				     weights ? (char *)bind : NULL, NULL };
 
 		if (memphis_find_program(prog[0], file, sizeof(file)) ||
 		    spawn(pl, dir, "plan", "plan.err")) {

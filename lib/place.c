@@ -26,6 +26,9 @@
 #define MPOL_PREFERRED_ 1
 #define MPOL_BIND_ 2
 #define MPOL_INTERLEAVE_ 3
+#define MPOL_WEIGHTED_INTERLEAVE_ 6 /* Linux 6.9: weights from sysfs, system-wide */
+#define STRIPES 64                  /* a weighted interleave by stripes: at most this many
+				     * stripes per unit of weight in an object */
 #define MPOL_MF_MOVE_ (1 << 1)
 
 enum policy { MOVE, PARTITIONED, INTERLEAVE };
@@ -38,12 +41,18 @@ struct pvar {
 	int is_sym;
 	uint64_t vaddr, size;                   /* sym */
 	uint32_t nframes;                       /* site: frame[k] with any[k] == 0 must match */
-	uint64_t frame[MAX_FRAMES];
+	uint64_t frame[MAX_FRAMES];             /* the return address, or with frame_hi the
+						 * call's range [frame, frame_hi) (a rebuilt
+						 * program's: return address - 1 in it) */
+	uint64_t frame_hi[MAX_FRAMES];
 	unsigned char any[MAX_FRAMES];
 	uint64_t off[MAX_LIST];                 /* partitioned: where each part starts */
 	uint16_t list[MAX_LIST];                /* nodes (move: one), or per part */
 	uint32_t nlist;
 	int ranges;                             /* list from a "ranges" line */
+	uint8_t weight[MAX_LIST];               /* interleave: per node of list, 0 unweighted */
+	int kernel_weights;                     /* the kernel's weighted interleave has them */
+	int striped;                            /* atomic: weighted by stripes (no kernel's) */
 	uint64_t objects, bytes, laid;          /* atomics: placed; a site's bytes laid so far */
 	int err;                                /* atomic: the first refusal's errno */
 };
@@ -124,6 +133,37 @@ static int bind_range(uint64_t lo, uint64_t hi, int mode, const uint16_t *nodes,
 static uint64_t down(uint64_t a) { return a & ~(page - 1); }
 static uint64_t up(uint64_t a) { return (a + page - 1) & ~(page - 1); }
 
+/* A weighted interleave of [lo, hi) (whole pages) over v's nodes: the kernel's when its
+ * weights are v's (MPOL_WEIGHTED_INTERLEAVE), else stripes of whole pages dealt to the
+ * nodes in turn, weight[k] stripes to node k, each its own mbind (MPOL_PREFERRED): at most
+ * STRIPES x the weights' sum of them, so a stripe is one page or more. 0 or errno. */
+static int weighted(struct pvar *v, uint64_t lo, uint64_t hi)
+{
+	uint64_t sum = 0, pages = (hi - lo) / page, unit;
+	uint32_t k = 0, left;
+
+	if (v->kernel_weights &&
+	    bind_range(lo, hi, MPOL_WEIGHTED_INTERLEAVE_, v->list, v->nlist) != EINVAL)
+		return 0; /* placed, or refused as any mbind; EINVAL: a kernel without it */
+	__atomic_store_n(&v->striped, 1, __ATOMIC_RELAXED);
+	for (uint32_t j = 0; j < v->nlist; j++)
+		sum += v->weight[j];
+	unit = (pages + STRIPES * sum - 1) / (STRIPES * sum);
+	unit = unit ? unit * page : page;
+	left = v->weight[0];
+	for (uint64_t a = lo; a < hi; a += unit) {
+		int err = bind_range(a, a + unit < hi ? a + unit : hi, MPOL_PREFERRED_, &v->list[k], 1);
+
+		if (err)
+			return err;
+		if (--left == 0) {
+			k = (k + 1) % v->nlist;
+			left = v->weight[k];
+		}
+	}
+	return 0;
+}
+
 /* Place [addr, addr + size) of v, the bytes of v from offset off on; 0 or errno, *done
  * the bytes placed before it. */
 static int place(struct pvar *v, uint64_t addr, uint64_t size, uint64_t off, uint64_t *done)
@@ -131,6 +171,8 @@ static int place(struct pvar *v, uint64_t addr, uint64_t size, uint64_t off, uin
 	int mode = v->bind ? MPOL_BIND_ : MPOL_PREFERRED_;
 
 	*done = 0;
+	if (v->policy == INTERLEAVE && v->weight[0])
+		return weighted(v, down(addr), up(addr + size));
 	if (v->policy == INTERLEAVE)
 		return bind_range(down(addr), up(addr + size), MPOL_INTERLEAVE_, v->list, v->nlist);
 	if (v->policy == MOVE)
@@ -231,7 +273,7 @@ static int node_list(const char **c, struct pvar *v, int offsets)
 
 static int parse_line(const char **c, struct pvar **cur)
 {
-	char kw[16], w[32];
+	char kw[16], w[48];
 	struct pvar *v = *cur;
 
 	if (word(c, kw, sizeof(kw)))
@@ -271,14 +313,42 @@ static int parse_line(const char **c, struct pvar **cur)
 				return -1;
 			v->any[v->nframes] = !strcmp(w, "-");
 			if (!v->any[v->nframes]) {
+				char *dash = strchr(w, '-');
 				const char *p = w;
 
-				if (number(&p, 16, &v->frame[v->nframes]))
+				if (dash) { /* "LO-HI" */
+					*dash = ' ';
+					if (number(&p, 16, &v->frame[v->nframes]) ||
+					    number(&p, 16, &v->frame_hi[v->nframes]) ||
+					    v->frame_hi[v->nframes] <= v->frame[v->nframes])
+						return -1;
+				} else if (number(&p, 16, &v->frame[v->nframes])) {
 					return -1;
+				}
 			}
 			v->nframes++;
 		}
 		return v->nframes ? 0 : -1;
+	}
+	if (!strcmp(kw, "weights")) { /* after the nodes: one weight each, "kernel" first */
+		uint32_t n = 0;
+		char *end;
+
+		while (**c == ' ') {
+			unsigned long x;
+
+			if (word(c, w, sizeof(w)))
+				return -1;
+			if (!n && !v->kernel_weights && !strcmp(w, "kernel")) {
+				v->kernel_weights = 1;
+				continue;
+			}
+			x = strtoul(w, &end, 10);
+			if (*end || !x || x > 255 || n >= v->nlist)
+				return -1;
+			v->weight[n++] = (uint8_t)x;
+		}
+		return n && n == v->nlist && v->policy == INTERLEAVE ? 0 : -1;
 	}
 	if (!strcmp(kw, "nodes") || !strcmp(kw, "ranges"))
 		return v->nlist ? -1 : (v->ranges = kw[0] == 'r', node_list(c, v, v->ranges));
@@ -339,6 +409,16 @@ int memphis__place_init(const char *plan, uint64_t exe_bias)
 	return (int)nvars;
 }
 
+/* Is return address ra v's frame k? */
+static int frame_is(const struct pvar *v, uint32_t k, uint64_t ra)
+{
+	if (v->any[k])
+		return 1;
+	if (v->frame_hi[k])
+		return ra - bias - 1 >= v->frame[k] && ra - bias - 1 < v->frame_hi[k];
+	return ra == v->frame[k] + bias;
+}
+
 int memphis__place_site_wanted(uint64_t site)
 {
 	if (__atomic_load_n(&stopped, __ATOMIC_RELAXED))
@@ -346,7 +426,7 @@ int memphis__place_site_wanted(uint64_t site)
 	if (!first_in_exe)
 		return 1;
 	for (uint32_t i = 0; i < nvars; i++)
-		if (!vars[i].is_sym && vars[i].frame[0] + bias == site)
+		if (!vars[i].is_sym && frame_is(&vars[i], 0, site))
 			return 1;
 	return 0;
 }
@@ -360,7 +440,7 @@ void memphis__place_block(uint64_t addr, uint64_t size, const uint64_t *frames, 
 		if (v->is_sym)
 			continue;
 		for (k = 0; k < v->nframes && k < n; k++)
-			if (!v->any[k] && frames[k] != v->frame[k] + bias)
+			if (!frame_is(v, k, frames[k]))
 				break;
 		if (k == v->nframes || (k == n && k > 0)) {
 			place_object(v, addr, size);
@@ -406,15 +486,23 @@ size_t memphis__place_report(char *out, size_t len)
 		uint64_t objects = __atomic_load_n(&v->objects, __ATOMIC_RELAXED);
 		uint64_t bytes = __atomic_load_n(&v->bytes, __ATOMIC_RELAXED);
 		int err = __atomic_load_n(&v->err, __ATOMIC_RELAXED);
-		char nodes[256], how[320], status[48], line[600];
+		char nodes[256], how[400], status[48], line[600], weights[200];
 		int n;
 
 		nodes_text(v, nodes, sizeof(nodes));
+		weights[0] = 0;
+		for (uint32_t k = 0, at = 0; v->weight[0] && k < v->nlist && at < sizeof(weights); k++)
+			at += (uint32_t)snprintf(weights + at, sizeof(weights) - at, "%s%u",
+						 k ? ":" : "", v->weight[k]);
 		if (v->policy == PARTITIONED)
 			snprintf(how, sizeof(how), "partitioned over nodes %s in %u part%s", nodes,
 				 v->nlist, v->nlist == 1 ? "" : "s");
 		else if (v->policy == MOVE)
 			snprintf(how, sizeof(how), "moved to node %s", nodes);
+		else if (v->weight[0])
+			snprintf(how, sizeof(how), "interleaved over nodes %s, weighted %s (%s)", nodes,
+				 weights, __atomic_load_n(&v->striped, __ATOMIC_RELAXED)
+						  ? "by stripes" : "the kernel's weighted interleave");
 		else
 			snprintf(how, sizeof(how), "interleaved over nodes %s", nodes);
 		if (err && !objects)
@@ -433,7 +521,8 @@ size_t memphis__place_report(char *out, size_t len)
 			memphis__warn("apply: %s: %s: %" PRIu64 " bytes in %" PRIu64 " object%s",
 				      v->name, how, bytes, objects, objects == 1 ? "" : "s");
 		n = snprintf(line, sizeof(line), "place=%s\t%s\t%s\t%" PRIu64 "\t%" PRIu64 "\t%s\t%s\n",
-			     policy_name[v->policy], v->bind ? "bind" : "preferred", nodes, objects,
+			     policy_name[v->policy],
+			     v->weight[0] ? "weighted" : v->bind ? "bind" : "preferred", nodes, objects,
 			     bytes, status, v->name);
 		if (n > 0 && (size_t)n < len - pos) { /* whole lines only */
 			memcpy(out + pos, line, (size_t)n);

@@ -6,15 +6,20 @@
  * becomes one plan entry: a variable of static storage of the executable by its vaddr and
  * size there (found by name in PROGRAM's DWARF, so a rebuilt binary is placed too), a heap
  * or mmap call site by its chain of return addresses in the executable (site.chain: the
- * same build only). The plan is text, one item per line:
+ * same build; in a rebuilt one, --force, by the source lines of its frames as compare
+ * pairs sites: post/binary/codefind.c). The plan is text, one item per line:
  *
  *   memphis-plan 1
  *   var POLICY MODE NAME            policy move | partitioned | interleave; mode
  *                                   preferred | bind; NAME as the report names it
  *   sym VADDR SIZE                  hex vaddr in PROGRAM, decimal bytes
  *   site F0 F1 ...                  hex return-address vaddrs of PROGRAM, "-" any frame
- *                                   outside it
+ *                                   outside it; in a rebuilt PROGRAM (--force) "LO-HI":
+ *                                   the call's instruction (return address - 1) in
+ *                                   [LO, HI), the code of its source line or function
  *   nodes N...                      move: one node; interleave: its nodes
+ *   weights [kernel] W...           interleave (--weights): each node's weight, "kernel"
+ *                                   when the kernel's weighted interleave has them
  *   ranges OFFSET NODE ...          partitioned: from each byte OFFSET of the variable (a
  *                                   heap site's objects laid end to end), NODE; the
  *                                   first OFFSET 0
@@ -34,6 +39,7 @@
 #include "base/err.h"
 #include "base/infile.h"
 #include "base/json.h"
+#include "binary/codefind.h"
 #include "binary/debuginfo.h"
 #include "cmd.h"
 #include "job/job.h"
@@ -41,6 +47,9 @@
 struct popts {
 	const char *advice, *exe;
 	int force, bind;
+	unsigned weights[1024]; /* --weights: per node, 0 when not given (1) */
+	int weighted;
+	const char *sysfs;      /* where the kernel's weighted-interleave weights are */
 };
 
 void mr_help_plan(FILE *f)
@@ -51,15 +60,85 @@ void mr_help_plan(FILE *f)
 		"whose advice names a placement (move, partitioned, interleave), where its pages go.\n"
 		"ADVICE is a report saved with `memphis-report --json --advice`, or a run directory.\n"
 		"Globals, statics, Fortran COMMON and module variables are found in PROGRAM by\n"
-		"name; heap and mmap objects by their allocation call chain (the same build only).\n\n"
+		"name; heap and mmap objects by their allocation call chain.\n\n"
 		"Options:\n"
 		"  --exe PROGRAM  the program to be placed (required)\n"
-		"  --force        accept a PROGRAM whose build-id differs from the advice's run\n"
-		"                 (its heap sites cannot be matched: only variables by name)\n"
+		"  --force        accept a PROGRAM whose build-id differs from the advice's run:\n"
+		"                 its heap sites are found by their source lines (the nearest\n"
+		"                 line of the same file and function, as compare pairs them)\n"
 		"  --bind         MPOL_BIND instead of MPOL_PREFERRED for move and partitioned\n"
+		"  --weights N:W[,N:W...]\n"
+		"                 interleave weighted: W pages on node N for each one of weight 1\n"
+		"                 (a node not named weighs 1): the kernel's weighted interleave\n"
+		"                 where it has it with these weights, else by stripes\n"
 		"  -h, --help     this text\n\n"
 		"Exit status: 0 plan written, 1 bad usage, 2 advice of another program or build,\n"
 		"damaged or unreadable input.\n");
+}
+
+/* "0:3,1:1" into o->weights. 0, or -1 when it is not such a list. */
+static int parse_weights(const char *s, struct popts *o)
+{
+	while (*s) {
+		char *end;
+		unsigned long n = strtoul(s, &end, 10), w;
+
+		if (end == s || *end != ':' || n >= 1024)
+			return -1;
+		s = end + 1;
+		w = strtoul(s, &end, 10);
+		if (end == s || w < 1 || w > 255 || (*end && *end != ','))
+			return -1;
+		o->weights[n] = (unsigned)w;
+		s = *end ? end + 1 : end;
+	}
+	o->weighted = 1;
+	return 0;
+}
+
+/* Node n's weight in the kernel's weighted interleave (sysfs), 0 when unknown. */
+static unsigned kernel_weight(const struct popts *o, unsigned n)
+{
+	char path[512];
+	unsigned w = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/node%u", o->sysfs, n);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	if (fscanf(f, "%u", &w) != 1)
+		w = 0;
+	fclose(f);
+	return w;
+}
+
+/* The "weights" line of an interleave over nodes ("nodes 0 1" text after its keyword):
+ * each node's weight, led by "kernel" when the kernel's weighted interleave has them
+ * (its sysfs weights proportional to these). */
+static void weights_line(const struct popts *o, const char *nodes, FILE *out)
+{
+	unsigned list[64], n = 0, kw[64];
+	int kernel = 1;
+
+	for (const char *c = nodes; *c && n < 64;) {
+		char *end;
+		unsigned long v = strtoul(c, &end, 10);
+
+		if (end == c)
+			break;
+		list[n++] = (unsigned)v;
+		c = end;
+	}
+	for (unsigned k = 0; k < n; k++) {
+		kw[k] = kernel_weight(o, list[k]);
+		/* proportional: w_k * kw_0 == kw_k * w_0 */
+		kernel &= kw[k] > 0 && (o->weights[list[k]] ? o->weights[list[k]] : 1) * kw[0] ==
+					       kw[k] * (o->weights[list[0]] ? o->weights[list[0]] : 1);
+	}
+	fprintf(out, "weights%s", kernel ? " kernel" : "");
+	for (unsigned k = 0; k < n; k++)
+		fprintf(out, " %u", o->weights[list[k]] ? o->weights[list[k]] : 1);
+	fprintf(out, "\n");
 }
 
 static int parse(struct popts *o, int argc, char **argv)
@@ -67,6 +146,7 @@ static int parse(struct popts *o, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "exe", required_argument, 0, 'e' }, { "force", no_argument, 0, 'f' },
 		{ "bind", no_argument, 0, 'b' },      { "help", no_argument, 0, 'h' },
+		{ "weights", required_argument, 0, 'w' },
 		{ 0, 0, 0, 0 },
 	};
 	int c;
@@ -77,6 +157,11 @@ static int parse(struct popts *o, int argc, char **argv)
 		case 'e': o->exe = optarg; break;
 		case 'f': o->force = 1; break;
 		case 'b': o->bind = 1; break;
+		case 'w':
+			if (parse_weights(optarg, o))
+				return mr_usage("plan", "--weights %s: N:W pairs, comma-separated, N a "
+						"node below 1024, W 1 to 255", optarg);
+			break;
 		case 'h': mr_help_plan(stdout); return MR_EXIT_OK;
 		default: return mr_usage("plan", "unknown option");
 		}
@@ -220,6 +305,125 @@ static bool site_line(const char *chain, char *out, size_t len)
 	return exe_frames > 0 && pos < len;
 }
 
+/* "cg.c:154" into file (its base name) and line; false when it is not such a name. */
+static bool file_line(const char *s, char *file, size_t len, unsigned *line)
+{
+	const char *colon = s ? strrchr(s, ':') : NULL;
+	char *end;
+
+	if (!colon || colon == s || (size_t)(colon - s) >= len)
+		return false;
+	*line = (unsigned)strtoul(colon + 1, &end, 10);
+	snprintf(file, len, "%.*s", (int)(colon - s), s);
+	return *line > 0 && (*end == '\0' || *end == ' ');
+}
+
+/* The function a heap variable's allocation called, from its name ("malloc at ..."):
+ * the C allocators and mmap by their names; NULL for another (operator new, a runtime's
+ * entry): any call then. */
+static const char *allocator(const char *name, char *buf, size_t len)
+{
+	static const char *const known[] = { "malloc", "calloc", "realloc", "reallocarray",
+					     "posix_memalign", "aligned_alloc", "memalign",
+					     "valloc", "pvalloc", "mmap", "mmap64", "mremap" };
+	const char *at = strstr(name, " at "), *open = strrchr(name, '(');
+	const char *start = open && open < at ? open + 1 : name;
+
+	if (!at || (size_t)(at - start) >= len)
+		return NULL;
+	snprintf(buf, len, "%.*s", (int)(at - start), start);
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (!strcmp(buf, known[i]))
+			return buf;
+	return NULL;
+}
+
+/* Heap variable v's site in a rebuilt PROGRAM (--force): its chain's frames of the
+ * executable found again by their source, as compare pairs sites (file and function,
+ * the nearest line): the allocation's call at site.file:line in site.function, the
+ * caller's at receiver.from in the first caller, the others anywhere in their function.
+ * Each frame's call is one to the function of the frame before it (the first: to its
+ * allocator). The plan's "site" line with "LO-HI" vaddr ranges into out; false with a line
+ * said when a frame is not found. */
+static bool rebuilt_site(json_object *v, struct mr_debuginfo *di, const char *exe,
+			 const char *name, char *out, size_t len)
+{
+	json_object *site = get(v, "site", json_type_object);
+	json_object *callers = get(site, "callers", json_type_array);
+	const char *chain = json_object_get_string(get(site, "chain", json_type_string));
+	const char *from = json_object_get_string(get(get(v, "receiver", json_type_object), "from",
+						      json_type_string));
+	struct mr_code_target t[8];
+	char files[8][256], tok[8][24], kind[32];
+	int n = 0, idx = -1;
+	size_t pos;
+
+	for (const char *c = chain; c && *c && n < 8;) {
+		while (*c == ' ')
+			c++;
+		if (!*c)
+			break;
+		snprintf(tok[n], sizeof(tok[n]), "%.*s", (int)strcspn(c, " "), c);
+		c += strcspn(c, " ");
+		if (idx < 0 && strcmp(tok[n], "-"))
+			idx = n;
+		n++;
+	}
+	if (idx < 0 || !get(site, "file", json_type_string) || !get(site, "function", json_type_string)) {
+		fprintf(stderr, "memphis-report: plan: %s: no call chain in the executable to find in "
+			"this build: not placed\n", mr_esc(name));
+		return false;
+	}
+	memset(t, 0, sizeof(t));
+	for (int k = idx; k < n; k++) {
+		json_object *fn = callers ? json_object_array_get_idx(callers, (size_t)(k - idx - 1)) : NULL;
+
+		if (!strcmp(tok[k], "-"))
+			continue;
+		if (k == idx) {
+			snprintf(files[k], sizeof(files[k]), "%s",
+				 json_object_get_string(get(site, "file", json_type_string)));
+			t[k].file = files[k];
+			t[k].line = (unsigned)json_object_get_int(get(site, "line", json_type_int));
+			t[k].function = json_object_get_string(get(site, "function", json_type_string));
+			t[k].callee = allocator(name, kind, sizeof(kind));
+			continue;
+		}
+		/* the caller of frame k - 1, at a call to it */
+		t[k].callee = k == idx + 1 ? t[idx].function : t[k - 1].function;
+		t[k].function = fn ? json_object_get_string(fn) : NULL;
+		if (k == idx + 1 && from && file_line(from, files[k], sizeof(files[k]), &t[k].line))
+			t[k].file = files[k];
+		if (!t[k].function) {
+			fprintf(stderr, "memphis-report: plan: %s: its frame %d has no function to find: "
+				"not placed\n", mr_esc(name), k);
+			return false;
+		}
+	}
+	for (int k = 0; k < n; k++) /* mr_code_find wants every target set */
+		if (!t[k].function)
+			t[k].function = "";
+	mr_code_find(di, exe, t, (size_t)n);
+	pos = (size_t)snprintf(out, len, "site");
+	for (int k = 0; k < n && pos < len; k++) {
+		if (!strcmp(tok[k], "-")) {
+			pos += (size_t)snprintf(out + pos, len - pos, " -");
+			continue;
+		}
+		if (!t[k].hi) {
+			fprintf(stderr, "memphis-report: plan: %s: %s%s%.0u not found in this build: not "
+				"placed\n", mr_esc(name), t[k].file ? t[k].file : t[k].function,
+				t[k].file ? ":" : "", t[k].line);
+			return false;
+		}
+		if (t[k].line && t[k].found_line != t[k].line)
+			fprintf(stderr, "memphis-report: plan: %s: %s:%u is at line %u in this build\n",
+				mr_esc(name), t[k].file, t[k].line, t[k].found_line);
+		pos += (size_t)snprintf(out + pos, len - pos, " %" PRIx64 "-%" PRIx64, t[k].lo, t[k].hi);
+	}
+	return pos < len;
+}
+
 /* One variable v of the report: its plan entry on out, or a line on stderr saying why it
  * is not placed. run_exe: the executable of the advice's run; same: PROGRAM is that build.
  * Returns 1 placed. */
@@ -259,13 +463,9 @@ static int plan_var(json_object *v, struct mr_debuginfo *di, const char *run_exe
 		const char *chain = json_object_get_string(get(site, "chain", json_type_string));
 		char sl[256];
 
-		if (!same) {
-			fprintf(stderr, "memphis-report: plan: %s: a heap site is matched by its call "
-				"chain in the build the advice was made on, not in this one: not placed\n",
-				mr_esc(name));
+		if (!same && !rebuilt_site(v, di, o->exe, name, sl, sizeof(sl)))
 			return 0;
-		}
-		if (!chain || !site_line(chain, sl, sizeof(sl))) {
+		if (same && (!chain || !site_line(chain, sl, sizeof(sl)))) {
 			fprintf(stderr, "memphis-report: plan: %s: no call chain in the executable "
 				"(a report older than memphis apply, or allocated from a library): not "
 				"placed\n", mr_esc(name));
@@ -294,6 +494,8 @@ static int plan_var(json_object *v, struct mr_debuginfo *di, const char *run_exe
 		return 0;
 	}
 	fprintf(out, "%s%s\n", where, nodes);
+	if (o->weighted && !strcmp(policy, "interleave"))
+		weights_line(o, nodes, out);
 	return 1;
 bad:
 	fprintf(stderr, "memphis-report: plan: %s: its placement is not one this memphis-report "
@@ -346,7 +548,8 @@ static int plan(const struct popts *o, const char *buf, size_t n)
 	}
 	if (!same)
 		fprintf(stderr, "memphis-report: plan: warning: %s has another build id than the "
-			"advice's run (--force): variables are placed by name, heap sites not\n", o->exe);
+			"advice's run (--force): variables are placed by name, heap sites by their "
+			"source lines\n", o->exe);
 	printf("memphis-plan 1\n");
 	for (size_t i = 0; i < json_object_array_length(vars); i++)
 		placed += plan_var(json_object_array_get_idx(vars, i), di,
@@ -367,7 +570,7 @@ out:
 
 int mr_cmd_plan(int argc, char **argv)
 {
-	struct popts o = { 0 };
+	struct popts o = { .sysfs = "/sys/kernel/mm/mempolicy/weighted_interleave" };
 	char *buf = NULL;
 	size_t n = 0;
 	int rc = parse(&o, argc, argv);

@@ -12,7 +12,7 @@ command -v python3 >/dev/null || { echo "python3 is needed to read the JSON repo
 command -v strace >/dev/null || { echo "strace is needed to count mbind calls" >&2; exit 77; }
 export OMP_NUM_THREADS=2
 PROG=$B/tests/prog_place
-SWEEPS="300 8192"
+SWEEPS="2000 1024"
 M="$B/memphis"
 
 # The advice of a profiled run: all local on one node, so no placement at all.
@@ -46,7 +46,7 @@ check_if "advice all local: nothing on stderr but plan's note" \
 python3 - base.json placed.json <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
-want = {"prog_place.c:table": {"policy": "partitioned", "block_bytes": 1 << 20,
+want = {"prog_place.c:table": {"policy": "partitioned", "block_bytes": 1 << 17,
                                "block_nodes": [0] * 8},
         "main::hx": {"policy": "move", "nodes": [0]},
         "main::mp": {"policy": "interleave", "nodes": [0]}}
@@ -88,7 +88,7 @@ check_if "placed: mp is interleaved over node 0 ($(policy move mp))" '[ "$(polic
 check_if "placed: three mbind calls ($(mbinds move))" '[ "$(mbinds move)" = 3 ]'
 check_if "placed: one line per variable, with its bytes" \
 	'[ "$(grep -c "^memphis: apply: .*: [0-9]* bytes in 1 object$" move.err)" = 3 ] &&
-	 grep -q "^memphis: apply: prog_place.c:table: partitioned over nodes 0 in 1 part: 8388608 bytes" move.err'
+	 grep -q "^memphis: apply: prog_place.c:table: partitioned over nodes 0 in 1 part: 1048576 bytes" move.err'
 
 applied bind --advice placed.json --bind
 check_if "--bind: table is MPOL_BIND on node 0 ($(policy bind table))" '[ "$(policy bind table)" = bind:0 ]'
@@ -104,6 +104,17 @@ applied badplan --plan damaged.plan
 check_if "--plan damaged: one line naming its line, nothing placed, the program as ever" \
 	'[ "$(cat badplan.rc)" = 3 ] && cmp -s plain.out badplan.out && [ "$(mbinds badplan)" = 0 ] &&
 	 [ "$(grep -c .  badplan.err)" = 1 ] && grep -q "^memphis: MEMPHIS_PLACE: line [0-9]* is damaged: nothing is placed$" badplan.err'
+
+# --weights: the kernel's weighted interleave where it has one with these weights (Linux
+# 6.9: one node here, any weight is proportional), else stripes of MPOL_PREFERRED
+applied weighted --advice placed.json --weights 0:2
+if [ -d /sys/kernel/mm/mempolicy/weighted_interleave ]; then
+	check_if "--weights: mp by the kernel's weighted interleave ($(policy weighted mp))" \
+		'[ "$(policy weighted mp)" = "weighted" ] && grep -q "^memphis: apply: main::mp .*: interleaved over nodes 0, weighted 2 (the kernel.s weighted interleave): 1048576 bytes in 1 object$" weighted.err'
+else
+	check_if "--weights: mp by stripes, no weighted interleave in this kernel ($(policy weighted mp))" \
+		'[ "$(policy weighted mp)" = prefer:0 ] && grep -q "weighted 2 (by stripes)" weighted.err'
+fi
 
 # The run directory as ADVICE: the plan made from it in memory (all local: nothing).
 applied fromdir --advice base
@@ -167,19 +178,42 @@ check_if "damaged advice: exit 2, the file and offset named ($rc)" \
 rc=$?
 check_if "missing advice: exit 2 naming it ($rc)" '[ $rc = 2 ] && grep -q "nosuch.json: No such file" nosuch.err'
 "$B/memphis-report" plan --exe "$B/tests/prog_gather" --force placed.json >forced.plan 2>forced.err
-check_if "--force with another program: statics by name only, heap sites said not placed" \
+check_if "--force with another program: nothing of it found, each said" \
 	'[ "$(grep -c "^var " forced.plan)" = 0 ] && grep -q "warning: .* another build id" forced.err &&
-	 grep -q "main::hx .*not in this one: not placed" forced.err'
+	 grep -q "main::hx .*: prog_place.c:30 not found in this build: not placed$" forced.err &&
+	 grep -q "prog_place.c:table: no such variable in .*prog_gather: not placed$" forced.err'
+
+# A rebuilt program, three lines added above everything: refused without --force; with it,
+# its static by name and its heap sites by their source lines, shifted (codefind.c)
+mkdir -p shifted
+{ printf '/* shifted */\n/* by */\n/* three */\n'; cat "$S/tests/programs/prog_place.c"; } >shifted/prog_place.c
+if ${CC:-cc} -std=gnu11 -g -O2 -fopenmp -pthread -I"$S/include" shifted/prog_place.c -o place2 \
+	-L"$B" -Wl,-rpath,"$B" -lmemphis -lnuma 2>place2.err; then
+	"$M" apply --advice placed.json -- ./place2 $SWEEPS >norebuilt.out 2>norebuilt.err
+	rc=$?
+	check_if "a rebuilt program without --force: exit 2, one line ($rc)" \
+		'[ $rc = 2 ] && [ "$(grep -c . norebuilt.err)" = 1 ] && grep -q "is the advice of .*prog_place .*, not of .*place2" norebuilt.err'
+	PROG=./place2 applied rebuilt --advice placed.json --force
+	check_if "rebuilt, --force: exit 3, the same output" '[ "$(cat rebuilt.rc)" = 3 ] && cmp -s plain.out rebuilt.out'
+	check_if "rebuilt, --force: table, hx and mp placed, hy not ($(policy rebuilt table) $(policy rebuilt hx) $(policy rebuilt hy) $(policy rebuilt mp))" \
+		'[ "$(policy rebuilt table) $(policy rebuilt hx) $(policy rebuilt hy) $(policy rebuilt mp)" = "prefer:0 prefer:0 default interleave:0" ]'
+	check_if "rebuilt, --force: the shifted lines said (prog_place.c:30 -> 33, :58 -> 61, :60 -> 63)" \
+		'grep -q "main::hx .*: prog_place.c:30 is at line 33 in this build$" rebuilt.err &&
+		 grep -q "main::hx .*: prog_place.c:58 is at line 61 in this build$" rebuilt.err &&
+		 grep -q "main::mp .*: prog_place.c:60 is at line 63 in this build$" rebuilt.err'
+else
+	skip "a rebuilt program placed with --force" "cannot build it: $(head -n 1 place2.err)"
+fi
 
 # --profile: the run shows the placement and its pages
-applied prof --advice placed.json --profile -o prof.run
+applied prof --advice placed.json --profile -p 250us -o prof.run
 "$REPORT" prof.run >prof.txt 2>prof.rerr
 "$REPORT" --json prof.run >prof.json 2>>prof.rerr
 check_if "--profile: exit 3, the same output, a run directory" \
 	'[ "$(cat prof.rc)" = 3 ] && cmp -s plain.out prof.out && [ -f prof.run/meta.mph ]'
 check_if "--profile: the header shows each placement" \
 	'[ "$(grep -c "^placement (memphis apply): " prof.txt)" = 3 ] &&
-	 grep -q "^placement (memphis apply): prog_place.c:table: partitioned over node 0, 8388608 bytes in 1 object; its [0-9]* sampled pages: node 0 100 %" prof.txt'
+	 grep -q "^placement (memphis apply): prog_place.c:table: partitioned over node 0, 1048576 bytes in 1 object; its [0-9]* sampled pages: node 0 100 %" prof.txt'
 python3 - prof.json <<'EOF' >prof.check
 import json, sys
 p = json.load(open(sys.argv[1]))["run"]["placement"]

@@ -7,7 +7,7 @@
  *
  *   prog_place [SWEEPS [KB [--exec]]]
  *
- * KB: the bytes of each array used (the static one holds 8 MiB; default all of it; hx and
+ * KB: the bytes of each array used (the static one holds 1 MiB; default all of it; hx and
  * hy are half as large). --exec: after its work the program forks and execs itself
  * ("prog_place SWEEPS KB child"), whose allocations (from the same lines) must not be placed
  * unless asked.
@@ -21,7 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define N (1l << 20) /* doubles: 8 MiB */
+#define N (1l << 17) /* doubles: 1 MiB */
 
 static double table[N];
 

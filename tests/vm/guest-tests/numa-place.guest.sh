@@ -4,7 +4,8 @@
 # tests/programs/shim_numamaps.so preloaded, which writes where the kernel put its pages
 # (numa_maps, and move_pages(2) for the plan's statics): numa-place.host.sh checks them.
 #   cg       examples/cg master-initialised, numa-cg's run (a, colidx: partitioned statics)
-#   gather   prog_gather, numa-advice's run (main::x: a heap array, interleave)
+#   gather   prog_gather, numa-advice's run (main::x: a heap array, interleave; and
+#            weighted 3:1 by stripes, 1:1 by the kernel's weighted interleave)
 #   ocean    examples/fortran/ocean, fortran's run (COMMON arrays hycom1r/dp, /temp)
 #   place    prog_place, profiled here (a static, a heap array behind a wrapper, an mmap'd
 #            array: partitioned)
@@ -33,18 +34,24 @@ base() {
 	base=$VM_OUT/$name-base # before run, which sets name
 	run "$name-base" "$@"
 }
-# apply NAME CMD...: NAME's advice made from $base, then CMD under memphis apply --profile
-# (run directory $VM_OUT/NAME, the shim's $VM_OUT/NAME.{maps,numa,pages})
+# apply NAME CMD...: NAME's advice made from $base and its plan (memphis-report plan, with
+# $PLAN_OPTS), then CMD under memphis apply --plan --profile (run directory $VM_OUT/NAME,
+# the shim's $VM_OUT/NAME.{maps,numa,pages}). The plan is made first, at full speed: made
+# by memphis apply --advice it took long enough single-stepped for the launcher to wake up
+# on node 1's CPU after it, and exec there, which put the main thread's stack on node 1
+# (gather's node 0 then had remote accesses to its own stack).
 apply() {
 	name=$1
 	shift
-	if ! "$R" --json --advice "$base" > "$VM_OUT/$name.advice.json" 2> "$VM_OUT/$name.advice.err"; then
-		vm_result fail "$name: the advice of $base ($(tail -n 1 "$VM_OUT/$name.advice.err"))"
+	if ! "$R" --json --advice "$base" > "$VM_OUT/$name.advice.json" 2> "$VM_OUT/$name.advice.err" ||
+		! "$R" plan --exe "$1" $PLAN_OPTS "$VM_OUT/$name.advice.json" > "$VM_OUT/$name.plan" \
+			2>> "$VM_OUT/$name.advice.err"; then
+		vm_result fail "$name: the advice and plan of $base ($(tail -n 1 "$VM_OUT/$name.advice.err"))"
 		return
 	fi
 	# env: assignments before a shell function may outlive it
 	run "$name" $ON0 env SHIM_NUMAMAPS="$VM_OUT/$name" PLACE_ADDRS="$VM_OUT/$name.addrs" \
-		LD_PRELOAD="$SHIM" "$M" apply --advice "$VM_OUT/$name.advice.json" --profile -- "$@"
+		LD_PRELOAD="$SHIM" "$M" apply --plan "$VM_OUT/$name.plan" --profile -- "$@"
 }
 
 # timed NAME CMD...: 4 unprofiled runs of CMD plain and under memphis apply (NAME's advice),
@@ -62,7 +69,7 @@ timed() {
 			if [ "$k" = plain ]; then # cg profiles itself unless the library is off
 				MEMPHIS_DISABLE=1 $ON0 "$@" > /dev/null 2>&1
 			else
-				$ON0 "$M" apply --advice "$VM_OUT/$name.advice.json" -- "$@" > /dev/null 2>&1
+				$ON0 "$M" apply --plan "$VM_OUT/$name.plan" -- "$@" > /dev/null 2>&1
 			fi
 			rc=$?
 			echo "$k $(awk -v a="$t0" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { printf "%.2f", b - a }') $rc" >> "$VM_OUT/$name.times"
@@ -78,6 +85,9 @@ timed cg $CG
 export MEMPHIS_STACK_BYTES=0 MEMPHIS_PERIOD=1ms # as numa-advice.guest.sh runs it, and why
 base gather "$VM_OUT/../numa-advice/gather" $ON0 "$MEMPHIS_BUILD/tests/prog_gather" 24 1
 apply gather "$MEMPHIS_BUILD/tests/prog_gather" 24 1
+# weighted: 3:1 by stripes (this kernel's weights are its default 1:1), 1:1 the kernel's own
+PLAN_OPTS="--weights 0:3,1:1" apply gather-w31 "$MEMPHIS_BUILD/tests/prog_gather" 24 1
+PLAN_OPTS="--weights 0:1,1:1" apply gather-w11 "$MEMPHIS_BUILD/tests/prog_gather" 24 1
 unset MEMPHIS_STACK_BYTES
 export MEMPHIS_PERIOD=250us
 
@@ -89,8 +99,9 @@ else
 	vm_result skip "ocean under memphis apply" "examples/fortran/ocean was not built"
 fi
 
-# prog_place: 512 KiB of each array, 40 sweeps (16 gave its static array 48 samples, under
-# the advice's 50); exit 0 for run
+# prog_place: all of its 1 MiB arrays, 32 sweeps (with 512 KiB of an 8 MiB static array and
+# 16 sweeps it had 48 samples, under the advice's 50, and in 32 KiB blocks its threads'
+# ranges overlapped by more than a block once: interleave); exit 0 for run
 export PLACE_EXIT=0
-base place "" $ON0 "$M" run -- "$MEMPHIS_BUILD/tests/prog_place" 40 512 # no region of its own
-apply place "$MEMPHIS_BUILD/tests/prog_place" 40 512
+base place "" $ON0 "$M" run -- "$MEMPHIS_BUILD/tests/prog_place" 32 1024 # no region of its own
+apply place "$MEMPHIS_BUILD/tests/prog_place" 32 1024

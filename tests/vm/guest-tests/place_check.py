@@ -6,8 +6,9 @@ output: NAME.advice.json (the advice applied), NAME.{pages,numa,maps,addrs} (wha
 found at exit), NAME.samples (memphis-report dump --samples of the applied run), NAME.json
 (its --json report).
 
-  all NAME [VAR=POLICY...]
-                       the advice places each VAR by POLICY (move, partitioned, interleave),
+  all NAME [VAR=POLICY[,POLICY]...]
+                       the advice places each VAR by POLICY (move, partitioned, interleave;
+                       one of them),
                        the apply run said one line of bytes placed for every variable its
                        plan holds (NAME.err), and each placed variable passes `blocks` or
                        `spread` below
@@ -18,6 +19,10 @@ found at exit), NAME.samples (memphis-report dump --samples of the applied run),
                        homes) on the node the plan named for their block. A page belongs
                        to the block that holds its last byte (lib/place.c); the pages the
                        variable shares with its neighbours are left out.
+  weighted NAME VAR W,W stripes|kernel
+                       VAR interleaved with these weights, the way the apply line says;
+                       each node's share of its sampled pages within 10 points of its
+                       weight's (stats.py's range when wider)
   spread NAME VAR      VAR interleaved: numa_maps shows its mapping MPOL_INTERLEAVE over the
                        plan's nodes, each holding 40-60 % of its pages; its sampled pages
                        spread likewise (within stats.py's range of a 40-60 % share when
@@ -180,8 +185,9 @@ def all_checks(name, expect):
         var, policy = e.split("=")
         v = advice_var(doc, var)
         place = ((v or {}).get("advice") or {}).get("placement")
-        say(bool(place) and place["policy"] == policy, "%s: the advice places %s: %s (%s wanted)"
-            % (name, var, place and place["policy"], policy))
+        say(bool(place) and place["policy"] in policy.split(","),
+            "%s: the advice places %s: %s (%s wanted)" % (name, var, place and place["policy"],
+                                                          policy.replace(",", " or ")))
     err = open(name + ".err").read().splitlines()
     for v in doc["variables"]:
         place = (v.get("advice") or {}).get("placement")
@@ -196,6 +202,39 @@ def all_checks(name, expect):
             blocks(name, [v["name"]])
 
 
+def weighted(name, var, weights, how):
+    """VAR interleaved with WEIGHTS ("3,1" for its nodes in order) by HOW ("stripes" or
+    "kernel"): the apply line says so, and each node's share of its sampled pages is within
+    10 points of its weight's share (stats.py's range when that is wider)."""
+    doc = json.load(open(name + ".advice.json"))
+    v = advice_var(doc, var)
+    place = ((v or {}).get("advice") or {}).get("placement")
+    if not place or place["policy"] != "interleave":
+        say(False, "%s: the advice interleaves %s: %s" % (name, var, place))
+        return
+    w = [int(x) for x in weights.split(",")]
+    text = "by stripes" if how == "stripes" else "the kernel's weighted interleave"
+    line = [l for l in open(name + ".err").read().splitlines()
+            if l.startswith("memphis: apply: %s: " % v["name"])]
+    say(len(line) == 1 and ("weighted %s (%s)" % (":".join(map(str, w)), text)) in line[0],
+        "%s: %s weighted %s %s: %s" % (name, var, weights, text, line))
+    run = json.load(open(name + ".json"))["run"]
+    entry = [e for e in run.get("placement", []) if e["variable"] == v["name"]]
+    by = entry and entry[0]["sampled_pages_by_node"]
+    if not by:
+        say(False, "%s: %s's sampled pages in run.placement" % (name, var))
+        return
+    n = sum(by[k] for k in place["nodes"] if k < len(by))
+    for k, node in enumerate(place["nodes"]):
+        share = w[k] / sum(w)
+        least, most = stats.share_range(n, max(share - 0.10, 0), min(share + 0.10, 1))
+        least = min(least, int((share - 0.10) * n))
+        most = max(most, int((share + 0.10) * n + 0.999))
+        say(least <= by[node] <= most, "%s: %s: node %d holds %d of its %d sampled pages, "
+            "weight %d of %d (%d to %d pass)" % (name, var, node, by[node], n, w[k], sum(w),
+                                                 least, most))
+
+
 def main():
     mode, name = sys.argv[1], sys.argv[2]
     if mode == "all":
@@ -204,6 +243,8 @@ def main():
         blocks(name, sys.argv[3:])
     elif mode == "spread":
         spread(name, sys.argv[3])
+    elif mode == "weighted":
+        weighted(name, sys.argv[3], sys.argv[4], sys.argv[5])
     else:
         sys.exit("usage: place_check.py all|blocks|spread NAME ...")
 
