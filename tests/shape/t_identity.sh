@@ -43,6 +43,8 @@
 # fault's sample no longer marks its page seen; kernel clones named by their function).
 # e22833c: issue 41's site map (the header's heap line names it, run.heap_map in the JSON
 # and so in the HTML page's); against 2f31466 nothing else changed.
+# f24a470: issue 42 (a heap site's chain in the JSON, the advice's placement and the spread
+# advice, and so in the HTML page's); against e22833c nothing else changed.
 #
 # Format 2 (SAMPLES layout 2): the old report refuses today's runs, so it reads a copy
 # rewritten as format 1 (tests/programs/tool_v1.c) while today's report reads the run as written;
@@ -52,7 +54,7 @@
 #
 # The old report is built once from `git archive PIN` into BUILD/identity-PIN/ (reused
 # while it exists). Skips (77) when the source tree is not a git checkout holding PIN.
-PIN=e22833c
+PIN=f24a470
 . "$MEMPHIS_SRC/tests/tap.sh"
 if ! command -v git > /dev/null || ! git -C "$S" cat-file -e "$PIN^{commit}" 2> /dev/null; then
 	echo "t_identity: $S is not a git checkout with commit $PIN (the reference report)" >&2
