@@ -47,25 +47,6 @@ static void usage(FILE *f)
 		"as memphis run.\n");
 }
 
-/* memphis-report beside this launcher (the build tree, an installed bin/), else on PATH. */
-static int find_report(char *out, size_t n)
-{
-	char self[PATH_MAX - 16];
-	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *slash;
-
-	if (len > 0) {
-		self[len] = 0;
-		if ((slash = strrchr(self, '/'))) {
-			*slash = 0;
-			snprintf(out, n, "%s/memphis-report", self);
-			if (access(out, X_OK) == 0)
-				return 0;
-		}
-	}
-	return memphis_find_program("memphis-report", out, n);
-}
-
 /* Run memphis-report plan on advice for file (weights: its --weights, or NULL); its plan
  * into plan (NUL-terminated, at
  * most MAX_PLAN bytes), its lines on our stderr. Returns 0, or the exit status to end with
@@ -80,7 +61,7 @@ static int make_plan(const char *advice, const char *file, int force, int bind,
 	ssize_t got;
 	pid_t child;
 
-	if (find_report(report, sizeof(report))) {
+	if (memphis_tool("memphis-report", report, sizeof(report))) {
 		fprintf(stderr, "memphis: apply: cannot find memphis-report (next to this program "
 				"or on PATH)\n");
 		return 127;

@@ -8,6 +8,11 @@
 /* The file execvp(prog) would run: prog itself when it holds a '/', else the first
  * executable of that name along PATH. Returns 0 or -ENOENT. */
 int memphis_find_program(const char *prog, char *out, size_t n);
+/* The directory of this launcher's executable into out. 0 or -ENOENT. */
+int memphis_self_dir(char *out, size_t n);
+/* The program name beside this launcher (the build tree, an installed bin/: memphis-report
+ * and memphis), else on PATH, into out. 0 or -ENOENT. */
+int memphis_tool(const char *name, char *out, size_t n);
 /* name as a message shows it: control characters as '?'. One of two static buffers. */
 const char *memphis_shown(const char *name);
 /* Exec argv[0] with libmemphis preloaded (MEMPHIS_REGION = region unless NULL); returns

@@ -77,21 +77,41 @@ static int find_in(const char *dir, int resolve, char *out, size_t n)
 	return -ENOENT;
 }
 
+int memphis_self_dir(char *out, size_t n)
+{
+	char self[PATH_MAX];
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	if (len <= 0)
+		return -ENOENT;
+	self[len] = 0;
+	if (!(slash = strrchr(self, '/')) || (size_t)(slash - self) >= n)
+		return -ENOENT;
+	*slash = 0;
+	memcpy(out, self, (size_t)(slash - self) + 1);
+	return 0;
+}
+
+int memphis_tool(const char *name, char *out, size_t n)
+{
+	char dir[PATH_MAX];
+
+	if (memphis_self_dir(dir, sizeof(dir)) == 0 &&
+	    (size_t)snprintf(out, n, "%s/%s", dir, name) < n && access(out, X_OK) == 0)
+		return 0;
+	return memphis_find_program(name, out, n);
+}
+
 /* The library next to this launcher (build tree), in ../lib (installed), or LIBDIR. */
 static int find_library(char *out, size_t n)
 {
 	char self[PATH_MAX], up[PATH_MAX + 8];
-	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
-	if (len > 0) {
-		self[len] = 0;
-		char *slash = strrchr(self, '/');
-		if (slash) {
-			*slash = 0;
-			snprintf(up, sizeof(up), "%s/../lib", self);
-			if (find_in(self, 1, out, n) == 0 || find_in(up, 1, out, n) == 0)
-				return 0;
-		}
+	if (memphis_self_dir(self, sizeof(self)) == 0) {
+		snprintf(up, sizeof(up), "%s/../lib", self);
+		if (find_in(self, 1, out, n) == 0 || find_in(up, 1, out, n) == 0)
+			return 0;
 	}
 	return find_in(MEMPHIS_LIBDIR, 0, out, n);
 }

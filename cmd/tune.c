@@ -45,23 +45,6 @@ static void usage(FILE *f)
 		"program's exit status changed, bad usage).\n");
 }
 
-/* The directory of this launcher's executable (memphis-report is beside it) into out. */
-static int self_dir(char *out, size_t n)
-{
-	char self[PATH_MAX - 256];
-	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *slash;
-
-	if (len <= 0)
-		return -1;
-	self[len] = 0;
-	if (!(slash = strrchr(self, '/')))
-		return -1;
-	*slash = 0;
-	snprintf(out, n, "%s", self);
-	return 0;
-}
-
 /* Run argv with stdout into DIR/OUT (or /dev/null) and stderr into DIR/ERR; the wait status,
  * or -1 when it could not be started. off: with libmemphis off (MEMPHIS_DISABLE=1: a
  * program linked with it profiles itself otherwise). */
@@ -162,7 +145,7 @@ int memphis_tune(int argc, char **argv)
 		{ "help", no_argument, 0, 'h' },          { "weights", required_argument, 0, 'W' },
 		{ 0, 0, 0, 0 },
 	};
-	char dir[PATH_MAX - 128] = "", tools[PATH_MAX - 128], self[PATH_MAX], report[PATH_MAX];
+	char dir[PATH_MAX - 128] = "", self[PATH_MAX], report[PATH_MAX];
 	char path[PATH_MAX + 64], advice[PATH_MAX + 64], plan[PATH_MAX + 64], runs[3][PATH_MAX + 64];
 	char st[3][32];
 	const char *format = NULL, *max_regress = NULL, *bind = NULL, *weights = NULL;
@@ -198,14 +181,9 @@ int memphis_tune(int argc, char **argv)
 		return 2;
 	}
 	prog = argv + optind;
-	if (self_dir(tools, sizeof(tools))) {
-		fprintf(stderr, "memphis tune: cannot find this program's directory\n");
-		return 2;
-	}
-	snprintf(self, sizeof(self), "%s/memphis", tools);
-	snprintf(report, sizeof(report), "%s/memphis-report", tools);
-	if (access(report, X_OK) && memphis_find_program("memphis-report", report, sizeof(report))) {
-		fprintf(stderr, "memphis tune: cannot find memphis-report\n");
+	if (memphis_tool("memphis", self, sizeof(self)) ||
+	    memphis_tool("memphis-report", report, sizeof(report))) {
+		fprintf(stderr, "memphis tune: cannot find memphis and memphis-report\n");
 		return 2;
 	}
 	if (!dir[0]) {

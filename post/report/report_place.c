@@ -37,6 +37,18 @@ static bool parse_placed(const char *value, struct placed *p)
 	return true;
 }
 
+/* The next "place" key of run from kv[*i] on, parsed into p (its buf to free); false when
+ * there is none left. */
+static bool next_placed(const struct mr_run *run, size_t *i, struct placed *p)
+{
+	for (; *i < run->nkv; (*i)++)
+		if (!strcmp(run->kv[*i].key, "place") && parse_placed(run->kv[*i].value, p)) {
+			(*i)++;
+			return true;
+		}
+	return false;
+}
+
 /* The variable the report names p->name; NULL when it has no samples here. */
 static const struct mr_agg_var *var_of(const struct report *r, const char *name)
 {
@@ -51,11 +63,9 @@ void report_place_text(const struct report *r, FILE *f)
 	const struct mr_run *run = r->run;
 	struct placed p;
 
-	for (size_t i = 0; i < run->nkv; i++) {
+	for (size_t i = 0; next_placed(run, &i, &p);) {
 		const struct mr_agg_var *v;
 
-		if (strcmp(run->kv[i].key, "place") || !parse_placed(run->kv[i].value, &p))
-			continue;
 		fprintf(f, "placement (memphis apply): %s: %s %s node%s %s%s", mr_esc(p.name),
 			p.policy, strcmp(p.policy, "move") ? "over" : "to",
 			strchr(p.nodes, ',') ? "s" : "", mr_esc(p.nodes),
@@ -91,11 +101,9 @@ void report_place_json(struct mr_json *j, const struct report *r)
 	struct placed p;
 	bool any = false;
 
-	for (size_t i = 0; i < run->nkv; i++) {
+	for (size_t i = 0; next_placed(run, &i, &p);) {
 		const struct mr_agg_var *v;
 
-		if (strcmp(run->kv[i].key, "place") || !parse_placed(run->kv[i].value, &p))
-			continue;
 		if (!any) {
 			mr_json_key(j, "placement");
 			mr_json_arr(j);

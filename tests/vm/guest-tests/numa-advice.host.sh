@@ -62,16 +62,6 @@ OPTS=--all advise cg-aware "$CG/cg-aware" "cg.c:a=local" "cg.c:colidx=local"
 
 # node 1's remote share (samples on node 1's CPUs whose page is on node 0), before and
 # after the advice is applied
-share() {
-	python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-rem = tot = 0
-for v in d["variables"]:
-    row = v["matrix"]["counts"][1]
-    tot += row[0] + row[1]
-    rem += row[0]
-print("%.1f %d %d" % (100.0 * rem / tot if tot else -1, rem, tot))' "$1"
-}
 if [ -f "$VM_OUT/cg-master.advice.json" ] && [ -f "$VM_OUT/cg-aware.advice.json" ]; then
 	set -- $(share "$VM_OUT/cg-master.advice.json") $(share "$VM_OUT/cg-aware.advice.json")
 	vm_note "cg node 1 remote share: master-initialised $1 % ($2 of $3), advice applied (--numa-aware) $4 % ($5 of $6)"

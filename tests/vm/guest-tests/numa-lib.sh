@@ -56,3 +56,16 @@ results() {
 		esac
 	done < "$2"
 }
+
+# Host: share JSON: node 1's remote share of run JSON (--all --json): "PERCENT REMOTE TOTAL",
+# its samples on node 1's CPUs whose page is on node 0, of those on node 0 or 1
+share() {
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+rem = tot = 0
+for v in d["variables"]:
+    row = v["matrix"]["counts"][1]
+    tot += row[0] + row[1]
+    rem += row[0]
+print("%.1f %d %d" % (100.0 * rem / tot if tot else -1, rem, tot))' "$1"
+}

@@ -80,16 +80,6 @@ print(" ".join("%s=%s" % (v["name"], v["verdict"]) for v in d["variables"] if v[
 	if [ -f "$AWARE/meta.mph" ]; then
 		"$R" --json --all "$AWARE" > "$VM_OUT/cg-aware.json" 2> /dev/null
 		"$R" --json --all "$VM_OUT/cg" > "$VM_OUT/cg.all.json" 2> /dev/null
-		share() {
-			python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-rem = tot = 0
-for v in d["variables"]:
-    row = v["matrix"]["counts"][1]
-    tot += row[0] + row[1]
-    rem += row[0]
-print("%.1f %d %d" % (100.0 * rem / tot if tot else -1, rem, tot))' "$1"
-		}
 		set -- $(share "$VM_OUT/cg.all.json") $(share "$VM_OUT/cg-aware.json")
 		vm_note "cg node 1 remote share: applied $1 % ($2 of $3), NUMA-aware build $4 % ($5 of $6)"
 		# Both are shares of ~600 samples: their difference's noise is ~2 points, so a bare

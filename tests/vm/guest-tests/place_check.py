@@ -139,6 +139,18 @@ def blocks(name, vars_):
         judge("%s: %s, sampled pages (the run's page homes)" % (name, var), good, total)
 
 
+def placed_pages(name, v, place):
+    """The applied run's sampled pages of v by node (run.placement) and their sum over the
+    placement's nodes; None with a failure said when the run does not have them."""
+    run = json.load(open(name + ".json"))["run"]
+    entry = [e for e in run.get("placement", []) if e["variable"] == v["name"]]
+    by = entry and entry[0]["sampled_pages_by_node"]
+    if not by:
+        say(False, "%s: %s's sampled pages in run.placement" % (name, v["name"]))
+        return None, 0
+    return by, sum(by[k] for k in place["nodes"] if k < len(by))
+
+
 def spread(name, var):
     doc = json.load(open(name + ".advice.json"))
     v = advice_var(doc, var)
@@ -164,13 +176,9 @@ def spread(name, var):
         say(total > 0 and all(0.40 <= s <= 0.60 for s in shares.values()),
             "%s: %s interleaved (numa_maps %s): pages by node %s" %
             (name, var, want, ", ".join("%d %.1f %%" % (n, 100 * s) for n, s in sorted(shares.items()))))
-    run = json.load(open(name + ".json"))["run"]
-    entry = [e for e in run.get("placement", []) if e["variable"] == v["name"]]
-    by = entry and entry[0]["sampled_pages_by_node"]
-    if not by:
-        say(False, "%s: %s's sampled pages in run.placement" % (name, var))
+    by, n = placed_pages(name, v, place)
+    if by is None:
         return
-    n = sum(by[k] for k in place["nodes"] if k < len(by))
     for node in place["nodes"]:
         k = by[node]
         least, most = stats.share_range(n, 0.40, 0.60)
@@ -218,13 +226,9 @@ def weighted(name, var, weights, how):
             if l.startswith("memphis: apply: %s: " % v["name"])]
     say(len(line) == 1 and ("weighted %s (%s)" % (":".join(map(str, w)), text)) in line[0],
         "%s: %s weighted %s %s: %s" % (name, var, weights, text, line))
-    run = json.load(open(name + ".json"))["run"]
-    entry = [e for e in run.get("placement", []) if e["variable"] == v["name"]]
-    by = entry and entry[0]["sampled_pages_by_node"]
-    if not by:
-        say(False, "%s: %s's sampled pages in run.placement" % (name, var))
+    by, n = placed_pages(name, v, place)
+    if by is None:
         return
-    n = sum(by[k] for k in place["nodes"] if k < len(by))
     for k, node in enumerate(place["nodes"]):
         share = w[k] / sum(w)
         least, most = stats.share_range(n, max(share - 0.10, 0), min(share + 0.10, 1))
