@@ -3,8 +3,10 @@
  * The plan (post/plan_cmd.c writes it) is parsed once into a fixed table: no allocation,
  * so the heap path can run it from any thread at any time. Each placement is one mbind(2)
  * per range of one node (and a second with MPOL_MF_MOVE for pages already in memory:
- * bind_range), on whole pages: a block's first and last pages are shared with its neighbours, the
- * price of placing a block that is not page-aligned. Counts are atomics. */
+ * bind_range), on the pages wholly inside the object: a page it shares with a neighbour
+ * keeps the neighbour's placement (in the 2-node guest, q's partition took the page it
+ * shares with cg's unplaced p to node 0, and node 1's remote share of p rose 5 points).
+ * Counts are atomics. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -112,7 +114,7 @@ static int bind_range(uint64_t lo, uint64_t hi, int mode, const uint16_t *nodes,
 	const unsigned bits = 8 * sizeof(unsigned long);
 	uint64_t first;
 
-	if (lo >= hi)
+	if (lo >= hi) /* no page of its own */
 		return 0;
 	if (__atomic_add_fetch(&calls, 1, __ATOMIC_RELAXED) > MAX_CALLS)
 		return E2BIG;
@@ -172,11 +174,11 @@ static int place(struct pvar *v, uint64_t addr, uint64_t size, uint64_t off, uin
 
 	*done = 0;
 	if (v->policy == INTERLEAVE && v->weight[0])
-		return weighted(v, down(addr), up(addr + size));
+		return weighted(v, up(addr), down(addr + size));
 	if (v->policy == INTERLEAVE)
-		return bind_range(down(addr), up(addr + size), MPOL_INTERLEAVE_, v->list, v->nlist);
+		return bind_range(up(addr), down(addr + size), MPOL_INTERLEAVE_, v->list, v->nlist);
 	if (v->policy == MOVE)
-		return bind_range(down(addr), up(addr + size), mode, v->list, 1);
+		return bind_range(up(addr), down(addr + size), mode, v->list, 1);
 	for (uint32_t k = 0; k < v->nlist; k++) { /* partitioned: a call per part */
 		uint64_t lo = v->off[k] > off ? v->off[k] : off;
 		uint64_t hi = k + 1 < v->nlist && v->off[k + 1] < off + size ? v->off[k + 1] : off + size;
@@ -184,8 +186,8 @@ static int place(struct pvar *v, uint64_t addr, uint64_t size, uint64_t off, uin
 
 		if (lo >= hi)
 			continue;
-		err = bind_range(lo == off ? down(addr) : down(addr + (lo - off)),
-				 hi == off + size ? up(addr + size) : down(addr + (hi - off)), mode,
+		err = bind_range(lo == off ? up(addr) : down(addr + (lo - off)),
+				 hi == off + size ? down(addr + size) : down(addr + (hi - off)), mode,
 				 &v->list[k], 1);
 		if (err)
 			return err;

@@ -21,6 +21,7 @@ case $VM_TOPO in
 esac
 export OMP_NUM_THREADS=2 OMP_PLACES="{0},{$VM_CPUS_PER_NODE}"
 M=$MEMPHIS_BUILD/memphis
+WIDE="taskset -c 0-$((${VM_NODES:-1} * ${VM_CPUS_PER_NODE:-1} - 1))"
 R=$MEMPHIS_BUILD/memphis-report
 SHIM=$MEMPHIS_BUILD/tests/shim_numamaps.so
 
@@ -36,10 +37,15 @@ base() {
 }
 # apply NAME CMD...: NAME's advice made from $base and its plan (memphis-report plan, with
 # $PLAN_OPTS), then CMD under memphis apply --plan --profile (run directory $VM_OUT/NAME,
-# the shim's $VM_OUT/NAME.{maps,numa,pages}). The plan is made first, at full speed: made
-# by memphis apply --advice it took long enough single-stepped for the launcher to wake up
-# on node 1's CPU after it, and exec there, which put the main thread's stack on node 1
-# (gather's node 0 then had remote accesses to its own stack).
+# the shim's $VM_OUT/NAME.{maps,numa,pages}). The program must be exec'd on CPU 0, as $ON0
+# does for the runs the advice comes from: the main thread's first stack pages land where
+# the exec runs. The launcher stays on CPU 0 and execs busybox's taskset ($WIDE), which
+# widens the mask and execs CMD at once (a static program: the launcher says it cannot
+# preload it; CMD gets the preload and the plan from the environment). Made inside the
+# single-stepped run by memphis apply --advice, the plan took long enough for the launcher
+# to wake on node 1 and exec there; with only its exec after `$ON0` it did once too: the
+# main thread's stack on node 1, node 0's accesses to it all remote (cg's compare then
+# judged node 0 regressed).
 apply() {
 	name=$1
 	shift
@@ -50,8 +56,8 @@ apply() {
 		return
 	fi
 	# env: assignments before a shell function may outlive it
-	run "$name" $ON0 env SHIM_NUMAMAPS="$VM_OUT/$name" PLACE_ADDRS="$VM_OUT/$name.addrs" \
-		LD_PRELOAD="$SHIM" "$M" apply --plan "$VM_OUT/$name.plan" --profile -- "$@"
+	run "$name" taskset -c 0 env SHIM_NUMAMAPS="$VM_OUT/$name" PLACE_ADDRS="$VM_OUT/$name.addrs" \
+		LD_PRELOAD="$SHIM" "$M" apply --plan "$VM_OUT/$name.plan" --profile -- $WIDE "$@"
 }
 
 # timed NAME CMD...: 4 unprofiled runs of CMD plain and under memphis apply (NAME's advice),
@@ -69,7 +75,7 @@ timed() {
 			if [ "$k" = plain ]; then # cg profiles itself unless the library is off
 				MEMPHIS_DISABLE=1 $ON0 "$@" > /dev/null 2>&1
 			else
-				$ON0 "$M" apply --plan "$VM_OUT/$name.plan" -- "$@" > /dev/null 2>&1
+				taskset -c 0 "$M" apply --plan "$VM_OUT/$name.plan" -- $WIDE "$@" > /dev/null 2>&1
 			fi
 			rc=$?
 			echo "$k $(awk -v a="$t0" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { printf "%.2f", b - a }') $rc" >> "$VM_OUT/$name.times"
