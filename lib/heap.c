@@ -31,9 +31,9 @@
 #include "callsite.h"
 #include "heap.h"
 #include "heaplive.h"
-#include "place.h"
 #include "heapmap.h"
 #include "memphis/format.h"
+#include "place.h"
 #include "self.h"
 
 #define EXPORT __attribute__((visibility("default")))

@@ -58,12 +58,16 @@ results() {
 }
 
 # Host: share JSON: node 1's remote share of run JSON (--all --json): "PERCENT REMOTE TOTAL",
-# its samples on node 1's CPUs whose page is on node 0, of those on node 0 or 1
+# its samples on node 1's CPUs whose page is on node 0, of those on node 0 or 1; with
+# PLACED (names, tab-separated) only those variables'
 share() {
-	python3 -c 'import json, sys
+	python3 -c 'import json, os, sys
 d = json.load(open(sys.argv[1]))
+only = [n for n in os.environ.get("PLACED", "").split("\t") if n]
 rem = tot = 0
 for v in d["variables"]:
+    if only and v["name"] not in only:
+        continue
     row = v["matrix"]["counts"][1]
     tot += row[0] + row[1]
     rem += row[0]
