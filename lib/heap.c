@@ -674,31 +674,32 @@ static void atfork_child(void)
 	pthread_mutex_unlock(&heap_lock);
 }
 
-void memphis__heap_set_depth(int callsite_depth)
+/* The real allocator found, chains of callsite_depth frames; the unwinder may allocate on
+ * first use (libgcc_s registering frames): now, inside the library, unrecorded. */
+static void chains(int callsite_depth)
 {
 	void *bt[4];
 
 	resolve();
 	depth = callsite_depth;
-	if (depth > 1) /* the unwinder may allocate on first use: inside the library */
+	memphis__enter();
+	if (depth > 1)
 		backtrace(bt, 4);
+	memphis__leave();
+}
+
+void memphis__heap_set_depth(int callsite_depth)
+{
+	chains(callsite_depth);
 	pthread_atfork(NULL, NULL, memphis__place_stop); /* a fork child is not placed */
 }
 
 void memphis__heap_init(int callsite_depth, uint64_t min_size, unsigned every)
 {
-	void *bt[4];
-
-	resolve();
-	depth = callsite_depth;
+	chains(callsite_depth);
 	heap_min = min_size;
 	sample_every = every ? every : 1;
 	mapped = memphis__heapmap_on();
-	/* the unwinder may allocate on first use (libgcc_s registering frames): now, unrecorded */
-	memphis__enter();
-	if (depth > 1)
-		backtrace(bt, 4);
-	memphis__leave();
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	__atomic_store_n(&recording, 1, __ATOMIC_RELEASE);
 }

@@ -151,12 +151,20 @@ def placed_pages(name, v, place):
     return by, sum(by[k] for k in place["nodes"] if k < len(by))
 
 
-def spread(name, var):
-    doc = json.load(open(name + ".advice.json"))
-    v = advice_var(doc, var)
+def interleaved(name, var):
+    """The advice's variable VAR and its placement, an interleave; None for the placement,
+    said, when it is not one."""
+    v = advice_var(json.load(open(name + ".advice.json")), var)
     place = ((v or {}).get("advice") or {}).get("placement")
     if not place or place["policy"] != "interleave":
         say(False, "%s: the advice interleaves %s: %s" % (name, var, place))
+        return v, None
+    return v, place
+
+
+def spread(name, var):
+    v, place = interleaved(name, var)
+    if not place:
         return
     want = "interleave:" + ",".join(str(n) for n in place["nodes"])
     want_range = "interleave:%d-%d" % (min(place["nodes"]), max(place["nodes"]))
@@ -214,11 +222,8 @@ def weighted(name, var, weights, how):
     """VAR interleaved with WEIGHTS ("3,1" for its nodes in order) by HOW ("stripes" or
     "kernel"): the apply line says so, and each node's share of its sampled pages is within
     10 points of its weight's share (stats.py's range when that is wider)."""
-    doc = json.load(open(name + ".advice.json"))
-    v = advice_var(doc, var)
-    place = ((v or {}).get("advice") or {}).get("placement")
-    if not place or place["policy"] != "interleave":
-        say(False, "%s: the advice interleaves %s: %s" % (name, var, place))
+    v, place = interleaved(name, var)
+    if not place:
         return
     w = [int(x) for x in weights.split(",")]
     text = "by stripes" if how == "stripes" else "the kernel's weighted interleave"
