@@ -200,9 +200,10 @@ struct mr_extent {
 uint32_t mr_attrib_data_extent(struct mr_attrib *a, uint64_t addr, uint64_t t, uint32_t tid,
 			       struct mr_extent *e);
 /* The heap objects of the run in address order (then allocation time): their count, and
- * object i's variable id and size in *bytes. */
+ * object i's variable id, address in *addr and size in *bytes. */
 size_t mr_attrib_heap_count(const struct mr_attrib *a);
-uint32_t mr_attrib_heap_object(const struct mr_attrib *a, size_t i, uint64_t *bytes);
+uint32_t mr_attrib_heap_object(const struct mr_attrib *a, size_t i, uint64_t *addr,
+			       uint64_t *bytes);
 /* Line id of the instruction at ip (0 = unknown). */
 uint32_t mr_attrib_code(struct mr_attrib *a, uint64_t ip, uint64_t t);
 /* The same through *tc (mr_attrib_touch_data's). */

@@ -250,8 +250,10 @@ size_t mr_attrib_heap_count(const struct mr_attrib *a)
 	return a->heap.n;
 }
 
-uint32_t mr_attrib_heap_object(const struct mr_attrib *a, size_t i, uint64_t *bytes)
+uint32_t mr_attrib_heap_object(const struct mr_attrib *a, size_t i, uint64_t *addr,
+			       uint64_t *bytes)
 {
+	*addr = a->heap.obj[i].addr;
 	*bytes = a->heap.obj[i].end - a->heap.obj[i].addr;
 	return a->heap.obj[i].tag;
 }

@@ -189,3 +189,57 @@ void mr_advice_classify(const struct mr_pattern *p, uint64_t remote, uint64_t lo
 		    : out->spread					    ? MR_ADVICE_SPREAD
 								      : out->shape;
 }
+
+size_t mr_advice_ranges(const struct mr_pattern *p, uint64_t page, uint64_t (*out)[2])
+{
+	uint32_t nn = p->nnodes;
+	size_t np = p->npages, n = 0;
+	double pen = (double)p->samples * MR_ADVICE_SWITCH > 3 ? (double)p->samples * MR_ADVICE_SWITCH
+							       : 3;
+	double *cost = calloc(np * nn + 1, sizeof(*cost));
+	uint32_t *from = calloc(np * nn + 1, sizeof(*from)), *lab = calloc(np + 1, sizeof(*lab));
+
+	page = page ? page : 4096;
+	for (size_t i = 0; cost && from && lab && i < np; i++) { /* least cost ending in n */
+		const uint64_t *c = &p->page_nodes[i * nn];
+		uint64_t all = 0;
+
+		for (uint32_t k = 0; k < nn; k++)
+			all += c[k];
+		for (uint32_t k = 0; k < nn; k++) {
+			double best = 0;
+			uint32_t arg = k;
+
+			for (uint32_t m = 0; i && m < nn; m++) {
+				double x = cost[(i - 1) * nn + m] + (m != k ? pen : 0);
+
+				if (m == 0 || x < best || (x == best && m == k)) {
+					best = x;
+					arg = m;
+				}
+			}
+			cost[i * nn + k] = best + (double)(all - c[k]);
+			from[i * nn + k] = arg;
+		}
+	}
+	if (cost && from && lab && np && nn) {
+		for (uint32_t k = 1; k < nn; k++)
+			if (cost[(np - 1) * nn + k] < cost[(np - 1) * nn + lab[np - 1]])
+				lab[np - 1] = k;
+		for (size_t i = np - 1; i > 0; i--)
+			lab[i - 1] = from[i * nn + lab[i]];
+		out[n][0] = 0;
+		out[n++][1] = lab[0];
+		for (size_t i = 1; i < np; i++)
+			if (lab[i] != lab[i - 1]) {
+				out[n][0] = (p->page_no[i - 1] + 1 +
+					     (p->page_no[i] - p->page_no[i - 1] - 1) / 2) * page -
+					    p->align;
+				out[n++][1] = lab[i];
+			}
+	}
+	free(cost);
+	free(from);
+	free(lab);
+	return n;
+}

@@ -68,6 +68,18 @@ struct mr_advice {
 void mr_advice_classify(const struct mr_pattern *p, uint64_t remote, uint64_t local,
 			struct mr_advice *out);
 
+/* The parts of a partitioned placement of pattern p (docs/apply.md, "ranges"): into out,
+ * room for p->npages, [byte offset, node index] pairs, offsets ascending from 0, each the
+ * start of a part of that node, past 0 a page boundary of the variable's first object; their count, 0 without sampled pages or memory.
+ * The parts segment the sampled pages into runs of one node that leave fewest samples on a
+ * page of another node's part, each change of node costing as many samples as
+ * MR_ADVICE_SWITCH of the samples (3 at least): a few samples of one thread among
+ * another's (a halo, noise) make no part of their own. Pages, not blocks: a block may be
+ * coarse (a static array sized for the largest input and used in part) and a cut inside it
+ * would be a guess. A cut falls half way between the last sampled page of one part and the
+ * first of the next. page: the page size (0: 4096). */
+#define MR_ADVICE_SWITCH 0.02
+size_t mr_advice_ranges(const struct mr_pattern *p, uint64_t page, uint64_t (*out)[2]);
 /* "partitioned", "interleave", "replicate", "move", "local", "too_few", "spread"; NULL for
  * NONE. */
 const char *mr_advice_name(enum mr_advice_kind k);

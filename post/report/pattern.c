@@ -12,12 +12,14 @@
 #define KEY_TB(tid, block) ((uint64_t)(tid) << 8 | (block))
 #define KEY_TIME(bin, block, tid) ((uint64_t)(bin) << 40 | (uint64_t)(block) << 32 | (tid))
 #define NODE_BITS 20
+#define KEY_PT(page, tid) ((uint64_t)(page) << 32 | (tid)) /* page < 2^31 */
 
 static int init_maps(struct mr_pattern *p)
 {
 	return mph_u64map_init(&p->tb_map, 64) || mph_u64map_init(&p->node_map, 16) ||
 	       mph_u64map_init(&p->page_map, 256) || mph_u64map_init(&p->touch_map, 64) ||
-	       mph_u64map_init(&p->time_map, 256) ? -ENOMEM : 0;
+	       mph_u64map_init(&p->time_map, 256) || mph_u64map_init(&p->cut_map, 256) ? -ENOMEM
+										    : 0;
 }
 
 /* Cut span bytes into at most MR_PATTERN_MAX_BLOCKS blocks of whole pages. */
@@ -35,17 +37,18 @@ static void cut_blocks(struct mr_pattern *p, uint64_t page)
 static int lay_heap(struct mr_pattern_set *s, struct mr_attrib *a)
 {
 	size_t n = mr_attrib_heap_count(a);
-	uint64_t bytes, *pos;
+	uint64_t addr, bytes, *pos;
 
 	for (int fill = 0; fill < 2; fill++) {
 		for (size_t i = 0; i < n; i++) {
-			uint32_t v = mr_attrib_heap_object(a, i, &bytes);
+			uint32_t v = mr_attrib_heap_object(a, i, &addr, &bytes);
 			struct mr_pattern *p;
 
 			if (!(pos = mph_u64map_get(&s->by_var, v)))
 				continue;
 			p = &s->p[*pos];
 			if (fill) {
+				p->align = p->nheap ? p->align : addr % s->page_size;
 				p->heap_idx[p->nheap] = i;
 				p->heap_off[p->nheap++] = p->span;
 				p->span += bytes;
@@ -86,6 +89,7 @@ static int layout(struct mr_pattern_set *s, struct mr_attrib *a, const uint32_t 
 		case MR_VAR_TLS: case MR_VAR_SYMBOL:
 			s->p[k].span = vi->bytes;
 			s->p[k].laid = vi->bytes > 0;
+			s->p[k].align = vi->lo % s->page_size;
 			break;
 		case MR_VAR_HEAP:
 			s->p[k].laid = 1;
@@ -182,6 +186,12 @@ static int count(struct mr_pattern_set *s, struct mr_pattern *p,
 	++*c;
 	if (!mph_u64map_put(&p->page_map, sm->addr / s->page_size, (uint64_t)block << 32 | pn))
 		return -ENOMEM;
+	if ((off + p->align) / s->page_size < (1ull << 31)) {
+		if (!(c = mph_u64map_put(&p->cut_map, KEY_PT((off + p->align) / s->page_size, sm->tid),
+					 0)))
+			return -ENOMEM;
+		++*c;
+	}
 	if (!s->nbins)
 		return 0;
 	bin = sm->time > s->t0 ? (sm->time - s->t0) / s->bin_ns : 0;
@@ -462,6 +472,36 @@ static int finish_cells(struct mr_pattern *p, const struct mph_u64map *tpos)
 	return 0;
 }
 
+/* p->page_no and p->page_nodes from the cut map, by the threads' nodes. 0 or -ENOMEM. */
+static int finish_pages(struct mr_pattern *p, const struct mph_u64map *tpos)
+{
+	size_t m = p->cut_map.count, n = 0, nn = p->nnodes;
+	uint64_t (*e)[2] = malloc((m ? m : 1) * sizeof(*e));
+
+	p->page_no = malloc((m ? m : 1) * sizeof(*p->page_no));
+	p->page_nodes = calloc(m * nn + 1, sizeof(*p->page_nodes));
+	if (!e || !p->page_no || !p->page_nodes) {
+		free(e);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i <= p->cut_map.mask; i++)
+		if (p->cut_map.slot[i].key != MPH_U64MAP_EMPTY) {
+			e[n][0] = p->cut_map.slot[i].key;
+			e[n++][1] = p->cut_map.slot[i].val;
+		}
+	qsort(e, n, sizeof(*e), cmp_u64pair);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t node = p->threads[*mph_u64map_get(tpos, (uint32_t)e[i][0])].node;
+
+		if (!p->npages || p->page_no[p->npages - 1] != e[i][0] >> 32)
+			p->page_no[p->npages++] = e[i][0] >> 32;
+		if (node < nn)
+			p->page_nodes[(p->npages - 1) * nn + node] += e[i][1];
+	}
+	free(e);
+	return 0;
+}
+
 /* The dense arrays of p from its maps. 0 or -ENOMEM. */
 static int finish(struct mr_pattern_set *s, struct mr_pattern *p, struct mr_attrib *a)
 {
@@ -482,7 +522,8 @@ static int finish(struct mr_pattern_set *s, struct mr_pattern *p, struct mr_attr
 				p->tb_map.slot[i].val;
 	}
 	if (!rc)
-		rc = finish_home(s, p) || finish_touch(p, &tpos) || finish_cells(p, &tpos)
+		rc = finish_home(s, p) || finish_touch(p, &tpos) || finish_cells(p, &tpos) ||
+				     finish_pages(p, &tpos)
 			     ? -ENOMEM : 0;
 	mph_u64map_free(&tpos);
 	return rc;
@@ -517,6 +558,7 @@ void mr_pattern_free(struct mr_pattern_set *s)
 		mph_u64map_free(&p->page_map);
 		mph_u64map_free(&p->touch_map);
 		mph_u64map_free(&p->time_map);
+		mph_u64map_free(&p->cut_map);
 		free(p->heap_idx);
 		free(p->heap_off);
 		free(p->threads);
@@ -524,6 +566,8 @@ void mr_pattern_free(struct mr_pattern_set *s)
 		free(p->home);
 		free(p->first_touch);
 		free(p->cells);
+		free(p->page_no);
+		free(p->page_nodes);
 	}
 	free(s->p);
 	mph_u64map_free(&s->by_var);

@@ -6,11 +6,12 @@
  * MR_PATTERN_MAX_BLOCKS blocks of whole pages. Counted: per thread and block the samples,
  * per block the home node of most of its sampled pages and the thread that first touched
  * most of its pages (FIRST_TOUCH records), the samples over the selected regions' time
- * (at most MR_PATTERN_MAX_BINS bins) by block, loads and stores.
+ * (at most MR_PATTERN_MAX_BINS bins) by block, loads and stores, and per sampled page the
+ * samples by threads of each node (where a partitioned placement cuts, finer than blocks).
  *
  * It is a second pass over the samples, made only when asked (memphis-report --pattern),
  * after the first one told which variables are shown. Memory is per variable: blocks x
- * threads, bins x blocks x threads and the sampled pages, never per sample.
+ * threads, bins x blocks x threads and the sampled pages (x threads), never per sample.
  */
 #ifndef MR_PATTERN_H
 #define MR_PATTERN_H
@@ -63,8 +64,13 @@ struct mr_pattern {
 	int rw_known;             /* some sample said load or store */
 	struct mr_pattern_cell *cells; /* by bin, then block */
 	size_t ncells;
+	uint64_t align;           /* bytes from the page boundary below the first byte to it */
+	uint64_t *page_no;        /* [npages] ascending: the sampled pages, counted from the
+				   * one holding the first byte ((offset + align) / page size) */
+	uint64_t *page_nodes;     /* [i * nnodes + node]: page_no[i]'s samples by threads of node */
+	size_t npages;
 	/* private: the pass's counts, and a heap site's objects (heap order, offset) */
-	struct mph_u64map tb_map, node_map, page_map, touch_map, time_map;
+	struct mph_u64map tb_map, node_map, page_map, touch_map, time_map, cut_map;
 	size_t *heap_idx;
 	uint64_t *heap_off;
 	size_t nheap;

@@ -327,84 +327,19 @@ static uint32_t block_node(const struct mr_pattern *p, uint32_t b, uint32_t nnod
 	return node;
 }
 
-/* The samples in block b of p by threads on node n. */
-static uint64_t on_node(const struct mr_pattern *p, uint32_t b, uint32_t n)
-{
-	uint64_t sum = 0;
-
-	for (size_t t = 0; t < p->nthreads; t++)
-		sum += p->threads[t].node == n ? p->tb[t * p->nblocks + b] : 0;
-	return sum;
-}
-
-/* A partitioned placement's "ranges": [[offset, node], ...], the byte offset (whole pages)
- * from which each node's part starts. The parts are the segmentation of the blocks into
- * runs of one node that leaves fewest samples on a block of another node, each change of
- * node costing as many samples as MR_RANGE_SWITCH of them (at least 3): a few samples of
- * one thread among another's (a halo, noise) make no part of their own. Blocks are whole
- * pages but may be coarse (a static array sized for the largest input and used in part:
- * 256 blocks over all of it), so where the node changes inside a block both nodes use, the
- * cut falls at the share of the block the first node's samples have (a static schedule's
- * boundary is there when its threads access their parts alike). */
-#define MR_RANGE_SWITCH 0.02
+/* A partitioned placement's "ranges": [[offset, node], ...] (mr_advice_ranges). */
 static void json_ranges(struct mr_json *j, const struct report *r, const struct mr_pattern *p)
 {
-	uint64_t page = mr_attrib_page_size(r->a), last = 0;
-	uint32_t nn = r->nnodes, nb = p->nblocks;
-	double pen = (double)p->samples * MR_RANGE_SWITCH > 3 ? (double)p->samples * MR_RANGE_SWITCH : 3;
-	double *cost = calloc((size_t)nb * nn, sizeof(*cost));
-	uint32_t *from = calloc((size_t)nb * nn, sizeof(*from)), *lab = calloc(nb, sizeof(*lab));
+	uint64_t (*part)[2] = malloc((p->npages ? p->npages : 1) * sizeof(*part));
+	size_t n = part ? mr_advice_ranges(p, mr_attrib_page_size(r->a), part) : 0;
 
 	mr_json_key(j, "ranges");
 	mr_json_arr(j);
-	if (!cost || !from || !lab || !nb || !nn)
-		goto out;
-	for (uint32_t b = 0; b < nb; b++) {
-		uint64_t all = 0;
-
-		for (uint32_t n = 0; n < nn; n++)
-			all += on_node(p, b, n);
-		for (uint32_t n = 0; n < nn; n++) {
-			double best = 0;
-			uint32_t arg = n;
-
-			for (uint32_t m = 0; b && m < nn; m++) {
-				double c = cost[(b - 1) * nn + m] + (m != n ? pen : 0);
-
-				if (m == 0 || c < best || (c == best && m == n)) {
-					best = c;
-					arg = m;
-				}
-			}
-			cost[b * nn + n] = best + (double)(all - on_node(p, b, n));
-			from[b * nn + n] = arg;
-		}
-	}
-	lab[nb - 1] = 0;
-	for (uint32_t n = 1; n < nn; n++)
-		if (cost[(nb - 1) * nn + n] < cost[(nb - 1) * nn + lab[nb - 1]])
-			lab[nb - 1] = n;
-	for (uint32_t b = nb - 1; b > 0; b--)
-		lab[b - 1] = from[b * nn + lab[b]];
-	mr_json_i64_line(j, (int64_t[]){ 0, lab[0] }, 2, 0, INT64_MIN);
-	for (uint32_t b = 1; b < nb; b++) {
-		uint64_t c = on_node(p, b, lab[b - 1]), d = on_node(p, b, lab[b]), at;
-
-		if (lab[b] == lab[b - 1])
-			continue;
-		at = (uint64_t)b * p->block +
-		     (c + d ? (uint64_t)((double)p->block * (double)c / (double)(c + d)) : 0);
-		at = page ? (at + page / 2) / page * page : at;
-		if (at <= last)
-			at = last + (page ? page : 1);
-		mr_json_i64_line(j, (int64_t[]){ (int64_t)at, lab[b] }, 2, 0, INT64_MIN);
-		last = at;
-	}
-out:
+	for (size_t i = 0; i < n; i++)
+		mr_json_i64_line(j, (int64_t[]){ (int64_t)part[i][0], (int64_t)part[i][1] }, 2, 0,
+				 INT64_MIN);
 	mr_json_arr_end(j);
-	free(cost);
-	free(from);
-	free(lab);
+	free(part);
 }
 
 /* The advice's "placement": what `memphis apply` carries out (docs/apply.md), null when

@@ -200,12 +200,22 @@ if ${CC:-cc} -std=gnu11 -g -O2 -fopenmp -pthread -I"$S/include" shifted/prog_pla
 	check_if "rebuilt, --force: exit 3, the same output" '[ "$(cat rebuilt.rc)" = 3 ] && cmp -s plain.out rebuilt.out'
 	check_if "rebuilt, --force: table, hx and mp placed, hy not ($(policy rebuilt table) $(policy rebuilt hx) $(policy rebuilt hy) $(policy rebuilt mp))" \
 		'[ "$(policy rebuilt table) $(policy rebuilt hx) $(policy rebuilt hy) $(policy rebuilt mp)" = "prefer:0 prefer:0 default interleave:0" ]'
-	check_if "rebuilt, --force: the shifted lines said (prog_place.c:30 -> 33, :58 -> 61, :60 -> 63)" \
+	check_if "rebuilt, --force: the shifted lines said (prog_place.c:30 -> 33, :61 -> 64, :63 -> 66)" \
 		'grep -q "main::hx .*: prog_place.c:30 is at line 33 in this build$" rebuilt.err &&
-		 grep -q "main::hx .*: prog_place.c:58 is at line 61 in this build$" rebuilt.err &&
-		 grep -q "main::mp .*: prog_place.c:60 is at line 63 in this build$" rebuilt.err'
+		 grep -q "main::hx .*: prog_place.c:61 is at line 64 in this build$" rebuilt.err &&
+		 grep -q "main::mp .*: prog_place.c:63 is at line 66 in this build$" rebuilt.err'
 else
 	skip "a rebuilt program placed with --force" "cannot build it: $(head -n 1 place2.err)"
+fi
+# ... and built with -fno-plt: its calls to malloc and mmap are "call *GOT" (no PLT stub)
+if ${CC:-cc} -std=gnu11 -g -O2 -fno-plt -fopenmp -pthread -I"$S/include" shifted/prog_place.c \
+	-o place3 -L"$B" -Wl,-rpath,"$B" -lmemphis -lnuma 2>place3.err; then
+	PROG=./place3 applied noplt --advice placed.json --force
+	check_if "rebuilt -fno-plt, --force: exit 3, the same output" '[ "$(cat noplt.rc)" = 3 ] && cmp -s plain.out noplt.out'
+	check_if "rebuilt -fno-plt, --force: table, hx and mp placed, hy not ($(policy noplt table) $(policy noplt hx) $(policy noplt hy) $(policy noplt mp))" \
+		'[ "$(policy noplt table) $(policy noplt hx) $(policy noplt hy) $(policy noplt mp)" = "prefer:0 prefer:0 default interleave:0" ]'
+else
+	skip "a rebuilt -fno-plt program placed with --force" "cannot build it: $(head -n 1 place3.err)"
 fi
 
 # --profile: the run shows the placement and its pages

@@ -1,5 +1,6 @@
 /* tests/unit/unit_advice.c - post/report/advice.c on hand-made thread x block matrices: each rule on a
- * pattern made for it, and each threshold on both of its sides (docs/advice.md). */
+ * pattern made for it, and each threshold on both of its sides (docs/advice.md); the parts
+ * of a partitioned placement on hand-made sampled pages. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +77,42 @@ static uint64_t quarter_and_noise(size_t t, uint32_t b, int arg)
 	if (t == 3)
 		return b % 64 == 0; /* 4 samples: under 2 % */
 	return own_quarter(t, b, 0) * 4;
+}
+
+static uint64_t page_no[128], page_nodes[128 * 2];
+
+/* A 2-node pattern whose sampled pages are lo .. hi - 1, each with n0 samples by node 0's
+ * threads up to page cut (excluded), n1 by node 1's from it; the parts' count into *n. */
+static struct mr_pattern paged(uint64_t lo, uint64_t hi, uint64_t cut, uint64_t n0, uint64_t n1)
+{
+	struct mr_pattern p;
+
+	memset(&p, 0, sizeof(p));
+	p.nnodes = 2;
+	p.page_no = page_no;
+	p.page_nodes = page_nodes;
+	for (uint64_t pg = lo; pg < hi && p.npages < 128; pg++) {
+		page_no[p.npages] = pg;
+		page_nodes[p.npages * 2] = pg < cut ? n0 : 0;
+		page_nodes[p.npages * 2 + 1] = pg < cut ? 0 : n1;
+		p.samples += pg < cut ? n0 : n1;
+		p.npages++;
+	}
+	return p;
+}
+
+/* The parts of p as "OFF:NODE ..." */
+static const char *parts(const struct mr_pattern *p)
+{
+	static char buf[256];
+	uint64_t out[128][2];
+	size_t n = mr_advice_ranges(p, 4096, out), len = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < n && len < sizeof(buf) - 48; i++)
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%llu:%llu", i ? " " : "",
+					(unsigned long long)out[i][0], (unsigned long long)out[i][1]);
+	return buf;
 }
 
 int main(void)
@@ -244,5 +281,35 @@ int main(void)
 	ok(a.kind != MR_ADVICE_MOVE_IT && a.top_share < MR_ADVICE_MOVE,
 	   "one thread %.0f %% of the samples: not move (got %s)", 100 * a.top_share,
 	   mr_advice_name(a.kind));
+
+	p = paged(0, 100, 44, 10, 10);
+	ok(!strcmp(parts(&p), "0:0 180224:1"), "pages 0-43 node 0's, 44-99 node 1's: cut at page "
+	   "44 (got %s)", parts(&p));
+	page_nodes[43 * 2 + 1] = 4; /* the boundary page shared, node 0 most */
+	page_nodes[44 * 2] = 3;
+	ok(!strcmp(parts(&p), "0:0 180224:1"), "... pages 43 and 44 shared: the same cut (got %s)",
+	   parts(&p));
+	p = paged(0, 100, 44, 10, 10);
+	page_nodes[10 * 2 + 1] = 12; /* a halo, under 2 % of the samples */
+	ok(!strcmp(parts(&p), "0:0 180224:1"), "... 12 samples of node 1 on page 10: no part of "
+	   "their own (got %s)", parts(&p));
+	for (int k = 10; k < 13; k++) /* a run worth its two switches */
+		page_nodes[k * 2 + 1] = 40;
+	ok(!strcmp(parts(&p), "0:0 40960:1 53248:0 180224:1"), "... 40 on pages 10-12 each: "
+	   "a part of node 1 (got %s)", parts(&p));
+	p = paged(20, 40, 25, 10, 10);
+	for (size_t i = 5; i < p.npages; i++) /* 20-24 node 0's, 25-29 unsampled, 30-44 node 1's */
+		page_no[i] += 5;
+	ok(!strcmp(parts(&p), "0:0 110592:1"), "sampled from page 20, node 0 to 24, nothing on "
+	   "25-29, node 1 from 30: the first part from 0, the cut half way at 27 (got %s)",
+	   parts(&p));
+	p = paged(0, 100, 44, 10, 10);
+	p.align = 256; /* the first byte 256 bytes into its page: the cut on a page boundary */
+	ok(!strcmp(parts(&p), "0:0 179968:1"), "... the variable 256 bytes into its first page: "
+	   "the cut 256 bytes before (got %s)", parts(&p));
+	p = paged(0, 100, 0, 10, 10);
+	ok(!strcmp(parts(&p), "0:1"), "all of node 1: one part (got %s)", parts(&p));
+	p = paged(0, 0, 0, 10, 10);
+	ok(!strcmp(parts(&p), ""), "no sampled page: no part");
 	return tap_done();
 }
