@@ -12,7 +12,8 @@ command -v python3 >/dev/null || { echo "python3 is needed to read the JSON repo
 command -v strace >/dev/null || { echo "strace is needed to count mbind calls" >&2; exit 77; }
 export OMP_NUM_THREADS=2
 PROG=$B/tests/prog_place
-SWEEPS="2000 1024"
+SWEEPS="2000 1024" # the profiled runs': enough samples on each array, under load too
+ASWEEPS="20 1024"  # the applied runs': what is placed does not need a long run
 M="$B/memphis"
 
 # The advice of a profiled run: all local on one node, so no placement at all.
@@ -21,6 +22,7 @@ check "the profiled run exits with the program's status 3" [ $? = 3 ]
 "$REPORT" --json --advice --all --top 0 base >base.json 2>base.rerr
 "$PROG" $SWEEPS >plain.out 2>plain.err
 check "the program's output is the same profiled" cmp -s plain.out base.out
+"$PROG" $ASWEEPS >aplain.out 2>aplain.err
 
 # applied NAME ARGS...: memphis apply ARGS -- prog_place under strace (mbind calls in
 # NAME.st) and the numa_maps shim (NAME.numa, NAME.maps); NAME.out, NAME.err, NAME.rc
@@ -29,14 +31,14 @@ applied() {
 	shift
 	PLACE_ADDRS=$name.addrs SHIM_NUMAMAPS=$PWD/$name strace -E LD_PRELOAD=$B/tests/shim_numamaps.so \
 		-f -qq -o "$name.st" -e trace=mbind $STRACE_MORE \
-		"$M" apply "$@" -- "$PROG" $SWEEPS $PROG_MORE >"$name.out" 2>"$name.err"
+		"$M" apply "$@" -- "$PROG" ${RUN_SWEEPS:-$ASWEEPS} $PROG_MORE >"$name.out" 2>"$name.err"
 	echo $? >"$name.rc"
 }
 mbinds() { grep -c 'mbind(' "$1.st"; }
 
 applied local --advice base.json
 check "advice all local: exit status 3" [ "$(cat local.rc)" = 3 ]
-check "advice all local: the same output" cmp -s plain.out local.out
+check "advice all local: the same output" cmp -s aplain.out local.out
 check_if "advice all local: no mbind call ($(mbinds local))" '[ "$(mbinds local)" = 0 ]'
 check_if "advice all local: nothing on stderr but plan's note" \
 	'! grep -v "no variable of base.json has a placement" local.err | grep -q .'
@@ -82,7 +84,7 @@ EOF
 }
 applied move --advice placed.json
 check "placed: exit status 3" [ "$(cat move.rc)" = 3 ]
-check "placed: the same output" cmp -s plain.out move.out
+check "placed: the same output" cmp -s aplain.out move.out
 check_if "placed: table is MPOL_PREFERRED on node 0 ($(policy move table))" '[ "$(policy move table)" = prefer:0 ]'
 check_if "placed: hx is MPOL_PREFERRED on node 0 ($(policy move hx))" '[ "$(policy move hx)" = prefer:0 ]'
 check_if "placed: hy, of the same call site but another chain, is not placed ($(policy move hy))" \
@@ -105,7 +107,7 @@ check_if "--plan: the same three placements ($(mbinds fromplan) mbind calls)" \
 sed 's/^sym .*/sym zz 12/' placed.plan >damaged.plan
 applied badplan --plan damaged.plan
 check_if "--plan damaged: one line naming its line, nothing placed, the program as ever" \
-	'[ "$(cat badplan.rc)" = 3 ] && cmp -s plain.out badplan.out && [ "$(mbinds badplan)" = 0 ] &&
+	'[ "$(cat badplan.rc)" = 3 ] && cmp -s aplain.out badplan.out && [ "$(mbinds badplan)" = 0 ] &&
 	 [ "$(grep -c .  badplan.err)" = 1 ] && grep -q "^memphis: MEMPHIS_PLACE: line [0-9]* is damaged: nothing is placed$" badplan.err'
 
 # --weights: the kernel's weighted interleave where it has one with these weights (Linux
@@ -127,7 +129,7 @@ check_if "a run directory as ADVICE: exit 3, no mbind call" \
 # mbind refused (a seccomp filter, a cpuset): injected by strace
 STRACE_MORE="-e inject=mbind:error=EPERM" applied refused --advice placed.json
 check "mbind refused: exit status 3" [ "$(cat refused.rc)" = 3 ]
-check "mbind refused: the same output" cmp -s plain.out refused.out
+check "mbind refused: the same output" cmp -s aplain.out refused.out
 check_if "mbind refused: one line" \
 	'[ "$(grep -c . refused.err)" = 1 ] && grep -q "^memphis: apply: mbind refused (Operation not permitted): the program runs unplaced$" refused.err'
 # a node this machine does not have: that variable alone is not placed
@@ -139,7 +141,7 @@ for v in d["variables"]:
 json.dump(d, open("node7.json", "w"))'
 applied node7 --advice node7.json
 check "a node not here: exit status 3, the same output" \
-	sh -c '[ "$(cat node7.rc)" = 3 ] && cmp -s plain.out node7.out'
+	sh -c '[ "$(cat node7.rc)" = 3 ] && cmp -s aplain.out node7.out'
 check_if "a node not here: table placed in part, hx and mp placed" \
 	'grep -q "^memphis: apply: prog_place.c:table: placed in part, partitioned over nodes 0,7 in 2 parts (mbind: Invalid argument)$" node7.err &&
 	 [ "$(grep -c " bytes in 1 object$" node7.err)" = 2 ]'
@@ -173,11 +175,11 @@ rc=$?
 check_if "advice of another program: exit 2 with one line naming both ($rc)" \
 	'[ $rc = 2 ] && [ "$(grep -c . other.err)" = 1 ] && grep -q "placed.json is the advice of .*prog_place .*, not of .*prog_gather" other.err && [ ! -s other.out ]'
 head -c 5000 placed.json >damaged.json
-"$M" apply --advice damaged.json -- "$PROG" $SWEEPS >damaged.out 2>damaged.err
+"$M" apply --advice damaged.json -- "$PROG" $ASWEEPS >damaged.out 2>damaged.err
 rc=$?
 check_if "damaged advice: exit 2, the file and offset named ($rc)" \
 	'[ $rc = 2 ] && [ "$(grep -c . damaged.err)" = 1 ] && grep -q "damaged.json: not valid JSON: .* at offset 5000" damaged.err'
-"$M" apply --advice nosuch.json -- "$PROG" $SWEEPS >nosuch.out 2>nosuch.err
+"$M" apply --advice nosuch.json -- "$PROG" $ASWEEPS >nosuch.out 2>nosuch.err
 rc=$?
 check_if "missing advice: exit 2 naming it ($rc)" '[ $rc = 2 ] && grep -q "nosuch.json: No such file" nosuch.err'
 "$B/memphis-report" plan --exe "$B/tests/prog_gather" --force placed.json >forced.plan 2>forced.err
@@ -192,12 +194,12 @@ mkdir -p shifted
 { printf '/* shifted */\n/* by */\n/* three */\n'; cat "$S/tests/programs/prog_place.c"; } >shifted/prog_place.c
 if ${CC:-cc} -std=gnu11 -g -O2 -fopenmp -pthread -I"$S/include" shifted/prog_place.c -o place2 \
 	-L"$B" -Wl,-rpath,"$B" -lmemphis -lnuma 2>place2.err; then
-	"$M" apply --advice placed.json -- ./place2 $SWEEPS >norebuilt.out 2>norebuilt.err
+	"$M" apply --advice placed.json -- ./place2 $ASWEEPS >norebuilt.out 2>norebuilt.err
 	rc=$?
 	check_if "a rebuilt program without --force: exit 2, one line ($rc)" \
 		'[ $rc = 2 ] && [ "$(grep -c . norebuilt.err)" = 1 ] && grep -q "is the advice of .*prog_place .*, not of .*place2" norebuilt.err'
 	PROG=./place2 applied rebuilt --advice placed.json --force
-	check_if "rebuilt, --force: exit 3, the same output" '[ "$(cat rebuilt.rc)" = 3 ] && cmp -s plain.out rebuilt.out'
+	check_if "rebuilt, --force: exit 3, the same output" '[ "$(cat rebuilt.rc)" = 3 ] && cmp -s aplain.out rebuilt.out'
 	check_if "rebuilt, --force: table, hx and mp placed, hy not ($(policy rebuilt table) $(policy rebuilt hx) $(policy rebuilt hy) $(policy rebuilt mp))" \
 		'[ "$(policy rebuilt table) $(policy rebuilt hx) $(policy rebuilt hy) $(policy rebuilt mp)" = "prefer:0 prefer:0 default interleave:0" ]'
 	check_if "rebuilt, --force: the shifted lines said (prog_place.c:30 -> 33, :61 -> 64, :63 -> 66)" \
@@ -211,7 +213,7 @@ fi
 if ${CC:-cc} -std=gnu11 -g -O2 -fno-plt -fopenmp -pthread -I"$S/include" shifted/prog_place.c \
 	-o place3 -L"$B" -Wl,-rpath,"$B" -lmemphis -lnuma 2>place3.err; then
 	PROG=./place3 applied noplt --advice placed.json --force
-	check_if "rebuilt -fno-plt, --force: exit 3, the same output" '[ "$(cat noplt.rc)" = 3 ] && cmp -s plain.out noplt.out'
+	check_if "rebuilt -fno-plt, --force: exit 3, the same output" '[ "$(cat noplt.rc)" = 3 ] && cmp -s aplain.out noplt.out'
 	check_if "rebuilt -fno-plt, --force: table, hx and mp placed, hy not ($(policy noplt table) $(policy noplt hx) $(policy noplt hy) $(policy noplt mp))" \
 		'[ "$(policy noplt table) $(policy noplt hx) $(policy noplt hy) $(policy noplt mp)" = "prefer:0 prefer:0 default interleave:0" ]'
 else
@@ -219,7 +221,7 @@ else
 fi
 
 # --profile: the run shows the placement and its pages
-applied prof --advice placed.json --profile -p 250us -o prof.run
+RUN_SWEEPS=$SWEEPS applied prof --advice placed.json --profile -p 250us -o prof.run
 "$REPORT" prof.run >prof.txt 2>prof.rerr
 "$REPORT" --json prof.run >prof.json 2>>prof.rerr
 check_if "--profile: exit 3, the same output, a run directory" \
