@@ -385,6 +385,7 @@ void mr_attrib_close(struct mr_attrib *a)
 		free(a->line_funcs[i]);
 	}
 	attrib_heapvar_free(a);
+	attrib_layouts_free(a);
 	mr_heap_free(&a->heap);
 	mr_heap_free(&a->stacks);
 	attrib_locals_free(a->locals);

@@ -199,6 +199,12 @@ struct mr_extent {
 /* mr_attrib_data of addr, with its extent in *e. */
 uint32_t mr_attrib_data_extent(struct mr_attrib *a, uint64_t addr, uint64_t t, uint32_t tid,
 			       struct mr_extent *e);
+/* The member layout (binary/layout.h) of variable var: a static of a struct type or an
+ * array of them, or a heap variable named by the typed pointer that receives its objects;
+ * NULL when it has none (a scalar or unknown type: no member rows, no guessing). Made once
+ * per variable, owned by a; not during a parallel pass. */
+struct mr_layout;
+const struct mr_layout *mr_attrib_layout(struct mr_attrib *a, uint32_t var);
 /* The heap objects of the run in address order (then allocation time): their count, and
  * object i's variable id, address in *addr and size in *bytes. */
 size_t mr_attrib_heap_count(const struct mr_attrib *a);

@@ -16,6 +16,7 @@
 #include "binary/demangle.h"
 #include "binary/heapvar.h"
 #include "binary/heapvar_dwarf.h"
+#include "binary/layout.h"
 #include "hash.h"
 
 /* What one frame does with the pointer its call returned. */
@@ -29,10 +30,17 @@ struct recv {
 	int arg_reg;         /* >= 0: stored through (a member of) the object the argument in
 			      * this register (DWARF number) points to, of arg_size bytes */
 	uint64_t arg_size;
+	/* RECV_VAR of a static or a path: where the pointer went, whose pointee type lays
+	 * the objects out (attrib_heap_layout); where.nstep 0: not known */
+	struct mr_hv_path where;
+	uint64_t where_var;  /* the static it starts at, 0: none */
+	uint32_t where_obj;
 };
 
 struct attrib_hv {
 	struct mph_u64map by_ret;   /* runtime return address -> index in recv */
+	struct mph_u64map var_recv; /* heap variable's key (var_by_key's: its id changes at the
+				     * end of a parallel pass) -> index in recv of its receiver */
 	struct recv *recv;
 	size_t nrecv, caprecv;
 	struct mr_hvdw **dw;        /* [object]: its libdw handle, NULL when unread */
@@ -51,6 +59,7 @@ void attrib_heapvar_free(struct mr_attrib *a)
 	for (size_t i = 0; i < h->ndw; i++)
 		mr_hvdw_close(h->dw[i]);
 	mph_u64map_free(&h->by_ret);
+	mph_u64map_free(&h->var_recv);
 	free(h->recv);
 	free(h->dw);
 	free(h->dw_tried);
@@ -58,11 +67,29 @@ void attrib_heapvar_free(struct mr_attrib *a)
 	a->hv = NULL;
 }
 
-/* The libdw handle of object oi, opened once; NULL when it has no DWARF. */
-static struct mr_hvdw *obj_dw(struct mr_attrib *a, uint32_t oi)
+/* a->hv, made on first use; NULL when out of memory. */
+static struct attrib_hv *hv_of(struct mr_attrib *a)
 {
 	struct attrib_hv *h = a->hv;
 
+	if (h)
+		return h;
+	h = calloc(1, sizeof(*h));
+	if (!h || mph_u64map_init(&h->by_ret, 64) || mph_u64map_init(&h->var_recv, 16)) {
+		if (h)
+			mph_u64map_free(&h->by_ret);
+		free(h);
+		return NULL;
+	}
+	return a->hv = h;
+}
+
+struct mr_hvdw *attrib_obj_dw(struct mr_attrib *a, uint32_t oi)
+{
+	struct attrib_hv *h = hv_of(a);
+
+	if (!h)
+		return NULL;
 	if (oi >= h->ndw) {
 		size_t n = a->nobj > oi ? a->nobj : oi + 1;
 		struct mr_hvdw **d = realloc(h->dw, n * sizeof(*d));
@@ -100,7 +127,7 @@ static void static_recv(struct mr_attrib *a, uint32_t oi, uint64_t to, struct re
 		return;
 	/* a struct's first member too: "g.first"; no name when DWARF says no pointer is there
 	 * (what %rax held was no pointer: an int that a libc function returned) */
-	rc = (dw = obj_dw(a, oi)) ? mr_hvdw_member(dw, mv->addr, to - mv->addr, path, sizeof(path))
+	rc = (dw = attrib_obj_dw(a, oi)) ? mr_hvdw_member(dw, mv->addr, to - mv->addr, path, sizeof(path))
 				  : -ENOENT;
 	if (rc == -EINVAL)
 		return;
@@ -115,6 +142,9 @@ static void static_recv(struct mr_attrib *a, uint32_t oi, uint64_t to, struct re
 	}
 	r->kind = RECV_VAR;
 	r->how = path[0] ? "member" : mr_var_kind_name(mv->kind);
+	r->where = (struct mr_hv_path){ .root = MR_HV_ROOT_STATIC, .at = to, .nstep = 1 };
+	r->where_var = mv->addr;
+	r->where_obj = oi;
 }
 
 /* r->name: "FUNC::NAME" of object oi (OBJ:FUNC::NAME outside the executable), FUNC as the
@@ -151,7 +181,7 @@ static void local_recv(struct mr_attrib *a, uint32_t oi, const struct mr_hv_even
 		.slot_reg = e->slot_reg, .slot_off = e->slot_off,
 	};
 
-	if (mr_hvdw_local(obj_dw(a, oi), &q, name, sizeof(name), &func) == 0)
+	if (mr_hvdw_local(attrib_obj_dw(a, oi), &q, name, sizeof(name), &func) == 0)
 		local_name(a, oi, func, name, r);
 }
 
@@ -170,9 +200,12 @@ static void path_recv(struct mr_attrib *a, uint32_t oi, const struct mr_hv_event
 		if (!mv || mv->tls || mv->descriptor || !mv->name)
 			return;
 	}
-	rc = mr_hvdw_path(obj_dw(a, oi), &e->path, mv ? mv->addr : 0, path, sizeof(path), &func);
+	rc = mr_hvdw_path(attrib_obj_dw(a, oi), &e->path, mv ? mv->addr : 0, path, sizeof(path), &func);
 	if (rc)
 		return;
+	r->where = e->path;
+	r->where_var = mv ? mv->addr : 0;
+	r->where_obj = oi;
 	if (!mv) {
 		local_name(a, oi, func, path, r);
 		return;
@@ -199,7 +232,7 @@ static size_t follow(struct mr_attrib *a, uint32_t oi, uint64_t ret_vaddr,
 		     struct mr_hv_event *ev, size_t max)
 {
 	struct mr_debuginfo *d = a->obj[oi].di;
-	struct mr_hvdw *dw = obj_dw(a, oi);
+	struct mr_hvdw *dw = attrib_obj_dw(a, oi);
 	uint64_t func = 0, base = ret_vaddr > WINDOW_BEFORE ? ret_vaddr - WINDOW_BEFORE : 0;
 	size_t bytes;
 	uint8_t *buf;
@@ -227,7 +260,7 @@ static size_t follow(struct mr_attrib *a, uint32_t oi, uint64_t ret_vaddr,
 static struct recv analyse(struct mr_attrib *a, uint64_t ret, uint64_t t)
 {
 	struct mr_hv_event ev[MR_HV_MAX_EVENTS];
-	struct recv r = { RECV_NONE, NULL, NULL, -1, 0 };
+	struct recv r = { RECV_NONE, NULL, NULL, -1, 0, { 0 }, 0, 0 };
 	uint64_t t0, t1;
 	struct span *sp = ret ? attrib_span_at(a, ret - 1, t, &t0, &t1) : NULL;
 	size_t n;
@@ -240,7 +273,7 @@ static struct recv analyse(struct mr_attrib *a, uint64_t ret, uint64_t t)
 			static_recv(a, sp->obj, ev[i].addr, &r);
 	for (size_t i = 0; i < n && r.kind == RECV_NONE; i++)
 		if (ev[i].kind == MR_HV_RETURN &&
-		    mr_hvdw_returns(obj_dw(a, sp->obj), ev[i].pc) != 0) /* void: rax is stale */
+		    mr_hvdw_returns(attrib_obj_dw(a, sp->obj), ev[i].pc) != 0) /* void: rax is stale */
 			r.kind = RECV_RETURN;
 	for (size_t i = 0; i < n && r.kind == RECV_NONE; i++)
 		if (ev[i].kind == MR_HV_FRAME || ev[i].kind == MR_HV_REG ||
@@ -250,7 +283,7 @@ static struct recv analyse(struct mr_attrib *a, uint64_t ret, uint64_t t)
 			path_recv(a, sp->obj, &ev[i], &r);
 	for (size_t i = 0; i < n && r.arg_reg < 0; i++)
 		if (ev[i].kind == MR_HV_PATH && ev[i].path.root == MR_HV_ROOT_ARG &&
-		    mr_hvdw_arg_size(obj_dw(a, sp->obj), &ev[i].path, &r.arg_size) == 0)
+		    mr_hvdw_arg_size(attrib_obj_dw(a, sp->obj), &ev[i].path, &r.arg_size) == 0)
 			r.arg_reg = ev[i].path.reg;
 	return r;
 }
@@ -259,17 +292,11 @@ static struct recv analyse(struct mr_attrib *a, uint64_t ret, uint64_t t)
  * memory. */
 static const struct recv *frame_recv(struct mr_attrib *a, uint64_t ret, uint64_t t)
 {
-	struct attrib_hv *h = a->hv;
+	struct attrib_hv *h = hv_of(a);
 	uint64_t *slot;
 
-	if (!h) {
-		h = calloc(1, sizeof(*h));
-		if (!h || mph_u64map_init(&h->by_ret, 64)) {
-			free(h);
-			return NULL;
-		}
-		a->hv = h;
-	}
+	if (!h)
+		return NULL;
 	slot = mph_u64map_get(&h->by_ret, ret);
 	if (slot)
 		return &h->recv[*slot];
@@ -377,7 +404,7 @@ static bool arg_recv(struct mr_attrib *a, uint64_t ret, uint64_t t, const struct
 	ssize_t n;
 	int addr_of = 0, rc = -ENOENT;
 
-	if (!sp || !a->obj[sp->obj].di || !(dw = obj_dw(a, sp->obj)))
+	if (!sp || !a->obj[sp->obj].di || !(dw = attrib_obj_dw(a, sp->obj)))
 		return false;
 	rv = ret - sp->bias;
 	if (mr_hvdw_func_start(dw, rv - 1, &func) || func >= rv || rv - func > FUNC_BEFORE)
@@ -424,7 +451,7 @@ static uint32_t receiver_var(struct mr_attrib *a, const struct memphis_rec_alloc
 	struct mr_varinfo v = { .kind = MR_VAR_HEAP };
 	char where[512], func[256], from[512], f[256], file[512], inl[512] = "";
 	const struct recv *rc = NULL, *below;
-	struct recv argr = { RECV_NONE, NULL, NULL, -1, 0 };
+	struct recv argr = { RECV_NONE, NULL, NULL, -1, 0, { 0 }, 0, 0 };
 	const char *colon;
 	char *via = NULL, *list = NULL;
 	uint64_t key, *slot;
@@ -493,6 +520,8 @@ static uint32_t receiver_var(struct mr_attrib *a, const struct memphis_rec_alloc
 	v.recv_via = via;
 	v.recv_from = k > idx || inl[0] ? strdup(from) : NULL;
 	id = attrib_add_var(a, key, &v);
+	if (id != NOT_YET && rc != &argr && rc->where.nstep) /* for its layout; none: no rows */
+		mph_u64map_put(&a->hv->var_recv, key, (uint64_t)(rc - a->hv->recv));
 	free(argr.name);
 	return id;
 none:
@@ -523,4 +552,16 @@ uint32_t attrib_heap_var(struct mr_attrib *a, const struct memphis_rec_alloc *r)
 		id = attrib_site_var(a, r, &s);
 	mph_u64map_put(&a->var_by_key, key, id); /* out of memory: only not cached */
 	return id;
+}
+
+int attrib_heap_layout(struct mr_attrib *a, uint32_t var, struct mr_layout **out)
+{
+	const uint64_t *k = a->hv && var < a->nvars ? mph_u64map_get(&a->hv->var_recv,
+								      a->var_keys[var]) : NULL;
+	const struct recv *r = k ? &a->hv->recv[*k] : NULL;
+
+	*out = NULL;
+	if (!r)
+		return -ENOENT;
+	return mr_layout_pointee(attrib_obj_dw(a, r->where_obj), &r->where, r->where_var, out);
 }

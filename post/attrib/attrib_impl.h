@@ -24,6 +24,7 @@
 #include "run/heap.h"
 #include "run/pages.h"
 #include "u64map.h"
+struct mr_layout;
 #define IP_CACHE_BITS 16
 #define NOT_YET UINT32_MAX
 /* data_resolve's answer for data of libmemphis itself, and the ip cache's line for its
@@ -151,6 +152,8 @@ struct mr_attrib {
 	size_t nvars, capvars;
 	struct mph_u64map var_by_key;
 	struct attrib_hv *hv;       /* the receivers of heap pointers (attrib_heapvar.c) */
+	struct mph_u64map layouts;  /* variable key (var_keys) -> its struct mr_layout *, 1: none
+				     * (attrib_layout.c); mask 0: not made yet */
 
 	char **lines;
 	char **line_funcs;          /* [id]: the function holding the line's code, first seen
@@ -278,6 +281,14 @@ uint32_t attrib_code_at(struct mr_attrib *a, uint64_t ip, uint64_t t, uint64_t *
  * receives its pointer (attrib_heapvar.c), else by its call site (attrib_site_var). */
 uint32_t attrib_heap_var(struct mr_attrib *a, const struct memphis_rec_alloc *r);
 void attrib_heapvar_free(struct mr_attrib *a);
+/* The libdw handle of object oi (heapvar_dwarf.h), opened once; NULL when it has no
+ * DWARF. */
+struct mr_hvdw *attrib_obj_dw(struct mr_attrib *a, uint32_t oi);
+/* The layout of heap variable var's objects: the pointee type of the pointer its receiver
+ * holds (layout.h mr_layout_pointee's returns; -ENOENT: no such receiver). */
+int attrib_heap_layout(struct mr_attrib *a, uint32_t var, struct mr_layout **out);
+/* Free attrib_layout.c's layouts. */
+void attrib_layouts_free(struct mr_attrib *a);
 
 /* The structured site of heap variable v (site_file, site_line, site_func, site_callers)
  * from the naming frame idx of r described as where ("file:line") and func. */

@@ -223,7 +223,8 @@ bool hvdw_find_static(Dwarf_Die *parent, uint64_t addr, int depth, Dwarf_Die *ou
 			return true;
 		}
 		if (depth > 0 && (tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block ||
-				  tag == DW_TAG_namespace) && hvdw_find_static(&c, addr, depth - 1, out))
+				  tag == DW_TAG_namespace || tag == DW_TAG_module) &&
+		    hvdw_find_static(&c, addr, depth - 1, out))
 			return true;
 	} while (DW(dwarf_siblingof)(&c, &c) == 0);
 	return false;

@@ -35,6 +35,7 @@
 	X(int, dwarf_haspc, (Dwarf_Die *, Dwarf_Addr)) \
 	X(int, dwarf_getscopes, (Dwarf_Die *, Dwarf_Addr, Dwarf_Die **)) \
 	X(int, dwarf_tag, (Dwarf_Die *)) \
+	X(Dwarf_Die *, dwarf_diecu, (Dwarf_Die *, Dwarf_Die *, uint8_t *, uint8_t *)) \
 	X(int, dwarf_srclang, (Dwarf_Die *)) \
 	X(const char *, dwarf_decl_file, (Dwarf_Die *)) \
 	X(int, dwarf_child, (Dwarf_Die *, Dwarf_Die *)) \
@@ -88,6 +89,9 @@ bool hvdw_frame_base(struct mr_hvdw *h, Dwarf_Die *fn, uint64_t pc, int *reg, in
 /* Where the location expression op[0, n) puts the variable relative to register reg. */
 bool hvdw_mem_at(const Dwarf_Op *op, size_t n, int reg, int fb_reg, int64_t fb_off,
 		 int64_t *at);
+/* The type of the location access path p names (mr_hvdw_path's), when it holds a pointer. */
+bool hvdw_path_type(struct mr_hvdw *h, const struct mr_hv_path *p, uint64_t var_addr,
+		    Dwarf_Die *type);
 /* Is variable location attribute at register reg somewhere in [pc, end)? */
 bool hvdw_in_reg(Dwarf_Attribute *at, uint64_t pc, uint64_t end, int reg);
 

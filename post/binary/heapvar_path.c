@@ -184,7 +184,8 @@ static bool find_local(struct mr_hvdw *h, const struct mr_hv_path *p, Dwarf_Die 
 /* mr_hvdw_path, the last step down to an object of `limit` bytes or fewer (0: a scalar),
  * *owner the struct or class whose member it ends at (NULL: none). */
 static int path_name(struct mr_hvdw *h, const struct mr_hv_path *p, uint64_t var_addr,
-		     uint64_t limit, char *name, size_t len, const char **func, const char **owner)
+		     uint64_t limit, char *name, size_t len, const char **func, const char **owner,
+		     Dwarf_Die *type_out)
 {
 	Dwarf_Die var, type, cudie;
 	Dwarf_Attribute at;
@@ -228,6 +229,8 @@ static int path_name(struct mr_hvdw *h, const struct mr_hv_path *p, uint64_t var
 			return -ENOENT;
 		memmove(name, name + cut, strlen(name + cut) + 1);
 	}
+	if (type_out)
+		*type_out = type;
 	return limit || DW(dwarf_tag)(&type) == DW_TAG_pointer_type ? 0 : -EINVAL;
 }
 
@@ -236,7 +239,16 @@ int mr_hvdw_path(struct mr_hvdw *h, const struct mr_hv_path *p, uint64_t var_add
 {
 	const char *owner;
 
-	return path_name(h, p, var_addr, 0, name, len, func, &owner);
+	return path_name(h, p, var_addr, 0, name, len, func, &owner, NULL);
+}
+
+bool hvdw_path_type(struct mr_hvdw *h, const struct mr_hv_path *p, uint64_t var_addr,
+		    Dwarf_Die *type)
+{
+	const char *owner, *func;
+	char name[512];
+
+	return path_name(h, p, var_addr, 0, name, sizeof(name), &func, &owner, type) == 0;
 }
 
 int mr_hvdw_object(struct mr_hvdw *h, const struct mr_hv_path *p, uint64_t var_addr,
@@ -244,7 +256,7 @@ int mr_hvdw_object(struct mr_hvdw *h, const struct mr_hv_path *p, uint64_t var_a
 {
 	const char *owner = NULL, *m;
 	char path[512];
-	int rc = path_name(h, p, var_addr, size ? size : 1, path, sizeof(path), func, &owner);
+	int rc = path_name(h, p, var_addr, size ? size : 1, path, sizeof(path), func, &owner, NULL);
 
 	if (rc)
 		return rc;

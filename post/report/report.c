@@ -85,23 +85,26 @@ static int region_selected(const void *arg, uint32_t seq)
 	return report_region_selected(arg, seq);
 }
 
-/* --pattern: the patterns of the shown variables among ids[0 .. n) into r->pat. Returns
- * false when out of memory. */
-static bool patterns(struct report *r, const uint32_t *ids, size_t n)
+/* The second passes over the shown variables among ids[0 .. n): --pattern's patterns into
+ * r->pat, --by member's members into r->mem. Returns false when out of memory. */
+static bool second_passes(struct report *r, const uint32_t *ids, size_t n)
 {
 	struct mr_pattern_in in = { r->run, r->a, r->nnodes, r->cpu_node,
 				    MPH_S_EXACT | (r->o.approx ? MPH_S_APPROX : 0),
 				    region_selected, r };
 	uint32_t *shown = malloc((n ? n : 1) * sizeof(*shown));
 	size_t k = 0;
-	int rc;
+	int rc = 0;
 
 	if (!shown)
 		return false;
 	for (size_t i = 0; i < n; i++)
 		if (r->agg.vars[ids[i]].shown)
 			shown[k++] = ids[i];
-	rc = mr_pattern_build(&r->pat, &in, shown, k);
+	if (r->o.pattern)
+		rc = mr_pattern_build(&r->pat, &in, shown, k);
+	if (!rc && r->o.by_member)
+		rc = mr_members_build(&r->mem, &in, shown, k);
 	free(shown);
 	return rc == 0;
 }
@@ -170,7 +173,7 @@ static int run_report(struct report *r, FILE *out)
 	if (!ids)
 		return mr_error(MR_EXIT_DATA, "out of memory");
 	report_runtime_last(r, ids, nids);
-	if (r->o.pattern && !patterns(r, ids, nids)) {
+	if ((r->o.pattern || r->o.by_member) && !second_passes(r, ids, nids)) {
 		free(ids);
 		return mr_error(MR_EXIT_DATA, "out of memory");
 	}
@@ -205,6 +208,7 @@ static void report_free(struct report *r)
 {
 	mr_agg_tables_free(&r->tables);
 	mr_pattern_free(&r->pat);
+	mr_members_free(&r->mem);
 	mr_xcells_free(&r->x);
 	mr_pollwait_free(&r->pw);
 	mr_ktime_free(&r->kt);

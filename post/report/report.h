@@ -14,6 +14,8 @@
 struct report_opts {
 	const char *dir, *exe;
 	int force, json, approx, matrix, by_line;
+	int by_member;            /* --by member: the variables' members and shared lines
+				   * (members.h) */
 	int pattern, advice;      /* --pattern (the pattern data in the JSON), --advice
 				   * (implies pattern): pattern.h, advice.h */
 	enum mr_agg_mode mode;

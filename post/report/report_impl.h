@@ -34,6 +34,7 @@
 #include "attrib/attrib.h"
 #include "binary/runtime.h"
 #include "hwsrc.h"
+#include "members.h"
 #include "pattern.h"
 #include "pollwait.h"
 #include "kerneltime.h"
@@ -80,6 +81,7 @@ struct report {
 	struct mr_hw_order hw_by_node; /* hw by node, then variable (line with --by line) */
 	struct mr_hw_order hw_by_var;  /* hw by variable, then line */
 	struct mr_pattern_set pat;     /* --pattern: the shown variables' patterns */
+	struct mr_members mem;         /* --by member: the shown variables' members */
 	struct mr_xcells x;       /* --format pprof or trace: their counts (xcells.h) */
 	struct mr_pollwait pw;    /* the program's own waits (pollwait.h) */
 	struct mr_ktime kt;       /* the kernel's samples (kerneltime.h) */
@@ -157,6 +159,15 @@ void report_print_json(const struct report *r, const uint32_t *ids, size_t nids,
 struct mr_json;
 void report_place_text(const struct report *r, FILE *f);
 void report_place_json(struct mr_json *j, const struct report *r);
+
+/* report_members.c: --by member (members.h). The member data of variable var (NULL: none,
+ * or not --by member); under var's group in the table of CPU node `node`, its member rows
+ * (false: it has none, the caller prints its lines); the section after the tables; the
+ * JSON "members" of var. */
+const struct mr_member_var *report_members_of(const struct report *r, uint32_t var);
+bool report_member_rows(const struct report *r, uint32_t var, uint32_t node, FILE *f);
+void report_members_text(const struct report *r, FILE *f);
+void report_members_json(struct mr_json *j, const struct report *r, uint32_t var);
 
 /* report_pattern.c: the "pattern" and "advice" members of shown variable id (only those
  * --pattern counted; advice with --advice), and the text's advice lines (--advice). */

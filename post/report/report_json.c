@@ -597,6 +597,7 @@ static void json_variable(struct mr_json *j, const struct report *r, uint32_t id
 		json_var_hardware(j, r, id);
 	if (r->o.pattern)
 		report_pattern_json(j, r, id);
+	report_members_json(j, r, id);
 	mr_json_obj_end(j);
 }
 

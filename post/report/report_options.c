@@ -36,6 +36,9 @@ void mr_help_report(FILE *f)
 		"  --all          local and remote samples\n"
 		"  --by line      code-centric: lines first, variables under them (--by variable is\n"
 		"                 the default)\n"
+		"  --by member    the members of struct variables (a struct, an array of them, a heap\n"
+		"                 object received by a typed pointer) under them, each member's\n"
+		"                 nodes, and the cache lines threads of two nodes store to\n"
 		"  --by rank      an MPI job: the tables per rank (and node), not per host\n"
 		"  --rank N       an MPI job: the report of rank N alone\n"
 		"  --approx       also use approximate (proxy) data addresses; by default only exact\n"
@@ -250,11 +253,12 @@ bool report_parse_options(struct report_opts *o, int argc, char **argv, int *exi
 		case 'b':
 			o->by_line = !strcmp(optarg, "line");
 			o->by_rank = !strcmp(optarg, "rank");
-			if (!o->by_line && !o->by_rank && strcmp(optarg, "variable") &&
+			o->by_member = !strcmp(optarg, "member");
+			if (!o->by_line && !o->by_rank && !o->by_member && strcmp(optarg, "variable") &&
 			    strcmp(optarg, "var"))
 				return stop(exit_code,
-					    mr_usage("report", "--by wants 'line', 'variable' or 'rank', "
-						     "not '%s'", optarg));
+					    mr_usage("report", "--by wants 'line', 'variable', 'member' "
+						     "or 'rank', not '%s'", optarg));
 			break;
 		case 'R':
 			errno = 0;

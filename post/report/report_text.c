@@ -455,6 +455,8 @@ static void print_tables(const struct report *r, struct text_notes *notes, FILE 
 			if (!is_var)
 				note_code(notes, name);
 			fprintf(f, "(%zu) %s %" PRIu64 "\n", i + 1, mr_esc(name), g->total);
+			if (is_var && report_member_rows(r, g->key, tb->node, f))
+				nitems = 0; /* its members instead of its lines */
 			for (size_t k = 0; k < nitems; k++) {
 				name = report_key_name(r, !is_var, rows[g->first + k].item);
 				if (is_var)
@@ -463,7 +465,7 @@ static void print_tables(const struct report *r, struct text_notes *notes, FILE 
 			}
 			for (size_t k = nitems; k < g->count; k++)
 				irest += rows[g->first + k].n;
-			if (nitems < g->count)
+			if (nitems && nitems < g->count)
 				fprintf(f, "    ... %zu more %s %" PRIu64 "\n", g->count - nitems,
 					is_var ? "lines" : "variables", irest);
 			if (is_var && r->o.advice)
@@ -584,6 +586,7 @@ void report_print_text(const struct report *r, const uint32_t *ids, size_t nids,
 
 	print_header(r, f);
 	print_tables(r, &notes, f);
+	report_members_text(r, f);
 	report_kernel_section(r, f);
 	print_first_touch(r, ids, nids, &notes, f);
 	if (r->o.matrix)
