@@ -21,7 +21,7 @@ static int run_html(struct report_opts *o)
 	if (!mem)
 		return mr_error(MR_EXIT_DATA, "out of memory");
 	o->json = 1;
-	o->advice = o->pattern = 1; /* the views draw them */
+	o->advice = o->pattern = o->by_member = 1; /* the views draw them */
 	rc = job_report_run(o, mem);
 	if (fclose(mem)) {
 		free(buf);

@@ -7,7 +7,7 @@
  *   np   static struct outer[N] with a nested struct: thread 0 reads .in.x, thread 1 .in.y
  *   fs   one 64-byte line: thread 0 stores to .x, thread 1 to .y (false sharing)
  *   fsp  the same with .y 64 bytes after .x: nothing shared
- *   sc   a static double[N]: no members
+ *   sc   a static double[N], read by both threads: no members
  *
  * Everything is first touched by the master thread, outside the profiled region "work".
  * Each thread's work is its own loop
@@ -59,6 +59,15 @@ static double quads(const struct quad *q, int t)
 	return s;
 }
 
+static double scalars(void)
+{
+	double s = 0;
+
+	for (long i = 0; i < N; i += 4)
+		s += sc[i];
+	return s;
+}
+
 static double nested(int t)
 {
 	double s = 0;
@@ -95,7 +104,7 @@ int main(int argc, char **argv)
 		int t = omp_get_thread_num();
 
 		for (int r = 0; r < rounds && t < 2; r++) {
-			sum += quads(p, t) + quads(hp, t) + nested(t) + sc[(r * 64) % N];
+			sum += quads(p, t) + quads(hp, t) + nested(t) + scalars();
 			stores(t == 0 ? &fs.x : &fs.y, 50000);
 			stores(t == 0 ? &fsp.x : &fsp.y, 50000);
 		}

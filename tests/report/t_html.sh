@@ -5,7 +5,7 @@
 # header's and tables' numbers equal the --json report's, every view of the top variables
 # drawn, a screenshot that is not blank. On the hand-made sample (tests/data/html-sample.json:
 # the pattern and advice members of docs/report-schema.md), a run of examples/cg (its page
-# embeds exactly what --json --advice prints, less the whitespace between tokens), and bad input: 0 samples, one node, one variable (named
+# embeds exactly what --json --advice --by member prints, less the whitespace between tokens), and bad input: 0 samples, one node, one variable (named
 # to end the page's <script> if it were not escaped), 256 threads; the errors for a missing
 # charting library and template. Skips (77) without node, chromium or puppeteer-core.
 . "$MEMPHIS_SRC/tests/report_common.sh"
@@ -71,7 +71,7 @@ run=$(rundir cg)
 if [ -z "$run" ]; then
 	not_ok "examples/cg left a run directory"
 else
-	"$R" "$run" --json --advice > cg.json
+	"$R" "$run" --json --advice --by member > cg.json
 	"$R" "$run" --html cg.html 2> err.txt
 	rc=$?
 	"$R" html -o cg2.html "$run" 2>> err.txt
@@ -87,7 +87,7 @@ else
 		'[ "$rc" = 0 ] && [ -s top.html ]'
 	embedded cg.html > cg.embedded
 	squeeze cg.json > cg.squeezed
-	check "the page embeds exactly what --json --advice prints, without its indentation ($(wc -c < cg.json) bytes, $(wc -c < cg.embedded) embedded)" \
+	check "the page embeds exactly what --json --advice --by member prints, without its indentation ($(wc -c < cg.json) bytes, $(wc -c < cg.embedded) embedded)" \
 		cmp -s cg.squeezed cg.embedded
 	check_if "the page has the pattern and advice of the shown variables (cg.c:a, cg.c:colidx)" \
 		'python3 -c "import json,sys; v={x[\"name\"]: x for x in json.load(open(\"cg.json\"))[\"variables\"]}; sys.exit(not all(\"pattern\" in v[n] and \"advice\" in v[n] for n in (\"cg.c:a\", \"cg.c:colidx\")))"'

@@ -30,56 +30,9 @@ prof() {
 		"$R" --by member --json "$name" > "$name.json" 2> "$name.rerr"
 }
 
-# judge JSON CHECK...: check.py's verdicts on the report JSON, one TAP line each
+# judge JSON SPEC...: members_check.py's verdicts on the report JSON, one TAP line each
 judge() {
-	python3 - "$@" <<'PY' > judge.out 2>&1
-import json, sys
-d = json.load(open(sys.argv[1]))
-V = {v["name"]: v for v in d["variables"]}
-
-def member(var, m):
-    ms = (V.get(var) or {}).get("members") or {}
-    return {x["name"]: x for x in ms.get("list", [])}.get(m)
-
-def node_share(x, n):
-    row = sum(x["counts"][n])
-    return row / x["samples"] if x["samples"] else 0
-
-for spec in sys.argv[2:]:
-    kind, var, rest = spec.split("|", 2)
-    ms = (V.get(var) or {}).get("members")
-    ok, why = False, "no such variable"
-    if kind == "remote":     # MEMBER@NODE: >= 90 % of its samples from NODE and remote
-        m, n = rest.split("@")
-        x = member(var, m)
-        if x:
-            r = x["remote"] / x["samples"]
-            ok, why = node_share(x, int(n)) >= 0.9 and r >= 0.9, "%d samples, node %s %.0f %%, remote %.0f %%" % (x["samples"], n, 100 * node_share(x, int(n)), 100 * r)
-    elif kind == "local":    # MEMBER@NODE: >= 90 % from NODE and local
-        m, n = rest.split("@")
-        x = member(var, m)
-        if x:
-            l = x["local"] / x["samples"]
-            ok, why = node_share(x, int(n)) >= 0.9 and l >= 0.9, "%d samples, node %s %.0f %%, local %.0f %%" % (x["samples"], n, 100 * node_share(x, int(n)), 100 * l)
-    elif kind == "split":    # M1,M2: a split advice whose groups name M1 and M2 apart
-        want = rest.split(",")
-        groups = [g["members"] for g in (ms or {}).get("split", [])]
-        ok = any(want[0] in g for g in groups) and any(want[1] in g for g in groups) and \
-            not any(want[0] in g and want[1] in g for g in groups)
-        why = "groups %s" % groups
-    elif kind == "shared":   # M1,M2: one shared line, its sides storing to M1 and M2
-        want = set(rest.split(","))
-        lines = (ms or {}).get("shared_lines", [])
-        ok = len(lines) == 1 and {s["member"] for s in lines[0]["sides"]} == want and \
-            all(s["stores"] >= 5 for s in lines[0]["sides"]) and lines[0]["offset"] == 0
-        why = "lines %s" % [(l["offset"], [(s["node"], s["member"], s["stores"]) for s in l["sides"]]) for l in lines]
-    elif kind == "unshared": # -: no shared line
-        lines = (ms or {}).get("shared_lines")
-        ok, why = lines == [], "lines %s" % lines
-    elif kind == "none":     # -: no member rows at all
-        ok, why = var in V and ms is None, "members %s" % ms
-    print(("ok " if ok else "fail ") + spec + " (" + why + ")")
-PY
+	python3 "$S/tests/report/members_check.py" "$@" > judge.out 2>&1
 	while IFS= read -r line; do
 		case $line in
 		ok\ *) ok "${line#ok }" ;;

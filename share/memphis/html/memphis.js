@@ -308,6 +308,53 @@
 		});
 	}
 
+	/* --by member (the page asks for it): each member's samples by node of the sampling CPU,
+	 * the split advice and the lines stored to from two nodes */
+	function membersView(sel, v) {
+		var ms = v.members;
+		if (!ms || !ms.list || !ms.list.length) return; /* no type with members: no view */
+		var box = viewBox(sel, 'members', 'Member x node', 'Rows: members of ' + v.name + ' (' +
+			fmt(ms.element_bytes) + ' bytes per element); columns: node of the sampling CPU; ' +
+			'the title of a cell: its remote share.');
+		var n = ms.list[0].counts.length, cs = 56, lw = 12 + 7 * d3.max(ms.list, function (m) {
+			return m.name.length;
+		}), m = { l: Math.min(lw, 360), t: 30 };
+		var rowSum = function (r) { return d3.sum(r); };
+		var max = d3.max(ms.list, function (x) { return d3.max(x.counts.map(rowSum)); }) || 1;
+		var col = d3.scale.sqrt().domain([0, max]).range(['#f7fbff', '#08306b']);
+		var g = svg(box, m.l + n * cs + 10, m.t + ms.list.length * 24 + 10).append('g')
+			.attr('transform', 'translate(' + m.l + ',' + m.t + ')');
+		for (var c = 0; c < n; c++)
+			g.append('text').attr('x', c * cs + cs / 2).attr('y', -8)
+				.attr('text-anchor', 'middle').text(nodeName(c));
+		ms.list.forEach(function (x, i) {
+			g.append('text').attr('x', -6).attr('y', i * 24 + 16).attr('text-anchor', 'end')
+				.text(x.name);
+			x.counts.forEach(function (row, c) {
+				var k = rowSum(row), rem = d3.sum(row.slice(0, n - 1)) - (c < n - 1 ? row[c] : 0);
+				g.append('rect').attr('class', 'cell').attr('x', c * cs).attr('y', i * 24)
+					.attr('width', cs - 1).attr('height', 23).attr('fill', col(k))
+					.append('title').text(x.name + ', ' + nodeName(c) + ' CPU: ' + fmt(k) +
+						' samples' + (k ? ', ' + pct(rem / k) + ' remote' : ''));
+				g.append('text').attr('x', c * cs + cs / 2).attr('y', i * 24 + 16)
+					.attr('text-anchor', 'middle').attr('fill', k > max / 2 ? '#fff' : '#000')
+					.text(fmt(k));
+			});
+		});
+		(ms.split || []).forEach(function (s) {
+			box.append('p').attr('class', 'advice').text('split: ' + s.members.join(', ') + ' (' +
+				fmt(s.bytes) + ' bytes per element) used by ' + ('node' in s ? 'node ' + s.node :
+				'tid ' + s.tid) + ' (' + pct(s.share) + ')');
+		});
+		(ms.shared_lines || []).forEach(function (l) {
+			box.append('p').attr('class', 'advice').text('line at offset ' + l.offset +
+				' stored to from ' + l.sides.map(function (s) {
+					return 'node ' + s.node + ' (' + fmt(s.stores) + ' samples, ' +
+						(s.member || 'padding') + ' at ' + s.line + ')';
+				}).join(' and ') + ': pad or separate them');
+		});
+	}
+
 	function pagesView(sel, v) {
 		var box = viewBox(sel, 'pages', 'Home nodes of its pages', 'Distinct pages sampled by ' +
 			'home node' + (v.first_touch ? ', and pages first touched, by node' : '') + '.');
@@ -581,6 +628,7 @@
 		var views = sel.append('div').attr('class', 'views');
 		guard('The node x node view of ' + v.name, function () { matrixView(views, v); });
 		guard('The pages view of ' + v.name, function () { pagesView(views, v); });
+		guard('The members view of ' + v.name, function () { membersView(views, v); });
 		guard('The threads view of ' + v.name, function () { threadsView(views, v, lo, hi); });
 		guard('The time view of ' + v.name, function () { timeView(views, v, lo, hi); });
 		guard('The source lines of ' + v.name, function () { linesView(sel, v); });
