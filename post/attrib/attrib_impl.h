@@ -9,6 +9,8 @@
  *   attrib_poll.c     the variable a poll loop polls (STACKS entries)
  *   attrib_self.c     libmemphis's own work among a sample's frames; the library linked
  *                     into the executable
+ *   attrib_heapvar.c  heap objects named by the variable receiving the pointer
+ *   attrib_layout.c   a variable's member layout (binary/layout.h)
  * Not for other files of post/: they use attrib.h.
  */
 #ifndef MR_ATTRIB_IMPL_H

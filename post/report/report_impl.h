@@ -13,6 +13,8 @@
  *   report_threads.c  the threads' CPU time beside their samples, short threads' share
  *   pattern.c         --pattern: the shown variables' thread x block and time x block use
  *   advice.c          --advice: the placement advice from a pattern
+ *   members.c         --by member: the shown variables' samples by member, shared lines
+ *   report_members.c  their rows, section and JSON
  *   report_touch.c    a first-touch record attributed (the tables' and the trace's)
  *   xcells.c          the exports' counts, taken in the sample pass (xcells.h)
  *   pollwait.c        the program's own waits, taken in the sample pass (pollwait.h)
