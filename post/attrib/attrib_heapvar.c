@@ -35,6 +35,7 @@ struct recv {
 	struct mr_hv_path where;
 	uint64_t where_var;  /* the static it starts at, 0: none */
 	uint32_t where_obj;
+	struct mr_hvdw_query local; /* RECV_VAR of a local: where it is (local.pc 0: none) */
 };
 
 struct attrib_hv {
@@ -181,8 +182,11 @@ static void local_recv(struct mr_attrib *a, uint32_t oi, const struct mr_hv_even
 		.slot_reg = e->slot_reg, .slot_off = e->slot_off,
 	};
 
-	if (mr_hvdw_local(attrib_obj_dw(a, oi), &q, name, sizeof(name), &func) == 0)
+	if (mr_hvdw_local(attrib_obj_dw(a, oi), &q, name, sizeof(name), &func) == 0) {
 		local_name(a, oi, func, name, r);
+		r->local = q;
+		r->where_obj = oi;
+	}
 }
 
 /* The path of a PATH event of object oi into r: the variable it starts at and the steps. */
@@ -260,7 +264,7 @@ static size_t follow(struct mr_attrib *a, uint32_t oi, uint64_t ret_vaddr,
 static struct recv analyse(struct mr_attrib *a, uint64_t ret, uint64_t t)
 {
 	struct mr_hv_event ev[MR_HV_MAX_EVENTS];
-	struct recv r = { RECV_NONE, NULL, NULL, -1, 0, { 0 }, 0, 0 };
+	struct recv r = { RECV_NONE, NULL, NULL, -1, 0, { 0 }, 0, 0, { 0 } };
 	uint64_t t0, t1;
 	struct span *sp = ret ? attrib_span_at(a, ret - 1, t, &t0, &t1) : NULL;
 	size_t n;
@@ -451,7 +455,7 @@ static uint32_t receiver_var(struct mr_attrib *a, const struct memphis_rec_alloc
 	struct mr_varinfo v = { .kind = MR_VAR_HEAP };
 	char where[512], func[256], from[512], f[256], file[512], inl[512] = "";
 	const struct recv *rc = NULL, *below;
-	struct recv argr = { RECV_NONE, NULL, NULL, -1, 0, { 0 }, 0, 0 };
+	struct recv argr = { RECV_NONE, NULL, NULL, -1, 0, { 0 }, 0, 0, { 0 } };
 	const char *colon;
 	char *via = NULL, *list = NULL;
 	uint64_t key, *slot;
@@ -520,7 +524,7 @@ static uint32_t receiver_var(struct mr_attrib *a, const struct memphis_rec_alloc
 	v.recv_via = via;
 	v.recv_from = k > idx || inl[0] ? strdup(from) : NULL;
 	id = attrib_add_var(a, key, &v);
-	if (id != NOT_YET && rc != &argr && rc->where.nstep) /* for its layout; none: no rows */
+	if (id != NOT_YET && rc != &argr && (rc->where.nstep || rc->local.pc)) /* its layout */
 		mph_u64map_put(&a->hv->var_recv, key, (uint64_t)(rc - a->hv->recv));
 	free(argr.name);
 	return id;
@@ -563,5 +567,7 @@ int attrib_heap_layout(struct mr_attrib *a, uint32_t var, struct mr_layout **out
 	*out = NULL;
 	if (!r)
 		return -ENOENT;
+	if (r->local.pc)
+		return mr_layout_local(attrib_obj_dw(a, r->where_obj), &r->local, out);
 	return mr_layout_pointee(attrib_obj_dw(a, r->where_obj), &r->where, r->where_var, out);
 }

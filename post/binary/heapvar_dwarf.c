@@ -509,7 +509,8 @@ static void local_var_name(Dwarf_Die *cu, Dwarf_Die *var, const char *path, cons
 /* mr_hvdw_local's search in scope s of the concrete function (and in the blocks in it that
  * hold q->pc, depth levels down). */
 static bool local_in(Dwarf_Die *cu, Dwarf_Die *s, const struct mr_hvdw_query *q, int fb_reg,
-		     int64_t fb_off, int depth, char *name, size_t len, const char **func)
+		     int64_t fb_off, int depth, char *name, size_t len, const char **func,
+		     Dwarf_Die *var, bool *whole)
 {
 	Dwarf_Die c;
 	char path[256];
@@ -522,7 +523,7 @@ static bool local_in(Dwarf_Die *cu, Dwarf_Die *s, const struct mr_hvdw_query *q,
 		int tag = DW(dwarf_tag)(&c);
 
 		if (depth > 0 && tag == DW_TAG_lexical_block && DW(dwarf_haspc)(&c, q->pc) > 0 &&
-		    local_in(cu, &c, q, fb_reg, fb_off, depth - 1, name, len, func)) {
+		    local_in(cu, &c, q, fb_reg, fb_off, depth - 1, name, len, func, var, whole)) {
 			if (!*func)
 				*func = DW(dwarf_diename)(s);
 			return true;
@@ -535,13 +536,17 @@ static bool local_in(Dwarf_Die *cu, Dwarf_Die *s, const struct mr_hvdw_query *q,
 		if (DW(dwarf_tag)(s) == DW_TAG_subprogram || DW(dwarf_tag)(s) == DW_TAG_inlined_subroutine)
 			*func = DW(dwarf_diename)(s);
 		local_var_name(cu, &c, path, owner, name, len, func);
+		*var = c;
+		*whole = !path[0];
 		return true;
 	} while (DW(dwarf_siblingof)(&c, &c) == 0);
 	return false;
 }
 
-int mr_hvdw_local(struct mr_hvdw *h, const struct mr_hvdw_query *q, char *name, size_t len,
-		  const char **func)
+/* mr_hvdw_local, with the variable's DIE in *var and whether the pointer is the variable
+ * itself (not a member or element of it, nor reached through it) in *whole. */
+static int local_lookup(struct mr_hvdw *h, const struct mr_hvdw_query *q, char *name, size_t len,
+			const char **func, Dwarf_Die *var, bool *whole)
 {
 	Dwarf_Die *scopes = NULL, c, *fn = NULL, cudie;
 	char path[256];
@@ -551,6 +556,7 @@ int mr_hvdw_local(struct mr_hvdw *h, const struct mr_hvdw_query *q, char *name, 
 	bool frame = q->where == MR_HVDW_FRAME || (q->where == MR_HVDW_THROUGH && q->slot_reg >= 0);
 
 	*func = NULL;
+	*whole = false;
 	if (!h || !hvdw_cu_of(h, q->pc, &cudie) || (n = scopes_at(h, q->pc, &scopes)) <= 0)
 		return -ENOENT;
 	for (int i = 0; i < n && !fn; i++) /* the frame's function (inlined scopes come first) */
@@ -576,6 +582,8 @@ int mr_hvdw_local(struct mr_hvdw *h, const struct mr_hvdw_query *q, char *name, 
 				    DW(dwarf_tag)(&scopes[k]) == DW_TAG_inlined_subroutine)
 					*func = DW(dwarf_diename)(&scopes[k]);
 			local_var_name(&cudie, &c, path, owner, name, len, func);
+			*var = c;
+			*whole = !path[0] && q->where != MR_HVDW_THROUGH;
 			break;
 		} while (DW(dwarf_siblingof)(&c, &c) == 0);
 	}
@@ -592,9 +600,31 @@ int mr_hvdw_local(struct mr_hvdw *h, const struct mr_hvdw_query *q, char *name, 
 		fb_reg = -1;
 		if (frame && !hvdw_frame_base(h, &cf, q->pc, &fb_reg, &fb_off))
 			frame_ok = false;
-		found = frame_ok && local_in(&cudie, &cf, q, fb_reg, fb_off, 8, name, len, func);
+		found = frame_ok && local_in(&cudie, &cf, q, fb_reg, fb_off, 8, name, len, func, var,
+					     whole);
+		*whole = *whole && q->where != MR_HVDW_THROUGH;
 	}
 	return found && *func ? 0 : -ENOENT;
+}
+
+int mr_hvdw_local(struct mr_hvdw *h, const struct mr_hvdw_query *q, char *name, size_t len,
+		  const char **func)
+{
+	Dwarf_Die var;
+	bool whole;
+
+	return local_lookup(h, q, name, len, func, &var, &whole);
+}
+
+bool hvdw_local_type(struct mr_hvdw *h, const struct mr_hvdw_query *q, Dwarf_Die *type)
+{
+	const char *func;
+	char name[512];
+	Dwarf_Die var;
+	bool whole = false;
+
+	return local_lookup(h, q, name, sizeof(name), &func, &var, &whole) == 0 && whole &&
+	       hvdw_base_type(&var, type);
 }
 
 int mr_hvdw_returns(struct mr_hvdw *h, uint64_t pc)

@@ -89,6 +89,9 @@ bool hvdw_frame_base(struct mr_hvdw *h, Dwarf_Die *fn, uint64_t pc, int *reg, in
 /* Where the location expression op[0, n) puts the variable relative to register reg. */
 bool hvdw_mem_at(const Dwarf_Op *op, size_t n, int reg, int fb_reg, int64_t fb_off,
 		 int64_t *at);
+/* The type of the local q names (mr_hvdw_local's) when the pointer is that local itself. */
+struct mr_hvdw_query;
+bool hvdw_local_type(struct mr_hvdw *h, const struct mr_hvdw_query *q, Dwarf_Die *type);
 /* The type of the location access path p names (mr_hvdw_path's), when it holds a pointer. */
 bool hvdw_path_type(struct mr_hvdw *h, const struct mr_hv_path *p, uint64_t var_addr,
 		    Dwarf_Die *type);

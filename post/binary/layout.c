@@ -238,6 +238,17 @@ int mr_layout_pointee(struct mr_hvdw *h, const struct mr_hv_path *p, uint64_t va
 	return layout_of(&pointee, is_fortran(&pointee), true, out);
 }
 
+int mr_layout_local(struct mr_hvdw *h, const struct mr_hvdw_query *q, struct mr_layout **out)
+{
+	Dwarf_Die type, pointee;
+
+	*out = NULL;
+	if (!h || !hvdw_local_type(h, q, &type) || DW(dwarf_tag)(&type) != DW_TAG_pointer_type ||
+	    !hvdw_base_type(&type, &pointee))
+		return -ENOENT;
+	return layout_of(&pointee, is_fortran(&pointee), true, out);
+}
+
 int mr_layout_leaf(const struct mr_layout *l, uint64_t off)
 {
 	const struct node *n = &l->nodes[0];

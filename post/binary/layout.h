@@ -31,6 +31,11 @@ int mr_layout_static(struct mr_hvdw *h, uint64_t var_addr, struct mr_layout **ou
 int mr_layout_pointee(struct mr_hvdw *h, const struct mr_hv_path *p, uint64_t var_addr,
 		      struct mr_layout **out);
 
+/* The same for a pointer held by the local variable q names (heapvar_dwarf.h
+ * mr_hvdw_local: the local itself, not a member of it). */
+struct mr_hvdw_query;
+int mr_layout_local(struct mr_hvdw *h, const struct mr_hvdw_query *q, struct mr_layout **out);
+
 /* The leaf of byte off of the variable (off beyond the type's size repeats it: an array
  * of elements): its index, or -1 (padding, a bit-field). */
 int mr_layout_leaf(const struct mr_layout *l, uint64_t off);

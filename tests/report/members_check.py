@@ -12,6 +12,7 @@ SPEC is KIND|VARIABLE|ARG:
   shared|V|M1,M2         one shared line, at offset 0, its two sides storing to M1 and M2,
                          5 store samples each at least
   unshared|V|-           no shared line
+  writer|V|M@NODE        M is read by two nodes or more and written by NODE alone
   none|V|-               V has no member data (a type without members)
 """
 import json, sys
@@ -54,6 +55,10 @@ for spec in sys.argv[2:]:
         ok = len(lines) == 1 and {s["member"] for s in lines[0]["sides"]} == want and \
             all(s["stores"] >= 5 for s in lines[0]["sides"]) and lines[0]["offset"] == 0
         why = "lines %s" % [(l["offset"], [(s["node"], s["member"], s["stores"]) for s in l["sides"]]) for l in lines]
+    elif kind == "writer":   # M@NODE: read by all, written by NODE alone
+        m, n = rest.split("@")
+        w = (ms or {}).get("written_by_one", [])
+        ok, why = {"member": m, "writer": int(n)} in w, "written_by_one %s" % w
     elif kind == "unshared": # -: no shared line
         lines = (ms or {}).get("shared_lines")
         ok, why = lines == [], "lines %s" % lines

@@ -5,7 +5,8 @@
 # thread 1 on CPU 0 (node 1), so that thread 1's samples are remote by construction
 # (the 2-node guest: tests/vm/guest-tests/numa-members.*). tests/programs/prog_members.c:
 # thread 0 reads .a of struct quad p[], thread 1 .c (also through a heap object received
-# by a typed pointer, and .in.x / .in.y of a nested struct); .x and .y of one 64-byte line
+# by a typed global pointer and by a local one, and .in.x / .in.y of a nested struct; .v of
+# struct pair rw[] read by both, written by thread 0 alone); .x and .y of one 64-byte line
 # stored to by both threads, and the same 64 bytes apart; a double array without members.
 # Then a C++ class (prog_members_cxx.cc) and a Fortran derived type (members_f.f90).
 # Counts: each member has some 100 to 300 samples at 100 us and each shared line's side
@@ -51,6 +52,9 @@ judge m2.json "local|$P:p|$P:p[].a@0" "remote|$P:p|$P:p[].c@1" "split|$P:p|$P:p[
 	"split|hp (malloc at $P:$(grep -n 'hp = malloc' "$S/tests/programs/$P" | cut -d: -f1))|hp[].a,hp[].c" \
 	"local|$P:np|$P:np[].in.x@0" "remote|$P:np|$P:np[].in.y@1" \
 	"split|$P:np|$P:np[].in.x,$P:np[].in.y" \
+	"remote|main::lp (malloc at $P:$(grep -n 'lp = malloc' "$S/tests/programs/$P" | cut -d: -f1))|main::lp[].c@1" \
+	"split|main::lp (malloc at $P:$(grep -n 'lp = malloc' "$S/tests/programs/$P" | cut -d: -f1))|main::lp[].a,main::lp[].c" \
+	"writer|$P:rw|$P:rw[].v@0" \
 	"shared|$P:fs|$P:fs.x,$P:fs.y" "unshared|$P:fsp|-" "none|$P:sc|-"
 check_if "text: member rows under p in node 1's table, lines under sc" \
 	'sed -n "/^Node1: /,/^\$/p" m2.txt | grep -q "^    $P:p\[\]\.c [0-9]" &&
