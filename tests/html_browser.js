@@ -148,6 +148,8 @@ async function checkVariable(page, v, i) {
 			hi: Number((document.querySelector('#variable [data-view=threads]') || { dataset: {} }).dataset.hi),
 			time: q('[data-view=time] svg rect.cell'),
 			lines: q('[data-view=lines] tr[data-line]'),
+			members: q('[data-view=members] svg rect.cell'),
+			memberNotes: q('[data-view=members] p.advice'),
 			missing: q('.missing'),
 			advice: (document.querySelector('#variable .advice .action') || {}).textContent || null
 		};
@@ -172,9 +174,16 @@ async function checkVariable(page, v, i) {
 	}
 	if (v.advice && d.advice !== v.advice.action) bad.push('advice ' + d.advice);
 	if (d.lines < 1) bad.push('no source line');
+	// --by member: a member x node cell each, a line per split and shared line; none without
+	const ms = v.members && v.members.list ? v.members : null;
+	if (d.members !== (ms ? ms.list.length * ms.list[0].counts.length : 0))
+		bad.push('member x node ' + d.members + ' cells');
+	if (ms && d.memberNotes !== (ms.split || []).length + (ms.shared_lines || []).length)
+		bad.push('member notes ' + d.memberNotes);
 	ok(bad.length === 0, 'variable ' + (i + 1) + ' "' + v.name + '": views rendered (matrix ' +
 		d.matrix + ', page bars ' + d.pages + ', thread x block cells ' + d.threads +
 		', time cells ' + d.time + ', lines ' + d.lines + (p ? '' : ', no pattern data') +
+		(ms ? ', member x node cells ' + d.members : '') +
 		(bad.length ? '; ' + bad.join(', ') : '') + ')');
 }
 

@@ -3,7 +3,8 @@
 # and offline, driven by tests/html_browser.js with puppeteer-core (make check-deps installs
 # it into BUILD/npm; installed here too when missing): no console error, no request, the
 # header's and tables' numbers equal the --json report's, every view of the top variables
-# drawn, a screenshot that is not blank. On the hand-made sample (tests/data/html-sample.json:
+# drawn (the member x node view where a variable has members), a screenshot that is not
+# blank. On the hand-made sample (tests/data/html-sample.json:
 # the pattern and advice members of docs/report-schema.md), a run of examples/cg (its page
 # embeds exactly what --json --advice --by member prints, less the whitespace between tokens), and bad input: 0 samples, one node, one variable (named
 # to end the page's <script> if it were not escaped), 256 threads; the errors for a missing
