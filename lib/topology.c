@@ -1,9 +1,12 @@
 /* lib/topology.c - where things live: CPU -> node, node distances, page -> home node
  * (move_pages(2) with nodes == NULL only queries) and the maps snapshots. On a machine
  * without NUMA support everything is node 0, and still recorded. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <link.h>
+#include <stdio.h>
 #include <numa.h>
 #include <numaif.h>
 #include <stdlib.h>
@@ -19,6 +22,91 @@
 #include "writer.h"
 
 #define PAGE_BATCH 512 /* bounded stack use: print() may run on a small thread stack */
+#define TIERS "/sys/devices/virtual/memory_tiering"
+
+/* The number in file path (a sysfs attribute) into "%llu", else "-", into out. */
+static void sys_number(const char *path, char *out, size_t len)
+{
+	char *t = memphis__slurp(path), *end;
+	unsigned long long v;
+
+	snprintf(out, len, "-");
+	if (!t)
+		return;
+	errno = 0;
+	v = strtoull(t, &end, 10);
+	if (!errno && end != t)
+		snprintf(out, len, "%llu", v);
+	free(t);
+}
+
+/* The kernel's memory tier of each node (memory_tierK/nodelist) into tier[0 .. nnodes),
+ * -1 where none says (a kernel before 6.1, no NUMA). */
+static void node_tiers(int32_t *tier, uint32_t nnodes)
+{
+	DIR *d = memphis__opendir(TIERS);
+	struct dirent *e;
+	char path[512];
+
+	for (uint32_t n = 0; n < nnodes; n++)
+		tier[n] = -1;
+	while (d && (e = readdir(d))) {
+		struct bitmask *m;
+		char *list;
+		long k;
+
+		if (strncmp(e->d_name, "memory_tier", 11) || (k = strtol(e->d_name + 11, NULL, 10)) < 0)
+			continue;
+		snprintf(path, sizeof(path), TIERS "/%s/nodelist", e->d_name);
+		if (!(list = memphis__slurp(path)))
+			continue;
+		list[strcspn(list, "\n")] = 0;
+		m = list[0] ? numa_parse_nodestring_all(list) : NULL;
+		for (uint32_t n = 0; m && n < nnodes; n++)
+			if (numa_bitmask_isbitset(m, n))
+				tier[n] = (int32_t)k;
+		if (m)
+			numa_bitmask_free(m);
+		free(list);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* A RUN block of `node` keys (docs/format.md): per node its CPUs, memory tier, the HMAT
+ * figures of its best initiators (access0) and its memory at start. */
+static void nodes_write(const int32_t *cpu_node, uint32_t ncpus, uint32_t nnodes)
+{
+	static const char *const hmat[] = { "read_latency", "write_latency", "read_bandwidth",
+					    "write_bandwidth" };
+	size_t len = (size_t)nnodes * 160 + 1, used = 0;
+	char *text = malloc(len), v[4][32], path[256];
+	int32_t *tier = malloc(nnodes * sizeof(*tier));
+
+	if (text && tier) {
+		node_tiers(tier, nnodes);
+		for (uint32_t n = 0; n < nnodes && used < len; n++) {
+			long long total, free_b = -1;
+			uint32_t cpus = 0;
+
+			for (uint32_t c = 0; c < ncpus; c++)
+				cpus += cpu_node[c] == (int32_t)n;
+			for (int k = 0; k < 4; k++) {
+				snprintf(path, sizeof(path),
+					 "/sys/devices/system/node/node%u/access0/initiators/%s", n, hmat[k]);
+				sys_number(path, v[k], sizeof(v[k]));
+			}
+			total = numa_node_size64((int)n, &free_b);
+			used += (size_t)snprintf(text + used, len - used,
+						 "node=%u\t%u\t%d\t%s\t%s\t%s\t%s\t%lld\t%lld\n", n, cpus,
+						 tier[n], v[0], v[1], v[2], v[3], total, total < 0 ? -1 : free_b);
+		}
+		if (used < len)
+			memphis__writer_block(-1, MPH_BLK_RUN, text, used);
+	}
+	free(text);
+	free(tier);
+}
 
 void memphis__topology_write(void)
 {
@@ -50,6 +138,8 @@ void memphis__topology_write(void)
 			memphis__writer_block(-1, MPH_BLK_TOPOLOGY, buf, sizeof(h) + lc + ld);
 			free(buf);
 		}
+		if (numa)
+			nodes_write(cpu_node, h.ncpus, h.nnodes);
 	}
 	free(cpu_node);
 	free(dist);

@@ -84,7 +84,9 @@ struct memphis_rec_file {
  *   first_touch (0/1), callsite_depth, page_size, sampling_error (the one line printed
  *   when sampling was impossible), unwritten_max_ns (the longest a sample stays buffered
  *   in the process before it is written: what a run without END may miss; absent in runs
- *   of older libraries, which buffered 1.1 s). */
+ *   of older libraries, which buffered 1.1 s), node (one per node, in a RUN block after
+ *   TOPOLOGY: NODE, CPUS, TIER, READ_LAT_NS, WRITE_LAT_NS, READ_BW_MBS, WRITE_BW_MBS,
+ *   BYTES, FREE_BYTES, tab-separated, "-" or -1 when unknown; docs/format.md). */
 
 struct memphis_rec_topology {
 	uint32_t ncpus;  /* entries in cpu_node[] (configured CPUs) */

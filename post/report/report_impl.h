@@ -15,6 +15,7 @@
  *   advice.c          --advice: the placement advice from a pattern
  *   members.c         --by member: the shown variables' samples by member, shared lines
  *   report_members.c  their rows, section and JSON
+ *   report_nodes.c    the nodes' kinds and memory tiers (CPU-less nodes)
  *   report_touch.c    a first-touch record attributed (the tables' and the trace's)
  *   xcells.c          the exports' counts, taken in the sample pass (xcells.h)
  *   pollwait.c        the program's own waits, taken in the sample pass (pollwait.h)
@@ -161,6 +162,11 @@ void report_print_json(const struct report *r, const uint32_t *ids, size_t nids,
 struct mr_json;
 void report_place_text(const struct report *r, FILE *f);
 void report_place_json(struct mr_json *j, const struct report *r);
+
+/* report_nodes.c: the nodes' kinds and tiers (RUN keys "node"): a header line and JSON
+ * run.nodes, only where a node has no CPU or the nodes are of two tiers. */
+void report_nodes_text(const struct report *r, FILE *f);
+void report_nodes_json(struct mr_json *j, const struct report *r);
 
 /* report_members.c: --by member (members.h). The member data of variable var (NULL: none,
  * or not --by member); under var's group in the table of CPU node `node`, its member rows

@@ -156,6 +156,7 @@ static void json_run(struct mr_json *j, const struct report *r)
 	if (mr_run_get(run, "mpi_rank"))
 		json_mpi(j, run);
 	report_place_json(j, r);
+	report_nodes_json(j, r);
 	mr_json_obj_end(j);
 }
 

@@ -342,6 +342,7 @@ static void print_header(const struct report *r, FILE *f)
 	report_kernel_text(r, f);
 	report_runtime_text(r, f);
 	report_threads_text(r, f);
+	report_nodes_text(r, f);
 	fprintf(f, "nodes: %u; regions:", r->nnodes);
 	{
 		int any = region_names(r, f);
