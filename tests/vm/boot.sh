@@ -1,7 +1,10 @@
 #!/bin/sh
 # tests/vm/boot.sh TOPOLOGY [OPTIONS] - boot the test guest once under QEMU TCG and report.
 #   TOPOLOGY   NxC: N NUMA nodes (one socket each) with C CPUs each, e.g. 2x2 or 4x1;
-#              2048 MiB split evenly over the nodes.
+#              2048 MiB split evenly over the nodes. NxCmM: and M memory-only nodes
+#              (1024 MiB each, nodes N..N+M-1) with HMAT figures (-machine hmat=on): 100
+#              ns 20 GB/s local, 150 ns 15 GB/s the other socket, 300 ns 10 GB/s memory-only
+#              (a CXL expander's 3x latency, half bandwidth), e.g. 2x2m1.
 #   --kernel KVER        boot cache/vmlinux-KVER (default: the newest kernel setup.sh
 #                        prepared, cache/vmlinux)
 #   --initrd F           the initramfs (default: cache/initramfs-KVER.cpio.gz, what
@@ -39,13 +42,19 @@ cache=${VM_CACHE:-$here/cache}
 [ $# -ge 1 ] || { sed -n '2,17s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 topo=$1
 shift
-nodes=${topo%x*}
-cpn=${topo#*x}
-case $nodes$cpn in
-*[!0-9]* | "") echo "vm: bad topology '$topo' (want NxC, e.g. 2x2)" >&2; exit 2 ;;
+# NxC: N nodes of C CPUs; NxCmM: and M memory-only nodes after them (CXL-like: HMAT gives
+# them 3 times the local latency and half the bandwidth)
+base=${topo%m*}
+mnodes=0
+[ "$base" = "$topo" ] || mnodes=${topo##*m}
+nodes=${base%x*}
+cpn=${base#*x}
+case $nodes$cpn$mnodes in
+*[!0-9]* | "") echo "vm: bad topology '$topo' (want NxC or NxCmM, e.g. 2x2, 2x2m1)" >&2; exit 2 ;;
 esac
-[ "$nodes" -ge 1 ] && [ "$nodes" -le 8 ] && [ "$cpn" -ge 1 ] && [ "$cpn" -le 8 ] ||
-	{ echo "vm: topology '$topo' out of range (1..8 x 1..8)" >&2; exit 2; }
+[ "$nodes" -ge 1 ] && [ "$nodes" -le 8 ] && [ "$cpn" -ge 1 ] && [ "$cpn" -le 8 ] &&
+	[ "$mnodes" -le 2 ] ||
+	{ echo "vm: topology '$topo' out of range (1..8 x 1..8, 0..2 memory-only)" >&2; exit 2; }
 
 initrd=
 work=$cache/work-$topo
@@ -84,10 +93,40 @@ truncate -s "${results_mb}M" results.img
 
 numa=""
 mem=$((2048 / nodes))
+mmem=1024 # each memory-only node's
+machine=""
 for n in $(seq 0 $((nodes - 1))); do
 	numa="$numa -object memory-backend-ram,id=m$n,size=${mem}M"
 	numa="$numa -numa node,nodeid=$n,cpus=$((n * cpn))-$((n * cpn + cpn - 1)),memdev=m$n"
+	[ "$mnodes" -gt 0 ] && numa="$numa,initiator=$n"
 done
+if [ "$mnodes" -gt 0 ]; then
+	# HMAT: local 100 ns 20 GB/s, the other socket 150 ns 15 GB/s, memory-only 300 ns
+	# 10 GB/s; SLIT distances 10, 20 and 30 to match
+	machine=",hmat=on"
+	total=$((nodes + mnodes))
+	for m in $(seq "$nodes" $((total - 1))); do
+		numa="$numa -object memory-backend-ram,id=m$m,size=${mmem}M"
+		numa="$numa -numa node,nodeid=$m,memdev=m$m,initiator=0"
+	done
+	for i in $(seq 0 $((nodes - 1))); do
+		for t in $(seq 0 $((total - 1))); do
+			if [ "$t" = "$i" ]; then lat=100 bw=20G dist=10
+			elif [ "$t" -lt "$nodes" ]; then lat=150 bw=15G dist=20
+			else lat=300 bw=10G dist=30
+			fi
+			numa="$numa -numa hmat-lb,initiator=$i,target=$t,hierarchy=memory,data-type=access-latency,latency=$lat"
+			numa="$numa -numa hmat-lb,initiator=$i,target=$t,hierarchy=memory,data-type=access-bandwidth,bandwidth=$bw"
+			[ "$t" = "$i" ] || numa="$numa -numa dist,src=$i,dst=$t,val=$dist"
+		done
+	done
+	for m in $(seq "$nodes" $((total - 1))); do
+		for t in $(seq 0 $((total - 1))); do
+			[ "$t" = "$m" ] || [ "$t" -lt "$nodes" ] ||
+				numa="$numa -numa dist,src=$m,dst=$t,val=30"
+		done
+	done
+fi
 ss=""
 [ "$ssboot" = 1 ] && ss=-singlestep
 
@@ -100,10 +139,10 @@ now() { date +%s.%N; }
 strip='s/\x1b\[[0-9;?]*[A-Za-z]//g; s/\x1bc//g; s/\r//g'
 t_start=$(now)
 # shellcheck disable=SC2086 # $numa and $ss are word lists
-timeout -k 5 "$limit" qemu-system-x86_64 -accel tcg -cpu "${VM_CPU:-max}" -nodefaults -display none \
+timeout -k 5 "$limit" qemu-system-x86_64 -machine "pc$machine" -accel tcg -cpu "${VM_CPU:-max}" -nodefaults -display none \
 	-no-reboot -kernel "$kernel" -initrd "$initrd" \
 	-append "console=ttyS0 panic=-1 quiet printk.devkmsg=on $cmdline_extra vmtest.topo=$topo vmtest.limit=$limit $guest_env" \
-	-smp $((nodes * cpn)),sockets=$nodes,cores=$cpn,threads=1 -m $((mem * nodes))M $numa \
+	-smp $((nodes * cpn)),sockets=$nodes,cores=$cpn,threads=1 -m $((mem * nodes + mmem * mnodes))M $numa \
 	-serial file:console.log -serial pipe:ack -monitor pipe:mon \
 	-drive file=results.img,format=raw,if=virtio $ss > qemu.log 2>&1 &
 qpid=$!

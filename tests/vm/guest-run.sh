@@ -3,7 +3,8 @@
 # Never `exit` here: that would end PID 1 and panic the guest.
 # Phase 1 runs at full TCG speed (placement needs no sampling); phase 2 asks the host for
 # single-stepping and runs the sampling checks and every guest-tests/*.guest.sh script.
-# From /init: VM_TOPO (e.g. 2x2), VM_NODES, VM_CPUS_PER_NODE, VM_RESULTS, VM_LIMIT, and
+# From /init: VM_TOPO (e.g. 2x2, 2x2m1), VM_NODES (with CPUs), VM_CPUS_PER_NODE,
+# VM_MEM_NODES (memory-only, after them), VM_RESULTS, VM_LIMIT, and
 # the functions of guest-lib.sh.
 
 vm_note "$VM_TOPO guest: kernel $(uname -r), $(nproc) cpus," \
@@ -12,8 +13,13 @@ vm_note "$VM_TOPO guest: kernel $(uname -r), $(nproc) cpus," \
 	"limits: check ${VM_CHECK_TIMEOUT:-120} s, script ${VM_TEST_TIMEOUT:-180} s, qemu $VM_LIMIT s"
 
 # --- phase 1: placement (no sampling, full speed) ---
-vm_check "topology is $VM_NODES nodes x $VM_CPUS_PER_NODE cpus, distances 10/20" \
-	vmnuma topo "$VM_NODES" "$VM_CPUS_PER_NODE"
+if [ "$VM_MEM_NODES" = 0 ]; then
+	vm_check "topology is $VM_NODES nodes x $VM_CPUS_PER_NODE cpus, distances 10/20" \
+		vmnuma topo "$VM_NODES" "$VM_CPUS_PER_NODE"
+else
+	vm_check "topology is $VM_NODES nodes x $VM_CPUS_PER_NODE cpus and $VM_MEM_NODES without CPUs, distances 10/20/30" \
+		vmnuma topo "$VM_NODES" "$VM_CPUS_PER_NODE" "$VM_MEM_NODES"
+fi
 vm_check "vmkeep holds the perf static keys (its page-fault event is open)" \
 	sh -c 'for f in /proc/$1/fd/*; do [ "$(readlink "$f")" = "anon_inode:[perf_event]" ] &&
 		exit 0; done; exit 1' sh "$VM_KEEPER"
@@ -23,7 +29,7 @@ vm_check "first touch by a thread pinned to a CPU of node N lands on node N, eve
 	vmnuma firsttouch
 vm_check "numactl --membind=1 --cpunodebind=0 places pages on node 1, runs on node 0" \
 	numactl --membind=1 --cpunodebind=0 vmnuma place node 1 --cpunode 0
-vm_check "numactl --interleave=all spreads pages evenly over the $VM_NODES nodes" \
+vm_check "numactl --interleave=all spreads pages evenly over the $((VM_NODES + VM_MEM_NODES)) nodes" \
 	numactl --interleave=all vmnuma place interleave
 
 # --- unprivileged perf_event_open at Debian's default paranoid level ---

@@ -29,7 +29,12 @@ for w in $(cat /proc/cmdline); do
 	vmtest.only=*) export VM_ONLY=${w#*=} ;;
 	esac
 done
-export VM_LIMIT=${VM_LIMIT:-600} VM_TOPO VM_NODES=${VM_TOPO%x*} VM_CPUS_PER_NODE=${VM_TOPO#*x}
+# NxC, or NxCmM: M memory-only nodes after the N with CPUs
+VM_BASE=${VM_TOPO%m*}
+VM_MEM_NODES=0
+[ "$VM_BASE" = "$VM_TOPO" ] || VM_MEM_NODES=${VM_TOPO##*m}
+export VM_LIMIT=${VM_LIMIT:-600} VM_TOPO VM_NODES=${VM_BASE%x*} VM_CPUS_PER_NODE=${VM_BASE#*x} \
+	VM_MEM_NODES
 
 # Root tests may use perf freely; tests of the unprivileged case set 3 themselves.
 echo -1 > /proc/sys/kernel/perf_event_paranoid

@@ -4,7 +4,8 @@
 # when built, with the module built against that kernel's headers) -> boot.sh for each
 # topology -> one TAP line per in-guest check, then each guest-tests/NAME.host.sh on the
 # run directories brought back. The newest kernel runs every guest test in each topology of
-# $VM_TOPOLOGIES (default "2x2 4x1"); each older one (Debian 12: 6.1 beside 6.12) runs the
+# $VM_TOPOLOGIES (default "2x2 4x1 2x2m1"; one with memory-only nodes, NxCmM, runs only
+# $VM_TIER_ONLY, default "tiers*"); each older one (Debian 12: 6.1 beside 6.12) runs the
 # module's tests and the smoke test ($VM_OTHER_ONLY, default "kmod*,smoke") in
 # $VM_OTHER_TOPOLOGIES (default "2x2"). $VM_ONLY, when set, applies to every kernel.
 # Exit 0 when everything passed, 1 on any failure, 77 (reason on stderr, last line) when
@@ -83,7 +84,7 @@ for kver in $newest $(printf '%s\n' $kvers | sed '$d'); do
 	ko=no
 	[ -f "$build/kmod/$kver/memphismod.ko" ] && ko="$kver's build (vermagic $(modinfo -F vermagic "$build/kmod/$kver/memphismod.ko" 2>/dev/null | cut -d' ' -f1))"
 	if [ "$kver" = "$newest" ]; then
-		topos=${VM_TOPOLOGIES:-2x2 4x1}
+		topos=${VM_TOPOLOGIES:-2x2 4x1 2x2m1}
 		only=${VM_ONLY:-}
 	else
 		topos=${VM_OTHER_TOPOLOGIES:-2x2}
@@ -92,10 +93,14 @@ for kver in $newest $(printf '%s\n' $kvers | sed '$d'); do
 	echo "# vm: kernel $kver, initramfs $(($(wc -c < "$initrd") / 1024)) KiB, memphis build packed: $memphis, module: $ko, guest tests: ${only:-all}"
 	for topo in $topos; do
 		label="$topo $kver"
+		tonly=$only
+		case $topo in # memory-only nodes: their own tests (and the smoke checks)
+		*m*) tonly=${VM_ONLY:-${VM_TIER_ONLY:-tiers*}} ;;
+		esac
 		work=$cache/work-$kver-$topo
 		log=$cache/boot-$kver-$topo.log
 		tb=$(date +%s)
-		VM_ONLY=$only sh "$here/boot.sh" "$topo" --kernel "$kver" --initrd "$initrd" --work "$work" \
+		VM_ONLY=$tonly sh "$here/boot.sh" "$topo" --kernel "$kver" --initrd "$initrd" --work "$work" \
 			> "$log" 2> "$log.err"
 		rc=$?
 		if [ "$rc" != 0 ]; then
@@ -133,7 +138,7 @@ for kver in $newest $(printf '%s\n' $kvers | sed '$d'); do
 		for h in "$here"/guest-tests/*.host.sh; do
 			[ -f "$h" ] || continue
 			name=$(basename "$h" .host.sh)
-			vm_only "$name" "$only" || continue
+			vm_only "$name" "$tonly" || continue
 			VM_TOPO=$topo VM_KERNEL=$kver VM_OUT=$work/out/$name VM_TEST_NAME=$name \
 				VM_LIB=$here/guest-lib.sh VM_RESULTS=$work/host-results MEMPHIS_BUILD=$build \
 				MEMPHIS_SRC=$(dirname "$(dirname "$here")") \

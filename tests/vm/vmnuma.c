@@ -1,6 +1,8 @@
 /* vmnuma - NUMA placement checks run inside the QEMU guest (static, no memphis).
  *
- *   vmnuma topo NODES CPUS_PER_NODE   the guest has exactly this topology, distances 10/20
+ *   vmnuma topo NODES CPUS_PER_NODE [MEMORY_ONLY]
+ *                                     the guest has exactly this topology, distances
+ *                                     10/20 (30 to memory-only nodes)
  *   vmnuma firsttouch                 for every node: a buffer allocated by the main thread
  *                                     and first touched by a thread pinned to a CPU of that
  *                                     node has all its pages on that node (move_pages query)
@@ -90,10 +92,12 @@ static void print_histogram(const long *hist, int maxnode, long bad)
 		printf(" unplaced=%ld", bad);
 }
 
-static int cmd_topo(int want_nodes, int want_cpn)
+/* want_nodes nodes of want_cpn CPUs, then want_mem without CPUs; distances 10 on the
+ * diagonal, 20 between nodes with CPUs, 30 to and between memory-only ones (boot.sh). */
+static int cmd_topo(int want_nodes, int want_cpn, int want_mem)
 {
 	int nodes = numa_num_configured_nodes();
-	int ok = nodes == want_nodes && numa_max_node() == want_nodes - 1;
+	int ok = nodes == want_nodes + want_mem && numa_max_node() == want_nodes + want_mem - 1;
 	struct bitmask *cpus = numa_allocate_cpumask();
 
 	printf("nodes=%d cpus/node=", nodes);
@@ -102,14 +106,14 @@ static int cmd_topo(int want_nodes, int want_cpn)
 		if (numa_node_to_cpus(n, cpus) == 0)
 			cnt = numa_bitmask_weight(cpus);
 		printf("%s%d", n ? "," : "", cnt);
-		ok &= cnt == want_cpn;
+		ok &= cnt == (n < want_nodes ? want_cpn : 0);
 	}
 	printf(" distances=");
 	for (int a = 0; a <= numa_max_node(); a++)
 		for (int b = 0; b <= numa_max_node(); b++) {
 			int d = numa_distance(a, b);
 			printf("%s%d", a || b ? "," : "", d);
-			ok &= d == (a == b ? 10 : 20);
+			ok &= d == (a == b ? 10 : a < want_nodes && b < want_nodes ? 20 : 30);
 		}
 	printf("\n");
 	numa_free_cpumask(cpus);
@@ -158,11 +162,16 @@ static int cmd_firsttouch(void)
 	long hist[maxnode + 1];
 
 	for (int node = 0; node <= maxnode; node++) {
-		struct toucher t = { .cpu = first_cpu_of(node), .buf = fresh_buffer(BUF_PAGES) };
+		struct toucher t = { .cpu = first_cpu_of(node), .buf = NULL };
 		pthread_t th;
 		long bad;
 
-		if (t.cpu < 0 || !t.buf) {
+		if (t.cpu < 0) { /* a memory-only node: no thread runs there */
+			printf("%snode%d: no cpu", node ? "; " : "", node);
+			continue;
+		}
+		t.buf = fresh_buffer(BUF_PAGES);
+		if (!t.buf) {
 			printf("node%d: no cpu or no buffer\n", node);
 			return 2;
 		}
@@ -229,8 +238,8 @@ int main(int argc, char **argv)
 		printf("numa_available() < 0: no NUMA support\n");
 		return 2;
 	}
-	if (argc == 4 && strcmp(argv[1], "topo") == 0)
-		return cmd_topo(atoi(argv[2]), atoi(argv[3]));
+	if ((argc == 4 || argc == 5) && strcmp(argv[1], "topo") == 0)
+		return cmd_topo(atoi(argv[2]), atoi(argv[3]), argc == 5 ? atoi(argv[4]) : 0);
 	if (argc == 2 && strcmp(argv[1], "firsttouch") == 0)
 		return cmd_firsttouch();
 	if (argc >= 3 && strcmp(argv[1], "place") == 0) {
@@ -238,7 +247,7 @@ int main(int argc, char **argv)
 		if (rc != 2)
 			return rc;
 	}
-	fprintf(stderr, "usage: vmnuma topo NODES CPUS_PER_NODE | firsttouch |\n"
+	fprintf(stderr, "usage: vmnuma topo NODES CPUS_PER_NODE [MEMORY_ONLY] | firsttouch |\n"
 			"       place node N [--cpunode C] | place interleave\n");
 	return 2;
 }
