@@ -45,6 +45,10 @@
 # and so in the HTML page's); against 2f31466 nothing else changed.
 # f24a470: issue 42 (a heap site's chain in the JSON, the advice's placement and the spread
 # advice, and so in the HTML page's); against e22833c nothing else changed.
+# 382baee: issue 43 (--html implies --by member: each variable's "members" in the HTML
+# page's JSON, null for the runs compared, none of whose variables has a struct type) and
+# issue 42's partitioned cut between sampled pages (multi-node runs only); against f24a470
+# only the HTML pages changed, by "members": null.
 #
 # Format 2 (SAMPLES layout 2): the old report refuses today's runs, so it reads a copy
 # rewritten as format 1 (tests/programs/tool_v1.c) while today's report reads the run as written;
@@ -54,7 +58,7 @@
 #
 # The old report is built once from `git archive PIN` into BUILD/identity-PIN/ (reused
 # while it exists). Skips (77) when the source tree is not a git checkout holding PIN.
-PIN=f24a470
+PIN=382baee
 . "$MEMPHIS_SRC/tests/tap.sh"
 if ! command -v git > /dev/null || ! git -C "$S" cat-file -e "$PIN^{commit}" 2> /dev/null; then
 	echo "t_identity: $S is not a git checkout with commit $PIN (the reference report)" >&2
