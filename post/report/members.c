@@ -101,16 +101,6 @@ static int count_ent(struct priv *p, const struct ent *k, uint64_t n)
 	return 0;
 }
 
-static void ignore_warn(void *arg, const char *msg)
-{
-	(void)arg, (void)msg;
-}
-
-static void ignore_note(void *arg, int damage, const char *msg)
-{
-	(void)arg, (void)damage, (void)msg; /* the first pass told them */
-}
-
 /* Count sample sm of variable position k at offset off of its object (lo). 0 or -ENOMEM. */
 static int count(struct mr_members *s, size_t k, const struct memphis_rec_sample *sm,
 		 uint32_t cpu_node, uint32_t page_node, uint64_t lo, uint32_t code)
@@ -170,54 +160,26 @@ static int count(struct mr_members *s, size_t k, const struct memphis_rec_sample
 	return 0;
 }
 
-/* One sample of the pass, attributed as the report's pass does. 0 or -ENOMEM. */
-static int pass_sample(struct mr_members *s, const struct mr_pattern_in *in,
-		       struct mr_attrib_ctx *ctx, struct mr_sample_iter *it,
-		       const struct memphis_rec_sample *sm)
+/* One sample of the pass, attributed (mr_pattern_pass): counted when its variable is one
+ * of s's. 0 or -ENOMEM. */
+static int pass_sample(void *arg, const struct mr_pattern_in *in,
+		       const struct memphis_rec_sample *sm, const struct mr_resolved *res)
 {
+	struct mr_members *s = arg;
 	struct priv *p = s->priv;
-	const struct memphis_rec_stack *stk = NULL;
-	const uint8_t *bytes = NULL;
-	struct mr_resolved res;
 	struct mr_extent e;
 	uint64_t *pos;
 	uint32_t cpu_node, page_node;
 
-	if (!in->selected(in->arg, sm->region) || !(sm->flags & in->addr_ok) || !sm->addr ||
-	    (sm->flags & MPH_S_KERNEL))
-		return 0;
-	if (sm->flags & MPH_S_STACK)
-		stk = mr_samples_stack(it, sm, &bytes);
-	if ((mr_attrib_sample_wait(ctx, sm, stk, bytes, 1, &res) & MR_WAIT_FENCE) || res.self ||
-	    !(pos = mph_u64map_get(&p->by_var, res.var)))
-		return 0;
-	if (mr_attrib_data_extent(in->a, sm->addr, sm->time, sm->tid, &e) != res.var ||
+	if (!(pos = mph_u64map_get(&p->by_var, res->var)) ||
+	    mr_attrib_data_extent(in->a, sm->addr, sm->time, sm->tid, &e) != res->var ||
 	    e.hi <= e.lo)
 		return 0;
 	cpu_node = sm->cpu < in->run->ncpus && in->cpu_node[sm->cpu] < s->nnodes
 			   ? in->cpu_node[sm->cpu] : s->nnodes;
-	page_node = res.page_node >= 0 && (uint32_t)res.page_node < s->nnodes
-			    ? (uint32_t)res.page_node : s->nnodes;
-	return count(s, (size_t)*pos, sm, cpu_node, page_node, e.lo, res.line);
-}
-
-static int pass(struct mr_members *s, const struct mr_pattern_in *in)
-{
-	struct mr_attrib_ctx *ctx = mr_attrib_ctx_new(in->a, ignore_warn, NULL);
-	struct mr_sample_iter *it = NULL;
-	const struct memphis_rec_sample *sm;
-	int rc = ctx ? 0 : -ENOMEM;
-	size_t n;
-
-	if (!rc)
-		rc = mr_samples_begin_files(in->run, 0, in->run->ncpufiles, ignore_note, NULL, &it);
-	while (!rc && (n = mr_samples_next(it, &sm)) > 0)
-		for (size_t i = 0; i < n && !rc; i++)
-			rc = pass_sample(s, in, ctx, it, &sm[i]);
-	if (it)
-		mr_samples_end(it);
-	mr_attrib_ctx_free(ctx);
-	return rc;
+	page_node = res->page_node >= 0 && (uint32_t)res->page_node < s->nnodes
+			    ? (uint32_t)res->page_node : s->nnodes;
+	return count(s, (size_t)*pos, sm, cpu_node, page_node, e.lo, res->line);
 }
 
 /* Entries by kind, variable, line, region, node, then most first. */
@@ -420,7 +382,7 @@ int mr_members_build(struct mr_members *s, const struct mr_pattern_in *in,
 		s->n++;
 	}
 	if (s->n)
-		rc = pass(s, in);
+		rc = mr_pattern_pass(in, pass_sample, s);
 	if (!rc && p->ne)
 		qsort(p->e, p->ne, sizeof(*p->e), cmp_ent);
 	for (size_t k = 0; !rc && k < s->n; k++) {

@@ -212,31 +212,20 @@ static void ignore_warn(void *arg, const char *msg)
 	(void)arg, (void)msg;
 }
 
-/* One sample of the pass: attributed as the report's pass does, counted when its variable
- * is one of s's. 0 or -ENOMEM. */
-static int pass_sample(struct mr_pattern_set *s, const struct mr_pattern_in *in,
-		       struct mr_attrib_ctx *ctx, struct mr_sample_iter *it,
-		       const struct memphis_rec_sample *sm)
+/* One sample of the pass, attributed (mr_pattern_pass): counted when its variable is one
+ * of s's. 0 or -ENOMEM. */
+static int pass_sample(void *arg, const struct mr_pattern_in *in,
+		       const struct memphis_rec_sample *sm, const struct mr_resolved *res)
 {
-	const struct memphis_rec_stack *stk = NULL;
-	const uint8_t *bytes = NULL;
-	struct mr_resolved res;
+	struct mr_pattern_set *s = arg;
 	struct mr_pattern *p;
 	uint64_t *pos, off;
 	uint32_t cpu_node;
 
-	/* what the tables leave out: the kernel's samples (report_kernel.c), fences */
-	if (!in->selected(in->arg, sm->region) || !(sm->flags & in->addr_ok) || !sm->addr ||
-	    (sm->flags & MPH_S_KERNEL))
-		return 0;
-	if (sm->flags & MPH_S_STACK)
-		stk = mr_samples_stack(it, sm, &bytes);
-	if ((mr_attrib_sample_wait(ctx, sm, stk, bytes, 1, &res) & MR_WAIT_FENCE) || res.self)
-		return 0;
 	if (!(pos = mph_u64map_put(&s->all, sm->tid, 0)))
 		return -ENOMEM;
 	++*pos;
-	if (!(pos = mph_u64map_get(&s->by_var, res.var)))
+	if (!(pos = mph_u64map_get(&s->by_var, res->var)))
 		return 0;
 	p = &s->p[*pos];
 	if (!p->laid)
@@ -248,11 +237,10 @@ static int pass_sample(struct mr_pattern_set *s, const struct mr_pattern_in *in,
 	cpu_node = sm->cpu < in->run->ncpus ? in->cpu_node[sm->cpu] : in->nnodes;
 	if (cpu_node >= (1u << NODE_BITS))
 		cpu_node = in->nnodes;
-	return count(s, p, sm, cpu_node, res.page_node, off);
+	return count(s, p, sm, cpu_node, res->page_node, off);
 }
 
-/* The second pass over every cpu file. 0 or -ENOMEM. */
-static int pass(struct mr_pattern_set *s, const struct mr_pattern_in *in)
+int mr_pattern_pass(const struct mr_pattern_in *in, mr_pattern_fn *fn, void *arg)
 {
 	struct mr_attrib_ctx *ctx = mr_attrib_ctx_new(in->a, ignore_warn, NULL);
 	struct mr_sample_iter *it = NULL;
@@ -263,8 +251,23 @@ static int pass(struct mr_pattern_set *s, const struct mr_pattern_in *in)
 	if (!rc)
 		rc = mr_samples_begin_files(in->run, 0, in->run->ncpufiles, ignore_note, NULL, &it);
 	while (!rc && (n = mr_samples_next(it, &sm)) > 0)
-		for (size_t i = 0; i < n && !rc; i++)
-			rc = pass_sample(s, in, ctx, it, &sm[i]);
+		for (size_t i = 0; i < n && !rc; i++) {
+			const struct memphis_rec_sample *x = &sm[i];
+			const struct memphis_rec_stack *stk = NULL;
+			const uint8_t *bytes = NULL;
+			struct mr_resolved res;
+
+			/* what the tables leave out: the kernel's samples (report_kernel.c), fences */
+			if (!in->selected(in->arg, x->region) || !(x->flags & in->addr_ok) ||
+			    !x->addr || (x->flags & MPH_S_KERNEL))
+				continue;
+			if (x->flags & MPH_S_STACK)
+				stk = mr_samples_stack(it, x, &bytes);
+			if ((mr_attrib_sample_wait(ctx, x, stk, bytes, 1, &res) & MR_WAIT_FENCE) ||
+			    res.self)
+				continue;
+			rc = fn(arg, in, x, &res);
+		}
 	if (it)
 		mr_samples_end(it);
 	mr_attrib_ctx_free(ctx);
@@ -540,7 +543,7 @@ int mr_pattern_build(struct mr_pattern_set *s, const struct mr_pattern_in *in,
 	if (layout(s, in->a, vars, n))
 		return -ENOMEM;
 	time_bins(s, in);
-	if (pass(s, in) || touches(s, in))
+	if (mr_pattern_pass(in, pass_sample, s) || touches(s, in))
 		return -ENOMEM;
 	for (size_t k = 0; k < s->n; k++)
 		if (s->p[k].laid && finish(s, &s->p[k], in->a))

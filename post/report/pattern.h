@@ -100,6 +100,15 @@ struct mr_pattern_in {
 	const void *arg;
 };
 
+/* The report's second passes (this one, members.h): every sample the tables count (a
+ * selected region, a usable data address, not the kernel's, no fence, not libmemphis's
+ * own), attributed as the first pass did, to fn(arg, in, sample, its resolution). 0,
+ * -ENOMEM, or the first error fn returns (which ends the pass). */
+struct mr_resolved;
+typedef int mr_pattern_fn(void *arg, const struct mr_pattern_in *in,
+			  const struct memphis_rec_sample *sm, const struct mr_resolved *res);
+int mr_pattern_pass(const struct mr_pattern_in *in, mr_pattern_fn *fn, void *arg);
+
 /* Count the patterns of variables vars[0 .. n) into *s. Returns 0 or -ENOMEM; free *s
  * with mr_pattern_free in every case. */
 int mr_pattern_build(struct mr_pattern_set *s, const struct mr_pattern_in *in,
