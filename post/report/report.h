@@ -16,6 +16,8 @@ struct report_opts {
 	int force, json, approx, matrix, by_line;
 	int by_member;            /* --by member: the variables' members and shared lines
 				   * (members.h) */
+	uint64_t tier_budget;     /* --tier-budget BYTES: the fast tier's room for the tier
+				   * advice (0: its nodes' free memory at start) */
 	int pattern, advice;      /* --pattern (the pattern data in the JSON), --advice
 				   * (implies pattern): pattern.h, advice.h */
 	enum mr_agg_mode mode;

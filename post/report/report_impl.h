@@ -167,6 +167,11 @@ void report_place_json(struct mr_json *j, const struct report *r);
  * run.nodes, only where a node has no CPU or the nodes are of two tiers. */
 void report_nodes_text(const struct report *r, FILE *f);
 void report_nodes_json(struct mr_json *j, const struct report *r);
+/* ... and with --advice the tier advice over the variables ids[0 .. n): a section after
+ * the tables, and the JSON's "tier_advice" (docs/advice.md). */
+void report_tiers_text(const struct report *r, const uint32_t *ids, size_t n, FILE *f);
+void report_tiers_json(struct mr_json *j, const struct report *r, const uint32_t *ids,
+		       size_t n);
 
 /* report_members.c: --by member (members.h). The member data of variable var (NULL: none,
  * or not --by member); under var's group in the table of CPU node `node`, its member rows

@@ -724,6 +724,7 @@ void report_print_json(const struct report *r, const uint32_t *ids, size_t nids,
 	for (size_t i = 0; i < nids; i++)
 		json_variable(j, r, ids[i]);
 	mr_json_arr_end(j);
+	report_tiers_json(j, r, ids, nids);
 	if (r->o.by_line)
 		json_lines(j, r);
 	report_counters_json(j, r);

@@ -40,6 +40,9 @@ void mr_help_report(FILE *f)
 		"                 object received by a typed pointer) under them, each member's\n"
 		"                 nodes, and the cache lines threads of two nodes store to\n"
 		"  --by rank      an MPI job: the tables per rank (and node), not per host\n"
+		"  --tier-budget BYTES  with --advice on a machine with a memory-only node or two\n"
+		"                 memory tiers: the fast tier's room (e.g. 128M; default: its nodes'\n"
+		"                 free memory at start) for the tier advice\n"
 		"  --rank N       an MPI job: the report of rank N alone\n"
 		"  --approx       also use approximate (proxy) data addresses; by default only exact\n"
 		"                 addresses are attributed\n"
@@ -216,6 +219,7 @@ bool report_parse_options(struct report_opts *o, int argc, char **argv, int *exi
 		{ "pattern", no_argument, NULL, 'P' },      { "advice", no_argument, NULL, 'A' },
 		{ "format", required_argument, NULL, 'F' }, { "output", required_argument, NULL, 'o' },
 		{ "pprof-view", required_argument, NULL, 'V' },
+		{ "tier-budget", required_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
@@ -278,6 +282,21 @@ bool report_parse_options(struct report_opts *o, int argc, char **argv, int *exi
 		case 'x': o->approx = 1; break;
 		case 'm': o->matrix = 1; break;
 		case 'P': o->pattern = 1; break;
+		case 'T': {
+			double v;
+			char unit = 0;
+
+			/* BYTES, or with K, M, G (powers of 1024) */
+			if (sscanf(optarg, "%lf%c", &v, &unit) < 1 || v <= 0 || v >= 1e18 ||
+			    (unit && !strchr("KkMmGg", unit)) ||
+			    strspn(optarg, "0123456789.") + (unit ? 1 : 0) != strlen(optarg))
+				return stop(exit_code, mr_usage("report", "--tier-budget wants bytes "
+								  "(e.g. 128M, 2G), not '%s'", optarg));
+			o->tier_budget = (uint64_t)(v * (unit == 'K' || unit == 'k' ? 1024.0 :
+							 unit == 'M' || unit == 'm' ? 1048576.0 :
+							 unit == 'G' || unit == 'g' ? 1073741824.0 : 1));
+			break;
+		}
 		case 'A': o->advice = o->pattern = 1; break;
 		case 'J': o->format = REPORT_JSON; break; /* o->json: set above */
 		case 'F':

@@ -588,6 +588,7 @@ void report_print_text(const struct report *r, const uint32_t *ids, size_t nids,
 	print_header(r, f);
 	print_tables(r, &notes, f);
 	report_members_text(r, f);
+	report_tiers_text(r, ids, nids, f);
 	report_kernel_section(r, f);
 	print_first_touch(r, ids, nids, &notes, f);
 	if (r->o.matrix)
