@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "bytes.h"
 #include "config.h"
 #include "log.h"
 
@@ -137,35 +138,6 @@ static unsigned env_stack_bytes(void)
 	return (unsigned)v;
 }
 
-int memphis__parse_bytes(const char *s, uint64_t *bytes)
-{
-	static const char units[] = "kmgt";
-	const char *u;
-	char *end;
-	unsigned long long v;
-
-	if (!s || *s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -EINVAL;
-	if (*end) {
-		u = strchr(units, end[0] | 0x20);
-		if (!u || !*u || (end[1] && strcasecmp(end + 1, "ib") && strcasecmp(end + 1, "b")))
-			return -EINVAL;
-		for (long k = 0; k <= u - units; k++) {
-			if (v > (1ull << 62) / 1024)
-				return -EINVAL;
-			v *= 1024;
-		}
-	}
-	if (v > 1ull << 62)
-		return -EINVAL;
-	*bytes = v;
-	return 0;
-}
-
 /* MEMPHIS_MAX_BYTES: -1 unset (the writer's default), 0 no cap, else at least 1 MiB. */
 static int64_t env_max_bytes(void)
 {
@@ -174,7 +146,7 @@ static int64_t env_max_bytes(void)
 
 	if (!s || !*s)
 		return -1;
-	if (memphis__parse_bytes(s, &v) < 0 || (v && v < MEMPHIS__MAX_BYTES_MIN)) {
+	if (mph_parse_bytes(s, &v) < 0 || (v && v < MEMPHIS__MAX_BYTES_MIN)) {
 		bad("MEMPHIS_MAX_BYTES", s, "is not 0 or a size from 1M (e.g. 512M, 2G)",
 		    "the default cap");
 		return -1;

@@ -86,9 +86,6 @@ void memphis__config_read(struct memphis__config *c);
 /* Parse a period such as "1ms", "250us", "100000" (ns) into ns; -EINVAL if malformed
  * (a sign, nan, inf, hexadecimal, an unknown unit) or outside the periods above. */
 int memphis__parse_period(const char *s, uint64_t *ns);
-/* Parse a size: decimal bytes, or with a unit K, M, G, T (powers of 1024, any case, "B" or
- * "iB" may follow: 512M, 2GiB), at most 2^62. 0 or -EINVAL. */
-int memphis__parse_bytes(const char *s, uint64_t *bytes);
 /* The smallest MEMPHIS_MAX_BYTES but 0: under it the run's first blocks would meet it. */
 #define MEMPHIS__MAX_BYTES_MIN (1ull << 20)
 

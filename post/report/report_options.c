@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/err.h"
+#include "bytes.h"
 #include "report_impl.h"
 
 /* For `return stop(exit_code, mr_usage(...))`: the command is over with that status. */
@@ -282,21 +283,11 @@ bool report_parse_options(struct report_opts *o, int argc, char **argv, int *exi
 		case 'x': o->approx = 1; break;
 		case 'm': o->matrix = 1; break;
 		case 'P': o->pattern = 1; break;
-		case 'T': {
-			double v;
-			char unit = 0;
-
-			/* BYTES, or with K, M, G (powers of 1024) */
-			if (sscanf(optarg, "%lf%c", &v, &unit) < 1 || v <= 0 || v >= 1e18 ||
-			    (unit && !strchr("KkMmGg", unit)) ||
-			    strspn(optarg, "0123456789.") + (unit ? 1 : 0) != strlen(optarg))
+		case 'T':
+			if (mph_parse_bytes(optarg, &o->tier_budget) || !o->tier_budget)
 				return stop(exit_code, mr_usage("report", "--tier-budget wants bytes "
 								  "(e.g. 128M, 2G), not '%s'", optarg));
-			o->tier_budget = (uint64_t)(v * (unit == 'K' || unit == 'k' ? 1024.0 :
-							 unit == 'M' || unit == 'm' ? 1048576.0 :
-							 unit == 'G' || unit == 'g' ? 1073741824.0 : 1));
 			break;
-		}
 		case 'A': o->advice = o->pattern = 1; break;
 		case 'J': o->format = REPORT_JSON; break; /* o->json: set above */
 		case 'F':
