@@ -103,9 +103,7 @@ bool hvdw_base_type(Dwarf_Die *die, Dwarf_Die *type)
 	return false;
 }
 
-/* Is type (typedefs removed) a class of the C++ library (std::vector, std::unique_ptr), whose
- * members are its own: named as a whole, holding the pointer somewhere inside? */
-static bool library_class(Dwarf_Die *type)
+bool hvdw_library_class(Dwarf_Die *type)
 {
 	int tag = DW(dwarf_tag)(type);
 	const char *f;
@@ -118,7 +116,7 @@ static bool library_class(Dwarf_Die *type)
  * the C++ library (a container or smart pointer keeps it inside)? */
 static bool holds_pointer(Dwarf_Die *type)
 {
-	return DW(dwarf_tag)(type) == DW_TAG_pointer_type || library_class(type);
+	return DW(dwarf_tag)(type) == DW_TAG_pointer_type || hvdw_library_class(type);
 }
 
 /* Append the path to byte off inside an object of type *type to buf (at *pos), down to an
@@ -139,7 +137,7 @@ bool hvdw_member_path_to(Dwarf_Die *type, uint64_t off, uint64_t limit, char *bu
 			return true;
 		if (limit && off == 0 && !DW(dwarf_aggregate_size)(type, &size) && size <= limit)
 			return true;
-		if (depth > 0 && library_class(type)) /* named as a whole: "m.m_x" */
+		if (depth > 0 && hvdw_library_class(type)) /* named as a whole: "m.m_x" */
 			return true;
 		if (tag == DW_TAG_array_type) {
 			if (!hvdw_base_type(type, &t) || DW(dwarf_aggregate_size)(&t, &size) || !size)
@@ -230,26 +228,35 @@ bool hvdw_find_static(Dwarf_Die *parent, uint64_t addr, int depth, Dwarf_Die *ou
 	return false;
 }
 
-int mr_hvdw_member(struct mr_hvdw *h, uint64_t var_addr, uint64_t off, char *buf, size_t len)
+bool hvdw_static_var(struct mr_hvdw *h, uint64_t addr, Dwarf_Die *var)
 {
 	Dwarf_Off cu = 0, next;
-	size_t hsize, pos = 0;
-	Dwarf_Die cudie, var, type;
+	size_t hsize;
+	Dwarf_Die cudie;
+
+	while (h && DW(dwarf_nextcu)(h->dw, cu, &next, &hsize, NULL, NULL, NULL) == 0) {
+		if (DW(dwarf_offdie)(h->dw, cu + hsize, &cudie) && hvdw_find_static(&cudie, addr, 3, var))
+			return true;
+		cu = next;
+	}
+	return false;
+}
+
+int mr_hvdw_member(struct mr_hvdw *h, uint64_t var_addr, uint64_t off, char *buf, size_t len)
+{
+	size_t pos = 0;
+	Dwarf_Die var, type;
 
 	if (!len)
 		return -ENOENT;
 	buf[0] = '\0';
-	while (DW(dwarf_nextcu)(h->dw, cu, &next, &hsize, NULL, NULL, NULL) == 0) {
-		if (DW(dwarf_offdie)(h->dw, cu + hsize, &cudie) && hvdw_find_static(&cudie, var_addr, 3, &var)) {
-			if (!hvdw_base_type(&var, &type) || !member_path(&type, off, buf, len, &pos)) {
-				buf[0] = '\0';
-				return -ENOENT;
-			}
-			return DW(dwarf_tag)(&type) == DW_TAG_pointer_type ? 0 : -EINVAL;
-		}
-		cu = next;
+	if (!hvdw_static_var(h, var_addr, &var))
+		return -ENOENT;
+	if (!hvdw_base_type(&var, &type) || !member_path(&type, off, buf, len, &pos)) {
+		buf[0] = '\0';
+		return -ENOENT;
 	}
-	return -ENOENT;
+	return DW(dwarf_tag)(&type) == DW_TAG_pointer_type ? 0 : -EINVAL;
 }
 
 /* The compile unit whose code covers pc. */

@@ -78,6 +78,11 @@ bool hvdw_base_type(Dwarf_Die *die, Dwarf_Die *type);
  * (when not NULL) the struct or class whose member was last appended. */
 bool hvdw_member_path_to(Dwarf_Die *type, uint64_t off, uint64_t limit, char *buf, size_t len,
 			 size_t *pos, const char **owner);
+/* Is type (typedefs removed) a class of the C++ library (std::vector, std::unique_ptr), whose
+ * members are its own: named as a whole, holding the pointer somewhere inside? */
+bool hvdw_library_class(Dwarf_Die *type);
+/* The variable DIE at static address addr in any compile unit of h. */
+bool hvdw_static_var(struct mr_hvdw *h, uint64_t addr, Dwarf_Die *var);
 /* The variable DIE at static address addr among parent's children, depth levels down. */
 bool hvdw_find_static(Dwarf_Die *parent, uint64_t addr, int depth, Dwarf_Die *out);
 /* The compile unit whose code covers pc. */

@@ -187,11 +187,10 @@ static int path_name(struct mr_hvdw *h, const struct mr_hv_path *p, uint64_t var
 		     uint64_t limit, char *name, size_t len, const char **func, const char **owner,
 		     Dwarf_Die *type_out)
 {
-	Dwarf_Die var, type, cudie;
+	Dwarf_Die var, type;
 	Dwarf_Attribute at;
 	struct mr_hv_step first;
-	Dwarf_Off cu = 0, next;
-	size_t hsize, pos = 0;
+	size_t pos = 0;
 	int64_t inner = 0;
 	bool found = false, own_name;
 
@@ -200,11 +199,7 @@ static int path_name(struct mr_hvdw *h, const struct mr_hv_path *p, uint64_t var
 		return -ENOENT;
 	name[0] = '\0';
 	if (p->root == MR_HV_ROOT_STATIC) {
-		while (!found && DW(dwarf_nextcu)(h->dw, cu, &next, &hsize, NULL, NULL, NULL) == 0) {
-			found = DW(dwarf_offdie)(h->dw, cu + hsize, &cudie) &&
-				hvdw_find_static(&cudie, var_addr, 3, &var);
-			cu = next;
-		}
+		found = hvdw_static_var(h, var_addr, &var);
 		inner = (int64_t)(p->at - var_addr);
 	} else {
 		found = find_local(h, p, &var, &inner, func);

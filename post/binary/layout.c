@@ -31,15 +31,25 @@ struct mr_layout {
 	int fortran;
 };
 
+/* A struct or class with members to follow (a class of the C++ library is named as a
+ * whole: std::vector's members are its own). */
 static bool is_struct(Dwarf_Die *t)
 {
 	int tag = DW(dwarf_tag)(t);
-	const char *f;
 
-	if (tag != DW_TAG_structure_type && tag != DW_TAG_class_type)
-		return false;
-	/* a class of the C++ library is named as a whole (std::vector: its own members) */
-	return !((f = DW(dwarf_decl_file)(t)) && strstr(f, "/include/c++/"));
+	return (tag == DW_TAG_structure_type || tag == DW_TAG_class_type) && !hvdw_library_class(t);
+}
+
+/* Is m a data member with bytes of its own (not a static member, not a bit-field)? Its
+ * offset into *loc and its type (typedefs removed) into *t. */
+static bool data_member(Dwarf_Die *m, Dwarf_Word *loc, Dwarf_Die *t)
+{
+	Dwarf_Attribute at;
+
+	return DW(dwarf_tag)(m) == DW_TAG_member && DW(dwarf_diename)(m) &&
+	       !DW(dwarf_attr)(m, DW_AT_bit_size, &at) &&
+	       DW(dwarf_attr)(m, DW_AT_data_member_location, &at) &&
+	       !DW(dwarf_formudata)(&at, loc) && hvdw_base_type(m, t);
 }
 
 static int new_node(struct mr_layout *l, uint64_t off, uint64_t size)
@@ -87,7 +97,6 @@ static int build(struct mr_layout *l, int k, Dwarf_Die *t, const char *name, uin
 {
 	char sub[512];
 	Dwarf_Die m, mt, e;
-	Dwarf_Attribute at;
 	Dwarf_Word loc, size;
 	int rc, c;
 
@@ -105,12 +114,8 @@ static int build(struct mr_layout *l, int k, Dwarf_Die *t, const char *name, uin
 		return add_leaf(l, k, name, abs);
 	l->nodes[k].first = (uint32_t)l->nnodes;
 	do { /* the members first, all at one level: children are contiguous */
-		if (DW(dwarf_tag)(&m) != DW_TAG_member || !DW(dwarf_diename)(&m) ||
-		    DW(dwarf_attr)(&m, DW_AT_bit_size, &at) ||
-		    !DW(dwarf_attr)(&m, DW_AT_data_member_location, &at) ||
-		    DW(dwarf_formudata)(&at, &loc) || !hvdw_base_type(&m, &mt) ||
-		    DW(dwarf_aggregate_size)(&mt, &size) || !size)
-			continue; /* a static member, a bit-field: no bytes of its own here */
+		if (!data_member(&m, &loc, &mt) || DW(dwarf_aggregate_size)(&mt, &size) || !size)
+			continue;
 		if ((c = new_node(l, loc, size)) < 0)
 			return c;
 		l->nodes[k].n++;
@@ -122,10 +127,7 @@ static int build(struct mr_layout *l, int k, Dwarf_Die *t, const char *name, uin
 	do { /* then each member's own: found again by its offset */
 		uint32_t first = l->nodes[k].first, n = l->nodes[k].n;
 
-		if (DW(dwarf_tag)(&m) != DW_TAG_member || !DW(dwarf_diename)(&m) ||
-		    DW(dwarf_attr)(&m, DW_AT_bit_size, &at) ||
-		    !DW(dwarf_attr)(&m, DW_AT_data_member_location, &at) ||
-		    DW(dwarf_formudata)(&at, &loc) || !hvdw_base_type(&m, &mt))
+		if (!data_member(&m, &loc, &mt))
 			continue;
 		for (c = (int)first; c < (int)(first + n) && l->nodes[c].off != loc; c++)
 			;
@@ -211,19 +213,12 @@ static int is_fortran(Dwarf_Die *die)
 
 int mr_layout_static(struct mr_hvdw *h, uint64_t var_addr, struct mr_layout **out)
 {
-	Dwarf_Off cu = 0, next;
-	size_t hsize;
-	Dwarf_Die cudie, var, type;
+	Dwarf_Die var, type;
 
 	*out = NULL;
-	while (h && DW(dwarf_nextcu)(h->dw, cu, &next, &hsize, NULL, NULL, NULL) == 0) {
-		if (DW(dwarf_offdie)(h->dw, cu + hsize, &cudie) &&
-		    hvdw_find_static(&cudie, var_addr, 3, &var))
-			return hvdw_base_type(&var, &type)
-				       ? layout_of(&type, is_fortran(&var), false, out) : -ENOENT;
-		cu = next;
-	}
-	return -ENOENT;
+	if (!hvdw_static_var(h, var_addr, &var) || !hvdw_base_type(&var, &type))
+		return -ENOENT;
+	return layout_of(&type, is_fortran(&var), false, out);
 }
 
 int mr_layout_pointee(struct mr_hvdw *h, const struct mr_hv_path *p, uint64_t var_addr,
