@@ -12,7 +12,8 @@
 
 /* What the pass counts beyond the members: the store samples per (variable, region
  * instance, line, node) (STORES), per (variable, line, node, member, source line) (FROM)
- * and every sample per (variable, line) (ON_LINE), in one open-addressed table. */
+ * and every sample per (variable, line) (ON_LINE), in one array found through a map of
+ * their keys' hashes (slot). */
 enum tkind { STORES, FROM, ON_LINE };
 
 struct ent {
@@ -33,8 +34,7 @@ struct priv {
 	struct acc **acc;         /* [var position][leaf] */
 	struct ent *e;
 	size_t ne, cape;
-	uint32_t *slot;           /* index + 1 into e; 0 empty */
-	size_t mask;
+	struct mph_u64map slot;   /* a key's hash (salted past another key's) -> index in e */
 	struct mph_u64map by_var; /* var id -> position in s->v */
 };
 
@@ -54,50 +54,34 @@ static int ent_same(const struct ent *a, const struct ent *b)
 	       a->code == b->code;
 }
 
-static int grow_table(struct priv *p)
-{
-	size_t nmask = p->mask ? p->mask * 2 + 1 : 1023;
-	uint32_t *ns = calloc(nmask + 1, sizeof(*ns));
-
-	if (!ns)
-		return -ENOMEM;
-	for (size_t i = 0; i < p->ne; i++) {
-		size_t h = ent_hash(&p->e[i]) & nmask;
-
-		while (ns[h])
-			h = (h + 1) & nmask;
-		ns[h] = (uint32_t)i + 1;
-	}
-	free(p->slot);
-	p->slot = ns;
-	p->mask = nmask;
-	return 0;
-}
-
 /* Add n to the entry of key k (made when new). 0 or -ENOMEM. */
 static int count_ent(struct priv *p, const struct ent *k, uint64_t n)
 {
-	size_t h;
+	uint64_t h = ent_hash(k), *i;
 
-	if ((p->ne + 1) * 2 > p->mask + 1 && grow_table(p))
-		return -ENOMEM;
-	for (h = ent_hash(k) & p->mask; p->slot[h]; h = (h + 1) & p->mask)
-		if (ent_same(&p->e[p->slot[h] - 1], k)) {
-			p->e[p->slot[h] - 1].n += n;
+	for (;; h = mph_hash64(h)) { /* a hash another key holds (or the map's empty key): on */
+		if (h == MPH_U64MAP_EMPTY)
+			continue;
+		if (!(i = mph_u64map_get(&p->slot, h)))
+			break;
+		if (ent_same(&p->e[*i], k)) {
+			p->e[*i].n += n;
 			return 0;
 		}
+	}
 	if (p->ne == p->cape) {
 		size_t nc = p->cape ? p->cape * 2 : 1024;
-		struct ent *ne = nc < UINT32_MAX ? realloc(p->e, nc * sizeof(*ne)) : NULL;
+		struct ent *ne = realloc(p->e, nc * sizeof(*ne));
 
 		if (!ne)
 			return -ENOMEM;
 		p->e = ne;
 		p->cape = nc;
 	}
+	if (!mph_u64map_put(&p->slot, h, p->ne))
+		return -ENOMEM;
 	p->e[p->ne] = *k;
-	p->e[p->ne].n = n;
-	p->slot[h] = (uint32_t)++p->ne;
+	p->e[p->ne++].n = n;
 	return 0;
 }
 
@@ -368,6 +352,7 @@ int mr_members_build(struct mr_members *s, const struct mr_pattern_in *in,
 	s->nnodes = in->nnodes;
 	s->v = calloc(n ? n : 1, sizeof(*s->v));
 	if (!p || !s->v || mph_u64map_init(&p->by_var, n * 2 + 2) ||
+	    mph_u64map_init(&p->slot, 1024) ||
 	    !(p->acc = calloc(n ? n : 1, sizeof(*p->acc))))
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
@@ -421,7 +406,7 @@ void mr_members_free(struct mr_members *s)
 	if (p) {
 		free(p->acc);
 		free(p->e);
-		free(p->slot);
+		mph_u64map_free(&p->slot);
 		mph_u64map_free(&p->by_var);
 		free(p);
 	}
