@@ -55,17 +55,18 @@ async function checkOverview(page) {
 		document.querySelectorAll('#run-facts dd[data-key]').forEach((dd) => {
 			facts[dd.dataset.key] = dd.textContent;
 		});
-		const tables = [...document.querySelectorAll('.node-table')].map((t) => ({
+		const read = (sel) => [...document.querySelectorAll(sel)].map((t) => ({
 			node: Number(t.dataset.node), total: Number(t.dataset.total),
 			rows: [...t.querySelectorAll('tbody tr')].map((tr) =>
 				[...tr.querySelectorAll('td')].map((td) => ({ v: td.dataset.value, t: td.textContent })))
 		}));
+		const tables = read('.node-table:not(.far)'), farTables = read('.node-table.far');
 		const share = [...document.querySelectorAll('table.node-share tbody tr')].map((tr) =>
 			[...tr.querySelectorAll('td')].map((td) => Number(td.textContent.replace(/,/g, ''))));
 		const regions = document.querySelectorAll('table.regions tbody tr').length;
 		const regionBars = document.querySelectorAll('#region-chart svg rect.region').length;
 		const shareBars = document.querySelectorAll('#node-share svg rect.bar').length;
-		return { facts, tables, share, regions, regionBars, shareBars };
+		return { facts, tables, farTables, share, regions, regionBars, shareBars };
 	});
 	const num = (s) => (s === '?' ? null : Number(String(s).replace(/,/g, '')));
 	const get = (k) => k.split('.').reduce((o, p) => (o ? o[p] : undefined), report);
@@ -77,37 +78,56 @@ async function checkOverview(page) {
 		dom.facts[k] + ' vs ' + get(k)).join(', ') : '') + ')');
 	const jt = report.tables || [];
 	let bad = [];
-	if (dom.tables.length !== jt.length) bad.push(dom.tables.length + ' tables, JSON ' + jt.length);
-	jt.forEach((t, i) => {
-		const d = dom.tables[i];
-		if (!d) return;
-		if (d.node !== t.node || d.total !== t.total) bad.push('table ' + i + ' node/total');
-		if (d.rows.length !== t.entries.length) bad.push('table ' + i + ' rows ' + d.rows.length);
-		t.entries.forEach((e, k) => {
-			const r = d.rows[k];
-			// what the user reads (the text) and what the sort uses (data-value)
-			if (!r || num(r[0].t) !== e.rank || r[1].t !== e.name || num(r[3].t) !== e.count ||
-			    Number(r[0].v) !== e.rank || r[1].v !== e.name || Number(r[3].v) !== e.count)
-				bad.push('table ' + i + ' row ' + k);
+	// the DOM's tables dt against the JSON's jt, named what
+	const sameTables = (dt, jt, what) => {
+		if (dt.length !== jt.length) bad.push(dt.length + ' ' + what + ', JSON ' + jt.length);
+		jt.forEach((t, i) => {
+			const d = dt[i];
+			if (!d) return;
+			if (d.node !== t.node || d.total !== t.total) bad.push(what + ' ' + i + ' node/total');
+			if (d.rows.length !== t.entries.length) bad.push(what + ' ' + i + ' rows ' + d.rows.length);
+			t.entries.forEach((e, k) => {
+				const r = d.rows[k];
+				// what the user reads (the text) and what the sort uses (data-value)
+				if (!r || num(r[0].t) !== e.rank || r[1].t !== e.name || num(r[3].t) !== e.count ||
+				    Number(r[0].v) !== e.rank || r[1].v !== e.name || Number(r[3].v) !== e.count)
+					bad.push(what + ' ' + i + ' row ' + k);
+			});
 		});
-	});
+	};
+	sameTables(dom.tables, jt, 'tables');
 	ok(bad.length === 0, 'per-node tables equal the JSON report\'s (' + jt.length + ' tables, ' +
 		jt.reduce((n, t) => n + t.entries.length, 0) + ' rows' +
 		(bad.length ? '; ' + bad.slice(0, 5).join(', ') : '') + ')');
+	// a run with nodes without CPUs: their pages' samples are far-tier, in tables of their own
+	const far = new Set(((report.run || {}).nodes || []).filter((n) => n.cpus === 0).map((n) => n.node));
+	if (far.size || report.far_tables) {
+		bad = [];
+		sameTables(dom.farTables, report.far_tables || [], 'far tables');
+		ok(bad.length === 0 && far.size > 0 && report.far_tables, 'far-tier tables equal the ' +
+			'JSON report\'s far_tables (' + (report.far_tables || []).length + ' tables' +
+			(bad.length ? '; ' + bad.slice(0, 5).join(', ') : '') + ')');
+	}
 	bad = [];
+	let cpuNodes = 0;
 	for (let c = 0; c < report.nodes; c++) {
-		let remote = 0, known = 0;
+		let remote = 0, farN = 0, known = 0;
+		if (far.has(c)) continue;
 		(report.variables || []).forEach((v) => {
 			for (let p = 0; p < report.nodes; p++) {
 				known += v.matrix.counts[c][p];
-				if (p !== c) remote += v.matrix.counts[c][p];
+				if (far.has(p)) farN += v.matrix.counts[c][p];
+				else if (p !== c) remote += v.matrix.counts[c][p];
 			}
 		});
-		const r = dom.share[c];
-		if (!r || Number(r[1]) !== remote || Number(r[2]) !== known) bad.push('node ' + c);
+		const r = dom.share[cpuNodes++];
+		if (!r || Number(r[1]) !== remote || Number(r[2]) !== known ||
+		    (far.size && Number(r[4]) !== farN))
+			bad.push('node ' + c);
 	}
-	ok(bad.length === 0 && dom.shareBars === report.nodes, 'remote share per node: ' +
-		dom.shareBars + ' bars, numbers equal the matrices\' sums' + (bad.length ? '; ' + bad : ''));
+	ok(bad.length === 0 && dom.shareBars === cpuNodes && dom.share.length === cpuNodes,
+		'remote share per node: ' + dom.shareBars + ' bars, numbers equal the matrices\' sums' +
+		(far.size ? ' (far tier apart)' : '') + (bad.length ? '; ' + bad : ''));
 	// sortable: a click on "samples" in the first table of 2 rows or more sorts it
 	// ascending, a second descending (ties keep no order: only the counts are compared)
 	const ti = jt.findIndex((t) => t.entries.length > 1);

@@ -66,8 +66,10 @@ struct cmp_item {
 	char *base, *decl_file;
 	unsigned decl_line;
 	uint64_t size;
-	uint64_t *remote, *local;
+	uint64_t *remote, *local; /* remote: pages on any other node, far tier included */
 	uint64_t remote_all, local_all;
+	uint64_t *far;            /* of remote: pages on a far node (cmp_side.far) */
+	uint64_t far_all;
 	uint64_t *pages;          /* distinct sampled pages by home node (last: unknown) */
 	uint64_t pages_total;
 	int has_ft;               /* first touch known */
@@ -86,6 +88,9 @@ struct cmp_side {
 	size_t nregions;
 	int by_line, approx;
 	uint64_t *remote, *local; /* per node of the sampling CPU [nnodes] */
+	uint64_t *far;            /* of remote: pages on a far node [nnodes] */
+	unsigned char *farnode;   /* [nnodes]: the node has no CPU (the report's run.nodes) */
+	uint32_t nfar;            /* how many; 0: none or a report without run.nodes */
 	double seconds;           /* time of the selected regions */
 	struct cmp_item *items;
 	size_t nitems;
@@ -151,6 +156,7 @@ struct cmp_pair {
 	const struct cmp_item *a, *b;
 	struct cmp_cell *cells;
 	enum cmp_verdict v;       /* the worst of its cells (regressed > improved > ...) */
+	struct cmp_cell far;      /* cmp_result.far: its far-tier share of all nodes' accesses */
 	int tracked;              /* in the outputs' tables and the JUnit testcases */
 	int shift;                /* heap site matched at another line: line B - line A */
 };
@@ -160,6 +166,10 @@ struct cmp_result {
 	int mode;                 /* 0 remote, 1 local, 2 all */
 	double max_regress;       /* points (0.02 = 2 points) */
 	struct cmp_cell *nodes;   /* [nnodes + 1]: per node, then all nodes */
+	/* where a side has far nodes (memory without CPUs) and the mode is remote: the remote
+	 * cells count every access off the CPU's node, and these the far tier's alone
+	 * [nnodes + 1], judged as remote ones; NULL otherwise */
+	struct cmp_cell *far;
 	struct cmp_pair *pairs;
 	size_t npairs;
 	size_t regressions, improvements, news, gones;

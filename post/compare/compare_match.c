@@ -107,6 +107,17 @@ static uint64_t node_x(const struct cmp_side *s, uint32_t c, int mode)
 	return x;
 }
 
+/* Far-tier samples of side s on node c, or of all nodes. */
+static uint64_t node_far(const struct cmp_side *s, uint32_t c)
+{
+	uint64_t x = 0;
+
+	for (uint32_t i = 0; i < s->nnodes; i++)
+		if (c == s->nnodes || c == i)
+			x += s->far[i];
+	return x;
+}
+
 /* Verdict order: which of two verdicts describes a pair (the worse). */
 static int rank(enum cmp_verdict v)
 {
@@ -118,7 +129,7 @@ static int rank(enum cmp_verdict v)
 
 /* Cells and verdict of pair p. */
 static int judge_pair(struct cmp_pair *p, const struct cmp_side *a, const struct cmp_side *b,
-		      int mode, double thr)
+		      int mode, double thr, int far)
 {
 	uint32_t nn = a->nnodes;
 
@@ -133,6 +144,14 @@ static int judge_pair(struct cmp_pair *p, const struct cmp_side *a, const struct
 		if (ce->v != CMP_NODATA && rank(ce->v) > rank(p->v))
 			p->v = ce->v;
 		if (ce->pa >= TRACK_SHARE || ce->pb >= TRACK_SHARE)
+			p->tracked = 1;
+	}
+	if (far) {
+		judge(&p->far, p->a ? p->a->far_all : 0, node_n(a, nn), p->b ? p->b->far_all : 0,
+		      node_n(b, nn), a->seconds, b->seconds, 0, thr);
+		if (p->far.v != CMP_NODATA && rank(p->far.v) > rank(p->v))
+			p->v = p->far.v;
+		if (p->far.pa >= TRACK_SHARE || p->far.pb >= TRACK_SHARE)
 			p->tracked = 1;
 	}
 	if (!p->a || !p->b)
@@ -377,6 +396,21 @@ int cmp_compare(const struct cmp_side *a, const struct cmp_side *b, int mode,
 		res->regressions += ce->v == CMP_REGRESSED;
 		res->improvements += ce->v == CMP_IMPROVED;
 	}
+	if (mode == 0 && (a->nfar || b->nfar)) {
+		if (!(res->far = calloc(nn + 1, sizeof(*res->far))) ||
+		    (memcmp(a->farnode, b->farnode, nn) &&
+		     cmp_note(res, "A and B differ in which nodes have no CPU (the far tier): the "
+			      "far-tier shares count different nodes")))
+			goto out;
+		for (uint32_t c = 0; c <= nn; c++) {
+			struct cmp_cell *ce = &res->far[c];
+
+			judge(ce, node_far(a, c), node_n(a, c), node_far(b, c), node_n(b, c),
+			      a->seconds, b->seconds, 0, max_regress);
+			res->regressions += ce->v == CMP_REGRESSED;
+			res->improvements += ce->v == CMP_IMPROVED;
+		}
+	}
 	for (size_t i = 0; i < a->nitems; i++) {
 		struct cmp_pair *p = &res->pairs[res->npairs++];
 		p->a = &a->items[i];
@@ -389,7 +423,7 @@ int cmp_compare(const struct cmp_side *a, const struct cmp_side *b, int mode,
 			res->pairs[res->npairs++].b = &b->items[j];
 	for (size_t k = 0; k < res->npairs; k++) {
 		struct cmp_pair *p = &res->pairs[k];
-		if ((rc = judge_pair(p, a, b, mode, max_regress)))
+		if ((rc = judge_pair(p, a, b, mode, max_regress, res->far != NULL)))
 			goto out;
 		res->regressions += p->v == CMP_REGRESSED;
 		res->improvements += p->v == CMP_IMPROVED;
@@ -412,5 +446,6 @@ void cmp_result_free(struct cmp_result *res)
 	free(res->notes);
 	free(res->pairs);
 	free(res->nodes);
+	free(res->far);
 	memset(res, 0, sizeof(*res));
 }

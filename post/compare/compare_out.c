@@ -20,6 +20,14 @@ static void node_name(uint32_t c, uint32_t nn, char *buf, size_t len)
 		snprintf(buf, len, "node %u", c);
 }
 
+/* Is c a node without CPUs on both sides (no sample is taken there: the text and markdown
+ * leave out its rows)? */
+static bool cpu_less(const struct cmp_side *a, const struct cmp_side *b,
+		     const struct cmp_result *r, uint32_t c)
+{
+	return r->far && c < r->nnodes && a->farnode[c] && b->farnode[c];
+}
+
 /* "+1.2 pts, 95 % CI +0.3…+2.0" into buf. */
 static void change_text(const struct cmp_cell *c, char *buf, size_t len)
 {
@@ -119,6 +127,17 @@ static void text_details(const struct cmp_pair *p, uint32_t nn, FILE *f)
 			p->a->ft_line, p->b->ft_thread, p->b->ft_line);
 }
 
+/* A far-tier cell's line: "WHAT: share 80.0 % → 2.0 % (...)   improved". */
+static void text_far(const struct cmp_cell *c, const char *what, FILE *f)
+{
+	char ch[96];
+
+	change_text(c, ch, sizeof(ch));
+	fprintf(f, "%s (pages on nodes without CPUs): %llu → %llu, share %.1f %% → %.1f %%  "
+		"(%s)   %s\n", what, (unsigned long long)c->xa, (unsigned long long)c->xb,
+		100 * c->pa, 100 * c->pb, ch, cmp_verdict_name(c->v));
+}
+
 static void print_text(const struct cmp_side *a, const struct cmp_side *b,
 		       const struct cmp_result *r, size_t top, FILE *f)
 {
@@ -131,14 +150,20 @@ static void print_text(const struct cmp_side *a, const struct cmp_side *b,
 		*b->build_id ? mr_esc(b->build_id) : "unknown");
 	for (size_t i = 0; i < r->nnotes; i++)
 		fprintf(f, "warning: %s\n", mr_esc(r->notes[i]));
+	if (r->far)
+		mw = "remote or far-tier";
 	for (uint32_t c = 0; c <= r->nnodes; c++) {
 		const struct cmp_cell *ce = &r->nodes[c];
 		size_t n, *ix;
+		if (cpu_less(a, b, r, c))
+			continue;
 		node_name(c, r->nnodes, nm, sizeof(nm));
 		change_text(ce, ch, sizeof(ch));
 		fprintf(f, "%s: %s share %.1f %% → %.1f %%  (%s)   %s\n", nm,
 			r->mode == 2 ? "accesses" : mw, 100 * ce->pa, 100 * ce->pb, ch,
 			cmp_verdict_name(ce->v));
+		if (r->far)
+			text_far(&r->far[c], "  of which far tier", f);
 		if (ce->v != CMP_NODATA && a->seconds > 0 && b->seconds > 0)
 			fprintf(f, "  %s samples per second of region time %.0f → %.0f\n", mw,
 				ce->rate_a, ce->rate_b);
@@ -153,6 +178,8 @@ static void print_text(const struct cmp_side *a, const struct cmp_side *b,
 				(unsigned long long)pc->xb, c == r->nnodes ? "all" : nm,
 				c == r->nnodes ? "" : "'s", 100 * pc->pa, 100 * pc->pb, ch,
 				cmp_verdict_name(p->a && p->b ? pc->v : p->v));
+			if (c == r->nnodes && r->far && (p->far.xa || p->far.xb))
+				text_far(&p->far, "      of which far tier", f);
 			if (c == r->nnodes && p->v != CMP_UNCHANGED)
 				text_details(p, r->nnodes, f);
 		}
@@ -201,7 +228,7 @@ static void print_markdown(const struct cmp_side *a, const struct cmp_side *b,
 		"pts (%s share of each node's accesses; 95 %% intervals, Newcombe).\n\n",
 		r->regressions, r->regressions == 1 ? "" : "s", r->improvements,
 		r->improvements == 1 ? "" : "s", r->news, r->gones, 100 * r->max_regress,
-		mode_word[r->mode]);
+		r->far ? "remote or far-tier" : mode_word[r->mode]);
 	fprintf(f, "A: `%s` (build id `%s`), B: `%s` (build id `%s`)\n\n", a->path, a->build_id,
 		b->path, b->build_id);
 	for (size_t i = 0; i < r->nnotes; i++)
@@ -209,15 +236,26 @@ static void print_markdown(const struct cmp_side *a, const struct cmp_side *b,
 	fprintf(f, "| node / variable | A | B | Δ pts | 95 %% CI | verdict |\n"
 		   "|---|---:|---:|---:|---|---|\n");
 	for (uint32_t c = 0; c <= r->nnodes; c++) {
-		size_t n, *ix = node_list(r, c, top, &n);
+		size_t n, *ix;
+		if (cpu_less(a, b, r, c))
+			continue;
+		ix = node_list(r, c, top, &n);
 		node_name(c, r->nnodes, nm, sizeof(nm));
 		md_row(nm, &r->nodes[c], r->nodes[c].v, f);
+		if (r->far) {
+			snprintf(name, sizeof(name), "%s, far tier", nm);
+			md_row(name, &r->far[c], r->far[c].v, f);
+		}
 		for (size_t k = 0; ix && k < n; k++) {
 			const struct cmp_pair *p = &r->pairs[ix[k]];
 			char nb[1024];
 			pair_name(p, nb, sizeof(nb));
 			snprintf(name, sizeof(name), "%s: %s", nm, nb);
 			md_row(name, &p->cells[c], p->a && p->b ? p->cells[c].v : p->v, f);
+			if (c == r->nnodes && r->far && (p->far.xa || p->far.xb)) {
+				snprintf(name, sizeof(name), "%s: %s, far tier", nm, nb);
+				md_row(name, &p->far, p->far.v, f);
+			}
 		}
 		free(ix);
 	}
@@ -278,7 +316,7 @@ static void json_side(struct mr_json *j, const char *key, const struct cmp_side 
 
 /* An item's pages by node and first touch (null when the side lacks the item). */
 static void json_item_side(struct mr_json *j, const char *key, const struct cmp_item *it,
-			   uint32_t nn)
+			   uint32_t nn, int far)
 {
 	mr_json_key(j, key);
 	if (!it) {
@@ -289,6 +327,8 @@ static void json_item_side(struct mr_json *j, const char *key, const struct cmp_
 	mr_json_key(j, "name"), mr_json_str(j, it->name);
 	mr_json_key(j, "remote"), mr_json_u64(j, it->remote_all);
 	mr_json_key(j, "local"), mr_json_u64(j, it->local_all);
+	if (far)
+		mr_json_key(j, "far"), mr_json_u64(j, it->far_all);
 	mr_json_key(j, "sampled_pages_by_node");
 	mr_json_u64_array(j, it->pages, strcmp(it->kind, "line") ? nn + 1 : 0);
 	mr_json_key(j, "first_touch");
@@ -327,6 +367,12 @@ static void print_json(const struct cmp_side *a, const struct cmp_side *b,
 	for (uint32_t c = 0; c <= r->nnodes; c++)
 		json_cell(j, &r->nodes[c], c, r->nnodes);
 	mr_json_arr_end(j);
+	if (r->far) {
+		mr_json_key(j, "far_tier"), mr_json_arr(j);
+		for (uint32_t c = 0; c <= r->nnodes; c++)
+			json_cell(j, &r->far[c], c, r->nnodes);
+		mr_json_arr_end(j);
+	}
 	mr_json_key(j, "variables"), mr_json_arr(j);
 	for (size_t i = 0; i < r->npairs; i++) {
 		const struct cmp_pair *p = &r->pairs[i];
@@ -336,12 +382,16 @@ static void print_json(const struct cmp_side *a, const struct cmp_side *b,
 		mr_json_key(j, "verdict"), mr_json_str(j, cmp_verdict_name(p->v));
 		mr_json_key(j, "tracked"), mr_json_bool(j, p->tracked);
 		mr_json_key(j, "line_shift"), mr_json_i64(j, p->shift);
-		json_item_side(j, "in_a", p->a, r->nnodes);
-		json_item_side(j, "in_b", p->b, r->nnodes);
+		json_item_side(j, "in_a", p->a, r->nnodes, r->far != NULL);
+		json_item_side(j, "in_b", p->b, r->nnodes, r->far != NULL);
 		mr_json_key(j, "cells"), mr_json_arr(j);
 		for (uint32_t c = 0; c <= r->nnodes; c++)
 			json_cell(j, &p->cells[c], c, r->nnodes);
 		mr_json_arr_end(j);
+		if (r->far) {
+			mr_json_key(j, "far_tier");
+			json_cell(j, &p->far, r->nnodes, r->nnodes);
+		}
 		mr_json_obj_end(j);
 	}
 	mr_json_arr_end(j);
@@ -425,8 +475,11 @@ int cmp_write_junit(const struct cmp_side *a, const struct cmp_side *b,
 
 	if (!f)
 		return -errno;
-	for (uint32_t c = 0; c <= r->nnodes; c++)
+	for (uint32_t c = 0; c <= r->nnodes; c++) {
 		fails += r->nodes[c].v == CMP_REGRESSED;
+		fails += r->far && r->far[c].v == CMP_REGRESSED;
+		tests += r->far != NULL;
+	}
 	for (size_t i = 0; i < r->npairs; i++) {
 		tests += r->pairs[i].tracked;
 		fails += r->pairs[i].tracked && r->pairs[i].v == CMP_REGRESSED;
@@ -441,6 +494,12 @@ int cmp_write_junit(const struct cmp_side *a, const struct cmp_side *b,
 	for (uint32_t c = 0; c <= r->nnodes; c++) {
 		node_name(c, r->nnodes, nm, sizeof(nm));
 		junit_case(f, "memphis.compare.node", nm, &r->nodes[c], r->nodes[c].v);
+		if (r->far) {
+			char fn[96];
+
+			snprintf(fn, sizeof(fn), "%s, far tier", nm);
+			junit_case(f, "memphis.compare.node", fn, &r->far[c], r->far[c].v);
+		}
 	}
 	for (size_t i = 0; i < r->npairs; i++) {
 		const struct cmp_pair *p = &r->pairs[i];
@@ -452,6 +511,8 @@ int cmp_write_junit(const struct cmp_side *a, const struct cmp_side *b,
 		for (uint32_t c = 0; c < r->nnodes; c++)
 			if (p->cells[c].v == CMP_REGRESSED && worst->v != CMP_REGRESSED)
 				worst = &p->cells[c];
+		if (r->far && p->far.v == CMP_REGRESSED && worst->v != CMP_REGRESSED)
+			worst = &p->far;
 		pair_name(p, name, sizeof(name));
 		junit_case(f, "memphis.compare.variable", name, worst, p->v);
 	}

@@ -203,8 +203,9 @@ static int load_item(struct cmp_side *s, struct cmp_item *it, json_object *v, in
 	it->kind = is_line ? strdup("line") : str_member(v, "kind");
 	it->remote = calloc(s->nnodes, sizeof(uint64_t));
 	it->local = calloc(s->nnodes, sizeof(uint64_t));
+	it->far = calloc(s->nnodes, sizeof(uint64_t));
 	it->pages = calloc(w, sizeof(uint64_t));
-	if (!it->name || !it->kind || !it->remote || !it->local || !it->pages)
+	if (!it->name || !it->kind || !it->remote || !it->local || !it->far || !it->pages)
 		return -ENOMEM;
 	if (!member(v, "name", json_type_string))
 		return bad(err, len, "%s: an entry of \"%s\" has no name", s->path, what);
@@ -224,9 +225,13 @@ static int load_item(struct cmp_side *s, struct cmp_item *it, json_object *v, in
 			if (!u64_at(row, p, &n))
 				return bad(err, len, "%s: %s '%s': matrix[%u][%u] is not a count",
 					   s->path, what, it->name, c, p);
-			if (!add_count(p == c ? &it->local[c] : &it->remote[c], n))
+			if (!add_count(p == c ? &it->local[c] : &it->remote[c], n) ||
+			    (s->farnode[p] && !add_count(&it->far[c], n)))
 				return too_many(err, len, s, what, it->name, c, p, n);
 		}
+		if (!add_count(&it->far_all, it->far[c]) ||
+		    (add_totals && !add_count(&s->far[c], it->far[c])))
+			return too_many(err, len, s, what, it->name, c, UINT32_MAX, 0);
 		/* the sums the shares divide by: the item's, its node's, each whole */
 		if (!add_count(&it->remote_all, it->remote[c]) ||
 		    !add_count(&it->local_all, it->local[c]) ||
@@ -308,7 +313,23 @@ static int load_head(struct cmp_side *s, json_object *root, char *err, size_t le
 	}
 	s->remote = calloc(s->nnodes, sizeof(uint64_t));
 	s->local = calloc(s->nnodes, sizeof(uint64_t));
-	return s->remote && s->local ? 0 : -ENOMEM;
+	s->far = calloc(s->nnodes, sizeof(uint64_t));
+	s->farnode = calloc(s->nnodes + 1, 1);
+	if (!s->remote || !s->local || !s->far || !s->farnode)
+		return -ENOMEM;
+	/* run.nodes (a report of a run with a node without CPUs): those nodes are far */
+	a = member(run, "nodes", json_type_array);
+	for (size_t i = 0; a && i < json_object_array_length(a); i++) {
+		json_object *n = json_object_array_get_idx(a, i);
+		uint64_t id, cpus;
+
+		if (u64_member(n, "node", &id) && id < s->nnodes && u64_member(n, "cpus", &cpus) &&
+		    cpus == 0 && !s->farnode[id]) {
+			s->farnode[id] = 1;
+			s->nfar++;
+		}
+	}
+	return 0;
 }
 
 /* The run's warnings and damage into s->warnings. */
@@ -346,6 +367,7 @@ static void item_free(struct cmp_item *it)
 	free(it->decl_file);
 	free(it->remote);
 	free(it->local);
+	free(it->far);
 	free(it->pages);
 	free(it->ft_thread);
 	free(it->ft_line);
@@ -460,5 +482,7 @@ void cmp_side_free(struct cmp_side *s)
 	free(s->weighting);
 	free(s->remote);
 	free(s->local);
+	free(s->far);
+	free(s->farnode);
 	memset(s, 0, sizeof(*s));
 }

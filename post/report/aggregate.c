@@ -230,6 +230,8 @@ int mr_agg_finish(struct mr_agg *g, size_t nvars)
 		v->matrix[(size_t)ce->cpu_node * w + ce->page_node] += ce->n;
 		if (ce->page_node == g->nnodes)
 			v->unknown_page += ce->n;
+		else if (ce->cpu_node != g->nnodes && g->far && g->far[ce->page_node])
+			v->far += ce->n;
 		else if (ce->cpu_node != g->nnodes && ce->cpu_node != ce->page_node)
 			v->remote += ce->n;
 		else if (ce->cpu_node != g->nnodes)
@@ -364,13 +366,16 @@ int mr_agg_cell_in_mode(const struct mr_agg *g, const struct mr_agg_cell *ce,
 			enum mr_agg_mode m)
 {
 	uint32_t unknown = g->nnodes;
+	int far = ce->page_node != unknown && g->far && g->far[ce->page_node];
 
 	switch (m) {
 	case MR_AGG_REMOTE:
 		return ce->cpu_node != unknown && ce->page_node != unknown &&
-		       ce->cpu_node != ce->page_node;
+		       ce->cpu_node != ce->page_node && !far;
 	case MR_AGG_LOCAL:
 		return ce->cpu_node != unknown && ce->cpu_node == ce->page_node;
+	case MR_AGG_FAR:
+		return ce->cpu_node != unknown && far;
 	default:
 		return 1;
 	}

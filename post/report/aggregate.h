@@ -26,9 +26,10 @@
 
 /* Which samples the tables count. */
 enum mr_agg_mode {
-	MR_AGG_REMOTE, /* CPU node and page node known and different */
+	MR_AGG_REMOTE, /* CPU node and page node known and different, the page's node not far */
 	MR_AGG_LOCAL,  /* CPU node known and equal to the page node */
 	MR_AGG_ALL,
+	MR_AGG_FAR,    /* CPU node known, the page on a far node (mr_agg.far) */
 };
 
 /* The samples of one (variable, line, CPU node, page node). */
@@ -39,9 +40,11 @@ struct mr_agg_cell {
 };
 
 /* Everything counted for one variable. Arrays are indexed by node index (nnodes + 1
- * entries, the last one "unknown"); NULL for a variable without samples. */
+ * entries, the last one "unknown"); NULL for a variable without samples. remote, local and
+ * far split the samples of known CPU and page nodes: far those of a page on a far node
+ * (mr_agg.far), remote those of a page on another node, local the rest. */
 struct mr_agg_var {
-	uint64_t total, remote, local, unknown_page;
+	uint64_t total, remote, local, far, unknown_page;
 	uint64_t *matrix;         /* [cpu node * (nnodes + 1) + page node] */
 	uint64_t *pages_node;     /* distinct sampled pages by home node */
 	uint64_t pages;
@@ -61,6 +64,10 @@ struct mr_agg_var {
 
 struct mr_agg {
 	uint32_t nnodes;
+	/* set before mr_agg_finish, or NULL: far[i] for the node indexes i < nnodes of the far
+	 * tier (nodes without CPUs: CXL, HBM, a GPU's memory), whose pages are neither remote
+	 * nor local; the caller's, kept until mr_agg_free */
+	const unsigned char *far;
 	/* after mr_agg_finish: */
 	struct mr_agg_cell *cells;
 	size_t ncells;

@@ -119,6 +119,28 @@ static bool same_file(FILE *a, FILE *b)
 	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/* r->far and r->nfar from the topology: the nodes no CPU is on, of a run of more than one
+ * node (a one-node run's node holds the CPUs that the topology may not name). False when
+ * out of memory. */
+static bool far_nodes(struct report *r)
+{
+	if (!r->run->have_topology || r->nnodes < 2)
+		return true;
+	r->far = malloc(r->nnodes);
+	if (!r->far)
+		return false;
+	memset(r->far, 1, r->nnodes);
+	for (uint32_t c = 0; c < r->run->ncpus; c++)
+		if (r->cpu_node[c] < r->nnodes)
+			r->far[r->cpu_node[c]] = 0;
+	for (uint32_t n = 0; n < r->nnodes; n++)
+		r->nfar += r->far[n];
+	if (r->nfar == r->nnodes) /* no CPU known on any: none is far */
+		r->nfar = 0;
+	r->agg.far = r->nfar ? r->far : NULL;
+	return true;
+}
+
 /* Everything after the options: open, count, print on out. Returns the exit status. */
 static int run_report(struct report *r, FILE *out)
 {
@@ -156,18 +178,24 @@ static int run_report(struct report *r, FILE *out)
 		return mr_error(MR_EXIT_DATA, "out of memory");
 	losses(r);
 	report_threads_check(r);
-	if (mr_agg_finish(&r->agg, mr_attrib_nvars(r->a)) ||
+	if (!far_nodes(r) || mr_agg_finish(&r->agg, mr_attrib_nvars(r->a)) ||
 	    mr_agg_first_touches(&r->agg, r->run->ntouches, get_touch, r))
 		return mr_error(MR_EXIT_DATA, "out of memory");
+	for (size_t i = 0; r->nfar && i < r->agg.nvars; i++)
+		r->st.far += r->agg.vars[i].far;
+	r->st.remote -= r->st.far; /* the pass counted them remote */
 	r->table_mode = r->o.mode;
-	if (r->o.mode == MR_AGG_REMOTE && r->st.remote == 0) {
+	if (r->o.mode == MR_AGG_REMOTE && r->st.remote + r->st.far == 0) {
 		r->no_remote = 1;
 		r->table_mode = MR_AGG_ALL;
 	}
-	if (mr_agg_tables(&r->agg, r->table_mode, r->o.by_line, report_key_name, r, &r->tables))
+	if (mr_agg_tables(&r->agg, r->table_mode, r->o.by_line, report_key_name, r, &r->tables) ||
+	    (r->nfar && r->table_mode == MR_AGG_REMOTE &&
+	     mr_agg_tables(&r->agg, MR_AGG_FAR, r->o.by_line, report_key_name, r, &r->far_tables)))
 		return mr_error(MR_EXIT_DATA, "out of memory");
 	report_runtime_last(r, NULL, 0);
 	mr_agg_mark_shown(&r->agg, &r->tables, r->o.by_line, r->o.top);
+	mr_agg_mark_shown(&r->agg, &r->far_tables, r->o.by_line, r->o.top);
 	/* JSON lists every variable with samples, text the shown ones */
 	ids = mr_agg_var_order(&r->agg, r->o.json, report_key_name, r, &nids);
 	if (!ids)
@@ -207,6 +235,7 @@ static int run_report(struct report *r, FILE *out)
 static void report_free(struct report *r)
 {
 	mr_agg_tables_free(&r->tables);
+	mr_agg_tables_free(&r->far_tables);
 	mr_pattern_free(&r->pat);
 	mr_members_free(&r->mem);
 	mr_xcells_free(&r->x);
@@ -219,6 +248,7 @@ static void report_free(struct report *r)
 	mr_hwsrc_free(&r->hw);
 	free(r->region_sel);
 	free(r->cpu_node);
+	free(r->far);
 	mr_attrib_close(r->a);
 	mr_run_close(r->run);
 }

@@ -55,6 +55,7 @@ struct report_stats {
 	uint64_t self;            /* samples with a usable data address set aside: libmemphis's
 				   * own (its code or data), in no other count below and no table */
 	uint64_t remote, local, unknown_page, unknown_cpu;
+	uint64_t far;             /* of the known: a page on a far node (r->far), not remote */
 	uint64_t lost, throttled, dropped, recorded;
 	uint64_t other_regions;   /* samples of regions not selected */
 	uint64_t wait[MR_RT_COUNT]; /* samples in a runtime's wait loop, by runtime ([0]: none) */
@@ -72,7 +73,11 @@ struct report {
 	uint32_t nnodes;          /* node indexes 0 .. nnodes - 1; nnodes means unknown */
 	struct mr_agg agg;
 	struct mr_agg_tables tables;
+	struct mr_agg_tables far_tables; /* remote tables and far nodes: the far tier's */
 	uint32_t *cpu_node;       /* node index of each CPU of the topology */
+	unsigned char *far;       /* [nnodes]: the node has no CPU (a far tier: CXL, HBM, a
+				   * GPU's memory); its pages' accesses are far, not remote */
+	uint32_t nfar;            /* how many; 0: the report is as before tiers */
 	unsigned char *region_sel;/* by region seq, when --region was given */
 	uint32_t region_sel_n;
 	enum mr_agg_mode table_mode; /* what the tables count */
@@ -175,10 +180,11 @@ void report_tiers_json(struct mr_json *j, const struct report *r, const uint32_t
 
 /* report_members.c: --by member (members.h). The member data of variable var (NULL: none,
  * or not --by member); under var's group in the table of CPU node `node`, its member rows
- * (false: it has none, the caller prints its lines); the section after the tables; the
+ * of mode `mode` (false: it has none, the caller prints its lines); the section after the tables; the
  * JSON "members" of var. */
 const struct mr_member_var *report_members_of(const struct report *r, uint32_t var);
-bool report_member_rows(const struct report *r, uint32_t var, uint32_t node, FILE *f);
+bool report_member_rows(const struct report *r, uint32_t var, uint32_t node,
+			enum mr_agg_mode mode, FILE *f);
 void report_members_text(const struct report *r, FILE *f);
 void report_members_json(struct mr_json *j, const struct report *r, uint32_t var);
 

@@ -9,7 +9,7 @@
 #include "report_impl.h"
 #include "report_counters.h"
 
-static const char *const mode_name[] = { "remote", "local", "all" };
+static const char *const mode_name[] = { "remote", "local", "all", "far" };
 
 #define U(k, v) do { mr_json_key(j, k); mr_json_u64(j, v); } while (0)
 
@@ -221,6 +221,8 @@ static void json_samples(struct mr_json *j, const struct report *r)
 		U("in_libmemphis", r->st.self);
 	U("remote", r->st.remote);
 	U("local", r->st.local);
+	if (r->nfar)
+		U("far", r->st.far);
 	U("unknown_page_node", r->st.unknown_page);
 	U("unknown_cpu_node", r->st.unknown_cpu);
 	U("other_regions", r->st.other_regions);
@@ -372,20 +374,17 @@ static void json_var_hardware(struct mr_json *j, const struct report *r, uint32_
 	free(ls);
 }
 
-/* "no_remote", "table_mode" and "tables": the per-node tables with the --top cut. */
-static void json_tables(struct mr_json *j, const struct report *r)
+/* The per-node tables of ts with the --top cut, as an array (hardware figures for the main
+ * tables). */
+static void json_table_set(struct mr_json *j, const struct report *r,
+			   const struct mr_agg_tables *ts)
 {
-	const struct mr_agg_row *rows = r->tables.rows;
-	const struct mr_agg_table *tab = r->tables.tab;
-	size_t ntab = r->tables.ntab;
+	const struct mr_agg_row *rows = ts->rows;
+	const struct mr_agg_table *tab = ts->tab;
+	size_t ntab = ts->ntab;
 	char lbl[32];
-	int is_var = !r->o.by_line;
+	int is_var = !r->o.by_line, hw = r->hw_shown && ts == &r->tables;
 
-	mr_json_key(j, "no_remote");
-	mr_json_bool(j, r->no_remote);
-	mr_json_key(j, "table_mode");
-	mr_json_str(j, mode_name[r->table_mode]);
-	mr_json_key(j, "tables");
 	mr_json_arr(j);
 	for (size_t t = 0; t < ntab; t++) {
 		const struct mr_agg_table *tb = &tab[t];
@@ -417,7 +416,7 @@ static void json_tables(struct mr_json *j, const struct report *r)
 				mr_json_str(j, mr_var_kind_name(mr_attrib_var(r->a, g->key)->kind));
 			}
 			U("count", g->total);
-			if (r->hw_shown) {
+			if (hw) {
 				struct mr_hw_stat st;
 
 				mr_hwsrc_sum(&r->hw, &r->hw_by_node, tb->node, g->key, &st);
@@ -458,6 +457,22 @@ static void json_tables(struct mr_json *j, const struct report *r)
 		mr_json_obj_end(j);
 	}
 	mr_json_arr_end(j);
+}
+
+/* "no_remote", "table_mode" and "tables"; after remote tables of a run with far nodes, the
+ * far tier's as "far_tables". */
+static void json_tables(struct mr_json *j, const struct report *r)
+{
+	mr_json_key(j, "no_remote");
+	mr_json_bool(j, r->no_remote);
+	mr_json_key(j, "table_mode");
+	mr_json_str(j, mode_name[r->table_mode]);
+	mr_json_key(j, "tables");
+	json_table_set(j, r, &r->tables);
+	if (r->nfar && r->table_mode == MR_AGG_REMOTE) {
+		mr_json_key(j, "far_tables");
+		json_table_set(j, r, &r->far_tables);
+	}
 }
 
 /* An array of the entries of the '\n'-separated list c (NULL: empty). */
@@ -547,6 +562,8 @@ static void json_variable(struct mr_json *j, const struct report *r, uint32_t id
 	U("samples", v->total);
 	U("remote", v->remote);
 	U("local", v->local);
+	if (r->nfar)
+		U("far", v->far);
 	U("unknown_page_node", v->unknown_page);
 	mr_json_key(j, "matrix");
 	mr_json_obj(j);

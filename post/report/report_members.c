@@ -36,23 +36,38 @@ static const char *member_name(const struct report *r, const struct mr_member_va
 	return buf;
 }
 
-/* Member m's samples in the table of CPU node `node` in the report's table mode. */
-static uint64_t in_table(const struct report *r, const struct mr_member *m, uint32_t node)
+/* Member m's samples in the table of CPU node `node` of mode `mode`. */
+static uint64_t in_table(const struct report *r, const struct mr_member *m, uint32_t node,
+			 enum mr_agg_mode mode)
 {
 	size_t w = (size_t)r->nnodes + 1;
 	uint64_t n = 0;
 
 	if (node >= r->nnodes)
 		return 0;
-	for (uint32_t p = 0; p < w; p++)
-		if (r->table_mode == MR_AGG_ALL ||
-		    (r->table_mode == MR_AGG_LOCAL && p == node) ||
-		    (r->table_mode == MR_AGG_REMOTE && p != node && p < r->nnodes))
+	for (uint32_t p = 0; p < w; p++) {
+		int far = p < r->nnodes && r->nfar && r->far[p];
+
+		if (mode == MR_AGG_ALL || (mode == MR_AGG_LOCAL && p == node) ||
+		    (mode == MR_AGG_REMOTE && p != node && p < r->nnodes && !far) ||
+		    (mode == MR_AGG_FAR && far))
 			n += m->matrix[(size_t)node * w + p];
+	}
 	return n;
 }
 
-bool report_member_rows(const struct report *r, uint32_t var, uint32_t node, FILE *f)
+/* Member m's far-tier samples (pages on far nodes, from any CPU node). */
+static uint64_t far_samples(const struct report *r, const struct mr_member *m)
+{
+	uint64_t n = 0;
+
+	for (uint32_t c = 0; r->nfar && c < r->nnodes; c++)
+		n += in_table(r, m, c, MR_AGG_FAR);
+	return n;
+}
+
+bool report_member_rows(const struct report *r, uint32_t var, uint32_t node,
+			enum mr_agg_mode mode, FILE *f)
 {
 	const struct mr_member_var *v = report_members_of(r, var);
 	char name[512];
@@ -60,7 +75,7 @@ bool report_member_rows(const struct report *r, uint32_t var, uint32_t node, FIL
 	if (!v || !v->nm)
 		return false;
 	for (size_t i = 0; i < v->nm; i++) {
-		uint64_t n = in_table(r, &v->m[i], node);
+		uint64_t n = in_table(r, &v->m[i], node, mode);
 
 		if (n)
 			fprintf(f, "    %s %" PRIu64 "\n",
@@ -176,8 +191,12 @@ void report_members_text(const struct report *r, FILE *f)
 				"%" PRIu64 " loads, %" PRIu64 " stores",
 				mr_esc(member_name(r, v, (int)m->leaf, name, sizeof(name))), off, bytes,
 				m->samples, m->loads, m->stores);
-			if (m->remote + m->local)
-				fprintf(f, ", %.1f %% remote", pct(m->remote, m->remote + m->local));
+			uint64_t far = far_samples(r, m), remote = m->remote - far;
+
+			if (remote + m->local + far)
+				fprintf(f, ", %.1f %% remote", pct(remote, remote + m->local + far));
+			if (far)
+				fprintf(f, ", %.1f %% far tier", pct(far, remote + m->local + far));
 			for (uint32_t n = 0; n < r->nnodes; n++) {
 				uint64_t row = 0;
 
@@ -232,9 +251,13 @@ void report_members_json(struct mr_json *j, const struct report *r, uint32_t var
 		mr_json_key(j, "samples");
 		mr_json_u64(j, m->samples);
 		mr_json_key(j, "remote");
-		mr_json_u64(j, m->remote);
+		mr_json_u64(j, m->remote - far_samples(r, m));
 		mr_json_key(j, "local");
 		mr_json_u64(j, m->local);
+		if (r->nfar) {
+			mr_json_key(j, "far");
+			mr_json_u64(j, far_samples(r, m));
+		}
 		mr_json_key(j, "loads");
 		mr_json_u64(j, m->loads);
 		mr_json_key(j, "stores");

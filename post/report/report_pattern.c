@@ -177,13 +177,15 @@ static void touched_text(const struct report *r, uint32_t id, const struct words
 	snprintf(buf, len, "first touched by %s (node %d) at %s", who, v->ft_tid_node, w->line);
 }
 
-/* Remote share as evidence: "48 % of 916 samples remote". */
-static void remote_text(const struct words *w, uint64_t total, char *buf, size_t len)
+/* Remote share as evidence: "48 % of 916 samples remote" ("remote or far tier" where the
+ * variable has far-tier samples: both are off the CPU's node). */
+static void remote_text(const struct words *w, uint64_t total, int far, char *buf, size_t len)
 {
 	if (w->a.remote < 0)
 		snprintf(buf, len, "no sample with both nodes known");
 	else
-		snprintf(buf, len, "%.0f %% of %" PRIu64 " samples remote", 100 * w->a.remote, total);
+		snprintf(buf, len, "%.0f %% of %" PRIu64 " samples remote%s", 100 * w->a.remote,
+			 total, far ? " or far tier" : "");
 }
 
 static void partitioned_words(const struct report *r, const struct mr_pattern *p,
@@ -289,14 +291,14 @@ static bool advise(const struct report *r, uint32_t id, struct words *w)
 	uint32_t loop;
 
 	memset(w, 0, sizeof(*w));
-	mr_advice_classify(p, v->remote, v->local, &w->a);
+	mr_advice_classify(p, v->remote + v->far, v->local, &w->a);
 	if (w->a.kind == MR_ADVICE_NONE)
 		return false;
 	w->line = v->ft_pages ? mr_attrib_line(r->a, v->ft_line) : NULL;
 	loop = w->a.kind == MR_ADVICE_PARTITIONED ? top_line(r, id) : 0;
 	w->loop = loop ? mr_attrib_line(r->a, loop) : NULL;
 	touched_text(r, id, w, touched, sizeof(touched));
-	remote_text(w, v->remote + v->local, rem, sizeof(rem));
+	remote_text(w, v->remote + v->far + v->local, v->far > 0, rem, sizeof(rem));
 	if (w->a.kind == MR_ADVICE_TOO_FEW) {
 		snprintf(w->action, sizeof(w->action), "no advice: too few samples");
 		snprintf(w->evidence, sizeof(w->evidence), "%" PRIu64 " samples on it, fewer than "

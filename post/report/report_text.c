@@ -333,9 +333,13 @@ static void print_header(const struct report *r, FILE *f)
 	if (r->st.write_error)
 		fprintf(f, "run cut short: %s; samples after it are missing and not counted as "
 			"lost\n", mr_esc(r->st.write_error));
-	fprintf(f, "attributed: %s samples with a data address: %s remote, %s local, %s with no "
-		"known page home\n", mr_fmt_count(a, r->st.used), mr_fmt_count(b, r->st.remote),
-		mr_fmt_count(d, r->st.local), mr_fmt_count(e, r->st.unknown_page));
+	fprintf(f, "attributed: %s samples with a data address: %s remote, %s local, ",
+		mr_fmt_count(a, r->st.used), mr_fmt_count(b, r->st.remote),
+		mr_fmt_count(d, r->st.local));
+	if (r->nfar)
+		fprintf(f, "%s far tier (pages on nodes without CPUs), ",
+			mr_fmt_count(a, r->st.far));
+	fprintf(f, "%s with no known page home\n", mr_fmt_count(e, r->st.unknown_page));
 	if (r->st.self)
 		fprintf(f, "set aside: %s samples in libmemphis itself (its code, or its own data), "
 			"in no table\n", mr_fmt_count(a, r->st.self));
@@ -413,31 +417,17 @@ static void print_few_samples(const struct report *r, uint64_t n, FILE *f)
 	fprintf(f, "\n");
 }
 
-/* The per-node tables: groups (variables, or lines with --by line) with their items. */
-static void print_tables(const struct report *r, struct text_notes *notes, FILE *f)
+/* The tables ts counted in mode m: per CPU node, groups (variables, or lines with --by
+ * line) with their items; hardware figures for the report's main tables. */
+static void print_table_set(const struct report *r, const struct mr_agg_tables *ts,
+			    enum mr_agg_mode m, struct text_notes *notes, FILE *f)
 {
-	const struct mr_agg_row *rows = r->tables.rows;
-	const struct mr_agg_table *tab = r->tables.tab;
-	size_t ntab = r->tables.ntab;
+	const struct mr_agg_row *rows = ts->rows;
+	const struct mr_agg_table *tab = ts->tab;
+	size_t ntab = ts->ntab;
 	char lbl[32];
-	int is_var = !r->o.by_line;
+	int is_var = !r->o.by_line, hw = r->hw_shown && ts == &r->tables;
 
-	if (r->no_remote)
-		fprintf(f, "\nNo remote samples: every attributed access was to a page on the "
-			"sampling CPU's own node%s. All samples:\n",
-			r->nnodes <= 1 ? " (this machine has one NUMA node)" : "");
-	else
-		fprintf(f, "\n%s samples per node of the sampling CPU%s:\n",
-			r->table_mode == MR_AGG_REMOTE ? "Remote" :
-			r->table_mode == MR_AGG_LOCAL ? "Local" : "All",
-			is_var ? "" : ", by source line");
-	{
-		uint64_t n = 0;
-
-		for (size_t t = 0; t < ntab; t++)
-			n += tab[t].total;
-		print_few_samples(r, n, f);
-	}
 	if (!ntab)
 		fprintf(f, "(none)\n");
 	for (size_t t = 0; t < ntab; t++) {
@@ -456,7 +446,7 @@ static void print_tables(const struct report *r, struct text_notes *notes, FILE 
 			if (!is_var)
 				note_code(notes, name);
 			fprintf(f, "(%zu) %s %" PRIu64 "\n", i + 1, mr_esc(name), g->total);
-			if (is_var && report_member_rows(r, g->key, tb->node, f))
+			if (is_var && report_member_rows(r, g->key, tb->node, m, f))
 				nitems = 0; /* its members instead of its lines */
 			for (size_t k = 0; k < nitems; k++) {
 				name = report_key_name(r, !is_var, rows[g->first + k].item);
@@ -477,8 +467,52 @@ static void print_tables(const struct report *r, struct text_notes *notes, FILE 
 		if (ngroups < tb->ngroups)
 			fprintf(f, "... %zu more %s %" PRIu64 "\n", tb->ngroups - ngroups,
 				is_var ? "variables" : "lines", rest);
-		if (r->hw_shown)
+		if (hw)
 			report_hw_table_text(r, tb, ngroups, f);
+	}
+}
+
+/* The far nodes, "node 2" or "nodes 2, 3", into buf. */
+static const char *far_list(const struct report *r, char *buf, size_t len)
+{
+	size_t used = (size_t)snprintf(buf, len, "node%s", r->nfar > 1 ? "s" : "");
+
+	for (uint32_t n = 0, k = 0; n < r->nnodes && used < len; n++)
+		if (r->far[n])
+			used += (size_t)snprintf(buf + used, len - used, "%s %u", k++ ? "," : "", n);
+	return buf;
+}
+
+/* The per-node tables in the report's mode; after remote tables of a run with far nodes,
+ * the far tier's. */
+static void print_tables(const struct report *r, struct text_notes *notes, FILE *f)
+{
+	int is_var = !r->o.by_line;
+	uint64_t n = 0;
+	char fl[256];
+
+	if (r->no_remote)
+		fprintf(f, "\nNo remote samples: every attributed access was to a page on the "
+			"sampling CPU's own node%s. All samples:\n",
+			r->nnodes <= 1 ? " (this machine has one NUMA node)" : "");
+	else
+		fprintf(f, "\n%s samples per node of the sampling CPU%s%s:\n",
+			r->table_mode == MR_AGG_REMOTE ? "Remote" :
+			r->table_mode == MR_AGG_LOCAL ? "Local" : "All",
+			r->nfar && r->table_mode == MR_AGG_REMOTE ? " (pages on another node with "
+								      "CPUs)" : "",
+			is_var ? "" : ", by source line");
+	for (size_t t = 0; t < r->tables.ntab; t++)
+		n += r->tables.tab[t].total;
+	for (size_t t = 0; t < r->far_tables.ntab; t++)
+		n += r->far_tables.tab[t].total;
+	print_few_samples(r, n, f);
+	print_table_set(r, &r->tables, r->table_mode, notes, f);
+	if (r->nfar && r->table_mode == MR_AGG_REMOTE) {
+		fprintf(f, "\nFar-tier samples per node of the sampling CPU (pages on %s, memory "
+			"without CPUs)%s:\n", far_list(r, fl, sizeof(fl)),
+			is_var ? "" : ", by source line");
+		print_table_set(r, &r->far_tables, MR_AGG_FAR, notes, f);
 	}
 	if (r->hw_shown)
 		report_hw_rest_text(r, f);

@@ -13,7 +13,9 @@
  *                          in memory tier 4; --memory-only: node N - 1 has no CPU (CPU i
  *                          on node (i + 1) mod (N - 1)), memory tier 5, the HMAT figures of
  *                          a CXL expander (read 300 ns, 10,240 MB/s; write 320 ns, 8,192
- *                          MB/s); the run's own "node" keys are dropped.
+ *                          MB/s), and the pages of odd page number (PAGES blocks) are homed
+ *                          on it: their samples are far-tier accesses; the run's own
+ *                          "node" keys are dropped.
  * Exit status 0, or 1 with a message. */
 #include <stdint.h>
 
@@ -70,6 +72,36 @@ static void node_keys(FILE *out, const struct opts *o, uint32_t ncpus, uint16_t 
 	rewrite_put(out, MPH_BLK_RUN, version, text, (uint32_t)used);
 }
 
+/* A PAGES block with its present pages of odd page number on node far. 1, or -1. */
+static int far_pages(FILE *out, const struct memphis_block *h, const unsigned char *payload,
+		     uint32_t far)
+{
+	struct memphis_rec_pages_hdr ph;
+	unsigned char *p;
+
+	if (h->length < sizeof(ph))
+		return 0;
+	memcpy(&ph, payload, sizeof(ph));
+	if ((uint64_t)ph.count * sizeof(struct memphis_rec_page) > h->length - sizeof(ph))
+		return 0; /* damaged: copied as it is */
+	if (!(p = malloc(h->length)))
+		return -1;
+	memcpy(p, payload, h->length);
+	for (uint32_t i = 0; i < ph.count; i++) {
+		struct memphis_rec_page pg;
+		size_t off = sizeof(ph) + i * sizeof(pg);
+
+		memcpy(&pg, p + off, sizeof(pg));
+		if (pg.node >= 0 && (pg.page >> 12) % 2) {
+			pg.node = (int32_t)far;
+			memcpy(p + off, &pg, sizeof(pg));
+		}
+	}
+	rewrite_put(out, h->type, h->version, p, h->length);
+	free(p);
+	return 1;
+}
+
 /* rewrite_block_fn: a TOPOLOGY block for the opts at arg. */
 static int block(FILE *out, const struct memphis_block *h, const unsigned char *payload, void *arg)
 {
@@ -80,6 +112,8 @@ static int block(FILE *out, const struct memphis_block *h, const unsigned char *
 
 	if (o->tiers && h->type == MPH_BLK_RUN && h->length >= 5 && !memcmp(payload, "node=", 5))
 		return 1; /* the library's own node keys: this machine's, replaced */
+	if (o->memory_only && h->type == MPH_BLK_PAGES)
+		return far_pages(out, h, payload, nnodes - 1);
 	if (h->type != MPH_BLK_TOPOLOGY || h->length < sizeof(t))
 		return 0;
 	memcpy(&t, payload, sizeof(t));

@@ -4,7 +4,8 @@
 # it into BUILD/npm; installed here too when missing): no console error, no request, the
 # header's and tables' numbers equal the --json report's, every view of the top variables
 # drawn (the member x node view where a variable has members), a screenshot that is not
-# blank. On the hand-made sample (tests/data/html-sample.json:
+# blank; a run with a node without CPUs (tool_nodes --memory-only) with its far-tier tables
+# apart. On the hand-made sample (tests/data/html-sample.json:
 # the pattern and advice members of docs/report-schema.md), a run of examples/cg (its page
 # embeds exactly what --json --advice --by member prints, less the whitespace between tokens), and bad input: 0 samples, one node, one variable (named
 # to end the page's <script> if it were not escaped), 256 threads; the errors for a missing
@@ -98,6 +99,12 @@ else
 		'! grep -qiE "(src|href)=\"|url\\(" cg.html'
 	browser cg.html cg.json cg.png
 	[ -n "$MEMPHIS_HTML_SHOT" ] && cp cg.png "$MEMPHIS_HTML_SHOT"
+	# the same run as if on two CPU nodes and a memory-only node 2 holding every other page
+	# (issue 44): far-tier tables of their own, the node share without node 2
+	"$B/tests/tool_nodes" "$run" far 3 --memory-only
+	"$R" far --json --advice --by member > far.json
+	"$R" far --html far.html 2> err.txt
+	EXPECT_TEXT="Far-tier samples per node|far-tier share" browser far.html far.json far.png
 fi
 
 # 3. bad input: a valid page that says so

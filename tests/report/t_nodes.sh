@@ -2,7 +2,9 @@
 # The nodes' kinds and memory tiers (issue 44 item 2) on this one-node host: the library
 # records a "node" RUN key per node (its CPUs, memory tier, HMAT figures, memory at start);
 # a run rewritten by tool_nodes to two CPU nodes and a memory-only node 2 (a CXL expander's
-# tier and HMAT figures) gets the header's "node kinds" line and JSON run.nodes; rewritten
+# tier and HMAT figures, every other page homed there) gets the header's "node kinds" line
+# and JSON run.nodes, its far-tier accesses counted apart from remote ones in the text,
+# JSON, --by member and compare; rewritten
 # to two CPU nodes of one tier its text and JSON are byte for byte those of a run without
 # node keys. With --advice the tier advice ranks the variables by samples per byte and fills
 # the fast tier's budget. The 2-node guest with a memory-only node: tests/vm/guest-tests/tiers.*.
@@ -21,6 +23,84 @@ check_if "a memory-only node: the header's node kinds line" \
 	'grep -q "^node kinds: node 0: 1 CPU, memory tier 4, 1\.0 GiB (0\.5 GiB free at start); node 1: 1 CPU, memory tier 4, .*; node 2: no CPU (memory only: a far tier), memory tier 5, HMAT from its nearest CPUs: read 300 ns, 10240 MB/s; write 320 ns, 8192 MB/s, 1\.0 GiB" far.txt'
 check_if "a memory-only node: JSON run.nodes" \
 	'python3 -c "import json; n = json.load(open(\"far.json\"))[\"run\"][\"nodes\"]; assert [x[\"cpus\"] for x in n] == [1, 1, 0] and n[2][\"tier\"] == 5 and n[2][\"read_latency_ns\"] == 300 and n[2][\"write_bandwidth_mbs\"] == 8192 and n[0][\"read_latency_ns\"] is None"'
+# far tier (item 2): tool_nodes homes the pages of odd number on node 2; their samples are
+# neither remote nor local, in tables of their own; the counts add up to the matrices'
+python3 - far.json > far-check.out 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s, n = d["samples"], d["nodes"]
+far = [x["node"] for x in d["run"]["nodes"] if x["cpus"] == 0]
+assert far == [2], far
+R = L = F = 0
+for v in d["variables"]:
+    m = v["matrix"]["counts"]
+    r = sum(m[c][p] for c in range(n) for p in range(n) if p != c and p not in far)
+    l = sum(m[c][c] for c in range(n))
+    f = sum(m[c][p] for c in range(n) for p in far)
+    assert (v["remote"], v["local"], v["far"]) == (r, l, f), (v["name"], v["remote"], v["local"], v["far"], r, l, f)
+    R, L, F = R + r, L + l, F + f
+assert (s["remote"], s["local"], s["far"]) == (R, L, F) and F > 0 and R > 0, (s, R, L, F)
+assert s["remote"] + s["local"] + s["far"] + s["unknown_page_node"] == s["attributed"], s
+ft = d["far_tables"]
+assert sum(t["total"] for t in ft) == F and all(t["node"] not in far for t in ft), ft
+assert sum(t["total"] for t in d["tables"]) == R
+for t in ft:
+    for e in t["entries"]:
+        v = next(x for x in d["variables"] if x["name"] == e["name"])
+        assert e["count"] == sum(v["matrix"]["counts"][t["node"]][p] for p in far), e
+print("ok", R, L, F)
+PY
+check_if "far tier: JSON remote, local and far of each variable and in all are the matrices' (node 2's pages far, not remote), far_tables hold them: $(cat far-check.out | tail -n 1)" \
+	'grep -q "^ok" far-check.out'
+check_if "far tier: the text's attributed line and a far-tier table section after the remote tables" \
+	'grep -q "^attributed: .* remote, .* local, [0-9,]* far tier (pages on nodes without CPUs), " far.txt &&
+	 grep -q "^Remote samples per node of the sampling CPU (pages on another node with CPUs):\$" far.txt &&
+	 grep -q "^Far-tier samples per node of the sampling CPU (pages on node 2, memory without CPUs):\$" far.txt &&
+	 [ "$(grep -c "^Node2" far.txt)" = 0 ]'
+"$R" --by member far > members.txt 2>> far.err
+"$R" --by member --json far > members.json 2>> far.err
+check_if "far tier: --by member splits each member's samples into remote, local and far" \
+	'grep -q "^  [^ ].*% remote, .* far tier" members.txt &&
+	 python3 -c "
+import json
+d = json.load(open(\"members.json\"))
+ms = [m for v in d[\"variables\"] if v.get(\"members\") for m in v[\"members\"][\"list\"]]
+assert ms and sum(m[\"far\"] for m in ms) > 0
+n = d[\"nodes\"]
+for m in ms:
+    c = m[\"counts\"]
+    assert m[\"far\"] == sum(c[k][2] for k in range(n)), m
+"'
+# compare (the CI gate): B is A with every far-tier sample moved to its CPU's own node, as
+# if the tier plan had moved those pages: the far-tier share falls, exit 0; the other way,
+# exit 1
+python3 - far.json moved.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for v in d["variables"]:
+    m = v["matrix"]["counts"]
+    for c in range(len(m) - 1):
+        m[c][c] += m[c][2]
+        m[c][2] = 0
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$R" compare far.json moved.json > cmp.txt 2>&1; rc=$?
+"$R" compare --json far.json moved.json > cmp.json 2>&1
+"$R" compare moved.json far.json > back.txt 2>&1; rc2=$?
+check_if "compare: the far-tier share falls when the far pages move, exit $rc; back again, exit $rc2" \
+	'[ "$rc" = 0 ] && [ "$rc2" = 1 ] &&
+	 grep -q "^all nodes: remote or far-tier share .*improved\$" cmp.txt &&
+	 grep -q "^  of which far tier (pages on nodes without CPUs): [0-9]* → 0, share .* → 0\.0 %.*improved\$" cmp.txt &&
+	 ! grep -q "^node 2:" cmp.txt && grep -q "of which far tier.*regressed\$" back.txt &&
+	 python3 -c "
+import json
+c = json.load(open(\"cmp.json\"))
+a = c[\"far_tier\"][-1]
+assert a[\"node\"] is None and a[\"b\"][\"samples\"] == 0 and a[\"a\"][\"samples\"] > 0 and a[\"verdict\"] == \"improved\", a
+assert all(\"far_tier\" in v for v in c[\"variables\"])
+"'
+"$R" compare plain plain > plain-cmp.txt 2>&1
+check_if "compare: no far-tier line for sockets alone" '! grep -q "far" plain-cmp.txt'
 # the tier advice (--advice): densest first, the fast tier's budget not exceeded, nothing
 # denser left out of it
 "$R" --advice --tier-budget 3M --top 0 far > tier.txt 2>> far.err

@@ -100,6 +100,8 @@
 			['attributed', fmt(s.attributed), 'samples.attributed'],
 			['remote', fmt(s.remote), 'samples.remote'],
 			['local', fmt(s.local), 'samples.local'],
+			['far tier', s.far === undefined ? undefined : fmt(s.far) +
+				' (pages on nodes without CPUs)', 'samples.far'],
 			['lost', fmt(s.lost), 'samples.lost'],
 			['throttled', fmt(s.throttled), 'samples.throttled'],
 			['dropped', fmt(s.dropped), 'samples.dropped'],
@@ -156,19 +158,31 @@
 		(R.damage || []).forEach(function (w) { note(n, 'damage: ' + w); });
 	}
 
-	/* remote share of each CPU node, from the variables' node x node matrices */
+	/* the nodes without CPUs (run.nodes, a run with such a node): their pages' accesses are
+	 * the far tier's, not remote */
+	function farNodes() {
+		var far = {};
+		((R.run || {}).nodes || []).forEach(function (n) { if (n.cpus === 0) far[n.node] = 1; });
+		return far;
+	}
+
+	/* remote (and far-tier) share of each CPU node, from the variables' node x node matrices */
 	function nodeShare() {
-		var sel = d3.select('#node-share'), rows = [];
+		var sel = d3.select('#node-share'), rows = [], far = farNodes();
+		var anyFar = Object.keys(far).length > 0;
 		for (var c = 0; c < nodes; c++) {
-			var remote = 0, known = 0;
+			var remote = 0, farN = 0, known = 0;
+			if (far[c]) continue; /* no CPU: no sample is taken there */
 			(R.variables || []).forEach(function (v) {
 				var row = v.matrix && v.matrix.counts[c];
 				for (var p = 0; row && p < nodes; p++) {
 					known += row[p];
-					if (p !== c) remote += row[p];
+					if (far[p]) farN += row[p];
+					else if (p !== c) remote += row[p];
 				}
 			});
-			rows.push({ node: c, remote: remote, known: known, share: known ? remote / known : 0 });
+			rows.push({ node: c, remote: remote, far: farN, known: known,
+				share: known ? remote / known : 0, farShare: known ? farN / known : 0 });
 		}
 		var m = { l: 60, r: 20, t: 10, b: 30 }, w = Math.max(160, 70 * nodes), h = 140;
 		var x = d3.scale.ordinal().domain(rows.map(function (r) { return nodeName(r.node); }))
@@ -188,11 +202,27 @@
 			.append('title').text(function (r) {
 				return nodeName(r.node) + ': ' + fmt(r.remote) + ' remote of ' + fmt(r.known);
 			});
+		if (anyFar) /* the far tier's share stacked on the remote one, hatched grey */
+			g.selectAll('rect.far').data(rows).enter().append('rect').attr('class', 'far')
+				.attr('x', function (r) { return x(nodeName(r.node)); })
+				.attr('width', x.rangeBand())
+				.attr('y', function (r) { return y(r.share + r.farShare); })
+				.attr('height', function (r) { return h - y(r.farShare); })
+				.attr('fill', '#999').append('title').text(function (r) {
+					return nodeName(r.node) + ': ' + fmt(r.far) + ' far-tier of ' + fmt(r.known);
+				});
 		sel.append('p').attr('class', 'caption').text('Share of the attributed samples taken on ' +
-			'each node\'s CPUs whose page was on another node (known homes only).');
-		table(sel, ['node', 'remote', 'with known home', 'remote share'], rows.map(function (r) {
-			return { cells: [{ v: nodeName(r.node) }, { v: r.remote, num: 1 },
-				{ v: r.known, num: 1 }, { v: r.share, text: pct(r.share) }] };
+			'each node\'s CPUs whose page was on another node (known homes only)' + (anyFar ?
+			'; in grey above it, on a node without CPUs (the far tier: CXL, HBM, a GPU\'s ' +
+			'memory), counted apart from remote.' : '.'));
+		table(sel, anyFar ? ['node', 'remote', 'with known home', 'remote share', 'far tier',
+			'far-tier share'] : ['node', 'remote', 'with known home', 'remote share'],
+		rows.map(function (r) {
+			var cells = [{ v: nodeName(r.node) }, { v: r.remote, num: 1 },
+				{ v: r.known, num: 1 }, { v: r.share, text: pct(r.share) }];
+			if (anyFar)
+				cells.push({ v: r.far, num: 1 }, { v: r.farShare, text: pct(r.farShare) });
+			return { cells: cells };
 		}), 'node-share');
 	}
 
@@ -203,23 +233,33 @@
 			return;
 		}
 		sel.append('p').attr('class', 'caption').text('Samples per node of the sampling CPU (' +
-			(R.table_mode || 'remote') + ' accesses), by variable; click a row for its views, ' +
-			'a header to sort.');
-		R.tables.forEach(function (t) {
-			var wrap = sel.append('div').attr('class', 'node-table').attr('data-node', t.node)
-				.attr('data-total', t.total);
-			wrap.append('h3').text(t.label + ': ' + fmt(t.total) + ' samples');
-			table(wrap, ['#', 'variable', 'kind', 'samples', 'share', 'top line'],
-				t.entries.map(function (e) {
-					var top = e.items && e.items.length ? e.items[0] : null;
-					return { name: e.name, cells: [{ v: e.rank, num: 1 }, { v: e.name },
-						{ v: e.kind || '' }, { v: e.count, num: 1 },
-						{ v: t.total ? e.count / t.total : 0, text: pct(e.count / t.total) },
-						{ v: top ? top.name + ' (' + fmt(top.count) + ')' : '' }] };
-				})).attr('class', 'var-row')
-				.attr('data-var', function (r) { return r.name; })
-				.on('click', function (r) { select(r.name); });
-		});
+			(R.table_mode || 'remote') + ' accesses' + (R.far_tables ? ' to another node with ' +
+			'CPUs' : '') + '), by variable; click a row for its views, a header to sort.');
+		R.tables.forEach(function (t) { nodeTable(sel, t, 'node-table', select); });
+		if (!R.far_tables)
+			return;
+		sel.append('p').attr('class', 'caption').text('Far-tier samples per node of the ' +
+			'sampling CPU (pages on a node without CPUs: CXL, HBM, a GPU\'s memory), by variable.');
+		if (!R.far_tables.length)
+			missing(sel, 'No far-tier sample.');
+		R.far_tables.forEach(function (t) { nodeTable(sel, t, 'node-table far', select); });
+	}
+
+	/* one table of the per-node tables: t of the JSON's tables or far_tables */
+	function nodeTable(sel, t, cls, select) {
+		var wrap = sel.append('div').attr('class', cls).attr('data-node', t.node)
+			.attr('data-total', t.total);
+		wrap.append('h3').text(t.label + ': ' + fmt(t.total) + ' samples');
+		table(wrap, ['#', 'variable', 'kind', 'samples', 'share', 'top line'],
+			t.entries.map(function (e) {
+				var top = e.items && e.items.length ? e.items[0] : null;
+				return { name: e.name, cells: [{ v: e.rank, num: 1 }, { v: e.name },
+					{ v: e.kind || '' }, { v: e.count, num: 1 },
+					{ v: t.total ? e.count / t.total : 0, text: pct(e.count / t.total) },
+					{ v: top ? top.name + ' (' + fmt(top.count) + ')' : '' }] };
+			})).attr('class', 'var-row')
+			.attr('data-var', function (r) { return r.name; })
+			.on('click', function (r) { select(r.name); });
 	}
 
 	/* ---- regions over time ---- */
@@ -526,10 +566,10 @@
 	/* the variable's top lines over all tables, with their source text */
 	function linesView(sel, v) {
 		var box = viewBox(sel, 'lines', 'Top source lines', 'Samples of this variable per ' +
-			'source line (the tables\' lines, all nodes), with the source when it was readable ' +
+			'source line (the tables\' lines, far tier too, all nodes), with the source when it was readable ' +
 			'at report time.');
 		var sum = {};
-		(R.tables || []).forEach(function (t) {
+		(R.tables || []).concat(R.far_tables || []).forEach(function (t) {
 			t.entries.forEach(function (e) {
 				if (e.name !== v.name) return;
 				(e.items || []).forEach(function (it) { sum[it.name] = (sum[it.name] || 0) + it.count; });
