@@ -36,6 +36,9 @@ static void usage(FILE *f)
 		"                        interleave weighted, W pages on node N per page of a node\n"
 		"                        of weight 1 (MPOL_WEIGHTED_INTERLEAVE where the kernel's\n"
 		"                        weights are these, else by stripes)\n"
+		"      --kernel-weights  set the kernel's weighted-interleave weights to the plan's\n"
+		"                        (--weights, or the tier advice's from the HMAT bandwidths;\n"
+		"                        root, Linux 6.9; system-wide, they stay after PROGRAM)\n"
 		"      --force           ADVICE of another build of PROGRAM: its variables are\n"
 		"                        placed by name, its heap sites not\n"
 		"      --children        also place (and profile) the processes PROGRAM starts\n"
@@ -115,6 +118,88 @@ static int make_plan(const char *advice, const char *file, int force, int bind,
 	return 0;
 }
 
+/* The numbers of the list p ("0 1 2", up to the line's end) into v[0 .. max); their count. */
+static unsigned numbers(const char *p, unsigned *v, unsigned max)
+{
+	unsigned n = 0;
+	int len;
+
+	while (n < max && sscanf(p, " %u%n", &v[n], &len) == 1 && !memchr(p, '\n', (size_t)len)) {
+		p += len;
+		n++;
+	}
+	return n;
+}
+
+/* --kernel-weights: the weights of the plan's weighted interleaves (a "nodes" line, then
+ * "weights W..."; the tier advice's come from the HMAT bandwidths) written to the kernel's
+ * weighted-interleave weights in dir (system-wide: they stay after PROGRAM; root only),
+ * and those lines made "weights kernel" where the weights written are all theirs, so the
+ * library asks for MPOL_WEIGHTED_INTERLEAVE (Linux 6.9) rather than stripes. A node two
+ * lines weigh differently keeps the first's weight (the second goes by stripes). One line
+ * on stderr says what was set, or why nothing was. plan is rewritten in place. */
+static void kernel_weights(char *plan, const char *dir)
+{
+	static char out[MAX_PLAN + 2];
+	unsigned w[1024] = { 0 }, nodes[64], v[64], nn = 0, nv;
+	char path[PATH_MAX + 32], said[1024] = "";
+	size_t o = 0;
+	int failed = 0;
+
+	for (char *l = plan; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n')) {
+		if (!strncmp(l, "nodes ", 6))
+			nn = numbers(l + 5, nodes, 64);
+		if (strncmp(l, "weights ", 8) || !strncmp(l, "weights kernel", 14))
+			continue;
+		nv = numbers(l + 7, v, 64);
+		for (unsigned k = 0; k < nv && k < nn && !failed; k++) {
+			FILE *f;
+
+			if (nodes[k] >= 1024 || w[nodes[k]])
+				continue;
+			snprintf(path, sizeof(path), "%s/node%u", dir, nodes[k]);
+			errno = 0;
+			if (!(f = fopen(path, "w")) || fprintf(f, "%u\n", v[k]) < 0 || fclose(f)) {
+				failed = errno ? errno : EIO;
+				break;
+			}
+			w[nodes[k]] = v[k];
+			snprintf(said + strlen(said), sizeof(said) - strlen(said), "%snode%u %u",
+				 said[0] ? ", " : "", nodes[k], v[k]);
+		}
+	}
+	if (failed)
+		fprintf(stderr, "memphis: apply: --kernel-weights: %s: %s (root sets them, on Linux "
+			"6.9 or later): the weights go by stripes\n", memphis_shown(path),
+			strerror(failed));
+	if (failed || !said[0])
+		return;
+	fprintf(stderr, "memphis: apply: the kernel's weighted-interleave weights set "
+		"(system-wide, in %s, until changed): %s\n", memphis_shown(dir), said);
+	for (char *l = plan; *l;) { /* the plan again, its weights lines told "kernel" */
+		size_t len = strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n');
+		int mine = 0;
+
+		if (!strncmp(l, "nodes ", 6))
+			nn = numbers(l + 5, nodes, 64);
+		if (!strncmp(l, "weights ", 8) && strncmp(l, "weights kernel", 14)) {
+			nv = numbers(l + 7, v, 64);
+			mine = nv == nn;
+			for (unsigned k = 0; k < nv && k < nn; k++)
+				mine &= nodes[k] < 1024 && w[nodes[k]] == v[k];
+		}
+		if (o + len + 8 > MAX_PLAN)
+			return; /* no room: the plan as it was */
+		if (mine)
+			o += (size_t)sprintf(out + o, "weights kernel");
+		memcpy(out + o, l + (mine ? 7 : 0), len - (mine ? 7 : 0));
+		o += len - (mine ? 7 : 0);
+		l += len;
+	}
+	out[o] = 0;
+	memcpy(plan, out, o + 1);
+}
+
 /* The plan in file into plan (NUL-terminated); 0, or 2 with a line. The library checks
  * its content (a damaged plan: one line, nothing placed). */
 static int read_plan(const char *file, char *plan)
@@ -146,18 +231,20 @@ int memphis_apply(int argc, char **argv)
 		{ "force", no_argument, 0, 'f' },         { "children", no_argument, 0, 'C' },
 		{ "verbose", no_argument, 0, 'v' },       { "help", no_argument, 0, 'h' },
 		{ "plan", required_argument, 0, 'L' },    { "weights", required_argument, 0, 'W' },
+		{ "kernel-weights", no_argument, 0, 'K' },
 		{ 0, 0, 0, 0 },
 	};
 	static char plan[MAX_PLAN + 2];
 	const char *advice = NULL, *plan_file = NULL, *weights = NULL;
 	char file[PATH_MAX];
-	int c, profile = 0, force = 0, bind = 0, rc;
+	int c, profile = 0, force = 0, bind = 0, kweights = 0, rc;
 
 	while ((c = getopt_long(argc, argv, "+a:o:b:p:vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a': advice = optarg; break;
 		case 'L': plan_file = optarg; break;
 		case 'W': weights = optarg; break;
+		case 'K': kweights = 1; break;
 		case 'P': profile = 1; break;
 		case 'o': setenv("MEMPHIS_OUTPUT", optarg, 1); break;
 		case 'b': setenv("MEMPHIS_BACKEND", optarg, 1); break;
@@ -181,6 +268,9 @@ int memphis_apply(int argc, char **argv)
 	}
 	if (plan_file ? (rc = read_plan(plan_file, plan)) : (rc = make_plan(advice, file, force, bind, weights, plan)))
 		return rc;
+	if (kweights)
+		kernel_weights(plan, getenv("MEMPHIS_WEIGHTED_INTERLEAVE") ? getenv("MEMPHIS_WEIGHTED_INTERLEAVE")
+					: "/sys/kernel/mm/mempolicy/weighted_interleave");
 	setenv("MEMPHIS_PLACE", plan, 1);
 	if (!profile)
 		setenv("MEMPHIS_PROFILE", "0", 1);

@@ -3,11 +3,15 @@
  *
  * ADVICE is a report saved with `memphis-report --json --advice`, or a run directory whose
  * report is made here in memory the same way. Each variable whose advice has a "placement"
- * becomes one plan entry: a variable of static storage of the executable by its vaddr and
- * size there (found by name in PROGRAM's DWARF, so a rebuilt binary is placed too), a heap
- * or mmap call site by its chain of return addresses in the executable (site.chain: the
- * same build; in a rebuilt one, --force, by the source lines of its frames as compare
- * pairs sites: post/binary/codefind.c). The plan is text, one item per line:
+ * becomes one plan entry (on a machine of memory tiers the tier advice's placement comes
+ * first, report_tiers.c: the fast tier while its budget lasts, partitioned, weighted by
+ * the HMAT bandwidths, or the slow tier; unless it puts the variable whole in the fast
+ * tier where its own advice places it on fast nodes already): a variable of static storage
+ * of the executable by its vaddr and size there (found by name in PROGRAM's DWARF, so a
+ * rebuilt binary is placed too), a heap or mmap call site by its chain of return addresses
+ * in the executable (site.chain: the same build; in a rebuilt one, --force, by the source
+ * lines of its frames as compare pairs sites: post/binary/codefind.c). The plan is text,
+ * one item per line:
  *
  *   memphis-plan 1
  *   var POLICY MODE NAME            policy move | partitioned | interleave; mode
@@ -57,7 +61,8 @@ void mr_help_plan(FILE *f)
 	fprintf(f,
 		"usage: memphis-report plan ADVICE --exe PROGRAM [OPTIONS]\n\n"
 		"Writes the placement plan that `memphis apply` carries out: for each variable\n"
-		"whose advice names a placement (move, partitioned, interleave), where its pages go.\n"
+		"whose advice names a placement (move, partitioned, interleave), where its pages go;\n"
+		"with memory tiers (a node without CPUs), the tier advice's placement first.\n"
 		"ADVICE is a report saved with `memphis-report --json --advice`, or a run directory.\n"
 		"Globals, statics, Fortran COMMON and module variables are found in PROGRAM by\n"
 		"name; heap and mmap objects by their allocation call chain.\n\n"
@@ -424,14 +429,79 @@ static bool rebuilt_site(json_object *v, struct mr_debuginfo *di, const char *ex
 	return pos < len;
 }
 
-/* One variable v of the report: its plan entry on out, or a line on stderr saying why it
- * is not placed. run_exe: the executable of the advice's run; same: PROGRAM is that build.
- * Returns 1 placed. */
-static int plan_var(json_object *v, struct mr_debuginfo *di, const char *run_exe, int same,
-		    const struct popts *o, FILE *out)
+/* Are the nodes of placement pl (its nodes, or its ranges' nodes) all in fast[]? */
+static bool all_fast(json_object *pl, json_object *fast)
+{
+	json_object *a = get(pl, "nodes", json_type_array), *r = get(pl, "ranges", json_type_array);
+	size_t n = a ? json_object_array_length(a) : r ? json_object_array_length(r) : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = a ? json_object_array_get_idx(a, i)
+				   : json_object_array_get_idx(json_object_array_get_idx(r, i), 1);
+		bool in = false;
+
+		for (size_t k = 0; e && k < json_object_array_length(fast); k++)
+			in |= json_object_get_int64(json_object_array_get_idx(fast, k)) ==
+			      json_object_get_int64(e);
+		if (!in)
+			return false;
+	}
+	return n > 0;
+}
+
+/* The placement of variable v: its tier advice's (tier: the report's tier_advice, NULL
+ * without one), unless that puts it whole in the fast tier and its own advice places it
+ * on fast nodes too (finer: by its threads' parts); else its advice's. NULL: none. */
+static json_object *placement(json_object *v, json_object *tier)
 {
 	json_object *adv = get(v, "advice", json_type_object);
 	json_object *pl = get(adv, "placement", json_type_object);
+	json_object *tv = get(tier, "variables", json_type_array);
+	const char *name = json_object_get_string(get(v, "name", json_type_string));
+
+	for (size_t i = 0; name && tv && i < json_object_array_length(tv); i++) {
+		json_object *e = json_object_array_get_idx(tv, i);
+		const char *n = json_object_get_string(get(e, "name", json_type_string));
+		const char *how = json_object_get_string(get(e, "tier", json_type_string));
+		json_object *tp = get(e, "placement", json_type_object);
+
+		if (!n || strcmp(n, name) || !tp)
+			continue;
+		if (how && !strcmp(how, "fast") && pl &&
+		    all_fast(pl, get(tier, "fast_nodes", json_type_array)))
+			return pl;
+		return tp;
+	}
+	return pl;
+}
+
+/* An interleave's weights from its placement's "weights" (the tier advice's, from the
+ * HMAT bandwidths) into o->weights, unless --weights gave them. */
+static void placement_weights(json_object *pl, struct popts *o)
+{
+	json_object *w = get(pl, "weights", json_type_array), *n = get(pl, "nodes", json_type_array);
+
+	if (o->weighted || !w || !n || json_object_array_length(w) != json_object_array_length(n))
+		return;
+	for (size_t i = 0; i < json_object_array_length(n); i++) {
+		int64_t node = json_object_get_int64(json_object_array_get_idx(n, i));
+		int64_t wt = json_object_get_int64(json_object_array_get_idx(w, i));
+
+		if (node < 0 || node >= 1024 || wt < 1 || wt > 1000)
+			return;
+		o->weights[node] = (unsigned)wt;
+	}
+	o->weighted = 1;
+}
+
+/* One variable v of the report: its plan entry on out, or a line on stderr saying why it
+ * is not placed. run_exe: the executable of the advice's run; same: PROGRAM is that build;
+ * tier: the report's tier_advice (NULL: none). Returns 1 placed. */
+static int plan_var(json_object *v, json_object *tier, struct mr_debuginfo *di,
+		    const char *run_exe, int same, const struct popts *o, FILE *out)
+{
+	json_object *adv = get(v, "advice", json_type_object);
+	json_object *pl = placement(v, tier);
 	const char *name = json_object_get_string(get(v, "name", json_type_string));
 	const char *kind = json_object_get_string(get(v, "kind", json_type_string));
 	const char *pattern = json_object_get_string(get(adv, "pattern", json_type_string));
@@ -440,9 +510,9 @@ static int plan_var(json_object *v, struct mr_debuginfo *di, const char *run_exe
 	char where[200], nodes[8192];
 	const struct mr_var *var;
 
-	if (!name || !kind || !adv)
+	if (!name || !kind || (!adv && !pl))
 		return 0;
-	if (pattern && !strcmp(pattern, "replicate"))
+	if (pattern && !strcmp(pattern, "replicate") && !pl)
 		fprintf(stderr, "memphis-report: plan: %s: advice replicate needs a source change "
 			"(one copy per node): not placed\n", mr_esc(name));
 	if (!pl || !policy)
@@ -494,8 +564,13 @@ static int plan_var(json_object *v, struct mr_debuginfo *di, const char *run_exe
 		return 0;
 	}
 	fprintf(out, "%s%s\n", where, nodes);
-	if (o->weighted && !strcmp(policy, "interleave"))
-		weights_line(o, nodes, out);
+	if (!strcmp(policy, "interleave")) {
+		struct popts w = *o;
+
+		placement_weights(pl, &w);
+		if (w.weighted)
+			weights_line(&w, nodes, out);
+	}
 	return 1;
 bad:
 	fprintf(stderr, "memphis-report: plan: %s: its placement is not one this memphis-report "
@@ -552,7 +627,8 @@ static int plan(const struct popts *o, const char *buf, size_t n)
 			"source lines\n", o->exe);
 	printf("memphis-plan 1\n");
 	for (size_t i = 0; i < json_object_array_length(vars); i++)
-		placed += plan_var(json_object_array_get_idx(vars, i), di,
+		placed += plan_var(json_object_array_get_idx(vars, i),
+				   get(root, "tier_advice", json_type_object), di,
 				   json_object_get_string(get(run, "exe", json_type_string)), same, o,
 				   stdout);
 	if (!placed)

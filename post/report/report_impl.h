@@ -16,6 +16,7 @@
  *   members.c         --by member: the shown variables' samples by member, shared lines
  *   report_members.c  their rows, section and JSON
  *   report_nodes.c    the nodes' kinds and memory tiers (CPU-less nodes)
+ *   report_tiers.c    the tier advice: the densest variables in the fast tier, placed
  *   report_touch.c    a first-touch record attributed (the tables' and the trace's)
  *   xcells.c          the exports' counts, taken in the sample pass (xcells.h)
  *   pollwait.c        the program's own waits, taken in the sample pass (pollwait.h)
@@ -169,11 +170,21 @@ void report_place_text(const struct report *r, FILE *f);
 void report_place_json(struct mr_json *j, const struct report *r);
 
 /* report_nodes.c: the nodes' kinds and tiers (RUN keys "node"): a header line and JSON
- * run.nodes, only where a node has no CPU or the nodes are of two tiers. */
+ * run.nodes, only where a node has no CPU or the nodes are of two tiers (worth). One
+ * "node" key: NODE \t CPUS \t TIER \t READ_LAT \t WRITE_LAT \t READ_BW \t WRITE_BW \t
+ * BYTES \t FREE, "-" or -1 for unknown. */
+struct report_node_info {
+	long long v[9];           /* in that order, -1 unknown */
+};
+/* The "node" keys of the run into *out (the caller frees), by node (a node's last key
+ * wins); the node count when every node has one, else 0 (a run before them). */
+size_t report_node_infos(const struct report *r, struct report_node_info **out);
+bool report_nodes_worth(const struct report_node_info *ni, size_t n);
 void report_nodes_text(const struct report *r, FILE *f);
 void report_nodes_json(struct mr_json *j, const struct report *r);
-/* ... and with --advice the tier advice over the variables ids[0 .. n): a section after
- * the tables, and the JSON's "tier_advice" (docs/advice.md). */
+/* report_tiers.c: with --advice the tier advice over the variables ids[0 .. n), each with
+ * the placement `memphis apply` carries out: a section after the tables, and the JSON's
+ * "tier_advice" (docs/advice.md). */
 void report_tiers_text(const struct report *r, const uint32_t *ids, size_t n, FILE *f);
 void report_tiers_json(struct mr_json *j, const struct report *r, const uint32_t *ids,
 		       size_t n);

@@ -273,4 +273,20 @@ EOF
 else
 	skip "Fortran COMMON placed by name" "no gfortran: $(head -n 1 fc.err 2>/dev/null)"
 fi
+# --kernel-weights (issue 44): the plan's weights written as the kernel's (here a directory
+# standing in for /sys/kernel/mm/mempolicy/weighted_interleave), the lines they fit told
+# "weights kernel" in the plan the library gets; where they cannot be written, one line
+# and stripes
+printf 'memphis-plan 1\nnodes 0 1 2\nweights 2 2 1\nnodes 0 2\nweights 3 1\n' > kw.plan
+mkdir kw
+MEMPHIS_WEIGHTED_INTERLEAVE=$PWD/kw "$M" apply --plan kw.plan --kernel-weights -- \
+	sh -c 'printf "%s" "$MEMPHIS_PLACE"' > kw.out 2> kw.err
+check_if "--kernel-weights: the weights written (node0 2, node1 2, node2 1), their line told kernel, a conflicting one left to stripes" \
+	'[ "$(cat kw/node0 kw/node1 kw/node2 | tr "\n" " ")" = "2 2 1 " ] &&
+	 grep -qx "weights kernel 2 2 1" kw.out && grep -qx "weights 3 1" kw.out &&
+	 grep -q "^memphis: apply: the kernel.s weighted-interleave weights set (system-wide, in .*/kw, until changed): node0 2, node1 2, node2 1\$" kw.err'
+MEMPHIS_WEIGHTED_INTERLEAVE=$PWD/none "$M" apply --plan kw.plan --kernel-weights -- \
+	sh -c 'printf "%s" "$MEMPHIS_PLACE"' > kw2.out 2> kw2.err
+check_if "--kernel-weights where they cannot be set: one line naming the file, the plan unchanged" \
+	'cmp -s kw.plan kw2.out && grep -q "^memphis: apply: --kernel-weights: .*/none/node0: No such file or directory (root sets them, on Linux 6.9 or later): the weights go by stripes\$" kw2.err'
 done_testing

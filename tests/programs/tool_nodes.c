@@ -13,7 +13,7 @@
  *                          in memory tier 4; --memory-only: node N - 1 has no CPU (CPU i
  *                          on node (i + 1) mod (N - 1)), memory tier 5, the HMAT figures of
  *                          a CXL expander (read 300 ns, 10,240 MB/s; write 320 ns, 8,192
- *                          MB/s), and the pages of odd page number (PAGES blocks) are homed
+ *                          MB/s; the others DRAM's: 100 ns, 20,480 MB/s), and the pages of odd page number (PAGES blocks) are homed
  *                          on it: their samples are far-tier accesses; the run's own
  *                          "node" keys are dropped.
  * Exit status 0, or 1 with a message. */
@@ -60,14 +60,15 @@ static void node_keys(FILE *out, const struct opts *o, uint32_t ncpus, uint16_t 
 
 	for (uint32_t n = 0; n < o->nnodes && used < sizeof(text) - 128; n++) {
 		uint32_t cpus = 0;
-		int far = o->memory_only && n == o->nnodes - 1;
+		int far = o->memory_only && n == o->nnodes - 1, dram = o->memory_only && !far;
 
 		for (uint32_t c = 0; c < ncpus; c++)
 			cpus += node_of(o, c) == n;
 		used += (size_t)snprintf(text + used, sizeof(text) - used,
 					 "node=%u\t%u\t%d\t%s\t%s\t%s\t%s\t%lld\t%lld\n", n, cpus,
-					 far ? 5 : 4, far ? "300" : "-", far ? "320" : "-",
-					 far ? "10240" : "-", far ? "8192" : "-", 1ll << 30, 1ll << 29);
+					 far ? 5 : 4, far ? "300" : dram ? "100" : "-",
+					 far ? "320" : dram ? "100" : "-", far ? "10240" : dram ? "20480" : "-",
+					 far ? "8192" : dram ? "20480" : "-", 1ll << 30, 1ll << 29);
 	}
 	rewrite_put(out, MPH_BLK_RUN, version, text, (uint32_t)used);
 }

@@ -20,9 +20,9 @@ check_if "the library records this host's node: node=0, its CPUs, tier, memory" 
 "$R" far > far.txt 2> far.err
 "$R" --json far > far.json 2>> far.err
 check_if "a memory-only node: the header's node kinds line" \
-	'grep -q "^node kinds: node 0: 1 CPU, memory tier 4, 1\.0 GiB (0\.5 GiB free at start); node 1: 1 CPU, memory tier 4, .*; node 2: no CPU (memory only: a far tier), memory tier 5, HMAT from its nearest CPUs: read 300 ns, 10240 MB/s; write 320 ns, 8192 MB/s, 1\.0 GiB" far.txt'
+	'grep -q "^node kinds: node 0: 1 CPU, memory tier 4, HMAT from its nearest CPUs: read 100 ns, 20480 MB/s; write 100 ns, 20480 MB/s, 1\.0 GiB (0\.5 GiB free at start); node 1: 1 CPU, memory tier 4, .*; node 2: no CPU (memory only: a far tier), memory tier 5, HMAT from its nearest CPUs: read 300 ns, 10240 MB/s; write 320 ns, 8192 MB/s, 1\.0 GiB" far.txt'
 check_if "a memory-only node: JSON run.nodes" \
-	'python3 -c "import json; n = json.load(open(\"far.json\"))[\"run\"][\"nodes\"]; assert [x[\"cpus\"] for x in n] == [1, 1, 0] and n[2][\"tier\"] == 5 and n[2][\"read_latency_ns\"] == 300 and n[2][\"write_bandwidth_mbs\"] == 8192 and n[0][\"read_latency_ns\"] is None"'
+	'python3 -c "import json; n = json.load(open(\"far.json\"))[\"run\"][\"nodes\"]; assert [x[\"cpus\"] for x in n] == [1, 1, 0] and n[2][\"tier\"] == 5 and n[2][\"read_latency_ns\"] == 300 and n[2][\"write_bandwidth_mbs\"] == 8192 and n[0][\"read_latency_ns\"] == 100"'
 # far tier (item 2): tool_nodes homes the pages of odd number on node 2; their samples are
 # neither remote nor local, in tables of their own; the counts add up to the matrices'
 python3 - far.json > far-check.out 2>&1 <<'PY'
@@ -106,7 +106,7 @@ check_if "compare: no far-tier line for sockets alone" '! grep -q "far" plain-cm
 "$R" --advice --tier-budget 3M --top 0 far > tier.txt 2>> far.err
 "$R" --advice --tier-budget 3M --json far > tier.json 2>> far.err
 check_if "tier advice: a section naming the fast nodes, the slow one and the budget" \
-	'grep -q "^Tier advice (--advice: .* in the fast tier (nodes 0,1) while its budget lasts, the rest in the slow tier (node 2)); budget 3\.0 MiB (--tier-budget):\$" tier.txt'
+	'grep -q "^Tier advice (--advice: .* in the fast tier (nodes 0,1) while its budget lasts, the rest in the slow tier (node 2); memphis apply places each as its line ends); budget 3\.0 MiB (--tier-budget):\$" tier.txt'
 check_if "tier advice: densest first, at most the budget in the fast tier, a denser variable never left out" \
 	'python3 -c "
 import json
@@ -118,6 +118,92 @@ assert sum(x[\"fast_bytes\"] for x in v) <= 3 << 20
 k = [x[\"fast_bytes\"] > 0 for x in v]
 assert k == sorted(k, reverse=True) and any(k) and not all(k), k
 "'
+# each variable's placement (what memphis apply carries out) follows its tier: whole in the
+# fast tier on fast nodes; part of it partitioned at a page, the rest on node 2, or
+# interleaved over its users and node 2 with the HMAT read bandwidths' weights 2:2:1
+# (20,480 and 10,240 MB/s) when shared and steady; none of it on node 2. The plan carries
+# them out.
+python3 - tier.json > tier-check.out 2>&1 <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))["tier_advice"]
+seen = set()
+for x in t["variables"]:
+    p, how = x["placement"], x["tier"]
+    seen.add(how)
+    if how == "fast":
+        assert p["policy"] in ("move", "interleave") and set(p["nodes"]) <= {0, 1} and x["fast_bytes"] == x["bytes"], x
+        assert p["policy"] == ("interleave" if len(x["users"]) > 1 else "move"), x
+    elif how == "part":
+        assert p["policy"] == "partitioned" and p["ranges"] == [[0, x["users"][0]], [x["fast_bytes"], 2]], x
+        assert x["fast_bytes"] % 4096 == 0 and 0 < x["fast_bytes"] < x["bytes"], x
+    elif how == "weighted":
+        assert p["policy"] == "interleave" and p["nodes"] == sorted(x["users"] + [2]) and len(x["users"]) >= 2, x
+        assert p["weights"] == [2 if n < 2 else 1 for n in p["nodes"]], x
+        w = sum(p["weights"])
+        assert x["fast_bytes"] == x["bytes"] * (w - 1) // w, x
+        b = x["time_bins"]
+        assert b["with_samples"] >= 0.75 * b["steady_expected"], x
+    else:
+        assert how == "slow" and p == {"policy": "move", "nodes": [2]} and x["fast_bytes"] == 0, x
+print("ok", " ".join(sorted(seen)))
+PY
+check_if "tier advice: each variable's placement follows its tier ($(tail -n 1 tier-check.out))" \
+	'grep -q "^ok .*fast.*slow" tier-check.out'
+"$R" plan tier.json --exe "$B/tests/prog_members" > tier.plan 2> plan.err
+python3 - tier.json tier.plan > plan-check.out 2>&1 <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))["tier_advice"]
+plan = ("\n" + open(sys.argv[2]).read()).split("\nvar ")[1:]
+for x in t["variables"]:
+    p = x["placement"]
+    e = [b for b in plan if b.split("\n")[0].split(" ", 2)[2] == x["name"]]
+    if x["tier"] == "fast" and not e:
+        continue  # its own advice had no placement and it is in the fast tier already
+    assert len(e) == 1, (x["name"], e)
+    lines = e[0].split("\n")
+    if x["tier"] == "fast":
+        continue  # its own advice's placement on fast nodes, or the tier's
+    assert lines[0].split(" ")[0] == p["policy"], (lines, p)
+    if p["policy"] == "partitioned":
+        assert lines[2] == "ranges " + " ".join("%d %d" % tuple(r) for r in p["ranges"]), lines
+    else:
+        assert lines[2] == "nodes " + " ".join(map(str, p["nodes"])), lines
+    if "weights" in p:
+        assert lines[3] == "weights " + " ".join(map(str, p["weights"])), lines
+print("ok")
+PY
+check_if "plan: the tier placements, weights too ($(tail -n 1 plan-check.out))" \
+	'grep -q "^ok" plan-check.out && ! grep -q "replicate" plan.err'
+# prog_tiers (a hot 8 MiB array both threads stream, a cold 128 MiB one) rewritten to two
+# CPU nodes and a memory-only one, the threads pinned one a node: at 64 MiB the hot array in
+# the fast tier and the cold one left (cold: under a tenth of the mean density); at 4 MiB
+# the hot array partitioned at 4 MiB; at 7 MiB, the shared steady stream weighted 2:2:1 by
+# the HMAT read bandwidths (6.4 MiB on fast nodes)
+OMP_NUM_THREADS=2 OMP_PLACES="{0},{1}" MEMPHIS_PERIOD=100us "$B/memphis" run -o trun -- \
+	"$B/tests/prog_tiers" 400 --hot 8 --cold 128 --slice 512 > trun.out 2> trun.err
+"$B/tests/tool_nodes" trun tfar 3 --memory-only
+for b in 64M 4M 7M; do
+	"$R" --json --advice --region tiers --tier-budget $b tfar > "t$b.json" 2>> far.err
+done
+python3 - > tplan-check.out 2>&1 <<'PY'
+import json
+def hot_cold(b):
+    v = json.load(open("t%s.json" % b))["tier_advice"]["variables"]
+    return [next(x for x in v if x["name"].startswith(n)) for n in ("main::hot", "main::cold")]
+h, c = hot_cold("64M")
+assert h["tier"] == "fast" and c["tier"] == "slow" and c["cold"], (h, c)
+assert c["placement"] == {"policy": "move", "nodes": [2]}, c
+h, c = hot_cold("4M")
+assert h["tier"] == "part" and h["placement"]["ranges"] == [[0, h["users"][0]], [4 << 20, 2]], h
+h, c = hot_cold("7M")
+assert h["tier"] == "weighted" and sorted(h["users"]) == [0, 1], h
+assert h["placement"] == {"policy": "interleave", "nodes": [0, 1, 2], "weights": [2, 2, 1],
+                          "weights_from": "HMAT read bandwidth"}, h
+assert h["fast_bytes"] == (8 << 20) * 4 // 5, h
+print("ok", h["time_bins"])
+PY
+check_if "tier plans of a hot stream and a cold array: fast and cold at 64M, partitioned at 4M, weighted 2:2:1 at 7M ($(tail -n 1 tplan-check.out))" \
+	'grep -q "^ok" tplan-check.out'
 "$R" --advice tiers > tiers-advice.txt 2>&1
 check_if "tier advice: none for sockets of one tier" '! grep -q "^Tier advice" tiers-advice.txt'
 for f in "" --json; do

@@ -1,6 +1,7 @@
-# tiers.host.sh - issue 44's checks on tiers.guest.sh's run: the report lists the
+# tiers.host.sh - issue 44's checks on tiers.guest.sh's runs: the report lists the
 # memory-only node with its kind, memory tier and HMAT figures (JSON run.nodes too), and
-# the tier advice moves the densest arrays, first touched on it, into the fast tier.
+# the tier advice moves the densest arrays, first touched on it, into the fast tier; the
+# tier plans carried out by memphis apply (tiers_check.py).
 . "$VM_LIB"
 . "$MEMPHIS_SRC/tests/vm/guest-tests/numa-lib.sh"
 case $VM_TOPO in *m*) ;; *) vm_result skip "tiers: host checks" "they run for a guest with a memory-only node"; exit 0 ;; esac
@@ -43,8 +44,21 @@ big = [x for x in v if x["bytes"] >= 1 << 20]
 assert big and all(x["now_fast"] == 0 for x in big), big
 assert any(x["fast_bytes"] == x["bytes"] for x in big) and any(x["fast_bytes"] == 0 for x in big)' \
 	"$VM_OUT/tiers.advice.json" "$far" 2> "$VM_OUT/tiers.advice.check" &&
-	grep -q "^  ([0-9]*) .*: fast tier (budget used .*; now 0 % of its sampled pages in the fast tier: place it (first touched at prog_members.c:[0-9]*)$" "$VM_OUT/tiers.advice.txt"; then
+	grep -q "^  ([0-9]*) .*: fast tier (budget used .*; now 0 % of its sampled pages in the fast tier: place it (first touched at prog_members.c:[0-9]*); apply: " "$VM_OUT/tiers.advice.txt"; then
 	vm_result ok "tiers: the tier advice moves the densest arrays (all on node $far now) into the fast tier within a 4 MiB budget, and leaves the rest"
 else
 	vm_result fail "tiers: the tier advice moves the densest arrays (all on node $far now) into the fast tier within a 4 MiB budget, and leaves the rest ($(tail -n 1 "$VM_OUT/tiers.advice.check"))"
 fi
+
+# the tier plans carried out (tiers_check.py): prog_tiers' runs
+"$R" --json --region tiers "$VM_OUT/tiers-base" > "$VM_OUT/tiers-base.json" 2>> "$VM_OUT/tiers.err"
+"$R" --region tiers "$VM_OUT/tiers-base" > "$VM_OUT/tiers-base.txt" 2>> "$VM_OUT/tiers.err"
+sed -n '/^attributed/p;/^Far-tier samples/,/^$/p' "$VM_OUT/tiers-base.txt" | head -n 8 |
+	while IFS= read -r l; do vm_note "$l"; done
+for b in 128M 16M 28M; do
+	grep "^  (1)" "$VM_OUT/tiers-$b.advice.txt" 2> /dev/null | while IFS= read -r l; do vm_note "$b: $l"; done
+done
+"$R" compare --json --region tiers "$VM_OUT/tiers-base" "$VM_OUT/tiers-128M" > "$VM_OUT/tiers-cmp.json" 2>> "$VM_OUT/tiers.err"
+echo $? > "$VM_OUT/tiers-cmp.rc"
+python3 "$MEMPHIS_SRC/tests/vm/guest-tests/tiers_check.py" "$VM_OUT" "$far" > "$VM_OUT/tiers-plan.check" 2>&1
+results tiers-plan "$VM_OUT/tiers-plan.check"
