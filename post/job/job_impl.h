@@ -56,6 +56,8 @@ struct job_group {
 	json_object *regions;     /* "seq name" -> region, summed */
 	json_object *tables;      /* "host node" (--by rank: "rank node") -> table */
 	json_object *fallback;    /* the same, of ranks without remote samples (all samples) */
+	json_object *far;         /* the same, the far tier's (a node without CPUs); NULL
+				   * when no rank's report has far_tables */
 	json_object *vars;        /* "kind name" -> variable, summed, with its ranks */
 	json_object *lines;       /* --by line: name -> line, summed */
 	json_object *doc;         /* after job_merge_finish: the group's report */

@@ -322,6 +322,7 @@ int job_merge_add(struct job *jb, struct job_group *g, size_t k, json_object *do
 {
 	const struct job_rank *rk = &jb->ranks[k], *f = &jb->ranks[g->first];
 	json_object *regs = job_get(doc, "regions"), *tabs = job_get(doc, "tables");
+	json_object *far = job_get(doc, "far_tables");
 	int no_remote = json_object_get_boolean(job_get(doc, "no_remote"));
 
 	if (!g->nranks || (unsigned long)rk->rank < (unsigned long)f->rank ||
@@ -338,6 +339,7 @@ int job_merge_add(struct job *jb, struct job_group *g, size_t k, json_object *do
 	if ((!g->regions && !(g->regions = json_object_new_object())) ||
 	    (!g->tables && !(g->tables = json_object_new_object())) ||
 	    (!g->fallback && !(g->fallback = json_object_new_object())) ||
+	    (far && !g->far && !(g->far = json_object_new_object())) ||
 	    (!g->vars && !(g->vars = json_object_new_object())) ||
 	    (!g->lines && !(g->lines = json_object_new_object())))
 		return -ENOMEM;
@@ -345,6 +347,8 @@ int job_merge_add(struct job *jb, struct job_group *g, size_t k, json_object *do
 	    (regs && json_object_is_type(regs, json_type_array) && add_regions(g->regions, regs)) ||
 	    (tabs && json_object_is_type(tabs, json_type_array) &&
 	     add_tables(jb, no_remote ? g->fallback : g->tables, tabs, rk->host, rk->rank)) ||
+	    (far && json_object_is_type(far, json_type_array) &&
+	     add_tables(jb, g->far, far, rk->host, rk->rank)) ||
 	    each(g->vars, doc, "variables", add_var, rk->rank) ||
 	    each(g->lines, doc, "lines", add_line_r, rk->rank))
 		return -ENOMEM;
@@ -589,7 +593,8 @@ static int put(json_object *o, const char *key, json_object *v)
 
 int job_merge_finish(struct job *jb, struct job_group *g)
 {
-	int mode = jb->o->mode, no_remote = mode == MR_AGG_REMOTE && job_geti(g->samples, "remote") == 0;
+	int mode = jb->o->mode, no_remote = mode == MR_AGG_REMOTE &&
+					    job_geti(g->samples, "remote") + job_geti(g->samples, "far") == 0;
 	json_object *d = json_object_new_object(), *opt = copy(g->options), *regs = NULL;
 	struct finish fin = { jb->o->top, json_object_new_object() };
 	int rc = -ENOMEM;
@@ -609,6 +614,7 @@ int job_merge_finish(struct job *jb, struct job_group *g)
 	    put(d, "no_remote", json_object_new_boolean(no_remote)) ||
 	    put(d, "table_mode", json_object_new_string(no_remote ? "all" : mode_name[mode])) ||
 	    put(d, "tables", tables(no_remote ? g->fallback : g->tables, &fin)) ||
+	    (g->far && !no_remote && put(d, "far_tables", tables(g->far, &fin))) ||
 	    put(d, "variables", variables(g->vars, jb->o->by_line, fin.shown)) ||
 	    (jb->o->by_line && put(d, "lines", values(g->lines))) ||
 	    put(d, "warnings", problems(jb, g, 0)) || put(d, "damage", problems(jb, g, 1)))
@@ -638,6 +644,7 @@ void job_group_free(struct job_group *g)
 	json_object_put(g->regions);
 	json_object_put(g->tables);
 	json_object_put(g->fallback);
+	json_object_put(g->far);
 	json_object_put(g->vars);
 	json_object_put(g->lines);
 	json_object_put(g->doc);

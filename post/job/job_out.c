@@ -190,18 +190,12 @@ static void entry_ranks(json_object *e, FILE *f)
 	fprintf(f, "]\n");
 }
 
-/* The tables of group g's report d. */
-static void group_tables(const struct job *jb, json_object *d, FILE *f)
+/* The tables tabs (an array of the report's tables, or NULL) on f. */
+static void table_set(const struct job *jb, json_object *tabs, FILE *f)
 {
-	json_object *tabs = job_get(d, "tables");
 	size_t n = tabs ? json_object_array_length(tabs) : 0;
 	char b[32];
 
-	fprintf(f, "\n%s samples per %s and node of the sampling CPU, summed over ranks:\n",
-		json_object_get_boolean(job_get(d, "no_remote")) ? "No remote samples; all" :
-		!strcmp(job_gets(d, "table_mode"), "local") ? "Local" :
-		!strcmp(job_gets(d, "table_mode"), "all") ? "All" : "Remote",
-		jb->o->by_rank ? "rank" : "host");
 	for (size_t i = 0; i < n; i++) {
 		json_object *t = json_object_array_get_idx(tabs, i), *es = job_get(t, "entries");
 		size_t ne = es ? json_object_array_length(es) : 0;
@@ -234,6 +228,28 @@ static void group_tables(const struct job *jb, json_object *d, FILE *f)
 	}
 }
 
+/* The tables of group g's report d: remote (or as asked), then the far tier's where a node
+ * has no CPU. */
+static void group_tables(const struct job *jb, json_object *d, FILE *f)
+{
+	json_object *far = job_get(d, "far_tables");
+
+	fprintf(f, "\n%s samples per %s and node of the sampling CPU%s, summed over ranks:\n",
+		json_object_get_boolean(job_get(d, "no_remote")) ? "No remote samples; all" :
+		!strcmp(job_gets(d, "table_mode"), "local") ? "Local" :
+		!strcmp(job_gets(d, "table_mode"), "all") ? "All" : "Remote",
+		jb->o->by_rank ? "rank" : "host",
+		far ? " (pages on another node with CPUs)" : "");
+	table_set(jb, job_get(d, "tables"), f);
+	if (!far)
+		return;
+	fprintf(f, "\nFar-tier samples per %s and node of the sampling CPU (pages on nodes without "
+		"CPUs), summed over ranks:\n", jb->o->by_rank ? "rank" : "host");
+	if (!json_object_array_length(far))
+		fprintf(f, "(none)\n");
+	table_set(jb, far, f);
+}
+
 /* The header and tables of group g. */
 static void group_text(const struct job *jb, size_t g, FILE *f)
 {
@@ -251,11 +267,15 @@ static void group_text(const struct job *jb, size_t g, FILE *f)
 		mr_esc(job_gets(run, "exe")), mr_esc(job_gets(run, "backend")), mr_fmt_count(b1, (uint64_t)job_geti(run, "period_ns")),
 		job_gets(run, "weighting"));
 	hosts_text(jb, g, f);
-	fprintf(f, "samples: %s total over the ranks; attributed: %s: %s remote, %s local\n",
+	fprintf(f, "samples: %s total over the ranks; attributed: %s: %s remote, %s local",
 		mr_fmt_count(b1, (uint64_t)job_geti(s, "total")),
 		mr_fmt_count(b2, (uint64_t)job_geti(s, "attributed")),
 		mr_fmt_count(b3, (uint64_t)job_geti(s, "remote")),
 		mr_fmt_count(b4, (uint64_t)job_geti(s, "local")));
+	if (job_get(s, "far"))
+		fprintf(f, ", %s far tier (pages on nodes without CPUs)",
+			mr_fmt_count(b1, (uint64_t)job_geti(s, "far")));
+	fprintf(f, "\n");
 	fprintf(f, "nodes: %" PRId64 " per host\n", job_geti(d, "nodes"));
 	group_tables(jb, d, f);
 }

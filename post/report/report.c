@@ -119,28 +119,6 @@ static bool same_file(FILE *a, FILE *b)
 	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-/* r->far and r->nfar from the topology: the nodes no CPU is on, of a run of more than one
- * node (a one-node run's node holds the CPUs that the topology may not name). False when
- * out of memory. */
-static bool far_nodes(struct report *r)
-{
-	if (!r->run->have_topology || r->nnodes < 2)
-		return true;
-	r->far = malloc(r->nnodes);
-	if (!r->far)
-		return false;
-	memset(r->far, 1, r->nnodes);
-	for (uint32_t c = 0; c < r->run->ncpus; c++)
-		if (r->cpu_node[c] < r->nnodes)
-			r->far[r->cpu_node[c]] = 0;
-	for (uint32_t n = 0; n < r->nnodes; n++)
-		r->nfar += r->far[n];
-	if (r->nfar == r->nnodes) /* no CPU known on any: none is far */
-		r->nfar = 0;
-	r->agg.far = r->nfar ? r->far : NULL;
-	return true;
-}
-
 /* Everything after the options: open, count, print on out. Returns the exit status. */
 static int run_report(struct report *r, FILE *out)
 {
@@ -178,7 +156,7 @@ static int run_report(struct report *r, FILE *out)
 		return mr_error(MR_EXIT_DATA, "out of memory");
 	losses(r);
 	report_threads_check(r);
-	if (!far_nodes(r) || mr_agg_finish(&r->agg, mr_attrib_nvars(r->a)) ||
+	if (mr_agg_finish(&r->agg, mr_attrib_nvars(r->a)) ||
 	    mr_agg_first_touches(&r->agg, r->run->ntouches, get_touch, r))
 		return mr_error(MR_EXIT_DATA, "out of memory");
 	for (size_t i = 0; r->nfar && i < r->agg.nvars; i++)

@@ -180,6 +180,10 @@ struct report_node_info {
  * wins); the node count when every node has one, else 0 (a run before them). */
 size_t report_node_infos(const struct report *r, struct report_node_info **out);
 bool report_nodes_worth(const struct report_node_info *ni, size_t n);
+/* r->far, r->nfar and r->agg.far from the topology (after r->cpu_node): the nodes no CPU is
+ * on, of a run of more than one node (a one-node run's node holds the CPUs that the
+ * topology may not name). False when out of memory. */
+bool report_far_nodes(struct report *r);
 void report_nodes_text(const struct report *r, FILE *f);
 void report_nodes_json(struct mr_json *j, const struct report *r);
 /* report_tiers.c: with --advice the tier advice over the variables ids[0 .. n), each with

@@ -117,3 +117,22 @@ void report_nodes_json(struct mr_json *j, const struct report *r)
 	}
 	free(ni);
 }
+
+bool report_far_nodes(struct report *r)
+{
+	if (!r->run->have_topology || r->nnodes < 2)
+		return true;
+	r->far = malloc(r->nnodes);
+	if (!r->far)
+		return false;
+	memset(r->far, 1, r->nnodes);
+	for (uint32_t c = 0; c < r->run->ncpus; c++)
+		if (r->cpu_node[c] < r->nnodes)
+			r->far[r->cpu_node[c]] = 0;
+	for (uint32_t n = 0; n < r->nnodes; n++)
+		r->nfar += r->far[n];
+	if (r->nfar == r->nnodes) /* no CPU known on any: none is far */
+		r->nfar = 0;
+	r->agg.far = r->nfar ? r->far : NULL;
+	return true;
+}

@@ -105,7 +105,7 @@ static __attribute__((noinline)) int count_x(struct worker *w, const struct memp
 		.cpu_node = cpu_node, .page_node = page_node, .tid = sm->tid, .region = sm->region,
 	};
 	return mr_xcells_add(&w->x, &k, sm->weight, sm->time,
-			     mr_xclass_of(cpu_node, page_node, w->r->nnodes));
+			     mr_xclass_of(cpu_node, page_node, w->r->nnodes, w->r->agg.far));
 }
 
 /* Count sample sm of a poll loop, attributed to res (its variable when want), in w->pw:
@@ -468,6 +468,8 @@ bool report_sample_pass(struct report *r)
 		goto out;
 	for (uint32_t i = 0; i < r->run->ncpus; i++)
 		r->cpu_node[i] = report_node_index(r, mr_run_cpu_node(r->run, i));
+	if (!report_far_nodes(r))
+		goto out;
 	cut_files(r->run, w, nw);
 	for (size_t k = 0; k < nw; k++)
 		if (worker_init(r, &w[k]))

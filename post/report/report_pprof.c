@@ -34,7 +34,7 @@ typedef Perftools__Profiles__ValueType ValueType;
 typedef Perftools__Profiles__Mapping Mapping;
 
 #define NLABELS 6  /* cpu_node, page_node, thread, tid, region, variable */
-#define MAX_VALUES 4
+#define MAX_VALUES 5 /* samples, remote, local, far (a node without CPUs), latency (hardware) */
 
 /* The profile being built: tables deduplicated by key, each grown by doubling. */
 struct pp {
@@ -273,14 +273,16 @@ static void add_sample(struct pp *pp, const struct mr_xcell *c)
 	const struct memphis_rec_region *reg = mr_run_region(r->run, c->region);
 	char rname[80];
 	size_t nl = 0;
-	enum mr_xclass cls = mr_xclass_of(c->cpu_node, c->page_node, r->nnodes);
+	enum mr_xclass cls = mr_xclass_of(c->cpu_node, c->page_node, r->nnodes, r->agg.far);
 
 	perftools__profiles__sample__init(s);
 	v[0] = (int64_t)c->n;
 	v[1] = cls == MR_X_REMOTE ? (int64_t)c->n : 0;
 	v[2] = cls == MR_X_LOCAL ? (int64_t)c->n : 0;
-	if (pp->nvalues > 3)
-		v[3] = (int64_t)c->weight;
+	if (r->nfar) /* a node without CPUs: the far tier's apart */
+		v[3] = cls == MR_X_FAR ? (int64_t)c->n : 0;
+	if (r->hw_shown && r->hw_lat)
+		v[pp->nvalues - 1] = (int64_t)c->weight;
 	s->value = v;
 	s->n_value = pp->nvalues;
 	/* leaf first */
@@ -334,13 +336,14 @@ static void header(struct pp *pp, ValueType *vt, ValueType *period)
 {
 	const struct report *r = pp->r;
 	uint64_t t0, t1;
-	static const char *const types[] = { "samples", "remote", "local" };
+	static const char *const types[] = { "samples", "remote", "local", "far" };
+	size_t counts = r->nfar ? 4 : 3;
 
-	pp->nvalues = r->hw_shown && r->hw_lat ? 4 : 3;
+	pp->nvalues = counts + (r->hw_shown && r->hw_lat);
 	for (size_t k = 0; k < pp->nvalues; k++) {
 		perftools__profiles__value_type__init(&vt[k]);
-		vt[k].type = str(pp, k < 3 ? types[k] : "latency");
-		vt[k].unit = str(pp, k < 3 ? "count" : "cycles");
+		vt[k].type = str(pp, k < counts ? types[k] : "latency");
+		vt[k].unit = str(pp, k < counts ? "count" : "cycles");
 	}
 	perftools__profiles__value_type__init(period);
 	if (mr_run_get(r->run, "hw_period")) {
@@ -357,7 +360,7 @@ static void header(struct pp *pp, ValueType *vt, ValueType *period)
 	pp->p.period_type = period;
 	pp->p.sample_type = NULL; /* set by the caller: an array of pointers */
 	/* the remote samples first when there are any: what the profile is for */
-	pp->p.default_sample_type = str(pp, r->st.remote ? "remote" : "samples");
+	pp->p.default_sample_type = str(pp, r->st.remote ? "remote" : r->st.far ? "far" : "samples");
 	if (report_time_span(r, &t0, &t1)) {
 		/* CLOCK_MONOTONIC to the epoch through the run's start (RUN start_realtime and
 		 * the meta file's start time are taken together) */
@@ -384,9 +387,15 @@ static void comments(struct pp *pp, int64_t *c, size_t *n)
 		 mr_run_get(r->run, "exe") ? mr_run_get(r->run, "exe") : "?",
 		 backend ? backend : "?", report_weighting(mr_run_get(r->run, "weight")));
 	c[(*n)++] = str(pp, line);
-	snprintf(line, sizeof(line), "samples: %" PRIu64 " with a data address (%" PRIu64
-		 " remote, %" PRIu64 " local, %" PRIu64 " page home unknown)",
-		 r->st.used, r->st.remote, r->st.local, r->st.unknown_page);
+	if (r->nfar)
+		snprintf(line, sizeof(line), "samples: %" PRIu64 " with a data address (%" PRIu64
+			 " remote, %" PRIu64 " local, %" PRIu64 " far tier: pages on nodes without "
+			 "CPUs, %" PRIu64 " page home unknown)", r->st.used, r->st.remote,
+			 r->st.local, r->st.far, r->st.unknown_page);
+	else
+		snprintf(line, sizeof(line), "samples: %" PRIu64 " with a data address (%" PRIu64
+			 " remote, %" PRIu64 " local, %" PRIu64 " page home unknown)",
+			 r->st.used, r->st.remote, r->st.local, r->st.unknown_page);
 	c[(*n)++] = str(pp, line);
 }
 

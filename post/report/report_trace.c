@@ -41,7 +41,7 @@ struct tthread {
 
 /* A region slice's counts: samples of one thread in one region. */
 struct tsums {
-	uint64_t n, remote, local;
+	uint64_t n, remote, local, far;
 };
 
 /* An instant event that stands for several records: the records sharing key k (compared
@@ -151,6 +151,7 @@ static int sums_collect(struct trace *t)
 		const struct mr_xcell *c = &x->slot[i];
 		uint64_t *at;
 		struct tsums *s;
+		enum mr_xclass cls;
 
 		if (!c->n)
 			continue;
@@ -170,9 +171,11 @@ static int sums_collect(struct trace *t)
 			t->sums[t->nsums++] = (struct tsums){ 0 };
 		}
 		s = &t->sums[*at];
+		cls = mr_xclass_of(c->cpu_node, c->page_node, nnodes, t->r->agg.far);
 		s->n += c->n;
-		s->remote += mr_xclass_of(c->cpu_node, c->page_node, nnodes) == MR_X_REMOTE ? c->n : 0;
-		s->local += mr_xclass_of(c->cpu_node, c->page_node, nnodes) == MR_X_LOCAL ? c->n : 0;
+		s->remote += cls == MR_X_REMOTE ? c->n : 0;
+		s->local += cls == MR_X_LOCAL ? c->n : 0;
+		s->far += cls == MR_X_FAR ? c->n : 0;
 		if (!mr_run_region(t->r->run, c->region))
 			t->unplaced += c->n;
 	}
@@ -371,8 +374,8 @@ static void counter_event(struct trace *t, const char *name, uint64_t ns, const 
 
 /* The C events of each shown variable: "remote % VAR" (its remote samples' share of those
  * whose two nodes are known; 0 in a bin without any: a counter holds its value up to the
- * next point, and a gap must not show the bin before it) and "samples VAR" (remote,
- * local), a point at the start of each bin of r->x whose value differs from the bin
+ * next point, and a gap must not show the bin before it), "samples VAR" (remote, local)
+ * and, where a node has no CPU, "far-tier % VAR" (its far-tier samples' share), a point at the start of each bin of r->x whose value differs from the bin
  * before it (the same graph as a point per bin, without its repeats), and a closing 0 at
  * the series' end. */
 static void write_counters(struct trace *t, const uint32_t *ids, size_t nids)
@@ -381,25 +384,31 @@ static void write_counters(struct trace *t, const uint32_t *ids, size_t nids)
 
 	for (size_t i = 0; i < nids; i++) {
 		const char *var = report_key_name(t->r, 1, ids[i]);
-		char share[600], samples[600];
-		uint64_t prev_rm = 0, prev_lc = 0;
+		char share[600], samples[600], far[600];
+		uint64_t prev_rm = 0, prev_lc = 0, prev_fr = 0;
 		double prev_share = -1;
 
 		if (!t->r->agg.vars[ids[i]].shown || !x->nbins)
 			continue;
 		snprintf(share, sizeof(share), "remote %% %s", var);
 		snprintf(samples, sizeof(samples), "samples %s", var);
+		snprintf(far, sizeof(far), "far-tier %% %s", var);
 		for (uint32_t b = 0; b <= x->nbins; b++) {
 			uint64_t ns = x->t0 + (uint64_t)b * x->bin_ns;
 			uint64_t rm = b < x->nbins ? mr_xcells_bin(x, ids[i], b, MR_X_REMOTE) : 0;
 			uint64_t lc = b < x->nbins ? mr_xcells_bin(x, ids[i], b, MR_X_LOCAL) : 0;
+			uint64_t fr = b < x->nbins ? mr_xcells_bin(x, ids[i], b, MR_X_FAR) : 0;
 			double sh = rm + lc ? (double)rm / (double)(rm + lc) : 0;
 
 			if (b == 0 || b == x->nbins || sh != prev_share)
 				counter_event(t, share, ns, "remote %", rm, NULL, lc);
 			if (b == 0 || b == x->nbins || rm != prev_rm || lc != prev_lc)
 				counter_event(t, samples, ns, "remote", rm, "local", lc);
-			prev_share = sh, prev_rm = rm, prev_lc = lc;
+			/* where a node has no CPU: the far tier's share of the known */
+			if (t->r->nfar && (b == 0 || b == x->nbins || fr != prev_fr || rm != prev_rm ||
+					   lc != prev_lc))
+				counter_event(t, far, ns, "far-tier %", fr, NULL, rm + lc);
+			prev_share = sh, prev_rm = rm, prev_lc = lc, prev_fr = fr;
 		}
 	}
 }
@@ -582,6 +591,7 @@ static void write_other_data(struct trace *t)
 		sum.n += t->sums[i].n;
 		sum.remote += t->sums[i].remote;
 		sum.local += t->sums[i].local;
+		sum.far += t->sums[i].far;
 	}
 	mr_json_key(&t->j, "samples");
 	mr_json_obj(&t->j);
@@ -591,6 +601,10 @@ static void write_other_data(struct trace *t)
 	mr_json_u64(&t->j, sum.remote);
 	mr_json_key(&t->j, "local");
 	mr_json_u64(&t->j, sum.local);
+	if (t->r->nfar) {
+		mr_json_key(&t->j, "far");
+		mr_json_u64(&t->j, sum.far);
+	}
 	mr_json_obj_end(&t->j);
 	snprintf(buf, sizeof(buf), "%" PRIu64, t->unplaced);
 	other(t, "samples_in_no_slice", buf);

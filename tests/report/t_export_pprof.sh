@@ -184,4 +184,16 @@ for o in sorted(out[1:], key=lambda o: (o[1:], o[0])): print(" | ".join(o))
 if [ -n "$MEMPHIS_BLESS" ]; then cp small.txt "$S/tests/data/export_pprof.txt"; fi
 check "a small run's profile equals tests/data/export_pprof.txt" \
 	diff -u "$S/tests/data/export_pprof.txt" small.txt
+
+# a node without CPUs (tool_nodes --memory-only: node 2 holds every other page): a fourth
+# sample type, far, whose total is the report's far-tier samples, remote without them
+"$B/tests/tool_nodes" run far 3 --memory-only
+"$R" report --json --top 0 far > far.json
+"$R" report --format pprof -o far.pb.gz far 2> /dev/null
+go tool pprof -top -sample_index=far -nodecount=1000 far.pb.gz > fartop.txt 2> /dev/null
+go tool pprof -top -sample_index=remote -nodecount=1000 far.pb.gz > farrem.txt 2> /dev/null
+nfar=$(python3 -c 'import json; print(json.load(open("far.json"))["samples"]["far"])')
+nrem=$(python3 -c 'import json; print(json.load(open("far.json"))["samples"]["remote"])')
+check_if "a node without CPUs: sample type far totals the report's $nfar far-tier samples, remote its $nrem" \
+	'[ "$nfar" -gt 0 ] && grep -q "Total samples = $nfar *\$" fartop.txt && grep -q "Total samples = $nrem *\$" farrem.txt'
 done_testing

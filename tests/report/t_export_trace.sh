@@ -228,4 +228,21 @@ check_if "--format trace without -o: usage error (exit $rc)" '[ "$rc" = 1 ] && g
 "$R" report --format trace -o - moved > stdout.json 2> err.txt; rc=$?
 check_if "-o -: the trace on standard output (exit $rc)" \
 	'[ "$rc" = 0 ] && python3 -c "import json; json.load(open(\"stdout.json\"))" && grep -q "wrote standard output" err.txt'
+
+# a node without CPUs (tool_nodes --memory-only): otherData.samples.far is the report's
+# far-tier count, remote without it, and each shown variable has a far-tier % track
+"$B/tests/tool_nodes" moved far 3 --memory-only
+"$R" report --json --top 0 far > far.json
+"$R" report --format trace -o far.trace.json far 2> /dev/null
+check "a node without CPUs: otherData.samples has the far tier, each shown variable its track" python3 - <<'PY'
+import json
+rep = json.load(open("far.json"))
+d = json.load(open("far.trace.json"))
+got = d["otherData"]["samples"]
+assert got == {k: rep["samples"][k] for k in ("attributed", "remote", "local", "far")}, got
+assert got["far"] > 0
+tracks = {e["name"] for e in d["traceEvents"] if e["ph"] == "C"}
+shown = [v["name"] for v in rep["variables"] if v["shown"]]
+assert shown and all("far-tier % " + n in tracks for n in shown), sorted(tracks)[:5]
+PY
 done_testing

@@ -189,4 +189,26 @@ ok = (len(d["ranks"]) == 64 and d["samples"]["total"] == 64 * n and len(d["hosts
 raise SystemExit(0 if ok else 1)
 PY
 rm -rf big
+
+# --- the job's ranks on hosts with a memory-only node (tool_nodes --memory-only: node 2
+# without CPUs holds every other page): the far tier's tables merged apart from the remote
+# ones, each the sum of the ranks' (issue 44)
+mkdir farjob
+for r in 0 1 2 3; do "$B/tests/tool_nodes" job/rank-$r farjob/rank-$r 3 --memory-only; done
+rc=$(run_rc far.json far.err "$R" farjob --json --top 0)
+"$R" farjob > far.txt 2>> far.err
+for r in 0 1 2 3; do "$R" farjob/rank-$r --json --top 0 > far$r.json; done
+check "far tier: merged apart from remote, each the ranks' sum (exit $rc)" python3 - <<'PY'
+import json
+d = json.load(open("far.json"))
+ranks = [json.load(open("far%d.json" % r)) for r in range(4)]
+s = d["samples"]
+assert s["far"] == sum(r["samples"]["far"] for r in ranks) > 0, s
+assert s["remote"] == sum(r["samples"]["remote"] for r in ranks), s
+assert sum(t["total"] for t in d["far_tables"]) == s["far"], d["far_tables"]
+assert sum(t["total"] for t in d["tables"]) == s["remote"], d["tables"]
+PY
+check_if "far tier: the text's attributed line and far-tier tables" \
+	'grep -q "^samples: .* remote, .* local, [0-9,]* far tier (pages on nodes without CPUs)\$" far.txt &&
+	 grep -q "^Far-tier samples per host and node of the sampling CPU (pages on nodes without CPUs), summed over ranks:\$" far.txt'
 done_testing
