@@ -27,7 +27,8 @@
 #     Then what one sample costs a thread that nothing amplifies (bench/prog_spin.c: no
 #     barrier, no data; timed inside its loop): under perf record, the kernel's clock
 #     interrupt and sample alone, and under libmemphis.
-#  5. memphis-report throughput, scaling and memory (bench/bench_report.sh).
+#  5. memphis-report throughput, scaling and memory (bench/bench_report.sh); with
+#     BENCH_SCALE=1 at 10^8 samples, 512 threads and 10^6 objects (bench/bench_scale.sh).
 # Environment: BENCH_RUNS (default 5; 3 with BENCH_QUICK), BENCH_PERIODS (default
 # "4ms 1ms 250us"; "1ms" with BENCH_QUICK), BENCH_QUICK=1 (a ~2 minute subset: fewer runs,
 # one period, no allocation/churn part, a small report part).
@@ -524,5 +525,6 @@ if [ "$QUICK" = 1 ]; then
 else
 	sh "$SRC/bench/bench_report.sh" "$B"
 fi
+[ "${BENCH_SCALE:-0}" = 1 ] && sh "$SRC/bench/bench_scale.sh" "$B"
 echo
 echo "== make bench took $(($(date +%s) - start)) s; load after: $(uptime | sed 's/.*load average/load average/')"

@@ -19,6 +19,7 @@
 #      period and the same user registers, a short and a long run; memphis-report vs
 #      `perf report --stdio`, both timed (median CPU time of 5), as samples/s and their
 #      ratio, and per sample with the fixed cost taken out (long minus short run).
+# With BENCH_SCALE=1, bench/bench_scale.sh follows (bench.sh).
 # Environment: BENCH_SIZES (default "1000000 10000000"), BENCH_PERIOD_NS (default 100000,
 # libmemphis's shortest period: a shorter MEMPHIS_PERIOD is refused and 1 ms used),
 # BENCH_COMPARE_N (default 10000000), BENCH_SCALE_N (default 10000000),
@@ -41,29 +42,7 @@ trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' HUP INT TERM
 cd "$tmp" || exit 1
 
-TIME=/usr/bin/time
-if [ ! -x "$TIME" ]; then
-	echo "# /usr/bin/time is missing (Debian package 'time'): RSS not measured"
-	TIME=""
-fi
-
-# measure CMD... - sets wall, cpu (user+sys seconds) and rss (KiB) of CMD
-measure() {
-	if [ -n "$TIME" ]; then
-		"$TIME" -f "%e %U %S %M" -o t.out "$@" >/dev/null 2>t.err
-		# the last line: time puts "Command exited with non-zero status N" before it
-		tail -n 1 t.out > t.last
-		read -r wall u s rss < t.last
-		cpu=$(awk "BEGIN { print $u + $s }")
-	else
-		t0=$(date +%s.%N)
-		"$@" >/dev/null 2>t.err
-		t1=$(date +%s.%N)
-		wall=$(awk "BEGIN { print $t1 - $t0 }")
-		cpu=$wall
-		rss=0
-	fi
-}
+. "$SRC/bench/bench_lib.sh"
 rate() { awk "BEGIN { if ($2 > 0) printf \"%.1f\", $1 / $2 / 1e6; else print \"inf\" }"; }
 
 echo "== memphis-report on synthetic runs (tests/programs/tool_gen, 2 nodes, 4 CPUs, 100k heap objects)"
@@ -356,3 +335,4 @@ if [ -n "$run" ]; then
 	echo "fixed cost: memphis-report on a run of $n samples (cg -i 2, period 1 ms):" \
 		"cpu $cpu s, wall $wall s"
 fi
+
