@@ -228,14 +228,16 @@ int mr_agg_finish(struct mr_agg *g, size_t nvars)
 		}
 		v->total += ce->n;
 		v->matrix[(size_t)ce->cpu_node * w + ce->page_node] += ce->n;
-		if (ce->page_node == g->nnodes)
+		if (ce->page_node == g->nnodes) {
 			v->unknown_page += ce->n;
-		else if (ce->cpu_node != g->nnodes && g->far && g->far[ce->page_node])
-			v->far += ce->n;
-		else if (ce->cpu_node != g->nnodes && ce->cpu_node != ce->page_node)
-			v->remote += ce->n;
-		else if (ce->cpu_node != g->nnodes)
-			v->local += ce->n;
+			continue;
+		}
+		switch (mr_xclass_of(ce->cpu_node, ce->page_node, g->nnodes, g->far)) {
+		case MR_X_REMOTE: v->remote += ce->n; break;
+		case MR_X_LOCAL: v->local += ce->n; break;
+		case MR_X_FAR: v->far += ce->n; break;
+		default: break; /* the CPU's node unknown */
+		}
 	}
 	for (size_t i = 0; i <= g->seen_pages.mask; i++) {
 		uint64_t k = g->seen_pages.slot[i].key, node = g->seen_pages.slot[i].val;
@@ -360,25 +362,6 @@ out:
 	mph_u64map_free(&epochs);
 	mph_u64map_free(&tid_node);
 	return rc;
-}
-
-int mr_agg_cell_in_mode(const struct mr_agg *g, const struct mr_agg_cell *ce,
-			enum mr_agg_mode m)
-{
-	uint32_t unknown = g->nnodes;
-	int far = ce->page_node != unknown && g->far && g->far[ce->page_node];
-
-	switch (m) {
-	case MR_AGG_REMOTE:
-		return ce->cpu_node != unknown && ce->page_node != unknown &&
-		       ce->cpu_node != ce->page_node && !far;
-	case MR_AGG_LOCAL:
-		return ce->cpu_node != unknown && ce->cpu_node == ce->page_node;
-	case MR_AGG_FAR:
-		return ce->cpu_node != unknown && far;
-	default:
-		return 1;
-	}
 }
 
 static int cmp_row(const void *x, const void *y)

@@ -24,6 +24,22 @@
 #define MR_AGG_PENDING_BITS 8
 #define MR_AGG_PENDING (1u << MR_AGG_PENDING_BITS)
 
+/* Where a sample's page was, seen from its CPU: the classes the tables, the
+ * exports' time series and --by member count by (far: on a node without CPUs, the far tier). */
+enum mr_xclass { MR_X_REMOTE, MR_X_LOCAL, MR_X_UNKNOWN, MR_X_FAR, MR_X_NCLASS };
+
+/* The class of node indexes cpu_node and page_node of nnodes nodes (nnodes: unknown); far
+ * (NULL: none) marks the nodes of the far tier (report.h's r->far). */
+static inline enum mr_xclass mr_xclass_of(uint32_t cpu_node, uint32_t page_node, uint32_t nnodes,
+					  const unsigned char *far)
+{
+	if (cpu_node >= nnodes || page_node >= nnodes)
+		return MR_X_UNKNOWN;
+	if (far && far[page_node])
+		return MR_X_FAR;
+	return cpu_node != page_node ? MR_X_REMOTE : MR_X_LOCAL;
+}
+
 /* Which samples the tables count. */
 enum mr_agg_mode {
 	MR_AGG_REMOTE, /* CPU node and page node known and different, the page's node not far */
@@ -184,9 +200,23 @@ struct mr_agg_touch {
 int mr_agg_first_touches(struct mr_agg *g, size_t n,
 			 void (*get)(void *arg, size_t i, struct mr_agg_touch *t), void *arg);
 
+/* Are the samples taken on a CPU of node index cpu_node of a page of node index page_node
+ * counted in mode m? */
+static inline int mr_agg_in_mode(const struct mr_agg *g, uint32_t cpu_node, uint32_t page_node,
+				 enum mr_agg_mode m)
+{
+	static const enum mr_xclass want[] = { [MR_AGG_REMOTE] = MR_X_REMOTE,
+					       [MR_AGG_LOCAL] = MR_X_LOCAL, [MR_AGG_FAR] = MR_X_FAR };
+
+	return m == MR_AGG_ALL || mr_xclass_of(cpu_node, page_node, g->nnodes, g->far) == want[m];
+}
+
 /* Is cell ce counted in mode m? */
-int mr_agg_cell_in_mode(const struct mr_agg *g, const struct mr_agg_cell *ce,
-			enum mr_agg_mode m);
+static inline int mr_agg_cell_in_mode(const struct mr_agg *g, const struct mr_agg_cell *ce,
+				      enum mr_agg_mode m)
+{
+	return mr_agg_in_mode(g, ce->cpu_node, ce->page_node, m);
+}
 
 /* Name of a variable (is_var) or line id, for ordering ties; never NULL. */
 typedef const char *mr_agg_name_fn(const void *arg, int is_var, uint32_t id);

@@ -25,7 +25,7 @@ struct ent {
 
 /* One member's counts during the pass (a leaf of the layout). */
 struct acc {
-	uint64_t samples, loads, stores, remote, local;
+	uint64_t samples, loads, stores;
 	uint64_t *matrix, *stores_by_node, *loads_by_node;
 	struct mph_u64map tids;   /* tid -> samples */
 };
@@ -127,10 +127,6 @@ static int count(struct mr_members *s, size_t k, const struct memphis_rec_sample
 	}
 	a->samples++;
 	a->matrix[cpu_node * w + page_node]++;
-	if (cpu_node < s->nnodes && page_node < s->nnodes) {
-		a->remote += cpu_node != page_node;
-		a->local += cpu_node == page_node;
-	}
 	if (sm->flags & MPH_S_STORE) {
 		a->stores++;
 		a->stores_by_node[cpu_node]++;
@@ -314,9 +310,8 @@ static int finish_members(struct mr_members *s, size_t k)
 
 		if (!a->samples)
 			continue;
-		*m = (struct mr_member){ (uint32_t)i, a->samples, a->loads, a->stores, a->remote,
-					 a->local, a->matrix, a->stores_by_node, a->loads_by_node,
-					 NULL, NULL, 0 };
+		*m = (struct mr_member){ (uint32_t)i, a->samples, a->loads, a->stores, a->matrix,
+					 a->stores_by_node, a->loads_by_node, NULL, NULL, 0 };
 		a->matrix = NULL; /* now the member's */
 		v->nm++;
 		t = malloc((a->tids.count ? a->tids.count : 1) * sizeof(*t));

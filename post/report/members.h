@@ -31,7 +31,7 @@
  * last unknown). */
 struct mr_member {
 	uint32_t leaf;            /* layout.h leaf index */
-	uint64_t samples, loads, stores, remote, local;
+	uint64_t samples, loads, stores;
 	uint64_t *matrix;         /* [cpu node * (nnodes + 1) + page node] */
 	uint64_t *stores_by_node; /* by the sampling CPU's node */
 	uint64_t *loads_by_node;

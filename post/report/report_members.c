@@ -45,24 +45,19 @@ static uint64_t in_table(const struct report *r, const struct mr_member *m, uint
 
 	if (node >= r->nnodes)
 		return 0;
-	for (uint32_t p = 0; p < w; p++) {
-		int far = p < r->nnodes && r->nfar && r->far[p];
-
-		if (mode == MR_AGG_ALL || (mode == MR_AGG_LOCAL && p == node) ||
-		    (mode == MR_AGG_REMOTE && p != node && p < r->nnodes && !far) ||
-		    (mode == MR_AGG_FAR && far))
+	for (uint32_t p = 0; p < w; p++)
+		if (mr_agg_in_mode(&r->agg, node, p, mode))
 			n += m->matrix[(size_t)node * w + p];
-	}
 	return n;
 }
 
-/* Member m's far-tier samples (pages on far nodes, from any CPU node). */
-static uint64_t far_samples(const struct report *r, const struct mr_member *m)
+/* Member m's samples of mode `mode` from every CPU node (its remote, local, far ones). */
+static uint64_t in_mode(const struct report *r, const struct mr_member *m, enum mr_agg_mode mode)
 {
 	uint64_t n = 0;
 
-	for (uint32_t c = 0; r->nfar && c < r->nnodes; c++)
-		n += in_table(r, m, c, MR_AGG_FAR);
+	for (uint32_t c = 0; c < r->nnodes; c++)
+		n += in_table(r, m, c, mode);
 	return n;
 }
 
@@ -191,12 +186,13 @@ void report_members_text(const struct report *r, FILE *f)
 				"%" PRIu64 " loads, %" PRIu64 " stores",
 				mr_esc(member_name(r, v, (int)m->leaf, name, sizeof(name))), off, bytes,
 				m->samples, m->loads, m->stores);
-			uint64_t far = far_samples(r, m), remote = m->remote - far;
+			uint64_t remote = in_mode(r, m, MR_AGG_REMOTE), far = in_mode(r, m, MR_AGG_FAR);
+			uint64_t known = remote + in_mode(r, m, MR_AGG_LOCAL) + far;
 
-			if (remote + m->local + far)
-				fprintf(f, ", %.1f %% remote", pct(remote, remote + m->local + far));
+			if (known)
+				fprintf(f, ", %.1f %% remote", pct(remote, known));
 			if (far)
-				fprintf(f, ", %.1f %% far tier", pct(far, remote + m->local + far));
+				fprintf(f, ", %.1f %% far tier", pct(far, known));
 			for (uint32_t n = 0; n < r->nnodes; n++) {
 				uint64_t row = 0;
 
@@ -251,12 +247,12 @@ void report_members_json(struct mr_json *j, const struct report *r, uint32_t var
 		mr_json_key(j, "samples");
 		mr_json_u64(j, m->samples);
 		mr_json_key(j, "remote");
-		mr_json_u64(j, m->remote - far_samples(r, m));
+		mr_json_u64(j, in_mode(r, m, MR_AGG_REMOTE));
 		mr_json_key(j, "local");
-		mr_json_u64(j, m->local);
+		mr_json_u64(j, in_mode(r, m, MR_AGG_LOCAL));
 		if (r->nfar) {
 			mr_json_key(j, "far");
-			mr_json_u64(j, far_samples(r, m));
+			mr_json_u64(j, in_mode(r, m, MR_AGG_FAR));
 		}
 		mr_json_key(j, "loads");
 		mr_json_u64(j, m->loads);

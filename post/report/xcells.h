@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "aggregate.h"
 #include "u64map.h"
 
 #define MR_XCELLS_MAX_BINS 500
@@ -25,22 +26,6 @@ struct mr_xcell {
 	uint64_t n;
 	uint64_t weight;              /* the samples' weights summed (soft: n; hardware: cycles) */
 };
-
-/* Where a sample's page was, seen from its CPU: the classes of the time series (far: on a
- * node without CPUs, the far tier). */
-enum mr_xclass { MR_X_REMOTE, MR_X_LOCAL, MR_X_UNKNOWN, MR_X_FAR, MR_X_NCLASS };
-
-/* The class of node indexes cpu_node and page_node of nnodes nodes (nnodes: unknown); far
- * (NULL: none) marks the nodes of the far tier (report.h's r->far). */
-static inline enum mr_xclass mr_xclass_of(uint32_t cpu_node, uint32_t page_node, uint32_t nnodes,
-					  const unsigned char *far)
-{
-	if (cpu_node >= nnodes || page_node >= nnodes)
-		return MR_X_UNKNOWN;
-	if (far && far[page_node])
-		return MR_X_FAR;
-	return cpu_node != page_node ? MR_X_REMOTE : MR_X_LOCAL;
-}
 
 struct mr_xcells {
 	struct mr_xcell *slot;    /* open addressing, linear probing */
