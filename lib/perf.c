@@ -155,6 +155,129 @@ uint64_t memphis__ring_lost(struct memphis__ring *r)
 	return d;
 }
 
+/* The reading thread's slice (perf.h): its end, whether a drain stopped at it, copy mode,
+ * and the bytes all rings hold copied. */
+static uint64_t slice_end;
+static int slice_behind, copying;
+static size_t staged_bytes;
+
+/* A ring may be closed by another thread than the reader's: the count is atomic. */
+static void staged_add(long d)
+{
+	__atomic_add_fetch(&staged_bytes, (size_t)d, __ATOMIC_RELAXED);
+}
+
+void memphis__ring_slice(uint64_t end)
+{
+	slice_end = end;
+	slice_behind = 0;
+}
+
+int memphis__ring_behind(void)
+{
+	return slice_behind;
+}
+
+void memphis__ring_copying(int on)
+{
+	copying = on;
+}
+
+/* The slice has ended (a clock read per record: 20 ns against the microseconds a sample
+ * costs; a warm-up's single decoding may take long enough to be worth stopping after). */
+static int slice_over(void)
+{
+	if (!slice_end || memphis__now() < slice_end)
+		return 0;
+	slice_behind = 1;
+	return 1;
+}
+
+/* Header of the record at ring offset `tail` (it may wrap). */
+static struct perf_event_header ring_header(const struct memphis__ring *r,
+					    const unsigned char *data, uint64_t tail)
+{
+	struct perf_event_header h;
+	size_t off = (size_t)(tail & (r->data_size - 1));
+
+	if (off + sizeof(h) <= r->data_size) {
+		memcpy(&h, data + off, sizeof(h));
+	} else {
+		size_t first = r->data_size - off;
+		memcpy(&h, data + off, first);
+		memcpy((unsigned char *)&h + first, data, sizeof(h) - first);
+	}
+	return h;
+}
+
+/* Copy the complete records of [tail, head) that the cap leaves room for to the end of
+ * r->stage, oldest first. Returns the new tail. */
+static uint64_t ring_stage(struct memphis__ring *r, const unsigned char *data, uint64_t tail,
+			   uint64_t head)
+{
+	uint64_t end = tail;
+	size_t room = MEMPHIS__STAGE_MAX - __atomic_load_n(&staged_bytes, __ATOMIC_RELAXED), len;
+
+	while (end + sizeof(struct perf_event_header) <= head) {
+		struct perf_event_header h = ring_header(r, data, end);
+		if (h.size < sizeof(h) || end + h.size > head || end + h.size - tail > room)
+			break;
+		end += h.size;
+	}
+	len = (size_t)(end - tail);
+	if (!len)
+		return tail;
+	if (r->stage_off) {
+		memmove(r->stage, r->stage + r->stage_off, r->stage_len - r->stage_off);
+		r->stage_len -= r->stage_off;
+		r->stage_off = 0;
+	}
+	if (r->stage_len + len > r->stage_cap) {
+		size_t cap = r->stage_cap ? r->stage_cap : 65536;
+		while (cap < r->stage_len + len)
+			cap *= 2;
+		unsigned char *p = memphis__lib_realloc(r->stage, cap);
+		if (!p)
+			return tail;
+		r->stage = p;
+		r->stage_cap = cap;
+	}
+	size_t off = (size_t)(tail & (r->data_size - 1));
+	size_t first = off + len <= r->data_size ? len : r->data_size - off;
+	memcpy(r->stage + r->stage_len, data + off, first);
+	memcpy(r->stage + r->stage_len + first, data, len - first);
+	r->stage_len += len;
+	staged_add((long)len);
+	return end;
+}
+
+/* Decode what r->stage holds (memphis__ring_drain). 1 when the slice ended first. */
+static int stage_drain(struct memphis__ring *r, memphis__record_fn fn, void *ctx, size_t *n)
+{
+	while (r->stage_off + sizeof(struct perf_event_header) <= r->stage_len) {
+		unsigned char *rec = r->stage + r->stage_off;
+		struct perf_event_header h;
+
+		memcpy(&h, rec, sizeof(h));
+		if (h.size < sizeof(h) || r->stage_off + h.size > r->stage_len)
+			break; /* cannot be: only complete records are copied */
+		if (h.type != PERF_RECORD_LOST || lost_record(r, rec, h.size))
+			fn(rec, h.size, ctx);
+		r->stage_off += h.size;
+		++*n;
+		if (r->stage_off < r->stage_len && slice_over()) {
+			staged_add(-(long)h.size);
+			return 1;
+		}
+		staged_add(-(long)h.size);
+	}
+	staged_add(-(long)(r->stage_len - r->stage_off));
+	memphis__lib_free(r->stage);
+	r->stage = NULL;
+	r->stage_off = r->stage_len = r->stage_cap = 0;
+	return 0;
+}
+
 size_t memphis__ring_drain(struct memphis__ring *r, memphis__record_fn fn, void *ctx)
 {
 	struct perf_event_mmap_page *mp = r->base;
@@ -162,8 +285,10 @@ size_t memphis__ring_drain(struct memphis__ring *r, memphis__record_fn fn, void 
 	uint64_t head, tail;
 	size_t n = 0;
 
+	if (!copying && r->stage && stage_drain(r, fn, ctx, &n))
+		return n;
 	if (!mp)
-		return 0;
+		return n;
 	data = (const unsigned char *)r->base + mp->data_offset;
 	head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
 	tail = mp->data_tail;
@@ -174,17 +299,14 @@ size_t memphis__ring_drain(struct memphis__ring *r, memphis__record_fn fn, void 
 		room = r->data_size / 2;
 	if (head - tail + room >= r->data_size)
 		r->filled = 1;
+	if (copying) {
+		__atomic_store_n(&mp->data_tail, ring_stage(r, data, tail, head), __ATOMIC_RELEASE);
+		return 0;
+	}
 	while (tail + sizeof(struct perf_event_header) <= head) {
-		struct perf_event_header h;
+		struct perf_event_header h = ring_header(r, data, tail);
 		size_t off = (size_t)(tail & (r->data_size - 1));
 
-		if (off + sizeof(h) <= r->data_size) {
-			memcpy(&h, data + off, sizeof(h));
-		} else {
-			size_t first = r->data_size - off;
-			memcpy(&h, data + off, first);
-			memcpy((unsigned char *)&h + first, data, sizeof(h) - first);
-		}
 		if (h.size < sizeof(h) || tail + h.size > head)
 			break;
 		if (off + h.size <= r->data_size && h.type != PERF_RECORD_LOST) {
@@ -206,6 +328,8 @@ size_t memphis__ring_drain(struct memphis__ring *r, memphis__record_fn fn, void 
 skip:
 		tail += h.size;
 		n++;
+		if (tail + sizeof(struct perf_event_header) <= head && slice_over())
+			break;
 	}
 	__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
 	return n;
@@ -232,6 +356,8 @@ void memphis__ring_close(struct memphis__ring *r)
 	if (memphis__ring_check(r))
 		memphis__fd_close(&r->fd, &r->fid);
 	memphis__lib_free(r->scratch);
+	staged_add(-(long)(r->stage_len - r->stage_off));
+	memphis__lib_free(r->stage);
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
 }

@@ -24,6 +24,10 @@ struct memphis__ring {
 	int lost_counter;
 	int filled;          /* found (nearly) full by the last drain: samples may be lost */
 	uint64_t lost_told, lost_ahead;
+	/* Records copied out of the ring, not decoded yet (memphis__ring_copying): the oldest
+	 * are at stage + stage_off, stage_len bytes in all, from memphis__lib_malloc */
+	unsigned char *stage;
+	size_t stage_off, stage_len, stage_cap;
 };
 struct perf_event_attr;
 /* perf_event_open for thread `tid`, any CPU, close-on-exec. Returns fd or -errno. */
@@ -47,12 +51,29 @@ int memphis__ring_open(struct memphis__ring *r, struct perf_event_attr *attr, pi
 /* memphis__ring_open for thread tid (or -1) on cpu (or -1) in the group of group_fd (or -1). */
 int memphis__ring_open_on(struct memphis__ring *r, struct perf_event_attr *attr, pid_t tid,
 			  int cpu, int group_fd, unsigned data_pages, unsigned watermark_div);
-/* Call fn(record, ctx) for every complete record in the ring and release them. Records
- * are contiguous for fn even when they wrap. A LOST record comes with the losses that
- * memphis__ring_lost already told taken out (a copy; none left: not passed). Returns the
- * number of records. */
+/* Call fn(record, ctx) for every complete record in the ring and release them: first
+ * those copied out of it earlier (memphis__ring_copying), then those still in it, oldest
+ * first. Records are contiguous and 8-byte aligned for fn even when they wrap. A LOST
+ * record comes with the losses that memphis__ring_lost already told taken out (a copy;
+ * none left: not passed). Returns the number of records. Within a slice
+ * (memphis__ring_slice) it stops once the slice has ended, what is left kept for the next
+ * call. Rings are read by one thread at a time (the drain lock's holder): the slice and
+ * copy mode are that thread's. */
 typedef void (*memphis__record_fn)(const void *rec, size_t len, void *ctx);
 size_t memphis__ring_drain(struct memphis__ring *r, memphis__record_fn fn, void *ctx);
+/* Decoding in slices: a record's decoding may wait (a module's symbols read, a function's
+ * code decoded for the first time: milliseconds; hundreds of them single-stepped in a
+ * guest), and a ring nobody reads meanwhile fills and loses samples. memphis__ring_drain
+ * stops at `end` (memphis__now() ns; 0: never, the default) and says so to
+ * memphis__ring_behind (1 when a drain stopped since this call); the caller then reads
+ * every ring again with memphis__ring_copying(1), which copies each ring's records out
+ * (freeing it for the kernel) without decoding them, and goes on decoding in a new slice.
+ * Copies are capped by MEMPHIS__STAGE_MAX bytes over all rings: past it a ring keeps its
+ * records, fills, and the kernel counts its losses as without copies. */
+#define MEMPHIS__STAGE_MAX (64u << 20)
+void memphis__ring_slice(uint64_t end);
+int memphis__ring_behind(void);
+void memphis__ring_copying(int on);
 /* Samples the event lost that no LOST record told yet (0 unless it was opened with
  * read_format == PERF_FORMAT_LOST, kernel >= 6.0): the kernel counts a loss at once but
  * writes its record only with a later sample, which a ring nobody read until its thread

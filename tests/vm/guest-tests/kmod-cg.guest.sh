@@ -18,7 +18,10 @@
 # 8,947 of 29,755), the first regions' most, and twice in a row put cg.c:a 13 points off the
 # kmod run's (45.0 / 33.4 %, 33.1 / 46.1 %). MEMPHIS_STACK_BYTES=0 still lost 10 %. At 1 ms
 # it lost 596 of 32,588 (1.8 %, regions 1, 2 and 16) with about as many node-1 remote
-# samples (kmod 1,625, soft 2,410): the drain's warm-up is a defect still open (issue 45).
+# samples (kmod 1,625, soft 2,410). One read of the rings took 1.3-2.6 s in region 1 (the
+# code decoded for the first time). Since the drain reads in slices and copies the rings
+# out when one ends (lib/perf.h), the soft run lost 87 of 41,144 (regions 1 and 2), with
+# two other engineers' builds on the host's 2 CPUs.
 # vm-limit: 620
 # (100-133 s for the pair beside two CPU hogs on the host, over 180 s at a load of 7, and
 # in one full run beside two hogs, its 6.12 guest 1.5 times as slow as before throughout,
