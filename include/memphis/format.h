@@ -19,11 +19,14 @@
 
 #include <stdint.h>
 
-/* 2: SAMPLES blocks of layout version 2 (64-byte samples with ins_lat). A reader of
- * version 1 skips block layouts it does not know and would have shown a run without its
- * samples; the larger number makes it refuse the run instead ("use a newer
- * memphis-report"). Readers of version 2 read version 1 runs (56-byte samples). */
-#define MEMPHIS_FORMAT_VERSION 2u
+/* 3: SAMPLES blocks of layout version 3 (delta-encoded records, MPH_S3_* below) and
+ * STACKS blocks of layout version 2 (an entry may share an earlier one's stack bytes).
+ * 2: SAMPLES blocks of layout version 2 (64-byte samples with ins_lat). A reader of an
+ * older version skips block layouts it does not know and would have shown a run without
+ * its samples; the larger number makes it refuse the run instead ("use a newer
+ * memphis-report"). Readers read runs of every older version; MEMPHIS_FORMAT=2 makes the
+ * library write version 2 (SAMPLES layout 2, STACKS layout 1). */
+#define MEMPHIS_FORMAT_VERSION 3u
 #define MEMPHIS_BLOCK_MAGIC    0x4b4c424du /* "MBLK" */
 #define MEMPHIS_MAX_PAYLOAD    (64u << 20) /* readers reject larger blocks as damage */
 #define MEMPHIS_META_FILE      "meta.mph"
@@ -34,7 +37,8 @@
 struct memphis_block {
 	uint32_t magic;   /* MEMPHIS_BLOCK_MAGIC */
 	uint16_t type;    /* enum memphis_block_type */
-	uint16_t version; /* layout version of this block type: 1, SAMPLES 2 (1 is read) */
+	uint16_t version; /* layout version of this block type: 1; SAMPLES 3 (format 3) or
+	                   * 2 (format 2; 1 is read too); STACKS 2 (format 3) or 1 */
 	uint32_t length;  /* payload bytes that follow */
 	uint32_t crc;     /* CRC-32C (Castagnoli) of the payload */
 };
@@ -53,8 +57,9 @@ enum memphis_block_type {
 	MPH_BLK_LOSS = 10,       /* struct memphis_rec_loss[] (per thread, per region) */
 	MPH_BLK_PAGES = 11,      /* struct memphis_rec_pages_hdr + struct memphis_rec_page[] */
 	MPH_BLK_NOTE = 12,       /* uint64 time, then one line of text (warnings, events) */
-	MPH_BLK_SAMPLES = 13,    /* struct memphis_rec_sample[] (cpuNNN.mph only); layout
-	                          * version 2; version 1 holds the first 56 bytes of each */
+	MPH_BLK_SAMPLES = 13,    /* samples (cpuNNN.mph only): layout version 3, records
+	                          * encoded as below (MPH_S3_*); version 2, struct
+	                          * memphis_rec_sample[]; version 1 the first 56 bytes of each */
 	MPH_BLK_END = 14,        /* struct memphis_rec_end: the file was closed cleanly */
 	MPH_BLK_TLS = 15,        /* struct memphis_rec_tls entries, each followed by its path */
 	MPH_BLK_COUNTERS = 16,   /* struct memphis_rec_counter[] (counters of one region) */
@@ -230,6 +235,32 @@ struct memphis_rec_sample {
 
 #define MEMPHIS_SAMPLE_V1_SIZE 56u /* sizeof a SAMPLES layout version 1 record */
 
+/* SAMPLES layout version 3: the same fields as struct memphis_rec_sample (reserved ones
+ * not stored: 0), compact. Each block is decoded alone. Its payload is a ULEB128 count of
+ * records, then the records, nothing after the last. Each field of a record is relative
+ * to the previous record of the block; the first one's to a record of all zeros but
+ * weight 1 and sampled_ip - ip 0. A record is:
+ *   header  one byte of MPH_S3_* bits; with MPH_S3_MORE a second byte of MPH_S3_INS_LAT
+ *           and MPH_S3_DATA_SRC (not 0; other bits 0)
+ *   time    zigzag ULEB128 of time - previous time (every record)
+ *   ip      zigzag ULEB128 of ip - previous ip (every record)
+ *   addr    ADDR: zigzag ULEB128 of addr - the last addr given in the block (0 before
+ *           the first); without ADDR addr is 0 (and a given addr is never 0)
+ *   sip     SIP: zigzag ULEB128 of sampled_ip - ip; without it, sampled_ip - ip is the
+ *           previous record's
+ *   tid, region, cpu, flags, weight, ins_lat, data_src: ULEB128 of the value, each only
+ *           with its bit, in that order; without it, the previous record's value
+ * A bit is set exactly when its field differs from what it would be without (so a block
+ * has one encoding). Deltas are taken modulo 2^64, zigzag maps d to (d << 1) ^ (d >> 63)
+ * (arithmetic shift). A ULEB128 is at most 10 bytes, in its shortest form, and fits its
+ * field's width. Readers treat any other payload as a damaged block. */
+enum memphis_s3_bits {
+	MPH_S3_ADDR = 1 << 0, MPH_S3_TID = 1 << 1, MPH_S3_FLAGS = 1 << 2, MPH_S3_SIP = 1 << 3,
+	MPH_S3_REGION = 1 << 4, MPH_S3_CPU = 1 << 5, MPH_S3_WEIGHT = 1 << 6, MPH_S3_MORE = 1 << 7,
+	/* second header byte */
+	MPH_S3_INS_LAT = 1 << 0, MPH_S3_DATA_SRC = 1 << 1,
+};
+
 /* Where a module's static TLS block lies for every thread: at fs_base + tp_offset, memsz
  * bytes (x86-64 variant II: tp_offset < 0). One entry per loaded module with a PT_TLS
  * segment, as the library saw it; a module loaded later with dynamic TLS has no fixed
@@ -306,12 +337,18 @@ struct memphis_rec_stack {
 	uint64_t time;      /* the sample's or touch's time */
 	uint32_t tid;
 	uint16_t kind;      /* enum memphis_stack_kind */
-	uint16_t reserved;
+	uint16_t reserved;  /* layout 2: enum memphis_stack_form; layout 1: 0 */
 	uint64_t regs[MEMPHIS_STACK_NREGS];
 	uint32_t stack_len; /* bytes copied from regs[7] (SP) upward; 0 when none */
-	uint32_t reserved2;
-	/* then stack_len bytes and zeros up to a multiple of 8 */
+	uint32_t reserved2; /* layout 2, MPH_STACK_SHARED: the entry whose bytes it shares */
+	/* then stack_len bytes and zeros up to a multiple of 8 (layout 2: MPH_STACK_OWN) */
 };
+
+/* STACKS layout version 2: entries as in layout 1, but an entry whose stack bytes equal
+ * (stack_len and bytes) those of an earlier MPH_STACK_OWN entry of the same block is
+ * MPH_STACK_SHARED: its own header (registers, stack_len), no bytes, and in reserved2 the
+ * index of that entry among the block's MPH_STACK_OWN entries (0: the first). */
+enum memphis_stack_form { MPH_STACK_OWN = 0, MPH_STACK_SHARED = 1 };
 
 /* The samples of one region written to one CPU's file (MPH_BLK_CPU_SAMPLES, one block at
  * each memphis_print(), after the region's last SAMPLES blocks): counted when their
