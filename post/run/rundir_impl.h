@@ -111,11 +111,13 @@ int rundir_open_cpufile(struct mr_run *run, struct mr_cpufile *cf, struct blockf
 
 /* ---- STACKS entries (rundir_stacks.c) ---- */
 
-/* Check the entries of a STACKS payload (p, len bytes) and append copies to *s (created
- * when NULL). 0; -EINVAL with `what` set at the first entry that does not fit the block
- * (the ones before it are kept); -ENOMEM. */
-int rundir_stacks_add(struct mr_stacks **s, const unsigned char *p, size_t len,
-		      char *what, size_t wlen);
+/* Check the entries of a STACKS payload (p, len bytes) of layout `version` (1 or 2) and
+ * append copies to *s (created when NULL), a layout 2 MPH_STACK_SHARED entry with the
+ * bytes it shares (every copy has its bytes, reserved and reserved2 0). 0; -EINVAL with
+ * `what` set at the first entry that does not fit the block (the ones before it are
+ * kept); -ENOMEM. */
+int rundir_stacks_add(struct mr_stacks **s, uint16_t version, const unsigned char *p,
+		      size_t len, char *what, size_t wlen);
 /* Index what was added, for rundir_stacks_find (which finds nothing before). */
 void rundir_stacks_seal(struct mr_stacks *s);
 /* The entry of (kind, tid, time) and *bytes its stack, or NULL. NULL s: none. */

@@ -445,7 +445,8 @@ static int meta_stacks(struct mr_run *run, const struct memphis_block *h, unsign
 {
 	uint32_t len = h->length;
 	size_t before = rundir_stacks_count(run->touch_stacks);
-	int r = rundir_stacks_add(&run->touch_stacks, inplace ? inplace : p, len, what, wlen);
+	int r = rundir_stacks_add(&run->touch_stacks, h->version, inplace ? inplace : p, len,
+				  what, wlen);
 
 	run->meta_stack_blocks++;
 	run->meta_stacks += rundir_stacks_count(run->touch_stacks) - before;
@@ -510,11 +511,13 @@ static int meta_block(struct mr_run *run, const struct memphis_block *h, unsigne
 		return -EINVAL;
 	}
 	/* CPU_SAMPLES and THREAD_CPU check their version themselves, without a warning */
-	if (h->type >= MPH_BLK_FILE && h->type <= MPH_BLK_STACKS && h->version != 1) {
+	if (h->type >= MPH_BLK_FILE && h->type <= MPH_BLK_STACKS && h->version != 1 &&
+	    !(h->type == MPH_BLK_STACKS && h->version == 2)) {
 		run->unknown_blocks++;
 		return mr_run_add_warning(run, "%s: skipped a %s block of layout version %u "
-					  "(this memphis-report knows version 1)",
-					  MEMPHIS_META_FILE, mr_block_name(h->type), h->version);
+					  "(this memphis-report knows version 1%s)",
+					  MEMPHIS_META_FILE, mr_block_name(h->type), h->version,
+					  h->type == MPH_BLK_STACKS ? " and 2" : "");
 	}
 	if (h->type < sizeof(meta_parsers) / sizeof(meta_parsers[0]) && meta_parsers[h->type])
 		return meta_parsers[h->type](run, h, p, inplace, what, wlen);

@@ -1,8 +1,8 @@
 /* post/run/rundir_samples.c - the sample stream: the cpu files read one after another
  * (rundir_bf_view), their SAMPLES blocks checked and handed out as record arrays (layout
- * version 2 where they were read; version 1, 56-byte records of format 1 runs, converted
- * into a buffer), with the entries of the STACKS blocks written before each
- * (mr_samples_stack). */
+ * version 2 where they were read; version 1, 56-byte records of format 1 runs, and version
+ * 3, the compact records of format 3, converted into a buffer), with the entries of the
+ * STACKS blocks written before each (mr_samples_stack). */
 #include "rundir_impl.h"
 
 #include <dirent.h>
@@ -17,6 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "samples3.h"
+
 struct mr_sample_iter {
 	struct mr_run *run;
 	size_t file;          /* index of the current cpu file */
@@ -25,7 +27,7 @@ struct mr_sample_iter {
 	void *note_arg;
 	uint64_t unknown;     /* with note: unknown blocks, added to run by mr_samples_end */
 	struct blockfile bf;  /* fd < 0 when no file is open */
-	struct memphis_rec_sample *conv; /* version 1 records converted to version 2 */
+	struct memphis_rec_sample *conv; /* version 1 and 3 records as version 2 */
 	size_t conv_cap;      /* records conv holds */
 	struct mr_stacks *stk;  /* STACKS entries read since the last SAMPLES block */
 	int stk_batch;        /* stk holds the entries of the batch handed out last */
@@ -38,18 +40,48 @@ static size_t sample_size(uint16_t version)
 	       : version == 1 ? MEMPHIS_SAMPLE_V1_SIZE : 0;
 }
 
+/* it->conv with room for n records. 0 or -ENOMEM. */
+static int conv_room(struct mr_sample_iter *it, size_t n)
+{
+	if (n > it->conv_cap) {
+		struct memphis_rec_sample *nc = realloc(it->conv, n * sizeof(*nc));
+		if (!nc)
+			return -ENOMEM;
+		it->conv = nc;
+		it->conv_cap = n;
+	}
+	return 0;
+}
+
+/* The records of a layout 3 payload (len bytes, at file offset `at`) decoded into
+ * it->conv: 0 and *n; -EINVAL with `what` naming the record, field and file offset of the
+ * fault; -ENOMEM. */
+static int decode_v3(struct mr_sample_iter *it, const unsigned char *p, size_t len, uint64_t at,
+		     size_t *n, char *what, size_t wlen)
+{
+	struct mph_s3_error e;
+	char rec[48] = "";
+
+	if (mph_s3_count(p, len, n, &e) == 0) {
+		if (conv_room(it, *n ? *n : 1))
+			return -ENOMEM;
+		if (mph_s3_decode(p, len, it->conv, *n, &e) == 0)
+			return 0;
+	}
+	if (e.rec != SIZE_MAX)
+		snprintf(rec, sizeof(rec), "record %zu: ", e.rec);
+	snprintf(what, wlen, "SAMPLES block of layout 3: %s%s at byte %" PRIu64 " of the file", rec,
+		 e.msg, at + e.off);
+	return -EINVAL;
+}
+
 /* Version 1 records (the first MEMPHIS_SAMPLE_V1_SIZE bytes of each) into it->conv, with
  * the version 2 fields 0. Returns the array, or NULL when out of memory. */
 static const struct memphis_rec_sample *convert_v1(struct mr_sample_iter *it,
 						   const unsigned char *p, size_t n)
 {
-	if (n > it->conv_cap) {
-		struct memphis_rec_sample *nc = realloc(it->conv, n * sizeof(*nc));
-		if (!nc)
-			return NULL;
-		it->conv = nc;
-		it->conv_cap = n;
-	}
+	if (conv_room(it, n))
+		return NULL;
 	for (size_t i = 0; i < n; i++) {
 		memset(&it->conv[i], 0, sizeof(it->conv[i]));
 		memcpy(&it->conv[i], p + i * MEMPHIS_SAMPLE_V1_SIZE, MEMPHIS_SAMPLE_V1_SIZE);
@@ -119,7 +151,7 @@ static int read_stacks(struct mr_sample_iter *it, struct mr_cpufile *cf,
 {
 	char what[256];
 	size_t before = rundir_stacks_count(it->stk);
-	int r = rundir_stacks_add(&it->stk, payload, h->length, what, sizeof(what));
+	int r = rundir_stacks_add(&it->stk, h->version, payload, h->length, what, sizeof(what));
 
 	cf->stacks += rundir_stacks_count(it->stk) - before;
 	cf->stack_blocks++;
@@ -201,7 +233,7 @@ size_t mr_samples_next(struct mr_sample_iter *it, const struct memphis_rec_sampl
 			iter_next_file(it);
 			continue;
 		}
-		if (h.type == MPH_BLK_STACKS && h.version == 1 &&
+		if (h.type == MPH_BLK_STACKS && (h.version == 1 || h.version == 2) &&
 		    read_stacks(it, cf, &h, payload) == -ENOMEM) {
 			rundir_note(run, it->note, it->note_arg, 1, "%s: out of memory for a "
 				    "%" PRIu32 "-byte STACKS block", cf->name, h.length);
@@ -214,8 +246,37 @@ size_t mr_samples_next(struct mr_sample_iter *it, const struct memphis_rec_sampl
 			cf->clean_end = 1;
 			continue;
 		}
-		if (h.type == MPH_BLK_STACKS && h.version == 1)
+		if (h.type == MPH_BLK_STACKS && (h.version == 1 || h.version == 2))
 			continue;
+		if (h.type == MPH_BLK_SAMPLES && h.version == 3) {
+			r = decode_v3(it, payload, h.length, it->bf.off - h.length, &n_recs, what,
+				      sizeof(what));
+			if (r == -ENOMEM) {
+				rundir_note(run, it->note, it->note_arg, 1, "%s: out of memory for a "
+					    "%" PRIu32 "-byte SAMPLES block", cf->name, h.length);
+				cf->damaged = 1;
+				iter_next_file(it);
+				continue;
+			}
+			if (r < 0) {
+				/* the framing holds: this block's samples are the only loss */
+				if (!cf->damaged)
+					rundir_note(run, it->note, it->note_arg, 1, "%s: offset %" PRIu64
+						    ": %s; %s samples read before it, the blocks "
+						    "after it are read on", cf->name,
+						    it->bf.off - h.length - sizeof(h), what,
+						    mr_fmt_count(n, cf->samples));
+				cf->damaged = 1;
+				continue;
+			}
+			if (n_recs == 0)
+				continue;
+			*recs = it->conv;
+			cf->samples += n_recs;
+			rundir_stacks_seal(it->stk);
+			it->stk_batch = 1;
+			return n_recs;
+		}
 		if (h.type != MPH_BLK_SAMPLES || !sample_size(h.version) || h.length == 0) {
 			if ((h.type != MPH_BLK_SAMPLES || !sample_size(h.version)) &&
 			    h.type != MPH_BLK_NOTE)

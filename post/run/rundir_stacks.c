@@ -30,11 +30,36 @@ struct mr_stacks {
 	int sorted;
 };
 
-int rundir_stacks_add(struct mr_stacks **sp, const unsigned char *p, size_t len,
-		      char *what, size_t wlen)
+/* Room in s for `need` more bytes and one more key. 0 or -ENOMEM. */
+static int stacks_room(struct mr_stacks *s, size_t need)
+{
+	if (s->n + need > s->cap) {
+		size_t ncap = s->cap ? s->cap : 65536;
+		while (ncap < s->n + need)
+			ncap *= 2;
+		unsigned char *nb = realloc(s->buf, ncap);
+		if (!nb)
+			return -ENOMEM;
+		s->buf = nb;
+		s->cap = ncap;
+	}
+	if (s->nkey == s->capkey) {
+		size_t ncap = s->capkey ? s->capkey * 2 : 256;
+		struct stack_key *nk = realloc(s->key, ncap * sizeof(*nk));
+		if (!nk)
+			return -ENOMEM;
+		s->key = nk;
+		s->capkey = ncap;
+	}
+	return 0;
+}
+
+int rundir_stacks_add(struct mr_stacks **sp, uint16_t version, const unsigned char *p,
+		      size_t len, char *what, size_t wlen)
 {
 	struct mr_stacks *s = *sp;
-	size_t off = 0, i = 0;
+	size_t off = 0, i = 0, nown = 0, capown = 0, *own = NULL; /* own: offsets in s->buf */
+	int rc = 0;
 
 	if (!s) {
 		s = *sp = calloc(1, sizeof(*s));
@@ -43,46 +68,75 @@ int rundir_stacks_add(struct mr_stacks **sp, const unsigned char *p, size_t len,
 	}
 	while (off < len) {
 		struct memphis_rec_stack e;
-		size_t need;
+		size_t need, pad, from = 0;
+		int shared;
 
 		if (len - off < sizeof(e)) {
 			snprintf(what, wlen, "STACKS block: %zu stray bytes after its %zu entries",
 				 len - off, i);
-			return -EINVAL;
+			rc = -EINVAL;
+			break;
 		}
 		memcpy(&e, p + off, sizeof(e));
-		need = sizeof(e) + (((size_t)e.stack_len + 7) & ~(size_t)7);
+		shared = version >= 2 && e.reserved == MPH_STACK_SHARED;
+		pad = ((size_t)e.stack_len + 7) & ~(size_t)7;
+		need = sizeof(e) + (shared ? 0 : pad);
+		if (version >= 2 && e.reserved > MPH_STACK_SHARED) {
+			snprintf(what, wlen, "STACKS block: the entry at byte %zu has form %u, not "
+				 "0 or 1", off, e.reserved);
+			rc = -EINVAL;
+			break;
+		}
+		if (shared) {
+			const struct memphis_rec_stack *o;
+
+			if (e.reserved2 >= nown ||
+			    (o = (const void *)(s->buf + own[e.reserved2]))->stack_len != e.stack_len) {
+				snprintf(what, wlen, "STACKS block: the entry at byte %zu shares the "
+					 "bytes of entry %" PRIu32 ", which is not an earlier one of "
+					 "%" PRIu32 " bytes", off, e.reserved2, e.stack_len);
+				rc = -EINVAL;
+				break;
+			}
+			from = own[e.reserved2] + sizeof(e);
+		}
 		if (e.stack_len > STACK_LEN_MAX || need > len - off) {
 			snprintf(what, wlen, "STACKS block: the entry at byte %zu claims %" PRIu32
 				 " stack bytes, beyond the block", off, e.stack_len);
-			return -EINVAL;
+			rc = -EINVAL;
+			break;
 		}
-		if (s->n + need > s->cap) {
-			size_t ncap = s->cap ? s->cap : 65536;
-			while (ncap < s->n + need)
-				ncap *= 2;
-			unsigned char *nb = realloc(s->buf, ncap);
-			if (!nb)
-				return -ENOMEM;
-			s->buf = nb;
-			s->cap = ncap;
+		if (!shared && version >= 2 && e.stack_len && nown == capown) {
+			size_t ncap = capown ? capown * 2 : 64;
+			size_t *no = realloc(own, ncap * sizeof(*no));
+			if (!no) {
+				rc = -ENOMEM;
+				break;
+			}
+			own = no;
+			capown = ncap;
 		}
-		if (s->nkey == s->capkey) {
-			size_t ncap = s->capkey ? s->capkey * 2 : 256;
-			struct stack_key *nk = realloc(s->key, ncap * sizeof(*nk));
-			if (!nk)
-				return -ENOMEM;
-			s->key = nk;
-			s->capkey = ncap;
+		if (stacks_room(s, sizeof(e) + pad)) {
+			rc = -ENOMEM;
+			break;
 		}
-		memcpy(s->buf + s->n, p + off, need);
+		if (!shared && version >= 2 && e.stack_len)
+			own[nown++] = s->n;
+		e.reserved = 0;
+		e.reserved2 = 0;
+		memcpy(s->buf + s->n, &e, sizeof(e));
+		if (shared)
+			memcpy(s->buf + s->n + sizeof(e), s->buf + from, pad);
+		else
+			memcpy(s->buf + s->n + sizeof(e), p + off + sizeof(e), pad);
 		s->key[s->nkey++] = (struct stack_key){ e.time, e.tid, e.kind, s->n };
-		s->n += need;
+		s->n += sizeof(e) + pad;
 		s->sorted = 0;
 		off += need;
 		i++;
 	}
-	return 0;
+	free(own);
+	return rc;
 }
 
 static int key_cmp(const void *a, const void *b)
