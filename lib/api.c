@@ -488,6 +488,7 @@ __attribute__((constructor)) static void memphis_init(void)
 	memphis__rank_read(&rank);
 	/* before the first file: the run's files then live in the I/O thread's table only */
 	int io_err = memphis__io_start(memphis__tls_thread_stack());
+	memphis__writer_set_format(cfg.format);
 	if ((start_err = memphis__writer_open(output, base[0] ? base : "prog", &rank, pid,
 					      start_time, cfg.max_bytes)) < 0)
 		goto out;

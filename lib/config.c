@@ -196,6 +196,8 @@ void memphis__config_read(struct memphis__config *c)
 	env_str("MEMPHIS_OUTPUT", c->output, sizeof(c->output), "",
 		"the default name memphis-<program>-<pid>");
 	c->max_bytes = env_max_bytes();
+	c->format = (unsigned)env_long("MEMPHIS_FORMAT", MEMPHIS_FORMAT_VERSION, 2,
+				       MEMPHIS_FORMAT_VERSION);
 	env_str("MEMPHIS_REGION", c->auto_region, sizeof(c->auto_region), "", "no whole-run region");
 	c->disabled = env_bool("MEMPHIS_DISABLE", 0);
 	c->launched_pid = env_long("MEMPHIS_LAUNCHED", 0, 0, INT_MAX);

@@ -39,6 +39,8 @@ struct memphis__config {
 	char output[4096];       /* MEMPHIS_OUTPUT: run directory path, "" = default name */
 	int64_t max_bytes;       /* MEMPHIS_MAX_BYTES: the run directory's size cap; -1 unset
 				  * (the writer's default, writer.h), 0 none, else >= 1 MiB */
+	unsigned format;         /* MEMPHIS_FORMAT: the run's format version, 3 (default:
+				  * MEMPHIS_FORMAT_VERSION) or 2, for an older memphis-report */
 	char auto_region[4096];  /* MEMPHIS_REGION: whole-run region (launcher), cut to a
 				  * region name's length by memphis_mark_named like any name */
 	int verbose;             /* MEMPHIS_VERBOSE: 0..3 (larger acts as 3), default 0 */

@@ -32,6 +32,7 @@
 #include "thread.h"
 #include "tls.h"
 #include "topology.h"
+#include "samples3.h"
 #include "u64set.h"
 #include "writer.h"
 
@@ -125,15 +126,38 @@ int memphis__drain_sampling(void)
 	return __atomic_load_n(&sampling_ok, __ATOMIC_RELAXED);
 }
 
+/* The SAMPLES payload of b's samples in the run's layout: *p and its length (layout 3:
+ * encoded into `enc`, allocated once, used under the drain lock). 0, or -ENOMEM. */
+static int samples_payload(const struct cpu_buf *b, const void **p, size_t *len)
+{
+	static unsigned char *enc;
+
+	if (memphis__writer_layout(MPH_BLK_SAMPLES) < 3) {
+		*p = b->s;
+		*len = b->n * sizeof(b->s[0]);
+		return 0;
+	}
+	if (!enc)
+		enc = memphis__lib_malloc(MPH_S3_BOUND(CPU_BUF));
+	if (!enc)
+		return -ENOMEM;
+	*len = mph_s3_encode(b->s, b->n, enc);
+	*p = enc;
+	return 0;
+}
+
 static void flush_cpu(int cpu)
 {
 	struct cpu_buf *b = bufs[cpu];
+	const void *p;
+	size_t len;
 
 	if (!b || b->n == 0)
 		return;
 	/* the entries first: a reader finds them before their samples (format.h) */
 	memphis__stackbuf_write(&b->stk, cpu);
-	if (memphis__writer_block(cpu, MPH_BLK_SAMPLES, b->s, b->n * sizeof(b->s[0])) < 0)
+	if (samples_payload(b, &p, &len) < 0 ||
+	    memphis__writer_block(cpu, MPH_BLK_SAMPLES, p, len) < 0)
 		counts.dropped += b->n;
 	else
 		b->written += b->n;

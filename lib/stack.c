@@ -149,12 +149,52 @@ uint64_t memphis__stack_signature(const struct memphis__thread *t, const struct 
 	return h ? h : 1;
 }
 
+/* Most entries a buffer holds: each takes at least a header. */
+#define MAX_ENTRIES (MEMPHIS__STACK_BUF_MAX / sizeof(struct memphis_rec_stack))
+
+static uint64_t bytes_hash(const unsigned char *p, uint64_t len)
+{
+	uint64_t h = len, w;
+
+	for (uint64_t o = 0; o < len; o += 8) {
+		w = 0;
+		memcpy(&w, p + o, len - o < 8 ? len - o : 8);
+		h = (h ^ w) * MPH_GOLDEN64;
+		h ^= h >> 29;
+	}
+	return h;
+}
+
+/* In STACKS layout 2: the index among b's own entries of one holding `len` bytes equal
+ * to p's, or -1 after remembering (when there is room) that the entry about to be added
+ * at b->n holds them. */
+static long shared_with(struct memphis__stackbuf *b, const unsigned char *p, uint64_t len)
+{
+	uint64_t h;
+
+	if (!len || memphis__writer_layout(MPH_BLK_STACKS) < 2)
+		return -1;
+	if (!b->own)
+		b->own = memphis__lib_malloc(MAX_ENTRIES * sizeof(*b->own));
+	if (!b->own)
+		return -1;
+	h = bytes_hash(p, len);
+	for (size_t i = 0; i < b->nown; i++)
+		if (b->own[i].hash == h && b->own[i].len == len &&
+		    !memcmp(b->p + b->own[i].off + sizeof(struct memphis_rec_stack), p, len))
+			return (long)i;
+	if (b->nown < MAX_ENTRIES)
+		b->own[b->nown++] = (struct memphis__stackown){ h, (uint32_t)b->n, (uint32_t)len };
+	return -1;
+}
+
 int memphis__stackbuf_add(struct memphis__stackbuf *b, uint16_t kind, uint64_t time,
 			  const struct memphis__thread *t, uint32_t tid,
 			  const struct memphis__ustack *u)
 {
 	struct memphis_rec_stack e = { .time = time, .tid = tid, .kind = kind };
-	uint64_t len;
+	uint64_t len, kept;
+	long shared;
 	size_t need;
 
 	if (!u->regs)
@@ -170,10 +210,18 @@ int memphis__stackbuf_add(struct memphis__stackbuf *b, uint16_t kind, uint64_t t
 		if (!b->p)
 			return -ENOMEM;
 	}
+	shared = shared_with(b, u->bytes, len);
+	kept = len;
+	if (shared >= 0) {
+		e.reserved = MPH_STACK_SHARED;
+		e.reserved2 = (uint32_t)shared;
+		kept = 0;
+		need = sizeof(e);
+	}
 	memcpy(b->p + b->n, &e, sizeof(e));
-	if (len)
-		memcpy(b->p + b->n + sizeof(e), u->bytes, len);
-	memset(b->p + b->n + sizeof(e) + len, 0, need - sizeof(e) - len);
+	if (kept)
+		memcpy(b->p + b->n + sizeof(e), u->bytes, kept);
+	memset(b->p + b->n + sizeof(e) + kept, 0, need - sizeof(e) - kept);
 	b->n += need;
 	b->count++;
 	return 0;
@@ -187,11 +235,13 @@ int memphis__stackbuf_write(struct memphis__stackbuf *b, int cpu)
 		err = memphis__writer_block(cpu, MPH_BLK_STACKS, b->p, b->n);
 	b->n = 0;
 	b->count = 0;
+	b->nown = 0;
 	return err;
 }
 
 void memphis__stackbuf_free(struct memphis__stackbuf *b)
 {
 	memphis__lib_free(b->p);
+	memphis__lib_free(b->own);
 	memset(b, 0, sizeof(*b));
 }

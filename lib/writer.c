@@ -61,6 +61,7 @@ static int ncpus;
 static int error;
 static pid_t owner_pid;
 static uint64_t t0;
+static unsigned format = MEMPHIS_FORMAT_VERSION; /* of the run (FILE blocks, layouts) */
 
 /* The size of the run (all its files) and the file system's free space. `cap` 0: none.
  * The stop at either is `capped` (error -EDQUOT, the reason in `limit_why`), after which
@@ -141,7 +142,7 @@ static int open_file(struct file *f, int cpu)
 {
 	char name[32];
 	struct memphis_rec_file rec = {
-		.format_version = MEMPHIS_FORMAT_VERSION,
+		.format_version = format,
 		.kind = cpu < 0 ? MPH_FILE_META : MPH_FILE_SAMPLES,
 		.cpu = cpu,
 		.pid = (uint32_t)owner_pid,
@@ -309,7 +310,7 @@ static int write_block(struct file *f, uint16_t type, const void *a, size_t alen
 	struct memphis_block h = {
 		.magic = MEMPHIS_BLOCK_MAGIC,
 		.type = type,
-		.version = type == MPH_BLK_SAMPLES ? 2 : 1, /* format.h: layout versions */
+		.version = memphis__writer_layout(type),
 		.length = (uint32_t)(alen + blen),
 	};
 	struct iovec iov[3] = { { &h, sizeof(h) }, { (void *)a, alen }, { (void *)b, blen } };
@@ -613,6 +614,20 @@ int memphis__writer_block2(int cpu, uint16_t type, const void *a, size_t alen,
 int memphis__writer_block(int cpu, uint16_t type, const void *payload, size_t len)
 {
 	return memphis__writer_block2(cpu, type, payload, len, NULL, 0);
+}
+
+void memphis__writer_set_format(unsigned version)
+{
+	format = version;
+}
+
+uint16_t memphis__writer_layout(uint16_t type)
+{
+	if (type == MPH_BLK_SAMPLES)
+		return format >= 3 ? 3 : 2;
+	if (type == MPH_BLK_STACKS)
+		return format >= 3 ? 2 : 1;
+	return 1;
 }
 
 void memphis__writer_keep_if(int sampled)

@@ -18,6 +18,14 @@ struct memphis__rank;
 int memphis__writer_open(const char *path_or_empty, const char *exe_name,
 			 const struct memphis__rank *rank, pid_t pid, uint64_t start_time,
 			 int64_t max_bytes);
+/* The run's format version (MEMPHIS_FORMAT: 2 or MEMPHIS_FORMAT_VERSION, the default):
+ * its FILE blocks' and the layouts memphis__writer_layout gives. Before
+ * memphis__writer_open. */
+void memphis__writer_set_format(unsigned version);
+/* The layout version the run's blocks of `type` have (format.h): SAMPLES 3 and STACKS 2
+ * in format 3, SAMPLES 2 and STACKS 1 in format 2, 1 for the others. Their payload must
+ * be encoded in it. */
+uint16_t memphis__writer_layout(uint16_t type);
 /* Append one block to meta.mph (cpu < 0) or cpuNNN.mph: a copy written by the I/O thread
  * (io.h) after every block asked before it, the caller not waiting. Returns 0 or -errno;
  * after the first failure every later call fails with the same error (sampling stops,
