@@ -394,12 +394,12 @@ $(B)/tests/shim_%.so: tests/programs/shim_%.c
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) -std=gnu11 -g -O2 -fPIC -shared -Wall -Wextra -Werror $< -o $@ $(LDFLAGS)
 
-# Test tools are programs of their own; those that write run directories take the CRC from
-# common/.
-$(B)/tests/tool_%: tests/programs/tool_%.c $(B)/common/crc32c.o
+# Test tools are programs of their own; those that write run directories take the CRC and
+# the SAMPLES layout 3 codec from common/.
+$(B)/tests/tool_%: tests/programs/tool_%.c $(B)/common/crc32c.o $(B)/common/samples3.o
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(BASE_CFLAGS) -Icommon $(CFLAGS) $< -o $@ $(B)/common/crc32c.o $(LDFLAGS) -lm
+	$(Q)$(CC) $(BASE_CFLAGS) -Icommon $(CFLAGS) $< -o $@ $(B)/common/crc32c.o $(B)/common/samples3.o $(LDFLAGS) -lm
 
 $(B)/examples/%: examples/%.c $(B)/libmemphis.so
 	@mkdir -p $(@D)
