@@ -10,11 +10,12 @@
 #include "base/err.h"
 #include "cmd.h"
 #include "run/pages.h"
+#include "samples3.h"
 #include "u64map.h"
 
 void mr_help_dump(FILE *f)
 {
-	fprintf(f, "usage: memphis-report dump RUNDIR [--meta | --samples | --touches | --stacks]\n\n"
+	fprintf(f, "usage: memphis-report dump RUNDIR [--meta | --samples | --touches | --stacks | --blocks]\n\n"
 		   "Print the run directory as text: the metadata (RUN keys, topology, threads,\n"
 		   "regions with loss counts, counts of allocations, frees and first touches),\n"
 		   "then one line per sample:\n"
@@ -33,6 +34,10 @@ void mr_help_dump(FILE *f)
 		   "                sample|touch time_s tid ip entry_ip sp stack_len words...\n"
 		   "              (entry_ip: the entry's IP register; words: its stack as\n"
 		   "              64-bit hex words from SP up; \"missing\" when no entry is found)\n"
+		   "  --blocks    only the framed blocks of every file, one per line:\n"
+		   "                file offset type layout payload_bytes [records]\n"
+		   "              (records: SAMPLES records of any layout, decoded alike;\n"
+		   "              STACKS entries and how many share an earlier one's bytes)\n"
 		   "  -h, --help  this text\n\n"
 		   "Exit status: 0 ok, 1 bad usage, 2 damaged or unreadable input (after printing\n"
 		   "what was readable).\n");
@@ -319,6 +324,56 @@ static int dump_stacks(struct mr_run *run)
 	return 0;
 }
 
+/* mr_block_fn of dump_blocks: one line per block of file *(const char **)arg. */
+static void block_line(void *arg, uint64_t off, const struct memphis_block *h,
+		       const unsigned char *p)
+{
+	struct mph_s3_error e;
+	size_t n = 0, shared = 0;
+
+	printf("%s %" PRIu64 " %s %u %" PRIu32, *(const char **)arg, off, mr_block_name(h->type),
+	       (unsigned)h->version, h->length);
+	if (h->type == MPH_BLK_SAMPLES && (h->version == 1 || h->version == 2)) {
+		size_t size = h->version == 1 ? MEMPHIS_SAMPLE_V1_SIZE : sizeof(struct memphis_rec_sample);
+		if (h->length % size == 0)
+			printf(" %zu samples", h->length / size);
+	} else if (h->type == MPH_BLK_SAMPLES && h->version == 3) {
+		if (mph_s3_count(p, h->length, &n, &e) == 0)
+			printf(" %zu samples", n);
+	} else if (h->type == MPH_BLK_STACKS && (h->version == 1 || h->version == 2)) {
+		for (size_t o = 0; h->length - o >= sizeof(struct memphis_rec_stack); n++) {
+			struct memphis_rec_stack st;
+			memcpy(&st, p + o, sizeof(st));
+			o += sizeof(st);
+			if (h->version == 2 && st.reserved == MPH_STACK_SHARED)
+				shared++;
+			else if (h->length - o < (((size_t)st.stack_len + 7) & ~(size_t)7))
+				break;
+			else
+				o += ((size_t)st.stack_len + 7) & ~(size_t)7;
+		}
+		printf(" %zu entries, %zu sharing bytes", n, shared);
+	}
+	printf("\n");
+}
+
+/* Every block of meta.mph and the cpu files: 0, or MR_EXIT_DATA after a damaged one. */
+static int dump_blocks(struct mr_run *run)
+{
+	char what[512];
+	int rc = 0;
+
+	printf("# file offset type layout payload_bytes [records]\n");
+	for (size_t i = 0; i <= run->ncpufiles; i++) {
+		const char *name = i ? run->cpus[i - 1].name : MEMPHIS_META_FILE;
+		if (mr_run_walk_blocks(run, name, block_line, &name, what, sizeof(what)) < 0) {
+			printf("# damaged input: %s\n", mr_esc(what));
+			rc = MR_EXIT_DATA;
+		}
+	}
+	return rc;
+}
+
 int mr_cmd_dump(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -326,10 +381,11 @@ int mr_cmd_dump(int argc, char **argv)
 		{ "samples", no_argument, NULL, 's' },
 		{ "touches", no_argument, NULL, 't' },
 		{ "stacks", no_argument, NULL, 'k' },
+		{ "blocks", no_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int meta = 1, samples = 1, touches = 0, stacks = 0, c, rc;
+	int meta = 1, samples = 1, touches = 0, stacks = 0, blocks = 0, c, rc;
 	struct mr_run *run;
 
 	optind = 1;
@@ -340,6 +396,7 @@ int mr_cmd_dump(int argc, char **argv)
 		case 's': meta = 0; samples = 1; break;
 		case 't': meta = 0; samples = 0; touches = 1; break;
 		case 'k': meta = 0; samples = 0; stacks = 1; break;
+		case 'b': meta = 0; samples = 0; blocks = 1; break;
 		case 'h': mr_help_dump(stdout); return MR_EXIT_OK;
 		default:
 			return mr_usage("dump", "unknown option %s", argv[optind - 1]);
@@ -357,6 +414,8 @@ int mr_cmd_dump(int argc, char **argv)
 		dump_touches(run);
 	if (stacks && !rc)
 		rc = dump_stacks(run);
+	if (blocks && !rc)
+		rc = dump_blocks(run);
 	for (size_t i = 0; i < run->ncpufiles && (samples || stacks); i++) {
 		const struct mr_cpufile *cf = &run->cpus[i];
 		printf("# %s: %s samples", cf->name, mr_fmt_count((char[32]){ 0 }, cf->samples));

@@ -229,6 +229,17 @@ const struct memphis_rec_stack *mr_run_touch_stack(const struct mr_run *run,
 						   const struct memphis_rec_touch *t,
 						   const uint8_t **bytes);
 
+/* One framed block of a file of the run: its header at byte `off` of the file and its
+ * payload (h->length bytes, any alignment). */
+typedef void mr_block_fn(void *arg, uint64_t off, const struct memphis_block *h,
+			 const unsigned char *payload);
+/* Call fn for each block of the run's file `name` (meta.mph, cpuNNN.mph) in file order,
+ * up to the end or the first block whose framing is damaged. 0 at the end; -EINVAL with
+ * `what` naming the offset and the damage; -errno with `what` when the file does not
+ * open. */
+int mr_run_walk_blocks(const struct mr_run *run, const char *name, mr_block_fn *fn, void *arg,
+		       char *what, size_t wlen);
+
 /* Name of a block type ("SAMPLES"), "type N" for unknown ones (static or per-thread buf). */
 const char *mr_block_name(unsigned type);
 /* Name of a COUNTERS record's source ("papi", "numastat", ...), NULL for unknown ones. */

@@ -28,6 +28,7 @@ const char *mr_block_name(unsigned type)
 		[MPH_BLK_REGION] = "REGION", [MPH_BLK_LOSS] = "LOSS", [MPH_BLK_PAGES] = "PAGES",
 		[MPH_BLK_NOTE] = "NOTE", [MPH_BLK_SAMPLES] = "SAMPLES", [MPH_BLK_END] = "END",
 		[MPH_BLK_TLS] = "TLS", [MPH_BLK_COUNTERS] = "COUNTERS", [MPH_BLK_STACKS] = "STACKS",
+		[MPH_BLK_CPU_SAMPLES] = "CPU_SAMPLES", [MPH_BLK_THREAD_CPU] = "THREAD_CPU",
 	};
 	static __thread char other[24];
 
@@ -448,4 +449,36 @@ char *rundir_path_join(const char *dir, const char *name)
 	if (asprintf(&p, "%s/%s", dir, name) < 0)
 		return NULL;
 	return p;
+}
+
+/* Contract in rundir.h. */
+int mr_run_walk_blocks(const struct mr_run *run, const char *name, mr_block_fn *fn, void *arg,
+		       char *what, size_t wlen)
+{
+	struct blockfile bf = { .fd = -1, .name = name };
+	struct memphis_block h;
+	const unsigned char *payload;
+	char why[256];
+	char *path = rundir_path_join(run->dir, name);
+	int r;
+
+	if (!path) {
+		snprintf(what, wlen, "%s: out of memory", name);
+		return -ENOMEM;
+	}
+	bf.fd = rundir_open_file(path);
+	free(path);
+	if (bf.fd < 0) {
+		snprintf(what, wlen, "%s: %s", name, rundir_open_strerror(bf.fd));
+		return bf.fd;
+	}
+	while ((r = rundir_bf_view(&bf, &h, &payload, why, sizeof(why))) == BF_BLOCK) {
+		fn(arg, bf.off, &h, payload);
+		rundir_bf_done(&bf, &h);
+	}
+	if (r != BF_EOF)
+		snprintf(what, wlen, "%s: offset %" PRIu64 ": %s", name, bf.off, why);
+	close(bf.fd);
+	rundir_bf_free(&bf);
+	return r == BF_EOF ? 0 : -EINVAL;
 }
