@@ -1,7 +1,8 @@
 /* tests/unit/unit_rundir.c - the run-directory reader of memphis-report (post/run/rundir.c):
  * samples read up to a damaged block, the damage message (file, offset, block, count),
  * unknown blocks skipped, a newer format refused, SAMPLES of layout version 1 (56-byte
- * records of format 1 runs) and 2 read alike; STACKS entries found for their own batch of
+ * records of format 1 runs), 2 and 3 (compact: common/samples3.c, its edge cases and every
+ * fault it rejects) read alike; STACKS layout 2 entries sharing bytes; STACKS entries found for their own batch of
  * samples and for first touches, a damaged STACKS block noted with the rest read on; and its
  * thousands separators (mr_fmt_count); blocks of every size through the read-ahead buffer;
  * PAGES records, left in the mapping of meta.mph where it is mapped. The readers map the
@@ -17,6 +18,7 @@
 #include "runfiles.h"
 
 #include "run/rundir_impl.h"
+#include "samples3.h"
 
 #include "tap.h"
 
@@ -135,7 +137,7 @@ static void test_versions(void)
 		return;
 	put_block(f, MPH_BLK_FILE, &rf, sizeof(rf));
 	put_block_v(f, MPH_BLK_SAMPLES, 2, v2, sizeof(v2));
-	put_block_v(f, MPH_BLK_SAMPLES, 3, v2, sizeof(v2));     /* a future layout: skipped */
+	put_block_v(f, MPH_BLK_SAMPLES, 4, v2, sizeof(v2));     /* a future layout: skipped */
 	fclose(f);
 	ok(mr_run_open(dir, &run, err, sizeof(err)) == 0, "versions: open (%s)", err);
 	if (!run)
@@ -155,7 +157,7 @@ static void test_versions(void)
 						    "a whole number of 56-byte records"),
 	   "versions: a layout 1 block of a partial record is damage (%s)",
 	   run->ndamage ? run->damage[0] : "none");
-	ok(run->unknown_blocks == 1, "versions: the layout 3 block was skipped (%" PRIu64 ")",
+	ok(run->unknown_blocks == 1, "versions: the layout 4 block was skipped (%" PRIu64 ")",
 	   run->unknown_blocks);
 	mr_run_close(run);
 	{
@@ -390,6 +392,140 @@ static void test_pages(void)
 	}
 }
 
+/* Encode n records, decode them back: equal, in at most MPH_S3_BOUND(n) bytes. Returns
+ * the encoded length (0 on failure). */
+static size_t s3_roundtrip(const struct memphis_rec_sample *s, size_t n, const char *what)
+{
+	static unsigned char buf[MPH_S3_BOUND(8)];
+	struct memphis_rec_sample got[8];
+	struct mph_s3_error e = { 0 };
+	size_t len = mph_s3_encode(s, n, buf), m = 99;
+	int same;
+
+	same = mph_s3_count(buf, len, &m, &e) == 0 && m == n &&
+	       mph_s3_decode(buf, len, got, n, &e) == 0 && !memcmp(got, s, n * sizeof(*s));
+	ok(same && len <= MPH_S3_BOUND(n), "layout 3: %s: %zu records in %zu bytes decode alike (%s)",
+	   what, n, len, e.msg);
+	return same ? len : 0;
+}
+
+/* The payload p (len bytes) is refused with a message holding `msg`. */
+static void s3_bad(const unsigned char *p, size_t len, const char *msg, size_t off)
+{
+	struct memphis_rec_sample got[8];
+	struct mph_s3_error e = { 0 };
+	size_t n = 0;
+	int r = mph_s3_count(p, len, &n, &e);
+
+	if (r == 0)
+		r = n <= 8 ? mph_s3_decode(p, len, got, n, &e) : -1;
+	ok(r == -EINVAL && strstr(e.msg, msg) && e.off == off,
+	   "layout 3: refused: %s at byte %zu (%s at %zu)", msg, off, e.msg, e.off);
+}
+
+static void test_layout3(void)
+{
+	struct memphis_rec_sample s[8];
+	unsigned char buf[MPH_S3_BOUND(8)];
+	size_t len;
+
+	memset(s, 0, sizeof(s));
+	len = s3_roundtrip(s, 0, "empty block");
+	ok(len == 1, "layout 3: an empty block is its count alone (%zu bytes)", len);
+	for (int i = 0; i < 4; i++)
+		s[i] = (struct memphis_rec_sample){ .time = 5000000 + 1000000u * (uint64_t)i,
+			.ip = 0x401000, .sampled_ip = 0x401004, .tid = 7, .region = 1, .weight = 1,
+			.cpu = 3, .flags = MPH_S_NONMEM };
+	len = s3_roundtrip(s, 4, "soft samples of one loop");
+	{
+		size_t one = s3_roundtrip(s, 1, "its first record alone");
+		ok(len - one == 3 * 5, "layout 3: a repeated soft sample without address costs 5 "
+		   "bytes (header 1, time 3, ip 1: %zu for 3)", len - one);
+	}
+	/* max u64 deltas both ways, negative deltas, an address then none */
+	s[0] = (struct memphis_rec_sample){ .time = UINT64_MAX, .ip = UINT64_MAX,
+		.addr = UINT64_MAX, .sampled_ip = 0, .weight = 1 };
+	s[1] = (struct memphis_rec_sample){ .time = 0, .ip = 0, .addr = 1, .sampled_ip = UINT64_MAX,
+		.weight = 1 };
+	s[2] = (struct memphis_rec_sample){ .time = 1ull << 63, .ip = (1ull << 63) - 1,
+		.addr = 0, .sampled_ip = 1ull << 63, .weight = 1 };
+	s[3] = (struct memphis_rec_sample){ .time = 1, .ip = 1ull << 63, .addr = 1ull << 63,
+		.sampled_ip = (1ull << 63) - 1, .weight = 1 };
+	s3_roundtrip(s, 4, "max and negative deltas");
+	/* every field changes, to its largest value */
+	s[0] = (struct memphis_rec_sample){ .time = 1ull << 62, .ip = 1ull << 62,
+		.addr = 1ull << 62, .sampled_ip = 0, .data_src = 0, .weight = 1 };
+	s[1] = (struct memphis_rec_sample){ .time = 1ull << 62 ^ (1ull << 63), .ip = UINT64_MAX - (1ull << 62) + 1,
+		.addr = (1ull << 63) + (1ull << 62), .sampled_ip = (1ull << 63) + 5,
+		.data_src = UINT64_MAX, .tid = UINT32_MAX, .region = UINT32_MAX,
+		.weight = UINT32_MAX, .cpu = UINT16_MAX, .flags = UINT16_MAX, .ins_lat = UINT16_MAX };
+	len = s3_roundtrip(s, 2, "every field changes");
+	{
+		size_t one = s3_roundtrip(s, 1, "its first record alone");
+		ok(len - one <= MPH_S3_REC_MAX, "layout 3: the record of every field is %zu bytes, "
+		   "at most MPH_S3_REC_MAX", len - one);
+	}
+	/* faults: offsets in the payload */
+	memset(s, 0, sizeof(s));
+	s[0].weight = 1;
+	len = mph_s3_encode(s, 1, buf); /* 01 00 00 00: count, header, time, ip */
+	ok(len == 4, "layout 3: a record of zeros is 3 bytes after its count (%zu)", len);
+	s3_bad(buf, len - 1, "record count 1: more than its 2 bytes can hold", 0);
+	s3_bad((const unsigned char *)"\x01\x01\x00\x00", 4, "addr: the payload ends inside it", 4);
+	s3_bad((const unsigned char *)"\x01\x00\x00\x80", 4, "ip: the payload ends inside it", 3);
+	buf[len] = 0;
+	s3_bad(buf, len + 1, "1 bytes after the last of its 1 records", 4);
+	s3_bad((const unsigned char *)"\x02\x00\x00\x00", 4, "more than its 3 bytes can hold", 0);
+	s3_bad((const unsigned char *)"", 0, "record count: the payload ends inside it", 0);
+	s3_bad((const unsigned char *)"\x01\x00\x80\x00\x00", 5, "time: varint not in its shortest form", 2);
+	s3_bad((const unsigned char *)"\x01\x00\x80\x80\x80\x80\x80\x80\x80\x80\x80\x02\x00", 13,
+	       "time: varint longer than 64 bits", 2);
+	s3_bad((const unsigned char *)"\x01\x80\x04\x00\x00", 5, "unknown bits", 1);
+	s3_bad((const unsigned char *)"\x01\x80\x00\x00\x00", 5, "a second byte of 0", 1);
+	s3_bad((const unsigned char *)"\x01\x20\x00\x00\x80\x80\x04", 7, "cpu: value 65536 beyond 16 bits", 4);
+	s3_bad((const unsigned char *)"\x01\x20\x00\x00\x00", 5, "cpu: given, but unchanged", 1);
+	s3_bad((const unsigned char *)"\x01\x01\x00\x00\x00", 5, "addr: 0 given as present", 1);
+	s3_bad((const unsigned char *)"\x01\x40\x00\x00\x01", 5, "weight: given, but unchanged", 1);
+}
+
+/* STACKS layout 2: an entry sharing an earlier one's bytes is found with them; a share of
+ * an entry that is not an earlier own one is damage. */
+static void test_stacks2(void)
+{
+	unsigned char p[3 * sizeof(struct memphis_rec_stack) + 16];
+	struct memphis_rec_stack e = { .time = 10, .tid = 5, .kind = MPH_STACK_SAMPLE,
+				       .stack_len = 12 };
+	struct mr_stacks *st = NULL;
+	const struct memphis_rec_stack *got;
+	const uint8_t *bytes;
+	char what[256] = "";
+	size_t n = 0;
+
+	e.regs[8] = 0x1234;
+	memcpy(p, &e, sizeof(e));
+	memcpy(p + sizeof(e), "abcdefghijkl\0\0\0\0", 16);
+	n = sizeof(e) + 16;
+	e.time = 11;
+	e.regs[8] = 0x5678;
+	e.reserved = MPH_STACK_SHARED;
+	e.reserved2 = 0;
+	memcpy(p + n, &e, sizeof(e));
+	n += sizeof(e);
+	ok(rundir_stacks_add(&st, 2, p, n, what, sizeof(what)) == 0, "stacks 2: read (%s)", what);
+	rundir_stacks_seal(st);
+	got = rundir_stacks_find(st, MPH_STACK_SAMPLE, 5, 11, &bytes);
+	ok(got && got->regs[8] == 0x5678 && got->stack_len == 12 && got->reserved == 0 &&
+	   got->reserved2 == 0 && bytes && !memcmp(bytes, "abcdefghijkl", 12),
+	   "stacks 2: a shared entry has its own registers and the bytes it shares");
+	rundir_stacks_clear(st);
+	e.reserved2 = 1;
+	memcpy(p + sizeof(e) + 16, &e, sizeof(e));
+	ok(rundir_stacks_add(&st, 2, p, n, what, sizeof(what)) == -EINVAL &&
+	   strstr(what, "shares the bytes of entry 1") && rundir_stacks_count(st) == 1,
+	   "stacks 2: a share of no earlier entry is damage, the one before kept (%s)", what);
+	rundir_stacks_free(st);
+}
+
 int main(void)
 {
 	char b[32];
@@ -403,6 +539,8 @@ int main(void)
 	rundir_no_map = 0;
 	test_versions();
 	test_stacks();
+	test_layout3();
+	test_stacks2();
 	ok(!strcmp(mr_fmt_count(b, 1234567), "1,234,567") && !strcmp(mr_fmt_count(b, 999), "999"),
 	   "thousands separators");
 	return tap_done();
