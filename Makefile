@@ -460,7 +460,9 @@ FUZZ_B := $(B)-fuzz
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -Iinclude -Ilib -Ilib/backend -Ipost -Icommon \
 	$(DWARF_CFLAGS)
-FUZZ_rundir_SRCS := $(wildcard post/run/rundir*.c) post/base/radix.c post/base/infile.c common/crc32c.c
+FUZZ_rundir_SRCS := $(wildcard post/run/rundir*.c) post/base/radix.c post/base/infile.c common/crc32c.c \
+	common/samples3.c
+FUZZ_samples3_SRCS := common/samples3.c
 FUZZ_maps_SRCS := common/maps.c
 FUZZ_debuginfo_SRCS := $(wildcard post/binary/debuginfo*.c) post/binary/cfi.c post/binary/demangle.c post/base/radix.c post/base/infile.c
 FUZZ_debuginfo_LIBS := -ldwarf -ldw -lelf -lz -liberty

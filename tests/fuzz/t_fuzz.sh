@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/fuzz/t_fuzz.sh - every libFuzzer target (fuzz_*.c beside it, built by `make fuzz`
 # into BUILD-fuzz/) for a bounded time each, seeded with real inputs made here: a run directory
-# (fuzz_rundir), this shell's /proc/PID/maps (fuzz_maps), module records (fuzz_kmod_record),
+# (fuzz_rundir), its SAMPLES layout 3 payloads (fuzz_samples3), this shell's /proc/PID/maps (fuzz_maps), module records (fuzz_kmod_record),
 # small ELF objects with DWARF 4 compiled from tests/fixtures (fuzz_debuginfo), saved
 # --json reports of a synthetic run, by variable and by line (fuzz_compare_json), the
 # machine code of prog_heapvar (fuzz_heapvar, fuzz_pollloop with a poll loop), the HTML page's sample and a synthetic
@@ -33,7 +33,7 @@ ok "make fuzz builds every target into $FB"
 
 # ---- seeds, one directory per target ----
 mkdir -p seed/rundir seed/maps seed/kmod_record seed/debuginfo seed/compare_json seed/heapvar \
-	seed/html_source seed/json_strict seed/pollloop
+	seed/html_source seed/json_strict seed/pollloop seed/samples3
 "$B/tests/tool_gen" gen -n 3000 --allocs 20 > /dev/null 2>&1 &&
 	"$B/memphis-report" --json gen > seed/compare_json/var.json 2> /dev/null
 "$B/memphis-report" --json --by line gen > seed/compare_json/line.json 2> /dev/null
@@ -55,6 +55,23 @@ for f in sorted(os.listdir(d)):
         break
 open(out, "wb").write(bytes([len(meta) >> 8, len(meta) & 255]) + meta + cpu)
 PY
+# the payloads of the run's SAMPLES blocks of layout 3, and a short one
+python3 - "$(rundir hello)" seed/samples3 <<'PY'
+import os, struct, sys
+d, out = sys.argv[1], sys.argv[2]
+k = 0
+for f in sorted(os.listdir(d)):
+    if not f.startswith("cpu"):
+        continue
+    b, off = open(os.path.join(d, f), "rb").read(), 0
+    while off + 16 <= len(b):
+        magic, typ, ver, ln, crc = struct.unpack_from("<IHHII", b, off)
+        if typ == 13 and ver == 3 and k < 8:
+            open(os.path.join(out, "blk%d" % k), "wb").write(b[off + 16:off + 16 + min(ln, 60000)])
+            k += 1
+        off += 16 + ln
+PY
+printf '\002\177\002\002\047\200\001\004\002\002\000' > seed/samples3/two
 # STACKS blocks in both files: entries of a first touch and of two samples (one flagged
 # without its entry), framed with CRC-32C as the library writes them
 python3 - seed/rundir/stacks <<'PY'
