@@ -1,5 +1,7 @@
 #!/bin/sh
 # bench/bench.sh [BUILD] - make bench: what users run, as figures; asserts nothing.
+#  0. The run directory's size (issue 45): bytes per sample of the cpu files, format 3 and
+#     MEMPHIS_FORMAT=2, cg at 1 ms and 100 us, interleaved (BENCH_FORMAT_ONLY=1: only this).
 #  1. Collection overhead on three kernels, with as many threads as cores:
 #     examples/cg (OpenMP, a region per iteration) and tests/programs/prog_barrier.c (OpenMP, many
 #     short loops, a barrier every few microseconds), each with libgomp's default waiting
@@ -89,8 +91,9 @@ rm -f probe.data probe.err
 # with MEMPHIS_SCOPE=thread) or perf:PERIOD) with
 # libgomp's default waiting (WAIT spin) or OMP_WAIT_POLICY=WAIT, and appends
 # "kernel wait cfg wall_s cpu_s samples lost bytes drain_ns touch_stack_bytes
-# touch_lost drain_passes" to results (meta.mph's STACKS bytes, page-fault records lost,
-# the drain thread's wake-ups).
+# touch_lost drain_passes samples_bytes stacks_bytes" to results (meta.mph's STACKS bytes,
+# page-fault records lost, the drain thread's wake-ups, the cpu files' SAMPLES and STACKS
+# blocks with their headers).
 one() {
 	k=$1 w=$2 cfg=$3
 	shift 3
@@ -105,6 +108,7 @@ one() {
 	lib:*) set -- env $wenv MEMPHIS_PERIOD="${cfg#lib:}" "$@" ;;
 	thr:*) set -- env $wenv MEMPHIS_SCOPE=thread MEMPHIS_PERIOD="${cfg#thr:}" "$@" ;;
 	nostk:*) set -- env $wenv MEMPHIS_STACK_BYTES=0 MEMPHIS_PERIOD="${cfg#nostk:}" "$@" ;;
+	f2:*) set -- env $wenv MEMPHIS_FORMAT=2 MEMPHIS_PERIOD="${cfg#f2:}" "$@" ;;
 	# sampling once in 10 s: regions, heap and first touches, no samples; and without
 	# first touches either
 	nosmp) set -- env $wenv MEMPHIS_PERIOD=10s "$@" ;;
@@ -133,7 +137,7 @@ one() {
 		t0=$(cat in.t0) t1=$(cat in.t1)
 		[ ! -s cpu_in.out ] || cpu=$(tail -n 1 cpu_in.out | awk '{ print $1 + $2 }')
 	fi
-	samples=0 lost=0 bytes=0 drain=0 tstk=0 tlost=0 passes=0
+	samples=0 lost=0 bytes=0 drain=0 tstk=0 tlost=0 passes=0 sbytes=0 kbytes=0
 	d=$(ls -d memphis-*/ 2>/dev/null | head -n 1)
 	if [ -n "$d" ]; then
 		"$B/memphis-report" dump --meta "$d" > meta.txt 2>/dev/null
@@ -150,8 +154,12 @@ one() {
 		tlost=$(awk '/first touch: [0-9]+ page-fault records lost/ {
 				for (i = 1; i < NF; i++) if ($i == "touch:") s += $(i + 1) } END { print s + 0 }' meta.txt)
 		case $cfg in lib:*) sed -n 's/^#   scope=//p' meta.txt | head -n 1 > lib_scope ;; esac
+		set -- $("$B/memphis-report" dump --blocks "$d" 2>/dev/null | awk '$1 ~ /^cpu/ {
+				if ($3 == "SAMPLES") s += 16 + $5; else if ($3 == "STACKS") k += 16 + $5 }
+			END { print s + 0, k + 0 }')
+		sbytes=$1 kbytes=$2
 	fi
-	echo "$k $w $cfg $(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') $cpu $samples $lost $bytes ${drain:-0} ${tstk:-0} ${tlost:-0} ${passes:-0}" >> results
+	echo "$k $w $cfg $(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') $cpu $samples $lost $bytes ${drain:-0} ${tstk:-0} ${tlost:-0} ${passes:-0} $sbytes $kbytes" >> results
 }
 
 # kernel KERNEL WAIT CMD...: RUNS rounds of off, then per period profiled and under perf
@@ -209,6 +217,34 @@ rows() {
 			}' results
 	done
 }
+
+# the run directory's size (issue 45): cg (spin) at 1 ms and 100 us, format 3 (the
+# default) and MEMPHIS_FORMAT=2, interleaved; BENCH_FORMAT_ONLY=1 measures only this
+t=$(date +%s)
+for i in $(seq "$RUNS"); do
+	for p in 1ms 100us; do
+		one cg-fmt spin "lib:$p" $CG
+		one cg-fmt spin "f2:$p" $CG
+	done
+done
+echo
+echo "== Run directory size (issue 45): cg spin, format 3 vs MEMPHIS_FORMAT=2, medians of $RUNS interleaved runs ($(($(date +%s) - t)) s)"
+printf "%-6s %8s %8s %8s %7s %7s %7s %7s %7s %7s\n" period samples2 samples3 B/smpl2 B/smpl3 \
+	3/2 rec2 rec3 stk2 stk3
+for p in 1ms 100us; do
+	n2=$(column '$6' cg-fmt spin "f2:$p") n3=$(column '$6' cg-fmt spin "lib:$p")
+	b2=$(column '($6 ? $8 / $6 : 0)' cg-fmt spin "f2:$p") b3=$(column '($6 ? $8 / $6 : 0)' cg-fmt spin "lib:$p")
+	r2=$(column '($6 ? $13 / $6 : 0)' cg-fmt spin "f2:$p") r3=$(column '($6 ? $13 / $6 : 0)' cg-fmt spin "lib:$p")
+	k2=$(column '($6 ? $14 / $6 : 0)' cg-fmt spin "f2:$p") k3=$(column '($6 ? $14 / $6 : 0)' cg-fmt spin "lib:$p")
+	awk -v p="$p" -v n2="$n2" -v n3="$n3" -v b2="$b2" -v b3="$b3" -v r2="$r2" -v r3="$r3" \
+		-v k2="$k2" -v k3="$k3" 'BEGIN {
+		printf "%-6s %8d %8d %8.1f %7.1f %7.3f %7.1f %7.1f %7.1f %7.1f\n", p, n2, n3, b2, b3,
+			(b2 > 0 ? b3 / b2 : 0), r2, r3, k2, k3 }'
+done
+echo "(samples: median samples of a run; B/smpl: bytes of the cpu files per sample, format 2"
+echo " and 3; 3/2: their ratio; rec, stk: of those, the SAMPLES and the STACKS blocks' bytes"
+echo " per sample, headers included)"
+[ "${BENCH_FORMAT_ONLY:-0}" = 0 ] || exit 0
 
 kernel cg spin "$CG"
 kernel cg passive "$CG"
