@@ -74,7 +74,7 @@ check_if "dump: the readable samples are printed ($lines of $N)" '[ "$lines" -gt
 "$GEN" future -n 1000 --future >/dev/null
 rc=$(run_rc o e "$R" future)
 check "future format version exits 2 (got $rc)" [ "$rc" = 2 ]
-check "future format version: says which version and what to do" has e "format version 3"
+check "future format version: says which version and what to do" has e "format version 4"
 
 # --- unknown block types are skipped, a missing END is only a warning
 "$GEN" unk -n 5000 --unknown-block >/dev/null
