@@ -395,11 +395,13 @@ $(B)/tests/shim_%.so: tests/programs/shim_%.c
 	$(Q)$(CC) -std=gnu11 -g -O2 -fPIC -shared -Wall -Wextra -Werror $< -o $@ $(LDFLAGS)
 
 # Test tools are programs of their own; those that write run directories take the CRC and
-# the SAMPLES layout 3 codec from common/.
-$(B)/tests/tool_%: tests/programs/tool_%.c $(B)/common/crc32c.o $(B)/common/samples3.o
+# the codecs of SAMPLES layout 3 and STACKS layout 2 from common/.
+$(B)/tests/tool_%: tests/programs/tool_%.c $(B)/common/crc32c.o $(B)/common/samples3.o \
+		   $(B)/common/stacks2.o
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(BASE_CFLAGS) -Icommon $(CFLAGS) $< -o $@ $(B)/common/crc32c.o $(B)/common/samples3.o $(LDFLAGS) -lm
+	$(Q)$(CC) $(BASE_CFLAGS) -Icommon $(CFLAGS) $< -o $@ $(B)/common/crc32c.o $(B)/common/samples3.o \
+		$(B)/common/stacks2.o $(LDFLAGS) -lm
 
 $(B)/examples/%: examples/%.c $(B)/libmemphis.so
 	@mkdir -p $(@D)
@@ -461,7 +463,7 @@ FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined
 	-fno-sanitize-recover=undefined -Iinclude -Ilib -Ilib/backend -Ipost -Icommon \
 	$(DWARF_CFLAGS)
 FUZZ_rundir_SRCS := $(wildcard post/run/rundir*.c) post/base/radix.c post/base/infile.c common/crc32c.c \
-	common/samples3.c
+	common/samples3.c common/stacks2.c
 FUZZ_samples3_SRCS := common/samples3.c
 FUZZ_maps_SRCS := common/maps.c
 FUZZ_debuginfo_SRCS := $(wildcard post/binary/debuginfo*.c) post/binary/cfi.c post/binary/demangle.c post/base/radix.c post/base/infile.c

@@ -8,6 +8,7 @@
 #include "insn.h"
 #include "self.h"
 #include "stack.h"
+#include "stacks2.h"
 #include "writer.h"
 
 _Static_assert(MEMPHIS_STACK_NREGS == MPH_NREGS, "STACKS entries hold the sampled registers");
@@ -149,43 +150,54 @@ uint64_t memphis__stack_signature(const struct memphis__thread *t, const struct 
 	return h ? h : 1;
 }
 
-/* Most entries a buffer holds: each takes at least a header. */
-#define MAX_ENTRIES (MEMPHIS__STACK_BUF_MAX / sizeof(struct memphis_rec_stack))
+/* Most entries a buffer holds: each takes at least a DELTA entry's header. */
+#define MAX_ENTRIES (MEMPHIS__STACK_BUF_MAX / sizeof(struct memphis_rec_stack_delta))
+/* The largest DELTA entry built: header, every register, word map and word. */
+#define DELTA_MAX (sizeof(struct memphis_rec_stack_delta) + 8 * MEMPHIS_STACK_NREGS + \
+		   8 * (MEMPHIS__STACK_BYTES_MAX / 8 / 64 + 1) + MEMPHIS__STACK_BYTES_MAX)
 
-static uint64_t bytes_hash(const unsigned char *p, uint64_t len)
+/* In STACKS layout 2, the entry e just written whole at b->n (need bytes) rewritten as a
+ * DELTA of the thread's last own entry of the buffer with its stack_len, where that takes
+ * at most a quarter of need; else remembered as an own entry. Returns the entry's bytes. */
+static size_t as_delta(struct memphis__stackbuf *b, const struct memphis_rec_stack *e, size_t need)
 {
-	uint64_t h = len, w;
+	const unsigned char *bytes = b->p + b->n + sizeof(*e);
 
-	for (uint64_t o = 0; o < len; o += 8) {
-		w = 0;
-		memcpy(&w, p + o, len - o < 8 ? len - o : 8);
-		h = (h ^ w) * MPH_GOLDEN64;
-		h ^= h >> 29;
-	}
-	return h;
-}
-
-/* In STACKS layout 2: the index among b's own entries of one holding `len` bytes equal
- * to p's, or -1 after remembering (when there is room) that the entry about to be added
- * at b->n holds them. */
-static long shared_with(struct memphis__stackbuf *b, const unsigned char *p, uint64_t len)
-{
-	uint64_t h;
-
-	if (!len || memphis__writer_layout(MPH_BLK_STACKS) < 2)
-		return -1;
-	if (!b->own)
+	if (memphis__writer_layout(MPH_BLK_STACKS) < 2)
+		return need;
+	if (!b->own && !b->nodelta) {
 		b->own = memphis__lib_malloc(MAX_ENTRIES * sizeof(*b->own));
-	if (!b->own)
-		return -1;
-	h = bytes_hash(p, len);
-	for (size_t i = 0; i < b->nown; i++)
-		if (b->own[i].hash == h && b->own[i].len == len &&
-		    !memcmp(b->p + b->own[i].off + sizeof(struct memphis_rec_stack), p, len))
-			return (long)i;
-	if (b->nown < MAX_ENTRIES)
-		b->own[b->nown++] = (struct memphis__stackown){ h, (uint32_t)b->n, (uint32_t)len };
-	return -1;
+		b->delta = memphis__lib_malloc(DELTA_MAX);
+		if (!b->own || !b->delta) {
+			memphis__lib_free(b->own);
+			memphis__lib_free(b->delta);
+			b->own = NULL;
+			b->delta = NULL;
+		}
+	}
+	/* an own entry the table misses shifts the indices: none after it in this buffer */
+	if (!b->own || b->nodelta || b->nown >= MAX_ENTRIES) {
+		b->nodelta = 1;
+		return need;
+	}
+	for (size_t i = b->nown; e->stack_len && e->stack_len <= MEMPHIS__STACK_BYTES_MAX && i-- > 0;) {
+		const struct memphis_rec_stack *base;
+		size_t size;
+
+		if (b->own[i].tid != e->tid || b->own[i].len != e->stack_len)
+			continue;
+		base = (const struct memphis_rec_stack *)(b->p + b->own[i].off);
+		size = mph_stk2_delta(e, bytes, base, (const unsigned char *)(base + 1), (uint32_t)i,
+				      NULL);
+		if (4 * size > need)
+			break;
+		mph_stk2_delta(e, bytes, base, (const unsigned char *)(base + 1), (uint32_t)i,
+			       b->delta);
+		memcpy(b->p + b->n, b->delta, size);
+		return size;
+	}
+	b->own[b->nown++] = (struct memphis__stackown){ e->tid, e->stack_len, (uint32_t)b->n };
+	return need;
 }
 
 int memphis__stackbuf_add(struct memphis__stackbuf *b, uint16_t kind, uint64_t time,
@@ -193,8 +205,7 @@ int memphis__stackbuf_add(struct memphis__stackbuf *b, uint16_t kind, uint64_t t
 			  const struct memphis__ustack *u)
 {
 	struct memphis_rec_stack e = { .time = time, .tid = tid, .kind = kind };
-	uint64_t len, kept;
-	long shared;
+	uint64_t len;
 	size_t need;
 
 	if (!u->regs)
@@ -210,18 +221,11 @@ int memphis__stackbuf_add(struct memphis__stackbuf *b, uint16_t kind, uint64_t t
 		if (!b->p)
 			return -ENOMEM;
 	}
-	shared = shared_with(b, u->bytes, len);
-	kept = len;
-	if (shared >= 0) {
-		e.reserved = MPH_STACK_SHARED;
-		e.reserved2 = (uint32_t)shared;
-		kept = 0;
-		need = sizeof(e);
-	}
 	memcpy(b->p + b->n, &e, sizeof(e));
-	if (kept)
-		memcpy(b->p + b->n + sizeof(e), u->bytes, kept);
-	memset(b->p + b->n + sizeof(e) + kept, 0, need - sizeof(e) - kept);
+	if (len)
+		memcpy(b->p + b->n + sizeof(e), u->bytes, len);
+	memset(b->p + b->n + sizeof(e) + len, 0, need - sizeof(e) - len);
+	need = as_delta(b, &e, need);
 	b->n += need;
 	b->count++;
 	return 0;
@@ -236,6 +240,7 @@ int memphis__stackbuf_write(struct memphis__stackbuf *b, int cpu)
 	b->n = 0;
 	b->count = 0;
 	b->nown = 0;
+	b->nodelta = 0;
 	return err;
 }
 
@@ -243,5 +248,6 @@ void memphis__stackbuf_free(struct memphis__stackbuf *b)
 {
 	memphis__lib_free(b->p);
 	memphis__lib_free(b->own);
+	memphis__lib_free(b->delta);
 	memset(b, 0, sizeof(*b));
 }

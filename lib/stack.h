@@ -67,12 +67,12 @@ int memphis__stack_wanted_addr(const struct memphis__thread *t, uint64_t addr, u
  * the stack bytes as they would be kept. Equal signatures: entries that unwind alike. */
 uint64_t memphis__stack_signature(const struct memphis__thread *t, const struct memphis__ustack *u);
 
-/* An entry of a buffer that holds its own stack bytes (STACKS layout 2: a later entry
- * with the same bytes shares them). */
+/* An MPH_STACK_OWN entry of a buffer in STACKS layout 2: a later entry of its thread and
+ * stack_len may give only what differs from it (MPH_STACK_DELTA). */
 struct memphis__stackown {
-	uint64_t hash;   /* of the bytes */
-	uint32_t off;    /* of the entry in the buffer */
+	uint32_t tid;
 	uint32_t len;    /* stack_len */
+	uint32_t off;    /* of the entry in the buffer */
 };
 
 /* Entries waiting to be written, in the order added; at most MEMPHIS__STACK_BUF_MAX bytes.
@@ -81,14 +81,17 @@ struct memphis__stackbuf {
 	unsigned char *p;
 	size_t n;        /* bytes used */
 	size_t count;    /* entries */
-	struct memphis__stackown *own; /* layout 2: the entries holding their bytes */
+	struct memphis__stackown *own; /* layout 2: the MPH_STACK_OWN entries, in order */
 	size_t nown;
+	unsigned char *delta;          /* layout 2: where a DELTA entry is built */
+	int nodelta;                   /* no DELTA entry until the buffer is written */
 };
 
 /* Append the entry of a record of `kind` (enum memphis_stack_kind) of thread t at `time`:
  * u's registers and its bytes, cut where the thread's stack ends (stack_hi), padded to 8;
- * in STACKS layout 2 (writer.h) bytes equal to an earlier entry's of the buffer are not
- * repeated: the entry is MPH_STACK_SHARED (format.h).
+ * in STACKS layout 2 (writer.h), when the thread's last MPH_STACK_OWN entry of the buffer
+ * has the same stack_len and what differs from it takes at most a quarter of the bytes,
+ * an MPH_STACK_DELTA entry of that (format.h).
  * 0; -ENOSPC when it does not fit next to what is buffered (write the buffer, then add);
  * -EINVAL when u has no registers; -ENOMEM. Allocates inside the library (self.h). */
 int memphis__stackbuf_add(struct memphis__stackbuf *b, uint16_t kind, uint64_t time,

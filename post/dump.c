@@ -11,6 +11,7 @@
 #include "cmd.h"
 #include "run/pages.h"
 #include "samples3.h"
+#include "stacks2.h"
 #include "u64map.h"
 
 void mr_help_dump(FILE *f)
@@ -37,7 +38,8 @@ void mr_help_dump(FILE *f)
 		   "  --blocks    only the framed blocks of every file, one per line:\n"
 		   "                file offset type layout payload_bytes [records]\n"
 		   "              (records: SAMPLES records of any layout, decoded alike;\n"
-		   "              STACKS entries and how many share an earlier one's bytes)\n"
+		   "              STACKS entries and how many give only what differs from an\n"
+		   "              earlier one: layout 2's DELTA entries)\n"
 		   "  -h, --help  this text\n\n"
 		   "Exit status: 0 ok, 1 bad usage, 2 damaged or unreadable input (after printing\n"
 		   "what was readable).\n");
@@ -329,7 +331,7 @@ static void block_line(void *arg, uint64_t off, const struct memphis_block *h,
 		       const unsigned char *p)
 {
 	struct mph_s3_error e;
-	size_t n = 0, shared = 0;
+	size_t n = 0, delta = 0;
 
 	printf("%s %" PRIu64 " %s %u %" PRIu32, *(const char **)arg, off, mr_block_name(h->type),
 	       (unsigned)h->version, h->length);
@@ -341,18 +343,28 @@ static void block_line(void *arg, uint64_t off, const struct memphis_block *h,
 		if (mph_s3_count(p, h->length, &n, &e) == 0)
 			printf(" %zu samples", n);
 	} else if (h->type == MPH_BLK_STACKS && (h->version == 1 || h->version == 2)) {
-		for (size_t o = 0; h->length - o >= sizeof(struct memphis_rec_stack); n++) {
+		for (size_t o = 0, size; h->length - o >= sizeof(struct memphis_rec_stack_delta); n++) {
 			struct memphis_rec_stack st;
-			memcpy(&st, p + o, sizeof(st));
-			o += sizeof(st);
-			if (h->version == 2 && st.reserved == MPH_STACK_SHARED)
-				shared++;
-			else if (h->length - o < (((size_t)st.stack_len + 7) & ~(size_t)7))
+			struct memphis_rec_stack_delta d;
+			const char *why;
+
+			memcpy(&d, p + o, sizeof(d));
+			if (h->version == 2 && d.form == MPH_STACK_DELTA) {
+				if (mph_stk2_parse(p + o, h->length - o, &d, &size, &why))
+					break;
+				o += size;
+				delta++;
+				continue;
+			}
+			if (h->length - o < sizeof(st))
 				break;
-			else
-				o += ((size_t)st.stack_len + 7) & ~(size_t)7;
+			memcpy(&st, p + o, sizeof(st));
+			size = sizeof(st) + (((size_t)st.stack_len + 7) & ~(size_t)7);
+			if (h->length - o < size)
+				break;
+			o += size;
 		}
-		printf(" %zu entries, %zu sharing bytes", n, shared);
+		printf(" %zu entries, %zu of them deltas", n, delta);
 	}
 	printf("\n");
 }

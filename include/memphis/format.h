@@ -20,7 +20,8 @@
 #include <stdint.h>
 
 /* 3: SAMPLES blocks of layout version 3 (delta-encoded records, MPH_S3_* below) and
- * STACKS blocks of layout version 2 (an entry may share an earlier one's stack bytes).
+ * STACKS blocks of layout version 2 (an entry may give only what differs from an earlier
+ * one: MPH_STACK_DELTA).
  * 2: SAMPLES blocks of layout version 2 (64-byte samples with ins_lat). A reader of an
  * older version skips block layouts it does not know and would have shown a run without
  * its samples; the larger number makes it refuse the run instead ("use a newer
@@ -337,18 +338,33 @@ struct memphis_rec_stack {
 	uint64_t time;      /* the sample's or touch's time */
 	uint32_t tid;
 	uint16_t kind;      /* enum memphis_stack_kind */
-	uint16_t reserved;  /* layout 2: enum memphis_stack_form; layout 1: 0 */
+	uint16_t reserved;  /* layout 2: enum memphis_stack_form (MPH_STACK_OWN); layout 1: 0 */
 	uint64_t regs[MEMPHIS_STACK_NREGS];
 	uint32_t stack_len; /* bytes copied from regs[7] (SP) upward; 0 when none */
-	uint32_t reserved2; /* layout 2, MPH_STACK_SHARED: the entry whose bytes it shares */
-	/* then stack_len bytes and zeros up to a multiple of 8 (layout 2: MPH_STACK_OWN) */
+	uint32_t reserved2;
+	/* then stack_len bytes and zeros up to a multiple of 8 */
 };
 
-/* STACKS layout version 2: entries as in layout 1, but an entry whose stack bytes equal
- * (stack_len and bytes) those of an earlier MPH_STACK_OWN entry of the same block is
- * MPH_STACK_SHARED: its own header (registers, stack_len), no bytes, and in reserved2 the
- * index of that entry among the block's MPH_STACK_OWN entries (0: the first). */
-enum memphis_stack_form { MPH_STACK_OWN = 0, MPH_STACK_SHARED = 1 };
+/* STACKS layout version 2: an entry is either MPH_STACK_OWN, as in layout 1 (reserved 0,
+ * reserved2 0, its bytes), or MPH_STACK_DELTA: struct memphis_rec_stack_delta, then the
+ * registers that differ from its base's (regmask's bits, in register order), then, when
+ * nwords > 0, a bitmap of the stack's 8-byte words that differ (u64[(words + 63) / 64],
+ * words = stack_len rounded up to 8, then / 8; bit i of u64 i / 64: word i) and those
+ * nwords words in order. Its base is an earlier MPH_STACK_OWN entry of the same block (the
+ * index among them: 0 the first) of the same stack_len; the entry is the base's registers
+ * and bytes with the given ones replaced, and its own time, tid and kind. Every part is a
+ * multiple of 8 bytes. */
+enum memphis_stack_form { MPH_STACK_OWN = 0, MPH_STACK_DELTA = 1 };
+struct memphis_rec_stack_delta {
+	uint64_t time;
+	uint32_t tid;
+	uint16_t kind;      /* enum memphis_stack_kind */
+	uint16_t form;      /* MPH_STACK_DELTA (where memphis_rec_stack has reserved) */
+	uint32_t base;      /* index of the base among the block's MPH_STACK_OWN entries */
+	uint32_t stack_len; /* the base's */
+	uint32_t regmask;   /* bit r: regs[r] given (differs from the base's); r < 17 */
+	uint32_t nwords;    /* stack words given */
+};
 
 /* The samples of one region written to one CPU's file (MPH_BLK_CPU_SAMPLES, one block at
  * each memphis_print(), after the region's last SAMPLES blocks): counted when their
@@ -395,6 +411,7 @@ _Static_assert(__builtin_offsetof(struct memphis_rec_sample, ins_lat) == MEMPHIS
 _Static_assert(sizeof(struct memphis_rec_tls) == 24, "tls record layout");
 _Static_assert(sizeof(struct memphis_rec_counter) == 96, "counter record layout");
 _Static_assert(sizeof(struct memphis_rec_stack) == 160, "stack record layout");
+_Static_assert(sizeof(struct memphis_rec_stack_delta) == 32, "stack delta record layout");
 _Static_assert(sizeof(struct memphis_rec_cpu_samples) == 16, "cpu samples record layout");
 _Static_assert(sizeof(struct memphis_rec_thread_cpu) == 16, "thread cpu record layout");
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/radix.h"
+#include "stacks2.h"
 
 /* The longest stack an entry may claim: perf copies at most 64 KiB into a record. */
 #define STACK_LEN_MAX 65536u
@@ -68,67 +69,80 @@ int rundir_stacks_add(struct mr_stacks **sp, uint16_t version, const unsigned ch
 	}
 	while (off < len) {
 		struct memphis_rec_stack e;
-		size_t need, pad, from = 0;
-		int shared;
+		struct memphis_rec_stack_delta d;
+		const char *why;
+		size_t need, pad;
+		int delta;
 
-		if (len - off < sizeof(e)) {
-			snprintf(what, wlen, "STACKS block: %zu stray bytes after its %zu entries",
-				 len - off, i);
-			rc = -EINVAL;
-			break;
+		delta = 0;
+		if (version >= 2 && len - off >= 16) {
+			memcpy(&d, p + off, 16);
+			delta = d.form == MPH_STACK_DELTA;
 		}
-		memcpy(&e, p + off, sizeof(e));
-		shared = version >= 2 && e.reserved == MPH_STACK_SHARED;
-		pad = ((size_t)e.stack_len + 7) & ~(size_t)7;
-		need = sizeof(e) + (shared ? 0 : pad);
-		if (version >= 2 && e.reserved > MPH_STACK_SHARED) {
-			snprintf(what, wlen, "STACKS block: the entry at byte %zu has form %u, not "
-				 "0 or 1", off, e.reserved);
-			rc = -EINVAL;
-			break;
-		}
-		if (shared) {
-			const struct memphis_rec_stack *o;
-
-			if (e.reserved2 >= nown ||
-			    (o = (const void *)(s->buf + own[e.reserved2]))->stack_len != e.stack_len) {
-				snprintf(what, wlen, "STACKS block: the entry at byte %zu shares the "
-					 "bytes of entry %" PRIu32 ", which is not an earlier one of "
-					 "%" PRIu32 " bytes", off, e.reserved2, e.stack_len);
+		if (delta) {
+			if (mph_stk2_parse(p + off, len - off, &d, &need, &why)) {
+				snprintf(what, wlen, "STACKS block: the entry at byte %zu: %s", off, why);
 				rc = -EINVAL;
 				break;
 			}
-			from = own[e.reserved2] + sizeof(e);
-		}
-		if (e.stack_len > STACK_LEN_MAX || need > len - off) {
-			snprintf(what, wlen, "STACKS block: the entry at byte %zu claims %" PRIu32
-				 " stack bytes, beyond the block", off, e.stack_len);
-			rc = -EINVAL;
-			break;
-		}
-		if (!shared && version >= 2 && e.stack_len && nown == capown) {
-			size_t ncap = capown ? capown * 2 : 64;
-			size_t *no = realloc(own, ncap * sizeof(*no));
-			if (!no) {
-				rc = -ENOMEM;
+			if (d.base >= nown || ((const struct memphis_rec_stack *)(void *)
+					       (s->buf + own[d.base]))->stack_len != d.stack_len) {
+				snprintf(what, wlen, "STACKS block: the entry at byte %zu is a DELTA of "
+					 "entry %" PRIu32 ", which is not an earlier own entry of %"
+					 PRIu32 " bytes", off, d.base, d.stack_len);
+				rc = -EINVAL;
 				break;
 			}
-			own = no;
-			capown = ncap;
+			pad = ((size_t)d.stack_len + 7) & ~(size_t)7;
+		} else {
+			if (len - off < sizeof(e)) {
+				snprintf(what, wlen, "STACKS block: %zu stray bytes after its %zu "
+					 "entries", len - off, i);
+				rc = -EINVAL;
+				break;
+			}
+			memcpy(&e, p + off, sizeof(e));
+			pad = ((size_t)e.stack_len + 7) & ~(size_t)7;
+			need = sizeof(e) + pad;
+			if (version >= 2 && e.reserved != MPH_STACK_OWN) {
+				snprintf(what, wlen, "STACKS block: the entry at byte %zu has form %u, "
+					 "not 0 or 1", off, e.reserved);
+				rc = -EINVAL;
+				break;
+			}
+			if (e.stack_len > STACK_LEN_MAX || need > len - off) {
+				snprintf(what, wlen, "STACKS block: the entry at byte %zu claims %"
+					 PRIu32 " stack bytes, beyond the block", off, e.stack_len);
+				rc = -EINVAL;
+				break;
+			}
+			if (version >= 2 && nown == capown) {
+				size_t ncap = capown ? capown * 2 : 64;
+				size_t *no = realloc(own, ncap * sizeof(*no));
+				if (!no) {
+					rc = -ENOMEM;
+					break;
+				}
+				own = no;
+				capown = ncap;
+			}
 		}
 		if (stacks_room(s, sizeof(e) + pad)) {
 			rc = -ENOMEM;
 			break;
 		}
-		if (!shared && version >= 2 && e.stack_len)
-			own[nown++] = s->n;
-		e.reserved = 0;
-		e.reserved2 = 0;
-		memcpy(s->buf + s->n, &e, sizeof(e));
-		if (shared)
-			memcpy(s->buf + s->n + sizeof(e), s->buf + from, pad);
-		else
+		if (delta) {
+			memcpy(s->buf + s->n, s->buf + own[d.base], sizeof(e) + pad);
+			memcpy(&e, s->buf + s->n, sizeof(e));
+			mph_stk2_apply(p + off, &d, &e, s->buf + s->n + sizeof(e));
+		} else {
+			if (version >= 2)
+				own[nown++] = s->n;
+			e.reserved = 0;
+			e.reserved2 = 0;
 			memcpy(s->buf + s->n + sizeof(e), p + off + sizeof(e), pad);
+		}
+		memcpy(s->buf + s->n, &e, sizeof(e));
 		s->key[s->nkey++] = (struct stack_key){ e.time, e.tid, e.kind, s->n };
 		s->n += sizeof(e) + pad;
 		s->sorted = 0;

@@ -1,8 +1,8 @@
 /* tests/programs/layouts.h - SAMPLES and STACKS payloads rewritten between their layout
  * versions (include/memphis/format.h), for the tools that rewrite a run into another
- * format (tool_v1, tool_format). SAMPLES layout 3 goes through common/samples3.c; STACKS
- * layout 2 is built and expanded here, apart from the library's lib/stack.c, so that the
- * two check each other. Static functions; include once per tool. Each returns a payload
+ * format (tool_v1, tool_format), through common/samples3.c and common/stacks2.c; which
+ * STACKS entries become DELTA entries is chosen here as lib/stack.c chooses, apart from it,
+ * so that t_format3's round trip checks the two agree. Static functions; include once per tool. Each returns a payload
  * from malloc (the caller frees it) and its length, or NULL when the payload does not
  * parse or memory is short. */
 #ifndef MEMPHIS_TESTS_LAYOUTS_H
@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "samples3.h"
+#include "stacks2.h"
 #include <memphis/format.h>
 
 /* The records of a SAMPLES payload of layout 1, 2 or 3 as layout 2 records: *n of them. */
@@ -64,78 +65,91 @@ static unsigned char *layout_samples_to(uint16_t to, uint16_t from, const unsign
 	return o;
 }
 
-/* A STACKS payload of layout `to` (1: every entry with its bytes; 2: an entry whose
- * stack_len and bytes equal an earlier own entry's shares them) from one of layout
- * `from` (1 or 2). */
+/* A STACKS payload of layout `to` (1: every entry whole; 2: an entry whose thread's last
+ * own entry has its stack_len becomes a DELTA of it where that takes at most a quarter of
+ * its bytes, as lib/stack.c does) from one of layout `from` (1 or 2). */
 static unsigned char *layout_stacks_to(uint16_t to, uint16_t from, const unsigned char *p,
 				       size_t len, size_t *out_len)
 {
-	/* every entry takes at least a header: no more own entries than that */
-	size_t maxe = len / sizeof(struct memphis_rec_stack) + 1, nin = 0, nout = 0, off = 0, o = 0;
+	/* every entry takes at least a DELTA header: no more entries than that */
+	size_t maxe = len / sizeof(struct memphis_rec_stack_delta) + 1, nin = 0, nout = 0;
+	size_t off = 0, o = 0, cap = len + 1;
 	size_t *in_own = malloc(maxe * sizeof(size_t)), *out_own = malloc(maxe * sizeof(size_t));
-	size_t cap = len + 1;
-	unsigned char *out = malloc(cap), *grown;
+	unsigned char *out = malloc(cap), *grown, *bytes = malloc(65536 + 8);
 
-	if (!in_own || !out_own || !out)
+	if (!in_own || !out_own || !out || !bytes)
 		goto fail;
 	while (off < len) {
 		struct memphis_rec_stack e;
-		const unsigned char *bytes;
-		size_t pad, k;
+		struct memphis_rec_stack_delta d;
+		const char *why;
+		size_t pad, need, k;
 
-		if (len - off < sizeof(e))
+		if (len - off < 16)
 			goto fail;
-		memcpy(&e, p + off, sizeof(e));
-		pad = ((size_t)e.stack_len + 7) & ~(size_t)7;
-		if (e.stack_len > 65536)
-			goto fail;
-		if (from == 2 && e.reserved == MPH_STACK_SHARED) {
-			if (e.reserved2 >= nin)
+		memcpy(&d, p + off, 16);
+		if (from == 2 && d.form == MPH_STACK_DELTA) {
+			if (mph_stk2_parse(p + off, len - off, &d, &need, &why) || d.base >= nin)
 				goto fail;
-			bytes = p + in_own[e.reserved2] + sizeof(e);
-			off += sizeof(e);
+			memcpy(&e, p + in_own[d.base], sizeof(e)); /* p: any alignment */
+			if (e.stack_len != d.stack_len)
+				goto fail;
+			pad = ((size_t)d.stack_len + 7) & ~(size_t)7;
+			memcpy(bytes, p + in_own[d.base] + sizeof(e), pad);
+			mph_stk2_apply(p + off, &d, &e, bytes);
+			off += need;
 		} else {
-			if (pad > len - off - sizeof(e))
+			if (len - off < sizeof(e))
 				goto fail;
-			bytes = p + off + sizeof(e);
-			if (from == 2 && e.stack_len)
+			memcpy(&e, p + off, sizeof(e));
+			pad = ((size_t)e.stack_len + 7) & ~(size_t)7;
+			if (e.stack_len > 65536 || pad > len - off - sizeof(e))
+				goto fail;
+			memcpy(bytes, p + off + sizeof(e), pad);
+			if (from == 2)
 				in_own[nin++] = off;
 			off += sizeof(e) + pad;
 		}
 		e.reserved = 0;
 		e.reserved2 = 0;
-		if (cap - o < sizeof(e) + pad) {
-			cap = 2 * cap + sizeof(e) + pad;
+		need = sizeof(e) + pad;
+		if (cap - o < need) {
+			cap = 2 * cap + need;
 			grown = realloc(out, cap);
 			if (!grown)
 				goto fail;
 			out = grown;
 		}
-		for (k = 0; to == 2 && e.stack_len && k < nout; k++) {
-			const struct memphis_rec_stack *x = (const void *)(out + out_own[k]);
-			if (x->stack_len == e.stack_len && !memcmp(x + 1, bytes, e.stack_len))
+		for (k = nout; to == 2 && e.stack_len && e.stack_len <= 8192 && k-- > 0;) {
+			const struct memphis_rec_stack *b = (const void *)(out + out_own[k]);
+			size_t size;
+			if (b->tid != e.tid || b->stack_len != e.stack_len)
+				continue;
+			size = mph_stk2_delta(&e, bytes, b, (const unsigned char *)(b + 1), (uint32_t)k, NULL);
+			if (4 * size > need)
 				break;
+			mph_stk2_delta(&e, bytes, b, (const unsigned char *)(b + 1), (uint32_t)k, out + o);
+			o += size;
+			need = 0;
+			break;
 		}
-		if (to == 2 && e.stack_len && k < nout) {
-			e.reserved = MPH_STACK_SHARED;
-			e.reserved2 = (uint32_t)k;
-			memcpy(out + o, &e, sizeof(e));
-			o += sizeof(e);
+		if (!need)
 			continue;
-		}
-		if (to == 2 && e.stack_len)
+		if (to == 2)
 			out_own[nout++] = o;
 		memcpy(out + o, &e, sizeof(e));
 		memcpy(out + o + sizeof(e), bytes, pad);
-		o += sizeof(e) + pad;
+		o += need;
 	}
 	free(in_own);
 	free(out_own);
+	free(bytes);
 	*out_len = o;
 	return out;
 fail:
 	free(in_own);
 	free(out_own);
+	free(bytes);
 	free(out);
 	return NULL;
 }

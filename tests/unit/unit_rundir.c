@@ -2,7 +2,7 @@
  * samples read up to a damaged block, the damage message (file, offset, block, count),
  * unknown blocks skipped, a newer format refused, SAMPLES of layout version 1 (56-byte
  * records of format 1 runs), 2 and 3 (compact: common/samples3.c, its edge cases and every
- * fault it rejects) read alike; STACKS layout 2 entries sharing bytes; STACKS entries found for their own batch of
+ * fault it rejects) read alike; STACKS layout 2's DELTA entries; STACKS entries found for their own batch of
  * samples and for first touches, a damaged STACKS block noted with the rest read on; and its
  * thousands separators (mr_fmt_count); blocks of every size through the read-ahead buffer;
  * PAGES records, left in the mapping of meta.mph where it is mapped. The readers map the
@@ -19,6 +19,7 @@
 
 #include "run/rundir_impl.h"
 #include "samples3.h"
+#include "stacks2.h"
 
 #include "tap.h"
 
@@ -488,41 +489,62 @@ static void test_layout3(void)
 	s3_bad((const unsigned char *)"\x01\x40\x00\x00\x01", 5, "weight: given, but unchanged", 1);
 }
 
-/* STACKS layout 2: an entry sharing an earlier one's bytes is found with them; a share of
- * an entry that is not an earlier own one is damage. */
+/* STACKS layout 2: a DELTA entry is found whole (its registers and words over its base's);
+ * a DELTA of no earlier own entry, or whose word map does not count its words, is damage. */
 static void test_stacks2(void)
 {
-	unsigned char p[3 * sizeof(struct memphis_rec_stack) + 16];
+	unsigned char p[4096], want[64], *q;
 	struct memphis_rec_stack e = { .time = 10, .tid = 5, .kind = MPH_STACK_SAMPLE,
-				       .stack_len = 12 };
+				       .stack_len = 60 }, f;
+	struct memphis_rec_stack_delta d;
 	struct mr_stacks *st = NULL;
 	const struct memphis_rec_stack *got;
 	const uint8_t *bytes;
 	char what[256] = "";
-	size_t n = 0;
+	size_t n, dn;
 
-	e.regs[8] = 0x1234;
+	for (int i = 0; i < 17; i++)
+		e.regs[i] = 0x1000u + (uint64_t)i;
+	memset(want, 0, sizeof(want));
+	for (int i = 0; i < 60; i++)
+		want[i] = (unsigned char)i;
 	memcpy(p, &e, sizeof(e));
-	memcpy(p + sizeof(e), "abcdefghijkl\0\0\0\0", 16);
-	n = sizeof(e) + 16;
-	e.time = 11;
-	e.regs[8] = 0x5678;
-	e.reserved = MPH_STACK_SHARED;
-	e.reserved2 = 0;
-	memcpy(p + n, &e, sizeof(e));
-	n += sizeof(e);
+	memcpy(p + sizeof(e), want, 64);
+	n = sizeof(e) + 64;
+	f = e;
+	f.time = 11;
+	f.regs[8] = 0x5678;
+	f.regs[16] = 0x9abc;
+	want[8] = 0xee;
+	want[59] = 0xdd;
+	dn = mph_stk2_delta(&f, want, &e, p + sizeof(e), 0, p + n);
+	ok(dn == sizeof(d) + 2 * 8 + 8 + 2 * 8, "stacks 2: a DELTA of 2 registers and 2 words is "
+	   "%zu bytes", dn);
+	n += dn;
 	ok(rundir_stacks_add(&st, 2, p, n, what, sizeof(what)) == 0, "stacks 2: read (%s)", what);
 	rundir_stacks_seal(st);
 	got = rundir_stacks_find(st, MPH_STACK_SAMPLE, 5, 11, &bytes);
-	ok(got && got->regs[8] == 0x5678 && got->stack_len == 12 && got->reserved == 0 &&
-	   got->reserved2 == 0 && bytes && !memcmp(bytes, "abcdefghijkl", 12),
-	   "stacks 2: a shared entry has its own registers and the bytes it shares");
+	ok(got && got->time == 11 && !memcmp(got->regs, f.regs, sizeof(f.regs)) &&
+	   got->stack_len == 60 && got->reserved == 0 && got->reserved2 == 0 && bytes &&
+	   !memcmp(bytes, want, 64), "stacks 2: a DELTA entry reads as its whole entry");
+	got = rundir_stacks_find(st, MPH_STACK_SAMPLE, 5, 10, &bytes);
+	ok(got && got->regs[8] == 0x1008 && bytes && bytes[8] == 8,
+	   "stacks 2: ... and its base is unchanged");
 	rundir_stacks_clear(st);
-	e.reserved2 = 1;
-	memcpy(p + sizeof(e) + 16, &e, sizeof(e));
+	q = p + sizeof(e) + 64;
+	memcpy(&d, q, sizeof(d));
+	d.base = 1;
+	memcpy(q, &d, sizeof(d));
 	ok(rundir_stacks_add(&st, 2, p, n, what, sizeof(what)) == -EINVAL &&
-	   strstr(what, "shares the bytes of entry 1") && rundir_stacks_count(st) == 1,
-	   "stacks 2: a share of no earlier entry is damage, the one before kept (%s)", what);
+	   strstr(what, "DELTA of entry 1") && rundir_stacks_count(st) == 1,
+	   "stacks 2: a DELTA of no earlier own entry is damage, the one before kept (%s)", what);
+	rundir_stacks_clear(st);
+	d.base = 0;
+	memcpy(q, &d, sizeof(d));
+	q[sizeof(d) + 16] ^= 4; /* the word map: a third word */
+	ok(rundir_stacks_add(&st, 2, p, n, what, sizeof(what)) == -EINVAL &&
+	   strstr(what, "word map does not count its words"),
+	   "stacks 2: a word map that does not count the words given is damage (%s)", what);
 	rundir_stacks_free(st);
 }
 
