@@ -87,13 +87,22 @@ elif ! perf record -q -e task-clock:u -c 1000000 --user-regs=$REGS -o probe.data
 fi
 rm -f probe.data probe.err
 
+# block_bytes RUNDIR: the bytes of its cpu files' SAMPLES and STACKS blocks, headers included
+block_bytes() {
+	"$B/memphis-report" dump --blocks "$1" 2>/dev/null | awk '$1 ~ /^cpu/ {
+		if ($3 == "SAMPLES") s += 16 + $5; else if ($3 == "STACKS") k += 16 + $5 }
+		END { print s + 0, k + 0 }'
+}
+
 # one KERNEL WAIT CFG CMD...: runs CMD once as CFG (off, lib:PERIOD, thr:PERIOD (libmemphis
 # with MEMPHIS_SCOPE=thread) or perf:PERIOD) with
 # libgomp's default waiting (WAIT spin) or OMP_WAIT_POLICY=WAIT, and appends
 # "kernel wait cfg wall_s cpu_s samples lost bytes drain_ns touch_stack_bytes
-# touch_lost drain_passes samples_bytes stacks_bytes" to results (meta.mph's STACKS bytes,
-# page-fault records lost, the drain thread's wake-ups, the cpu files' SAMPLES and STACKS
-# blocks with their headers).
+# touch_lost drain_passes samples_bytes stacks_bytes bytes2 samples_bytes2 stacks_bytes2"
+# to results (meta.mph's STACKS bytes, page-fault records lost, the drain thread's
+# wake-ups, the cpu files' SAMPLES and STACKS blocks with their headers; for kernel
+# cg-fmt, the cpu files' bytes and those blocks' of the same run rewritten as format 2 by
+# tests/programs/tool_format.c, which writes what MEMPHIS_FORMAT=2 would: t_format3.sh).
 one() {
 	k=$1 w=$2 cfg=$3
 	shift 3
@@ -137,7 +146,7 @@ one() {
 		t0=$(cat in.t0) t1=$(cat in.t1)
 		[ ! -s cpu_in.out ] || cpu=$(tail -n 1 cpu_in.out | awk '{ print $1 + $2 }')
 	fi
-	samples=0 lost=0 bytes=0 drain=0 tstk=0 tlost=0 passes=0 sbytes=0 kbytes=0
+	samples=0 lost=0 bytes=0 drain=0 tstk=0 tlost=0 passes=0 sbytes=0 kbytes=0 bytes2=0 sbytes2=0 kbytes2=0
 	d=$(ls -d memphis-*/ 2>/dev/null | head -n 1)
 	if [ -n "$d" ]; then
 		"$B/memphis-report" dump --meta "$d" > meta.txt 2>/dev/null
@@ -154,12 +163,15 @@ one() {
 		tlost=$(awk '/first touch: [0-9]+ page-fault records lost/ {
 				for (i = 1; i < NF; i++) if ($i == "touch:") s += $(i + 1) } END { print s + 0 }' meta.txt)
 		case $cfg in lib:*) sed -n 's/^#   scope=//p' meta.txt | head -n 1 > lib_scope ;; esac
-		set -- $("$B/memphis-report" dump --blocks "$d" 2>/dev/null | awk '$1 ~ /^cpu/ {
-				if ($3 == "SAMPLES") s += 16 + $5; else if ($3 == "STACKS") k += 16 + $5 }
-			END { print s + 0, k + 0 }')
+		set -- $(block_bytes "$d")
 		sbytes=$1 kbytes=$2
+		if [ "$k" = cg-fmt ] && rm -rf f2copy && "$B/tests/tool_format" 2 "$d" f2copy > /dev/null 2>&1; then
+			bytes2=$(cat f2copy/cpu*.mph 2>/dev/null | wc -c)
+			set -- $(block_bytes f2copy)
+			sbytes2=$1 kbytes2=$2
+		fi
 	fi
-	echo "$k $w $cfg $(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') $cpu $samples $lost $bytes ${drain:-0} ${tstk:-0} ${tlost:-0} ${passes:-0} $sbytes $kbytes" >> results
+	echo "$k $w $cfg $(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') $cpu $samples $lost $bytes ${drain:-0} ${tstk:-0} ${tlost:-0} ${passes:-0} $sbytes $kbytes $bytes2 $sbytes2 $kbytes2" >> results
 }
 
 # kernel KERNEL WAIT CMD...: RUNS rounds of off, then per period profiled and under perf
@@ -218,8 +230,9 @@ rows() {
 	done
 }
 
-# the run directory's size (issue 45): cg (spin) at 1 ms and 100 us, format 3 (the
-# default) and MEMPHIS_FORMAT=2, interleaved; BENCH_FORMAT_ONLY=1 measures only this
+# the run directory's size (issue 45): cg (spin) at 1 ms and 100 us as format 3 (the
+# default), each run also rewritten as format 2, so that both hold the same samples and
+# stacks; and runs of MEMPHIS_FORMAT=2, interleaved; BENCH_FORMAT_ONLY=1 measures only this
 t=$(date +%s)
 for i in $(seq "$RUNS"); do
 	for p in 1ms 100us; do
@@ -228,22 +241,26 @@ for i in $(seq "$RUNS"); do
 	done
 done
 echo
-echo "== Run directory size (issue 45): cg spin, format 3 vs MEMPHIS_FORMAT=2, medians of $RUNS interleaved runs ($(($(date +%s) - t)) s)"
-printf "%-6s %8s %8s %8s %7s %7s %7s %7s %7s %7s\n" period samples2 samples3 B/smpl2 B/smpl3 \
-	3/2 rec2 rec3 stk2 stk3
+echo "== Run directory size (issue 45): cg spin, format 3 and the same run rewritten as format 2, medians of $RUNS runs ($(($(date +%s) - t)) s)"
+printf "%-6s %8s %8s %8s %7s %7s %7s %7s %7s %7s\n" period samples B/smpl2 B/smpl3 3/2 \
+	rec2 rec3 stk2 stk3 f2run
 for p in 1ms 100us; do
-	n2=$(column '$6' cg-fmt spin "f2:$p") n3=$(column '$6' cg-fmt spin "lib:$p")
-	b2=$(column '($6 ? $8 / $6 : 0)' cg-fmt spin "f2:$p") b3=$(column '($6 ? $8 / $6 : 0)' cg-fmt spin "lib:$p")
-	r2=$(column '($6 ? $13 / $6 : 0)' cg-fmt spin "f2:$p") r3=$(column '($6 ? $13 / $6 : 0)' cg-fmt spin "lib:$p")
-	k2=$(column '($6 ? $14 / $6 : 0)' cg-fmt spin "f2:$p") k3=$(column '($6 ? $14 / $6 : 0)' cg-fmt spin "lib:$p")
-	awk -v p="$p" -v n2="$n2" -v n3="$n3" -v b2="$b2" -v b3="$b3" -v r2="$r2" -v r3="$r3" \
-		-v k2="$k2" -v k3="$k3" 'BEGIN {
-		printf "%-6s %8d %8d %8.1f %7.1f %7.3f %7.1f %7.1f %7.1f %7.1f\n", p, n2, n3, b2, b3,
-			(b2 > 0 ? b3 / b2 : 0), r2, r3, k2, k3 }'
+	n=$(column '$6' cg-fmt spin "lib:$p")
+	b2=$(column '($6 ? $15 / $6 : 0)' cg-fmt spin "lib:$p") b3=$(column '($6 ? $8 / $6 : 0)' cg-fmt spin "lib:$p")
+	q=$(column '($15 ? $8 / $15 : 0)' cg-fmt spin "lib:$p")
+	r2=$(column '($6 ? $16 / $6 : 0)' cg-fmt spin "lib:$p") r3=$(column '($6 ? $13 / $6 : 0)' cg-fmt spin "lib:$p")
+	k2=$(column '($6 ? $17 / $6 : 0)' cg-fmt spin "lib:$p") k3=$(column '($6 ? $14 / $6 : 0)' cg-fmt spin "lib:$p")
+	f2=$(column '($6 ? $8 / $6 : 0)' cg-fmt spin "f2:$p")
+	awk -v p="$p" -v n="$n" -v b2="$b2" -v b3="$b3" -v q="$q" -v r2="$r2" -v r3="$r3" \
+		-v k2="$k2" -v k3="$k3" -v f2="$f2" 'BEGIN {
+		printf "%-6s %8d %8.1f %7.1f %7.3f %7.1f %7.1f %7.1f %7.1f %7.1f\n", p, n, b2, b3, q,
+			r2, r3, k2, k3, f2 }'
 done
 echo "(samples: median samples of a run; B/smpl: bytes of the cpu files per sample, format 2"
-echo " and 3; 3/2: their ratio; rec, stk: of those, the SAMPLES and the STACKS blocks' bytes"
-echo " per sample, headers included)"
+echo " (the run rewritten) and 3 (as written); 3/2: their ratio, median of the runs; rec, stk:"
+echo " of those, the SAMPLES and the STACKS blocks' bytes per sample, headers included;"
+echo " f2run: bytes per sample of the runs written with MEMPHIS_FORMAT=2, other runs: how"
+echo " many samples kept a stack varies with the machine's load)"
 [ "${BENCH_FORMAT_ONLY:-0}" = 0 ] || exit 0
 
 kernel cg spin "$CG"
