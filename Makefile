@@ -55,7 +55,8 @@ ifeq ($(origin REPORT_LTO),undefined)
 REPORT_LTO := $(shell $(CC) -flto=auto -ffat-lto-objects -Werror -x c -c /dev/null -o /dev/null 2>/dev/null && echo -flto=auto -ffat-lto-objects)
 endif
 POST_CFLAGS := $(BASE_CFLAGS) -Ipost -Icommon $(DWARF_CFLAGS) -pthread $(REPORT_LTO) $(CFLAGS)
-# common/: internal code both lib/ and post/ use (CRC, maps parser, u64 map, hash, search),
+# common/: internal code both lib/ and post/ use (CRC, maps parser, u64 map, hash, search,
+# the SAMPLES layout 3 and STACKS layout 2 codecs),
 # built once, position-independent and hidden, linked into both; never installed.
 COMMON_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden $(CFLAGS)
 LIB_LIBS := -lZydis -lelf -lnuma -lpfm -lpapi -ldl -lpthread

@@ -27,12 +27,12 @@
 #include "io.h"
 #include "log.h"
 #include "memphis/format.h"
+#include "samples3.h"
 #include "self.h"
 #include "stack.h"
 #include "thread.h"
 #include "tls.h"
 #include "topology.h"
-#include "samples3.h"
 #include "u64set.h"
 #include "writer.h"
 
