@@ -1,13 +1,18 @@
 /* tests/unit/unit_stack.c - memphis__stack_parse of perf record tails (abi, the registers of a
  * sample_regs_user mask, size, the stack bytes, dyn_size): all 17 registers of a sample,
  * and the page faults' fewer, each put where its register belongs in perf's full order
- * with the others 0; a tail shorter than it says is refused. TAP. */
+ * with the others 0; a tail shorter than it says is refused. The entries buffered for a
+ * STACKS block: in layout 2 (format 3) an entry whose thread's last whole entry differs in
+ * a few registers and words is a DELTA of it (common/stacks2.c reads it back), one that
+ * differs much is whole; in layout 1 (MEMPHIS_FORMAT=2) every entry is whole. TAP. */
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "insn.h"
 #include "stack.h"
+#include "stacks2.h"
+#include "writer.h"
 
 #include "tap.h"
 
@@ -26,6 +31,51 @@ static size_t tail(uint64_t *w, uint64_t mask, uint64_t size, uint64_t dyn)
 	n += size / 8;
 	w[n++] = dyn;
 	return n * 8;
+}
+
+/* Buffer three entries of thread 7 (1 KiB stacks): a base, one with a register and a
+ * word changed, one with every word changed; then check the buffer's forms. */
+static void test_stackbuf(unsigned format)
+{
+	static uint64_t regs[MEMPHIS_STACK_NREGS], words[128], base_words[128];
+	struct memphis__stackbuf b = { 0 };
+	struct memphis__ustack u = { .regs = regs, .bytes = (const unsigned char *)words, .len = 1024 };
+	struct memphis_rec_stack e, got;
+	struct memphis_rec_stack_delta d;
+	unsigned char bytes[1024];
+	const char *why;
+	size_t size = 0, full = sizeof(e) + 1024;
+
+	memphis__writer_set_format(format);
+	for (int i = 0; i < MEMPHIS_STACK_NREGS; i++)
+		regs[i] = 0x1000u + (uint64_t)i;
+	for (int i = 0; i < 128; i++)
+		words[i] = base_words[i] = 0x7f0000000000u + (uint64_t)i;
+	ok(memphis__stackbuf_add(&b, MPH_STACK_SAMPLE, 100, NULL, 7, &u) == 0, "format %u: a base", format);
+	regs[0] = 42;
+	words[5] = 99;
+	ok(memphis__stackbuf_add(&b, MPH_STACK_SAMPLE, 101, NULL, 7, &u) == 0, "format %u: a near one", format);
+	for (int i = 0; i < 128; i++)
+		words[i] = (uint64_t)i * 3;
+	ok(memphis__stackbuf_add(&b, MPH_STACK_SAMPLE, 102, NULL, 7, &u) == 0, "format %u: a far one", format);
+	if (format == 2) {
+		ok(b.n == 3 * full && b.count == 3, "format 2: three whole entries (%zu bytes)", b.n);
+	} else {
+		memcpy(&d, b.p + full, sizeof(d));
+		ok(d.form == MPH_STACK_DELTA && d.base == 0 && d.regmask == 1 && d.nwords == 1 &&
+		   mph_stk2_parse(b.p + full, b.n - full, &d, &size, &why) == 0 &&
+		   size == sizeof(d) + 8 + 16 + 8, "format 3: the near one is a DELTA of the base (%zu bytes)", size);
+		memcpy(&got, b.p, sizeof(got));
+		memcpy(bytes, b.p + sizeof(got), sizeof(bytes));
+		mph_stk2_apply(b.p + full, &d, &got, bytes);
+		base_words[5] = 99;
+		ok(got.time == 101 && got.regs[0] == 42 && got.regs[1] == 0x1001 &&
+		   !memcmp(bytes, base_words, sizeof(bytes)), "format 3: ... which reads back whole");
+		memcpy(&e, b.p + full + size, sizeof(e));
+		ok(e.reserved == MPH_STACK_OWN && e.time == 102 && b.n == full + size + full,
+		   "format 3: the far one is whole (%zu bytes in all)", b.n);
+	}
+	memphis__stackbuf_free(&b);
 }
 
 int main(void)
@@ -68,5 +118,7 @@ int main(void)
 	ok(memphis__stack_record_extra(0, 8, 256) == 8 + 64 + 8 + 256 + 8 &&
 		   memphis__stack_record_extra(1, MPH_NREGS, 256) == 8 + 256 + 8,
 	   "record growth: abi and registers only when the record has none already");
+	test_stackbuf(3);
+	test_stackbuf(2);
 	return tap_done();
 }
