@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "crc32c.h"
+#include "samples3.h"
 #include "fd.h"
 #include "io.h"
 #include "log.h"
@@ -172,8 +173,9 @@ static int closing(uint16_t type)
 	       type == MPH_BLK_END;
 }
 
-/* A block not written after the stop (or the one that met it), counted by kind. */
-static void count_drop(uint16_t type, size_t len)
+/* A block not written after the stop (or the one that met it), counted by kind; a SAMPLES
+ * payload of layout 3 (a = its bytes) says its count. */
+static void count_drop(uint16_t type, const void *a, size_t len)
 {
 	static const struct { uint16_t type; int kind; size_t size; } kinds[] = {
 		{ MPH_BLK_SAMPLES, DROP_SAMPLES, sizeof(struct memphis_rec_sample) },
@@ -189,6 +191,11 @@ static void count_drop(uint16_t type, size_t len)
 			kind = kinds[i].kind;
 			n = len / kinds[i].size;
 		}
+	if (type == MPH_BLK_SAMPLES && memphis__writer_layout(type) == 3) {
+		struct mph_s3_error e;
+		size_t k;
+		n = mph_s3_count(a, len, &k, &e) == 0 ? k : 0;
+	}
 	__atomic_add_fetch(&drops[kind], n, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&drop_bytes, len + sizeof(struct memphis_block), __ATOMIC_RELAXED);
 }
@@ -431,7 +438,7 @@ static int writer_block2(int cpu, uint16_t type, const void *a, size_t alen,
 		goto out;
 	}
 	if (error && !(capped && closing(type))) {
-		count_drop(type, alen + blen);
+		count_drop(type, a, alen + blen);
 		err = error;
 		goto out;
 	}
@@ -449,7 +456,7 @@ static int writer_block2(int cpu, uint16_t type, const void *a, size_t alen,
 							 sizeof(struct memphis_rec_file) +
 							 alen + blen)) < 0 ||
 			    (err = open_file(f, cpu)) < 0) {
-				count_drop(type, alen + blen);
+				count_drop(type, a, alen + blen);
 				failed(err ? err : error);
 				err = error;
 				goto out;
@@ -458,7 +465,7 @@ static int writer_block2(int cpu, uint16_t type, const void *a, size_t alen,
 	}
 	err = write_block(f, type, a, alen, b, blen);
 	if (err < 0) {
-		count_drop(type, alen + blen);
+		count_drop(type, a, alen + blen);
 		failed(err);
 	}
 out:
@@ -601,7 +608,7 @@ int memphis__writer_block2(int cpu, uint16_t type, const void *a, size_t alen,
 
 	if (err && !(__atomic_load_n(&capped, __ATOMIC_RELAXED) && closing(type))) {
 		if (meta.created)
-			count_drop(type, alen + blen);
+			count_drop(type, a, alen + blen);
 		return err;
 	}
 	err = memphis__io_post(block_in_io, iov, 3);

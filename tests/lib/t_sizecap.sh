@@ -46,6 +46,13 @@ check_if "MEMPHIS_MAX_BYTES=2M: the run holds at most 2 MiB ($size bytes)" '[ "$
 as_plain capped "MEMPHIS_MAX_BYTES=2M"
 said capped "MEMPHIS_MAX_BYTES=2M" "reached its size cap of 2097152 bytes (MEMPHIS_MAX_BYTES)"
 reported "$d" "MEMPHIS_MAX_BYTES=2M" "the run reached its size cap of 2097152 bytes"
+# the samples the NOTE counts (from the refused blocks' payloads: layout 3 says its count)
+# are those the regions dropped
+"$REPORT" dump --meta "$d" > capped.dump 2>&1
+noted=$(sed -n 's/.*note .*dropped: samples=\([0-9]*\) .*/\1/p' capped.dump | head -n 1)
+regions=$(awk '/^#   region [0-9]+ .* dropped$/ { n += $(NF - 1) } END { print n + 0 }' capped.dump)
+check_if "MEMPHIS_MAX_BYTES=2M: the NOTE's dropped samples ($noted) are the regions' ($regions)" \
+	'[ -n "$noted" ] && [ "$noted" = "$regions" ]'
 rm -rf memphis-*/ capped.txt
 run nocap MEMPHIS_MAX_BYTES=0
 d=$(rundir prog_fill)
