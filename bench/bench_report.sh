@@ -7,7 +7,9 @@
 #   1b. synthetic runs of many allocations (BENCH_ALLOC_SIZES, default "1000000 5000000"):
 #      the report's peak RSS per allocation record, which must stay flat (issue 38);
 #   2. report scaling: a synthetic run read with 1 and with N workers (memphis-report -j N,
-#      when its --help offers -j): samples/s and whether the JSON output is the same;
+#      when its --help offers -j), as tool_gen writes it (SAMPLES layout 2) and rewritten
+#      in format 3 (tests/programs/tool_format): samples/s and whether the JSON output is
+#      the same;
 #   2b. an MPI job (issue 19): synthetic jobs of 8 and 64 ranks x BENCH_JOB_N samples
 #      (default 200 k; tool_gen --rank) merged with 1 and with JOBS workers: wall, CPU and
 #      peak RSS (of the child, /usr/bin/time), which must not grow with the ranks;
@@ -106,31 +108,46 @@ if ! { "$R" --help; "$R" report --help; } 2>&1 | grep -Eq -- '(^|[[:space:][,])-
 	echo "# memphis-report --help does not mention -j: workers are not supported by this build, not measured"
 else
 	"$GEN" scale -n "$SCALE_N" --allocs 100000 >/dev/null || exit 1
+	# tool_gen writes SAMPLES layout 2; the library writes 3 (format 3): the same samples
+	# rewritten in it, read side by side
+	"$B/tests/tool_format" 3 scale scale3 || exit 1
 	"$R" scale >/dev/null 2>&1 # warm the page cache and the symbol files
+	"$R" scale3 >/dev/null 2>&1
 	if ! "$R" scale -j "$JOBS" >/dev/null 2>scale.err; then
 		echo "# memphis-report scale -j $JOBS failed: $(tail -n 1 scale.err)"
 	fi
 	rm -f scale.t
-	for i in 1 2 3; do
-		for j in 1 "$JOBS"; do
-			measure "$R" scale -j "$j"
-			echo "$j $wall $cpu $rss" >> scale.t
+	for i in 1 2 3 4 5; do
+		for f in 2 3; do
+			for j in 1 "$JOBS"; do
+				[ $f = 2 ] && d=scale || d=scale3
+				measure "$R" "$d" -j "$j"
+				echo "$f $j $wall $cpu $rss" >> scale.t
+			done
 		done
 	done
-	med() { awk -v j="$1" -v c="$2" '$1 == j { print $c }' scale.t | sort -n | sed -n 2p; }
-	printf "%8s %10s %10s %14s %14s %10s\n" workers wall_s cpu_s "Msamples/s" "Msamples/s" peak_RSS
-	printf "%8s %10s %10s %14s %14s %10s\n" "" "" "" "(wall)" "(cpu)" "(KiB)"
-	for j in 1 "$JOBS"; do
-		w=$(med "$j" 2) c=$(med "$j" 3)
-		printf "%8s %10s %10s %14s %14s %10s\n" "$j" "$w" "$c" "$(rate "$SCALE_N" "$w")" \
-			"$(rate "$SCALE_N" "$c")" "$(med "$j" 4)"
+	med() { awk -v f="$1" -v j="$2" -v c="$3" '$1 == f && $2 == j { print $c }' scale.t | sort -n | sed -n 3p; }
+	printf "%6s %8s %10s %10s %14s %14s %10s %10s\n" format workers wall_s cpu_s "Msamples/s" "Msamples/s" peak_RSS MB
+	printf "%6s %8s %10s %10s %14s %14s %10s %10s\n" "" "" "" "" "(wall)" "(cpu)" "(KiB)" "(files)"
+	for f in 2 3; do
+		[ $f = 2 ] && d=scale || d=scale3
+		mb=$(du -sm "$d" | cut -f1)
+		for j in 1 "$JOBS"; do
+			w=$(med "$f" "$j" 3) c=$(med "$f" "$j" 4)
+			printf "%6s %8s %10s %10s %14s %14s %10s %10s\n" "$f" "$j" "$w" "$c" "$(rate "$SCALE_N" "$w")" \
+				"$(rate "$SCALE_N" "$c")" "$(med "$f" "$j" 5)" "$mb"
+		done
 	done
 	"$R" scale -j 1 --json > j1.json 2>/dev/null
 	"$R" scale -j "$JOBS" --json > jn.json 2>/dev/null
+	"$R" scale3 -j "$JOBS" --json 2>/dev/null | sed 's/scale3/scale/g' > j3.json
 	if cmp -s j1.json jn.json; then same=identical; else same=DIFFERENT; fi
-	echo "(medians of 3 interleaved runs; speed-up with $JOBS workers (wall)" \
-		"$(awk -v a="$(med 1 2)" -v b="$(med "$JOBS" 2)" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }');" \
-		"--json output with 1 and $JOBS workers: $same)"
+	if cmp -s j1.json j3.json; then same3=identical; else same3=DIFFERENT; fi
+	echo "(medians of 5 interleaved runs; speed-up with $JOBS workers (wall)" \
+		"$(awk -v a="$(med 2 1 3)" -v b="$(med 2 "$JOBS" 3)" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }') format 2," \
+		"$(awk -v a="$(med 3 1 3)" -v b="$(med 3 "$JOBS" 3)" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }') format 3;" \
+		"--json output with 1 and $JOBS workers: $same; format 3 against 2: $same3)"
+	rm -rf scale3 j3.json
 	rm -rf scale scale.t scale.err j1.json jn.json
 fi
 
