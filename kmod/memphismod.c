@@ -15,12 +15,15 @@
  *    is sampled, those that exist and those created later, and only while it runs, so
  *    idle CPUs take no timer interrupts (this is also what the soft backend does). The
  *    gap: a thread created during START by a thread whose event does not exist yet.
- *    per_cpu_events=1 instead creates one cpu-clock event per online CPU and filters by
- *    thread group in the handler: no gap, but a timer on every CPU while sampling (like
- *    `perf record -a`); perf refuses CPU-wide events to callers without CAP_PERFMON at
- *    paranoid > 0, so those are created with the module's kernel credentials (the
- *    device's group is the grant). In the QEMU guest the per-CPU mode gave several times
- *    fewer samples than the soft backend at the same period.
+ *    A session whose CONFIGURE has MEMPHISMOD_CONFIG_PER_CPU (every session with
+ *    per_cpu_events=1) instead gets one cpu-clock event per online CPU of its own,
+ *    filtered by thread group, exec id and exclude_tid in the handler (the filters of
+ *    the per-thread events, which see only the process anyway): no gap, no timer re-armed
+ *    when a thread sleeps and wakes (OpenMP passive waits), but a timer on every CPU while
+ *    sampling (like `perf record -a`); each session has its own events, so several
+ *    per-CPU sessions each see only their own process. perf refuses CPU-wide events to
+ *    callers without CAP_PERFMON at paranoid > 0, so those are created with the module's
+ *    kernel credentials (the device's group is the grant).
  *  - Each CPU has its own ring of fixed-size records, filled by the handler on that CPU
  *    (hrtimer hard-irq context: no locks, no sleeping; single producer) and emptied by
  *    READ under the session mutex (single consumer): acquire/release on head and tail.
@@ -131,7 +134,7 @@ MODULE_PARM_DESC(mem_max_mb, "sample buffers of all sessions together, MiB (1..1
 
 static bool per_cpu_events;
 module_param(per_cpu_events, bool, 0444);
-MODULE_PARM_DESC(per_cpu_events, "sample with one cpu-clock event per CPU filtered by process instead of task-clock events per thread (default N)");
+MODULE_PARM_DESC(per_cpu_events, "every session samples with one cpu-clock event per CPU filtered by process, as if it asked for MEMPHISMOD_CONFIG_PER_CPU (default N: per thread unless asked)");
 
 static unsigned int max_sessions = 64;
 module_param(max_sessions, uint, 0444);
@@ -162,6 +165,7 @@ struct mph_session {
 	                                  * would drop them and miss the count) */
 	int running;                     /* read by the handler */
 	u64 kind, period, buf_size;      /* configuration */
+	bool per_cpu;                    /* CONFIGURE's MEMPHISMOD_CONFIG_PER_CPU */
 	u64 ldlat;                       /* PEBS_LDLAT threshold */
 	struct perf_event **events;      /* nr_events entries, NULL where none */
 	unsigned int nr_events;
@@ -766,7 +770,8 @@ static void mph_hw_probe(void)
 	pr_info("hardware sampling: IBS op %s; PEBS load latency %s\n", ibs, pebs);
 }
 
-/* per_cpu_events=1 (and IBS before 6.2): one event per online CPU with a buffer. */
+/* MEMPHISMOD_CONFIG_PER_CPU, per_cpu_events=1 (and IBS before 6.2): one event per online
+ * CPU with a buffer. */
 static int mph_events_create_cpu(struct mph_session *s)
 {
 	unsigned int cpu;
@@ -794,7 +799,7 @@ static int mph_events_create_cpu(struct mph_session *s)
 
 /* Default: one task-clock event per thread of the calling process, inherited by the
  * threads they create. A thread created during START by a thread whose event does not
- * exist yet is missed (the price of per-thread events; per_cpu_events=1 has no such gap). */
+ * exist yet is missed (the price of per-thread events; per-CPU ones have no such gap). */
 static int mph_task_events(struct mph_session *s, bool faults);
 
 static int mph_events_create_task(struct mph_session *s)
@@ -909,7 +914,8 @@ static int mph_get_version(unsigned long arg)
 		return err;
 	memset(&v, 0, sizeof(v));
 	v.abi_version = MEMPHISMOD_ABI_VERSION;
-	v.caps = MEMPHISMOD_CAP_CPU_CLOCK | MEMPHISMOD_CAP_FAULTS | mph_caps;
+	v.caps = MEMPHISMOD_CAP_CPU_CLOCK | MEMPHISMOD_CAP_FAULTS | MEMPHISMOD_CAP_PER_CPU |
+		 (per_cpu_events ? MEMPHISMOD_CAP_PER_CPU_ALL : 0) | mph_caps;
 	v.record_size = MPH_REC_SIZE;
 	v.buffer_min = (u64)MPH_BUF_KB_MIN << 10;
 	v.buffer_max = (u64)buf_kb_max << 10;
@@ -929,7 +935,7 @@ static int mph_configure(struct mph_session *s, unsigned long arg)
 	err = mph_copy_in(&c, sizeof(c), MEMPHISMOD_CONFIG_SIZE_VER0, arg, &usize);
 	if (err)
 		return err;
-	if (c.flags)
+	if (c.flags & ~MEMPHISMOD_CONFIG_PER_CPU)
 		return -EINVAL;
 	switch (c.kind) {
 	case MEMPHISMOD_KIND_CPU_CLOCK:
@@ -968,6 +974,7 @@ static int mph_configure(struct mph_session *s, unsigned long arg)
 	s->period = period;
 	s->ldlat = ldlat;
 	s->buf_size = buf;
+	s->per_cpu = c.flags & MEMPHISMOD_CONFIG_PER_CPU;
 	return 0;
 }
 
@@ -991,7 +998,8 @@ static int mph_start(struct mph_session *s, unsigned long arg)
 		if (err)
 			return err;
 	}
-	if (per_cpu_events || (s->kind == MEMPHISMOD_KIND_IBS_OP && !MPH_IBS_PER_TASK))
+	if (s->per_cpu || per_cpu_events ||
+	    (s->kind == MEMPHISMOD_KIND_IBS_OP && !MPH_IBS_PER_TASK))
 		return mph_events_create_cpu(s);
 	return mph_events_create_task(s);
 }

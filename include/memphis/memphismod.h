@@ -19,6 +19,13 @@
  * records (only from the process that started sampling); STOP pauses, START resumes.
  * FAULTS (caps MEMPHISMOD_CAP_FAULTS) adds the process's page-fault stream until close,
  * read with READ's MEMPHISMOD_READ_FAULTS.
+ *
+ * Scope: START samples with one event per thread (task clock), or, with CONFIGURE's
+ * MEMPHISMOD_CONFIG_PER_CPU (caps MEMPHISMOD_CAP_PER_CPU), one event per online CPU of the
+ * session's own (cpu clock) whose handler keeps only the calling process's samples: a
+ * sleeping and waking thread then re-arms no timer, at the price of a timer on every CPU
+ * while sampling. Records, READ and LOST records are the same in both scopes. A module
+ * without the flag refuses it with -EINVAL: sample per thread.
  */
 #ifndef MEMPHIS_MEMPHISMOD_H
 #define MEMPHIS_MEMPHISMOD_H
@@ -38,11 +45,16 @@
 #define MEMPHISMOD_CAP_KERNEL_IP  (1ULL << 3) /* caller may receive kernel samples (CAP_PERFMON) */
 #define MEMPHISMOD_CAP_FAULTS     (1ULL << 4) /* IOC_FAULTS: the page-fault stream (first
                                                * touch), a software event: no PMU needed */
+#define MEMPHISMOD_CAP_PER_CPU    (1ULL << 5) /* CONFIGURE takes MEMPHISMOD_CONFIG_PER_CPU */
+#define MEMPHISMOD_CAP_PER_CPU_ALL (1ULL << 6) /* every session samples per CPU, with the
+                                               * flag or not (module parameter
+                                               * per_cpu_events=1) */
 
 /* CONFIGURE kind */
 enum memphismod_kind {
 	MEMPHISMOD_KIND_CPU_CLOCK = 0, /* software clock (task-clock per thread, or cpu-clock
-	                                * per CPU with per_cpu_events=1); period in ns;
+	                                * per CPU with MEMPHISMOD_CONFIG_PER_CPU or
+	                                * per_cpu_events=1); period in ns;
 	                                * records carry user registers */
 	MEMPHISMOD_KIND_IBS_OP = 1,    /* AMD IBS op sampling (the ibs_op PMU): period in ops
 	                                * (cycles on CPUs without IbsOpCntCtl), a multiple of 16;
@@ -87,13 +99,22 @@ struct memphismod_config {
 	__u64 kind;        /* enum memphismod_kind */
 	__u64 period;      /* ns (cpu clock), ops (IBS), loads (PEBS); 0 = the kind's default */
 	__u64 buffer_size; /* bytes per CPU, 0 = buffer_default, else within [min, max] */
-	__u64 flags;       /* must be 0 */
+	__u64 flags;       /* MEMPHISMOD_CONFIG_*, other bits 0 */
 	/* --- appended (same ABI; a caller of the first version sends 40 bytes: ldlat 0) --- */
 	__u64 ldlat;       /* PEBS_LDLAT: load latency threshold in cycles, 0 = 30; must be
 	                    * 0 for the other kinds */
 };
 #define MEMPHISMOD_CONFIG_SIZE_VER0 40
 #define MEMPHISMOD_CONFIG_SIZE_VER1 48
+/* CONFIGURE flags */
+#define MEMPHISMOD_CONFIG_PER_CPU (1ULL << 0) /* sample with one event per online CPU
+                                               * (caps MEMPHISMOD_CAP_PER_CPU; -EINVAL from
+                                               * a module without it): only the calling
+                                               * process's samples are kept, never those of
+                                               * exclude_tid or after an exec; CPUs that
+                                               * come online later are not sampled. Any
+                                               * kind: the cpu clock becomes cpu-clock, a
+                                               * hardware kind's event is a CPU's */
 
 struct memphismod_start {
 	__u64 size;  /* in: sizeof(struct memphismod_start) */
