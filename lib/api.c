@@ -528,7 +528,9 @@ __attribute__((constructor)) static void memphis_init(void)
 	const struct memphis__drain_params dp = { .backend = ri.backend,
 						  .first_touch = ri.first_touch,
 						  .pid = pid,
-						  .touch_per_cpu = ri.sm.scope && !strcmp(ri.sm.scope, "cpu"),
+						  /* not where the backend has its own (kmod) */
+						  .touch_per_cpu = ri.sm.scope && !strcmp(ri.sm.scope, "cpu") &&
+								   !ri.backend->touch_start,
 						  .start_time = start_time };
 	if ((start_err = memphis__drain_start(&dp)) < 0) {
 		memphis__warn_once("cannot start: %s; the program runs unprofiled",

@@ -14,8 +14,9 @@ enum memphis__kmod_kind {
 };
 #define MEMPHIS__KMOD_KIND_NAMES { "auto", "clock", "ibs", "pebs" } /* enum order */
 
-/* MEMPHIS_SCOPE: the soft sampler's (and the page-fault stream's) events per thread, or per
- * CPU filtered to the process (percpu.h); auto: per CPU where the kernel allows it. */
+/* MEMPHIS_SCOPE: the soft sampler's (and the page-fault stream's) or the kmod module's
+ * events per thread, or per CPU filtered to the process (percpu.h, MEMPHISMOD_CONFIG_PER_CPU);
+ * auto: per CPU where the kernel (the module) allows it and the CPUs are not crowded. */
 enum memphis__scope { MEMPHIS__SCOPE_AUTO = 0, MEMPHIS__SCOPE_THREAD, MEMPHIS__SCOPE_CPU };
 #define MEMPHIS__SCOPE_NAMES { "auto", "thread", "cpu" } /* enum order */
 

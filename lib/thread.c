@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/sysinfo.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -348,6 +349,22 @@ void memphis__thread_foreach(void (*fn)(struct memphis__thread *t, void *ctx), v
 	for (size_t i = 0; i < nthreads; i++)
 		fn(threads[i], ctx);
 	pthread_mutex_unlock(&threads_lock);
+}
+
+int memphis__thread_crowded(int ncpus)
+{
+	struct sysinfo si;
+	size_t n = 0;
+
+	if (ncpus < 1)
+		ncpus = 1;
+	if (sysinfo(&si) == 0 && si.loads[0] > (unsigned long)ncpus * 2 << SI_LOAD_SHIFT)
+		return 1;
+	pthread_mutex_lock(&threads_lock);
+	for (size_t i = 0; i < nthreads; i++)
+		n += !threads[i]->gone;
+	pthread_mutex_unlock(&threads_lock);
+	return n > (size_t)ncpus * 2;
 }
 
 void memphis__thread_lock(void)

@@ -20,7 +20,7 @@
 struct memphis__backend_params {
 	uint64_t period_ns;  /* MEMPHIS_PERIOD */
 	pid_t pid;           /* the profiled process */
-	int scope;           /* MEMPHIS_SCOPE: enum memphis__scope (soft) */
+	int scope;           /* MEMPHIS_SCOPE: enum memphis__scope (soft, kmod) */
 	int kernel;          /* MEMPHIS_KERNEL: kernel mode too where allowed (soft) */
 	/* hardware backends (pebs, ibs) */
 	const char *event;   /* MEMPHIS_EVENT: libpfm4 names, comma-separated; NULL/"" = defaults */
@@ -46,8 +46,9 @@ struct memphis__sampling {
 	unsigned ldlat;         /* PEBS load-latency threshold in cycles, 0: none */
 	int precise_ip;         /* PEBS: precise_ip the kernel took; -1 not a PEBS event */
 	const char *kmod_kind;  /* kmod: "clock", "ibs" or "pebs"; NULL other backends */
-	const char *scope;      /* soft: "thread" (an event per thread) or "cpu" (per CPU,
-				 * filtered to the process: percpu.h); NULL other backends */
+	const char *scope;      /* soft, kmod: "thread" (an event per thread) or "cpu" (per
+				 * CPU, filtered to the process: percpu.h, the module's
+				 * MEMPHISMOD_CONFIG_PER_CPU); NULL other backends */
 	char hw_events[1024];   /* hardware events opened by the library, "; " between:
 				 * "NAME type=T config=0x.. config1=0x.. precise_ip=P period=N" */
 	char hw_notes[512];     /* what a reader of the samples must know of the events as

@@ -17,6 +17,17 @@
  * buffer come back as LOST records of their thread (its r_lost, as the soft backend's).
  * The module's page-fault stream (FAULTS, read apart) gives the first touches: the
  * process may not be allowed perf's page-fault events either.
+ *
+ * Scope (MEMPHIS_SCOPE, RUN scope): the module's events per thread, or per CPU
+ * (MEMPHISMOD_CONFIG_PER_CPU, where caps offer it) with only this process's samples kept:
+ * no timer is re-armed when a thread sleeps and wakes. auto takes per CPU where the module
+ * offers it and the CPUs do not look crowded (memphis__thread_crowded): a per-CPU session
+ * puts a timer on every CPU, the other users' too. As the soft backend, it leaves per CPU
+ * for per thread, for the rest of the run and with a note, at a region's start once the
+ * CPUs look crowded (auto only: MEMPHIS_SCOPE=cpu stays). Unlike the soft backend's, the
+ * module's per-CPU buffers fill with this process's samples only, at most one a period
+ * per CPU in either scope: a drain that falls behind loses as much per thread, so that
+ * is no reason to leave.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,6 +45,7 @@
 #include "log.h"
 #include "memphis/memphismod.h"
 #include "self.h"
+#include "writer.h"
 
 #define BATCH 1024 /* records per READ */
 
@@ -54,6 +66,11 @@ static uint64_t ldlat_used;                   /* PEBS_LDLAT threshold sent, 0: d
 static uint64_t kind_used;                    /* enum memphismod_kind configured */
 static uint64_t buffer_used;                  /* bytes per CPU, configured */
 static uint64_t caps_seen;                    /* GET_VERSION's caps */
+static uint64_t config_flags;                 /* CONFIGURE's: MEMPHISMOD_CONFIG_PER_CPU or 0 */
+static int scope_cpu;                         /* the module samples per CPU (the flag, or
+					       * MEMPHISMOD_CAP_PER_CPU_ALL) */
+static int scope_auto;                        /* per CPU by MEMPHIS_SCOPE=auto: may leave */
+static uint64_t lost_pending;                 /* lost in a read by start, told by the next */
 
 static const char *kind_name(uint64_t kind)
 {
@@ -105,16 +122,50 @@ static uint64_t hw_period_of(uint64_t kind, uint64_t want)
 }
 
 /* CONFIGURE the kind: period in ns for the clock, in ops or loads for the hardware kinds
- * (their own period), ldlat for PEBS only (0 = the module's default). 0 or -errno. */
+ * (their own period), ldlat for PEBS only (0 = the module's default), with config_flags.
+ * 0 or -errno. */
 static int configure(int fd, uint64_t kind, uint64_t period, uint64_t ldlat, uint64_t buffer)
 {
-	struct memphismod_config c = { .size = sizeof(c) };
+	struct memphismod_config c = { .size = sizeof(c), .flags = config_flags };
 
 	c.kind = kind;
 	c.period = period;
 	c.ldlat = kind == MEMPHISMOD_KIND_PEBS_LDLAT ? ldlat : 0;
 	c.buffer_size = buffer;
 	return ioctl(fd, MEMPHISMOD_IOC_CONFIGURE, &c) < 0 ? -errno : 0;
+}
+
+static int online_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > 1 << 20 ? 1 << 20 : (int)n;
+}
+
+/* CONFIGURE's flags for MEMPHIS_SCOPE (want, enum memphis__scope) given the module's caps:
+ * per CPU when asked for, or (auto) where offered and the CPUs do not look crowded. */
+static uint64_t scope_flags(uint64_t caps, int want)
+{
+	if (caps & MEMPHISMOD_CAP_PER_CPU_ALL) {
+		if (want == MEMPHIS__SCOPE_THREAD)
+			memphis__warn("kmod: MEMPHIS_SCOPE=thread: %s samples every process per CPU "
+				      "(module parameter per_cpu_events=1)", MEMPHISMOD_DEVICE);
+		return 0; /* per CPU without asking */
+	}
+	if (want == MEMPHIS__SCOPE_THREAD)
+		return 0;
+	if (!(caps & MEMPHISMOD_CAP_PER_CPU)) {
+		if (want == MEMPHIS__SCOPE_CPU)
+			memphis__warn("kmod: MEMPHIS_SCOPE=cpu: %s offers no per-CPU events (a module "
+				      "of an older memphis): sampling per thread", MEMPHISMOD_DEVICE);
+		return 0;
+	}
+	if (want == MEMPHIS__SCOPE_AUTO && memphis__thread_crowded(online_cpus())) {
+		memphis__log(MPH_LOG_INFO, "kmod: the CPUs are oversubscribed (over two tasks per "
+			     "CPU): events per thread, not per CPU");
+		return 0;
+	}
+	return MEMPHISMOD_CONFIG_PER_CPU;
 }
 
 /* Why the device cannot be used, for the one line the user sees. */
@@ -167,6 +218,7 @@ static void describe(uint64_t kind, struct memphis__sampling *out)
 {
 	out->kmod_kind = kind == MEMPHISMOD_KIND_IBS_OP ? "ibs" :
 			 kind == MEMPHISMOD_KIND_PEBS_LDLAT ? "pebs" : "clock";
+	out->scope = scope_cpu ? "cpu" : "thread";
 	if (kind == MEMPHISMOD_KIND_CPU_CLOCK) {
 		out->weight = "stall";
 		out->period_ns = period_used;
@@ -221,6 +273,7 @@ static int kmod_probe(const struct memphis__backend_params *p, struct memphis__s
 		period = v.period_max;
 	buffer = buffer_bytes(&v, period);
 	kind = kind_wanted(v.caps, p->kmod_kind);
+	config_flags = scope_flags(v.caps, p->scope);
 	if (kind != MEMPHISMOD_KIND_CPU_CLOCK) {
 		hw_period_used = hw_period_of(kind, p->hw_period);
 		ldlat_used = p->ldlat;
@@ -231,11 +284,21 @@ static int kmod_probe(const struct memphis__backend_params *p, struct memphis__s
 			kind = MEMPHISMOD_KIND_CPU_CLOCK;
 		}
 	}
-	if (kind == MEMPHISMOD_KIND_CPU_CLOCK && (err = -configure(fd, kind, period, 0, buffer)) != 0) {
-		snprintf(why, n, "%s: CONFIGURE (period %llu ns, buffer %llu bytes) failed: %s",
-			 MEMPHISMOD_DEVICE, (unsigned long long)period, (unsigned long long)buffer,
-			 strerror(err));
-		goto out_close;
+	if (kind == MEMPHISMOD_KIND_CPU_CLOCK) {
+		err = -configure(fd, kind, period, 0, buffer);
+		if (err == EINVAL && config_flags) {
+			/* caps offered the flag, and yet: per thread, as a module without it */
+			memphis__log(MPH_LOG_WARN, "kmod: %s refused per-CPU events (EINVAL): per "
+				     "thread", MEMPHISMOD_DEVICE);
+			config_flags = 0;
+			err = -configure(fd, kind, period, 0, buffer);
+		}
+		if (err) {
+			snprintf(why, n, "%s: CONFIGURE (period %llu ns, buffer %llu bytes) failed: %s",
+				 MEMPHISMOD_DEVICE, (unsigned long long)period,
+				 (unsigned long long)buffer, strerror(err));
+			goto out_close;
+		}
 	}
 	rbuf = memphis__lib_malloc(BATCH * v.record_size);
 	samples = memphis__lib_malloc(BATCH * sizeof(*samples));
@@ -246,6 +309,8 @@ static int kmod_probe(const struct memphis__backend_params *p, struct memphis__s
 	}
 	rec_size = v.record_size;
 	caps_seen = v.caps;
+	scope_cpu = config_flags || (v.caps & MEMPHISMOD_CAP_PER_CPU_ALL);
+	scope_auto = config_flags && p->scope == MEMPHIS__SCOPE_AUTO;
 	ncpus = v.nr_cpus > UINT32_MAX ? UINT32_MAX : (uint32_t)v.nr_cpus;
 	pid = (uint32_t)p->pid;
 	period_used = period;
@@ -253,9 +318,9 @@ static int kmod_probe(const struct memphis__backend_params *p, struct memphis__s
 	buffer_used = buffer;
 	describe(kind, out); /* the module's limits may have moved the period */
 	dev_fd = fd;
-	memphis__log(MPH_LOG_INFO, "kmod: %s abi %llu, caps %#llx, %s, period %llu %s, buffer %llu "
-		     "bytes/cpu", MEMPHISMOD_DEVICE, (unsigned long long)v.abi_version,
-		     (unsigned long long)v.caps, kind_name(kind),
+	memphis__log(MPH_LOG_INFO, "kmod: %s abi %llu, caps %#llx, %s per %s, period %llu %s, "
+		     "buffer %llu bytes/cpu", MEMPHISMOD_DEVICE, (unsigned long long)v.abi_version,
+		     (unsigned long long)v.caps, kind_name(kind), scope_cpu ? "CPU" : "thread",
 		     (unsigned long long)(kind == MEMPHISMOD_KIND_CPU_CLOCK ? period : hw_period_used),
 		     kind == MEMPHISMOD_KIND_CPU_CLOCK ? "ns" : out->hw_unit,
 		     (unsigned long long)buffer);
@@ -308,12 +373,42 @@ static int start_ioctl(void)
 	return r;
 }
 
+static uint64_t kmod_read_process(memphis__emit_fn *emit);
+
+/* From per CPU to per thread for the rest of the run (see the top), while the module is
+ * stopped between regions: its buffers read to their end (CONFIGURE frees them), then
+ * configured again without the flag. Caller holds the drain lock. 0 or -errno. */
+static int leave_cpus(memphis__emit_fn *emit)
+{
+	int err;
+
+	lost_pending += kmod_read_process(emit);
+	config_flags = 0;
+	err = configure(dev_fd, kind_used, kind_used == MEMPHISMOD_KIND_CPU_CLOCK ? period_used :
+			hw_period_used, ldlat_used, buffer_used);
+	if (err) {
+		config_flags = MEMPHISMOD_CONFIG_PER_CPU; /* nothing changed in the module */
+		return err;
+	}
+	scope_cpu = 0;
+	scope_auto = 0;
+	memphis__note(MPH_LOG_INFO, "kmod: events per thread from here on, not per CPU: the CPUs "
+		      "are oversubscribed (over two tasks or threads of the process per CPU), and "
+		      "a per-CPU event interrupts every task there");
+	return 0;
+}
+
 static int kmod_start(int on, memphis__emit_fn *emit)
 {
 	int r;
 
 	if (!memphis__fd_ours(&dev_fd, &dev_id, NULL))
 		return -EBADF;
+	if (on && scope_auto && memphis__thread_crowded(online_cpus()) && (r = leave_cpus(emit))) {
+		memphis__log(MPH_LOG_WARN, "kmod: CONFIGURE per thread failed (%s): per CPU still",
+			     strerror(-r));
+		scope_auto = 0;
+	}
 	r = on ? start_ioctl() : ioctl(dev_fd, MEMPHISMOD_IOC_STOP, 0);
 	if (r < 0 && on && kind_used != MEMPHISMOD_KIND_CPU_CLOCK) {
 		/* the hardware event could not be created (e.g. the PMU is busy): the clock */
@@ -450,6 +545,8 @@ static uint64_t kmod_read_process(memphis__emit_fn *emit)
 		if (rd.pending == 0 || rd.nr_records == 0)
 			break;
 	}
+	lost += lost_pending;
+	lost_pending = 0;
 	if (unknown_tid)
 		memphis__log(MPH_LOG_DEBUG, "kmod: %llu samples of unregistered threads dropped",
 			     (unsigned long long)unknown_tid);

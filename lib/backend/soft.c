@@ -37,7 +37,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/sysinfo.h>
 #include <unistd.h>
 
 #include "backend.h"
@@ -361,26 +360,14 @@ static void soft_close(struct memphis__thread *t)
 	memphis__ring_close(&t->sample);
 }
 
-static void count_thread(struct memphis__thread *t, void *ctx)
-{
-	if (!t->gone)
-		++*(int *)ctx;
-}
-
-/* 1 when the CPUs look oversubscribed: the load average is over two tasks per CPU, or the
- * process has over two threads per CPU. The drain's wait for a CPU grows with the
- * runnable threads there times the CPU time of its pass (1-8 ms seen, 60 under UBSan),
- * and it once passed the rings' 100 ms; two a CPU still leaves per CPU a program of
- * one thread a CPU (OpenMP) with a helper thread or two. */
+/* 1 when the CPUs look oversubscribed (memphis__thread_crowded: over two tasks or threads
+ * of the process per CPU). The drain's wait for a CPU grows with the runnable threads
+ * there times the CPU time of its pass (1-8 ms seen, 60 under UBSan), and it once passed
+ * the rings' 100 ms; two a CPU still leaves per CPU a program of one thread a CPU
+ * (OpenMP) with a helper thread or two. */
 static int cpus_crowded(void)
 {
-	struct sysinfo si;
-	int n = 0;
-
-	if (sysinfo(&si) == 0 && si.loads[0] > (unsigned long)cpus.n * 2 << SI_LOAD_SHIFT)
-		return 1;
-	memphis__thread_foreach(count_thread, &n);
-	return n > cpus.n * 2;
+	return memphis__thread_crowded(cpus.n);
 }
 
 /* The fullest CPU ring, in 1/1024ths of its size. */
