@@ -12,6 +12,18 @@
  *                                  it samples on, up to 8 times SECONDS (a starved guest's
  *                                  threads spend most of a second in its kernel, where the
  *                                  clock takes no sample: the summary gives user/sys time)
+ *   tool_kmod sample-cpu SECONDS [THREADS]
+ *                                  the same with CONFIGURE's MEMPHISMOD_CONFIG_PER_CPU (one
+ *                                  event per CPU, filtered to this process by the module);
+ *                                  exit 1 when caps lack MEMPHISMOD_CAP_PER_CPU
+ *   tool_kmod idle-timer SECONDS   one spinning thread, pinned to CPU 0 with the main
+ *                                  thread, sampled at 1 ms in turn by no session, a
+ *                                  first-version (40-byte, no flags) CONFIGURE and a
+ *                                  per-CPU one: the other CPUs' local timer interrupts a
+ *                                  second (/proc/interrupts LOC). Per CPU puts a timer on
+ *                                  every CPU, per thread on the sampled thread's only:
+ *                                  exit 0 when the per-CPU session added >= 100 a second
+ *                                  and the first-version one under a quarter of that
  *   tool_kmod hold SECONDS         start sampling, print "sampling", spin (unload test)
  *   tool_kmod throttle SECONDS     sample at 100 us as `sample` does, with the guest's
  *                                  kernel.perf_event_max_sample_rate at 1 (one sample a
@@ -19,10 +31,12 @@
  *                                  its sample's REC_THROTTLED or READ's throttled (the
  *                                  64-byte READ), and every spinning thread has one;
  *                                  exit 2 when the kernel throttled nothing
- *   tool_kmod lost SECONDS         a 16 KiB buffer at 100 us, read only after STOP: drops are
+ *   tool_kmod lost SECONDS [cpu]   a 16 KiB buffer at 100 us, read only after STOP: drops are
  *                                  told per thread by LOST records; a thread START excludes
  *                                  (exclude_tid) has neither samples nor LOST records;
- *                                  exit 2 when the buffer never filled (no drop to tell)
+ *                                  exit 2 when the buffer never filled (no drop to tell);
+ *                                  cpu: with MEMPHISMOD_CONFIG_PER_CPU (the excluded thread
+ *                                  then runs under the session's events)
  *   tool_kmod faults               FAULTS: every page one thread touches has its fault
  *                                  record (READ_FAULTS), the excluded thread's none
  *   tool_kmod hwkinds              the hardware kinds (IBS op, PEBS load latency): each is
@@ -30,13 +44,15 @@
  *                                  says EOPNOTSUPP; ldlat is refused for the clock kind and
  *                                  a first-version (40-byte) CONFIGURE still works
  *   tool_kmod fork-eperm           a forked child may not START or READ the parent's session
- *   tool_kmod fuzz CALLS SEED      random commands (FAULTS and READ_FAULTS too), sizes,
+ *   tool_kmod fuzz CALLS SEED      random commands (FAULTS, READ_FAULTS and per-CPU sessions
+ *                                  too), sizes,
  *                                  pointers and sequences; any record
  *                                  returned must be valid as above; exit 0 unless a record
  *                                  was bad or the process was killed
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdint.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -53,6 +69,8 @@
 #include "memphis/memphismod.h"
 
 #define MAXT 64
+
+static uint64_t config_flags; /* CONFIGURE's: MEMPHISMOD_CONFIG_PER_CPU (sample-cpu, lost cpu) */
 
 static unsigned long long now_ns(void)
 {
@@ -288,7 +306,8 @@ static int cmd_sample(double seconds, int nthreads, enum sample_mode mode)
 {
 	struct memphismod_version v;
 	struct memphismod_config c = { .size = sizeof(c), .kind = MEMPHISMOD_KIND_CPU_CLOCK,
-				       .period = mode == THROTTLE ? 100000 : 1000000 };
+				       .period = mode == THROTTLE ? 100000 : 1000000,
+				       .flags = config_flags };
 	struct memphismod_start st = { .size = sizeof(st) };
 	struct tally t = { 0 };
 	pthread_t th[MAXT];
@@ -302,7 +321,12 @@ static int cmd_sample(double seconds, int nthreads, enum sample_mode mode)
 	if (fd < 0)
 		return 1;
 	if (get_version(fd, &v) < 0 || ioctl(fd, MEMPHISMOD_IOC_CONFIGURE, &c) < 0) {
-		printf("GET_VERSION/CONFIGURE: %s\n", strerror(errno));
+		printf("GET_VERSION/CONFIGURE%s: %s\n", config_flags ? " (per CPU)" : "",
+		       strerror(errno));
+		return 1;
+	}
+	if (config_flags && !(v.caps & MEMPHISMOD_CAP_PER_CPU)) {
+		printf("caps %#llx: no MEMPHISMOD_CAP_PER_CPU\n", (unsigned long long)v.caps);
 		return 1;
 	}
 	buf = malloc(256 * v.record_size);
@@ -343,10 +367,11 @@ static int cmd_sample(double seconds, int nthreads, enum sample_mode mode)
 		pthread_join(th[i], NULL);
 	cpu_ms(&user, &sys);
 	seen = threads_seen(&t);
-	printf("pid %d: %llu records, %d of %d threads sampled, foreign %llu"
+	printf("pid %d%s: %llu records, %d of %d threads sampled, foreign %llu"
 	       ", kernel %llu, bad %llu, lost %llu; by cpu %llu %llu %llu %llu; throttled: "
 	       "%llu samples tell it, %llu told by READ; %.1f s, cpu time user %llu ms, sys %llu ms"
-	       "\n", (int)getpid(), t.records, seen, ntids, t.foreign, t.kernel, t.bad, t.lost,
+	       "\n", (int)getpid(), config_flags ? " (per CPU)" : "", t.records, seen, ntids,
+	       t.foreign, t.kernel, t.bad, t.lost,
 	       t.per_cpu[0], t.per_cpu[1], t.per_cpu[2], t.per_cpu[3], t.throttled,
 	       t.throttled_untold, (double)(now_ns() - t0) / 1e9, user - user0, sys - sys0);
 	free(buf);
@@ -395,7 +420,8 @@ static int cmd_lost(double seconds)
 {
 	struct memphismod_version v;
 	struct memphismod_config c = { .size = sizeof(c), .kind = MEMPHISMOD_KIND_CPU_CLOCK,
-				       .period = 100000, .buffer_size = 16384 };
+				       .period = 100000, .buffer_size = 16384,
+				       .flags = config_flags };
 	struct memphismod_start st = { .size = sizeof(st) };
 	struct tally t = { 0 };
 	pthread_t th[3];
@@ -430,9 +456,9 @@ static int cmd_lost(double seconds)
 		told += t.lost_tid[k];
 		threads_told += t.lost_tid[k] > 0;
 	}
-	printf("pid %d: %llu records (%llu LOST records telling %llu drops, of %d threads), "
+	printf("pid %d%s: %llu records (%llu LOST records telling %llu drops, of %d threads), "
 	       "%llu drops untold; excluded tid %d: foreign %llu, kernel %llu, bad %llu\n",
-	       (int)getpid(), t.records, t.lost_records, told, threads_told, t.lost,
+	       (int)getpid(), config_flags ? " (per CPU)" : "", t.records, t.lost_records, told, threads_told, t.lost,
 	       (int)excluded_tid, t.foreign, t.kernel, t.bad);
 	free(buf);
 	close(fd);
@@ -537,6 +563,112 @@ static int cmd_faults(void)
 	free(buf);
 	close(fd);
 	return pages == FAULT_PAGES && excluded == 0 && bad == 0 ? 0 : 1;
+}
+
+/* The local timer interrupts of every CPU so far (/proc/interrupts LOC), into loc[]; the
+ * number of CPUs, 0 when unreadable. */
+static int local_timer(unsigned long long *loc, int max)
+{
+	char line[4096];
+	FILE *f = fopen("/proc/interrupts", "r");
+	int n = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line, *end;
+
+		while (*p == ' ')
+			p++;
+		if (strncmp(p, "LOC:", 4))
+			continue;
+		for (p += 4; n < max; n++, p = end) {
+			loc[n] = strtoull(p, &end, 10);
+			if (end == p)
+				break;
+		}
+		break;
+	}
+	fclose(f);
+	return n;
+}
+
+/* The CPUs but 0: their local timer interrupts a second while `seconds` pass with a session
+ * configured by c (NULL: none) sampling this process, whose threads run on CPU 0. */
+static double idle_rate(const struct memphismod_config *c, double seconds, struct tally *t)
+{
+	unsigned long long a[64], b[64], t0 = now_ns(), sum = 0;
+	struct memphismod_version v;
+	struct memphismod_start st = { .size = sizeof(st) };
+	unsigned char *buf = NULL;
+	int fd = -1, n, m;
+
+	if (c) {
+		fd = open_dev();
+		if (fd < 0 || get_version(fd, &v) < 0 || ioctl(fd, MEMPHISMOD_IOC_CONFIGURE, c) < 0 ||
+		    !(buf = malloc(256 * v.record_size)) || ioctl(fd, MEMPHISMOD_IOC_START, &st) < 0) {
+			printf("session (CONFIGURE of %llu bytes, flags %#llx): %s\n",
+			       (unsigned long long)c->size, (unsigned long long)c->flags, strerror(errno));
+			return -1;
+		}
+	}
+	n = local_timer(a, 64);
+	t0 = now_ns();
+	while (now_ns() - t0 < (unsigned long long)(seconds * 1e9)) {
+		usleep(100000);
+		if (fd >= 0) {
+			struct memphismod_read rd = { .size = sizeof(rd), .buf = (uintptr_t)buf,
+						      .buf_size = 256 * v.record_size };
+			if (ioctl(fd, MEMPHISMOD_IOC_READ, &rd) == 0)
+				check_records(buf, rd.nr_records, v.record_size, v.nr_cpus, t0, t);
+		}
+	}
+	m = local_timer(b, 64);
+	if (fd >= 0) {
+		stop_and_drain(fd, buf, &v, t0, t);
+		close(fd);
+	}
+	free(buf);
+	if (n < 2 || m != n)
+		return -1;
+	for (int k = 1; k < n; k++)
+		sum += b[k] - a[k];
+	return (double)sum / (n - 1) / ((double)(now_ns() - t0) / 1e9);
+}
+
+static int cmd_idle_timer(double seconds)
+{
+	struct memphismod_config old = { .size = MEMPHISMOD_CONFIG_SIZE_VER0,
+					 .kind = MEMPHISMOD_KIND_CPU_CLOCK, .period = 1000000 };
+	struct memphismod_config cpu = { .size = sizeof(cpu), .kind = MEMPHISMOD_KIND_CPU_CLOCK,
+					 .period = 1000000, .flags = MEMPHISMOD_CONFIG_PER_CPU };
+	struct tally t_old = { 0 }, t_cpu = { 0 };
+	double none, r_old, r_cpu;
+	cpu_set_t set;
+	pthread_t th;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) < 0) {
+		printf("sched_setaffinity: %s\n", strerror(errno));
+		return 1;
+	}
+	add_self();
+	pthread_create(&th, NULL, spin, (void *)1);
+	none = idle_rate(NULL, seconds, NULL);
+	r_old = idle_rate(&old, seconds, &t_old);
+	r_cpu = idle_rate(&cpu, seconds, &t_cpu);
+	stop_spin = 1;
+	pthread_join(th, NULL);
+	printf("local timer interrupts a second on the CPUs but 0, the sampled threads on CPU 0 "
+	       "at 1 ms: %.0f unsampled, %.0f per thread (first-version CONFIGURE, %llu records), "
+	       "%.0f per CPU (%llu records); foreign %llu, bad %llu\n", none, r_old,
+	       t_old.records, r_cpu, t_cpu.records, t_old.foreign + t_cpu.foreign,
+	       t_old.bad + t_cpu.bad + t_old.kernel + t_cpu.kernel);
+	if (none < 0 || r_old < 0 || r_cpu < 0 || t_old.foreign + t_cpu.foreign ||
+	    t_old.bad + t_cpu.bad + t_old.kernel + t_cpu.kernel || !t_old.records || !t_cpu.records)
+		return 1;
+	return r_cpu - none >= 100 && (r_old - none) * 4 < r_cpu - none ? 0 : 1;
 }
 
 static int cmd_fork_eperm(void)
@@ -690,7 +822,8 @@ static int cmd_fuzz(long calls, unsigned long long seed)
 			arg_words[1] = rnd() % 4;
 			arg_words[2] = rnd() % 3 ? 10000 + rnd() % 5000000 : rnd();
 			arg_words[3] = rnd() % 3 ? (rnd() % 512) << 10 : rnd();
-			arg_words[4] = rnd() % 8 ? 0 : rnd();
+			/* flags: 0, MEMPHISMOD_CONFIG_PER_CPU, or anything */
+			arg_words[4] = rnd() % 8 ? rnd() % 2 : rnd();
 		}
 		argsz = 8 * (1 + rnd() % 16);
 		switch (rnd() % 8) {
@@ -754,12 +887,21 @@ int main(int argc, char **argv)
 		return cmd_open();
 	if (argc >= 3 && !strcmp(argv[1], "sample"))
 		return cmd_sample(atof(argv[2]), argc >= 4 ? atoi(argv[3]) : 2, SAMPLE);
+	if (argc >= 3 && !strcmp(argv[1], "sample-cpu")) {
+		config_flags = MEMPHISMOD_CONFIG_PER_CPU;
+		return cmd_sample(atof(argv[2]), argc >= 4 ? atoi(argv[3]) : 2, SAMPLE);
+	}
+	if (argc >= 3 && !strcmp(argv[1], "idle-timer"))
+		return cmd_idle_timer(atof(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "hold"))
 		return cmd_sample(atof(argv[2]), 2, HOLD);
 	if (argc >= 3 && !strcmp(argv[1], "throttle"))
 		return cmd_sample(atof(argv[2]), 2, THROTTLE);
-	if (argc >= 3 && !strcmp(argv[1], "lost"))
+	if (argc >= 3 && !strcmp(argv[1], "lost")) {
+		if (argc >= 4 && !strcmp(argv[3], "cpu"))
+			config_flags = MEMPHISMOD_CONFIG_PER_CPU;
 		return cmd_lost(atof(argv[2]));
+	}
 	if (argc >= 2 && !strcmp(argv[1], "faults"))
 		return cmd_faults();
 	if (argc >= 2 && !strcmp(argv[1], "hwkinds"))
@@ -768,6 +910,6 @@ int main(int argc, char **argv)
 		return cmd_fork_eperm();
 	if (argc >= 4 && !strcmp(argv[1], "fuzz"))
 		return cmd_fuzz(atol(argv[2]), strtoull(argv[3], NULL, 0));
-	fprintf(stderr, "usage: tool_kmod info|open|sample S [T]|hold S|throttle S|lost S|faults|hwkinds|fork-eperm|fuzz N SEED\n");
+	fprintf(stderr, "usage: tool_kmod info|open|sample S [T]|sample-cpu S [T]|idle-timer S|hold S|throttle S|lost S [cpu]|faults|hwkinds|fork-eperm|fuzz N SEED\n");
 	return 2;
 }

@@ -1,10 +1,15 @@
 # kmod.guest.sh - the kernel module /dev/memphismod (kmod/) in the guest: load with
 # parameter checks, device mode and group, access as unprivileged users in and out of the
-# group, isolation (own pids only, no kernel address, a forked child refused), unload
-# refused while sampling and clean after, per-thread loss records, the page-fault stream,
-# an ioctl fuzzer, and examples/cg with 16 KiB module buffers (kmod.host.sh checks its
-# per-thread LOSS records). The kmod/soft comparison on examples/cg is kmod-cg.guest.sh.
-# Runs in $VM_OUT = /out/kmod. The module comes from $MEMPHIS_BUILD/kmod (see Makefile).
+# group, isolation (own pids only, no kernel address, a forked child refused), per-CPU
+# sessions a user asks for (MEMPHISMOD_CONFIG_PER_CPU: own pids only, two at once, the
+# excluded thread, a first-version caller still per thread) and the library's scope with
+# them, unload refused while sampling and clean after, per-thread loss records, the
+# page-fault stream, an ioctl fuzzer, examples/cg with 16 KiB module buffers (kmod.host.sh
+# checks its per-thread LOSS records), and (2x2) the figures of barrier passive at 1 ms:
+# off, kmod per thread, kmod per CPU. The kmod/soft comparison on examples/cg is
+# kmod-cg.guest.sh. Runs in $VM_OUT = /out/kmod. The module comes from $MEMPHIS_BUILD/kmod
+# (see Makefile).
+# vm-limit: 480
 . "$VM_LIB"
 vm_require_memphis
 ko=$MEMPHIS_BUILD/kmod/memphismod.ko
@@ -102,6 +107,32 @@ else
 	vm_result fail "kmod: two users sampling at the same time each get only their own pids (exit $r1, $r2)"
 fi
 
+# --- per-CPU sessions asked for by the caller (MEMPHISMOD_CONFIG_PER_CPU): each session
+# has its own cpu-clock event on every CPU, which sees every process, so the handler's
+# filter alone keeps a session to its own process ---
+vm_check "kmod per-CPU session (CONFIGURE flag): a user in the group samples its own threads (present and future), only its pids, no kernel address" \
+	vmrunas 1000 $GID "$tool" sample-cpu 2 3
+vmrunas 1000 $GID "$tool" sample-cpu 3 2 > "$VM_OUT/user1000-flag.txt" 2>&1 &
+p1=$!
+vmrunas 1001 $GID "$tool" sample-cpu 3 2 > "$VM_OUT/user1001-flag.txt" 2>&1 &
+p2=$!
+wait $p1; r1=$?
+wait $p2; r2=$?
+vm_note "per-CPU flag, uid 1000: $(tail -n 1 "$VM_OUT/user1000-flag.txt")"
+vm_note "per-CPU flag, uid 1001: $(tail -n 1 "$VM_OUT/user1001-flag.txt")"
+if [ "$r1" = 0 ] && [ "$r2" = 0 ]; then
+	vm_result ok "kmod per-CPU sessions of two processes at once: each gets only its own pids, never a kernel address"
+else
+	vm_result fail "kmod per-CPU sessions of two processes at once: each gets only its own pids (exit $r1, $r2)"
+fi
+vm_check "kmod per-CPU session: START's exclude_tid thread is never sampled though it runs under the session's events; drops told per thread" \
+	sh -c 'for s in 1 4 16; do vmrunas 1000 "$1" "$2" lost $s cpu; rc=$?; [ "$rc" = 2 ] || exit "$rc"; done; exit 2' \
+	sh "$GID" "$tool"
+# the scope seen from outside: a per-CPU session's timer runs on every CPU, a per-thread
+# one's only where its threads run (all on CPU 0 here)
+vm_check "kmod: a first-version CONFIGURE (40 bytes, no flags) still samples per thread, the flag per CPU (the other CPUs' local timer interrupts)" \
+	vmrunas 1000 $GID "$tool" idle-timer 2
+
 # --- the same with one cpu-clock event per CPU (per_cpu_events=1): every CPU's event sees
 # every process, so the handler's filter alone keeps the two users apart ---
 rmmod memphismod && insmod "$ko" group=$GID per_cpu_events=1 || vm_result fail "kmod: reload with per_cpu_events=1"
@@ -192,6 +223,81 @@ if rmmod memphismod && insmod "$ko" group=$GID buf_kb_default=16 buf_kb_max=16; 
 	insmod "$ko" group=$GID || vm_result fail "kmod: insmod again with the default buffers"
 else
 	vm_result fail "kmod: reload with buf_kb_default=16 buf_kb_max=16"
+fi
+
+# --- the library's scope through the module, and the figures (2x2): barrier passive at
+# 1 ms (OMP_WAIT_POLICY=passive: threads sleep and wake at every barrier), uid 1000 in the
+# group at paranoid 3, off / kmod per thread / kmod per CPU interleaved; medians. TCG: the
+# times are the emulator's, not hardware's (nothing is asserted of them) ---
+# run_barrier CFG N: one run as CFG (off, thread, cpu, auto: uid 1000 through the module;
+# soft, soft-user: root, the soft backend per CPU with kernel samples and without) into
+# /tmp/kbar-CFG-N; appends "CFG wall_s samples scope" to bench.txt (samples and scope from
+# its RUN block)
+run_barrier() {
+	d=/tmp/kbar-$1-$2
+	rm -rf "$d"
+	who="1000 $GID" be=kmod k=MEMPHIS_KERNEL=1
+	case $1 in
+	off) e=MEMPHIS_DISABLE=1 ;;
+	soft) who="0 0" be=soft e=MEMPHIS_SCOPE=cpu ;;
+	soft-user) who="0 0" be=soft e=MEMPHIS_SCOPE=cpu k=MEMPHIS_KERNEL=0 ;;
+	*) e=MEMPHIS_SCOPE=$1 ;;
+	esac
+	b0=$(cut -d' ' -f1 /proc/uptime)
+	env OMP_NUM_THREADS="$(nproc)" OMP_WAIT_POLICY=passive MEMPHIS_BACKEND=$be \
+		MEMPHIS_PERIOD=1ms MEMPHIS_OUTPUT="$d" "$e" "$k" \
+		vmrunas $who "$MEMPHIS_BUILD/tests/prog_barrier" "$loops" "$((loops / 2))" \
+		> /dev/null 2> "$VM_OUT/barrier-$1.err"
+	b1=$(cut -d' ' -f1 /proc/uptime)
+	smp=0 sc=-
+	if [ "$1" != off ]; then
+		"$MEMPHIS_BUILD/memphis-report" dump --meta "$d" > /tmp/kbar.meta 2>/dev/null
+		smp=$(awk '/^#   region [0-9]+ "/ { for (i = 2; i <= NF; i++) if ($i ~ /^samples/) {
+			v = $(i - 1); gsub(",", "", v); s += v } } END { print s + 0 }' /tmp/kbar.meta)
+		sc=$(sed -n 's/^#   scope=//p' /tmp/kbar.meta | head -n 1)
+	fi
+	echo "$1 $(awk -v a="$b0" -v b="$b1" 'BEGIN { print b - a }') $smp ${sc:--}" >> "$VM_OUT/bench.txt"
+}
+if [ "$VM_TOPO" = 2x2 ] && [ -c /dev/memphismod ]; then
+	# loops for about 2 s unprofiled: the guest's speed varies with the host's load
+	loops=200
+	: > "$VM_OUT/bench.txt"
+	run_barrier off 0
+	cal=$(awk '{ print $2 }' "$VM_OUT/bench.txt")
+	loops=$(awk -v t="$cal" 'BEGIN { n = t > 0 ? 200 * 2 / t : 2000; n = int(n / 100) * 100
+		print (n < 200 ? 200 : (n > 8000 ? 8000 : n)) }')
+	: > "$VM_OUT/bench.txt"
+	la=$(cut -d' ' -f1 /proc/loadavg)
+	run_barrier auto 0
+	for i in 1 2 3 4 5; do
+		for c in off thread cpu; do run_barrier $c $i; done
+	done
+	# the soft backend's samples a second beside the module's (once each)
+	run_barrier soft 0
+	run_barrier soft-user 0
+	vm_note "barrier runs (cfg wall_s samples scope): $(tr '\n' ';' < "$VM_OUT/bench.txt")"
+	bad=$(awk '$1 == "thread" && ($4 != "thread" || $3 == 0) { n++ }
+		$1 == "cpu" && ($4 != "cpu" || $3 == 0) { n++ } END { print n + 0 }' "$VM_OUT/bench.txt")
+	if [ "$bad" = 0 ]; then
+		vm_result ok "kmod backend as uid 1000: MEMPHIS_SCOPE=cpu runs of a threaded program write scope=cpu and sample, MEMPHIS_SCOPE=thread ones scope=thread"
+	else
+		vm_result fail "kmod backend as uid 1000: MEMPHIS_SCOPE=cpu runs write scope=cpu and sample, thread ones scope=thread ($bad runs not)"
+	fi
+	auto=$(awk '$1 == "auto" { print $4 }' "$VM_OUT/bench.txt")
+	# auto: per CPU unless the load average says the CPUs are crowded (over two a CPU)
+	if [ "$auto" = cpu ] || { [ "$auto" = thread ] && awk -v l="$la" -v n="$(nproc)" 'BEGIN { exit !(l > 2 * n) }'; }; then
+		vm_result ok "kmod backend as uid 1000, MEMPHIS_SCOPE=auto: scope=$auto (load average $la, $(nproc) CPUs)"
+	else
+		vm_result fail "kmod backend as uid 1000, MEMPHIS_SCOPE=auto: scope=$auto (load average $la, $(nproc) CPUs)"
+	fi
+	med() { awk -v c="$1" -v f="$2" '$1 == c { print $f }' "$VM_OUT/bench.txt" | sort -n |
+		awk '{ v[NR] = $1 } END { print NR ? (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) : 0 }'; }
+	rate() { awk -v c="$1" '$1 == c && $2 > 0 { print $3 / $2 }' "$VM_OUT/bench.txt" | sort -n |
+		awk '{ v[NR] = $1 } END { print NR ? (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) : 0 }'; }
+	off=$(med off 2) thr=$(med thread 2) cpu=$(med cpu 2)
+	vm_note "$(awk -v o="$off" -v t="$thr" -v c="$cpu" -v rt="$(rate thread)" -v rc="$(rate cpu)" \
+		-v rs="$(rate soft)" -v ru="$(rate soft-user)" \
+		-v l="$loops" -v n="$(nproc)" 'BEGIN { printf "figures (TCG guest, emulated: not hardware timings): barrier passive at 1 ms, prog_barrier %d, %d threads, uid 1000 through /dev/memphismod, medians of 5 interleaved runs: off %.2f s, kmod per thread %.3f x off, kmod per CPU %.3f x off; samples/s: kmod per thread %.0f, kmod per CPU %.0f, soft per CPU as root %.0f with kernel samples, %.0f user only (MEMPHIS_KERNEL=0, as the module)", l, n, o, (o > 0 ? t / o : 0), (o > 0 ? c / o : 0), rt, rc, rs, ru }')"
 fi
 
 # --- unload ---
