@@ -12,7 +12,8 @@
 #     task-clock, user only, sample_regs_user 0xff01ff), and under perf record sampling
 #     once in 10 s; under perf the program is timed from inside (docs/bench.md). All settings of a kernel are run
 #     in turn, BENCH_RUNS times (interleaved); medians. docs/bench.md says what each column
-#     of the table means.
+#     of the table means. Then barrier passive at 1 ms through /dev/memphismod (the kmod
+#     backend per thread and per CPU), where this user may open it; else one line says why.
 #  2. Allocation-heavy (tests/programs/prog_allocheavy.c: 20 M small malloc/free; off,
 #     MEMPHIS_BACKEND=none, profiled per thread and per CPU: wall and CPU ratios), many
 #     small objects (tests/programs/prog_manyobj.c: 1 M live rows; collection
@@ -116,6 +117,9 @@ one() {
 	off) set -- env $wenv MEMPHIS_DISABLE=1 "$@" ;;
 	lib:*) set -- env $wenv MEMPHIS_PERIOD="${cfg#lib:}" "$@" ;;
 	thr:*) set -- env $wenv MEMPHIS_SCOPE=thread MEMPHIS_PERIOD="${cfg#thr:}" "$@" ;;
+	# through /dev/memphismod (the kmod backend), per thread and per CPU
+	kthr:*) set -- env $wenv MEMPHIS_BACKEND=kmod MEMPHIS_SCOPE=thread MEMPHIS_PERIOD="${cfg#kthr:}" "$@" ;;
+	kcpu:*) set -- env $wenv MEMPHIS_BACKEND=kmod MEMPHIS_SCOPE=cpu MEMPHIS_PERIOD="${cfg#kcpu:}" "$@" ;;
 	nostk:*) set -- env $wenv MEMPHIS_STACK_BYTES=0 MEMPHIS_PERIOD="${cfg#nostk:}" "$@" ;;
 	f2:*) set -- env $wenv MEMPHIS_FORMAT=2 MEMPHIS_PERIOD="${cfg#f2:}" "$@" ;;
 	# sampling once in 10 s: regions, heap and first touches, no samples; and without
@@ -162,7 +166,10 @@ one() {
 		tstk=$(awk '/^# stacks of first touches:/ { v = $(NF - 1); gsub(",", "", v); print v }' meta.txt)
 		tlost=$(awk '/first touch: [0-9]+ page-fault records lost/ {
 				for (i = 1; i < NF; i++) if ($i == "touch:") s += $(i + 1) } END { print s + 0 }' meta.txt)
-		case $cfg in lib:*) sed -n 's/^#   scope=//p' meta.txt | head -n 1 > lib_scope ;; esac
+		case $cfg in
+		lib:*) sed -n 's/^#   scope=//p' meta.txt | head -n 1 > lib_scope ;;
+		kcpu:*) sed -n 's/^#   scope=//p' meta.txt | head -n 1 > kcpu_scope ;;
+		esac
 		set -- $(block_bytes "$d")
 		sbytes=$1 kbytes=$2
 		if [ "$k" = cg-fmt ] && rm -rf f2copy && "$B/tests/tool_format" 2 "$d" f2copy > /dev/null 2>&1; then
@@ -287,6 +294,36 @@ echo " the same as mem/off for user+sys CPU time;"
 echo " mem/perf: profiled / the program under perf record at the same period, timed inside"
 echo " perf; perf/off: that / unprofiled; perf/p0: that / under perf record sampling once in"
 echo " 10 s; wakes/s: the drain thread's passes a second; docs/bench.md says more)"
+
+# The same barrier passive at 1 ms through /dev/memphismod, as its users sample (issue 45):
+# off, the kmod backend per thread and per CPU (MEMPHISMOD_CONFIG_PER_CPU), interleaved.
+# Only where this user may open the device read-write (kmod/README.md).
+echo
+if [ ! -c /dev/memphismod ]; then
+	echo "== kmod rows skipped: /dev/memphismod is not present (the memphismod module is not loaded; kmod/README.md)"
+elif ! (: <> /dev/memphismod) 2>/dev/null; then
+	echo "== kmod rows skipped: no read-write access to /dev/memphismod (not in its group)"
+else
+	t=$(date +%s)
+	for i in $(seq "$RUNS"); do
+		one kbarrier passive off $BARRIER
+		one kbarrier passive kthr:1ms $BARRIER
+		one kbarrier passive kcpu:1ms $BARRIER
+	done
+	echo "== barrier passive at 1 ms through /dev/memphismod (kmod backend), medians of $RUNS interleaved runs ($(($(date +%s) - t)) s)"
+	printf "%-9s %-7s %6s %8s %8s %9s %9s %6s\n" kernel wait off_s kthr/off kcpu/off thr_smp/s cpu_smp/s lost
+	off=$(column '$4' kbarrier passive off)
+	awk -v off="$off" -v kt="$(column '$4' kbarrier passive kthr:1ms)" \
+		-v kc="$(column '$4' kbarrier passive kcpu:1ms)" \
+		-v rt="$(column '$6 / $4' kbarrier passive kthr:1ms)" \
+		-v rc="$(column '$6 / $4' kbarrier passive kcpu:1ms)" \
+		'$1 == "kbarrier" && $3 ~ /^k/ { l += $7 }
+		END { printf "%-9s %-7s %6.3f %8.3f %8.3f %9.0f %9.0f %6d\n", "barrier", "passive", off,
+			(off > 0 ? kt / off : 0), (off > 0 ? kc / off : 0), rt, rc, l }' results
+	echo "(kthr/off, kcpu/off: median wall through the module per thread, per CPU (MEMPHIS_SCOPE=cpu,"
+	echo " which sampled with scope=$(cat kcpu_scope 2>/dev/null): a module without per-CPU events"
+	echo " samples per thread) / unprofiled; *_smp/s: samples a second; lost: of both, all runs)"
+fi
 
 # interleaved NAME=SETTING... -- PROG ARGS...: PROG under each setting in turn (SETTING is
 # VAR=VALUE, or - for none), RUNS times; prints "NAME median-wall-seconds" per setting. The
