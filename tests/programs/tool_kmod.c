@@ -597,7 +597,7 @@ static int local_timer(unsigned long long *loc, int max)
  * configured by c (NULL: none) sampling this process, whose threads run on CPU 0. */
 static double idle_rate(const struct memphismod_config *c, double seconds, struct tally *t)
 {
-	unsigned long long a[64], b[64], t0 = now_ns(), sum = 0;
+	unsigned long long a[64], b[64], t0 = now_ns(), w0, w1, sum = 0; /* t0: records' earliest */
 	struct memphismod_version v;
 	struct memphismod_start st = { .size = sizeof(st) };
 	unsigned char *buf = NULL;
@@ -613,8 +613,8 @@ static double idle_rate(const struct memphismod_config *c, double seconds, struc
 		}
 	}
 	n = local_timer(a, 64);
-	t0 = now_ns();
-	while (now_ns() - t0 < (unsigned long long)(seconds * 1e9)) {
+	w0 = now_ns();
+	while (now_ns() - w0 < (unsigned long long)(seconds * 1e9)) {
 		usleep(100000);
 		if (fd >= 0) {
 			struct memphismod_read rd = { .size = sizeof(rd), .buf = (uintptr_t)buf,
@@ -624,6 +624,7 @@ static double idle_rate(const struct memphismod_config *c, double seconds, struc
 		}
 	}
 	m = local_timer(b, 64);
+	w1 = now_ns();
 	if (fd >= 0) {
 		stop_and_drain(fd, buf, &v, t0, t);
 		close(fd);
@@ -633,7 +634,7 @@ static double idle_rate(const struct memphismod_config *c, double seconds, struc
 		return -1;
 	for (int k = 1; k < n; k++)
 		sum += b[k] - a[k];
-	return (double)sum / (n - 1) / ((double)(now_ns() - t0) / 1e9);
+	return (double)sum / (n - 1) / ((double)(w1 - w0) / 1e9);
 }
 
 static int cmd_idle_timer(double seconds)

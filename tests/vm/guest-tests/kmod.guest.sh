@@ -132,6 +132,18 @@ vm_check "kmod per-CPU session: START's exclude_tid thread is never sampled thou
 # one's only where its threads run (all on CPU 0 here)
 vm_check "kmod: a first-version CONFIGURE (40 bytes, no flags) still samples per thread, the flag per CPU (the other CPUs' local timer interrupts)" \
 	vmrunas 1000 $GID "$tool" idle-timer 2
+# samples a second per thread and per CPU, single-stepped (where per_cpu_events=1 once gave
+# 2-5 times fewer): three spinning threads on four CPUs (one CPU left to the sleeping
+# main thread), then four; and the other CPUs' timer interrupts. Notes only: TCG's times
+if [ "$VM_TOPO" = 2x2 ] && vm_singlestep on; then
+	for n in 3 4; do
+		for m in sample sample-cpu sample sample-cpu; do
+			vm_note "single-stepped, $n spinning threads, tool_kmod $m: $(vmrunas 1000 $GID "$tool" $m 1 $n 2>&1 | tail -n 1)"
+		done
+	done
+	vm_note "single-stepped: $(vmrunas 1000 $GID "$tool" idle-timer 1 2>&1 | tail -n 1)"
+	vm_singlestep off
+fi
 
 # --- the same with one cpu-clock event per CPU (per_cpu_events=1): every CPU's event sees
 # every process, so the handler's filter alone keeps the two users apart ---
