@@ -137,7 +137,7 @@ static void json_run(struct mr_json *j, const struct report *r)
 	mr_json_str(j, report_weighting(mr_run_get(run, "weight")));
 	if (mr_run_get_u64(run, "hw_period", 0))
 		json_hw_sampling(j, r);
-	if (mr_run_get(run, "scope")) { /* soft runs since MEMPHIS_SCOPE */
+	if (mr_run_get(run, "scope")) { /* soft runs since MEMPHIS_SCOPE, kmod since its scope */
 		mr_json_key(j, "scope");
 		mr_json_str(j, mr_run_get(run, "scope"));
 	}
