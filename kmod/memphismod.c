@@ -24,8 +24,9 @@
  *    per-CPU sessions each see only their own process. perf refuses CPU-wide events to
  *    callers without CAP_PERFMON at paranoid > 0, so those are created with the module's
  *    kernel credentials (the device's group is the grant). In the QEMU TCG guest both
- *    scopes gave about as many samples a second (kmod/README.md); the soft backend as
- *    root more, its kernel-mode samples, which the module never records.
+ *    scopes gave about as many samples a second, per CPU more in three boots of four
+ *    (kmod/README.md); the soft backend as root more, its kernel-mode samples, which the
+ *    module never records.
  *  - Each CPU has its own ring of fixed-size records, filled by the handler on that CPU
  *    (hrtimer hard-irq context: no locks, no sleeping; single producer) and emptied by
  *    READ under the session mutex (single consumer): acquire/release on head and tail.
