@@ -302,6 +302,23 @@ if [ "$VM_TOPO" = 2x2 ] && [ -c /dev/memphismod ]; then
 	else
 		vm_result fail "kmod backend as uid 1000, MEMPHIS_SCOPE=auto: scope=$auto (load average $la, $(nproc) CPUs)"
 	fi
+	# auto on crowded CPUs: more than two threads of the process a CPU by the first region
+	# (the OpenMP team starts in the first-touch loop before it): per thread from there on,
+	# said in the run; samples still come
+	rm -rf /tmp/kbar-crowded
+	OMP_NUM_THREADS=$((2 * $(nproc) + 2)) OMP_WAIT_POLICY=passive MEMPHIS_BACKEND=kmod \
+		MEMPHIS_PERIOD=1ms MEMPHIS_OUTPUT=/tmp/kbar-crowded \
+		vmrunas 1000 $GID "$MEMPHIS_BUILD/tests/prog_barrier" 200 100 > /dev/null 2> "$VM_OUT/barrier-crowded.err"
+	"$MEMPHIS_BUILD/memphis-report" dump --meta /tmp/kbar-crowded > "$VM_OUT/crowded.meta" 2>&1
+	smp=$(awk '/^#   region [0-9]+ "/ { for (i = 2; i <= NF; i++) if ($i ~ /^samples/) {
+		v = $(i - 1); gsub(",", "", v); s += v } } END { print s + 0 }' "$VM_OUT/crowded.meta")
+	vm_note "$((2 * $(nproc) + 2)) threads, MEMPHIS_SCOPE=auto: $(grep -m1 -o 'scope=[a-z]*' "$VM_OUT/crowded.meta"), $smp samples, $(grep -m1 -o 'kmod: events per thread from here on[^;]*' "$VM_OUT/crowded.meta" | cut -c1-160)"
+	if grep -q 'scope=cpu' "$VM_OUT/crowded.meta" && grep -q 'kmod: events per thread from here on' "$VM_OUT/crowded.meta" &&
+		[ "$smp" -gt 0 ]; then
+		vm_result ok "kmod backend, MEMPHIS_SCOPE=auto, over two threads a CPU: per CPU at start, per thread from the first region on (a note in the run), samples"
+	else
+		vm_result fail "kmod backend, MEMPHIS_SCOPE=auto, over two threads a CPU: per CPU at start, per thread from the first region on (a note in the run), samples"
+	fi
 	med() { awk -v c="$1" -v f="$2" '$1 == c { print $f }' "$VM_OUT/bench.txt" | sort -n |
 		awk '{ v[NR] = $1 } END { print NR ? (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) : 0 }'; }
 	rate() { awk -v c="$1" '$1 == c && $2 > 0 { print $3 / $2 }' "$VM_OUT/bench.txt" | sort -n |
