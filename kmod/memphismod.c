@@ -15,7 +15,8 @@
  *    is sampled, those that exist and those created later, and only while it runs, so
  *    idle CPUs take no timer interrupts (this is also what the soft backend does). The
  *    gap: a thread created during START by a thread whose event does not exist yet.
- *    A session whose CONFIGURE has MEMPHISMOD_CONFIG_PER_CPU (every session with
+ *    A session whose CONFIGURE has MEMPHISMOD_CONFIG_PER_CPU (the cpu clock at 100 us or
+ *    more: the timer interrupts every CPU, whoever runs there; every session with
  *    per_cpu_events=1) instead gets one cpu-clock event per online CPU of its own,
  *    filtered by thread group, exec id and exclude_tid in the handler (the filters of
  *    the per-thread events, which see only the process anyway): no gap, no timer re-armed
@@ -967,6 +968,11 @@ static int mph_configure(struct mph_session *s, unsigned long arg)
 	default:
 		return -EINVAL;
 	}
+	/* a per-CPU event interrupts every CPU, the other users' processes too: the clock
+	 * only, at no more than 10 kHz (a hardware kind's rate would follow their work) */
+	if ((c.flags & MEMPHISMOD_CONFIG_PER_CPU) &&
+	    (c.kind != MEMPHISMOD_KIND_CPU_CLOCK || period < MEMPHISMOD_PER_CPU_PERIOD_MIN))
+		return -EINVAL;
 	buf = c.buffer_size ? c.buffer_size : (u64)buf_kb_default << 10;
 	if (buf < (u64)MPH_BUF_KB_MIN << 10 || buf > (u64)buf_kb_max << 10)
 		return -EINVAL;

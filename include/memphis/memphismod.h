@@ -21,8 +21,9 @@
  * read with READ's MEMPHISMOD_READ_FAULTS.
  *
  * Scope: START samples with one event per thread (task clock), or, with CONFIGURE's
- * MEMPHISMOD_CONFIG_PER_CPU (caps MEMPHISMOD_CAP_PER_CPU), one event per online CPU of the
- * session's own (cpu clock) whose handler keeps only the calling process's samples: a
+ * MEMPHISMOD_CONFIG_PER_CPU (caps MEMPHISMOD_CAP_PER_CPU; the cpu clock, 100 us or more),
+ * one event per online CPU of the session's own (cpu clock) whose handler keeps only the
+ * calling process's samples: a
  * sleeping and waking thread then re-arms no timer, at the price of a timer on every CPU
  * while sampling. Records, READ and LOST records are the same in both scopes. A module
  * without the flag refuses it with -EINVAL: sample per thread.
@@ -107,14 +108,17 @@ struct memphismod_config {
 #define MEMPHISMOD_CONFIG_SIZE_VER0 40
 #define MEMPHISMOD_CONFIG_SIZE_VER1 48
 /* CONFIGURE flags */
-#define MEMPHISMOD_CONFIG_PER_CPU (1ULL << 0) /* sample with one event per online CPU
-                                               * (caps MEMPHISMOD_CAP_PER_CPU; -EINVAL from
-                                               * a module without it): only the calling
-                                               * process's samples are kept, never those of
-                                               * exclude_tid or after an exec; CPUs that
-                                               * come online later are not sampled. Any
-                                               * kind: the cpu clock becomes cpu-clock, a
-                                               * hardware kind's event is a CPU's */
+#define MEMPHISMOD_CONFIG_PER_CPU (1ULL << 0) /* sample with one cpu-clock event per
+                                               * online CPU (caps MEMPHISMOD_CAP_PER_CPU;
+                                               * -EINVAL from a module without it): only
+                                               * the calling process's samples are kept,
+                                               * never those of exclude_tid or after an
+                                               * exec; CPUs that come online later are not
+                                               * sampled. KIND_CPU_CLOCK only, at a period
+                                               * of at least MEMPHISMOD_PER_CPU_PERIOD_MIN
+                                               * (else -EINVAL): its timer interrupts every
+                                               * CPU, whoever runs there */
+#define MEMPHISMOD_PER_CPU_PERIOD_MIN 100000ULL /* ns: 10 kHz a CPU at most per session */
 
 struct memphismod_start {
 	__u64 size;  /* in: sizeof(struct memphismod_start) */

@@ -42,7 +42,9 @@
  *   tool_kmod hwkinds              the hardware kinds (IBS op, PEBS load latency): each is
  *                                  configurable exactly when caps has it, else CONFIGURE
  *                                  says EOPNOTSUPP; ldlat is refused for the clock kind and
- *                                  a first-version (40-byte) CONFIGURE still works
+ *                                  a first-version (40-byte) CONFIGURE still works; the
+ *                                  per-CPU flag only for the clock at 100 us or more,
+ *                                  unknown flag bits refused
  *   tool_kmod fork-eperm           a forked child may not START or READ the parent's session
  *   tool_kmod fuzz CALLS SEED      random commands (FAULTS, READ_FAULTS and per-CPU sessions
  *                                  too), sizes,
@@ -284,6 +286,35 @@ static int cmd_hwkinds(void)
 	r = ioctl(fd, MEMPHISMOD_IOC_CONFIGURE, &c); /* ldlat lies beyond the 40 bytes sent */
 	printf("cpu clock, first-version CONFIGURE (40 bytes): %s\n", r == 0 ? "ok" : strerror(errno));
 	bad += r != 0;
+	/* the per-CPU flag: the cpu clock only, 100 us or more; other bits refused */
+	static const struct { __u64 kind, period, flags; int ok; const char *what; } f[] = {
+		{ MEMPHISMOD_KIND_CPU_CLOCK, 0, MEMPHISMOD_CONFIG_PER_CPU, 1, "per CPU, 1 ms" },
+		{ MEMPHISMOD_KIND_CPU_CLOCK, MEMPHISMOD_PER_CPU_PERIOD_MIN, MEMPHISMOD_CONFIG_PER_CPU,
+		  1, "per CPU, 100 us" },
+		{ MEMPHISMOD_KIND_CPU_CLOCK, 10000, MEMPHISMOD_CONFIG_PER_CPU, 0, "per CPU, 10 us" },
+		{ MEMPHISMOD_KIND_CPU_CLOCK, 10000, 0, 1, "per thread, 10 us" },
+		{ MEMPHISMOD_KIND_CPU_CLOCK, 0, 1ULL << 1, 0, "flags bit 1" },
+	};
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		memset(&c, 0, sizeof(c));
+		c.size = sizeof(c);
+		c.kind = f[i].kind;
+		c.period = f[i].period;
+		c.flags = f[i].flags;
+		r = ioctl(fd, MEMPHISMOD_IOC_CONFIGURE, &c);
+		printf("cpu clock, %s: %s\n", f[i].what, r == 0 ? "ok" : strerror(errno));
+		bad += f[i].ok ? r != 0 : r == 0 || errno != EINVAL;
+	}
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+		memset(&c, 0, sizeof(c));
+		c.size = sizeof(c);
+		c.kind = k[i].kind;
+		c.flags = MEMPHISMOD_CONFIG_PER_CPU;
+		r = ioctl(fd, MEMPHISMOD_IOC_CONFIGURE, &c);
+		printf("%s per CPU: %s\n", k[i].name, r == 0 ? "accepted" : strerror(errno));
+		/* EOPNOTSUPP where the kind is not offered, EINVAL where it is */
+		bad += r == 0 || errno != ((v.caps & k[i].cap) ? EINVAL : EOPNOTSUPP);
+	}
 	close(fd);
 	return bad ? 1 : 0;
 }
