@@ -19,7 +19,8 @@
  * process may not be allowed perf's page-fault events either.
  *
  * Scope (MEMPHIS_SCOPE, RUN scope): the module's events per thread, or per CPU
- * (MEMPHISMOD_CONFIG_PER_CPU, where caps offer it) with only this process's samples kept:
+ * (MEMPHISMOD_CONFIG_PER_CPU, where caps offer it: the cpu clock at 100 us or more;
+ * hardware kinds per thread) with only this process's samples kept:
  * no timer is re-armed when a thread sleeps and wakes. auto takes per CPU where the module
  * offers it and the CPUs do not look crowded (memphis__thread_crowded): a per-CPU session
  * puts a timer on every CPU, the other users' too. As the soft backend, it leaves per CPU
@@ -142,9 +143,10 @@ static int online_cpus(void)
 	return n < 1 ? 1 : n > 1 << 20 ? 1 << 20 : (int)n;
 }
 
-/* CONFIGURE's flags for MEMPHIS_SCOPE (want, enum memphis__scope) given the module's caps:
- * per CPU when asked for, or (auto) where offered and the CPUs do not look crowded. */
-static uint64_t scope_flags(uint64_t caps, int want)
+/* CONFIGURE's flags of the cpu clock at period_ns for MEMPHIS_SCOPE (want, enum
+ * memphis__scope) given the module's caps: per CPU when asked for, or (auto) where offered
+ * and the CPUs do not look crowded. */
+static uint64_t scope_flags(uint64_t caps, int want, uint64_t period_ns)
 {
 	if (caps & MEMPHISMOD_CAP_PER_CPU_ALL) {
 		if (want == MEMPHIS__SCOPE_THREAD)
@@ -158,6 +160,15 @@ static uint64_t scope_flags(uint64_t caps, int want)
 		if (want == MEMPHIS__SCOPE_CPU)
 			memphis__warn("kmod: MEMPHIS_SCOPE=cpu: %s offers no per-CPU events (a module "
 				      "of an older memphis): sampling per thread", MEMPHISMOD_DEVICE);
+		return 0;
+	}
+	if (period_ns < MEMPHISMOD_PER_CPU_PERIOD_MIN) {
+		/* the module's floor: a per-CPU timer interrupts every process on every CPU */
+		if (want == MEMPHIS__SCOPE_CPU)
+			memphis__warn("kmod: MEMPHIS_SCOPE=cpu: %s takes per-CPU events at a period "
+				      "of %llu ns or more, not %llu: sampling per thread",
+				      MEMPHISMOD_DEVICE, (unsigned long long)MEMPHISMOD_PER_CPU_PERIOD_MIN,
+				      (unsigned long long)period_ns);
 		return 0;
 	}
 	if (want == MEMPHIS__SCOPE_AUTO && memphis__thread_crowded(online_cpus())) {
@@ -273,7 +284,7 @@ static int kmod_probe(const struct memphis__backend_params *p, struct memphis__s
 		period = v.period_max;
 	buffer = buffer_bytes(&v, period);
 	kind = kind_wanted(v.caps, p->kmod_kind);
-	config_flags = scope_flags(v.caps, p->scope);
+	config_flags = 0; /* per CPU: the cpu clock only (memphismod.h) */
 	if (kind != MEMPHISMOD_KIND_CPU_CLOCK) {
 		hw_period_used = hw_period_of(kind, p->hw_period);
 		ldlat_used = p->ldlat;
@@ -285,6 +296,7 @@ static int kmod_probe(const struct memphis__backend_params *p, struct memphis__s
 		}
 	}
 	if (kind == MEMPHISMOD_KIND_CPU_CLOCK) {
+		config_flags = scope_flags(v.caps, p->scope, period);
 		err = -configure(fd, kind, period, 0, buffer);
 		if (err == EINVAL && config_flags) {
 			/* caps offered the flag, and yet: per thread, as a module without it */
