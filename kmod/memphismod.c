@@ -25,7 +25,7 @@
  *    per-CPU sessions each see only their own process. perf refuses CPU-wide events to
  *    callers without CAP_PERFMON at paranoid > 0, so those are created with the module's
  *    kernel credentials (the device's group is the grant). In the QEMU TCG guest both
- *    scopes gave about as many samples a second, per CPU more in four boots of six
+ *    scopes gave about as many samples a second, per CPU more in five boots of eight
  *    (kmod/README.md); the soft backend as root more, its kernel-mode samples, which the
  *    module never records.
  *  - Each CPU has its own ring of fixed-size records, filled by the handler on that CPU
