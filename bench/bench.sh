@@ -546,41 +546,66 @@ fi
 # What one sample costs where nothing amplifies it (issue 14): bench/prog_spin.c, one thread
 # computing in registers, timed inside its loop, unprofiled, under perf record and profiled.
 # perf record's cost is the kernel's alone (its clock interrupt and sample): no profiler
-# that samples on the clock costs less per sample on this machine.
-spin_once() { # CFG: appends "CFG loop_s" to spin.t
+# that samples on the clock costs less per sample on this machine. Issue 45: what of
+# libmemphis's sample costs more than perf's, at 250 us, each setting against the same
+# round's unprofiled run (rounds paired: one run's spread here is a few us a sample):
+# perf with the user stack libmemphis asks for (perf-stk), libmemphis without the stack
+# (lib-s0), without kernel-mode samples (lib-nk), per thread (lib-thr).
+spin_once() { # ROUND CFG: appends "ROUND CFG loop_s" to spin.t
+	r=$1
+	shift
 	case $1 in
 	off) set -- "$1" env MEMPHIS_DISABLE=1 "$B/tests/prog_spin" ;;
 	perf:*) set -- "$1" env MEMPHIS_DISABLE=1 perf record -q -e task-clock:u \
 		-c "$(ns "${1#perf:}")" --user-regs=$REGS -o perf.data -- "$B/tests/prog_spin" ;;
+	perf-stk:*) set -- "$1" env MEMPHIS_DISABLE=1 perf record -q -e task-clock:u \
+		-c "$(ns "${1#perf-stk:}")" --user-regs=$REGS --call-graph dwarf,1024 -o perf.data -- \
+		"$B/tests/prog_spin" ;;
 	lib:*) set -- "$1" env MEMPHIS_PERIOD="${1#lib:}" "$B/tests/prog_spin" ;;
+	lib-s0:*) set -- "$1" env MEMPHIS_STACK_BYTES=0 MEMPHIS_PERIOD="${1#lib-s0:}" "$B/tests/prog_spin" ;;
+	lib-nk:*) set -- "$1" env MEMPHIS_KERNEL=0 MEMPHIS_PERIOD="${1#lib-nk:}" "$B/tests/prog_spin" ;;
+	lib-thr:*) set -- "$1" env MEMPHIS_SCOPE=thread MEMPHIS_PERIOD="${1#lib-thr:}" "$B/tests/prog_spin" ;;
 	esac
 	c=$1
 	shift
-	"$@" 2>/dev/null | awk -v c="$c" '$1 == "loop_s" { print c, $2 }' >> spin.t
+	"$@" 2>/dev/null | awk -v r="$r" -v c="$c" '$1 == "loop_s" { print r, c, $2 }' >> spin.t
 	rm -rf memphis-*/ perf.data
 }
 rm -f spin.t
 t=$(date +%s)
-spin_cfgs="off lib:1ms lib:250us"
-[ $PERF = 0 ] || spin_cfgs="off perf:1ms perf:250us lib:1ms lib:250us"
-for i in $(seq "$RUNS"); do
-	for c in $spin_cfgs; do spin_once "$c"; done
+SPIN_RUNS=${BENCH_SPIN_RUNS:-$((QUICK ? RUNS : 21))}
+spin_cfgs="off lib:1ms lib:250us lib-s0:250us lib-nk:250us lib-thr:250us"
+[ $PERF = 0 ] || spin_cfgs="off perf:1ms perf:250us perf-stk:250us lib:1ms lib:250us lib-s0:250us lib-nk:250us lib-thr:250us"
+for i in $(seq "$SPIN_RUNS"); do
+	for c in $spin_cfgs; do spin_once "$i" "$c"; done
 done
 echo
-echo "== a sample's cost without barriers: bench/prog_spin (one thread, timed inside its loop), medians of $RUNS interleaved runs ($(($(date +%s) - t)) s)"
-printf "%-12s %8s %8s %10s %12s\n" setting loop_s ratio samples us/sample
-o=$(awk '$1 == "off" { print $2 }' spin.t | median)
+echo "== a sample's cost without barriers: bench/prog_spin (one thread, timed inside its loop), $SPIN_RUNS rounds ($(($(date +%s) - t)) s)"
+printf "%-16s %8s %8s %10s %12s %14s\n" setting loop_s ratio samples us/sample "(q1 - q3)"
+# quart Q: the value at quartile Q (1, 2, 3) of the sorted numbers on stdin
+quart() { awk -v q="$1" '{ v[NR] = $1 } END { if (NR) print v[int((q * NR + 4 - q) / 4)] }'; }
 for c in $spin_cfgs; do
-	m=$(awk -v c="$c" '$1 == c { print $2 }' spin.t | median)
 	[ "$c" = off ] && p=0 || p=$(ns "${c#*:}")
-	awk -v c="$c" -v m="$m" -v o="$o" -v p="$p" 'BEGIN { if (o <= 0 || m <= 0) exit
-		n = p > 0 ? m * 1e9 / p : 0
-		printf "%-12s %8.3f %8.3f %10.0f %12s\n", c, m, m / o, n,
-			(n > 0 ? sprintf("%.1f", (m - o) * 1e6 / n) : "-") }'
+	m=$(awk -v c="$c" '$2 == c { print $3 }' spin.t | median)
+	o=$(awk '$2 == "off" { print $3 }' spin.t | median)
+	# per round: (loop_s - that round's off) / samples; their median and quartiles
+	awk -v c="$c" -v p="$p" '$2 == "off" { o[$1] = $3 } $2 == c { v[$1] = $3 }
+		END { if (p > 0) for (r in v) if (o[r] > 0) print (v[r] - o[r]) * 1e6 / (v[r] * 1e9 / p) }' \
+		spin.t | sort -n > spin.d
+	awk -v c="$c" -v m="$m" -v o="$o" -v p="$p" -v d1="$(quart 1 < spin.d)" -v d2="$(quart 2 < spin.d)" \
+		-v d3="$(quart 3 < spin.d)" 'BEGIN { if (o <= 0 || m <= 0) exit
+		if (p > 0)
+			printf "%-16s %8.3f %8.3f %10.0f %12.1f %14s\n", c, m, m / o, m * 1e9 / p, d2,
+				sprintf("(%.1f - %.1f)", d1, d3)
+		else
+			printf "%-16s %8.3f %8.3f %10s %12s\n", c, m, 1, "-", "-" }'
 done
 echo "(samples: the loop's time / the period, the thread being busy throughout; us/sample:"
-echo " (loop_s - off) / samples, the wall time one sample takes from the thread. perf: what"
-echo " the kernel's clock interrupt and sample cost alone; lib: libmemphis's)"
+echo " (loop_s - the same round's off) / samples, the wall time one sample takes from the"
+echo " thread, the median over rounds and its quartiles. perf: the kernel's clock interrupt and"
+echo " sample alone, user mode, registers; perf-stk: with 1 KiB of user stack as libmemphis"
+echo " asks; lib: libmemphis (MEMPHIS_SCOPE=auto, kernel-mode samples where allowed, the"
+echo " stack); lib-s0: MEMPHIS_STACK_BYTES=0; lib-nk: MEMPHIS_KERNEL=0; lib-thr: MEMPHIS_SCOPE=thread)"
 
 if [ "$QUICK" = 0 ]; then
 	echo
