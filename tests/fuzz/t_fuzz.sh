@@ -74,17 +74,10 @@ PY
 printf '\002\177\002\002\047\200\001\004\002\002\000' > seed/samples3/two
 # STACKS blocks in both files: entries of a first touch and of two samples (one flagged
 # without its entry), framed with CRC-32C as the library writes them
-python3 - seed/rundir/stacks <<'PY'
+python3 - seed/rundir/stacks "$S/tests" <<'PY'
 import struct, sys
-def crc32c(b):
-    c = 0xffffffff
-    for x in b:
-        c ^= x
-        for _ in range(8):
-            c = (c >> 1) ^ (0x82f63b78 if c & 1 else 0)
-    return c ^ 0xffffffff
-def block(t, p, v=1):
-    return struct.pack("<IHHII", 0x4b4c424d, t, v, len(p), crc32c(p)) + p
+sys.path.insert(0, sys.argv[2])
+from mphblocks import block
 def entry(kind, tid, time, stack):
     regs = [0] * 17
     regs[7], regs[8] = 0x7ffd1000, 0x7f0000001234

@@ -66,21 +66,16 @@ check_if "... and of its stacks" \
 # damage: a layout 3 block of the largest cpu file, rewritten with a correct checksum
 cpu=$(ls -S f3 | grep '^cpu' | head -1)
 total=$("$R" dump f3 --samples 2>/dev/null | sed -n "s/^# $cpu: \([0-9,]*\) samples.*/\1/p" | tr -d ,)
-# damage.py FILE MODE: the second SAMPLES block of layout 3 (the first when only one),
+# damage.py FILE MODE TESTS (the folder of tests/mphblocks.py): the second SAMPLES block of
+# layout 3 (the first when only one),
 # MODE count: its record count lowered by one; cut: its last byte removed. Prints the
 # block's offset and its record count.
 cat > damage.py <<'EOF'
 import struct, sys
 path, mode = sys.argv[1], sys.argv[2]
+sys.path.insert(0, sys.argv[3])
+from mphblocks import block
 d = bytearray(open(path, 'rb').read())
-
-def crc32c(b):
-    c = 0xffffffff
-    for x in b:
-        c ^= x
-        for _ in range(8):
-            c = (c >> 1) ^ (0x82f63b78 if c & 1 else 0)
-    return c ^ 0xffffffff
 
 def uleb(b, o):
     v = s = 0
@@ -107,13 +102,13 @@ if mode == 'count':
     p[0] -= 1
 else:
     p = p[:-1]
-d[off:off + 16 + ln] = struct.pack('<IHHII', magic, typ, ver, len(p), crc32c(p)) + p
+d[off:off + 16 + ln] = block(typ, bytes(p), ver)
 open(path, 'wb').write(d)
 print(off, n)
 EOF
 for mode in count cut; do
 	rm -rf dmg && cp -r f3 dmg
-	set -- $(python3 damage.py "dmg/$cpu" $mode)
+	set -- $(python3 damage.py "dmg/$cpu" $mode "$MEMPHIS_SRC/tests")
 	boff=$1 bn=$2
 	rc=$(run_rc o e "$R" dmg)
 	case $mode in
