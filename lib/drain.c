@@ -249,19 +249,22 @@ void memphis__drain_all(void)
 
 /* A pass's read, in slices (perf.h): when a slice ends before the rings are read, every
  * ring's records are copied out of it and decoding goes on, SLICES at most; what is left
- * waits, copied, for the next pass. Single-stepped in a guest, one read of examples/cg's
+ * waits, copied, for the next pass (1 returned when some is). Single-stepped in a guest, one read of examples/cg's
  * first region took 1.3 s (its code decoded for the first time) while its threads' rings
  * held 0.19 s of samples: 10-40 % of them were lost (issue 45). */
 #define SLICE_NS 10000000ull
 #define SLICES 16
 
-static void drain_all_sliced(void)
+static int drain_all_sliced(void)
 {
+	int left = 0;
+
 	memphis__enter();
 	for (int k = 0;; k++) {
 		memphis__ring_slice(memphis__now() + SLICE_NS);
 		read_all();
-		if (!memphis__ring_behind() || k == SLICES - 1)
+		left = memphis__ring_behind();
+		if (!left || k == SLICES - 1)
 			break;
 		memphis__ring_copying(1);
 		read_all();
@@ -269,6 +272,7 @@ static void drain_all_sliced(void)
 	}
 	memphis__ring_slice(0);
 	memphis__leave();
+	return left;
 }
 
 /* ---- the threads' streams, opened and closed through the registry's hooks ---- */
@@ -700,13 +704,16 @@ static void drain_pass(struct drain_state *st, struct hup *h)
 	if (t - st->last_read > gap_max_ns)
 		gap_max_ns = t - st->last_read;
 	st->last_read = t;
-	drain_all_sliced();
+	int left = drain_all_sliced();
 	if (memphis__now() - t > read_max_ns)
 		read_max_ns = memphis__now() - t;
 	if (h->n) {
 		memphis__thread_foreach(mark_hup, h);
-		if (!region_on)
+		if (!region_on) {
+			if (left)
+				memphis__drain_all(); /* a ring closes with its copies */
 			memphis__thread_reap();
+		}
 		st->gen = ~0u;
 	}
 	uint64_t now = memphis__now();

@@ -87,7 +87,8 @@ int memphis__ring_check(struct memphis__ring *r);
 /* PERF_EVENT_IOC_ENABLE (on) or _DISABLE. 0 or -errno; -EBADF when the descriptor is no
  * longer the event's (nothing is sent to it). */
 int memphis__ring_enable(struct memphis__ring *r, int on);
-/* Unmap, and close the descriptor when it still is the event's; accepts a closed ring. */
+/* Unmap, and close the descriptor when it still is the event's; accepts a closed ring.
+ * Records copied out and not decoded yet go with it: read it outside a slice first. */
 void memphis__ring_close(struct memphis__ring *r);
 
 #endif /* MEMPHIS_PERF_H */
