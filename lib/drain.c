@@ -19,6 +19,7 @@
 #include <limits.h>
 #include <unistd.h>
 
+#include "cpubuf.h"
 #include "drain.h"
 #include "fd.h"
 #include "firsttouch.h"
@@ -27,7 +28,6 @@
 #include "io.h"
 #include "log.h"
 #include "memphis/format.h"
-#include "samples3.h"
 #include "self.h"
 #include "stack.h"
 #include "thread.h"
@@ -36,7 +36,6 @@
 #include "u64set.h"
 #include "writer.h"
 
-#define CPU_BUF 1170          /* samples per block: ~64 KiB */
 #define POLL_MS 100
 #define SCAN_EVERY_NS 250000000ull
 #define FLUSH_EVERY_NS 1000000000ull
@@ -49,13 +48,6 @@
 #define LINGER_NS 100000000ull
 _Static_assert(FLUSH_EVERY_NS + POLL_MS * 1000000ull == MEMPHIS__DRAIN_UNWRITTEN_NS,
 	       "drain.h tells the longest a sample stays unwritten");
-
-struct cpu_buf {
-	size_t n;
-	uint64_t written;             /* the open region's samples handed to the writer */
-	struct memphis_rec_sample s[CPU_BUF];
-	struct memphis__stackbuf stk; /* STACKS entries of samples in s (stack.h) */
-};
 
 static pthread_mutex_t drain_lock = PTHREAD_MUTEX_INITIALIZER;
 static const struct memphis__backend *backend; /* NULL: no sampling */
@@ -74,8 +66,6 @@ static int live;               /* the sampling events are on (under the registry
 static uint64_t region_t0 = UINT64_MAX, region_t1;
 static uint32_t region_seq;
 static struct memphis__region_counts counts;
-static struct cpu_buf **bufs;  /* per CPU, allocated on first sample */
-static int nbufs;
 static struct mph_u64set pages; /* the open region's sampled pages */
 static pthread_t drain_thread;
 static int started;
@@ -126,97 +116,25 @@ int memphis__drain_sampling(void)
 	return __atomic_load_n(&sampling_ok, __ATOMIC_RELAXED);
 }
 
-/* The SAMPLES payload of b's samples in the run's layout: *p and its length (layout 3:
- * encoded into `enc`, allocated once, used under the drain lock). 0, or -ENOMEM. */
-static int samples_payload(const struct cpu_buf *b, const void **p, size_t *len)
-{
-	static unsigned char *enc;
-
-	if (memphis__writer_layout(MPH_BLK_SAMPLES) < 3) {
-		*p = b->s;
-		*len = b->n * sizeof(b->s[0]);
-		return 0;
-	}
-	if (!enc)
-		enc = memphis__lib_malloc(MPH_S3_BOUND(CPU_BUF));
-	if (!enc)
-		return -ENOMEM;
-	*len = mph_s3_encode(b->s, b->n, enc);
-	*p = enc;
-	return 0;
-}
-
-static void flush_cpu(int cpu)
-{
-	struct cpu_buf *b = bufs[cpu];
-	const void *p;
-	size_t len;
-
-	if (!b || b->n == 0)
-		return;
-	/* the entries first: a reader finds them before their samples (format.h) */
-	memphis__stackbuf_write(&b->stk, cpu);
-	if (samples_payload(b, &p, &len) < 0 ||
-	    memphis__writer_block(cpu, MPH_BLK_SAMPLES, p, len) < 0)
-		counts.dropped += b->n;
-	else
-		b->written += b->n;
-	b->n = 0;
-}
-
-/* Keep u as the STACKS entry of sample s in the buffer of `cpu` (writing the buffer first
- * when the entries fill it) and flag s; without memory the sample goes without. */
-static void keep_stack(int cpu, struct memphis__thread *t, struct memphis_rec_sample *s,
-		       const struct memphis__ustack *u)
-{
-	struct memphis__stackbuf *stk = &bufs[cpu]->stk;
-	int err = memphis__stackbuf_add(stk, MPH_STACK_SAMPLE, s->time, t, s->tid, u);
-
-	if (err == -ENOSPC) {
-		flush_cpu(cpu);
-		err = memphis__stackbuf_add(stk, MPH_STACK_SAMPLE, s->time, t, s->tid, u);
-	}
-	if (err == 0)
-		s->flags |= MPH_S_STACK;
-}
-
 /* Record one sample of the open region: appended to its CPU's file buffer (with its
  * STACKS entry when u is given), its page remembered for the home-node query. The
  * backends' emit function; caller holds the drain lock (inside the library). */
 static void emit_sample(struct memphis__thread *t, struct memphis_rec_sample *s,
 			const struct memphis__ustack *u)
 {
-	int cpu = s->cpu;
-
 	if (backend->linger && (s->time < region_t0 || (!region_on && s->time > region_t1)))
 		return; /* taken while sampling lingered between regions */
 	s->region = region_seq;
 	t->r_samples++;
 	counts.samples++;
-	if (cpu >= nbufs) {
-		counts.dropped++;
-		return;
-	}
-	if (!bufs[cpu]) {
-		bufs[cpu] = calloc(1, sizeof(**bufs));
-		if (!bufs[cpu]) {
-			counts.dropped++;
-			return;
-		}
-	}
 	if (s->flags & (MPH_S_EXACT | MPH_S_APPROX))
 		mph_u64set_add(&pages, s->addr & ~4095ull);
-	if (u)
-		keep_stack(cpu, t, s, u);
-	bufs[cpu]->s[bufs[cpu]->n++] = *s;
-	if (bufs[cpu]->n == CPU_BUF)
-		flush_cpu(cpu);
+	memphis__cpubuf_add(t, s, u, &counts.dropped);
 }
 
 void memphis__flush_samples(void)
 {
-	for (int c = 0; c < nbufs; c++)
-		flush_cpu(c);
+	memphis__cpubuf_flush(&counts.dropped);
 }
 
 /* A stream stays readable through its mapping when the program closed its descriptor. */
@@ -449,26 +367,6 @@ static void coverage_notes(void)
 			      (unsigned long long)c[i].running_ns, c[i].name);
 }
 
-/* The region's samples per CPU file (MPH_BLK_CPU_SAMPLES), after its last SAMPLES
- * blocks: what the report finds missing when a cpu file is. Caller holds drain_lock. */
-static void cpu_samples_block(void)
-{
-	struct memphis_rec_cpu_samples *r = calloc((size_t)nbufs + 1, sizeof(*r));
-	size_t n = 0;
-
-	for (int cpu = 0; cpu < nbufs; cpu++) {
-		if (!bufs[cpu] || !bufs[cpu]->written)
-			continue;
-		if (r)
-			r[n++] = (struct memphis_rec_cpu_samples){ region_seq, (uint32_t)cpu,
-								   bufs[cpu]->written };
-		bufs[cpu]->written = 0;
-	}
-	if (n)
-		memphis__writer_block(-1, MPH_BLK_CPU_SAMPLES, r, n * sizeof(*r));
-	free(r);
-}
-
 void memphis__drain_region_end(struct memphis__region_counts *c)
 {
 	uint64_t *sampled;
@@ -481,7 +379,7 @@ void memphis__drain_region_end(struct memphis__region_counts *c)
 	coverage_notes();
 	region_t0 = UINT64_MAX;
 	memphis__flush_samples();
-	cpu_samples_block();
+	memphis__cpubuf_region_end(region_seq);
 	sampled = mph_u64set_take(&pages, &n);
 	if (sampled)
 		memphis__pages_post(region_seq, sampled, n);
@@ -779,12 +677,8 @@ int memphis__drain_start(const struct memphis__drain_params *p)
 	sampling_ok = backend != NULL;
 	first_touch = p->first_touch;
 	start_time = p->start_time;
-	nbufs = (int)sysconf(_SC_NPROCESSORS_CONF);
-	if (nbufs < 1)
-		nbufs = 1;
-	bufs = calloc((size_t)nbufs, sizeof(*bufs));
-	if (!bufs)
-		return -ENOMEM;
+	if ((err = memphis__cpubuf_start()) < 0)
+		return err;
 	if ((err = kick_open()) < 0)
 		return err;
 	/* before any thread attaches (it then opens no page-fault stream of its own) */
