@@ -351,6 +351,11 @@ void memphis__thread_foreach(void (*fn)(struct memphis__thread *t, void *ctx), v
 	pthread_mutex_unlock(&threads_lock);
 }
 
+/* Threads pthread_create made whose trampoline has not registered them yet: a region may
+ * start before they first run (65 threads on 2 busy CPUs), and memphis__thread_crowded
+ * counts them too. */
+static int starting;
+
 int memphis__thread_crowded(int ncpus)
 {
 	struct sysinfo si;
@@ -364,6 +369,7 @@ int memphis__thread_crowded(int ncpus)
 	for (size_t i = 0; i < nthreads; i++)
 		n += !threads[i]->gone;
 	pthread_mutex_unlock(&threads_lock);
+	n += (size_t)__atomic_load_n(&starting, __ATOMIC_RELAXED);
 	return n > (size_t)ncpus * 2;
 }
 
@@ -455,6 +461,7 @@ static void *trampoline(void *p)
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
 	memphis__lib_free(p);
 	memphis__thread_attach_self();
+	__atomic_sub_fetch(&starting, 1, __ATOMIC_RELAXED);
 	pthread_setcancelstate(old, &old);
 	/* its CPU time as it ends: by returning, pthread_exit or cancellation */
 	pthread_cleanup_push(thread_ends, NULL);
@@ -485,8 +492,11 @@ pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), v
 		return real(th, attr, fn, arg);
 	s->fn = fn;
 	s->arg = arg;
+	__atomic_add_fetch(&starting, 1, __ATOMIC_RELAXED);
 	rc = real(th, attr, trampoline, s);
-	if (rc != 0)
+	if (rc != 0) {
+		__atomic_sub_fetch(&starting, 1, __ATOMIC_RELAXED);
 		memphis__lib_free(s);
+	}
 	return rc;
 }

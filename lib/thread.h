@@ -55,8 +55,8 @@ void memphis__thread_scan(void);
 /* Call fn for every registered thread, under the registry lock. */
 void memphis__thread_foreach(void (*fn)(struct memphis__thread *t, void *ctx), void *ctx);
 /* 1 when ncpus CPUs look oversubscribed: the load average is over two tasks per CPU, or
- * the process has over two registered threads per CPU (per-CPU sampling scopes: soft.c,
- * kmod.c). Registry lock taken inside. */
+ * the process has over two threads per CPU, registered or made by pthread_create and not
+ * registered yet (per-CPU sampling scopes: soft.c, kmod.c). Registry lock taken inside. */
 int memphis__thread_crowded(int ncpus);
 /* Close (through the reaped hook) and forget threads marked gone. */
 void memphis__thread_reap(void);
