@@ -188,11 +188,9 @@ static size_t as_delta(struct memphis__stackbuf *b, const struct memphis_rec_sta
 			continue;
 		base = (const struct memphis_rec_stack *)(b->p + b->own[i].off);
 		size = mph_stk2_delta(e, bytes, base, (const unsigned char *)(base + 1), (uint32_t)i,
-				      NULL);
+				      b->delta);
 		if (4 * size > need)
 			break;
-		mph_stk2_delta(e, bytes, base, (const unsigned char *)(base + 1), (uint32_t)i,
-			       b->delta);
 		memcpy(b->p + b->n, b->delta, size);
 		return size;
 	}
