@@ -548,10 +548,12 @@ fi
 # perf record's cost is the kernel's alone (its clock interrupt and sample): no profiler
 # that samples on the clock costs less per sample on this machine. Issue 45: what of
 # libmemphis's sample costs more than perf's, at 250 us, each setting against the same
-# round's unprofiled run (rounds paired: one run's spread here is a few us a sample):
-# perf with the user stack libmemphis asks for (perf-stk), libmemphis without the stack
-# (lib-s0), without kernel-mode samples (lib-nk), per thread (lib-thr).
-spin_once() { # ROUND CFG: appends "ROUND CFG loop_s" to spin.t
+# round's unprofiled run (rounds paired): perf with the user stack libmemphis asks for
+# (perf-stk), libmemphis without the stack (lib-s0), without kernel-mode samples (lib-nk),
+# per thread (lib-thr). Two measures: the loop's time, and the interruptions prog_spin saw
+# one by one (its gaps), which the loop's run-to-run spread (a few % here, a sample being
+# 0.4 % of it) does not blur.
+spin_once() { # ROUND CFG: appends "ROUND CFG loop_s gap_med_us gap_s" to spin.t
 	r=$1
 	shift
 	case $1 in
@@ -568,7 +570,7 @@ spin_once() { # ROUND CFG: appends "ROUND CFG loop_s" to spin.t
 	esac
 	c=$1
 	shift
-	"$@" 2>/dev/null | awk -v r="$r" -v c="$c" '$1 == "loop_s" { print r, c, $2 }' >> spin.t
+	"$@" 2>/dev/null | awk -v r="$r" -v c="$c" '$1 == "loop_s" { print r, c, $2, $8, $10 }' >> spin.t
 	rm -rf memphis-*/ perf.data
 }
 rm -f spin.t
@@ -581,31 +583,45 @@ for i in $(seq "$SPIN_RUNS"); do
 done
 echo
 echo "== a sample's cost without barriers: bench/prog_spin (one thread, timed inside its loop), $SPIN_RUNS rounds ($(($(date +%s) - t)) s)"
-printf "%-16s %8s %8s %10s %12s %14s\n" setting loop_s ratio samples us/sample "(q1 - q3)"
-# quart Q: the value at quartile Q (1, 2, 3) of the sorted numbers on stdin
-quart() { awk -v q="$1" '{ v[NR] = $1 } END { if (NR) print v[int((q * NR + 4 - q) / 4)] }'; }
+printf "%-15s %7s %6s %7s %18s %18s %18s %16s\n" setting loop_s ratio samples "us/sample (loop)" \
+	"us/sample (gaps)" "- perf's (gaps)" "gap us (median)"
+# quarts: "median (q1 - q3)" of the numbers on stdin
+quarts() { sort -n | awk '{ v[NR] = $1 } END { if (NR) printf "%.1f (%.1f-%.1f)", v[int((NR + 1) / 2)],
+	v[int((NR + 3) / 4)], v[int((3 * NR + 1) / 4)] }'; }
 for c in $spin_cfgs; do
 	[ "$c" = off ] && p=0 || p=$(ns "${c#*:}")
 	m=$(awk -v c="$c" '$2 == c { print $3 }' spin.t | median)
 	o=$(awk '$2 == "off" { print $3 }' spin.t | median)
-	# per round: (loop_s - that round's off) / samples; their median and quartiles
-	awk -v c="$c" -v p="$p" '$2 == "off" { o[$1] = $3 } $2 == c { v[$1] = $3 }
-		END { if (p > 0) for (r in v) if (o[r] > 0) print (v[r] - o[r]) * 1e6 / (v[r] * 1e9 / p) }' \
-		spin.t | sort -n > spin.d
-	awk -v c="$c" -v m="$m" -v o="$o" -v p="$p" -v d1="$(quart 1 < spin.d)" -v d2="$(quart 2 < spin.d)" \
-		-v d3="$(quart 3 < spin.d)" 'BEGIN { if (o <= 0 || m <= 0) exit
+	# per round, against that round's off: (loop_s - off's) / samples, and the gaps' time
+	# beyond off's (scaled to the loop's time) / samples
+	awk -v c="$c" -v p="$p" '$2 == "off" { o[$1] = $3; og[$1] = $5 } $2 == c { v[$1] = $3; g[$1] = $5 }
+		END { if (p > 0) for (r in v) if (o[r] > 0) {
+			n = v[r] * 1e9 / p
+			print (v[r] - o[r]) * 1e6 / n, (g[r] - og[r] * v[r] / o[r]) * 1e6 / n } }' spin.t > spin.d
+	# the issue's measure: per round, the gaps' time a sample beyond perf record's at the
+	# same period, paired
+	pc=perf:${c#*:}
+	dp=-
+	case " $spin_cfgs " in *" $pc "*) [ "$c" = "$pc" ] || dp=$(awk -v c="$c" -v pc="$pc" -v p="$p" \
+		'$2 == pc { q[$1] = $5 * 1e6 * p / ($3 * 1e9) } $2 == c { v[$1] = $5 * 1e6 * p / ($3 * 1e9) }
+		END { for (r in v) if (r in q) print v[r] - q[r] }' spin.t | quarts) ;; esac
+	awk -v c="$c" -v m="$m" -v o="$o" -v p="$p" -v dl="$(cut -d' ' -f1 spin.d | quarts)" \
+		-v dg="$(cut -d' ' -f2 spin.d | quarts)" -v dp="$dp" \
+		-v gm="$(awk -v c="$c" '$2 == c { print $4 }' spin.t | quarts)" \
+		'BEGIN { if (o <= 0 || m <= 0) exit
 		if (p > 0)
-			printf "%-16s %8.3f %8.3f %10.0f %12.1f %14s\n", c, m, m / o, m * 1e9 / p, d2,
-				sprintf("(%.1f - %.1f)", d1, d3)
+			printf "%-15s %7.3f %6.3f %7.0f %18s %18s %18s %16s\n", c, m, m / o, m * 1e9 / p, dl, dg, dp, gm
 		else
-			printf "%-16s %8.3f %8.3f %10s %12s\n", c, m, 1, "-", "-" }'
+			printf "%-15s %7.3f %6.3f %7s %18s %18s %18s %16s\n", c, m, 1, "-", "-", "-", "-", gm }'
 done
-echo "(samples: the loop's time / the period, the thread being busy throughout; us/sample:"
-echo " (loop_s - the same round's off) / samples, the wall time one sample takes from the"
-echo " thread, the median over rounds and its quartiles. perf: the kernel's clock interrupt and"
-echo " sample alone, user mode, registers; perf-stk: with 1 KiB of user stack as libmemphis"
-echo " asks; lib: libmemphis (MEMPHIS_SCOPE=auto, kernel-mode samples where allowed, the"
-echo " stack); lib-s0: MEMPHIS_STACK_BYTES=0; lib-nk: MEMPHIS_KERNEL=0; lib-thr: MEMPHIS_SCOPE=thread)"
+echo "(samples: the loop's time / the period, the thread being busy throughout. Per round against"
+echo " the same round's off, the median over rounds (quartiles): us/sample (loop): (loop_s - off's)"
+echo " / samples; us/sample (gaps): the time prog_spin's clock reads found missing beyond off's,"
+echo " / samples; - perf's (gaps): that, less perf record's at the same period in the same round;"
+echo " gap us: one interruption's length, the median gap of a run. perf: the kernel's"
+echo " clock interrupt and sample alone, user mode, registers; perf-stk: with 1 KiB of user stack"
+echo " as libmemphis asks; lib: libmemphis (MEMPHIS_SCOPE=auto, kernel-mode samples where allowed,"
+echo " the stack); lib-s0: MEMPHIS_STACK_BYTES=0; lib-nk: MEMPHIS_KERNEL=0; lib-thr: MEMPHIS_SCOPE=thread)"
 
 if [ "$QUICK" = 0 ]; then
 	echo
