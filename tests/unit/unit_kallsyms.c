@@ -56,6 +56,30 @@ int main(void)
 	mr_kallsyms_free(&k);
 	ok(mr_kallsyms_find(&k, 0xffffffff81200123ull) == -1 && !strcmp(mr_kallsyms_name(&k, 0), ""),
 	   "nothing loaded: none");
+	/* lines that are not symbols among them, and a name longer than 255 bytes, cut */
+	{
+		char text[1024], long_name[301];
+
+		memset(long_name, 'x', 300);
+		long_name[300] = '\0';
+		snprintf(text, sizeof(text),
+			 "not a line of kallsyms\n"
+			 "ffffffff81500000\n"
+			 "ffffffff81510000 \n"
+			 "1ffffffff81600000 T seventeen_digits\n"
+			 "ffffffff8170000g T not_hex\n"
+			 "ffffffff81800000 T %s\n"
+			 "ffffffff81900000   t  spaced_out\n",
+			 long_name);
+		write_file(path, text);
+	}
+	ok(mr_kallsyms_load(&k, path) == 0 && k.n == 2, "2 symbols of 7 lines");
+	i = mr_kallsyms_find(&k, 0xffffffff81800000ull);
+	ok(i >= 0 && strlen(mr_kallsyms_name(&k, (size_t)i)) == 255, "a long name cut at 255 bytes");
+	i = mr_kallsyms_find(&k, 0xffffffff81900001ull);
+	ok(i >= 0 && !strcmp(mr_kallsyms_name(&k, (size_t)i), "spaced_out"),
+	   "more blanks between the fields: %s", i >= 0 ? mr_kallsyms_name(&k, (size_t)i) : "-");
+	mr_kallsyms_free(&k);
 	write_file(path, "0000000000000000 T _text\n0000000000000000 T clear_page_erms\n");
 	ok(mr_kallsyms_load(&k, path) == -ENOENT && k.n == 0, "addresses hidden (all 0): -ENOENT");
 	unlink(path);
