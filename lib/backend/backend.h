@@ -102,8 +102,8 @@ struct memphis__backend {
 	 * smallest ring holds): of its process-wide rings (no poll_fds then), and of the
 	 * threads' own, the smallest of which has thread_ring_bytes of data (0: none);
 	 * 0: no bound. The drain then polls a thread's sample stream only where nothing else
-	 * of that thread tells its exit (POLLHUP of its page-fault stream). Caller holds
-	 * drain_lock. */
+	 * of that thread tells its exit (POLLHUP of its page-fault stream), and only for
+	 * that: not for POLLIN, which its watermark raises. Caller holds drain_lock. */
 	unsigned (*read_every_ms)(size_t thread_ring_bytes);
 	/* Optional: the source's own page-fault stream of the whole process but the drain
 	 * thread, from now on (first touch), for sources that have one: kmod's module,

@@ -399,8 +399,8 @@ static void open_own(struct memphis__thread *t, void *ctx)
 		return;
 	soft_attr(&a, period, 0);
 	/* the watermark at the ring's end, as the CPUs' had: the drain reads it on its timer
-	 * (read_every_ms) and polls it, the threads having no page-fault stream of their own
-	 * in this scope, only to see the thread end */
+	 * (read_every_ms) and polls it for its hang-up only, the threads having no page-fault
+	 * stream of their own in this scope to tell their end */
 	err = memphis__ring_open(&t->sample, &a, t->tid, ring_pages(period), 1);
 	if (err == 0 && cpus_on)
 		err = memphis__ring_enable(&t->sample, 1);
