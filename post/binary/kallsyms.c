@@ -2,11 +2,12 @@
 #include "kallsyms.h"
 
 #include <errno.h>
-#include <inttypes.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "demangle.h"
 #include "search.h"
@@ -18,16 +19,16 @@ static int by_addr(const void *x, const void *y)
 	return a->addr < b->addr ? -1 : a->addr > b->addr;
 }
 
-/* Append name to k->names, its offset into *off. 0 or -ENOMEM. */
-static int add_name(struct mr_kallsyms *k, size_t *cap, const char *name, uint32_t *off)
+/* Append the len bytes at name and a NUL to k->names, its offset into *off. 0 or
+ * -ENOMEM. */
+static int add_name(struct mr_kallsyms *k, size_t *cap, const char *name, size_t len,
+		    uint32_t *off)
 {
-	size_t len = strlen(name) + 1;
-
-	if (k->names_len + len > *cap) {
+	if (k->names_len + len + 1 > *cap) {
 		size_t nc = *cap ? *cap * 2 : 1 << 16;
 		char *nn;
 
-		while (nc < k->names_len + len)
+		while (nc < k->names_len + len + 1)
 			nc *= 2;
 		if (nc > UINT32_MAX || !(nn = realloc(k->names, nc)))
 			return -ENOMEM;
@@ -35,28 +36,17 @@ static int add_name(struct mr_kallsyms *k, size_t *cap, const char *name, uint32
 		*cap = nc;
 	}
 	memcpy(k->names + k->names_len, name, len);
+	k->names[k->names_len + len] = '\0';
 	*off = (uint32_t)k->names_len;
-	k->names_len += len;
+	k->names_len += len + 1;
 	return 0;
 }
 
-/* name without a compiler clone's suffix ("update_sd_lb_stats.constprop.0": the function
- * the kernel's source has), cut in place. */
-static const char *source_name(char *name)
-{
-	char *src = strchr(name, '.') ? mr_demangle_function(name) : NULL;
-
-	if (src) {
-		snprintf(name, strlen(name) + 1, "%s", src);
-		free(src);
-	}
-	return name;
-}
-
-/* A line of kallsyms, "ADDR TYPE NAME[\t[MODULE]]", as sscanf's "%x %c %255s" takes it (a
- * longer name cut), by hand: sscanf cost a report of a run with kernel samples a fifth of
- * its fixed cost (121 k lines here). 1 with *addr, *type and name; 0 for another line. */
-static int parse_line(const char *p, uint64_t *addr, char *type, char name[256])
+/* A line of kallsyms, "ADDR TYPE NAME[\t[MODULE]]" up to its '\n', as sscanf's
+ * "%x %c %255s" takes it (a longer name cut), by hand: sscanf cost a report of a run with
+ * kernel samples a fifth of its fixed cost (121 k lines here). 1 with *addr, *type and the
+ * name (*name, *len: in the line); 0 for another line. */
+static int parse_line(const char *p, uint64_t *addr, char *type, const char **name, size_t *len)
 {
 	uint64_t a = 0;
 	size_t n = 0;
@@ -82,46 +72,98 @@ static int parse_line(const char *p, uint64_t *addr, char *type, char name[256])
 	*type = *p++;
 	while (*p == ' ' || *p == '\t')
 		p++;
-	while (n < 255 && *p && *p != ' ' && *p != '\t' && *p != '\n')
-		name[n++] = *p++;
-	name[n] = '\0';
+	*name = p;
+	while (n < 255 && p[n] && p[n] != ' ' && p[n] != '\t' && p[n] != '\n')
+		n++;
 	*addr = a;
+	*len = n;
 	return n > 0;
 }
 
+/* Add the symbol of kallsyms line p (up to its '\n') to k when it is a text symbol with an
+ * address, a compiler clone by its function's name ("update_sd_lb_stats.constprop.0": the
+ * function the kernel's source has). 0 or -ENOMEM. */
+static int add_line(struct mr_kallsyms *k, size_t *cap, size_t *ncap, const char *p)
+{
+	const char *name;
+	char type, buf[256];
+	uint64_t addr;
+	size_t len;
+	int rc;
+
+	if (!parse_line(p, &addr, &type, &name, &len) || !addr || !strchr("tTwW", type))
+		return 0;
+	if (k->n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 4096;
+		struct mr_ksym *ns = realloc(k->sym, nc * sizeof(*ns));
+
+		if (!ns)
+			return -ENOMEM;
+		k->sym = ns;
+		*cap = nc;
+	}
+	if (memchr(name, '.', len)) {
+		char *src;
+
+		memcpy(buf, name, len);
+		buf[len] = '\0';
+		if ((src = mr_demangle_function(buf))) {
+			snprintf(buf, sizeof(buf), "%s", src);
+			free(src);
+		}
+		name = buf;
+		len = strlen(buf);
+	}
+	if ((rc = add_name(k, ncap, name, len, &k->sym[k->n].name)) < 0)
+		return rc;
+	k->sym[k->n++].addr = addr;
+	return 0;
+}
+
+/* Bytes read at once: /proc/kallsyms (12 MB here) is the kernel's text, made as it is
+ * read; each line is parsed where it was read. */
+#define READ_BYTES (256u << 10)
+
 int mr_kallsyms_load(struct mr_kallsyms *k, const char *path)
 {
-	FILE *f = fopen(path, "re");
-	size_t cap = 0, ncap = 0;
-	char line[512], name[256], type;
-	uint64_t addr, last = 0;
-	int rc = 0, sorted = 1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0, sorted = 1;
+	char *buf = fd >= 0 ? malloc(READ_BYTES + 1) : NULL;
+	size_t cap = 0, ncap = 0, have = 0;
 
 	memset(k, 0, sizeof(*k));
-	if (!f)
+	if (fd < 0)
 		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (!parse_line(line, &addr, &type, name) || !addr ||
-		    !strchr("tTwW", type))
-			continue;
-		if (k->n == cap) {
-			size_t nc = cap ? cap * 2 : 4096;
-			struct mr_ksym *ns = realloc(k->sym, nc * sizeof(*ns));
+	if (!buf)
+		rc = -ENOMEM;
+	while (!rc) {
+		ssize_t r = read(fd, buf + have, READ_BYTES - have);
+		char *p = buf, *end, *nl;
 
-			if (!ns) {
-				rc = -ENOMEM;
-				break;
-			}
-			k->sym = ns;
-			cap = nc;
-		}
-		if ((rc = add_name(k, &ncap, source_name(name), &k->sym[k->n].name)) < 0)
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			rc = -errno;
 			break;
-		k->sym[k->n++].addr = addr;
-		sorted &= addr >= last;
-		last = addr;
+		}
+		have += (size_t)r;
+		if (r == 0 && have && buf[have - 1] != '\n')
+			buf[have++] = '\n'; /* the last line, without its '\n' */
+		end = buf + have;
+		while (!rc && (nl = memchr(p, '\n', (size_t)(end - p)))) {
+			rc = add_line(k, &cap, &ncap, p);
+			p = nl + 1;
+		}
+		have = (size_t)(end - p);
+		memmove(buf, p, have);
+		if (have == READ_BYTES)
+			have = 0; /* a line longer than the buffer: not a symbol's */
+		if (r == 0)
+			break;
 	}
-	fclose(f);
+	close(fd);
+	free(buf);
+	for (size_t i = 1; i < k->n; i++)
+		sorted &= k->sym[i].addr >= k->sym[i - 1].addr;
 	if (!rc && !k->n)
 		rc = -ENOENT;
 	if (rc) {
