@@ -27,6 +27,7 @@ int main(void)
 	int fd = mkstemp(path);
 	struct mr_kallsyms k;
 	long i;
+	int rc;
 
 	if (fd < 0)
 		return 1;
@@ -80,6 +81,31 @@ int main(void)
 	ok(i >= 0 && !strcmp(mr_kallsyms_name(&k, (size_t)i), "spaced_out"),
 	   "more blanks between the fields: %s", i >= 0 ? mr_kallsyms_name(&k, (size_t)i) : "-");
 	mr_kallsyms_free(&k);
+	/* every byte (but NUL and newline) as the 11th of 16 digits: a symbol exactly where it
+	 * is a hexadecimal digit, of either case, at its value (a 16-digit line is read 8
+	 * digits at once, other lines a digit at a time) */
+	{
+		static char text[256 * 32];
+		size_t len = 0, right = 0;
+
+		for (unsigned b = 1; b < 256; b++)
+			if (b != '\n')
+				len += (size_t)snprintf(text + len, sizeof(text) - len,
+							"ffffffff81%c00000 T s%u\n", (char)b, b);
+		write_file(path, text);
+		rc = mr_kallsyms_load(&k, path);
+		ok(rc == 0 && k.n == 22, "a byte of 255 as a digit: %zu symbols, one a hexadecimal "
+		   "digit's", k.n);
+		for (size_t j = 0; j < k.n; j++) {
+			unsigned b = (unsigned)atoi(mr_kallsyms_name(&k, j) + 1);
+			unsigned v = b >= '0' && b <= '9' ? b - '0' : b >= 'a' && b <= 'f' ? b - 'a' + 10
+				   : b >= 'A' && b <= 'F' ? b - 'A' + 10 : 16;
+
+			right += v < 16 && k.sym[j].addr == (0xffffffff81000000ull | (uint64_t)v << 20);
+		}
+		ok(right == 22, "each at its digit's value (%zu of 22)", right);
+		mr_kallsyms_free(&k);
+	}
 	write_file(path, "0000000000000000 T _text\n0000000000000000 T clear_page_erms\n");
 	ok(mr_kallsyms_load(&k, path) == -ENOENT && k.n == 0, "addresses hidden (all 0): -ENOENT");
 	unlink(path);
