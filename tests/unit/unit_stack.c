@@ -4,7 +4,8 @@
  * with the others 0; a tail shorter than it says is refused. The entries buffered for a
  * STACKS block: in layout 2 (format 3) an entry whose thread's last whole entry differs in
  * a few registers and words is a DELTA of it (common/stacks2.c reads it back), one that
- * differs much is whole; in layout 1 (MEMPHIS_FORMAT=2) every entry is whole. TAP. */
+ * differs much is whole; a thread at two depths in turn has a base for each; in layout 1
+ * (MEMPHIS_FORMAT=2) every entry is whole. TAP. */
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
@@ -78,6 +79,47 @@ static void test_stackbuf(unsigned format)
 	memphis__stackbuf_free(&b);
 }
 
+/* A thread that waits at two depths in turn (libgomp's barrier): 1 KiB stacks at two stack
+ * pointers 40 bytes apart, each visited twice with a word changed. The second visit of
+ * each depth is a DELTA of that depth's first entry, not of the other depth's, which is
+ * shifted. */
+static void test_two_depths(void)
+{
+	static uint64_t regs[MEMPHIS_STACK_NREGS], frames[256], deep[128], shallow[128];
+	struct memphis__stackbuf b = { 0 };
+	struct memphis__ustack u = { .regs = regs, .len = 1024 };
+	struct memphis_rec_stack_delta d[2];
+	size_t full = sizeof(struct memphis_rec_stack) + 1024, size[2] = { 0, 0 }, off = 2 * full;
+	const char *why;
+	int rc = 0;
+
+	memphis__writer_set_format(3);
+	for (int i = 0; i < 256; i++)
+		frames[i] = 0x7f0000000000u + (uint64_t)i * 8;
+	memcpy(deep, frames, sizeof(deep));
+	memcpy(shallow, frames + 5, sizeof(shallow));
+	for (int k = 0; k < 4; k++) {
+		uint64_t *w = k % 2 ? shallow : deep;
+
+		if (k >= 2)
+			w[3] = 7;
+		regs[MPH_SP] = k % 2 ? 0x7ffc0028u : 0x7ffc0000u;
+		u.bytes = (const unsigned char *)w;
+		rc |= memphis__stackbuf_add(&b, MPH_STACK_SAMPLE, 100 + (uint64_t)k, NULL, 7, &u);
+	}
+	for (int k = 0; k < 2 && !rc; k++) {
+		memcpy(&d[k], b.p + off, sizeof(d[k]));
+		if (d[k].form != MPH_STACK_DELTA || mph_stk2_parse(b.p + off, b.n - off, &d[k],
+								    &size[k], &why))
+			rc = -1;
+		off += size[k];
+	}
+	ok(!rc && d[0].base == 0 && d[1].base == 1 && d[0].nwords == 1 && d[1].nwords == 1 &&
+	   off == b.n && b.count == 4, "two depths in turn: two whole entries, then a DELTA of "
+	   "each (%zu and %zu bytes)", size[0], size[1]);
+	memphis__stackbuf_free(&b);
+}
+
 int main(void)
 {
 	/* perf's numbers of AX..IP, then R8..R15: the index of each in struct memphis__regs */
@@ -120,5 +162,6 @@ int main(void)
 	   "record growth: abi and registers only when the record has none already");
 	test_stackbuf(3);
 	test_stackbuf(2);
+	test_two_depths();
 	return tap_done();
 }
