@@ -109,19 +109,21 @@ void mph_stk2_apply(const unsigned char *p, const struct memphis_rec_stack_delta
 	out_hdr->kind = d->kind;
 	out_hdr->reserved = 0;
 	out_hdr->reserved2 = 0;
-	for (unsigned r = 0; r < MEMPHIS_STACK_NREGS; r++)
-		if (d->regmask >> r & 1) {
-			memcpy(&out_hdr->regs[r], p + o, 8);
-			o += 8;
-		}
+	/* by the set bits only: a DELTA gives a few of 17 registers and of 128 words, and a
+	 * test of every bit cost the report 170 ns an entry */
+	for (uint32_t m = d->regmask; m; m &= m - 1) {
+		memcpy(&out_hdr->regs[__builtin_ctz(m)], p + o, 8);
+		o += 8;
+	}
 	if (!d->nwords)
 		return;
 	at = o + 8 * nmap;
-	for (size_t w = 0; w < words; w++) {
+	for (size_t i = 0; i < nmap; i++) {
 		uint64_t m;
-		memcpy(&m, p + o + 8 * (w / 64), 8);
-		if (m >> (w % 64) & 1) {
-			memcpy(out_bytes + 8 * w, p + at, 8);
+
+		memcpy(&m, p + o + 8 * i, 8);
+		for (; m; m &= m - 1) {
+			memcpy(out_bytes + 8 * (64 * i + (size_t)__builtin_ctzll(m)), p + at, 8);
 			at += 8;
 		}
 	}
