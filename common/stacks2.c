@@ -50,6 +50,24 @@ size_t mph_stk2_delta(const struct memphis_rec_stack *e, const unsigned char *by
 	return o;
 }
 
+long mph_stk2_base(const struct memphis_rec_stack *e, size_t n,
+		   const struct memphis_rec_stack *(*own)(size_t i, void *arg), void *arg)
+{
+	long last = -1;
+
+	for (size_t i = n; i-- > 0;) {
+		const struct memphis_rec_stack *b = own(i, arg);
+
+		if (b->tid != e->tid || b->stack_len != e->stack_len)
+			continue;
+		if (b->regs[7] == e->regs[7] /* SP */)
+			return (long)i;
+		if (last < 0)
+			last = (long)i;
+	}
+	return last;
+}
+
 int mph_stk2_parse(const unsigned char *p, size_t avail, struct memphis_rec_stack_delta *d,
 		   size_t *size, const char **why)
 {

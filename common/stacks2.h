@@ -19,6 +19,13 @@ size_t mph_stk2_delta(const struct memphis_rec_stack *e, const unsigned char *by
 		      const struct memphis_rec_stack *base, const unsigned char *base_bytes,
 		      uint32_t base_index, unsigned char *out);
 
+/* The base for a DELTA of e among n earlier OWN entries of its buffer, own(i, arg) the
+ * i-th: the last of e's thread and stack_len at e's stack pointer, else the last of its
+ * thread and stack_len; -1 when none. (A thread that waits at two depths in turn has its
+ * stack at one depth shifted against the other's, which no DELTA can give.) */
+long mph_stk2_base(const struct memphis_rec_stack *e, size_t n,
+		   const struct memphis_rec_stack *(*own)(size_t i, void *arg), void *arg);
+
 /* The DELTA entry at p (avail bytes) read: *d its header, *size its bytes. 0, or -EINVAL
  * with *why (static text) when it does not fit avail or is inconsistent in itself. */
 int mph_stk2_parse(const unsigned char *p, size_t avail, struct memphis_rec_stack_delta *d,

@@ -156,32 +156,17 @@ uint64_t memphis__stack_signature(const struct memphis__thread *t, const struct 
 #define DELTA_MAX (sizeof(struct memphis_rec_stack_delta) + 8 * MEMPHIS_STACK_NREGS + \
 		   8 * (MEMPHIS__STACK_BYTES_MAX / 8 / 64 + 1) + MEMPHIS__STACK_BYTES_MAX)
 
-/* The index among b's own entries of the base for a DELTA of e: the thread's last own
- * entry of e's stack_len at e's stack pointer, else its last of that stack_len; -1 when
- * none. A thread that waits at two depths in turn (libgomp's barrier: examples/cg) has
- * its stack shifted by the difference against the other depth's entry, which no DELTA
- * can give. */
-static long delta_base(const struct memphis__stackbuf *b, const struct memphis_rec_stack *e)
+/* Own entry i of buffer arg (mph_stk2_base's). */
+static const struct memphis_rec_stack *own_entry(size_t i, void *arg)
 {
-	long last = -1;
+	const struct memphis__stackbuf *b = arg;
 
-	for (size_t i = b->nown; i-- > 0;) {
-		const struct memphis_rec_stack *base;
-
-		if (b->own[i].tid != e->tid || b->own[i].len != e->stack_len)
-			continue;
-		base = (const struct memphis_rec_stack *)(b->p + b->own[i].off);
-		if (base->regs[MPH_SP] == e->regs[MPH_SP])
-			return (long)i;
-		if (last < 0)
-			last = (long)i;
-	}
-	return last;
+	return (const struct memphis_rec_stack *)(b->p + b->own[i]);
 }
 
 /* In STACKS layout 2, the entry e just written whole at b->n (need bytes) rewritten as a
- * DELTA of delta_base's entry where that takes at most a quarter of need; else remembered
- * as an own entry. Returns the entry's bytes. */
+ * DELTA of the own entry mph_stk2_base picks where that takes at most a quarter of need;
+ * else remembered as an own entry. Returns the entry's bytes. */
 static size_t as_delta(struct memphis__stackbuf *b, const struct memphis_rec_stack *e, size_t need)
 {
 	const unsigned char *bytes = b->p + b->n + sizeof(*e);
@@ -204,9 +189,9 @@ static size_t as_delta(struct memphis__stackbuf *b, const struct memphis_rec_sta
 		b->nodelta = 1;
 		return need;
 	}
-	if (e->stack_len && e->stack_len <= MEMPHIS__STACK_BYTES_MAX && (i = delta_base(b, e)) >= 0) {
-		const struct memphis_rec_stack *base =
-			(const struct memphis_rec_stack *)(b->p + b->own[i].off);
+	if (e->stack_len && e->stack_len <= MEMPHIS__STACK_BYTES_MAX &&
+	    (i = mph_stk2_base(e, b->nown, own_entry, b)) >= 0) {
+		const struct memphis_rec_stack *base = own_entry((size_t)i, b);
 		size_t size = mph_stk2_delta(e, bytes, base, (const unsigned char *)(base + 1),
 					     (uint32_t)i, b->delta);
 
@@ -215,7 +200,7 @@ static size_t as_delta(struct memphis__stackbuf *b, const struct memphis_rec_sta
 			return size;
 		}
 	}
-	b->own[b->nown++] = (struct memphis__stackown){ e->tid, e->stack_len, (uint32_t)b->n };
+	b->own[b->nown++] = (uint32_t)b->n;
 	return need;
 }
 

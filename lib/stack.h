@@ -67,21 +67,14 @@ int memphis__stack_wanted_addr(const struct memphis__thread *t, uint64_t addr, u
  * the stack bytes as they would be kept. Equal signatures: entries that unwind alike. */
 uint64_t memphis__stack_signature(const struct memphis__thread *t, const struct memphis__ustack *u);
 
-/* An MPH_STACK_OWN entry of a buffer in STACKS layout 2: a later entry of its thread and
- * stack_len may give only what differs from it (MPH_STACK_DELTA). */
-struct memphis__stackown {
-	uint32_t tid;
-	uint32_t len;    /* stack_len */
-	uint32_t off;    /* of the entry in the buffer */
-};
-
 /* Entries waiting to be written, in the order added; at most MEMPHIS__STACK_BUF_MAX bytes.
  * Zero-initialised is empty. */
 struct memphis__stackbuf {
 	unsigned char *p;
 	size_t n;        /* bytes used */
 	size_t count;    /* entries */
-	struct memphis__stackown *own; /* layout 2: the MPH_STACK_OWN entries, in order */
+	uint32_t *own;                 /* layout 2: offsets of the MPH_STACK_OWN entries, in
+					* order: bases of the DELTA entries after them */
 	size_t nown;
 	unsigned char *delta;          /* layout 2: where a DELTA entry is built */
 	int nodelta;                   /* no DELTA entry until the buffer is written */

@@ -65,9 +65,22 @@ static unsigned char *layout_samples_to(uint16_t to, uint16_t from, const unsign
 	return o;
 }
 
-/* A STACKS payload of layout `to` (1: every entry whole; 2: an entry whose thread's last
- * own entry has its stack_len becomes a DELTA of it where that takes at most a quarter of
- * its bytes, as lib/stack.c does) from one of layout `from` (1 or 2). */
+/* A STACKS payload being built, and its own entry i (mph_stk2_base's). */
+struct out_buf {
+	const unsigned char *out;
+	const size_t *own; /* offsets of the own entries in out */
+};
+
+static const struct memphis_rec_stack *out_entry(size_t i, void *arg)
+{
+	const struct out_buf *ob = arg;
+
+	return (const void *)(ob->out + ob->own[i]);
+}
+
+/* A STACKS payload of layout `to` (1: every entry whole; 2: an entry becomes a DELTA of the
+ * own entry mph_stk2_base picks where that takes at most a quarter of its bytes, as
+ * lib/stack.c does) from one of layout `from` (1 or 2). */
 static unsigned char *layout_stacks_to(uint16_t to, uint16_t from, const unsigned char *p,
 				       size_t len, size_t *out_len)
 {
@@ -83,7 +96,9 @@ static unsigned char *layout_stacks_to(uint16_t to, uint16_t from, const unsigne
 		struct memphis_rec_stack e;
 		struct memphis_rec_stack_delta d;
 		const char *why;
-		size_t pad, need, k;
+		struct out_buf ob;
+		size_t pad, need;
+		long base;
 
 		if (len - off < 16)
 			goto fail;
@@ -120,21 +135,20 @@ static unsigned char *layout_stacks_to(uint16_t to, uint16_t from, const unsigne
 				goto fail;
 			out = grown;
 		}
-		for (k = nout; to == 2 && e.stack_len && e.stack_len <= 8192 && k-- > 0;) {
-			const struct memphis_rec_stack *b = (const void *)(out + out_own[k]);
-			size_t size;
-			if (b->tid != e.tid || b->stack_len != e.stack_len)
+		ob = (struct out_buf){ out, out_own };
+		if (to == 2 && e.stack_len && e.stack_len <= 8192 &&
+		    (base = mph_stk2_base(&e, nout, out_entry, &ob)) >= 0) {
+			const struct memphis_rec_stack *b = out_entry((size_t)base, &ob);
+			size_t size = mph_stk2_delta(&e, bytes, b, (const unsigned char *)(b + 1),
+						     (uint32_t)base, NULL);
+
+			if (4 * size <= need) {
+				mph_stk2_delta(&e, bytes, b, (const unsigned char *)(b + 1),
+					       (uint32_t)base, out + o);
+				o += size;
 				continue;
-			size = mph_stk2_delta(&e, bytes, b, (const unsigned char *)(b + 1), (uint32_t)k, NULL);
-			if (4 * size > need)
-				break;
-			mph_stk2_delta(&e, bytes, b, (const unsigned char *)(b + 1), (uint32_t)k, out + o);
-			o += size;
-			need = 0;
-			break;
+			}
 		}
-		if (!need)
-			continue;
 		if (to == 2)
 			out_own[nout++] = o;
 		memcpy(out + o, &e, sizeof(e));
