@@ -131,6 +131,8 @@ static int run_report(struct report *r, FILE *out)
 	if (r->o.open_lock)
 		pthread_mutex_lock(r->o.open_lock);
 	r->run = mr_open_run(r->o.dir);
+	if (r->run)
+		report_kernel_load(r);
 	rc = !r->run ? -ENOENT : mr_attrib_open(r->run, &ao, &r->a, err, sizeof(err));
 	if (r->o.open_lock)
 		pthread_mutex_unlock(r->o.open_lock);
@@ -145,7 +147,7 @@ static int run_report(struct report *r, FILE *out)
 	rc = mr_agg_init(&r->agg, r->nnodes);
 	if (!rc && (mr_pollwait_init(&r->pw) || mr_ktime_init(&r->kt)))
 		rc = -ENOMEM;
-	report_kernel_load(r);
+	report_kernel_wait(r);
 	if (rc)
 		return mr_error(MR_EXIT_DATA, "%s", rc == -E2BIG ? "too many nodes" : "out of memory");
 	if (mr_hwsrc_init(&r->hw))
@@ -219,6 +221,7 @@ static void report_free(struct report *r)
 	mr_xcells_free(&r->x);
 	mr_pollwait_free(&r->pw);
 	mr_ktime_free(&r->kt);
+	report_kernel_wait(r);
 	mr_kallsyms_free(&r->ksyms);
 	mr_agg_free(&r->agg);
 	mr_hw_order_free(&r->hw_by_node);

@@ -96,6 +96,8 @@ struct report {
 	struct mr_ktime kt;       /* the kernel's samples (kerneltime.h) */
 	struct mr_kallsyms ksyms; /* kernel functions (report_kernel_load) */
 	const char *ksyms_why;    /* why kernel functions are not named, NULL when they are */
+	pthread_t ksyms_th;       /* loads ksyms and ksyms_why while ksyms_loading */
+	int ksyms_loading;
 	int want_x;               /* counted: the format wants them */
 };
 
@@ -218,9 +220,11 @@ struct mr_json;
 void report_runtime_json(const struct report *r, struct mr_json *j);
 
 /* report_kernel.c: the kernel's samples (kerneltime.h): the kernel functions loaded when the
- * run asks (before the pass), their number for a kernel address, the header's lines, the
- * section after the tables, the JSON member samples.kernel_time. */
+ * run asks (started once the run is open, by a thread of its own where one starts; waited
+ * for before the pass and before r is freed), their number for a kernel address, the
+ * header's lines, the section after the tables, the JSON member samples.kernel_time. */
 void report_kernel_load(struct report *r);
+void report_kernel_wait(struct report *r);
 uint32_t report_kernel_func(const struct report *r, uint64_t kernel_ip);
 void report_kernel_text(const struct report *r, FILE *f);
 void report_kernel_section(const struct report *r, FILE *f);
