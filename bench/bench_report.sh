@@ -19,8 +19,9 @@
 #      the report's samples/s when every sample's line is its caller's (unwound);
 #   5. examples/cg/cg profiled by memphis and by `perf record -e task-clock` with the same
 #      period and the same user registers, a short and a long run; memphis-report vs
-#      `perf report --stdio`, both timed (median CPU time of 5), as samples/s and their
-#      ratio, and per sample with the fixed cost taken out (long minus short run).
+#      `perf report --stdio`, the four timed in turn for BENCH_CG_ROUNDS rounds (default
+#      15; medians of CPU time), as samples/s and their ratio, and per sample with the
+#      fixed cost taken out (long minus short run, in each round: medians and quartiles).
 # With BENCH_SCALE=1, bench/bench_scale.sh follows (bench.sh).
 # Environment: BENCH_SIZES (default "1000000 10000000"), BENCH_PERIOD_NS (default 100000,
 # libmemphis's shortest period: a shorter MEMPHIS_PERIOD is refused and 1 ms used),
@@ -253,31 +254,25 @@ fi
 # passive waiting: the program's speed under load does not matter here, only its samples
 export OMP_WAIT_POLICY=passive
 regs=ax,bx,cx,dx,si,di,bp,sp,ip,r8,r9,r10,r11,r12,r13,r14,r15
-# median5 CMD... - CMD's CPU and wall time by perf stat (ms resolution; /usr/bin/time has
-# 10 ms), the median of five runs by CPU time, in seconds (this VM's timings of a 20 ms
-# run spread by a third); rss as measure gives it
-median5() {
-	for k in 1 2 3 4 5; do
-		perf stat -x, -e task-clock -e duration_time -o ps.out "$@" >/dev/null 2>&1
-		awk -F, '$3 ~ /^task-clock/ { c = $1 / 1e3 } $3 ~ /^duration_time/ { w = $1 / 1e9 }
-			END { printf "%.4f %.4f\n", c, w }' ps.out
-	done | sort -n | sed -n 3p > m5.out
-	measure "$@" # its peak RSS
-	read -r cpu wall < m5.out
+# cputime CMD... - CMD's CPU and wall time by perf stat (ms resolution; /usr/bin/time has
+# 10 ms), "CPU WALL" in seconds
+cputime() {
+	perf stat -x, -e task-clock -e duration_time -o ps.out "$@" >/dev/null 2>&1
+	awk -F, '$3 ~ /^task-clock/ { c = $1 / 1e3 } $3 ~ /^duration_time/ { w = $1 / 1e9 }
+		END { printf "%.4f %.4f\n", c, w }' ps.out
 }
 # side LABEL ARGS: cg ARGS recorded by libmemphis and by perf record into LABEL/; sets
-# msamples mwall mcpu mrss psamples pwall pcpu prss (empty samples: that tool failed)
+# msamples and psamples (empty: that tool failed)
 side() {
 	mkdir -p "$1" && cd "$1" || exit 1
 	msamples="" psamples=""
 	MEMPHIS_PERIOD="${PERIOD}ns" "$CG" $2 >/dev/null 2>&1
 	run=$(ls -d memphis-cg-*/ 2>/dev/null | head -n 1)
 	if [ -n "$run" ]; then
-		"$R" "$run" >/dev/null 2>&1
-		msamples=$("$R" "$run" --json 2>/dev/null |
+		mv "$run" memphis.run
+		"$R" memphis.run >/dev/null 2>&1
+		msamples=$("$R" memphis.run --json 2>/dev/null |
 			sed -n 's/^    "total": \([0-9]*\),$/\1/p' | head -n 1)
-		median5 "$R" "$run"
-		mwall=$wall mcpu=$cpu mrss=$rss
 	else
 		echo "# $1: the memphis run of $CG wrote no run directory"
 	fi
@@ -288,8 +283,6 @@ side() {
 			head -n 1)
 		[ -n "$psamples" ] || psamples=$(perf script -i perf.data -F ip 2>/dev/null | wc -l)
 		perf report -i perf.data --stdio >/dev/null 2>&1
-		median5 perf report -i perf.data --stdio
-		pwall=$wall pcpu=$cpu prss=$rss
 	else
 		echo "# $1: perf record failed: $(tail -n 1 perf.err)"
 	fi
@@ -302,18 +295,36 @@ row() { # row TOOL RUN SAMPLES WALL CPU RSS
 		"$(krate "$3" "$4")" "$(krate "$3" "$5")" "$6"
 }
 side short "$CG_ARGS"
-ms=$msamples mw=$mwall mc=$mcpu mr=$mrss ps=$psamples pw=$pwall pc=$pcpu pr=$prss
+ms=$msamples ps=$psamples
 side long "$CG_LONG_ARGS"
 if [ -z "$ms" ] || [ -z "$ps" ] || [ -z "$msamples" ] || [ -z "$psamples" ]; then
 	echo "# a run is missing: no side by side"
 	exit 0
 fi
+# The four reports timed in turn, round after round (this VM's timings of one report move
+# by 5 ms from one minute to the next, 13 ns a sample of the difference below): a round's
+# per-sample figures and their ratio come from the same minute.
+ROUNDS=${BENCH_CG_ROUNDS:-15}
+for k in $(seq "$ROUNDS"); do
+	echo "$(cputime "$R" short/memphis.run) $(cputime perf report -i short/perf.data --stdio)" \
+		"$(cputime "$R" long/memphis.run) $(cputime perf report -i long/perf.data --stdio)"
+done > rounds.out
+# median COLUMN: the median of a column of rounds.out
+median() { awk -v c="$1" '{ print $c }' rounds.out | sort -n | awk '{ v[NR] = $1 }
+	END { print v[int((NR + 1) / 2)] }'; }
+mc=$(median 1) mw=$(median 2) pc=$(median 3) pw=$(median 4)
+mcl=$(median 5) mwl=$(median 6) pcl=$(median 7) pwl=$(median 8)
+measure "$R" short/memphis.run; mr=$rss
+measure perf report -i short/perf.data --stdio; pr=$rss
+measure "$R" long/memphis.run; mrl=$rss
+measure perf report -i long/perf.data --stdio; prl=$rss
+echo "(CPU and wall: medians of $ROUNDS rounds, the four reports in turn in each)"
 printf "%-22s %-8s %9s %8s %8s %12s %12s %9s\n" tool "cg" samples wall_s cpu_s "ksamples/s" "ksamples/s" "RSS_KiB"
 printf "%-22s %-8s %9s %8s %8s %12s %12s %9s\n" "" "" "" "" "" "(wall)" "(cpu)" ""
 row memphis-report "$CG_ARGS" "$ms" "$mw" "$mc" "$mr"
 row "perf report --stdio" "$CG_ARGS" "$ps" "$pw" "$pc" "$pr"
-row memphis-report "$CG_LONG_ARGS" "$msamples" "$mwall" "$mcpu" "$mrss"
-row "perf report --stdio" "$CG_LONG_ARGS" "$psamples" "$pwall" "$pcpu" "$prss"
+row memphis-report "$CG_LONG_ARGS" "$msamples" "$mwl" "$mcl" "$mrl"
+row "perf report --stdio" "$CG_LONG_ARGS" "$psamples" "$pwl" "$pcl" "$prl"
 ratios() { # ratios ARGS MSAMPLES MCPU MRSS PSAMPLES PCPU PRSS
 	awk -v a="$1" -v ms="$2" -v mc="$3" -v mr="$4" -v ps="$5" -v pc="$6" -v pr="$7" 'BEGIN {
 	printf("ratios memphis-report / perf report (%s): cpu time %s, samples/s (cpu) %s, peak RSS %s\n", a,
@@ -323,21 +334,34 @@ ratios() { # ratios ARGS MSAMPLES MCPU MRSS PSAMPLES PCPU PRSS
 }'
 }
 ratios "$CG_ARGS" "$ms" "$mc" "$mr" "$ps" "$pc" "$pr"
-ratios "$CG_LONG_ARGS" "$msamples" "$mcpu" "$mrss" "$psamples" "$pcpu" "$prss"
+ratios "$CG_LONG_ARGS" "$msamples" "$mcl" "$mrl" "$psamples" "$pcl" "$prl"
 # Per sample, the fixed cost (reading the objects' symbols and DWARF) taken out: the
-# difference between the long and the short run over the difference of their samples.
-awk -v ms="$ms" -v mc="$mc" -v ml="$msamples" -v mcl="$mcpu" \
-	-v ps="$ps" -v pc="$pc" -v pl="$psamples" -v pcl="$pcpu" 'BEGIN {
-	m = (ml > ms && mcl > mc) ? (mcl - mc) / (ml - ms) : 0
-	p = (pl > ps && pcl > pc) ? (pcl - pc) / (pl - ps) : 0
-	printf("per sample, fixed cost out (long - short): memphis-report %s ns, perf report %s ns",
-	       (m > 0 ? sprintf("%.0f", m * 1e9) : "n/a"), (p > 0 ? sprintf("%.0f", p * 1e9) : "n/a"))
-	if (m > 0 && p > 0)
-		printf(", ratio (perf / memphis) %.2f", p / m)
-	printf("\n")
-	printf("fixed cost (short run minus its samples at that rate): memphis-report %s s, perf report %s s\n",
-	       (m > 0 ? sprintf("%.3f", mc - ms * m) : "n/a"), (p > 0 ? sprintf("%.3f", pc - ps * p) : "n/a"))
-}'
+# difference between the long and the short run over the difference of their samples, in
+# each round; the medians and quartiles of the rounds' figures and of their ratio.
+awk -v ms="$ms" -v ml="$msamples" -v ps="$ps" -v pl="$psamples" '
+function q(a, n, f) { return a[int(f * (n - 1) + 1.5)] }
+function sorted(a, n,   i, j, t) {
+	for (i = 2; i <= n; i++)
+		for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+}
+ml > ms && pl > ps {
+	n++
+	m[n] = ($5 - $1) / (ml - ms) * 1e9
+	p[n] = ($7 - $3) / (pl - ps) * 1e9
+	r[n] = m[n] > 0 ? p[n] / m[n] : 0
+	fm[n] = $1 - ms * m[n] / 1e9
+	fp[n] = $3 - ps * p[n] / 1e9
+}
+END {
+	if (!n) { print "per sample, fixed cost out: n/a"; exit }
+	sorted(m, n); sorted(p, n); sorted(r, n); sorted(fm, n); sorted(fp, n)
+	printf("per sample, fixed cost out (long - short, each round): memphis-report %.0f ns " \
+	       "(quartiles %.0f-%.0f), perf report %.0f ns (%.0f-%.0f), ratio (perf / memphis) " \
+	       "%.2f (%.2f-%.2f)\n", q(m, n, .5), q(m, n, .25), q(m, n, .75), q(p, n, .5),
+	       q(p, n, .25), q(p, n, .75), q(r, n, .5), q(r, n, .25), q(r, n, .75))
+	printf("fixed cost (short run minus its samples at that rate): memphis-report %.3f s, " \
+	       "perf report %.3f s\n", q(fm, n, .5), q(fp, n, .5))
+}' rounds.out
 rm -rf short long
 
 # The fixed cost on its own: a run of a few hundred samples costs about what reading the
@@ -348,8 +372,9 @@ run=$(ls -d memphis-cg-*/ 2>/dev/null | head -n 1)
 if [ -n "$run" ]; then
 	"$R" "$run" >/dev/null 2>&1
 	n=$("$R" "$run" --json 2>/dev/null | sed -n 's/^    "total": \([0-9]*\),$/\1/p' | head -n 1)
-	median5 "$R" "$run"
-	echo "fixed cost: memphis-report on a run of $n samples (cg -i 2, period 1 ms):" \
+	for k in 1 2 3 4 5; do cputime "$R" "$run"; done | sort -n | sed -n 3p > m5.out
+	read -r cpu wall < m5.out
+	echo "fixed cost: memphis-report on a run of $n samples (cg -i 2, period 1 ms, median of 5):" \
 		"cpu $cpu s, wall $wall s"
 fi
 
