@@ -50,17 +50,14 @@ size_t mph_stk2_delta(const struct memphis_rec_stack *e, const unsigned char *by
 	return o;
 }
 
-long mph_stk2_base(const struct memphis_rec_stack *e, size_t n,
-		   const struct memphis_rec_stack *(*own)(size_t i, void *arg), void *arg)
+long mph_stk2_base(const struct mph_stk2_key *own, size_t n, const struct mph_stk2_key *e)
 {
 	long last = -1;
 
 	for (size_t i = n; i-- > 0;) {
-		const struct memphis_rec_stack *b = own(i, arg);
-
-		if (b->tid != e->tid || b->stack_len != e->stack_len)
+		if (own[i].tid != e->tid || own[i].len != e->len)
 			continue;
-		if (b->regs[7] == e->regs[7] /* SP */)
+		if (own[i].sp == e->sp)
 			return (long)i;
 		if (last < 0)
 			last = (long)i;

@@ -19,12 +19,17 @@ size_t mph_stk2_delta(const struct memphis_rec_stack *e, const unsigned char *by
 		      const struct memphis_rec_stack *base, const unsigned char *base_bytes,
 		      uint32_t base_index, unsigned char *out);
 
-/* The base for a DELTA of e among n earlier OWN entries of its buffer, own(i, arg) the
- * i-th: the last of e's thread and stack_len at e's stack pointer, else the last of its
- * thread and stack_len; -1 when none. (A thread that waits at two depths in turn has its
- * stack at one depth shifted against the other's, which no DELTA can give.) */
-long mph_stk2_base(const struct memphis_rec_stack *e, size_t n,
-		   const struct memphis_rec_stack *(*own)(size_t i, void *arg), void *arg);
+/* What picks an entry's base: its thread, stack_len and stack pointer (regs[7]). */
+struct mph_stk2_key {
+	uint64_t sp;
+	uint32_t tid, len;
+};
+
+/* The base for a DELTA of the entry of key e among n earlier OWN entries of its buffer, of
+ * keys own[0 .. n): the last of e's thread and stack_len at e's stack pointer, else the
+ * last of its thread and stack_len; -1 when none. (A thread that waits at two depths in
+ * turn has its stack at one depth shifted against the other's, which no DELTA gives.) */
+long mph_stk2_base(const struct mph_stk2_key *own, size_t n, const struct mph_stk2_key *e);
 
 /* The DELTA entry at p (avail bytes) read: *d its header, *size its bytes. 0, or -EINVAL
  * with *why (static text) when it does not fit avail or is inconsistent in itself. */

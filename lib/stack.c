@@ -150,19 +150,11 @@ uint64_t memphis__stack_signature(const struct memphis__thread *t, const struct 
 	return h ? h : 1;
 }
 
-/* Most entries a buffer holds: each takes at least a DELTA entry's header. */
-#define MAX_ENTRIES (MEMPHIS__STACK_BUF_MAX / sizeof(struct memphis_rec_stack_delta))
+/* Most own entries a buffer holds: each takes at least its header. */
+#define MAX_OWN (MEMPHIS__STACK_BUF_MAX / sizeof(struct memphis_rec_stack))
 /* The largest DELTA entry built: header, every register, word map and word. */
 #define DELTA_MAX (sizeof(struct memphis_rec_stack_delta) + 8 * MEMPHIS_STACK_NREGS + \
 		   8 * (MEMPHIS__STACK_BYTES_MAX / 8 / 64 + 1) + MEMPHIS__STACK_BYTES_MAX)
-
-/* Own entry i of buffer arg (mph_stk2_base's). */
-static const struct memphis_rec_stack *own_entry(size_t i, void *arg)
-{
-	const struct memphis__stackbuf *b = arg;
-
-	return (const struct memphis_rec_stack *)(b->p + b->own[i]);
-}
 
 /* In STACKS layout 2, the entry e just written whole at b->n (need bytes) rewritten as a
  * DELTA of the own entry mph_stk2_base picks where that takes at most a quarter of need;
@@ -170,28 +162,33 @@ static const struct memphis_rec_stack *own_entry(size_t i, void *arg)
 static size_t as_delta(struct memphis__stackbuf *b, const struct memphis_rec_stack *e, size_t need)
 {
 	const unsigned char *bytes = b->p + b->n + sizeof(*e);
+	struct mph_stk2_key key = { e->regs[MPH_SP], e->tid, e->stack_len };
 	long i;
 
 	if (memphis__writer_layout(MPH_BLK_STACKS) < 2)
 		return need;
 	if (!b->own && !b->nodelta) {
-		b->own = memphis__lib_malloc(MAX_ENTRIES * sizeof(*b->own));
+		b->own = memphis__lib_malloc(MAX_OWN * sizeof(*b->own));
+		b->own_key = memphis__lib_malloc(MAX_OWN * sizeof(*b->own_key));
 		b->delta = memphis__lib_malloc(DELTA_MAX);
-		if (!b->own || !b->delta) {
+		if (!b->own || !b->own_key || !b->delta) {
 			memphis__lib_free(b->own);
+			memphis__lib_free(b->own_key);
 			memphis__lib_free(b->delta);
 			b->own = NULL;
+			b->own_key = NULL;
 			b->delta = NULL;
 		}
 	}
 	/* an own entry the table misses shifts the indices: none after it in this buffer */
-	if (!b->own || b->nodelta || b->nown >= MAX_ENTRIES) {
+	if (!b->own || b->nodelta || b->nown >= MAX_OWN) {
 		b->nodelta = 1;
 		return need;
 	}
 	if (e->stack_len && e->stack_len <= MEMPHIS__STACK_BYTES_MAX &&
-	    (i = mph_stk2_base(e, b->nown, own_entry, b)) >= 0) {
-		const struct memphis_rec_stack *base = own_entry((size_t)i, b);
+	    (i = mph_stk2_base(b->own_key, b->nown, &key)) >= 0) {
+		const struct memphis_rec_stack *base =
+			(const struct memphis_rec_stack *)(b->p + b->own[i]);
 		size_t size = mph_stk2_delta(e, bytes, base, (const unsigned char *)(base + 1),
 					     (uint32_t)i, b->delta);
 
@@ -200,7 +197,8 @@ static size_t as_delta(struct memphis__stackbuf *b, const struct memphis_rec_sta
 			return size;
 		}
 	}
-	b->own[b->nown++] = (uint32_t)b->n;
+	b->own[b->nown] = (uint32_t)b->n;
+	b->own_key[b->nown++] = key;
 	return need;
 }
 
@@ -252,6 +250,7 @@ void memphis__stackbuf_free(struct memphis__stackbuf *b)
 {
 	memphis__lib_free(b->p);
 	memphis__lib_free(b->own);
+	memphis__lib_free(b->own_key);
 	memphis__lib_free(b->delta);
 	memset(b, 0, sizeof(*b));
 }

@@ -14,6 +14,7 @@
 
 #include "config.h"
 #include "memphis/format.h"
+#include "stacks2.h"
 #include "thread.h"
 
 /* Bytes of entries one buffer holds at most before its owner must write it: 210 entries
@@ -75,6 +76,7 @@ struct memphis__stackbuf {
 	size_t count;    /* entries */
 	uint32_t *own;                 /* layout 2: offsets of the MPH_STACK_OWN entries, in
 					* order: bases of the DELTA entries after them */
+	struct mph_stk2_key *own_key;  /* and what picks one as a base */
 	size_t nown;
 	unsigned char *delta;          /* layout 2: where a DELTA entry is built */
 	int nodelta;                   /* no DELTA entry until the buffer is written */

@@ -65,19 +65,6 @@ static unsigned char *layout_samples_to(uint16_t to, uint16_t from, const unsign
 	return o;
 }
 
-/* A STACKS payload being built, and its own entry i (mph_stk2_base's). */
-struct out_buf {
-	const unsigned char *out;
-	const size_t *own; /* offsets of the own entries in out */
-};
-
-static const struct memphis_rec_stack *out_entry(size_t i, void *arg)
-{
-	const struct out_buf *ob = arg;
-
-	return (const void *)(ob->out + ob->own[i]);
-}
-
 /* A STACKS payload of layout `to` (1: every entry whole; 2: an entry becomes a DELTA of the
  * own entry mph_stk2_base picks where that takes at most a quarter of its bytes, as
  * lib/stack.c does) from one of layout `from` (1 or 2). */
@@ -88,15 +75,15 @@ static unsigned char *layout_stacks_to(uint16_t to, uint16_t from, const unsigne
 	size_t maxe = len / sizeof(struct memphis_rec_stack_delta) + 1, nin = 0, nout = 0;
 	size_t off = 0, o = 0, cap = len + 1;
 	size_t *in_own = malloc(maxe * sizeof(size_t)), *out_own = malloc(maxe * sizeof(size_t));
+	struct mph_stk2_key *out_key = malloc(maxe * sizeof(*out_key)), key;
 	unsigned char *out = malloc(cap), *grown, *bytes = malloc(65536 + 8);
 
-	if (!in_own || !out_own || !out || !bytes)
+	if (!in_own || !out_own || !out_key || !out || !bytes)
 		goto fail;
 	while (off < len) {
 		struct memphis_rec_stack e;
 		struct memphis_rec_stack_delta d;
 		const char *why;
-		struct out_buf ob;
 		size_t pad, need;
 		long base;
 
@@ -135,10 +122,10 @@ static unsigned char *layout_stacks_to(uint16_t to, uint16_t from, const unsigne
 				goto fail;
 			out = grown;
 		}
-		ob = (struct out_buf){ out, out_own };
+		key = (struct mph_stk2_key){ e.regs[7], e.tid, e.stack_len };
 		if (to == 2 && e.stack_len && e.stack_len <= 8192 &&
-		    (base = mph_stk2_base(&e, nout, out_entry, &ob)) >= 0) {
-			const struct memphis_rec_stack *b = out_entry((size_t)base, &ob);
+		    (base = mph_stk2_base(out_key, nout, &key)) >= 0) {
+			const struct memphis_rec_stack *b = (const void *)(out + out_own[base]);
 			size_t size = mph_stk2_delta(&e, bytes, b, (const unsigned char *)(b + 1),
 						     (uint32_t)base, NULL);
 
@@ -149,20 +136,24 @@ static unsigned char *layout_stacks_to(uint16_t to, uint16_t from, const unsigne
 				continue;
 			}
 		}
-		if (to == 2)
+		if (to == 2) {
+			out_key[nout] = key;
 			out_own[nout++] = o;
+		}
 		memcpy(out + o, &e, sizeof(e));
 		memcpy(out + o + sizeof(e), bytes, pad);
 		o += need;
 	}
 	free(in_own);
 	free(out_own);
+	free(out_key);
 	free(bytes);
 	*out_len = o;
 	return out;
 fail:
 	free(in_own);
 	free(out_own);
+	free(out_key);
 	free(bytes);
 	free(out);
 	return NULL;
