@@ -120,8 +120,9 @@ int rundir_stacks_add(struct mr_stacks **s, uint16_t version, const unsigned cha
 		      size_t len, char *what, size_t wlen);
 /* Index what was added, for rundir_stacks_find (which finds nothing before). */
 void rundir_stacks_seal(struct mr_stacks *s);
-/* The entry of (kind, tid, time) and *bytes its stack, or NULL. NULL s: none. */
-const struct memphis_rec_stack *rundir_stacks_find(const struct mr_stacks *s, uint16_t kind,
+/* The entry of (kind, tid, time) and *bytes its stack, or NULL. NULL s: none. Remembers
+ * where it found it, for the next one of the thread. */
+const struct memphis_rec_stack *rundir_stacks_find(struct mr_stacks *s, uint16_t kind,
 						   uint32_t tid, uint64_t time,
 						   const uint8_t **bytes);
 /* The last entry of (kind, tid) at or before `time` when its IP register is ip (an

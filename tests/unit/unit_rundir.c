@@ -489,6 +489,39 @@ static void test_layout3(void)
 	s3_bad((const unsigned char *)"\x01\x40\x00\x00\x01", 5, "weight: given, but unchanged", 1);
 }
 
+/* Entries found by (kind, tid, time) in any order of asking: two threads' interleaved,
+ * two entries of one key (the one added last is the answer), a thread sharing another's
+ * remembered place (tids 1 and 9), keys asked again, backwards, and absent. */
+static void test_stacks_find(void)
+{
+	static const struct {
+		uint32_t tid;
+		uint64_t time, ip;
+	} put[] = { { 1, 10, 0xa }, { 2, 10, 0xb }, { 1, 20, 0xc }, { 1, 20, 0xd },
+		    { 2, 30, 0xe }, { 9, 20, 0xf } },
+	  ask[] = { { 1, 10, 0xa }, { 1, 20, 0xd }, { 2, 10, 0xb }, { 2, 30, 0xe },
+		    { 9, 20, 0xf }, { 1, 20, 0xd }, { 1, 10, 0xa }, { 1, 15, 0 }, { 2, 31, 0 },
+		    { 9, 20, 0xf }, { 2, 10, 0xb } };
+	unsigned char buf[16 * sizeof(struct memphis_rec_stack)];
+	struct mr_stacks *st = NULL;
+	const struct memphis_rec_stack *e;
+	const uint8_t *bytes;
+	char what[256] = "";
+	size_t n = 0, right = 0;
+
+	for (size_t i = 0; i < sizeof(put) / sizeof(put[0]); i++)
+		put_entry(buf, &n, MPH_STACK_SAMPLE, put[i].tid, put[i].time, put[i].ip, "", 0, 0);
+	ok(rundir_stacks_add(&st, 1, buf, n, what, sizeof(what)) == 0, "find: read (%s)", what);
+	rundir_stacks_seal(st);
+	for (size_t i = 0; i < sizeof(ask) / sizeof(ask[0]); i++) {
+		e = rundir_stacks_find(st, MPH_STACK_SAMPLE, ask[i].tid, ask[i].time, &bytes);
+		right += ask[i].ip ? e && e->regs[8] == ask[i].ip : !e;
+	}
+	ok(right == sizeof(ask) / sizeof(ask[0]), "find: %zu of %zu answers right", right,
+	   sizeof(ask) / sizeof(ask[0]));
+	rundir_stacks_free(st);
+}
+
 /* STACKS layout 2: a DELTA entry is found whole (its registers and words over its base's);
  * a DELTA of no earlier own entry, or whose word map does not count its words, is damage. */
 static void test_stacks2(void)
@@ -563,6 +596,7 @@ int main(void)
 	test_stacks();
 	test_layout3();
 	test_stacks2();
+	test_stacks_find();
 	ok(!strcmp(mr_fmt_count(b, 1234567), "1,234,567") && !strcmp(mr_fmt_count(b, 999), "999"),
 	   "thousands separators");
 	return tap_done();
