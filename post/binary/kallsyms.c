@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "demangle.h"
+#include "hash.h"
 #include "search.h"
 
 static int by_addr(const void *x, const void *y)
@@ -225,6 +226,18 @@ long mr_kallsyms_find(const struct mr_kallsyms *k, uint64_t ip)
 	size_t i = mph_upper_bound(k->sym, k->n, sizeof(*k->sym), offsetof(struct mr_ksym, addr), ip);
 
 	return i ? (long)i - 1 : -1;
+}
+
+long mr_kallsyms_find_cached(const struct mr_kallsyms *k, struct mr_kallsyms_cache *c,
+			     uint64_t ip)
+{
+	struct mr_kallsyms_slot *s = &c->slot[mph_fib_slot(ip, MR_KALLSYMS_CACHE_BITS)];
+
+	if (!s->found1 || s->ip != ip) {
+		s->ip = ip;
+		s->found1 = mr_kallsyms_find(k, ip) + 1;
+	}
+	return s->found1 - 1;
 }
 
 const char *mr_kallsyms_name(const struct mr_kallsyms *k, size_t i)

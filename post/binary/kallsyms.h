@@ -33,6 +33,21 @@ void mr_kallsyms_free(struct mr_kallsyms *k);
  * or -1 when none (below the first, or nothing loaded). */
 long mr_kallsyms_find(const struct mr_kallsyms *k, uint64_t ip);
 
+/* A caller's answers of mr_kallsyms_find, direct-mapped by address; zero-initialised is
+ * empty. A run's kernel samples have a few addresses, each a search of 100 k symbols
+ * (cache misses) without it. */
+#define MR_KALLSYMS_CACHE_BITS 8
+struct mr_kallsyms_cache {
+	struct mr_kallsyms_slot {
+		uint64_t ip;
+		long found1;    /* mr_kallsyms_find's answer + 1; 0: none kept */
+	} slot[1u << MR_KALLSYMS_CACHE_BITS];
+};
+
+/* mr_kallsyms_find(k, ip), through c (one caller's: not shared between threads). */
+long mr_kallsyms_find_cached(const struct mr_kallsyms *k, struct mr_kallsyms_cache *c,
+			     uint64_t ip);
+
 /* The name of symbol i (mr_kallsyms_find's). */
 const char *mr_kallsyms_name(const struct mr_kallsyms *k, size_t i);
 

@@ -221,11 +221,13 @@ void report_runtime_json(const struct report *r, struct mr_json *j);
 
 /* report_kernel.c: the kernel's samples (kerneltime.h): the kernel functions loaded when the
  * run asks (started once the run is open, by a thread of its own where one starts; waited
- * for before the pass and before r is freed), their number for a kernel address, the
- * header's lines, the section after the tables, the JSON member samples.kernel_time. */
+ * for before the pass and before r is freed), their number for a kernel address (through
+ * a caller's cache), the header's lines, the section after the tables, the JSON member
+ * samples.kernel_time. */
 void report_kernel_load(struct report *r);
 void report_kernel_wait(struct report *r);
-uint32_t report_kernel_func(const struct report *r, uint64_t kernel_ip);
+uint32_t report_kernel_func(const struct report *r, struct mr_kallsyms_cache *c,
+			    uint64_t kernel_ip);
 void report_kernel_text(const struct report *r, FILE *f);
 void report_kernel_section(const struct report *r, FILE *f);
 void report_kernel_json(const struct report *r, struct mr_json *j);

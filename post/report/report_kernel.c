@@ -61,9 +61,10 @@ void report_kernel_wait(struct report *r)
 	r->ksyms_loading = 0;
 }
 
-uint32_t report_kernel_func(const struct report *r, uint64_t kernel_ip)
+uint32_t report_kernel_func(const struct report *r, struct mr_kallsyms_cache *c,
+			    uint64_t kernel_ip)
 {
-	long i = mr_kallsyms_find(&r->ksyms, kernel_ip);
+	long i = mr_kallsyms_find_cached(&r->ksyms, c, kernel_ip);
 
 	return i < 0 ? MR_KTIME_NOFUNC : (uint32_t)i;
 }

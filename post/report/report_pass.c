@@ -37,11 +37,7 @@ struct worker {
 	struct mr_pollwait pw;        /* the program's own waits */
 	struct mr_ktime kt;           /* the kernel's samples */
 	struct mr_hwsrc hw;
-	struct kfunc_slot {
-		uint64_t ip;               /* a kernel address; 0: none */
-		uint32_t func;             /* report_kernel_func's of it */
-	} kfunc[256];                     /* direct-mapped by address: a kernel sample's
-					   * function without a search of 100 k symbols */
+	struct mr_kallsyms_cache kfunc; /* kernel samples' functions (report_kernel_func) */
 	struct note *notes;
 	size_t nnotes, capnotes;
 	int failed;                   /* out of memory: the pass fails */
@@ -128,18 +124,6 @@ static __attribute__((noinline)) int poll_sample(struct worker *w, const struct 
 	return mr_pollwait_add(&w->pw, mr_attrib_poll_head(w->ctx, sm->ip, sm->time), res->line, var);
 }
 
-/* The function of kernel address ip (report_kernel_func), by w->kfunc. */
-static uint32_t kernel_func(struct worker *w, uint64_t ip)
-{
-	struct kfunc_slot *k = &w->kfunc[mph_fib_slot(ip, 8)];
-
-	if (k->ip != ip || !ip) {
-		k->ip = ip;
-		k->func = report_kernel_func(w->r, ip);
-	}
-	return k->func;
-}
-
 /* Count sample sm, taken in the kernel, in w->kt and in no table: by the line of its system
  * call (a wrapper's caller's, by its STACKS entry stk), else by the variable of its user
  * instruction's access (res when want). The library's own system calls are left out. Out
@@ -162,7 +146,8 @@ static __attribute__((noinline)) int kernel_sample(struct worker *w,
 	if (res->self || res->line == MR_ATTRIB_SELF)
 		return 0;
 	id = syscall ? res->line : want ? res->var : 0;
-	return mr_ktime_add(&w->kt, syscall, id, kernel_func(w, sm->sampled_ip), sm->region);
+	return mr_ktime_add(&w->kt, syscall, id, report_kernel_func(w->r, &w->kfunc, sm->sampled_ip),
+			    sm->region);
 }
 
 /* The flags the pass counts, as an index of 5 bits: EXACT, APPROX, NOADDR, NONMEM (bits 0-3)

@@ -1,6 +1,6 @@
 /* tests/unit/unit_kallsyms.c - post/binary/kallsyms.c: the text symbols of a kallsyms file, a
- * kernel address's function, and a file whose addresses are hidden (kptr_restrict: all
- * zero) or missing. TAP output. */
+ * kernel address's function (also through a cache), and a file whose addresses are hidden
+ * (kptr_restrict: all zero) or missing. TAP output. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,6 +104,30 @@ int main(void)
 			right += v < 16 && k.sym[j].addr == (0xffffffff81000000ull | (uint64_t)v << 20);
 		}
 		ok(right == 22, "each at its digit's value (%zu of 22)", right);
+		mr_kallsyms_free(&k);
+	}
+	/* 2,000 symbols 16 bytes apart asked 10,000 times at random through a cache of 256
+	 * slots: every answer mr_kallsyms_find's, those of addresses that share a slot too */
+	{
+		static char text[2000 * 40];
+		struct mr_kallsyms_cache c = { 0 };
+		size_t len = 0, same = 0;
+		uint64_t x = 42;
+
+		for (unsigned j = 0; j < 2000; j++)
+			len += (size_t)snprintf(text + len, sizeof(text) - len, "%016llx t f%u\n",
+						0xffffffff81000000ull + 16ull * j, j);
+		write_file(path, text);
+		rc = mr_kallsyms_load(&k, path);
+		for (unsigned j = 0; j < 10000; j++) {
+			uint64_t ip;
+
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+			ip = 0xffffffff80fffff0ull + (x >> 33) % (16 * 2000 + 32);
+			same += mr_kallsyms_find_cached(&k, &c, ip) == mr_kallsyms_find(&k, ip);
+		}
+		ok(rc == 0 && k.n == 2000 && same == 10000, "through a cache: %zu of 10000 answers "
+		   "the same", same);
 		mr_kallsyms_free(&k);
 	}
 	write_file(path, "0000000000000000 T _text\n0000000000000000 T clear_page_erms\n");
