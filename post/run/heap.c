@@ -117,6 +117,16 @@ static void sort_from(struct mr_heap_obj *o, size_t n, unsigned d)
 	}
 }
 
+/* A value of h->starts: the first entry starting in the block (bits 0-31) and either
+ * (EVEN clear) the number of entries starting there (bits 32-62), or (EVEN set) the
+ * entries' number (bits 32-41), first offset in the block / 8 (bits 42-50) and distance
+ * apart / 8 (bits 51-59), where they lie evenly spaced at distinct multiples of 8 bytes:
+ * an array of equal objects, whose upper bound is then computed without reading one. */
+#define EVEN (1ull << 63)
+#define EVEN_COUNT(v) ((size_t)((v) >> 32) & 1023u)
+#define EVEN_FIRST(v) ((uint64_t)((v) >> 42 & 511u) * 8)
+#define EVEN_STEP(v) ((uint64_t)((v) >> 51 & 511u) * 8)
+
 /* The first entry with obj.addr > addr (n if none), for n > 0: among those starting in
  * addr's 4 KiB block when there are, else first among the fan-out's run starts, then in a
  * run. */
@@ -125,6 +135,15 @@ static size_t upper(const struct mr_heap *h, uint64_t addr)
 	const uint64_t *v = mph_u64map_get(&h->starts, addr >> 12);
 	size_t lo, hi;
 
+	if (v && (*v & EVEN)) {
+		uint64_t off = addr & 4095u, first = EVEN_FIRST(*v), step = EVEN_STEP(*v);
+		size_t n = EVEN_COUNT(*v), k;
+
+		if (off < first)
+			return (size_t)(uint32_t)*v;
+		k = n > 1 ? (size_t)((off - first) / step) + 1 : 1;
+		return (size_t)(uint32_t)*v + (k < n ? k : n);
+	}
 	if (v) {
 		lo = (size_t)(uint32_t)*v;
 		return lo + mph_upper_bound(h->obj + lo, (size_t)(*v >> 32), sizeof(*h->obj),
@@ -137,6 +156,24 @@ static size_t upper(const struct mr_heap *h, uint64_t addr)
 	lo = (lo - 1) * MR_HEAP_FANOUT;
 	return lo + mph_upper_bound(h->obj + lo, hi - lo, sizeof(*h->obj),
 				    offsetof(struct mr_heap_obj, addr), addr);
+}
+
+/* EVEN set in the h->starts value of the block whose first entry is i, when its entries
+ * qualify; returns the number of its entries. */
+static size_t mark_even(struct mr_heap *h, size_t i)
+{
+	uint64_t *v = mph_u64map_get(&h->starts, h->obj[i].addr >> 12);
+	size_t n = (size_t)(*v >> 32);
+	uint64_t first = h->obj[i].addr & 4095u;
+	uint64_t step = n > 1 ? h->obj[i + 1].addr - h->obj[i].addr : 8;
+
+	if (first % 8 || step % 8 || step == 0)
+		return n;
+	for (size_t k = 2; k < n; k++)
+		if (h->obj[i + k].addr != h->obj[i].addr + k * step)
+			return n;
+	*v = EVEN | step / 8 << 51 | first / 8 << 42 | (uint64_t)n << 32 | (uint32_t)*v;
+	return n;
 }
 
 int mr_heap_sort(struct mr_heap *h)
@@ -172,6 +209,8 @@ int mr_heap_sort(struct mr_heap *h)
 		}
 		*block += 1ull << 32;
 	}
+	for (size_t i = 0; i < h->n; i += mark_even(h, i))
+		;
 	for (size_t i = 0; i < h->ntop; i++)
 		h->top[i] = h->obj[i * MR_HEAP_FANOUT].addr;
 	return 0;

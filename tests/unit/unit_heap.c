@@ -418,6 +418,59 @@ static void test_frees_shuffled(void)
 	mr_heap_free(&h2);
 }
 
+/* Arrays of equal objects, whose 4 KiB blocks the index keeps as evenly spaced starts (an
+ * upper bound computed, not searched): objects of 8, 48 and 4000 bytes end to end, and
+ * blocks that must not be taken for even ones: one object missing, one address allocated
+ * twice, 12-byte objects at offsets not multiples of 8, a block of one object. Every
+ * address of the window and times before, between and after, against a scan. */
+static void test_even_blocks(void)
+{
+	enum { N = 2600 };
+	static struct memphis_rec_alloc a[N];
+	static uint64_t t1[N];
+	struct memphis_rec_free f[1];
+	size_t na = 0, bad = 0, looked = 0;
+	uint64_t base = 0x400000, p = base;
+	struct mr_heap h;
+
+	for (int k = 0; k < 1024; k++, p += 8) /* 2 blocks of 512 */
+		a[na++] = (struct memphis_rec_alloc){ .time = 10, .addr = p, .size = 8 };
+	for (int k = 0; k < 200; k++, p += 48) /* a start at each offset 48 apart, over blocks */
+		if (k != 150) /* one missing in the block of k = 150 */
+			a[na++] = (struct memphis_rec_alloc){ .time = 10, .addr = p, .size = 48 };
+	p = (p + 4095) & ~4095ull;
+	for (int k = 0; k < 100; k++, p += 48) /* one address allocated again after a free */
+		a[na++] = (struct memphis_rec_alloc){ .time = 10, .addr = p, .size = 48 };
+	a[na++] = (struct memphis_rec_alloc){ .time = 30, .addr = p - 20 * 48, .size = 48 };
+	t1[na - 1] = UINT64_MAX;
+	f[0] = (struct memphis_rec_free){ .time = 20, .addr = p - 20 * 48 };
+	p = ((p + 4095) & ~4095ull) + 4;
+	for (int k = 0; k < 600; k++, p += 12) /* unaligned */
+		a[na++] = (struct memphis_rec_alloc){ .time = 10, .addr = p, .size = 12 };
+	p = ((p + 4095) & ~4095ull) + 1024;
+	for (int k = 0; k < 6; k++, p += 4000) /* one start per block, most of it covered */
+		a[na++] = (struct memphis_rec_alloc){ .time = 10, .addr = p, .size = 4000 };
+	for (size_t i = 0; i < na; i++)
+		if (a[i].time == 10)
+			t1[i] = a[i].addr == f[0].addr ? 20 : UINT64_MAX;
+	ok(mr_heap_build(&h, a, na, f, 1) == 0, "heap: build %zu objects in arrays", na);
+	for (uint64_t addr = base - 64; addr < p + 64; addr++) {
+		uint64_t when = addr % 4 == 0 ? 5 : addr % 4 == 1 ? 15 : addr % 4 == 2 ? 25 : 35;
+		const struct mr_heap_obj *o = mr_heap_find(&h, addr, when);
+		long want = -1;
+
+		for (size_t i = 0; i < na; i++)
+			if (addr >= a[i].addr && addr < a[i].addr + a[i].size && when >= a[i].time &&
+			    when < t1[i])
+				want = (long)i;
+		bad += (o ? (long)o->tag : -1) != want;
+		looked++;
+	}
+	ok(bad == 0, "heap: %zu addresses in arrays of equal objects agree with a scan (%zu differ)",
+	   looked, bad);
+	mr_heap_free(&h);
+}
+
 int main(void)
 {
 	test_heap();
@@ -425,6 +478,7 @@ int main(void)
 	test_frees_shuffled();
 	test_order();
 	test_big_under_many();
+	test_even_blocks();
 	test_random_against_scan(64 << 10); /* dense: most addresses held at some time */
 	test_random_against_scan(16 << 20); /* sparse: gaps between the objects */
 	test_map_against_scan(0);
