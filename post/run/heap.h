@@ -14,7 +14,8 @@
  * that covers it, none when that one was freed by then (the site map's runs, issue 41: a
  * small block's bytes belong to the chain of the latest record over them, whatever block
  * it recorded, lib/heapmap.h). O(n log n) build, O(log n) lookup (O(1)
- * plus a search among the objects starting in the address's 4 KiB block, when some do);
+ * plus a search among the objects starting in the address's 4 KiB block, when some do, and
+ * no search when they lie evenly spaced, as in an array of equal objects);
  * 40 bytes per object, 2 per object for the tree and the first level, and 21 to 43 per
  * 4 KiB block where objects start for the blocks' map.
  */
