@@ -88,7 +88,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 UNIT_LIB := decode fd heapmap hwbackend io kmod_decode perf perfctr rank replay replay_ibs stack
 UNIT_POST := advice aggregate allocsite compare debuginfo debuginfo_locals heap heapvar \
 	hwsrc json kallsyms kerneltime pages pollloop radix rundir runtime unwind
-UNIT_COMMON := crc32c hwdecode maps search u64map u64set
+UNIT_COMMON := bigmem crc32c hwdecode maps search u64map u64set
 UNIT_NOSIDE := $(filter-out $(UNIT_LIB) $(UNIT_POST) $(UNIT_COMMON),\
 	$(UNIT_SRCS:tests/unit/unit_%.c=%))
 ifneq ($(UNIT_NOSIDE),)

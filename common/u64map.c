@@ -5,10 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bigmem.h"
+
 /* Allocate the slot arrays for `cap` slots (a power of two), all empty. */
 static int alloc_slots(struct mph_u64map *m, size_t cap)
 {
-	m->slot = malloc(cap * sizeof(*m->slot));
+	m->slot = mph_big_alloc(cap * sizeof(*m->slot));
 	if (!m->slot)
 		return -ENOMEM;
 	for (size_t i = 0; i < cap; i++)

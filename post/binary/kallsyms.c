@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bigmem.h"
 #include "demangle.h"
 #include "hash.h"
 #include "search.h"
@@ -20,18 +21,27 @@ static int by_addr(const void *x, const void *y)
 	return a->addr < b->addr ? -1 : a->addr > b->addr;
 }
 
+/* The first capacity of the symbols (2 MiB) and of their names (4 MiB): a kernel of 121 k
+ * text symbols and 3 MB of names fits, on three huge pages instead of 1,250 small ones
+ * filled one fault at a time, and the arrays are not copied as they grow. Kept from the
+ * DWARF reader's child (mph_big_alloc_nofork): they are filled by a thread of their own
+ * while it is forked. */
+#define SYMS_FIRST ((size_t)1 << 17)
+#define NAMES_FIRST ((size_t)4 << 20)
+
 /* Append the len bytes at name and a NUL to k->names, its offset into *off. 0 or
  * -ENOMEM. */
 static int add_name(struct mr_kallsyms *k, size_t *cap, const char *name, size_t len,
 		    uint32_t *off)
 {
 	if (k->names_len + len + 1 > *cap) {
-		size_t nc = *cap ? *cap * 2 : 1 << 16;
+		size_t nc = *cap ? *cap * 2 : NAMES_FIRST;
 		char *nn;
 
 		while (nc < k->names_len + len + 1)
 			nc *= 2;
-		if (nc > UINT32_MAX || !(nn = realloc(k->names, nc)))
+		if (nc > UINT32_MAX ||
+		    !(nn = *cap ? mph_big_realloc(k->names, nc) : mph_big_alloc_nofork(nc)))
 			return -ENOMEM;
 		k->names = nn;
 		*cap = nc;
@@ -131,8 +141,9 @@ static int add_line(struct mr_kallsyms *k, size_t *cap, size_t *ncap, const char
 	if (!parse_line(p, nl, &addr, &type, &name, &len) || !addr || !strchr("tTwW", type))
 		return 0;
 	if (k->n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 4096;
-		struct mr_ksym *ns = realloc(k->sym, nc * sizeof(*ns));
+		size_t nc = *cap ? *cap * 2 : SYMS_FIRST;
+		struct mr_ksym *ns = *cap ? mph_big_realloc(k->sym, nc * sizeof(*ns))
+					  : mph_big_alloc_nofork(nc * sizeof(*ns));
 
 		if (!ns)
 			return -ENOMEM;

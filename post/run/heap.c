@@ -6,12 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bigmem.h"
 #include "search.h"
 
 int mr_heap_begin(struct mr_heap *h, size_t nallocs)
 {
 	memset(h, 0, sizeof(*h));
-	h->obj = malloc((nallocs ? nallocs : 1) * sizeof(*h->obj));
+	h->obj = mph_big_alloc((nallocs ? nallocs : 1) * sizeof(*h->obj));
 	if (!h->obj)
 		return -ENOMEM;
 	h->cap = nallocs;

@@ -1,0 +1,50 @@
+/* common/bigmem.c - large arrays on transparent huge pages (see bigmem.h). */
+#include "bigmem.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#define HUGE_BYTES ((size_t)2 << 20)
+
+/* The 2 MiB pages wholly inside [p, p + bytes) advised as huge pages. */
+static void advise(void *p, size_t bytes)
+{
+	uintptr_t lo = ((uintptr_t)p + HUGE_BYTES - 1) & ~(uintptr_t)(HUGE_BYTES - 1);
+	uintptr_t hi = ((uintptr_t)p + bytes) & ~(uintptr_t)(HUGE_BYTES - 1);
+
+	if (hi > lo)
+		(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+}
+
+void *mph_big_alloc(size_t bytes)
+{
+	void *p;
+
+	if (bytes < HUGE_BYTES)
+		return malloc(bytes);
+	/* whole huge pages: aligned, its size rounded up */
+	bytes = (bytes + HUGE_BYTES - 1) & ~(HUGE_BYTES - 1);
+	if (!bytes || posix_memalign(&p, HUGE_BYTES, bytes))
+		return NULL;
+	advise(p, bytes);
+	return p;
+}
+
+void *mph_big_alloc_nofork(size_t bytes)
+{
+	void *p = mph_big_alloc(bytes);
+
+	if (p && bytes >= HUGE_BYTES)
+		(void)madvise(p, (bytes + HUGE_BYTES - 1) & ~(HUGE_BYTES - 1), MADV_DONTFORK);
+	return p;
+}
+
+void *mph_big_realloc(void *p, size_t bytes)
+{
+	void *n = realloc(p, bytes);
+
+	if (n && bytes >= HUGE_BYTES)
+		advise(n, bytes);
+	return n;
+}
