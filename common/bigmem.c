@@ -3,6 +3,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #define HUGE_BYTES ((size_t)2 << 20)
@@ -38,6 +39,25 @@ void *mph_big_alloc_nofork(size_t bytes)
 	if (p && bytes >= HUGE_BYTES)
 		(void)madvise(p, (bytes + HUGE_BYTES - 1) & ~(HUGE_BYTES - 1), MADV_DONTFORK);
 	return p;
+}
+
+void mph_big_free_nofork(void *p, size_t bytes)
+{
+	if (p && bytes >= HUGE_BYTES)
+		(void)madvise(p, (bytes + HUGE_BYTES - 1) & ~(HUGE_BYTES - 1), MADV_DOFORK);
+	free(p);
+}
+
+void *mph_big_realloc_nofork(void *p, size_t old_bytes, size_t bytes)
+{
+	void *n = mph_big_alloc_nofork(bytes);
+
+	if (!n)
+		return NULL;
+	if (p)
+		memcpy(n, p, old_bytes < bytes ? old_bytes : bytes);
+	mph_big_free_nofork(p, old_bytes);
+	return n;
 }
 
 void *mph_big_realloc(void *p, size_t bytes)

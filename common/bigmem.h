@@ -16,7 +16,11 @@ void *mph_big_realloc(void *p, size_t bytes);
 /* mph_big_alloc for an array that a thread fills while another may fork a child (the
  * report's DWARF reader): from 2 MiB up, the child does not get it (MADV_DONTFORK), since
  * after a fork each page of it the parent writes costs a fault again, 512 for a huge page
- * the child shared. The child must not touch it. */
+ * the child shared. The child must not touch it. Grown by mph_big_realloc_nofork and
+ * released by mph_big_free_nofork only, each given the bytes it was allocated with: the
+ * advice is undone before malloc may hand the memory out again. */
 void *mph_big_alloc_nofork(size_t bytes);
+void *mph_big_realloc_nofork(void *p, size_t old_bytes, size_t bytes);
+void mph_big_free_nofork(void *p, size_t bytes);
 
 #endif /* MPH_BIGMEM_H */

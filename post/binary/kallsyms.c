@@ -23,28 +23,26 @@ static int by_addr(const void *x, const void *y)
 
 /* The first capacity of the symbols (2 MiB) and of their names (4 MiB): a kernel of 121 k
  * text symbols and 3 MB of names fits, on three huge pages instead of 1,250 small ones
- * filled one fault at a time, and the arrays are not copied as they grow. Kept from the
- * DWARF reader's child (mph_big_alloc_nofork): they are filled by a thread of their own
- * while it is forked. */
+ * filled one fault at a time, and without copies as the arrays grow. Kept from the DWARF
+ * reader's child (mph_big_alloc_nofork): they are filled by a thread of their own while
+ * it is forked. */
 #define SYMS_FIRST ((size_t)1 << 17)
 #define NAMES_FIRST ((size_t)4 << 20)
 
 /* Append the len bytes at name and a NUL to k->names, its offset into *off. 0 or
  * -ENOMEM. */
-static int add_name(struct mr_kallsyms *k, size_t *cap, const char *name, size_t len,
-		    uint32_t *off)
+static int add_name(struct mr_kallsyms *k, const char *name, size_t len, uint32_t *off)
 {
-	if (k->names_len + len + 1 > *cap) {
-		size_t nc = *cap ? *cap * 2 : NAMES_FIRST;
+	if (k->names_len + len + 1 > k->names_cap) {
+		size_t nc = k->names_cap ? k->names_cap * 2 : NAMES_FIRST;
 		char *nn;
 
 		while (nc < k->names_len + len + 1)
 			nc *= 2;
-		if (nc > UINT32_MAX ||
-		    !(nn = *cap ? mph_big_realloc(k->names, nc) : mph_big_alloc_nofork(nc)))
+		if (nc > UINT32_MAX || !(nn = mph_big_realloc_nofork(k->names, k->names_cap, nc)))
 			return -ENOMEM;
 		k->names = nn;
-		*cap = nc;
+		k->names_cap = nc;
 	}
 	memcpy(k->names + k->names_len, name, len);
 	k->names[k->names_len + len] = '\0';
@@ -129,8 +127,7 @@ static int parse_line(const char *p, const char *nl, uint64_t *addr, char *type,
 /* Add the symbol of kallsyms line p (up to its '\n') to k when it is a text symbol with an
  * address, a compiler clone by its function's name ("update_sd_lb_stats.constprop.0": the
  * function the kernel's source has). 0 or -ENOMEM. */
-static int add_line(struct mr_kallsyms *k, size_t *cap, size_t *ncap, const char *p,
-		    const char *nl)
+static int add_line(struct mr_kallsyms *k, const char *p, const char *nl)
 {
 	const char *name;
 	char type, buf[256];
@@ -140,15 +137,15 @@ static int add_line(struct mr_kallsyms *k, size_t *cap, size_t *ncap, const char
 
 	if (!parse_line(p, nl, &addr, &type, &name, &len) || !addr || !strchr("tTwW", type))
 		return 0;
-	if (k->n == *cap) {
-		size_t nc = *cap ? *cap * 2 : SYMS_FIRST;
-		struct mr_ksym *ns = *cap ? mph_big_realloc(k->sym, nc * sizeof(*ns))
-					  : mph_big_alloc_nofork(nc * sizeof(*ns));
+	if (k->n == k->sym_cap) {
+		size_t nc = k->sym_cap ? k->sym_cap * 2 : SYMS_FIRST;
+		struct mr_ksym *ns = mph_big_realloc_nofork(k->sym, k->sym_cap * sizeof(*ns),
+							    nc * sizeof(*ns));
 
 		if (!ns)
 			return -ENOMEM;
 		k->sym = ns;
-		*cap = nc;
+		k->sym_cap = nc;
 	}
 	if (memchr(name, '.', len)) {
 		char *src;
@@ -162,7 +159,7 @@ static int add_line(struct mr_kallsyms *k, size_t *cap, size_t *ncap, const char
 		name = buf;
 		len = strlen(buf);
 	}
-	if ((rc = add_name(k, ncap, name, len, &k->sym[k->n].name)) < 0)
+	if ((rc = add_name(k, name, len, &k->sym[k->n].name)) < 0)
 		return rc;
 	k->sym[k->n++].addr = addr;
 	return 0;
@@ -176,7 +173,7 @@ int mr_kallsyms_load(struct mr_kallsyms *k, const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0, sorted = 1;
 	char *buf = fd >= 0 ? malloc(READ_BYTES + 1) : NULL;
-	size_t cap = 0, ncap = 0, have = 0;
+	size_t have = 0;
 
 	memset(k, 0, sizeof(*k));
 	if (fd < 0)
@@ -198,7 +195,7 @@ int mr_kallsyms_load(struct mr_kallsyms *k, const char *path)
 			buf[have++] = '\n'; /* the last line, without its '\n' */
 		end = buf + have;
 		while (!rc && (nl = memchr(p, '\n', (size_t)(end - p)))) {
-			rc = add_line(k, &cap, &ncap, p, nl);
+			rc = add_line(k, p, nl);
 			p = nl + 1;
 		}
 		have = (size_t)(end - p);
@@ -227,8 +224,8 @@ int mr_kallsyms_load(struct mr_kallsyms *k, const char *path)
 
 void mr_kallsyms_free(struct mr_kallsyms *k)
 {
-	free(k->sym);
-	free(k->names);
+	mph_big_free_nofork(k->sym, k->sym_cap * sizeof(*k->sym));
+	mph_big_free_nofork(k->names, k->names_cap);
 	memset(k, 0, sizeof(*k));
 }
 

@@ -21,6 +21,7 @@ struct mr_kallsyms {
 	size_t n;
 	char *names;
 	size_t names_len;
+	size_t sym_cap, names_cap; /* their allocations (mph_big_alloc_nofork) */
 };
 
 /* Load the text symbols (types t, T, w, W) of a kallsyms file at path, a compiler clone's

@@ -94,8 +94,20 @@ int main(void)
 	ok(b && b[0] == 2 && b[5 * MIB - 1] == 2, "bigmem: a realloc to 9 MiB keeps the contents");
 	if (b)
 		memset(b + 5 * MIB, 4, 4 * MIB);
-	free(s);
+	n = mph_big_realloc_nofork(n, 3 * MIB, 7 * MIB);
+	ok(n && n[0] == 3 && n[3 * MIB - 1] == 3 &&
+		   (!thp || (vm_flags(n + 6 * MIB, flags, sizeof(flags)) == 0 && has_flag(flags, "dc"))),
+	   "bigmem: a nofork array grown to 7 MiB keeps its contents and stays kept from a child");
+	mph_big_free_nofork(n, 7 * MIB);
+	/* glibc's free of a mapped 9 MiB chunk raises its mmap threshold: a nofork array of
+	 * 3 MiB then comes from malloc's heap, and goes back to it, for any allocation */
 	free(b);
-	free(n);
+	n = mph_big_alloc_nofork(3 * MIB);
+	if (n)
+		memset(n, 5, 3 * MIB);
+	mph_big_free_nofork(n, 3 * MIB);
+	ok(vm_flags(n, flags, sizeof(flags)) != 0 || !has_flag(flags, "dc"),
+	   "bigmem: a freed nofork array's memory no longer kept from a child (VmFlags%s)", flags);
+	free(s);
 	return tap_done();
 }
