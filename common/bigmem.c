@@ -1,22 +1,11 @@
 /* common/bigmem.c - large arrays on transparent huge pages (see bigmem.h). */
 #include "bigmem.h"
 
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
 #define HUGE_BYTES ((size_t)2 << 20)
-
-/* The 2 MiB pages wholly inside [p, p + bytes) advised as huge pages. */
-static void advise(void *p, size_t bytes)
-{
-	uintptr_t lo = ((uintptr_t)p + HUGE_BYTES - 1) & ~(uintptr_t)(HUGE_BYTES - 1);
-	uintptr_t hi = ((uintptr_t)p + bytes) & ~(uintptr_t)(HUGE_BYTES - 1);
-
-	if (hi > lo)
-		(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-}
 
 void *mph_big_alloc(size_t bytes)
 {
@@ -28,7 +17,7 @@ void *mph_big_alloc(size_t bytes)
 	bytes = (bytes + HUGE_BYTES - 1) & ~(HUGE_BYTES - 1);
 	if (!bytes || posix_memalign(&p, HUGE_BYTES, bytes))
 		return NULL;
-	advise(p, bytes);
+	(void)madvise(p, bytes, MADV_HUGEPAGE);
 	return p;
 }
 
@@ -57,14 +46,5 @@ void *mph_big_realloc_nofork(void *p, size_t old_bytes, size_t bytes)
 	if (p)
 		memcpy(n, p, old_bytes < bytes ? old_bytes : bytes);
 	mph_big_free_nofork(p, old_bytes);
-	return n;
-}
-
-void *mph_big_realloc(void *p, size_t bytes)
-{
-	void *n = realloc(p, bytes);
-
-	if (n && bytes >= HUGE_BYTES)
-		advise(n, bytes);
 	return n;
 }

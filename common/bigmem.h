@@ -4,15 +4,13 @@
 
 #include <stddef.h>
 
-/* malloc and realloc for an array of `bytes` that will be written through: from 2 MiB up,
- * its 2 MiB pages are advised as transparent huge pages (MADV_HUGEPAGE; ignored where the
- * kernel has none), so that filling it costs a page fault per 2 MiB, not one per 4 KiB (a
- * fault costs 13-16 us in some VMs: a report's 3,000 of them were a third of its fixed
- * cost). mph_big_alloc's array is rounded up to whole huge pages (at most 2 MiB more, and
- * only those touched become resident); mph_big_realloc advises the huge pages wholly
- * inside the array where it landed. Released by free(). */
+/* malloc for an array of `bytes` that will be written through: from 2 MiB up, its 2 MiB
+ * pages are advised as transparent huge pages (MADV_HUGEPAGE; ignored where the kernel has
+ * none), so that filling it costs a page fault per 2 MiB, not one per 4 KiB (a fault costs
+ * 13-16 us in some VMs: a report's 3,000 of them were a third of its fixed cost). The
+ * array is rounded up to whole huge pages (at most 2 MiB more, and only those touched
+ * become resident). Released by free(). */
 void *mph_big_alloc(size_t bytes);
-void *mph_big_realloc(void *p, size_t bytes);
 /* mph_big_alloc for an array that a thread fills while another may fork a child (the
  * report's DWARF reader): from 2 MiB up, the child does not get it (MADV_DONTFORK), since
  * after a fork each page of it the parent writes costs a fault again, 512 for a huge page
