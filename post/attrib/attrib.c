@@ -309,6 +309,7 @@ int mr_attrib_open(struct mr_run *run, const struct mr_attrib_opts *o, struct mr
 	for (size_t i = 0; i < a->nsnap; i++)
 		if (attrib_build_spans(a, &a->snap[i]))
 			goto oom;
+	attrib_warn_changed(a);
 	if (!a->nsnap) {
 		/* no maps: a fixed-address executable still resolves with bias 0 */
 		struct obj *eo = &a->obj[a->exe_obj];

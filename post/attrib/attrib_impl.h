@@ -52,6 +52,8 @@ struct obj {
 	char *unreadable;         /* opened in a parallel pass and unreadable: the warning,
 				   * told to each pass context that needs the object */
 	uint64_t v0, o0;          /* lowest PT_LOAD vaddr and its file offset */
+	uint64_t code_seen;       /* time of the first snapshot with an executable mapping of
+				   * it (0: none) */
 	struct attrib_self *self; /* what it tells of libmemphis (attrib_self.c), NULL: nothing */
 	int self_tried;
 };
@@ -321,6 +323,11 @@ uint32_t attrib_obj_for_path(struct mr_attrib *a, const char *path, size_t len);
 
 /* Build the object spans of one parsed snapshot. Returns 0 or -ENOMEM. */
 int attrib_build_spans(struct mr_attrib *a, struct snap *s);
+
+/* A run warning for each object but the executable (its build-id is checked) whose file
+ * was modified after the program had it mapped as code: it is read as it is now, so its
+ * lines, functions and variables may not be the run's. After the spans. */
+void attrib_warn_changed(struct mr_attrib *a);
 
 /* The span containing addr at time t (or, if in none, in the next snapshot: mapped
  * between the two) with its object open and bias known, or NULL; [*t0, *t1) is the time

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "binary/allocsite.h"
@@ -232,6 +233,8 @@ int attrib_build_spans(struct mr_attrib *a, struct snap *s)
 		oi = attrib_obj_for_path(a, mp->path, len);
 		if (oi == NOT_YET)
 			return -ENOMEM;
+		if (mp->perms[2] == 'x' && (!a->obj[oi].code_seen || m->time < a->obj[oi].code_seen))
+			a->obj[oi].code_seen = m->time ? m->time : 1;
 		for (k = 0; k < s->nspan && s->span[k].obj != oi; k++)
 			;
 		if (k == s->nspan) {
@@ -279,6 +282,32 @@ static struct snap *snap_at(struct mr_attrib *a, uint64_t t, uint64_t *t0, uint6
 	*t0 = lo == 1 ? 0 : a->snap[lo - 1].maps.time;
 	*t1 = lo < a->nsnap ? a->snap[lo].maps.time : UINT64_MAX;
 	return &a->snap[lo - 1];
+}
+
+void attrib_warn_changed(struct mr_attrib *a)
+{
+	/* a snapshot's time (CLOCK_MONOTONIC) on the epoch through the run's start: RUN
+	 * start_realtime and the meta file's start time were taken together */
+	uint64_t rt = mr_run_get_u64(a->run, "start_realtime", 0);
+	uint64_t mono = a->run->have_meta_file ? a->run->meta_file.start_time : 0;
+
+	if (!rt || !mono)
+		return;
+	for (uint32_t i = 0; i < a->nobj; i++) {
+		const struct obj *o = &a->obj[i];
+		struct stat st;
+		uint64_t seen, mtime;
+
+		if (o->is_exe || !o->code_seen || stat(o->file, &st) < 0)
+			continue;
+		seen = rt + (o->code_seen > mono ? o->code_seen - mono : 0);
+		mtime = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
+		if (mtime > seen)
+			mr_run_add_warning(a->run, "%s was modified %.1f s after the program mapped "
+					   "it: it is read as it is now, so its lines, functions "
+					   "and variables may not be the run's", o->file,
+					   (double)(mtime - seen) / 1e9);
+	}
 }
 
 /* The span containing addr in snapshot s, or NULL. */
