@@ -87,59 +87,25 @@ check "missing END block: warned" has e "no END block"
 
 # --- a shared library modified after the program mapped it: read as it is now, with a
 # warning naming it (the executable's build-id is checked instead, below); none when its
-# time is before the run, none for the libraries the program did not change
-cat > chlib.c <<'EOF2'
-long ch_walk(volatile long *p, long n)
-{
-	long s = 0;
-
-	for (int r = 0; r < 40; r++)
-		for (long i = 0; i < n; i += 8)
-			s += p[i];
-	return s;
-}
-EOF2
-cat > chmain.c <<'EOF2'
-#include <memphis.h>
-#include <stdio.h>
-long ch_walk(volatile long *, long);
-static long big[1 << 20];
-int main(void)
-{
-	long s;
-
-	memphis_mark_named("ch");
-	s = ch_walk(big, 1 << 20);
-	memphis_print();
-	printf("%ld\n", s);
-	return 0;
-}
-EOF2
-CCX=${CC:-cc}
-if ! { "$CCX" -g -O1 -shared -fPIC -o libch.so chlib.c &&
-       "$CCX" -g -O1 -I"$S/include" -o chprog chmain.c -L. -lch -Wl,-rpath,"$PWD" \
-		-L"$B" -Wl,-rpath,"$B" -lmemphis -pthread; } > chbuild.err 2>&1; then
-	not_ok "build a program with a shared library of its own"
-	sed 's/^/# /' chbuild.err
-else
-	touch -d '-1 hour' libch.so
-	MEMPHIS_PERIOD=1ms MEMPHIS_OUTPUT=chrun ./chprog > /dev/null 2> chrun.err
-	rc=$(run_rc ch0.txt ch0.err "$R" chrun)
-	check "a library as it was mapped: exit 0, no 'modified' warning (got $rc)" \
-		sh -c "[ $rc = 0 ] && ! grep -q 'modified' ch0.err ch0.txt"
-	touch libch.so
-	rc=$(run_rc ch1.txt ch1.err "$R" chrun)
-	check "a library modified after the run: exit 0 (got $rc), one warning naming it" \
-		sh -c "[ $rc = 0 ] && [ \"\$(grep -c 'modified' ch1.err)\" = 1 ] &&
-		       grep -q 'warning: $PWD/libch.so was modified [0-9.]* s after the program mapped it: it is read as it is now' ch1.err"
-	"$R" chrun --json > ch1.json 2> /dev/null
-	check "a library modified after the run: the warning in the JSON too" \
-		grep -q "\"$PWD/libch.so was modified" ch1.json
-	touch -d '-1 hour' libch.so
-	rc=$(run_rc ch2.txt ch2.err "$R" chrun)
-	check "the library's time set back before the run: no warning (got $rc)" \
-		sh -c "[ $rc = 0 ] && ! grep -q 'modified' ch2.err"
-fi
+# time is before the run. prog_dlopen loads a copy of dlib_table.so given by its path.
+cp "$B/tests/dlib_table.so" libdl.so
+touch -d '-1 hour' libdl.so
+MEMPHIS_PERIOD=1ms MEMPHIS_OUTPUT=chrun "$B/tests/prog_dlopen" "$PWD/libdl.so" 1 > /dev/null 2> chrun.err
+rc=$(run_rc ch0.txt ch0.err "$R" chrun)
+check "a library as it was mapped: exit 0, no 'modified' warning (got $rc)" \
+	sh -c "[ $rc = 0 ] && ! grep -q 'modified' ch0.err ch0.txt"
+touch libdl.so
+rc=$(run_rc ch1.txt ch1.err "$R" chrun)
+check "a library modified after the run: exit 0 (got $rc), one warning naming it" \
+	sh -c "[ $rc = 0 ] && [ \"\$(grep -c 'modified' ch1.err)\" = 1 ] &&
+	       grep -q 'warning: $PWD/libdl.so was modified [0-9.]* s after the program mapped it: it is read as it is now' ch1.err"
+"$R" chrun --json > ch1.json 2> /dev/null
+check "a library modified after the run: the warning in the JSON too" \
+	grep -q "\"$PWD/libdl.so was modified" ch1.json
+touch -d '-1 hour' libdl.so
+rc=$(run_rc ch2.txt ch2.err "$R" chrun)
+check "the library's time set back before the run: no warning (got $rc)" \
+	sh -c "[ $rc = 0 ] && ! grep -q 'modified' ch2.err"
 
 # --- the executable: missing, pointed to with --exe, rebuilt (other build-id), --force
 cp "$GEN" ./prog
