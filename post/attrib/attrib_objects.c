@@ -286,21 +286,19 @@ static struct snap *snap_at(struct mr_attrib *a, uint64_t t, uint64_t *t0, uint6
 
 void attrib_warn_changed(struct mr_attrib *a)
 {
-	/* a snapshot's time (CLOCK_MONOTONIC) on the epoch through the run's start: RUN
-	 * start_realtime and the meta file's start time were taken together */
-	uint64_t rt = mr_run_get_u64(a->run, "start_realtime", 0);
-	uint64_t mono = a->run->have_meta_file ? a->run->meta_file.start_time : 0;
+	uint64_t seen;
 
-	if (!rt || !mono)
+	if (mr_run_realtime(a->run, 0, &seen) == -ENOENT)
 		return;
 	for (uint32_t i = 0; i < a->nobj; i++) {
 		const struct obj *o = &a->obj[i];
 		struct stat st;
-		uint64_t seen, mtime;
+		uint64_t mtime;
 
 		if (o->is_exe || !o->code_seen || stat(o->file, &st) < 0)
 			continue;
-		seen = rt + (o->code_seen > mono ? o->code_seen - mono : 0);
+		/* a snapshot before the run's start (not written so): the start's time */
+		mr_run_realtime(a->run, o->code_seen, &seen);
 		mtime = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
 		if (mtime > seen)
 			mr_run_add_warning(a->run, "%s was modified %.1f s after the program mapped "

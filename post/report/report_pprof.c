@@ -362,14 +362,11 @@ static void header(struct pp *pp, ValueType *vt, ValueType *period)
 	/* the remote samples first when there are any: what the profile is for */
 	pp->p.default_sample_type = str(pp, r->st.remote ? "remote" : r->st.far ? "far" : "samples");
 	if (report_time_span(r, &t0, &t1)) {
-		/* CLOCK_MONOTONIC to the epoch through the run's start (RUN start_realtime and
-		 * the meta file's start time are taken together) */
-		uint64_t rt = mr_run_get_u64(r->run, "start_realtime", 0);
-		uint64_t mono = r->run->have_meta_file ? r->run->meta_file.start_time : 0;
+		uint64_t ns;
 
 		pp->p.duration_nanos = (int64_t)(t1 - t0);
-		if (rt && mono && t0 >= mono)
-			pp->p.time_nanos = (int64_t)(rt + (t0 - mono));
+		if (mr_run_realtime(r->run, t0, &ns) == 0)
+			pp->p.time_nanos = (int64_t)ns;
 	}
 }
 

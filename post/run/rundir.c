@@ -376,6 +376,17 @@ uint64_t mr_run_get_u64(const struct mr_run *run, const char *key, uint64_t dflt
 	return x;
 }
 
+int mr_run_realtime(const struct mr_run *run, uint64_t t, uint64_t *ns)
+{
+	uint64_t rt = mr_run_get_u64(run, "start_realtime", 0);
+	uint64_t mono = run->have_meta_file ? run->meta_file.start_time : 0;
+
+	if (!rt || !mono)
+		return -ENOENT;
+	*ns = rt + (t > mono ? t - mono : 0);
+	return t < mono ? -ERANGE : 0;
+}
+
 int mr_run_cpu_node(const struct mr_run *run, unsigned cpu)
 {
 	if (!run->have_topology || cpu >= run->ncpus)

@@ -170,6 +170,10 @@ void mr_run_drop_heap_records(struct mr_run *run);
 const char *mr_run_get(const struct mr_run *run, const char *key);
 /* RUN key as an unsigned number, `dflt` if absent or not a number. */
 uint64_t mr_run_get_u64(const struct mr_run *run, const char *key, uint64_t dflt);
+/* CLOCK_MONOTONIC time t of the run as nanoseconds since the epoch, through RUN
+ * start_realtime and the meta file's start time (taken together): 0 and *ns; -ERANGE
+ * when t is before the start (*ns the start's); -ENOENT when the run lacks either. */
+int mr_run_realtime(const struct mr_run *run, uint64_t t, uint64_t *ns);
 
 /* The library's note that it stopped writing the run ("write error: ..."), NULL if it did
  * not (or could not even write that note). Valid until mr_run_close. */

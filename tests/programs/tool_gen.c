@@ -7,7 +7,7 @@
  *                 [--truth FILE] [--truncate FILE:K] [--flip FILE:K] [--future]
  *                 [--unknown-block] [--no-end] [--block N] [--tls-block] [--self-tls]
  *                 [--remote-pct P] [--hw FILE] [--rank R --size N [--job ID] [--host H]]
- *                 [--moved]
+ *                 [--moved] [--realtime NS]
  * --remote-pct P: each sample of a variable whose pages have fixed homes (all but stacks
  * and TLS) is taken on a CPU of the other node than its page with probability P/100 (by
  * default the CPU is uniform, which makes about half of them remote); for compare's tests.
@@ -26,7 +26,7 @@
  * run goes to OUTDIR/rank-R/ with the RUN keys mpi_rank, mpi_size (--size), mpi_local_rank
  * (R mod 4), mpi_local_size, job_id (--job, default 1234) and launcher=openmpi; --host
  * names its host (RUN hostname, default "gen").
- * Only libc and libm.
+ * --realtime NS: RUN start_realtime=NS (default 0: none). Only libc and libm.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -386,7 +386,7 @@ int main(int argc, char **argv)
 	long rank = -1, size = 1;
 	char rank_dir[3900], mpi_keys[512] = "";
 	FILE *hwf = NULL;
-	uint64_t n = 100000, nsmall = 1000, per_block = 4096;
+	uint64_t n = 100000, nsmall = 1000, per_block = 4096, realtime = 0;
 	int one_node = 0, future = 0, unknown_block = 0, no_end = 0, tls_block = 0, self_tls = 0,
 	    moved = 0;
 	double remote_pct = -1;
@@ -415,6 +415,8 @@ int main(int argc, char **argv)
 			per_block = strtoull(argv[++i], NULL, 0);
 		else if (!strcmp(o, "--remote-pct") && i + 1 < argc)
 			remote_pct = strtod(argv[++i], NULL);
+		else if (!strcmp(o, "--realtime") && i + 1 < argc)
+			realtime = strtoull(argv[++i], NULL, 0);
 		else if (!strcmp(o, "--moved"))
 			moved = 1;
 		else if (!strcmp(o, "--one-node"))
@@ -446,7 +448,7 @@ int main(int argc, char **argv)
 				"[--exe PATH] [--one-node] [--truth FILE] [--truncate FILE:K] "
 				"[--flip FILE:K] [--future] [--unknown-block] [--no-end] [--block N] [--tls-block] "
 				"[--self-tls] [--remote-pct P] [--hw FILE] [--rank R --size N [--job ID] "
-				"[--host H]] [--moved]\n");
+				"[--host H]] [--moved] [--realtime NS]\n");
 			return 1;
 		}
 	}
@@ -520,12 +522,12 @@ int main(int argc, char **argv)
 		char run[8192];
 		int len = snprintf(run, sizeof(run),
 				   "memphis_version=0.1.0\npid=4000\nexe=%s\nbuild_id=%s\n"
-				   "cmdline=%s -n %" PRIu64 "\nhostname=%s\nstart_realtime=0\n"
+				   "cmdline=%s -n %" PRIu64 "\nhostname=%s\nstart_realtime=%" PRIu64 "\n"
 				   "backend=%s\nbackend_why=synthetic run from tool_gen\n"
 				   "backend_skip=%s: synthetic\n%sweight=%s\n"
 				   "first_touch=1\ncallsite_depth=4\npage_size=4096\nfuture_key=ignored\n"
 				   "%s",
-				   exe, build_id(), exe, n, host, hwf ? "ibs" : "soft",
+				   exe, build_id(), exe, n, host, realtime, hwf ? "ibs" : "soft",
 				   hwf ? "pebs" : "ibs", hwf ? HW_RUN_KEYS : "period_ns=1000000\n",
 				   hwf ? "latency" : "stall", mpi_keys);
 		if (self_tls && len > 0 && (size_t)len < sizeof(run))

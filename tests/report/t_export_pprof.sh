@@ -20,6 +20,18 @@ check_if "--format pprof -o FILE: exit 0, the file named on stderr ($rc)" \
 check "the file is gzip'd" sh -c '[ "$(od -An -tx1 -N2 p.pb.gz | tr -d " ")" = 1f8b ]'
 rc=$(run_rc raw.txt raw.err go tool pprof -raw p.pb.gz)
 check_if "go tool pprof -raw reads it (exit $rc: $(head -c 300 raw.err))" '[ "$rc" = 0 ] && [ -s raw.txt ]'
+# the profile's start on the wall clock: the first sample's CLOCK_MONOTONIC time through
+# RUN start_realtime (tool_gen's samples start 1 ms after the run); none without it
+check "no start time without RUN start_realtime" sh -c '! grep -q "^Time:" raw.txt'
+rt=$(date +%s)000000000
+"$GEN" rt -n 2000 --allocs 50 --realtime "$rt" > /dev/null
+"$R" report --format pprof -o rt.pb.gz rt 2> /dev/null
+TZ=UTC go tool pprof -raw rt.pb.gz > rt.raw 2> /dev/null
+want=$(python3 -c 'import datetime, sys
+t = datetime.datetime.fromtimestamp(int(sys.argv[1]) // 10**9, datetime.timezone.utc)
+print(t.strftime("%Y-%m-%d %H:%M:%S") + ".001 +0000 UTC")' "$rt")
+check "the start is RUN start_realtime + 1 ms ($(grep "^Time:" rt.raw), $want expected)" \
+	grep -qx "Time: $want" rt.raw
 
 # rawsum.py RAW JSON VIEW: the -raw listing against the JSON report, "bad: ..." per
 # difference; a summary line on success.
