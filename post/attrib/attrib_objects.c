@@ -286,19 +286,18 @@ static struct snap *snap_at(struct mr_attrib *a, uint64_t t, uint64_t *t0, uint6
 
 void attrib_warn_changed(struct mr_attrib *a)
 {
-	uint64_t seen;
-
-	if (mr_run_realtime(a->run, 0, &seen) == -ENOENT)
-		return;
 	for (uint32_t i = 0; i < a->nobj; i++) {
 		const struct obj *o = &a->obj[i];
 		struct stat st;
-		uint64_t mtime;
+		uint64_t seen, mtime;
 
-		if (o->is_exe || !o->code_seen || stat(o->file, &st) < 0)
+		if (o->is_exe || !o->code_seen)
 			continue;
-		/* a snapshot before the run's start (not written so): the start's time */
-		mr_run_realtime(a->run, o->code_seen, &seen);
+		/* a snapshot before the run's start (not written so) takes the start's time */
+		if (mr_run_realtime(a->run, o->code_seen, &seen) == -ENOENT)
+			return;
+		if (stat(o->file, &st) < 0)
+			continue;
 		mtime = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
 		if (mtime > seen)
 			mr_run_add_warning(a->run, "%s was modified %.1f s after the program mapped "
