@@ -27,6 +27,9 @@ unset OMPI_COMM_WORLD_RANK OMPI_COMM_WORLD_SIZE OMPI_COMM_WORLD_LOCAL_RANK \
 pass=0; fail=0; skip=0
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+# the report's copy of the kernel's symbols (post/report/report_kernel.c) kept with the
+# tests', not in the user's cache
+export MEMPHIS_REPORT_CACHE="$out/cache"
 : > "$out/skips"; : > "$out/fails"
 BUILD_SKIP='not built|check-deps|mpirun|mpicc|mpif90|no kernel headers|linux-headers|clang|libFuzzer|no Fortran compiler|gfortran|memphis\.mod|no C compiler|C\+\+ compiler|is needed|no objects built'
 

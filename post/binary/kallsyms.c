@@ -7,9 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bigmem.h"
+#include "crc32c.h"
 #include "demangle.h"
 #include "hash.h"
 #include "search.h"
@@ -159,6 +162,7 @@ static int add_line(struct mr_kallsyms *k, const char *p, const char *nl)
 		name = buf;
 		len = strlen(buf);
 	}
+	memset(&k->sym[k->n], 0, sizeof(k->sym[k->n])); /* its padding too: the cache's bytes */
 	if ((rc = add_name(k, name, len, &k->sym[k->n].name)) < 0)
 		return rc;
 	k->sym[k->n++].addr = addr;
@@ -224,8 +228,12 @@ int mr_kallsyms_load(struct mr_kallsyms *k, const char *path)
 
 void mr_kallsyms_free(struct mr_kallsyms *k)
 {
-	mph_big_free_nofork(k->sym, k->sym_cap * sizeof(*k->sym));
-	mph_big_free_nofork(k->names, k->names_cap);
+	if (k->map) {
+		munmap(k->map, k->map_len);
+	} else {
+		mph_big_free_nofork(k->sym, k->sym_cap * sizeof(*k->sym));
+		mph_big_free_nofork(k->names, k->names_cap);
+	}
 	memset(k, 0, sizeof(*k));
 }
 
@@ -251,4 +259,147 @@ long mr_kallsyms_find_cached(const struct mr_kallsyms *k, struct mr_kallsyms_cac
 const char *mr_kallsyms_name(const struct mr_kallsyms *k, size_t i)
 {
 	return i < k->n ? k->names + k->sym[i].name : "";
+}
+
+/* The cache file: this header, the n symbols, then the names_len bytes of names. */
+#define CACHE_MAGIC "MPHKSYM1"
+struct cache_hdr {
+	char magic[8];
+	uint64_t key;
+	uint64_t n, names_len;
+	uint32_t crc_sym, crc_names; /* CRC-32C of the symbols, of the names */
+};
+
+/* k from the cache file at path, mapped, when it holds the symbols of key. 0, or -1 with
+ * k empty. */
+static int cache_read(struct mr_kallsyms *k, const char *path, uint64_t key)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), ok = 0;
+	const struct cache_hdr *h;
+	struct stat st;
+	void *m;
+
+	memset(k, 0, sizeof(*k));
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 022) || (uint64_t)st.st_size <= sizeof(*h) ||
+	    (m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	madvise(m, (size_t)st.st_size, MADV_DONTFORK); /* the DWARF reader's child: none of it */
+	h = m;
+	if (!memcmp(h->magic, CACHE_MAGIC, 8) && h->key == key && h->n && h->names_len &&
+	    h->n <= UINT32_MAX && h->names_len <= UINT32_MAX &&
+	    (uint64_t)st.st_size == sizeof(*h) + h->n * sizeof(*k->sym) + h->names_len) {
+		const struct mr_ksym *sym = (const void *)(h + 1);
+		const char *names = (const char *)(sym + h->n);
+
+		ok = mph_crc32c_fast(sym, h->n * sizeof(*sym)) == h->crc_sym &&
+		     mph_crc32c_fast(names, h->names_len) == h->crc_names &&
+		     names[h->names_len - 1] == '\0';
+		for (size_t i = 0; ok && i < h->n; i++)
+			ok = sym[i].name < h->names_len && (!i || sym[i].addr >= sym[i - 1].addr);
+	}
+	if (!ok) {
+		munmap(m, (size_t)st.st_size);
+		return -1;
+	}
+	k->sym = (struct mr_ksym *)(void *)(h + 1);
+	k->names = (char *)(k->sym + h->n);
+	k->n = h->n;
+	k->names_len = h->names_len;
+	k->map = m;
+	k->map_len = (size_t)st.st_size;
+	return 0;
+}
+
+/* Write n bytes at p to fd. 0 or -1. */
+static int write_all(int fd, const void *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p = (const char *)p + w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* k into the cache file at path under key: written beside it, then renamed over it
+ * (a reader sees the old file or the whole new one). Best effort. */
+static void cache_write(const struct mr_kallsyms *k, const char *path, uint64_t key)
+{
+	struct cache_hdr h = { .key = key, .n = k->n, .names_len = k->names_len };
+	size_t len = strlen(path);
+	char *tmp = malloc(len + 8);
+	int fd;
+
+	if (!tmp)
+		return;
+	memcpy(h.magic, CACHE_MAGIC, 8);
+	h.crc_sym = mph_crc32c_fast(k->sym, k->n * sizeof(*k->sym));
+	h.crc_names = mph_crc32c_fast(k->names, k->names_len);
+	memcpy(tmp, path, len);
+	memcpy(tmp + len, ".XXXXXX", 8);
+	fd = mkostemp(tmp, O_CLOEXEC); /* mode 0600 */
+	if (fd >= 0) {
+		int bad = write_all(fd, &h, sizeof(h)) ||
+			  write_all(fd, k->sym, k->n * sizeof(*k->sym)) ||
+			  write_all(fd, k->names, k->names_len);
+
+		if (close(fd) || bad || rename(tmp, path))
+			unlink(tmp);
+	}
+	free(tmp);
+}
+
+int mr_kallsyms_load_cached(struct mr_kallsyms *k, const char *path, const char *cache,
+			    uint64_t key)
+{
+	int rc;
+
+	if (cache && cache_read(k, cache, key) == 0)
+		return 0;
+	rc = mr_kallsyms_load(k, path);
+	if (!rc && cache)
+		cache_write(k, cache, key);
+	return rc;
+}
+
+/* FNV-1a of the n bytes at p, continued from h. */
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	for (const unsigned char *b = p; n--; b++)
+		h = (h ^ *b) * 0x100000001b3ull;
+	return h;
+}
+
+uint64_t mr_kallsyms_key(const char *boot_id, const char *modules)
+{
+	uint64_t h = fnv(0xcbf29ce484222325ull, boot_id, strlen(boot_id) + 1);
+	FILE *f = fopen(modules, "re");
+	char line[1024];
+
+	/* "name size refcount deps state address": the use count changes as devices are
+	 * opened, the symbols do not */
+	while (f && fgets(line, sizeof(line), f)) {
+		char name[256], addr[64];
+		unsigned long size;
+
+		if (sscanf(line, "%255s %lu %*s %*s %*s %63s", name, &size, addr) == 3) {
+			h = fnv(h, name, strlen(name) + 1);
+			h = fnv(h, &size, sizeof(size));
+			h = fnv(h, addr, strlen(addr) + 1);
+		}
+	}
+	if (f)
+		fclose(f);
+	return h;
 }

@@ -22,6 +22,8 @@ struct mr_kallsyms {
 	char *names;
 	size_t names_len;
 	size_t sym_cap, names_cap; /* their allocations (mph_big_alloc_nofork) */
+	void *map;                 /* else the cache file mapped, map_len bytes, holds them */
+	size_t map_len;
 };
 
 /* Load the text symbols (types t, T, w, W) of a kallsyms file at path, a compiler clone's
@@ -29,6 +31,23 @@ struct mr_kallsyms {
  * every address 0); -errno otherwise. *k is empty on failure. */
 int mr_kallsyms_load(struct mr_kallsyms *k, const char *path);
 void mr_kallsyms_free(struct mr_kallsyms *k);
+
+/* mr_kallsyms_load(k, path) through the cache file at cache (NULL: none): its copy of the
+ * symbols when it was written under the same key, else path loaded and the copy written
+ * (replaced through a rename; a failure to write is no error). Reading /proc/kallsyms is
+ * half of a small report's CPU time (the kernel makes its 12 MB of text as it is read);
+ * its copy takes a millisecond. The key stands for what the file holds: the caller's
+ * hash of the boot id and the loaded modules (mr_kallsyms_key). A copy is taken only from
+ * a regular file of this user, not writable by others, whose size, order and checksum
+ * hold: any other is read past. The return values are mr_kallsyms_load's. */
+int mr_kallsyms_load_cached(struct mr_kallsyms *k, const char *path, const char *cache,
+			    uint64_t key);
+
+/* The cache key of kallsyms in this boot: a hash of boot_id and of each module's name,
+ * size and address in the modules file at modules (/proc/modules; missing: none loaded).
+ * The text symbols of BPF programs and trampolines come and go with no module: a copy
+ * keeps those of the time it was read, as a report read after the run does. */
+uint64_t mr_kallsyms_key(const char *boot_id, const char *modules);
 
 /* The index of the function holding kernel address ip (the last symbol at or below it),
  * or -1 when none (below the first, or nothing loaded). */

@@ -5,11 +5,16 @@
  * variables whose pages faulted (or the lines whose system calls) the kernel worked for,
  * with its functions; the JSON member samples.kernel_time holds the same. A run sampled
  * without kernel mode says so in one line. Kernel addresses are named by /proc/kallsyms when
- * the report runs in the boot that made the run (its RUN boot_id): report_kernel_load. */
+ * the report runs in the boot that made the run (its RUN boot_id): report_kernel_load, through
+ * a copy kept for the boot (kcache_path). */
+#include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/err.h"
 #include "base/json.h"
@@ -17,12 +22,49 @@
 
 #define SHOWN 10
 
-/* The kernel's functions of r loaded (a thread's start routine). */
+/* The kallsyms cache's path into buf (len bytes): in the directory MEMPHIS_REPORT_CACHE
+ * names ("0": no cache), else $XDG_CACHE_HOME/memphis, else $HOME/.cache/memphis, made
+ * (0700) where missing. The directory must be this user's and writable by no one else (a
+ * report run by root with a user's HOME keeps no copy there). 0, or -1: no cache. */
+static int kcache_path(char *buf, size_t len)
+{
+	const char *env = getenv("MEMPHIS_REPORT_CACHE"), *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+	struct stat st;
+	int n;
+
+	if (env && !strcmp(env, "0"))
+		return -1;
+	if (env && *env) {
+		n = snprintf(buf, len, "%s", env);
+	} else if (xdg && *xdg == '/') {
+		mkdir(xdg, 0700);
+		n = snprintf(buf, len, "%s/memphis", xdg);
+	} else if (home && *home == '/' && stat(home, &st) == 0 && st.st_uid == geteuid()) {
+		n = snprintf(buf, len, "%s/.cache", home);
+		if (n > 0 && (size_t)n < len)
+			mkdir(buf, 0700);
+		n = snprintf(buf, len, "%s/.cache/memphis", home);
+	} else {
+		return -1;
+	}
+	if (n <= 0 || (size_t)n >= len || (mkdir(buf, 0700) && errno != EEXIST) ||
+	    stat(buf, &st) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022))
+		return -1;
+	n += snprintf(buf + n, len - (size_t)n, "/kallsyms");
+	return (size_t)n < len ? 0 : -1;
+}
+
+/* The kernel's functions of r loaded (a thread's start routine), through the cache of
+ * this boot's symbols (mr_kallsyms_load_cached). */
 static void *load_ksyms(void *arg)
 {
 	struct report *r = arg;
+	char cache[PATH_MAX];
+	int cached = kcache_path(cache, sizeof(cache)) == 0;
+	uint64_t key = cached ? mr_kallsyms_key(mr_run_get(r->run, "boot_id"), "/proc/modules") : 0;
 
-	if (mr_kallsyms_load(&r->ksyms, "/proc/kallsyms"))
+	if (mr_kallsyms_load_cached(&r->ksyms, "/proc/kallsyms", cached ? cache : NULL, key))
 		r->ksyms_why = "/proc/kallsyms gives no addresses here (run the report as root, "
 			       "or lower kernel.kptr_restrict)";
 	return NULL;

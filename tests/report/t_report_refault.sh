@@ -110,8 +110,32 @@ $(kernel once.json 'mmap at prog_refault.c:')
 EOF2
 	check_if "mapped once: the array's kernel samples are $kall of all (< 0.1)" \
 		'awk -v s="$kall" "BEGIN { exit !(s < 0.1) }"'
+	# the boot's kernel symbols kept in MEMPHIS_REPORT_CACHE's directory: the same report
+	# from /proc/kallsyms, from the copy and without one; a damaged copy read past
+	mkdir kc
+	MEMPHIS_REPORT_CACHE="$PWD/kc" "$R" --json each.run > kc1.json 2> /dev/null
+	MEMPHIS_REPORT_CACHE="$PWD/kc" "$R" --json each.run > kc2.json 2> /dev/null
+	MEMPHIS_REPORT_CACHE=0 "$R" --json each.run > kc0.json 2> /dev/null
+	check_if "the kernel's symbols kept (mode $(stat -c %a kc/kallsyms 2> /dev/null)); the report the same from the copy and without one" \
+		'[ "$(stat -c %a kc/kallsyms)" = 600 ] && grep -q "\"kernel_time\"" kc0.json &&
+		 cmp -s kc1.json kc0.json && cmp -s kc2.json kc0.json'
+	cp kc/kallsyms kc.bad
+	printf 'XXXX' | dd of=kc.bad bs=1 seek=$(($(stat -c %s kc.bad) / 2)) conv=notrunc 2> /dev/null
+	cp kc.bad kc/kallsyms
+	MEMPHIS_REPORT_CACHE="$PWD/kc" "$R" --json each.run > kc3.json 2> /dev/null
+	check "a damaged copy: the same report, the copy written anew" sh -c \
+		'cmp -s kc3.json kc0.json && ! cmp -s kc.bad kc/kallsyms'
+	if command -v strace > /dev/null; then
+		MEMPHIS_REPORT_CACHE="$PWD/kc" strace -f -e trace=openat -o kc.trace "$R" each.run > /dev/null 2>&1
+		MEMPHIS_REPORT_CACHE=0 strace -f -e trace=openat -o kc0.trace "$R" each.run > /dev/null 2>&1
+		check "with the copy /proc/kallsyms is not read, without one it is" sh -c \
+			'! grep -q /proc/kallsyms kc.trace && grep -q /proc/kallsyms kc0.trace'
+	else
+		skip "the copy read instead of /proc/kallsyms" "no strace"
+	fi
 else
-	for t in "the work array's kernel share" "a fault-path function" "the text" "mapped once"; do
+	for t in "the work array's kernel share" "a fault-path function" "the text" "mapped once" \
+		"the kernel's symbols kept" "a damaged copy" "the copy read"; do
 		skip "kernel time: $t" "not root: the kernel is sampled only where allowed"
 	done
 fi

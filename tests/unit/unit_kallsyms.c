@@ -1,10 +1,12 @@
 /* tests/unit/unit_kallsyms.c - post/binary/kallsyms.c: the text symbols of a kallsyms file, a
  * kernel address's function (also through a cache), and a file whose addresses are hidden
- * (kptr_restrict: all zero) or missing. TAP output. */
+ * (kptr_restrict: all zero) or missing; the cache of a boot's symbols and its key. TAP
+ * output. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "binary/kallsyms.h"
@@ -40,7 +42,8 @@ int main(void)
 			 "ffffffffc0001000 t memphismod_ioctl\t[memphismod]\n"
 			 "ffffffff81300000 W weak_one\n"
 			 "ffffffff81400000 t update_sd_lb_stats.constprop.0\n");
-	ok(mr_kallsyms_load(&k, path) == 0 && k.n == 6, "6 text symbols of 7 (%zu)", k.n);
+	rc = mr_kallsyms_load(&k, path);
+	ok(rc == 0 && k.n == 6, "6 text symbols of 7 (%zu)", k.n);
 	i = mr_kallsyms_find(&k, 0xffffffff81400010ull);
 	ok(i >= 0 && !strcmp(mr_kallsyms_name(&k, (size_t)i), "update_sd_lb_stats"),
 	   "a clone by its function's name: %s", i >= 0 ? mr_kallsyms_name(&k, (size_t)i) : "-");
@@ -129,6 +132,100 @@ int main(void)
 		ok(rc == 0 && k.n == 2000 && same == 10000, "through a cache: %zu of 10000 answers "
 		   "the same", same);
 		mr_kallsyms_free(&k);
+	}
+	/* the cache: a miss loads the file and writes the copy, a hit takes the copy (the file
+	 * changed since is not read), a copy of another key, damaged, cut short, writable by
+	 * others or a link is read past (and replaced); an unwritable place is no error */
+	{
+		char dir[] = "/tmp/unit_kcacheXXXXXX", cache[64], link[64], none[80];
+		const char *a = "ffffffff81000000 T _text\nffffffff81100000 t alpha\n"
+				"ffffffff81200000 T beta\n";
+		struct stat st;
+		FILE *f;
+
+		if (!mkdtemp(dir))
+			return 1;
+		snprintf(cache, sizeof(cache), "%s/kallsyms", dir);
+		snprintf(link, sizeof(link), "%s/link", dir);
+		snprintf(none, sizeof(none), "%s/missing/kallsyms", dir);
+		write_file(path, a);
+		rc = mr_kallsyms_load_cached(&k, path, cache, 1);
+		if (stat(cache, &st))
+			st.st_mode = 0;
+		ok(rc == 0 && k.n == 3 && !k.map && (st.st_mode & 0777) == 0600,
+		   "a miss: the file's 3 symbols, the copy written (mode %o)",
+		   (unsigned)(st.st_mode & 0777));
+		mr_kallsyms_free(&k);
+		write_file(path, "ffffffff81000000 T _text\nffffffff81300000 t gamma\n");
+		rc = mr_kallsyms_load_cached(&k, path, cache, 1);
+		i = mr_kallsyms_find(&k, 0xffffffff81100010ull);
+		ok(rc == 0 && k.n == 3 && k.map && i >= 0 &&
+		   !strcmp(mr_kallsyms_name(&k, (size_t)i), "alpha"), "a hit: the copy's symbols");
+		mr_kallsyms_free(&k);
+		rc = mr_kallsyms_load_cached(&k, path, cache, 2);
+		ok(rc == 0 && k.n == 2 && !k.map, "another key: the file read again");
+		mr_kallsyms_free(&k);
+		rc = mr_kallsyms_load_cached(&k, path, cache, 2);
+		i = mr_kallsyms_find(&k, 0xffffffff81300010ull);
+		ok(rc == 0 && k.n == 2 && k.map && i >= 0 &&
+		   !strcmp(mr_kallsyms_name(&k, (size_t)i), "gamma"), "... and its copy replaced");
+		mr_kallsyms_free(&k);
+		/* a byte of the last name changed: the checksum */
+		if ((f = fopen(cache, "r+"))) {
+			fseek(f, -3, SEEK_END);
+			fputc('X', f);
+			fclose(f);
+		}
+		write_file(path, a);
+		rc = mr_kallsyms_load_cached(&k, path, cache, 2);
+		ok(rc == 0 && k.n == 3 && !k.map, "a damaged copy: read past");
+		mr_kallsyms_free(&k);
+		rc = truncate(cache, 60);
+		rc = mr_kallsyms_load_cached(&k, path, cache, 2);
+		ok(rc == 0 && k.n == 3 && !k.map, "a copy cut short: read past");
+		mr_kallsyms_free(&k);
+		chmod(cache, 0622);
+		rc = mr_kallsyms_load_cached(&k, path, cache, 2);
+		ok(rc == 0 && !k.map, "a copy others may write: read past");
+		mr_kallsyms_free(&k);
+		rc = mr_kallsyms_load_cached(&k, path, cache, 2); /* the last one wrote it anew */
+		ok(rc == 0 && k.map, "... and replaced by one of mode 0600");
+		mr_kallsyms_free(&k);
+		rc = symlink(cache, link);
+		rc = mr_kallsyms_load_cached(&k, path, link, 2);
+		ok(rc == 0 && !k.map && lstat(link, &st) == 0 && S_ISREG(st.st_mode),
+		   "a link: not followed, replaced by a file");
+		mr_kallsyms_free(&k);
+		rc = mr_kallsyms_load_cached(&k, path, none, 2);
+		ok(rc == 0 && k.n == 3 && stat(none, &st) != 0, "a directory that is not there: "
+		   "loaded, nothing written");
+		mr_kallsyms_free(&k);
+		unlink(cache);
+		unlink(link);
+		rmdir(dir);
+	}
+	/* the key: the boot and each module's name, size and address, not its use count */
+	{
+		char mods[] = "/tmp/unit_kmodsXXXXXX";
+		uint64_t k1, k2, k3, k4, k5;
+
+		if ((fd = mkstemp(mods)) < 0)
+			return 1;
+		close(fd);
+		write_file(mods, "memphismod 16384 0 - Live 0xffffffffc0a00000\n"
+				 "ext4 1069056 2 mbcache,jbd2, Live 0xffffffffc0100000\n");
+		k1 = mr_kallsyms_key("boot-a", mods);
+		k2 = mr_kallsyms_key("boot-b", mods);
+		write_file(mods, "memphismod 16384 3 - Live 0xffffffffc0a00000\n"
+				 "ext4 1069056 2 mbcache,jbd2, Live 0xffffffffc0100000\n");
+		k3 = mr_kallsyms_key("boot-a", mods);
+		write_file(mods, "memphismod 16384 0 - Live 0xffffffffc0b00000\n"
+				 "ext4 1069056 2 mbcache,jbd2, Live 0xffffffffc0100000\n");
+		k4 = mr_kallsyms_key("boot-a", mods);
+		unlink(mods);
+		k5 = mr_kallsyms_key("boot-a", mods);
+		ok(k1 != k2 && k1 == k3 && k1 != k4 && k5 != k1,
+		   "the key: another boot, a module elsewhere, none: other keys; a use count: the same");
 	}
 	write_file(path, "0000000000000000 T _text\n0000000000000000 T clear_page_erms\n");
 	ok(mr_kallsyms_load(&k, path) == -ENOENT && k.n == 0, "addresses hidden (all 0): -ENOENT");
