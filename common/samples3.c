@@ -244,18 +244,18 @@ int mph_s3_decode_checked(const unsigned char *p, size_t len, struct memphis_rec
 /* One ULEB128 value at *pp, below end, of at most `bits` bits: 0, or -1 where
  * mph_s3_decode_checked's get() refuses it. */
 static inline __attribute__((always_inline)) int uleb(const unsigned char **pp,
-						      const unsigned char *end, unsigned bits,
-						      uint64_t *v)
+						      const unsigned char *end, int near_end,
+						      unsigned bits, uint64_t *v)
 {
 	const unsigned char *p = *pp;
 	uint64_t r, stop;
 
-	if (__builtin_expect(p < end && *p < 0x80, 1)) {
+	if (__builtin_expect((!near_end || p < end) && *p < 0x80, 1)) {
 		*v = *p; /* one byte: shortest, and within every field's width */
 		*pp = p + 1;
 		return 0;
 	}
-	if (end - p >= 8) {
+	if (!near_end || end - p >= 8) {
 		/* up to 8 bytes at once (little-endian): the 7-bit groups packed in three
 		 * steps, no branch on the length */
 		memcpy(&r, p, 8);
@@ -265,7 +265,8 @@ static inline __attribute__((always_inline)) int uleb(const unsigned char **pp,
 
 			if (nb > 1 && p[nb - 1] == 0)
 				return -1; /* not in its shortest form */
-			r &= (nb == 8 ? ~0ull : (1ull << (8 * nb)) - 1) & 0x7f7f7f7f7f7f7f7full;
+			/* the bytes up to the first without its high bit (stop's lowest bit) */
+			r &= (stop ^ (stop - 1)) & 0x7f7f7f7f7f7f7f7full;
 			r = ((r & 0x7f007f007f007f00ull) >> 1) | (r & 0x007f007f007f007full);
 			r = ((r & 0x3fff00003fff0000ull) >> 2) | (r & 0x00003fff00003fffull);
 			r = ((r & 0x0fffffff00000000ull) >> 4) | (r & 0x000000000fffffffull);
@@ -280,7 +281,7 @@ static inline __attribute__((always_inline)) int uleb(const unsigned char **pp,
 	for (unsigned i = 0;; i++) {
 		unsigned b;
 
-		if (p >= end)
+		if (near_end && p >= end)
 			return -1;
 		b = *p++;
 		if (i == 9 && b > 1)
@@ -299,6 +300,12 @@ static inline __attribute__((always_inline)) int uleb(const unsigned char **pp,
 	return 0;
 }
 
+/* What a record can read at most before it is refused: the longest record
+ * (MPH_S3_REC_MAX), one varint of 10 bytes where fewer were allowed, and the 8 bytes
+ * uleb loads at once past a short last varint. */
+#define S3_SLACK 128
+_Static_assert(S3_SLACK >= MPH_S3_REC_MAX + 10 + 8, "S3_SLACK covers a record's reads");
+
 /* The previous record's fields, kept in registers: read back from out[], a record
  * written field by field and loaded as a whole stalls on store forwarding. */
 struct s3_state {
@@ -310,31 +317,31 @@ struct s3_state {
 /* Decode one record at *pp into *out. 0, or -1 as decode_fast. */
 static inline __attribute__((always_inline)) int s3_record(const unsigned char **pp,
 							   const unsigned char *end,
-							   struct s3_state *st,
+							   int near_end, struct s3_state *st,
 							   struct memphis_rec_sample *out)
 {
 	const unsigned char *p = *pp;
 	uint64_t v, addr = 0;
 	unsigned h;
 
-	if (p >= end)
+	if (near_end && p >= end)
 		return -1;
 	h = *p++;
 	if (h & MPH_S3_MORE) {
-		if (p >= end)
+		if (near_end && p >= end)
 			return -1;
 		h |= (unsigned)*p++ << 8;
 		if (((h >> 8) & ~(unsigned)(MPH_S3_INS_LAT | MPH_S3_DATA_SRC)) || !(h >> 8))
 			return -1;
 	}
-	if (uleb(&p, end, 64, &v))
+	if (uleb(&p, end, near_end, 64, &v))
 		return -1;
 	st->time += unzigzag(v);
-	if (uleb(&p, end, 64, &v))
+	if (uleb(&p, end, near_end, 64, &v))
 		return -1;
 	st->ip += unzigzag(v);
 	if (h & MPH_S3_ADDR) {
-		if (uleb(&p, end, 64, &v))
+		if (uleb(&p, end, near_end, 64, &v))
 			return -1;
 		addr = st->prev_addr + unzigzag(v);
 		if (!addr)
@@ -342,14 +349,14 @@ static inline __attribute__((always_inline)) int s3_record(const unsigned char *
 		st->prev_addr = addr;
 	}
 	if (h & MPH_S3_SIP) {
-		if (uleb(&p, end, 64, &v) || unzigzag(v) == st->sip_delta)
+		if (uleb(&p, end, near_end, 64, &v) || unzigzag(v) == st->sip_delta)
 			return -1;
 		st->sip_delta = unzigzag(v);
 	}
 	if (h & ~(unsigned)(MPH_S3_ADDR | MPH_S3_SIP | MPH_S3_MORE)) {
 #define FAST_FIELD(bit, name, bits)                                                         \
 		if (h & (bit)) {                                                            \
-			if (uleb(&p, end, bits, &v) || v == (uint64_t)st->name)       \
+			if (uleb(&p, end, near_end, bits, &v) || v == (uint64_t)st->name) \
 				return -1;                                                  \
 			st->name = v;                                                       \
 		}
@@ -381,15 +388,21 @@ static int decode_fast(const unsigned char *p, size_t len, struct memphis_rec_sa
 	struct s3_state st;
 	uint64_t v;
 
-	if (uleb(&p, end, 64, &v) || v != n)
+	if (uleb(&p, end, 1, 64, &v) || v != n)
 		return -1;
 	s3_start(&z, &st.sip_delta);
 	st = (struct s3_state){ .time = z.time, .ip = z.ip, .data_src = z.data_src,
 				.sip_delta = st.sip_delta, .prev_addr = 0, .tid = z.tid,
 				.region = z.region, .weight = z.weight, .cpu = z.cpu,
 				.flags = z.flags, .ins_lat = z.ins_lat };
-	for (size_t i = 0; i < n; i++)
-		if (s3_record(&p, end, &st, &out[i]))
+	size_t i = 0;
+
+	/* no bound checked inside a record while S3_SLACK bytes remain */
+	for (; i < n && end - p >= S3_SLACK; i++)
+		if (s3_record(&p, end, 0, &st, &out[i]))
+			return -1;
+	for (; i < n; i++)
+		if (s3_record(&p, end, 1, &st, &out[i]))
 			return -1;
 	return p == end ? 0 : -1;
 }
