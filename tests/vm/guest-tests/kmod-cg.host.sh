@@ -10,6 +10,10 @@
 # variables are compared at once and a run's samples come in bursts (regions, threads).
 # With 16 iterations (~1,500 and ~2,400 node-1 remote samples) the tolerance is the 10
 # points; six pairs of runs differed by 2.2 points (rms) on a variable, 6.7 at most.
+# A variable is compared only where both runs placed it alike (its sampled pages' shares
+# by node within 5 points): cg.c:p is 8 pages, first touched by both threads, and one page
+# more on node 0 (6/3 against 5/4) takes its share of node 1's remote samples from 9 to
+# 16-19 % in either backend (two of 13 pairs here, one of them a failed CI run).
 . "$VM_LIB"
 R=${MEMPHIS_REPORT:-$MEMPHIS_BUILD/memphis-report}
 user=$VM_OUT/cg-user/run
@@ -63,8 +67,17 @@ def load(p):
     tab = t[0] if t else {"total": 0, "entries": []}
     tot = tab["total"] or 1
     return r, tab["total"], {e["name"]: 100.0 * e["count"] / tot for e in tab["entries"]}
+def placement(r):
+    out = {}
+    for v in r["variables"]:
+        n = (v.get("sampled_pages") or {}).get("by_node") or []
+        if sum(n):
+            out[v["name"]] = [x / sum(n) for x in n]
+    return out
 ku, kt, k = load(sys.argv[1])
 sr, st, s = load(sys.argv[2])
+kp, sp = placement(ku), placement(sr)
+compared = 0
 print("backends: %s / %s; samples %d / %d; remote %d / %d; node 1 remote total %d / %d" % (
     ku["run"]["backend"], sr["run"]["backend"], ku["samples"]["total"], sr["samples"]["total"],
     ku["samples"]["remote"], sr["samples"]["remote"], kt, st))
@@ -75,6 +88,12 @@ for name in set(k) | set(s):
     a, b = k.get(name, 0.0), s.get(name, 0.0)
     if max(a, b) < 10:
         continue
+    pk, ps = kp.get(name, []), sp.get(name, [])
+    if pk and ps and max(abs(x - y) for x, y in zip(pk, ps)) > 0.05:
+        print("%s: placed otherwise (pages by node %s / %s): kmod %.1f %% soft %.1f %% not compared" % (
+            name, " ".join("%.2f" % x for x in pk), " ".join("%.2f" % x for x in ps), a, b))
+        continue
+    compared += 1
     # 10 points, or 4 standard errors of the difference of two sampled shares when the
     # runs are too small for 10 points to be meaningful (the guest's CG is small)
     p = (a * kt + b * st) / 100.0 / max(kt + st, 1)
@@ -84,13 +103,15 @@ for name in set(k) | set(s):
     elif tol > 10:
         print("%s: %.1f points apart, within 4 standard errors (%.1f points) of %d and %d samples" % (
             name, abs(a - b), tol, kt, st))
+if compared < 2:
+    print("only %d variables placed alike in both runs: fewer than 2 compared" % compared); bad = True
 sys.exit(1 if bad else 0)
 PY
 )
 rc=$?
 printf '%s\n' "$out" | while IFS= read -r l; do vm_note "$l"; done
 if [ "$rc" = 0 ]; then
-	vm_result ok "kmod (uid 1000, paranoid 3) and soft (root) agree on examples/cg: node 1's remote variables, shares within 10 points (or 4 standard errors)"
+	vm_result ok "kmod (uid 1000, paranoid 3) and soft (root) agree on examples/cg: node 1's remote variables, shares within 10 points (or 4 standard errors) where placed alike"
 else
-	vm_result fail "kmod (uid 1000, paranoid 3) and soft (root) agree on examples/cg: node 1's remote variables, shares within 10 points (or 4 standard errors)"
+	vm_result fail "kmod (uid 1000, paranoid 3) and soft (root) agree on examples/cg: node 1's remote variables, shares within 10 points (or 4 standard errors) where placed alike"
 fi
