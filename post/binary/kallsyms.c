@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -333,14 +334,20 @@ static int write_all(int fd, const void *p, size_t n)
 }
 
 /* k into the cache file at path under key: written beside it, then renamed over it
- * (a reader sees the old file or the whole new one). Best effort. */
+ * (a reader sees the old file or the whole new one). Best effort; not under a file size
+ * limit it would pass (RLIMIT_FSIZE: the write would raise SIGXFSZ, which kills). */
 static void cache_write(const struct mr_kallsyms *k, const char *path, uint64_t key)
 {
 	struct cache_hdr h = { .key = key, .n = k->n, .names_len = k->names_len };
-	size_t len = strlen(path);
-	char *tmp = malloc(len + 8);
+	size_t len = strlen(path), bytes = sizeof(h) + k->n * sizeof(*k->sym) + k->names_len;
+	struct rlimit fsize;
+	char *tmp;
 	int fd;
 
+	if (getrlimit(RLIMIT_FSIZE, &fsize) == 0 && fsize.rlim_cur != RLIM_INFINITY &&
+	    fsize.rlim_cur < bytes)
+		return;
+	tmp = malloc(len + 8);
 	if (!tmp)
 		return;
 	memcpy(h.magic, CACHE_MAGIC, 8);

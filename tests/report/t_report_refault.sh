@@ -125,6 +125,11 @@ EOF2
 	MEMPHIS_REPORT_CACHE="$PWD/kc" "$R" --json each.run > kc3.json 2> /dev/null
 	check "a damaged copy: the same report, the copy written anew" sh -c \
 		'cmp -s kc3.json kc0.json && ! cmp -s kc.bad kc/kallsyms'
+	mkdir kcf
+	(ulimit -f 1000; MEMPHIS_REPORT_CACHE="$PWD/kcf" "$R" --json each.run > kcf.json 2> /dev/null)
+	rcf=$?
+	check_if "under a file size limit below the copy's: the report exits 0 ($rcf), the same, nothing written" \
+		'[ "$rcf" = 0 ] && cmp -s kcf.json kc0.json && [ -z "$(ls -A kcf)" ]'
 	if command -v strace > /dev/null; then
 		MEMPHIS_REPORT_CACHE="$PWD/kc" strace -f -e trace=openat -o kc.trace "$R" each.run > /dev/null 2>&1
 		MEMPHIS_REPORT_CACHE=0 strace -f -e trace=openat -o kc0.trace "$R" each.run > /dev/null 2>&1
@@ -135,7 +140,7 @@ EOF2
 	fi
 else
 	for t in "the work array's kernel share" "a fault-path function" "the text" "mapped once" \
-		"the kernel's symbols kept" "a damaged copy" "the copy read"; do
+		"the kernel's symbols kept" "a damaged copy" "under a file size limit" "the copy read"; do
 		skip "kernel time: $t" "not root: the kernel is sampled only where allowed"
 	done
 fi

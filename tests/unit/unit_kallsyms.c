@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -196,6 +197,21 @@ int main(void)
 		ok(rc == 0 && !k.map && lstat(link, &st) == 0 && S_ISREG(st.st_mode),
 		   "a link: not followed, replaced by a file");
 		mr_kallsyms_free(&k);
+		/* a file size limit below the copy's: not written (the write would raise
+		 * SIGXFSZ and kill the report) */
+		{
+			struct rlimit old, low = { 100, 100 };
+
+			unlink(cache);
+			getrlimit(RLIMIT_FSIZE, &old);
+			low.rlim_max = old.rlim_max;
+			setrlimit(RLIMIT_FSIZE, &low);
+			rc = mr_kallsyms_load_cached(&k, path, cache, 2);
+			setrlimit(RLIMIT_FSIZE, &old);
+			ok(rc == 0 && k.n == 3 && stat(cache, &st) != 0,
+			   "a file size limit below the copy's: loaded, nothing written");
+			mr_kallsyms_free(&k);
+		}
 		rc = mr_kallsyms_load_cached(&k, path, none, 2);
 		ok(rc == 0 && k.n == 3 && stat(none, &st) != 0, "a directory that is not there: "
 		   "loaded, nothing written");
