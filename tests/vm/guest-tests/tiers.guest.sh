@@ -78,10 +78,17 @@ M=$MEMPHIS_BUILD/memphis
 WIDE="taskset -c 0-$((${VM_NODES:-1} * ${VM_CPUS_PER_NODE:-1} - 1))"
 # 20 ms: single-stepped, 1 ms of a thread's clock is some 2,500 instructions, fewer than
 # the drain takes for a sample (the decode, the page's node): at 1 ms this run lost 1,704 of
-# 2,345 samples, at 20 ms none. 24 rounds: some 25 s of the threads' clocks, 1,200 samples,
-# a third on the arrays (the rest the loop's own instructions); half of the cold array read
-# each round, some 2 % of the accesses: 8 samples expected, none in 1 run in 3,000
-TIERS="$MEMPHIS_BUILD/tests/prog_tiers 24 --far $far --slice 2"
+# 2,345 samples, at 20 ms none. 24 rounds gave 537-1,164 samples, a quarter to a half of
+# them on hot. The advice calls cold cold (the slow tier: the 128M checks) when its samples
+# per MiB stay under a tenth of the mean, here under 0.104 of hot's samples, and cold needs
+# one sample to be in the advice at all. A cold read touches a new page, which costs QEMU a
+# TLB refill: cold's samples are not its 2 % of the accesses. Base runs of 24 rounds: 39
+# cold samples to 345 hot with half of cold read each round (--slice 2; 0.113: the check
+# failed), 7 to 136 with a fifth (0.051); 48 and 96 rounds, a sixth: 13 to 583 (0.022),
+# 13 to 775 (0.017). Scaled to a fifth: 0.020-0.052 of hot's samples; 96 rounds give
+# 540-1,380 of those: 11 to 72 cold samples expected, none or over 0.104 of hot's each
+# below 2e-5 (Poisson; four runs are all the ratio rests on)
+TIERS="$MEMPHIS_BUILD/tests/prog_tiers 96 --far $far --slice 5"
 export MEMPHIS_PERIOD=20ms
 paused tiers-base $ON0 $TIERS
 for b in 128M 16M 28M; do
