@@ -26,24 +26,35 @@ static inline uint64_t mph_hash64(uint64_t x)
 	return x;
 }
 
+/* FNV-1a: the hash of no bytes, and the prime each byte multiplies by. */
+#define MPH_FNV1A_SEED 0xcbf29ce484222325ull
+#define MPH_FNV1A_PRIME 0x100000001b3ull
+
+/* FNV-1a of the bytes p[0..len) continued from h (MPH_FNV1A_SEED: from none), so that a
+ * key of several parts hashes as their concatenation. */
+static inline uint64_t mph_fnv1a_more(uint64_t h, const void *p, size_t len)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ b[i]) * MPH_FNV1A_PRIME;
+	return h;
+}
+
 /* FNV-1a of the bytes s[0..len). */
 static inline uint64_t mph_fnv1a(const char *s, size_t len)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
-	return h;
+	return mph_fnv1a_more(MPH_FNV1A_SEED, s, len);
 }
 
 /* FNV-1a of the string s, never UINT64_MAX (0 instead), so that it can be a key of
  * struct mph_u64map, whose empty slots are UINT64_MAX. */
 static inline uint64_t mph_hash_str(const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = MPH_FNV1A_SEED;
 
 	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+		h = (h ^ (unsigned char)*s) * MPH_FNV1A_PRIME;
 	return h == UINT64_MAX ? 0 : h;
 }
 
