@@ -1,5 +1,6 @@
 /* post/base/outfile.c - files written whole or not at all (outfile.h). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -39,6 +40,26 @@ int mr_outfile_open(struct mr_outfile *o, const char *path)
 	return MR_EXIT_OK;
 }
 
+int mr_outfile_open_private(struct mr_outfile *o, const char *path)
+{
+	int fd;
+
+	memset(o, 0, sizeof(*o));
+	o->path = path;
+	o->quiet = 1;
+	if ((size_t)snprintf(o->tmp, sizeof(o->tmp), "%s.XXXXXX", path) >= sizeof(o->tmp))
+		return MR_EXIT_DATA;
+	fd = mkstemp(o->tmp); /* 0600 */
+	if (fd < 0)
+		return MR_EXIT_DATA;
+	if (!(o->f = fdopen(fd, "w"))) {
+		close(fd);
+		unlink(o->tmp);
+		return MR_EXIT_DATA;
+	}
+	return MR_EXIT_OK;
+}
+
 int mr_outfile_close(struct mr_outfile *o)
 {
 	errno = 0;
@@ -50,6 +71,8 @@ int mr_outfile_close(struct mr_outfile *o)
 		int e = errno ? errno : EIO;
 
 		unlink(o->tmp);
+		if (o->quiet)
+			return MR_EXIT_DATA;
 		return mr_error(MR_EXIT_DATA, "cannot write %s: %s", o->path, strerror(e));
 	}
 	return MR_EXIT_OK;

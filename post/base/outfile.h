@@ -12,11 +12,16 @@ struct mr_outfile {
 	const char *path;
 	char tmp[PATH_MAX];
 	int to_stdout;
+	int quiet;          /* mr_outfile_open_private's: no message on failure */
 };
 
 /* Open path ("-": standard output) for writing into o->f. Returns MR_EXIT_OK, or the exit
  * status after printing the error (naming the file). */
 int mr_outfile_open(struct mr_outfile *o, const char *path);
+
+/* mr_outfile_open for a file of the report's own (a cache): mode 0600 whatever the umask,
+ * and no message on failure, here or at mr_outfile_close. MR_EXIT_OK or MR_EXIT_DATA. */
+int mr_outfile_open_private(struct mr_outfile *o, const char *path);
 
 /* Finish: flush, close and rename into place, or remove the partial file. Returns
  * MR_EXIT_OK, or the exit status after printing the error (naming the file). */

@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/err.h"
+#include "base/outfile.h"
 #include "bigmem.h"
 #include "crc32c.h"
 #include "demangle.h"
@@ -317,54 +319,27 @@ static int cache_read(struct mr_kallsyms *k, const char *path, uint64_t key)
 	return 0;
 }
 
-/* Write n bytes at p to fd. 0 or -1. */
-static int write_all(int fd, const void *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p = (const char *)p + w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-/* k into the cache file at path under key: written beside it, then renamed over it
- * (a reader sees the old file or the whole new one). Best effort; not under a file size
- * limit it would pass (RLIMIT_FSIZE: the write would raise SIGXFSZ, which kills). */
+/* k into the cache file at path under key, whole or not at all (mr_outfile). Best effort;
+ * not under a file size limit it would pass (RLIMIT_FSIZE: the write would raise SIGXFSZ,
+ * which kills). */
 static void cache_write(const struct mr_kallsyms *k, const char *path, uint64_t key)
 {
 	struct cache_hdr h = { .key = key, .n = k->n, .names_len = k->names_len };
-	size_t len = strlen(path), bytes = sizeof(h) + k->n * sizeof(*k->sym) + k->names_len;
+	size_t bytes = sizeof(h) + k->n * sizeof(*k->sym) + k->names_len;
 	struct rlimit fsize;
-	char *tmp;
-	int fd;
+	struct mr_outfile o;
 
-	if (getrlimit(RLIMIT_FSIZE, &fsize) == 0 && fsize.rlim_cur != RLIM_INFINITY &&
-	    fsize.rlim_cur < bytes)
-		return;
-	tmp = malloc(len + 8);
-	if (!tmp)
+	if ((getrlimit(RLIMIT_FSIZE, &fsize) == 0 && fsize.rlim_cur != RLIM_INFINITY &&
+	     fsize.rlim_cur < bytes) ||
+	    mr_outfile_open_private(&o, path) != MR_EXIT_OK)
 		return;
 	memcpy(h.magic, CACHE_MAGIC, 8);
 	h.crc_sym = mph_crc32c_fast(k->sym, k->n * sizeof(*k->sym));
 	h.crc_names = mph_crc32c_fast(k->names, k->names_len);
-	memcpy(tmp, path, len);
-	memcpy(tmp + len, ".XXXXXX", 8);
-	fd = mkostemp(tmp, O_CLOEXEC); /* mode 0600 */
-	if (fd >= 0) {
-		int bad = write_all(fd, &h, sizeof(h)) ||
-			  write_all(fd, k->sym, k->n * sizeof(*k->sym)) ||
-			  write_all(fd, k->names, k->names_len);
-
-		if (close(fd) || bad || rename(tmp, path))
-			unlink(tmp);
-	}
-	free(tmp);
+	fwrite(&h, sizeof(h), 1, o.f);
+	fwrite(k->sym, sizeof(*k->sym), k->n, o.f);
+	fwrite(k->names, 1, k->names_len, o.f);
+	mr_outfile_close(&o); /* a short write: ferror, the copy not put in place */
 }
 
 int mr_kallsyms_load_cached(struct mr_kallsyms *k, const char *path, const char *cache,
@@ -380,17 +355,9 @@ int mr_kallsyms_load_cached(struct mr_kallsyms *k, const char *path, const char 
 	return rc;
 }
 
-/* FNV-1a of the n bytes at p, continued from h. */
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-	for (const unsigned char *b = p; n--; b++)
-		h = (h ^ *b) * 0x100000001b3ull;
-	return h;
-}
-
 uint64_t mr_kallsyms_key(const char *boot_id, const char *modules)
 {
-	uint64_t h = fnv(0xcbf29ce484222325ull, boot_id, strlen(boot_id) + 1);
+	uint64_t h = mph_fnv1a_more(MPH_FNV1A_SEED, boot_id, strlen(boot_id) + 1);
 	FILE *f = fopen(modules, "re");
 	char line[1024];
 
@@ -401,9 +368,9 @@ uint64_t mr_kallsyms_key(const char *boot_id, const char *modules)
 		unsigned long size;
 
 		if (sscanf(line, "%255s %lu %*s %*s %*s %63s", name, &size, addr) == 3) {
-			h = fnv(h, name, strlen(name) + 1);
-			h = fnv(h, &size, sizeof(size));
-			h = fnv(h, addr, strlen(addr) + 1);
+			h = mph_fnv1a_more(h, name, strlen(name) + 1);
+			h = mph_fnv1a_more(h, &size, sizeof(size));
+			h = mph_fnv1a_more(h, addr, strlen(addr) + 1);
 		}
 	}
 	if (f)
