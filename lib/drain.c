@@ -655,6 +655,7 @@ static void *drain_main(void *arg)
 
 	memphis__unpin_self();
 	memphis__enter(); /* everything this thread allocates is the library's: never left */
+	memphis__own_thread("memphis-drain");
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	memphis__thread_set_drain(memphis__gettid());

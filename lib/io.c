@@ -93,6 +93,7 @@ static void *io_main(void *unused)
 	(void)unused;
 	memphis__unpin_self();
 	memphis__enter(); /* everything this thread allocates is the library's: never left */
+	memphis__own_thread("memphis-io");
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	err = own_table();

@@ -1,8 +1,11 @@
-/* lib/self.c - the calling thread: the in-library flag, the tid cache and its CPU while
- * the library starts (contracts in self.h). Depends on nothing of the library. */
+/* lib/self.c - the calling thread: the in-library flag, the tid cache, its CPU while the
+ * library starts, and the library's own threads' names and CPUs (contracts in self.h).
+ * Depends on nothing of the library. */
+#include <numa.h>
 #include <sched.h>
 #include <stddef.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -51,6 +54,46 @@ void memphis__unpin_self(void)
 {
 	if (__atomic_load_n(&pinned, __ATOMIC_ACQUIRE))
 		sched_setaffinity(0, sizeof(before_pin), &before_pin);
+}
+
+/* The CPUs of the NUMA nodes that hold a CPU of `have` into want (every CPU without NUMA). */
+static void nodes_of(const cpu_set_t *have, cpu_set_t *want)
+{
+	struct bitmask *cpus;
+
+	CPU_ZERO(want);
+	if (numa_available() < 0) {
+		for (long c = 0; c < sysconf(_SC_NPROCESSORS_CONF) && c < CPU_SETSIZE; c++)
+			CPU_SET(c, want);
+		return;
+	}
+	if (!(cpus = numa_allocate_cpumask()))
+		return;
+	for (int node = 0; node <= numa_max_node(); node++) {
+		int mine = 0;
+
+		if (numa_node_to_cpus(node, cpus) < 0)
+			continue;
+		for (unsigned c = 0; c < cpus->size && c < CPU_SETSIZE; c++)
+			mine |= numa_bitmask_isbitset(cpus, c) && CPU_ISSET(c, have);
+		for (unsigned c = 0; mine && c < cpus->size && c < CPU_SETSIZE; c++)
+			if (numa_bitmask_isbitset(cpus, c))
+				CPU_SET(c, want);
+	}
+	numa_free_cpumask(cpus);
+}
+
+void memphis__own_thread(const char *name)
+{
+	cpu_set_t have, want;
+
+	prctl(PR_SET_NAME, name);
+	if (sched_getaffinity(0, sizeof(have), &have) < 0 || CPU_COUNT(&have) != 1)
+		return;
+	nodes_of(&have, &want);
+	CPU_XOR(&want, &want, &have); /* less the CPU the program bound its thread to */
+	if (CPU_COUNT(&want))
+		sched_setaffinity(0, sizeof(want), &want);
 }
 
 void memphis__unpin(void)

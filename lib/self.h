@@ -106,6 +106,18 @@ void *memphis__map_anon(size_t bytes);
 void memphis__pin(void);
 void memphis__unpin(void);
 void memphis__unpin_self(void);
+/* The calling thread is one of the library's own (I/O, drain): named `name` (what top -H
+ * and /proc/PID/task/TID/comm show; 15 characters at most) and, where the mask it
+ * inherited is one CPU, moved to the other CPUs of that CPU's NUMA node (every other CPU
+ * without NUMA), as far as the process's cpuset allows. It inherits the program's first
+ * thread's mask, which an OpenMP runtime's constructor may have narrowed to one CPU before
+ * ours ran (OMP_PLACES, OMP_PROC_BIND): there it took that CPU's time from the master
+ * thread, whom the team waits for at every barrier (in the 2-node guest the master ran 10
+ * to 25 times as slowly as the other thread). A mask of several CPUs (taskset, numactl,
+ * a cgroup) is kept; a `taskset -c` of the whole program to one CPU is left for the
+ * node's others, a cgroup's one CPU is not. Best effort; call inside memphis__enter
+ * (libnuma allocates). */
+void memphis__own_thread(const char *name);
 
 /* CLOCK_MONOTONIC in ns: the time base of every record. */
 static inline uint64_t memphis__now(void)
