@@ -104,7 +104,8 @@ BENCH_PROG_SRCS := $(wildcard bench/prog_*.c)
 PROG_BINS := $(PROG_SRCS:tests/programs/%.c=$(B)/tests/%) \
 	     $(BENCH_PROG_SRCS:bench/%.c=$(B)/tests/%) $(B)/tests/dlib_table.so \
 	     $(B)/tests/shim_nocpu.so $(B)/tests/shim_calls.so \
-	     $(B)/tests/shim_uncompress.so $(B)/tests/shim_ctrcpu.so $(B)/tests/shim_numamaps.so
+	     $(B)/tests/shim_uncompress.so $(B)/tests/shim_ctrcpu.so $(B)/tests/shim_numamaps.so \
+	     $(B)/tests/shim_pin.so
 # C++ workloads (tests/programs/prog_*.cc): how the report names heap objects of operator new
 PROGXX_SRCS := $(wildcard tests/programs/prog_*.cc)
 PROGXX_BINS := $(PROGXX_SRCS:tests/programs/%.cc=$(B)/tests/%)
@@ -389,7 +390,8 @@ $(B)/tests/dlib_table.so: tests/programs/dlib_table.c
 # counts the library's sleeps and perf event switches (tests/lib/t_touch.sh, t_linger.sh);
 # shim_uncompress counts memphis-report's inflating of compressed DWARF (t_callers.sh);
 # shim_ctrcpu opens the library's own counters on one CPU only (t_counters.sh); shim_numamaps
-# tells where the kernel put a placed program's memory (t_apply.sh, numa-place).
+# tells where the kernel put a placed program's memory (t_apply.sh, numa-place); shim_pin
+# pins threads as likwid-pin's preloaded wrapper does (t_robust.sh).
 $(B)/tests/shim_%.so: tests/programs/shim_%.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")

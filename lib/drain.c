@@ -705,7 +705,7 @@ int memphis__drain_start(const struct memphis__drain_params *p)
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, memphis__tls_thread_stack());
 	sem_init(&ready, 0, 0);
-	err = pthread_create(&drain_thread, &attr, drain_main, &ready);
+	err = memphis__own_thread_create(&drain_thread, &attr, drain_main, &ready);
 	pthread_attr_destroy(&attr);
 	if (err)
 		return -err;

@@ -158,7 +158,7 @@ int memphis__io_start(size_t stack)
 	__atomic_store_n(&started, 0, __ATOMIC_RELAXED);
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, stack);
-	err = pthread_create(&thread, &attr, io_main, NULL);
+	err = memphis__own_thread_create(&thread, &attr, io_main, NULL);
 	pthread_attr_destroy(&attr);
 	if (!err) {
 		wait_set(&started, &answered);

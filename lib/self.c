@@ -1,7 +1,10 @@
 /* lib/self.c - the calling thread: the in-library flag, the tid cache, its CPU while the
  * library starts, and the library's own threads' names and CPUs (contracts in self.h).
  * Depends on nothing of the library. */
+#include <dlfcn.h>
+#include <errno.h>
 #include <numa.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stddef.h>
 #include <sys/mman.h>
@@ -54,6 +57,26 @@ void memphis__unpin_self(void)
 {
 	if (__atomic_load_n(&pinned, __ATOMIC_ACQUIRE))
 		sched_setaffinity(0, sizeof(before_pin), &before_pin);
+}
+
+int memphis__own_thread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *),
+				void *arg)
+{
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+	return pthread_create(th, attr, fn, arg); /* their runtimes must see every thread */
+#else
+	typedef int create_fn(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+	static create_fn *real;
+
+	if (!real) {
+		memphis__enter(); /* dlsym may allocate */
+		real = (create_fn *)dlsym(RTLD_NEXT, "pthread_create");
+		memphis__leave();
+		if (!real)
+			return EAGAIN;
+	}
+	return real(th, attr, fn, arg);
+#endif
 }
 
 /* The CPUs of the NUMA nodes that hold a CPU of `have` into want (every CPU without NUMA). */

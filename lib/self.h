@@ -10,6 +10,7 @@
 #ifndef MEMPHIS_SELF_H
 #define MEMPHIS_SELF_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -106,6 +107,14 @@ void *memphis__map_anon(size_t bytes);
 void memphis__pin(void);
 void memphis__unpin(void);
 void memphis__unpin_self(void);
+/* pthread_create for one of the library's own threads (I/O, drain): the next definition
+ * after the library's, libc's, not the first one (a preloaded wrapper such as likwid-pin's,
+ * which pins every thread it sees to the next CPU of its list, shifting the program's
+ * threads by ours, and which divides by its list's length, 0, when called before its own
+ * constructor has run: preloaded objects start after the library). A sanitizer's runtime
+ * must see every thread: there it is pthread_create. */
+int memphis__own_thread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *),
+				void *arg);
 /* The calling thread is one of the library's own (I/O, drain): named `name` (what top -H
  * and /proc/PID/task/TID/comm show; 15 characters at most) and, where the mask it
  * inherited is one CPU, moved to the other CPUs of that CPU's NUMA node (every other CPU

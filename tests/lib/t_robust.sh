@@ -1,7 +1,7 @@
 # The profiled program never changes behaviour because of memphis: fork, exec, heavy
 # realloc, SIGKILL mid-region, perf_event_open, unshare or process_vm_readv refused by
-# seccomp, a start on one CPU, unwritable or full output, a planted symlink. Damage is
-# detected and the valid prefix is read.
+# seccomp, a start on one CPU, OpenMP places, a preloaded thread pinner, unwritable or full
+# output, a planted symlink. Damage is detected and the valid prefix is read.
 . "$MEMPHIS_SRC/tests/tap.sh"
 command -v python3 >/dev/null || { echo "python3 is needed for the sample bounds (tests/stats.py)" >&2; exit 77; }
 P="$B/tests/prog_robust"
@@ -157,6 +157,25 @@ else
 	skip "the library's threads leave the CPU an OpenMP runtime bound the master to" "needs 2 CPUs"
 	skip "the program's threads keep their places" "needs 2 CPUs"
 fi
+
+# A thread pinner preloaded as likwid-pin preloads its pthread_create wrapper (shim_pin.c):
+# preloaded objects start after libmemphis, whose start makes its threads, and likwid-pin's
+# wrapper divided by its CPU list's length, still 0, there (the program died of SIGFPE);
+# where it had started, it would have pinned the library's two threads to the first CPUs of
+# the user's list and every program thread one further. The library makes its threads by
+# libc's pthread_create: the wrapper sees the program's threads only.
+for lib in 0 1; do
+	OMP_NUM_THREADS=2 SHIM_PIN=0 MEMPHIS_DISABLE=$((1 - lib)) MEMPHIS_OUTPUT=pinned$lib \
+		LD_PRELOAD="$B/tests/shim_pin.so" "$B/tests/prog_table" 2 > pin$lib.out 2> pin$lib.err
+	echo $? > pin$lib.rc
+done
+check "a preloaded pthread_create wrapper that needs its constructor (likwid-pin's): exit status 0 (got $(cat pin1.rc))" \
+	test "$(cat pin1.rc)" = 0
+check "a preloaded pthread_create wrapper: output as without memphis" cmp -s pin0.out pin1.out
+check "a preloaded pthread_create wrapper sees the program's threads only ($(grep pinned pin1.err), $(grep pinned pin0.err) without memphis)" \
+	sh -c 'grep -x "pinned [0-9]*" pin1.err && grep -qx "$(grep -x "pinned [0-9]*" pin0.err)" pin1.err'
+check "a preloaded pthread_create wrapper: the run is written" test -f pinned1/meta.mph
+rm -rf pinned0 pinned1
 
 # Output that cannot be written: a path under a file, a planted symlink, a full disk.
 touch notadir
