@@ -59,62 +59,55 @@ void memphis__unpin_self(void)
 		sched_setaffinity(0, sizeof(before_pin), &before_pin);
 }
 
+memphis__pthread_create_fn *memphis__real_pthread_create(void)
+{
+	static memphis__pthread_create_fn *real;
+
+	if (!__atomic_load_n(&real, __ATOMIC_ACQUIRE)) {
+		memphis__enter(); /* dlsym may allocate */
+		__atomic_store_n(&real, (memphis__pthread_create_fn *)dlsym(RTLD_NEXT, "pthread_create"),
+				 __ATOMIC_RELEASE);
+		memphis__leave();
+	}
+	return __atomic_load_n(&real, __ATOMIC_ACQUIRE);
+}
+
 int memphis__own_thread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *),
 				void *arg)
 {
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
 	return pthread_create(th, attr, fn, arg); /* their runtimes must see every thread */
 #else
-	typedef int create_fn(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-	static create_fn *real;
+	memphis__pthread_create_fn *real = memphis__real_pthread_create();
 
-	if (!real) {
-		memphis__enter(); /* dlsym may allocate */
-		real = (create_fn *)dlsym(RTLD_NEXT, "pthread_create");
-		memphis__leave();
-		if (!real)
-			return EAGAIN;
-	}
-	return real(th, attr, fn, arg);
+	return real ? real(th, attr, fn, arg) : EAGAIN;
 #endif
-}
-
-/* The CPUs of the NUMA nodes that hold a CPU of `have` into want (every CPU without NUMA). */
-static void nodes_of(const cpu_set_t *have, cpu_set_t *want)
-{
-	struct bitmask *cpus;
-
-	CPU_ZERO(want);
-	if (numa_available() < 0) {
-		for (long c = 0; c < sysconf(_SC_NPROCESSORS_CONF) && c < CPU_SETSIZE; c++)
-			CPU_SET(c, want);
-		return;
-	}
-	if (!(cpus = numa_allocate_cpumask()))
-		return;
-	for (int node = 0; node <= numa_max_node(); node++) {
-		int mine = 0;
-
-		if (numa_node_to_cpus(node, cpus) < 0)
-			continue;
-		for (unsigned c = 0; c < cpus->size && c < CPU_SETSIZE; c++)
-			mine |= numa_bitmask_isbitset(cpus, c) && CPU_ISSET(c, have);
-		for (unsigned c = 0; mine && c < cpus->size && c < CPU_SETSIZE; c++)
-			if (numa_bitmask_isbitset(cpus, c))
-				CPU_SET(c, want);
-	}
-	numa_free_cpumask(cpus);
 }
 
 void memphis__own_thread(const char *name)
 {
 	cpu_set_t have, want;
+	struct bitmask *node_cpus;
+	int cpu = 0, node;
 
 	prctl(PR_SET_NAME, name);
 	if (sched_getaffinity(0, sizeof(have), &have) < 0 || CPU_COUNT(&have) != 1)
 		return;
-	nodes_of(&have, &want);
-	CPU_XOR(&want, &want, &have); /* less the CPU the program bound its thread to */
+	while (!CPU_ISSET(cpu, &have))
+		cpu++;
+	CPU_ZERO(&want);
+	node = numa_available() < 0 ? -1 : numa_node_of_cpu(cpu);
+	if (node < 0) { /* no NUMA: every CPU is the node's */
+		for (long c = 0; c < sysconf(_SC_NPROCESSORS_CONF) && c < CPU_SETSIZE; c++)
+			CPU_SET(c, &want);
+	} else if ((node_cpus = numa_allocate_cpumask())) {
+		if (numa_node_to_cpus(node, node_cpus) == 0)
+			for (unsigned c = 0; c < node_cpus->size && c < CPU_SETSIZE; c++)
+				if (numa_bitmask_isbitset(node_cpus, c))
+					CPU_SET(c, &want);
+		numa_free_cpumask(node_cpus);
+	}
+	CPU_CLR(cpu, &want); /* the CPU the program bound its thread to */
 	if (CPU_COUNT(&want))
 		sched_setaffinity(0, sizeof(want), &want);
 }

@@ -107,6 +107,11 @@ void *memphis__map_anon(size_t bytes);
 void memphis__pin(void);
 void memphis__unpin(void);
 void memphis__unpin_self(void);
+/* libc's pthread_create: the next definition after the library's (dlsym RTLD_NEXT, looked
+ * up once), which the library's own interposer (thread.c) calls too. NULL if none. */
+typedef int memphis__pthread_create_fn(pthread_t *, const pthread_attr_t *, void *(*)(void *),
+				       void *);
+memphis__pthread_create_fn *memphis__real_pthread_create(void);
 /* pthread_create for one of the library's own threads (I/O, drain): the next definition
  * after the library's, libc's, not the first one (a preloaded wrapper such as likwid-pin's,
  * which pins every thread it sees to the next CPU of its list, shifting the program's

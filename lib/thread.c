@@ -8,7 +8,6 @@
  */
 #include <asm/prctl.h>
 #include <dirent.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -473,18 +472,12 @@ static void *trampoline(void *p)
 __attribute__((visibility("default"))) int
 pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
-	static int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+	memphis__pthread_create_fn *real = memphis__real_pthread_create();
 	struct start *s;
 	int rc;
 
-	if (!real) {
-		memphis__enter(); /* dlsym may allocate */
-		real = (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *))
-			dlsym(RTLD_NEXT, "pthread_create");
-		memphis__leave();
-		if (!real)
-			return EAGAIN;
-	}
+	if (!real)
+		return EAGAIN;
 	if (!is_active())
 		return real(th, attr, fn, arg);
 	s = memphis__lib_malloc(sizeof(*s));
