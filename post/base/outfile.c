@@ -9,55 +9,58 @@
 #include "err.h"
 #include "outfile.h"
 
-int mr_outfile_open(struct mr_outfile *o, const char *path)
+/* A file of its own beside path (two reports writing one file do not mix) into o->f:
+ * mode 0600 (mkstemp's), or with shared set the mode a new file gets. 0, -ENAMETOOLONG, or
+ * -errno. */
+static int open_beside(struct mr_outfile *o, const char *path, int shared)
 {
-	mode_t mask;
+	mode_t mask = 0;
 	int fd;
 
-	memset(o, 0, sizeof(*o));
 	o->path = path;
-	o->to_stdout = !strcmp(path, "-");
-	if (o->to_stdout) {
-		o->f = stdout;
-		return MR_EXIT_OK;
-	}
 	if ((size_t)snprintf(o->tmp, sizeof(o->tmp), "%s.XXXXXX", path) >= sizeof(o->tmp))
-		return mr_error(MR_EXIT_USAGE, "output path too long: %s", path);
-	/* a name of its own beside the file (two reports writing one file do not mix), with
-	 * the mode a new file gets: mkstemp makes it 0600 */
-	mask = umask(0);
-	umask(mask);
+		return -ENAMETOOLONG;
+	if (shared) {
+		mask = umask(0);
+		umask(mask);
+	}
 	fd = mkstemp(o->tmp);
 	if (fd < 0)
-		return mr_error(MR_EXIT_DATA, "cannot write %s: %s", path, strerror(errno));
-	if (fchmod(fd, 0666 & ~mask) || !(o->f = fdopen(fd, "w"))) {
+		return -errno;
+	if ((shared && fchmod(fd, 0666 & ~mask)) || !(o->f = fdopen(fd, "w"))) {
 		int e = errno;
 
 		close(fd);
 		unlink(o->tmp);
-		return mr_error(MR_EXIT_DATA, "cannot write %s: %s", path, strerror(e));
+		return -e;
 	}
+	return 0;
+}
+
+int mr_outfile_open(struct mr_outfile *o, const char *path)
+{
+	int rc;
+
+	memset(o, 0, sizeof(*o));
+	o->to_stdout = !strcmp(path, "-");
+	if (o->to_stdout) {
+		o->path = path;
+		o->f = stdout;
+		return MR_EXIT_OK;
+	}
+	rc = open_beside(o, path, 1);
+	if (rc == -ENAMETOOLONG)
+		return mr_error(MR_EXIT_USAGE, "output path too long: %s", path);
+	if (rc)
+		return mr_error(MR_EXIT_DATA, "cannot write %s: %s", path, strerror(-rc));
 	return MR_EXIT_OK;
 }
 
 int mr_outfile_open_private(struct mr_outfile *o, const char *path)
 {
-	int fd;
-
 	memset(o, 0, sizeof(*o));
-	o->path = path;
 	o->quiet = 1;
-	if ((size_t)snprintf(o->tmp, sizeof(o->tmp), "%s.XXXXXX", path) >= sizeof(o->tmp))
-		return MR_EXIT_DATA;
-	fd = mkstemp(o->tmp); /* 0600 */
-	if (fd < 0)
-		return MR_EXIT_DATA;
-	if (!(o->f = fdopen(fd, "w"))) {
-		close(fd);
-		unlink(o->tmp);
-		return MR_EXIT_DATA;
-	}
-	return MR_EXIT_OK;
+	return open_beside(o, path, 0) ? MR_EXIT_DATA : MR_EXIT_OK;
 }
 
 int mr_outfile_close(struct mr_outfile *o)
