@@ -624,7 +624,8 @@ static void drain_pass(struct drain_state *st, struct hup *h)
 		st->gen = ~0u;
 	}
 	uint64_t now = memphis__now();
-	if (now - st->last_scan > SCAN_EVERY_NS) {
+	int due = memphis__thread_scan_due(); /* a thread made out of the library's sight */
+	if (now - st->last_scan > SCAN_EVERY_NS || due) {
 		memphis__thread_scan();
 		memphis__thread_foreach(retire, NULL);
 		st->last_scan = now;

@@ -7,6 +7,7 @@
  * from the drain thread); their fs_base is unknown.
  */
 #include <asm/prctl.h>
+#include <linux/perf_event.h>
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
@@ -276,6 +277,36 @@ out:
 	memphis__leave();
 	if (added)
 		changed();
+}
+
+static int forked; /* a thread made out of the library's sight, seen since the last scan
+		    * (atomic) */
+
+void memphis__thread_forked(void)
+{
+	__atomic_store_n(&forked, 1, __ATOMIC_RELAXED);
+}
+
+void memphis__thread_fork_record(const void *rec, size_t len)
+{
+	struct {
+		struct perf_event_header h;
+		uint32_t pid, ppid, tid, ptid;
+	} r;
+
+	if (len < sizeof(r))
+		return;
+	memcpy(&r, rec, sizeof(r));
+	/* a thread of the process (pid == ppid), not one of the library's. Whether it is
+	 * registered is the scan's to tell: rings are read under the registry's lock. */
+	if (r.h.type == PERF_RECORD_FORK && r.pid == r.ppid && r.tid != r.ptid &&
+	    !memphis__thread_own((pid_t)r.tid))
+		memphis__thread_forked();
+}
+
+int memphis__thread_scan_due(void)
+{
+	return __atomic_exchange_n(&forked, 0, __ATOMIC_RELAXED);
 }
 
 void memphis__thread_mark_gone(struct memphis__thread *t)

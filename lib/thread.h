@@ -52,6 +52,15 @@ void memphis__thread_deactivate(void);
 void memphis__thread_attach_self(void);
 /* Attach threads listed in /proc/self/task that are not yet known. */
 void memphis__thread_scan(void);
+/* A thread the library may not have seen made (a wrapper of pthread_create that calls
+ * libc's, as likwid-pin preloads, bypasses the library's): the drain's next pass scans at
+ * once instead of at its periodic scan. memphis__thread_forked: a sample of a thread not
+ * registered; memphis__thread_fork_record: rec (len bytes), a record of a thread's own
+ * event (attr.task), when it is a PERF_RECORD_FORK of a thread of the process. Neither
+ * takes a lock. memphis__thread_scan_due: 1 once after either (atomic). */
+void memphis__thread_forked(void);
+void memphis__thread_fork_record(const void *rec, size_t len);
+int memphis__thread_scan_due(void);
 /* Call fn for every registered thread, under the registry lock. */
 void memphis__thread_foreach(void (*fn)(struct memphis__thread *t, void *ctx), void *ctx);
 /* 1 when ncpus CPUs look oversubscribed: the load average is over two tasks per CPU, or

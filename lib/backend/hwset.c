@@ -178,6 +178,8 @@ int memphis__hw_set_open(struct memphis__hw_set *s, struct memphis__ring *r,
 		a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 		if (p->ev[i].kind != MEMPHIS__HW_COUNT && s->ring < 0) {
 			a.watermark = 1;
+			/* a thread's ring: its PERF_RECORD_FORKs (memphis__thread_fork_record) */
+			a.task = tid >= 0;
 			err = memphis__ring_open_on(r, &a, tid, cpu, group, data_pages, 2);
 			if (err == 0) {
 				s->fd[i] = r->fd;

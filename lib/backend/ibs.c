@@ -278,9 +278,11 @@ static void on_record(const void *rec, size_t len, void *ctx)
 	struct memphis__perf_sample ps;
 	struct memphis_rec_sample s;
 	uint64_t st = plan.ev[0].attr.sample_type;
+	int type = memphis__perf_record_count(rec, len, &rd->loss);
 
-	if (memphis__perf_record_count(rec, len, &rd->loss) != PERF_RECORD_SAMPLE ||
-	    memphis__perf_sample_parse(rec, len, st, &ps) < 0)
+	if (type == PERF_RECORD_FORK)
+		memphis__thread_fork_record(rec, len);
+	if (type != PERF_RECORD_SAMPLE || memphis__perf_sample_parse(rec, len, st, &ps) < 0)
 		return;
 	if (!memphis__ibs_sample(&ps, st, cpu_family, cpu_model, &s))
 		return;

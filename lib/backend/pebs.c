@@ -385,8 +385,11 @@ static void on_record(const void *rec, size_t len, void *ctx)
 	struct reading *rd = ctx;
 	struct memphis__perf_sample ps;
 	struct memphis_rec_sample s;
+	int type = memphis__perf_record_count(rec, len, &rd->loss);
 
-	if (memphis__perf_record_count(rec, len, &rd->loss) != PERF_RECORD_SAMPLE)
+	if (type == PERF_RECORD_FORK)
+		memphis__thread_fork_record(rec, len);
+	if (type != PERF_RECORD_SAMPLE)
 		return;
 	if (memphis__perf_sample_parse(rec, len, plan.ev[rd->pt->set.ring].attr.sample_type, &ps) < 0)
 		return;

@@ -82,6 +82,9 @@ static void soft_attr(struct perf_event_attr *a, uint64_t period_ns, int per_cpu
 	}
 	a->exclude_kernel = !kernel_on;
 	a->exclude_hv = 1;
+	/* a thread's own event: a PERF_RECORD_FORK when it makes a thread, which a wrapper of
+	 * pthread_create that calls libc's (likwid-pin's) hides from the library's */
+	a->task = !per_cpu;
 	a->disabled = 1;
 	a->watermark = 1;
 	a->use_clockid = 1;
@@ -278,6 +281,8 @@ static void on_record(const void *rec, size_t len, void *ctx)
 			return;
 		if (!t && !(t = memphis__thread_find((pid_t)r->tid, &rd->found))) {
 			unknown_tid++; /* the drain thread, or one not found yet */
+			if (!memphis__thread_own((pid_t)r->tid))
+				memphis__thread_forked();
 			return;
 		}
 		s.time = r->time;
@@ -315,6 +320,9 @@ static void on_record(const void *rec, size_t len, void *ctx)
 		}
 		break;
 	}
+	case PERF_RECORD_FORK:
+		memphis__thread_fork_record(rec, len);
+		break;
 	case PERF_RECORD_THROTTLE:
 		if (t)
 			t->r_throttled++;

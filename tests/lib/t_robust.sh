@@ -177,6 +177,28 @@ check "a preloaded pthread_create wrapper sees the program's threads only ($(gre
 check "a preloaded pthread_create wrapper: the run is written" test -f pinned1/meta.mph
 rm -rf pinned0 pinned1
 
+# A wrapper that calls libc's pthread_create itself, as likwid-pin's does (SHIM_PIN_LIBC=1):
+# the OpenMP thread never passes the library's pthread_create. It is found at the drain's
+# next pass (100 ms at most: per CPU a sample of a thread not registered, per thread its
+# creator's PERF_RECORD_FORK), not at the periodic scan, which the drain makes at its start
+# and then 250 ms later: the thread's first sample comes within 200 ms of the region's
+# start (it was made about then), against 240 ms or more through the scan.
+for scope in auto thread; do
+	OMP_NUM_THREADS=2 SHIM_PIN=0 SHIM_PIN_LIBC=1 MEMPHIS_SCOPE=$scope MEMPHIS_OUTPUT=hidden \
+		LD_PRELOAD="$B/tests/shim_pin.so" "$B/tests/prog_table" 300 > hidden.out 2> hidden.err
+	rc=$?
+	"$REPORT" dump hidden > hidden.dump 2>&1
+	first=$(awk '$2 == "region" && $3 == 1 && $4 == "\"table\"" { split($5, t, "-"); t0 = t[1] }
+		$1 ~ /^[0-9.]+$/ && NF >= 9 && (!($3 in seen) || $1 < seen[$3]) { seen[$3] = $1 }
+		END { n = 0; for (tid in seen) { n++; if (seen[tid] > last) last = seen[tid] }
+		      if (n == 2) printf "%.0f", (last - t0) * 1000; else print "none" }' hidden.dump)
+	check "a thread made by a wrapper calling libc's pthread_create ($(sed -n 's/^#   scope=//p' hidden.dump) scope): sampled from $first ms after the region's start (200 at most)" \
+		sh -c "[ '$first' != none ] && [ '$first' -le 200 ]"
+	check "a wrapper calling libc's pthread_create ($scope): exit status 0 (got $rc), the program's output" \
+		sh -c "[ $rc = 0 ] && grep -q '^table: .* sum' hidden.out && [ \$(grep -c . hidden.out) = 1 ]"
+	rm -rf hidden
+done
+
 # Output that cannot be written: a path under a file, a planted symlink, a full disk.
 touch notadir
 MEMPHIS_OUTPUT=notadir/run "$P" > bad.out 2> bad.err

@@ -3,7 +3,9 @@
  * (a comma-separated list, read by its constructor), and, as liblikwidpin 5.2 does, takes
  * that CPU as the thread count modulo the list's length: called before its constructor
  * ran, the length is 0 and the process dies of SIGFPE. It prints "pinned N" on stderr at
- * exit. Preloaded objects start after the program's libraries, libmemphis included. */
+ * exit. Preloaded objects start after the program's libraries, libmemphis included.
+ * With SHIM_PIN_LIBC=1 it calls libc's pthread_create itself, as liblikwidpin does (from
+ * dlopen("libpthread.so.0")): the library's own pthread_create never sees those threads. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
@@ -33,9 +35,10 @@ __attribute__((destructor)) static void pin_fini(void)
 
 int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
-	int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *) =
-		(int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *))dlsym(
-			RTLD_NEXT, "pthread_create");
+	typedef int create_fn(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+	const char *libc = getenv("SHIM_PIN_LIBC");
+	void *from = libc && *libc == '1' ? dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD) : RTLD_NEXT;
+	create_fn *real = (create_fn *)dlsym(from ? from : RTLD_NEXT, "pthread_create");
 	int rc = real(th, attr, fn, arg);
 
 	if (rc == 0) {
