@@ -307,9 +307,18 @@ static void region_sampling(int on)
 	switch_sampling(on);
 }
 
+/* A thread's counts since the last region's end: what the drain read meanwhile (the LOST
+ * and THROTTLE records of sampling that lingered) was taken outside any region. */
+static void counts_reset(struct memphis__thread *t, void *ctx)
+{
+	(void)ctx;
+	t->r_samples = t->r_lost = t->r_throttled = 0;
+}
+
 void memphis__drain_region_begin(uint32_t seq)
 {
 	memset(&counts, 0, sizeof(counts));
+	memphis__thread_foreach(counts_reset, NULL);
 	region_seq = seq;
 	region_t0 = memphis__now();
 	region_sampling(1);

@@ -5,13 +5,18 @@
  * Inside one region the main thread lists the other threads of the process (all the
  * library's: the program starts none), a child ptrace-stops them, the main thread works
  * for MS ms of its CPU time (argument, default 400) and lets the child resume them, then
- * the region ends. Prints "cpu_ms N stopped K"; exits 77 where ptrace is refused. */
+ * the region ends. Prints "cpu_ms N stopped K"; exits 77 where ptrace is refused.
+ * With "gap" after MS: region "before" works 20 ms and ends, the stall and the MS ms of
+ * work come between regions (sampling lingers on: the drain that would switch it off is
+ * stopped), the program sleeps 300 ms (the drain reads what the stall lost), then region
+ * "after" works 50 ms: none of the stall's losses are its. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <memphis.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
@@ -50,17 +55,28 @@ static int stall(const pid_t *tids, int n, int to_parent, int from_parent)
 	return write(to_parent, &c, 1) == 1 && ok ? 0 : 1;
 }
 
-int main(int argc, char **argv)
+/* MS ms of the calling thread's CPU time, loading from an array. */
+static void work(double ms)
 {
 	static volatile double a[1 << 16];
-	double ms = argc > 1 ? atof(argv[1]) : 400, t0, sum = 0;
+	double t0 = cpu_ms(), sum = 0;
+
+	for (unsigned i = 0; (i & 0xffff) || cpu_ms() - t0 < ms; i++)
+		sum += a[(i * 2654435761u) & 0xffff];
+	a[0] = sum;
+}
+
+/* MS ms of the main thread's CPU time while the library's threads are stopped: the CPU
+ * ms worked, -1 on a failure, -77 where they cannot be stopped. */
+static double stalled_work(double ms, int *stopped)
+{
 	pid_t tids[MAXT], self = gettid();
 	int n = 0, up[2], down[2], st;
+	double t0;
 	struct dirent *e;
 	DIR *d;
 	char c;
 
-	memphis_mark_named("stall");
 	d = opendir("/proc/self/task");
 	while (d && (e = readdir(d)) && n < MAXT) {
 		pid_t t = atoi(e->d_name);
@@ -69,31 +85,61 @@ int main(int argc, char **argv)
 	}
 	if (d)
 		closedir(d);
+	*stopped = n;
 	if (pipe(up) || pipe(down))
-		return 1;
+		return -1;
 	prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0); /* Yama's ptrace_scope 1 */
 	pid_t child = fork();
 	if (child < 0)
-		return 1;
+		return -1;
 	if (child == 0)
 		_exit(stall(tids, n, up[1], down[0]));
 	if (read(up[0], &c, 1) != 1 || c != 's') {
 		fprintf(stderr, "prog_stall: cannot ptrace-stop the library's threads\n");
 		c = 'x';
 		if (write(down[1], &c, 1) != 1)
-			return 1;
+			return -1;
 		waitpid(child, &st, 0);
-		return 77;
+		return -77;
 	}
 	t0 = cpu_ms();
-	for (unsigned i = 0; (i & 0xffff) || cpu_ms() - t0 < ms; i++)
-		sum += a[(i * 2654435761u) & 0xffff];
+	work(ms);
 	double used = cpu_ms() - t0;
 	c = 'g';
 	if (write(down[1], &c, 1) != 1 || read(up[0], &c, 1) != 1)
-		return 1;
+		return -1;
 	waitpid(child, &st, 0);
+	for (int i = 0; i < 2; i++) {
+		close(up[i]);
+		close(down[i]);
+	}
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? used : -1;
+}
+
+int main(int argc, char **argv)
+{
+	double ms = argc > 1 ? atof(argv[1]) : 400, used;
+	int gap = argc > 2 && strcmp(argv[2], "gap") == 0, stopped;
+
+	if (gap) {
+		memphis_mark_named("before");
+		work(20);
+		memphis_print();
+	} else {
+		memphis_mark_named("stall");
+	}
+	used = stalled_work(ms, &stopped);
+	if (used == -77)
+		return 77;
+	if (used < 0)
+		return 1;
+	if (gap) {
+		struct timespec nap = { 0, 300000000 };
+		nanosleep(&nap, NULL);
+		memphis_mark_named("after");
+		work(50);
+	}
 	memphis_print();
-	printf("cpu_ms %.0f stopped %d sum %g\n", used, n, sum);
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
+	printf("cpu_ms %.0f stopped %d\n", used, stopped);
+	return 0;
 }
