@@ -82,6 +82,10 @@ static void soft_attr(struct perf_event_attr *a, uint64_t period_ns, int per_cpu
 	}
 	a->exclude_kernel = !kernel_on;
 	a->exclude_hv = 1;
+	/* a CPU's clock ticks in its idle task too: never the program's, and with kernel_on
+	 * a record each period of every idle CPU, which the drain reads and drops and whose
+	 * ring's losses it would tell as the program's */
+	a->exclude_idle = per_cpu;
 	/* a thread's own event: a PERF_RECORD_FORK when it makes a thread, which a wrapper of
 	 * pthread_create that calls libc's (likwid-pin's) hides from the library's */
 	a->task = !per_cpu;

@@ -254,8 +254,15 @@ static void samples_legend(const struct report *r, FILE *f)
 		sep = "; ";
 	}
 	if (r->st.lost) {
+		const char *scope = mr_run_get(r->run, "scope"), *be = mr_run_get(r->run, "backend");
+
 		fprintf(f, "%slost: samples the kernel could not hand over (its buffer was full)",
 			sep);
+		/* the soft sampler's events of a CPU sample every process there (the module
+		 * keeps only this one's) */
+		if (scope && !strcmp(scope, "cpu") && be && !strcmp(be, "soft"))
+			fprintf(f, ", counted in the CPUs' buffers, which hold every process's "
+				"samples: this program lost at most as many");
 		sep = "; ";
 	}
 	if (r->st.throttled)

@@ -36,6 +36,11 @@ for scope in thread cpu; do
 		'[ "${lost:-0}" -ge 100 ]'
 	check_if "scope $scope: samples and lost account for the CPU time (${samples:-?} + ${lost:-?} of ~${cpu:-?})" \
 		'[ $(( ${samples:-0} + ${lost:-0} )) -ge $(( ${cpu:-1000} * 8 / 10 )) ]'
+	# a CPU's buffer holds every process's samples there, and loses theirs too
+	if [ $scope = cpu ]; then
+		check_if "scope cpu: the report says the CPUs' buffers lose every process's samples" \
+			'grep -q "which hold every process.s samples: this program lost at most as many" cpu.report'
+	fi
 	if [ $scope = thread ]; then
 		tid=$(sed -n 's/^#   region 1 tid \([0-9]*\): .* samples, \([0-9,]*\) lost.*/\1 \2/p' \
 			$scope.meta | tr -d , | sort -k2 -n | tail -n 1)
