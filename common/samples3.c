@@ -6,6 +6,10 @@
 
 #include "samples3.h"
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+#endif
+
 /* The state both sides start each block with: what a field equal to it costs nothing. */
 static void s3_start(struct memphis_rec_sample *prev, uint64_t *sip_delta)
 {
@@ -241,11 +245,30 @@ int mph_s3_decode_checked(const unsigned char *p, size_t len, struct memphis_rec
 	return 0;
 }
 
+/* The low 7 bits of each byte of r, packed: by BMI2's PEXT (one instruction) when pext,
+ * else in three steps of shifts and masks. */
+static inline __attribute__((always_inline)) uint64_t pack7(uint64_t r, int pext)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (pext) {
+		uint64_t packed;
+
+		/* asm, not the intrinsic: the file is built for every x86-64 */
+		__asm__("pextq %2, %1, %0" : "=r"(packed) : "r"(r), "r"(0x7f7f7f7f7f7f7f7full));
+		return packed;
+	}
+#endif
+	r &= 0x7f7f7f7f7f7f7f7full;
+	r = ((r & 0x7f007f007f007f00ull) >> 1) | (r & 0x007f007f007f007full);
+	r = ((r & 0x3fff00003fff0000ull) >> 2) | (r & 0x00003fff00003fffull);
+	return ((r & 0x0fffffff00000000ull) >> 4) | (r & 0x000000000fffffffull);
+}
+
 /* One ULEB128 value at *pp, below end, of at most `bits` bits: 0, or -1 where
- * mph_s3_decode_checked's get() refuses it. */
+ * mph_s3_decode_checked's get() refuses it. pext: pack7's, a constant. */
 static inline __attribute__((always_inline)) int uleb(const unsigned char **pp,
 						      const unsigned char *end, int near_end,
-						      unsigned bits, uint64_t *v)
+						      unsigned bits, int pext, uint64_t *v)
 {
 	const unsigned char *p = *pp;
 	uint64_t r, stop;
@@ -256,20 +279,18 @@ static inline __attribute__((always_inline)) int uleb(const unsigned char **pp,
 		return 0;
 	}
 	if (!near_end || end - p >= 8) {
-		/* up to 8 bytes at once (little-endian): the 7-bit groups packed in three
-		 * steps, no branch on the length */
+		/* up to 8 bytes at once (little-endian): the 7-bit groups packed (pack7), no
+		 * branch on the length */
 		memcpy(&r, p, 8);
 		stop = ~r & 0x8080808080808080ull;
 		if (__builtin_expect(stop != 0, 1)) {
 			unsigned nb = ((unsigned)__builtin_ctzll(stop) >> 3) + 1;
 
-			if (nb > 1 && p[nb - 1] == 0)
+			/* *p has its high bit (else the one-byte case): nb > 1 */
+			if (!((r >> (8 * nb - 8)) & 0xff))
 				return -1; /* not in its shortest form */
 			/* the bytes up to the first without its high bit (stop's lowest bit) */
-			r &= (stop ^ (stop - 1)) & 0x7f7f7f7f7f7f7f7full;
-			r = ((r & 0x7f007f007f007f00ull) >> 1) | (r & 0x007f007f007f007full);
-			r = ((r & 0x3fff00003fff0000ull) >> 2) | (r & 0x00003fff00003fffull);
-			r = ((r & 0x0fffffff00000000ull) >> 4) | (r & 0x000000000fffffffull);
+			r = pack7(r & (stop ^ (stop - 1)), pext);
 			if (bits < 64 && r >> bits)
 				return -1;
 			*pp = p + nb;
@@ -317,7 +338,8 @@ struct s3_state {
 /* Decode one record at *pp into *out. 0, or -1 as decode_fast. */
 static inline __attribute__((always_inline)) int s3_record(const unsigned char **pp,
 							   const unsigned char *end,
-							   int near_end, struct s3_state *st,
+							   int near_end, int pext,
+							   struct s3_state *st,
 							   struct memphis_rec_sample *out)
 {
 	const unsigned char *p = *pp;
@@ -334,14 +356,14 @@ static inline __attribute__((always_inline)) int s3_record(const unsigned char *
 		if (((h >> 8) & ~(unsigned)(MPH_S3_INS_LAT | MPH_S3_DATA_SRC)) || !(h >> 8))
 			return -1;
 	}
-	if (uleb(&p, end, near_end, 64, &v))
+	if (uleb(&p, end, near_end, 64, pext, &v))
 		return -1;
 	st->time += unzigzag(v);
-	if (uleb(&p, end, near_end, 64, &v))
+	if (uleb(&p, end, near_end, 64, pext, &v))
 		return -1;
 	st->ip += unzigzag(v);
 	if (h & MPH_S3_ADDR) {
-		if (uleb(&p, end, near_end, 64, &v))
+		if (uleb(&p, end, near_end, 64, pext, &v))
 			return -1;
 		addr = st->prev_addr + unzigzag(v);
 		if (!addr)
@@ -349,14 +371,14 @@ static inline __attribute__((always_inline)) int s3_record(const unsigned char *
 		st->prev_addr = addr;
 	}
 	if (h & MPH_S3_SIP) {
-		if (uleb(&p, end, near_end, 64, &v) || unzigzag(v) == st->sip_delta)
+		if (uleb(&p, end, near_end, 64, pext, &v) || unzigzag(v) == st->sip_delta)
 			return -1;
 		st->sip_delta = unzigzag(v);
 	}
 	if (h & ~(unsigned)(MPH_S3_ADDR | MPH_S3_SIP | MPH_S3_MORE)) {
 #define FAST_FIELD(bit, name, bits)                                                         \
 		if (h & (bit)) {                                                            \
-			if (uleb(&p, end, near_end, bits, &v) || v == (uint64_t)st->name) \
+			if (uleb(&p, end, near_end, bits, pext, &v) || v == (uint64_t)st->name) \
 				return -1;                                                  \
 			st->name = v;                                                       \
 		}
@@ -380,15 +402,17 @@ static inline __attribute__((always_inline)) int s3_record(const unsigned char *
 
 /* The decoding proper: what mph_s3_decode_checked accepts, at a few nanoseconds a record
  * (the checked one's calls per byte cost the report's pass half its time); -1 for the
- * rest, whose message the checked one gives. */
-static int decode_fast(const unsigned char *p, size_t len, struct memphis_rec_sample *out, size_t n)
+ * rest, whose message the checked one gives. pext: pack7's, a constant. */
+static inline __attribute__((always_inline)) int decode_fast(const unsigned char *p, size_t len,
+							     struct memphis_rec_sample *out,
+							     size_t n, int pext)
 {
 	const unsigned char *end = p + len;
 	struct memphis_rec_sample z;
 	struct s3_state st;
 	uint64_t v;
 
-	if (uleb(&p, end, 1, 64, &v) || v != n)
+	if (uleb(&p, end, 1, 64, pext, &v) || v != n)
 		return -1;
 	s3_start(&z, &st.sip_delta);
 	st = (struct s3_state){ .time = z.time, .ip = z.ip, .data_src = z.data_src,
@@ -399,18 +423,90 @@ static int decode_fast(const unsigned char *p, size_t len, struct memphis_rec_sa
 
 	/* no bound checked inside a record while S3_SLACK bytes remain */
 	for (; i < n && end - p >= S3_SLACK; i++)
-		if (s3_record(&p, end, 0, &st, &out[i]))
+		if (s3_record(&p, end, 0, pext, &st, &out[i]))
 			return -1;
 	for (; i < n; i++)
-		if (s3_record(&p, end, 1, &st, &out[i]))
+		if (s3_record(&p, end, 1, pext, &st, &out[i]))
 			return -1;
 	return p == end ? 0 : -1;
+}
+
+static int decode_plain(const unsigned char *p, size_t len, struct memphis_rec_sample *out,
+			size_t n)
+{
+	return decode_fast(p, len, out, n, 0);
+}
+
+/* decode_plain by PEXT: only where the CPU has it (mph_s3_decoder_pext) */
+static int decode_pext(const unsigned char *p, size_t len, struct memphis_rec_sample *out,
+		       size_t n)
+{
+	return decode_fast(p, len, out, n, 1);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* Whether this CPU has PEXT (BMI2). */
+static int pext_have(void)
+{
+	return __builtin_cpu_supports("bmi2");
+}
+
+/* Whether PEXT is fast here: BMI2, and not an AMD CPU before Zen 3 (family 0x19), where
+ * it is microcoded at tens to hundreds of cycles. */
+static int pext_fast(void)
+{
+	unsigned a, b, c, d, family;
+
+	if (!pext_have())
+		return 0;
+	if (!__builtin_cpu_is("amd"))
+		return 1;
+	if (!__get_cpuid(1, &a, &b, &c, &d))
+		return 0;
+	family = (a >> 8) & 0xf;
+	if (family == 0xf)
+		family += (a >> 20) & 0xff;
+	return family >= 0x19;
+}
+#else
+static int pext_have(void)
+{
+	return 0;
+}
+
+static int pext_fast(void)
+{
+	return 0;
+}
+#endif
+
+/* 1: decode by PEXT, 0: not, -1: not chosen yet. Relaxed atomics: every thread that
+ * chooses chooses alike. */
+static int s3_pext = -1;
+
+int mph_s3_decoder_pext(int want)
+{
+	int c = want == 0 ? 0 : want == 1 ? pext_have() : pext_fast();
+
+	__atomic_store_n(&s3_pext, c, __ATOMIC_RELAXED);
+	return c;
+}
+
+/* Whether mph_s3_decode uses PEXT: chosen once (CPUID costs a VM exit). */
+static int pext_in_use(void)
+{
+	int c = __atomic_load_n(&s3_pext, __ATOMIC_RELAXED);
+
+	return c >= 0 ? c : mph_s3_decoder_pext(-1);
 }
 
 int mph_s3_decode(const unsigned char *p, size_t len, struct memphis_rec_sample *out, size_t n,
 		  struct mph_s3_error *e)
 {
-	if (decode_fast(p, len, out, n) == 0)
+	int r = pext_in_use() ? decode_pext(p, len, out, n)
+					 : decode_plain(p, len, out, n);
+
+	if (r == 0)
 		return 0;
 	if (mph_s3_decode_checked(p, len, out, n, e) == 0) {
 		/* cannot be: both take the same payloads (fuzz_samples3 checks) */

@@ -38,6 +38,11 @@ int mph_s3_count(const unsigned char *p, size_t len, size_t *n, struct mph_s3_er
  * the last record; out[] is undefined then. */
 int mph_s3_decode(const unsigned char *p, size_t len, struct memphis_rec_sample *out, size_t n,
 		  struct mph_s3_error *e);
+/* Set which of mph_s3_decode's two decoders, equal in what they answer, it uses: want 1
+ * the one packing varints by BMI2's PEXT (when the CPU has it), 0 the other, -1 the one
+ * for this CPU (PEXT where it is fast), which is also what it uses until told. Returns 1
+ * when the PEXT one is in use. For the tests and the benchmark. */
+int mph_s3_decoder_pext(int want);
 /* The same answer (and out[]) as mph_s3_decode, checking byte by byte, slower: what gives
  * mph_s3_decode's message, and what the fuzz target holds it to. */
 int mph_s3_decode_checked(const unsigned char *p, size_t len, struct memphis_rec_sample *out,

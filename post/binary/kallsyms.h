@@ -54,9 +54,9 @@ uint64_t mr_kallsyms_key(const char *boot_id, const char *modules);
 long mr_kallsyms_find(const struct mr_kallsyms *k, uint64_t ip);
 
 /* A caller's answers of mr_kallsyms_find, direct-mapped by address; zero-initialised is
- * empty. A run's kernel samples have a few addresses, each a search of 100 k symbols
- * (cache misses) without it. */
-#define MR_KALLSYMS_CACHE_BITS 8
+ * empty. A run's kernel samples have hundreds of addresses (cg -i 900: 405, which 256
+ * slots held only half of), each a search of 100 k symbols (cache misses) without it. */
+#define MR_KALLSYMS_CACHE_BITS 12
 struct mr_kallsyms_cache {
 	struct mr_kallsyms_slot {
 		uint64_t ip;

@@ -479,6 +479,9 @@ static void test_layout3(void)
 	s3_bad((const unsigned char *)"\x02\x00\x00\x00", 4, "more than its 3 bytes can hold", 0);
 	s3_bad((const unsigned char *)"", 0, "record count: the payload ends inside it", 0);
 	s3_bad((const unsigned char *)"\x01\x00\x80\x00\x00", 5, "time: varint not in its shortest form", 2);
+	/* the same with two records of zeros after it: the decoder's 8-byte path */
+	s3_bad((const unsigned char *)"\x03\x00\x81\x80\x00\x00\x00\x00\x00\x00\x00\x00", 12,
+	       "time: varint not in its shortest form", 2);
 	s3_bad((const unsigned char *)"\x01\x00\x80\x80\x80\x80\x80\x80\x80\x80\x80\x02\x00", 13,
 	       "time: varint longer than 64 bits", 2);
 	s3_bad((const unsigned char *)"\x01\x80\x04\x00\x00", 5, "unknown bits", 1);
@@ -594,7 +597,14 @@ int main(void)
 	rundir_no_map = 0;
 	test_versions();
 	test_stacks();
+	/* both decoders: PEXT's where this CPU has it */
+	mph_s3_decoder_pext(0);
 	test_layout3();
+	if (mph_s3_decoder_pext(1))
+		test_layout3();
+	else
+		ok(1, "layout 3 by PEXT # SKIP this CPU has no BMI2");
+	mph_s3_decoder_pext(-1);
 	test_stacks2();
 	test_stacks_find();
 	ok(!strcmp(mr_fmt_count(b, 1234567), "1,234,567") && !strcmp(mr_fmt_count(b, 999), "999"),
