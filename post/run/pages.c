@@ -6,9 +6,10 @@
 
 #define ANY_REGION 0xffffu
 #define FROM0 (1ull << 32)
-#define NEWPAGE (UINT64_MAX - 1)
 #define OVERRIDE MR_PAGEMAP_OVERRIDE
+#define SET MR_PAGEMAP_SET
 #define PAGE_KEY MR_PAGEMAP_KEY
+#define CHUNK_PAGES (1u << MR_PAGEMAP_CHUNK_BITS)
 
 /* Each PAGES record with a node: fn(pm, region, page, node) in file order; stops at the
  * first nonzero return. */
@@ -36,19 +37,51 @@ static int each_record(struct mr_pagemap *pm, const struct mr_run *run,
 	return 0;
 }
 
+/* The dflt value of page (below 2^48), 0 (no record) when new, its chunk made; NULL when
+ * out of memory. A block's records are mostly in one chunk: the last one is kept. */
+static uint64_t *dflt_slot(struct mr_pagemap *pm, uint64_t page)
+{
+	uint64_t pn = page >> pm->page_shift, id = pn >> MR_PAGEMAP_CHUNK_BITS;
+
+	if (!pm->last || pm->last_id != id) {
+		uint64_t *k = mph_u64map_get(&pm->chunk_of, id), *c;
+
+		if (!k) {
+			if (pm->nchunk == pm->cap_chunk) {
+				size_t cap = pm->cap_chunk ? pm->cap_chunk * 2 : 16;
+				uint64_t **nc = reallocarray(pm->chunks, cap, sizeof(*nc));
+
+				if (!nc)
+					return NULL;
+				pm->chunks = nc;
+				pm->cap_chunk = cap;
+			}
+			c = calloc(CHUNK_PAGES, sizeof(*c));
+			if (!c || !(k = mph_u64map_insert(&pm->chunk_of, id, pm->nchunk))) {
+				free(c);
+				return NULL;
+			}
+			pm->chunks[pm->nchunk++] = c;
+		}
+		pm->last_id = id;
+		pm->last = pm->chunks[*k];
+	}
+	return &pm->last[pn & (CHUNK_PAGES - 1)];
+}
+
 /* The default answer (dflt values: node in the low 32 bits, FROM0 when from region 0):
  * the last record of region 0, else the last of any region. Counts the records, and sets
  * pm->override when some page has records of two nodes. */
 static int put_default(struct mr_pagemap *pm, uint32_t region, uint64_t page, uint64_t node)
 {
-	uint64_t *v = mph_u64map_put(&pm->dflt, page, NEWPAGE);
+	uint64_t *v = dflt_slot(pm, page);
 
 	if (!v)
 		return -ENOMEM;
-	if (*v != NEWPAGE && (uint32_t)*v != (uint32_t)node)
+	if (*v && (uint32_t)*v != (uint32_t)node)
 		pm->override = 1;
-	if (region == 0 || *v == NEWPAGE || !(*v & FROM0))
-		*v = (node & 0xffffffffu) | (region == 0 ? FROM0 : 0);
+	if (region == 0 || !*v || !(*v & FROM0))
+		*v = SET | (node & 0xffffffffu) | (region == 0 ? FROM0 : 0);
 	pm->entries++;
 	pm->region0 += region == 0;
 	if (region)
@@ -64,7 +97,7 @@ static int put_region(struct mr_pagemap *pm, uint32_t region, uint64_t page, uin
 
 	if (!region)
 		return 0;
-	d = mph_u64map_get(&pm->dflt, page);
+	d = dflt_slot(pm, page); /* made by put_default */
 	if ((uint32_t)*d == (uint32_t)node) {
 		if ((*d & OVERRIDE) && (v = mph_u64map_get(&pm->map, PAGE_KEY(region, page))))
 			*v = node;
@@ -82,6 +115,8 @@ int mr_pagemap_build(struct mr_pagemap *pm, const struct mr_run *run)
 	pm->page_size = mr_run_get_u64(run, "page_size", 4096);
 	if (pm->page_size == 0 || (pm->page_size & (pm->page_size - 1)))
 		pm->page_size = 4096;
+	pm->page_shift = (unsigned)__builtin_ctzll(pm->page_size);
+	pm->last = NULL;
 	pm->entries = pm->region0 = 0;
 	pm->override = 0;
 	pm->nregion = 1;
@@ -89,7 +124,7 @@ int mr_pagemap_build(struct mr_pagemap *pm, const struct mr_run *run)
 		if (run->pages[i].hdr.region < ANY_REGION && run->pages[i].hdr.region >= pm->nregion)
 			pm->nregion = run->pages[i].hdr.region + 1;
 	pm->has_region = calloc(pm->nregion, 1);
-	if (!pm->has_region || mph_u64map_init(&pm->map, 1024) || mph_u64map_init(&pm->dflt, 1024))
+	if (!pm->has_region || mph_u64map_init(&pm->map, 1024) || mph_u64map_init(&pm->chunk_of, 64))
 		return -ENOMEM;
 	if (each_record(pm, run, put_default))
 		return -ENOMEM;
@@ -102,7 +137,12 @@ int mr_pagemap_build(struct mr_pagemap *pm, const struct mr_run *run)
 void mr_pagemap_free(struct mr_pagemap *pm)
 {
 	mph_u64map_free(&pm->map);
-	mph_u64map_free(&pm->dflt);
+	mph_u64map_free(&pm->chunk_of);
+	for (size_t i = 0; i < pm->nchunk; i++)
+		free(pm->chunks[i]);
+	free(pm->chunks);
+	pm->chunks = NULL;
+	pm->nchunk = pm->cap_chunk = 0;
 	free(pm->has_region);
 	pm->has_region = NULL;
 }

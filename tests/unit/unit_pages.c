@@ -1,6 +1,6 @@
 /* tests/unit/unit_pages.c - the page-home map of memphis-report (post/run/pages.c): a region's
  * own PAGES answer over the first-touch home, unknown (-errno) nodes, pages only another
- * region knows, a region's last record of a page winning.
+ * region knows, a region's last record of a page winning; pages far apart.
  * Table-driven; TAP output. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,8 +74,71 @@ static void test_pages(void)
 	}
 }
 
+/* Pages far apart, in the map's chunks of 512 pages: both sides of a chunk's edge, the top
+ * of the user address space, a page at 2^48 (no page there: unknown), records that go
+ * back to a chunk seen before, and a region's own answer in another chunk; with 4 KiB
+ * and 64 KiB pages. */
+static void test_chunks(unsigned page_size)
+{
+	char dir[] = "/tmp/unit_pages.XXXXXX", path[600], run_text[64], err[256];
+	uint64_t ps = page_size, edge = 512 * ps, top = 0x800000000000ull - ps;
+	struct {
+		struct memphis_rec_pages_hdr h;
+		struct memphis_rec_page p[6];
+	} r0 = { { 1, 0, 6 }, { { edge - ps, 1, 0 }, { edge, 0, 0 }, { top, 1, 0 }, { ps, 0, 0 },
+				 { 1ull << 48, 1, 0 }, { edge + ps, 1, 0 } } };
+	struct {
+		struct memphis_rec_pages_hdr h;
+		struct memphis_rec_page p[1];
+	} r2 = { { 2, 2, 1 }, { { edge, 1, 0 } } };
+	struct memphis_rec_file rf = { MEMPHIS_FORMAT_VERSION, MPH_FILE_META, -1, 1, 0 };
+	struct mr_pagemap pm = { 0 };
+	struct mr_run *run = NULL;
+	FILE *f;
+	int n;
+
+	if (!mkdtemp(dir)) {
+		ok(0, "chunks: temp dir");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/meta.mph", dir);
+	n = snprintf(run_text, sizeof(run_text), "exe=/bin/true\npage_size=%u\n", page_size);
+	f = fopen(path, "wb");
+	if (f) {
+		put_block(f, MPH_BLK_FILE, &rf, sizeof(rf));
+		put_block(f, MPH_BLK_RUN, run_text, (uint32_t)n);
+		put_block(f, MPH_BLK_PAGES, &r0, sizeof(r0));
+		put_block(f, MPH_BLK_PAGES, &r2, sizeof(r2));
+		fclose(f);
+	}
+	if (mr_run_open(dir, &run, err, sizeof(err)) || mr_pagemap_build(&pm, run)) {
+		ok(0, "chunks: open and build (%s)", err);
+	} else {
+		int got[] = { mr_pagemap_node(&pm, 0, edge - 1), mr_pagemap_node(&pm, 0, edge),
+			      mr_pagemap_node(&pm, 2, edge + 8), mr_pagemap_node(&pm, 0, top + ps - 1),
+			      mr_pagemap_node(&pm, 0, ps), mr_pagemap_node(&pm, 0, 0),
+			      mr_pagemap_node(&pm, 0, 1ull << 48), mr_pagemap_node(&pm, 0, edge + ps),
+			      mr_pagemap_node(&pm, 0, edge + 2 * ps), mr_pagemap_home(&pm, edge) };
+		int want[] = { 1, 0, 1, 1, 0, -1, -1, 1, -1, MR_PAGEMAP_VARIES };
+		int right = 0;
+
+		for (size_t i = 0; i < sizeof(got) / sizeof(got[0]); i++)
+			right += got[i] == want[i];
+		ok(right == (int)(sizeof(got) / sizeof(got[0])) && pm.entries == 6,
+		   "chunks of %u-byte pages: %d of %zu homes right, %llu records", page_size, right,
+		   sizeof(got) / sizeof(got[0]), (unsigned long long)pm.entries);
+	}
+	mr_pagemap_free(&pm);
+	mr_run_close(run);
+	snprintf(path, sizeof(path), "rm -rf %s", dir);
+	if (system(path)) {
+	}
+}
+
 int main(void)
 {
 	test_pages();
+	test_chunks(4096);
+	test_chunks(65536);
 	return tap_done();
 }
