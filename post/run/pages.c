@@ -37,8 +37,9 @@ static int each_record(struct mr_pagemap *pm, const struct mr_run *run,
 	return 0;
 }
 
-/* The dflt value of page (below 2^48), 0 (no record) when new, its chunk made; NULL when
- * out of memory. A block's records are mostly in one chunk: the last one is kept. */
+/* The dflt value of page (below 2^48), 0 (no record) when new, its chunk made (in the far
+ * map past chunk_max chunks); NULL when out of memory. A block's records are mostly in
+ * one chunk: the last one is kept. */
 static uint64_t *dflt_slot(struct mr_pagemap *pm, uint64_t page)
 {
 	uint64_t pn = page >> pm->page_shift, id = pn >> MR_PAGEMAP_CHUNK_BITS;
@@ -46,6 +47,8 @@ static uint64_t *dflt_slot(struct mr_pagemap *pm, uint64_t page)
 	if (!pm->last || pm->last_id != id) {
 		uint64_t *k = mph_u64map_get(&pm->chunk_of, id), *c;
 
+		if (!k && pm->nchunk == pm->chunk_max)
+			return mph_u64map_put(&pm->far, page, 0);
 		if (!k) {
 			if (pm->nchunk == pm->cap_chunk) {
 				size_t cap = pm->cap_chunk ? pm->cap_chunk * 2 : 16;
@@ -117,6 +120,8 @@ int mr_pagemap_build(struct mr_pagemap *pm, const struct mr_run *run)
 		pm->page_size = 4096;
 	pm->page_shift = (unsigned)__builtin_ctzll(pm->page_size);
 	pm->last = NULL;
+	if (!pm->chunk_max)
+		pm->chunk_max = MR_PAGEMAP_CHUNK_MAX;
 	pm->entries = pm->region0 = 0;
 	pm->override = 0;
 	pm->nregion = 1;
@@ -124,7 +129,8 @@ int mr_pagemap_build(struct mr_pagemap *pm, const struct mr_run *run)
 		if (run->pages[i].hdr.region < ANY_REGION && run->pages[i].hdr.region >= pm->nregion)
 			pm->nregion = run->pages[i].hdr.region + 1;
 	pm->has_region = calloc(pm->nregion, 1);
-	if (!pm->has_region || mph_u64map_init(&pm->map, 1024) || mph_u64map_init(&pm->chunk_of, 64))
+	if (!pm->has_region || mph_u64map_init(&pm->map, 1024) ||
+	    mph_u64map_init(&pm->chunk_of, 64) || mph_u64map_init(&pm->far, 16))
 		return -ENOMEM;
 	if (each_record(pm, run, put_default))
 		return -ENOMEM;
@@ -138,6 +144,7 @@ void mr_pagemap_free(struct mr_pagemap *pm)
 {
 	mph_u64map_free(&pm->map);
 	mph_u64map_free(&pm->chunk_of);
+	mph_u64map_free(&pm->far);
 	for (size_t i = 0; i < pm->nchunk; i++)
 		free(pm->chunks[i]);
 	free(pm->chunks);

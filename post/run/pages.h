@@ -14,8 +14,11 @@
 #define MR_PAGEMAP_KEY(region, page) ((page) | ((uint64_t)(region) << 48))
 /* dflt holds the pages in chunks of 512 (2 MiB of 4 KiB pages), found by chunk number:
  * a run's pages lie in a few large arrays, and a map of pages (256 KiB for cg's 6,875)
- * cost a cache and TLB miss per PAGES record, 10 ns against 5 */
+ * cost a cache and TLB miss per PAGES record, 10 ns against 5. At most chunk_max chunks
+ * (default MR_PAGEMAP_CHUNK_MAX, 32 MiB: pages spread over 16 GiB); the pages of the
+ * chunks beyond go to a map, where a page costs 16 bytes and not up to 4 KiB. */
 #define MR_PAGEMAP_CHUNK_BITS 9
+#define MR_PAGEMAP_CHUNK_MAX 8192
 
 struct mr_pagemap {
 	struct mph_u64map map;  /* key: page | region << 48, for regions with PAGES blocks */
@@ -24,6 +27,8 @@ struct mr_pagemap {
 	uint64_t **chunks;          /* [nchunk] of 1 << MR_PAGEMAP_CHUNK_BITS dflt values */
 	size_t nchunk, cap_chunk;
 	uint64_t last_id, *last;    /* the chunk of the record before (building) */
+	size_t chunk_max;           /* 0: MR_PAGEMAP_CHUNK_MAX (set before building) */
+	struct mph_u64map far;      /* page -> dflt value, for the pages of no chunk */
 	unsigned char *has_region; /* [nregion]: region seq has PAGES blocks of its own */
 	uint32_t nregion;
 	uint64_t page_size;
@@ -44,9 +49,12 @@ static inline const uint64_t *mr_pagemap_dflt(const struct mr_pagemap *pm, uint6
 	uint64_t pn = addr >> pm->page_shift;
 	const uint64_t *k, *v;
 
-	if (addr >= 1ull << 48 || !(k = mph_u64map_get(&pm->chunk_of, pn >> MR_PAGEMAP_CHUNK_BITS)))
+	if (addr >= 1ull << 48)
 		return NULL;
-	v = &pm->chunks[*k][pn & ((1u << MR_PAGEMAP_CHUNK_BITS) - 1)];
+	if ((k = mph_u64map_get(&pm->chunk_of, pn >> MR_PAGEMAP_CHUNK_BITS)))
+		v = &pm->chunks[*k][pn & ((1u << MR_PAGEMAP_CHUNK_BITS) - 1)];
+	else if (!pm->far.count || !(v = mph_u64map_get(&pm->far, pn << pm->page_shift)))
+		return NULL;
 	return *v ? v : NULL;
 }
 

@@ -77,8 +77,8 @@ static void test_pages(void)
 /* Pages far apart, in the map's chunks of 512 pages: both sides of a chunk's edge, the top
  * of the user address space, a page at 2^48 (no page there: unknown), records that go
  * back to a chunk seen before, and a region's own answer in another chunk; with 4 KiB
- * and 64 KiB pages. */
-static void test_chunks(unsigned page_size)
+ * and 64 KiB pages, and with one chunk at most (the other pages in the map). */
+static void test_chunks(unsigned page_size, size_t chunk_max)
 {
 	char dir[] = "/tmp/unit_pages.XXXXXX", path[600], run_text[64], err[256];
 	uint64_t ps = page_size, edge = 512 * ps, top = 0x800000000000ull - ps;
@@ -92,7 +92,7 @@ static void test_chunks(unsigned page_size)
 		struct memphis_rec_page p[1];
 	} r2 = { { 2, 2, 1 }, { { edge, 1, 0 } } };
 	struct memphis_rec_file rf = { MEMPHIS_FORMAT_VERSION, MPH_FILE_META, -1, 1, 0 };
-	struct mr_pagemap pm = { 0 };
+	struct mr_pagemap pm = { .chunk_max = chunk_max };
 	struct mr_run *run = NULL;
 	FILE *f;
 	int n;
@@ -124,9 +124,12 @@ static void test_chunks(unsigned page_size)
 
 		for (size_t i = 0; i < sizeof(got) / sizeof(got[0]); i++)
 			right += got[i] == want[i];
-		ok(right == (int)(sizeof(got) / sizeof(got[0])) && pm.entries == 6,
-		   "chunks of %u-byte pages: %d of %zu homes right, %llu records", page_size, right,
-		   sizeof(got) / sizeof(got[0]), (unsigned long long)pm.entries);
+		ok(right == (int)(sizeof(got) / sizeof(got[0])) && pm.entries == 6 &&
+		   pm.nchunk == (chunk_max ? chunk_max : 3) && pm.far.count == (chunk_max ? 3 : 0),
+		   "chunks of %u-byte pages, at most %zu: %d of %zu homes right, %llu records, "
+		   "%zu chunks, %zu pages in the map", page_size, chunk_max, right,
+		   sizeof(got) / sizeof(got[0]), (unsigned long long)pm.entries, pm.nchunk,
+		   pm.far.count);
 	}
 	mr_pagemap_free(&pm);
 	mr_run_close(run);
@@ -138,7 +141,8 @@ static void test_chunks(unsigned page_size)
 int main(void)
 {
 	test_pages();
-	test_chunks(4096);
-	test_chunks(65536);
+	test_chunks(4096, 0);
+	test_chunks(65536, 0);
+	test_chunks(4096, 1); /* the second and third chunks' pages in the map */
 	return tap_done();
 }
