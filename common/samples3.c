@@ -451,15 +451,19 @@ static int pext_have(void)
 	return __builtin_cpu_supports("bmi2");
 }
 
-/* Whether PEXT is fast here: BMI2, and not an AMD CPU before Zen 3 (family 0x19), where
- * it is microcoded at tens to hundreds of cycles. */
+/* Whether PEXT is fast here: BMI2, and not an AMD (or Hygon, Zen 1's licensee) CPU before
+ * Zen 3 (family 0x19), where it is microcoded at tens to hundreds of cycles. */
 static int pext_fast(void)
 {
 	unsigned a, b, c, d, family;
+	char vendor[12];
 
-	if (!pext_have())
+	if (!pext_have() || !__get_cpuid(0, &a, &b, &c, &d))
 		return 0;
-	if (!__builtin_cpu_is("amd"))
+	memcpy(vendor, &b, 4);
+	memcpy(vendor + 4, &d, 4);
+	memcpy(vendor + 8, &c, 4);
+	if (memcmp(vendor, "AuthenticAMD", 12) && memcmp(vendor, "HygonGenuine", 12))
 		return 1;
 	if (!__get_cpuid(1, &a, &b, &c, &d))
 		return 0;
