@@ -7,7 +7,7 @@
 #include "samples3.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#include <cpuid.h>
+#include "cpufamily.h"
 #endif
 
 /* The state both sides start each block with: what a field equal to it costs nothing. */
@@ -455,7 +455,7 @@ static int pext_have(void)
  * Zen 3 (family 0x19), where it is microcoded at tens to hundreds of cycles. */
 static int pext_fast(void)
 {
-	unsigned a, b, c, d, family;
+	unsigned a, b, c, d, family, model;
 	char vendor[12];
 
 	if (!pext_have() || !__get_cpuid(0, &a, &b, &c, &d))
@@ -465,11 +465,7 @@ static int pext_fast(void)
 	memcpy(vendor + 8, &c, 4);
 	if (memcmp(vendor, "AuthenticAMD", 12) && memcmp(vendor, "HygonGenuine", 12))
 		return 1;
-	if (!__get_cpuid(1, &a, &b, &c, &d))
-		return 0;
-	family = (a >> 8) & 0xf;
-	if (family == 0xf)
-		family += (a >> 20) & 0xff;
+	mph_cpu_family_model(&family, &model);
 	return family >= 0x19;
 }
 #else
@@ -507,8 +503,7 @@ static int pext_in_use(void)
 int mph_s3_decode(const unsigned char *p, size_t len, struct memphis_rec_sample *out, size_t n,
 		  struct mph_s3_error *e)
 {
-	int r = pext_in_use() ? decode_pext(p, len, out, n)
-					 : decode_plain(p, len, out, n);
+	int r = pext_in_use() ? decode_pext(p, len, out, n) : decode_plain(p, len, out, n);
 
 	if (r == 0)
 		return 0;

@@ -8,7 +8,6 @@
  * mem_remote and mem_hops for data_src"; a Zen 4 hit in another CCX of the node reads
  * there as another node's cache), and the registers give the 6.6+ convention on every
  * kernel. Untested on hardware: no machine of the project has IBS. */
-#include <cpuid.h>
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -18,6 +17,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "cpufamily.h"
 #include "ibs.h"
 #include "log.h"
 #include "memphis/hwdecode.h"
@@ -187,21 +187,6 @@ static struct memphis__hw_set *cpu_sets;
 static struct memphis__ring *cpu_rings;
 static struct memphis__hw_times times; /* coverage of the closed threads' events */
 
-/* The CPU's family and model from CPUID leaf 1 (extended fields added as AMD defines
- * them); 0, 0 when CPUID has no leaf 1: the decoder then trusts no model-specific bit. */
-static void cpu_family_model(unsigned *family, unsigned *model)
-{
-	unsigned a, b, c, d;
-
-	*family = *model = 0;
-	if (!__get_cpuid(1, &a, &b, &c, &d))
-		return;
-	*family = (a >> 8) & 0xf;
-	if (*family == 0xf)
-		*family += (a >> 20) & 0xff;
-	*model = ((a >> 4) & 0xf) | ((a >> 12) & 0xf0);
-}
-
 /* memphis__ibs_try_fn of the probe: open the plan for real, close it again. */
 static int try_open(const struct memphis__hw_plan *p, pid_t tid, int cpu, void *ctx)
 {
@@ -224,7 +209,7 @@ static int ibs_probe(const struct memphis__backend_params *p, struct memphis__sa
 	int err;
 
 	own_pid = p->pid;
-	cpu_family_model(&cpu_family, &cpu_model);
+	mph_cpu_family_model(&cpu_family, &cpu_model); /* 0, 0: no model-specific bit trusted */
 	err = memphis__ibs_choose(&o, try_open, NULL, &plan, &per_cpu, out->hw_notes,
 				  sizeof(out->hw_notes), memphis__paranoid(), why, n);
 	if (err < 0)
