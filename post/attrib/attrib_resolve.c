@@ -490,7 +490,8 @@ static inline void slot_claim(struct ip_cache_slot *c, uint64_t ip)
 
 /* A slot for ip in the empty set *set, empty: a new one at the end of the dense array, or,
  * when it cannot grow, the last one (evicted: its set forgets it). */
-static struct ip_cache_slot *new_slot(struct mr_attrib_ctx *ctx, uint32_t *set, uint64_t ip)
+static __attribute__((noinline)) struct ip_cache_slot *new_slot(struct mr_attrib_ctx *ctx,
+								 uint32_t *set, uint64_t ip)
 {
 	struct ip_cache_slot *c;
 
@@ -664,9 +665,31 @@ void mr_attrib_sample_stack(struct mr_attrib_ctx *ctx, const struct memphis_rec_
 	sample_in_slot(ctx, ip_slot(ctx, s->ip), s, st, bytes, use_addr, r);
 }
 
-unsigned mr_attrib_sample_wait(struct mr_attrib_ctx *ctx, const struct memphis_rec_sample *s,
-			       const struct memphis_rec_stack *st, const uint8_t *bytes, int want,
-			       struct mr_resolved *r)
+/* mr_attrib_sample_wait's two paths that resolve, apart and returning c->wait (tail
+ * calls): its path for a sample that resolves nothing (most samples of a program that
+ * computes more than it loads) then saves and restores no register. */
+static __attribute__((noinline)) unsigned
+sample_addr(struct mr_attrib_ctx *ctx, struct ip_cache_slot *c, const struct memphis_rec_sample *s,
+	    const struct memphis_rec_stack *st, const uint8_t *bytes, struct mr_resolved *r)
+{
+	sample_in_slot(ctx, c, s, st, bytes, 1, r);
+	return c->wait;
+}
+
+static __attribute__((noinline)) unsigned
+sample_line(struct mr_attrib_ctx *ctx, struct ip_cache_slot *c, const struct memphis_rec_sample *s,
+	    struct mr_resolved *r)
+{
+	sample_in_slot(ctx, c, s, NULL, NULL, 0, r);
+	return c->wait;
+}
+
+/* mr_attrib_sample_wait of a sample whose instruction's slot is new or has no wait kind
+ * yet. */
+static __attribute__((noinline)) unsigned
+sample_wait_new(struct mr_attrib_ctx *ctx, const struct memphis_rec_sample *s,
+		const struct memphis_rec_stack *st, const uint8_t *bytes, int want,
+		struct mr_resolved *r)
 {
 	struct ip_cache_slot *c = ip_slot(ctx, s->ip);
 
@@ -675,8 +698,26 @@ unsigned mr_attrib_sample_wait(struct mr_attrib_ctx *ctx, const struct memphis_r
 		c->has_wait = 1;
 	}
 	if (want && !(c->wait & MR_WAIT_FENCE))
-		sample_in_slot(ctx, c, s, st, bytes, 1, r);
-	else if (c->wait & MR_WAIT_POLL)
-		sample_in_slot(ctx, c, s, st, bytes, 0, r); /* its line */
+		return sample_addr(ctx, c, s, st, bytes, r);
+	if (c->wait & MR_WAIT_POLL)
+		return sample_line(ctx, c, s, r); /* its line */
+	return c->wait;
+}
+
+unsigned mr_attrib_sample_wait(struct mr_attrib_ctx *ctx, const struct memphis_rec_sample *s,
+			       const struct memphis_rec_stack *st, const uint8_t *bytes, int want,
+			       struct mr_resolved *r)
+{
+	uint32_t set = ctx->set[mph_fib_slot(s->ip, IP_CACHE_BITS)];
+	struct ip_cache_slot *c = &ctx->slot[set - 1];
+
+	/* the instruction's slot, when it has one with its wait kind (ip_slot): every path
+	 * from here a tail call */
+	if (__builtin_expect(!set || c->ip != s->ip || !c->has_wait, 0))
+		return sample_wait_new(ctx, s, st, bytes, want, r);
+	if (want && !(c->wait & MR_WAIT_FENCE))
+		return sample_addr(ctx, c, s, st, bytes, r);
+	if (c->wait & MR_WAIT_POLL)
+		return sample_line(ctx, c, s, r); /* its line */
 	return c->wait;
 }
