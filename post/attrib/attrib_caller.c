@@ -10,7 +10,9 @@
  * CFI's rule, when it is SP or BP plus a constant), and the answer for a chain of return
  * addresses. An entry is answered by replaying the rules on a few of its stack words: from
  * the chains cached, else up to its first frame with a user line; libdw unwinds only what
- * the rules cannot replay. The catalog and the objects are used under the attribution's
+ * the rules cannot replay. An entry whose registers and words read equal those of an
+ * entry answered from the chains before has its answer (the memo: a thread waiting in one
+ * system call over and over). The catalog and the objects are used under the attribution's
  * lock, the unwinding not.
  *
  * A frame of libmemphis's own work met before any user line (attrib_self.c: not one of its
@@ -31,6 +33,20 @@
 #define KIND_RUNTIME 2u /* runtime code, or no source line: its caller tells the line */
 #define KIND_SELF 3u    /* libmemphis's own work: what it called is the library's */
 
+/* The memo's slots, and the stack words a slot compares: two a frame (return address,
+ * saved BP) */
+#define MEMO_BITS 6
+#define MEMO_WORDS (2 * MR_UNWIND_MAX_FRAMES)
+
+/* An entry answered from the chains: what its replay read, and the answer. */
+struct caller_memo {
+	uint64_t ip, pc, sp, bp; /* the sample's ip, the entry's IP, SP and BP */
+	uint32_t stack_len, id;
+	uint32_t nw;              /* words read; 0: the slot is empty */
+	uint32_t off[MEMO_WORDS]; /* their offsets in the stack bytes */
+	uint64_t w[MEMO_WORDS];   /* their values */
+};
+
 struct attrib_callers {
 	struct mr_attrib *a;
 	struct mr_attrib_ctx *ctx;  /* the lock holder's context (NULL: the attribution's own) */
@@ -42,6 +58,7 @@ struct attrib_callers {
 				     * -> its rule packed (rule_of); 0: none to replay */
 	struct mph_u64map by_chain; /* mix of (ip, return addresses up to the answer) -> line id
 				     * (0: no frame with a user line) */
+	struct caller_memo memo[1u << MEMO_BITS]; /* by ip, SP and thread */
 };
 
 /* Under the lock: code address pc (at time t) has a source line in no runtime library
@@ -155,6 +172,7 @@ static int at_time(struct attrib_callers *cs, uint64_t ip, uint64_t t)
 	}
 	cs->t0 = t0;
 	cs->t1 = t1;
+	memset(cs->memo, 0, sizeof(cs->memo));
 	return 0;
 }
 
@@ -212,26 +230,78 @@ static int replay(uint64_t v, const struct memphis_rec_stack *st, const uint8_t 
 /* The answer cached for entry st at ip: replay its frames by the rules learnt and look each
  * longer chain of return addresses up. Frame 0 runs at the entry's own IP, as the unwinder
  * has it (the sample's ip may be the instruction before: the software sampler's). Returns
- * 1 with *id, or 0 when no chain is known. */
+ * 1 with *id and, in m, the offsets of the stack words it read (two a frame at most), or
+ * 0 when no chain is known (m's offsets overwritten). */
 static int cached(struct attrib_callers *cs, uint64_t ip, const struct memphis_rec_stack *st,
-		  const uint8_t *bytes, uint32_t *id)
+		  const uint8_t *bytes, uint32_t *id, struct caller_memo *m)
 {
 	uint64_t pc = st->regs[8], h = chain_start(ip, st), ra, *v;
 	uint64_t sp = st->regs[7], bp = st->regs[6];
+	uint32_t nw = 0;
 
 	for (int i = 0; i + 1 < MR_UNWIND_MAX_FRAMES; i++) {
 		v = mph_u64map_get(&cs->rule, i ? pc - 1 : pc);
-		if (!v || !*v || replay(*v, st, bytes, &sp, &bp, &ra))
+		if (!v || !*v)
+			return 0;
+		/* the words mr_unwind_replay reads: below the CFA, inside the bytes when it
+		 * succeeds */
+		uint64_t cfa = ((*v & RULE_CFA_BP) ? bp : sp) + (uint64_t)(int64_t)(int32_t)(*v >> 32);
+
+		m->off[nw++] = (uint32_t)(cfa - 8 - st->regs[7]);
+		if (*v & RULE_BP_SAVED)
+			m->off[nw++] = (uint32_t)(cfa + (uint64_t)(int64_t)(int16_t)(*v >> 16) -
+						  st->regs[7]);
+		if (replay(*v, st, bytes, &sp, &bp, &ra))
 			return 0;
 		h = chain_mix(h, ra);
 		v = mph_u64map_get(&cs->by_chain, h);
 		if (v) {
 			*id = (uint32_t)*v;
+			m->nw = nw;
 			return 1;
 		}
 		pc = ra;
 	}
 	return 0;
+}
+
+/* The memo's slot for entry st at ip. */
+static struct caller_memo *memo_slot(struct attrib_callers *cs, uint64_t ip,
+				     const struct memphis_rec_stack *st)
+{
+	return &cs->memo[mph_fib_slot(ip ^ st->regs[7] ^ st->tid, MEMO_BITS)];
+}
+
+/* Whether memo m holds the answer for entry st at ip: the registers the replay starts from,
+ * the length and every word it read are equal, so the chain is. */
+static int memo_holds(const struct caller_memo *m, uint64_t ip, const struct memphis_rec_stack *st,
+		      const uint8_t *bytes)
+{
+	if (!m->nw || m->ip != ip || m->pc != st->regs[8] || m->sp != st->regs[7] ||
+	    m->bp != st->regs[6] || m->stack_len != st->stack_len)
+		return 0;
+	for (uint32_t i = 0; i < m->nw; i++) {
+		uint64_t w;
+
+		memcpy(&w, bytes + m->off[i], 8);
+		if (w != m->w[i])
+			return 0;
+	}
+	return 1;
+}
+
+/* Entry st at ip, answered id by cached (which left the offsets in m), into memo m. */
+static void memo_keep(struct caller_memo *m, uint64_t ip, const struct memphis_rec_stack *st,
+		      const uint8_t *bytes, uint32_t id)
+{
+	m->ip = ip;
+	m->pc = st->regs[8];
+	m->sp = st->regs[7];
+	m->bp = st->regs[6];
+	m->stack_len = st->stack_len;
+	m->id = id;
+	for (uint32_t i = 0; i < m->nw; i++)
+		memcpy(&m->w[i], bytes + m->off[i], 8);
 }
 
 /* Cache the answer id of the unwound chain f[0..n) of entry st at ip: keyed by its stack
@@ -389,6 +459,7 @@ static uint32_t unwind_line(struct attrib_callers *cs, uint64_t ip, const struct
 uint32_t attrib_caller_line(struct attrib_callers *cs, uint64_t ip, const struct memphis_rec_stack *st,
 			    const uint8_t *bytes, uint32_t line, int *runtime)
 {
+	struct caller_memo *m;
 	uint64_t *k;
 	uint32_t id;
 
@@ -398,8 +469,16 @@ uint32_t attrib_caller_line(struct attrib_callers *cs, uint64_t ip, const struct
 		return line;
 	if (*k == KIND_SELF)
 		return SELF_LINE;
-	if (!cached(cs, ip, st, bytes, &id) && !replayed(cs, ip, st, bytes, &id))
-		id = unwind_line(cs, ip, st, bytes);
+	m = memo_slot(cs, ip, st);
+	if (memo_holds(m, ip, st, bytes)) {
+		id = m->id;
+	} else if (cached(cs, ip, st, bytes, &id, m)) {
+		memo_keep(m, ip, st, bytes, id);
+	} else {
+		m->nw = 0; /* cached wrote its offsets */
+		if (!replayed(cs, ip, st, bytes, &id))
+			id = unwind_line(cs, ip, st, bytes);
+	}
 	if (runtime)
 		*runtime = !id;
 	return id ? id : line;
