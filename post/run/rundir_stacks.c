@@ -197,15 +197,28 @@ static int radix_keys(struct mr_stacks *s)
 	return 0;
 }
 
+/* A SAMPLES block's STACKS entries number a few to tens, most often in key order already
+ * (one thread's): sorted in place below this many, without the radix sort's buffers. */
+#define FEW_KEYS 64
+
 void rundir_stacks_seal(struct mr_stacks *s)
 {
-	if (s && !s->sorted) {
-		/* none: key may still be NULL (a block of stray bytes only); qsort where memory
-		 * for the radix sort is short */
-		if (s->nkey && radix_keys(s))
-			qsort(s->key, s->nkey, sizeof(*s->key), key_cmp);
-		s->sorted = 1;
+	if (!s || s->sorted)
+		return;
+	if (s->nkey <= FEW_KEYS) {
+		for (size_t i = 1; i < s->nkey; i++) {
+			struct stack_key k = s->key[i];
+			size_t j = i;
+
+			for (; j > 0 && key_cmp(&s->key[j - 1], &k) > 0; j--)
+				s->key[j] = s->key[j - 1];
+			s->key[j] = k;
+		}
+	} else if (radix_keys(s)) {
+		/* qsort where memory for the radix sort is short */
+		qsort(s->key, s->nkey, sizeof(*s->key), key_cmp);
 	}
+	s->sorted = 1;
 }
 
 size_t rundir_stacks_count(const struct mr_stacks *s)
