@@ -261,11 +261,24 @@ static void supersede(struct mr_heap_obj *o, uint64_t t)
 	}
 }
 
-/* The end of the group that starts at g: the first entry at another address. */
+/* The end of the group that starts at g: the first entry at another address. Galloping
+ * from g: a group is most often one entry, and a binary search over all the entries after
+ * it cost end_overlapped two thirds of the heap's building (10^5 objects). */
 static size_t group_end(const struct mr_heap *h, size_t g)
 {
-	return g + mph_upper_bound(h->obj + g, h->n - g, sizeof(*h->obj),
-				   offsetof(struct mr_heap_obj, addr), h->obj[g].addr);
+	uint64_t addr = h->obj[g].addr;
+	size_t lo = g + 1, step = 1;
+
+	while (lo < h->n && h->obj[lo].addr == addr) {
+		size_t hi = h->n - lo > step ? lo + step : h->n;
+
+		if (h->obj[hi - 1].addr != addr)
+			return lo + mph_upper_bound(h->obj + lo, hi - lo, sizeof(*h->obj),
+						    offsetof(struct mr_heap_obj, addr), addr);
+		lo = hi;
+		step *= 2;
+	}
+	return lo;
 }
 
 /* Objects at different addresses that overlap end where the later one starts (each keeps
