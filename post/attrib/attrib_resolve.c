@@ -621,6 +621,10 @@ sample_in_slot(struct mr_attrib_ctx *ctx, struct ip_cache_slot *c, const struct 
 	r->line = r->self ? 0 : c->line;
 	if (!use_addr || !s->addr || r->self)
 		return;
+	/* the page's slot first: its load (most often a cache miss) runs beside the
+	 * variable's lookup */
+	page = s->addr & ~(a->pages.page_size - 1);
+	ps = use_addr != USE_ADDR_NO_PAGE && page < 1ull << 48 ? page_slot(ctx, page) : NULL;
 	/* local_resolve's first test here: it saves registers for its slow path */
 	r->var = st ? local_resolve(a, ctx, s->ip, s->addr, s->time, s->tid, st, bytes) : 0;
 	if (r->var)
@@ -637,8 +641,6 @@ sample_in_slot(struct mr_attrib_ctx *ctx, struct ip_cache_slot *c, const struct 
 	/* the page's home, and whether this context gave var with it before: what it has
 	 * not, the report notes (mr_agg_add_page), whatever the cache held (a thread's
 	 * cache starts empty) */
-	page = s->addr & ~(a->pages.page_size - 1);
-	ps = page < 1ull << 48 ? page_slot(ctx, page) : NULL;
 	if (!ps) {
 		r->page_node = mr_attrib_page_node(a, s->region, s->addr);
 		return;
