@@ -22,6 +22,7 @@
 
 #include "attrib.h"
 #include "binary/debuginfo.h"
+#include "chunks.h"
 #include "maps.h"
 #include "run/heap.h"
 #include "run/pages.h"
@@ -186,9 +187,7 @@ struct mr_attrib_ctx {
 	struct ip_cache_slot *slot; /* the cached instructions, dense */
 	uint32_t nslot, cap_slot;
 	struct page_chunk_ref *chunk_cache; /* [1 << PAGE_CHUNK_CACHE_BITS] */
-	struct mph_u64map chunk_of;     /* chunk id -> index in chunks */
-	struct page_slot **chunks;      /* [nchunk] of PAGE_CHUNK_PAGES slots each */
-	size_t nchunk, cap_chunk;
+	struct mph_chunks chunks;       /* by chunk id: PAGE_CHUNK_PAGES slots each */
 	uint64_t pos;               /* samples attributed so far */
 	uint64_t *var_first, *line_first; /* [id]: pos + 1 at the first use, 0: none */
 	size_t cap_var, cap_line;

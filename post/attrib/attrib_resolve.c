@@ -299,7 +299,9 @@ struct mr_attrib_ctx *mr_attrib_ctx_new(struct mr_attrib *a, mr_attrib_warn_fn *
 	c->cap_slot = 64;
 	c->slot = malloc(c->cap_slot * sizeof(*c->slot));
 	c->chunk_cache = malloc(sizeof(*c->chunk_cache) << PAGE_CHUNK_CACHE_BITS);
-	if (!c->set || !c->slot || !c->chunk_cache || mph_u64map_init(&c->chunk_of, 64)) {
+	if (!c->set || !c->slot || !c->chunk_cache ||
+	    mph_chunks_init(&c->chunks, PAGE_CHUNK_PAGES * sizeof(struct page_slot),
+			    PAGE_CHUNK_MAX)) {
 		free(c->set);
 		free(c->slot);
 		free(c->chunk_cache);
@@ -325,10 +327,7 @@ void mr_attrib_ctx_free(struct mr_attrib_ctx *c)
 	free(c->set);
 	free(c->slot);
 	free(c->chunk_cache);
-	for (size_t i = 0; i < c->nchunk; i++)
-		free(c->chunks[i]);
-	free(c->chunks);
-	mph_u64map_free(&c->chunk_of);
+	mph_chunks_free(&c->chunks);
 	free(c->var_first);
 	free(c->line_first);
 	free(c->told);
@@ -538,30 +537,11 @@ void mr_attrib_sample(struct mr_attrib_ctx *ctx, const struct memphis_rec_sample
 static __attribute__((noinline)) struct page_slot *chunk_get(struct mr_attrib_ctx *ctx,
 							     uint64_t id)
 {
-	uint64_t *k = mph_u64map_get(&ctx->chunk_of, id);
-	struct page_slot *p;
+	int made;
+	struct page_slot *p = mph_chunks_get(&ctx->chunks, id, &made);
 
-	if (k)
-		return ctx->chunks[*k];
-	if (ctx->nchunk == PAGE_CHUNK_MAX)
-		return NULL;
-	if (ctx->nchunk == ctx->cap_chunk) {
-		size_t cap = ctx->cap_chunk ? ctx->cap_chunk * 2 : 16;
-		struct page_slot **nc = reallocarray(ctx->chunks, cap, sizeof(*nc));
-
-		if (!nc)
-			return NULL;
-		ctx->chunks = nc;
-		ctx->cap_chunk = cap;
-	}
-	p = malloc(PAGE_CHUNK_PAGES * sizeof(*p));
-	if (!p || !mph_u64map_insert(&ctx->chunk_of, id, ctx->nchunk)) {
-		free(p);
-		return NULL;
-	}
-	for (size_t i = 0; i < PAGE_CHUNK_PAGES; i++)
+	for (size_t i = 0; made && i < PAGE_CHUNK_PAGES; i++)
 		p[i] = (struct page_slot){ PAGE_UNSEEN, SELF_VAR };
-	ctx->chunks[ctx->nchunk++] = p;
 	return p;
 }
 

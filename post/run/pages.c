@@ -45,29 +45,13 @@ static uint64_t *dflt_slot(struct mr_pagemap *pm, uint64_t page)
 	uint64_t pn = page >> pm->page_shift, id = pn >> MR_PAGEMAP_CHUNK_BITS;
 
 	if (!pm->last || pm->last_id != id) {
-		uint64_t *k = mph_u64map_get(&pm->chunk_of, id), *c;
+		uint64_t *c = mph_chunks_get(&pm->chunks, id, NULL);
 
-		if (!k && pm->nchunk == pm->chunk_max)
-			return mph_u64map_put(&pm->far, page, 0);
-		if (!k) {
-			if (pm->nchunk == pm->cap_chunk) {
-				size_t cap = pm->cap_chunk ? pm->cap_chunk * 2 : 16;
-				uint64_t **nc = reallocarray(pm->chunks, cap, sizeof(*nc));
-
-				if (!nc)
-					return NULL;
-				pm->chunks = nc;
-				pm->cap_chunk = cap;
-			}
-			c = calloc(CHUNK_PAGES, sizeof(*c));
-			if (!c || !(k = mph_u64map_insert(&pm->chunk_of, id, pm->nchunk))) {
-				free(c);
-				return NULL;
-			}
-			pm->chunks[pm->nchunk++] = c;
-		}
+		if (!c)
+			return pm->chunks.n == pm->chunks.max ? mph_u64map_put(&pm->far, page, 0)
+							      : NULL;
 		pm->last_id = id;
-		pm->last = pm->chunks[*k];
+		pm->last = c;
 	}
 	return &pm->last[pn & (CHUNK_PAGES - 1)];
 }
@@ -130,7 +114,8 @@ int mr_pagemap_build(struct mr_pagemap *pm, const struct mr_run *run)
 			pm->nregion = run->pages[i].hdr.region + 1;
 	pm->has_region = calloc(pm->nregion, 1);
 	if (!pm->has_region || mph_u64map_init(&pm->map, 1024) ||
-	    mph_u64map_init(&pm->chunk_of, 64) || mph_u64map_init(&pm->far, 16))
+	    mph_chunks_init(&pm->chunks, CHUNK_PAGES * sizeof(uint64_t), pm->chunk_max) ||
+	    mph_u64map_init(&pm->far, 16))
 		return -ENOMEM;
 	if (each_record(pm, run, put_default))
 		return -ENOMEM;
@@ -143,13 +128,8 @@ int mr_pagemap_build(struct mr_pagemap *pm, const struct mr_run *run)
 void mr_pagemap_free(struct mr_pagemap *pm)
 {
 	mph_u64map_free(&pm->map);
-	mph_u64map_free(&pm->chunk_of);
+	mph_chunks_free(&pm->chunks);
 	mph_u64map_free(&pm->far);
-	for (size_t i = 0; i < pm->nchunk; i++)
-		free(pm->chunks[i]);
-	free(pm->chunks);
-	pm->chunks = NULL;
-	pm->nchunk = pm->cap_chunk = 0;
 	free(pm->has_region);
 	pm->has_region = NULL;
 }

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "rundir.h"
+#include "chunks.h"
 #include "u64map.h"
 
 /* dflt values: the node in the low 32 bits; bit 32 (pages.c) when from region 0, bit 33
@@ -22,10 +23,9 @@
 
 struct mr_pagemap {
 	struct mph_u64map map;  /* key: page | region << 48, for regions with PAGES blocks */
-	/* page -> dflt value from region 0 (first touches), else any region */
-	struct mph_u64map chunk_of; /* page number >> MR_PAGEMAP_CHUNK_BITS -> index in chunks */
-	uint64_t **chunks;          /* [nchunk] of 1 << MR_PAGEMAP_CHUNK_BITS dflt values */
-	size_t nchunk, cap_chunk;
+	/* page -> dflt value from region 0 (first touches), else any region: by page number
+	 * >> MR_PAGEMAP_CHUNK_BITS, chunks of 1 << MR_PAGEMAP_CHUNK_BITS dflt values */
+	struct mph_chunks chunks;
 	uint64_t last_id, *last;    /* the chunk of the record before (building) */
 	size_t chunk_max;           /* 0: MR_PAGEMAP_CHUNK_MAX (set before building) */
 	struct mph_u64map far;      /* page -> dflt value, for the pages of no chunk */
@@ -47,12 +47,12 @@ void mr_pagemap_free(struct mr_pagemap *pm);
 static inline const uint64_t *mr_pagemap_dflt(const struct mr_pagemap *pm, uint64_t addr)
 {
 	uint64_t pn = addr >> pm->page_shift;
-	const uint64_t *k, *v;
+	const uint64_t *c, *v;
 
 	if (addr >= 1ull << 48)
 		return NULL;
-	if ((k = mph_u64map_get(&pm->chunk_of, pn >> MR_PAGEMAP_CHUNK_BITS)))
-		v = &pm->chunks[*k][pn & ((1u << MR_PAGEMAP_CHUNK_BITS) - 1)];
+	if ((c = mph_chunks_find(&pm->chunks, pn >> MR_PAGEMAP_CHUNK_BITS)))
+		v = &c[pn & ((1u << MR_PAGEMAP_CHUNK_BITS) - 1)];
 	else if (!pm->far.count || !(v = mph_u64map_get(&pm->far, pn << pm->page_shift)))
 		return NULL;
 	return *v ? v : NULL;

@@ -125,10 +125,10 @@ static void test_chunks(unsigned page_size, size_t chunk_max)
 		for (size_t i = 0; i < sizeof(got) / sizeof(got[0]); i++)
 			right += got[i] == want[i];
 		ok(right == (int)(sizeof(got) / sizeof(got[0])) && pm.entries == 6 &&
-		   pm.nchunk == (chunk_max ? chunk_max : 3) && pm.far.count == (chunk_max ? 3 : 0),
+		   pm.chunks.n == (chunk_max ? chunk_max : 3) && pm.far.count == (chunk_max ? 3 : 0),
 		   "chunks of %u-byte pages, at most %zu: %d of %zu homes right, %llu records, "
 		   "%zu chunks, %zu pages in the map", page_size, chunk_max, right,
-		   sizeof(got) / sizeof(got[0]), (unsigned long long)pm.entries, pm.nchunk,
+		   sizeof(got) / sizeof(got[0]), (unsigned long long)pm.entries, pm.chunks.n,
 		   pm.far.count);
 	}
 	mr_pagemap_free(&pm);
