@@ -666,6 +666,20 @@ sample_line(struct mr_attrib_ctx *ctx, struct ip_cache_slot *c, const struct mem
 	return c->wait;
 }
 
+/* What mr_attrib_sample_wait does with s once c, its instruction's slot, has its wait
+ * kind: every path a tail call or none. */
+static inline __attribute__((always_inline)) unsigned
+sample_with_wait(struct mr_attrib_ctx *ctx, struct ip_cache_slot *c,
+		 const struct memphis_rec_sample *s, const struct memphis_rec_stack *st,
+		 const uint8_t *bytes, int want, struct mr_resolved *r)
+{
+	if (want && !(c->wait & MR_WAIT_FENCE))
+		return sample_addr(ctx, c, s, st, bytes, r);
+	if (c->wait & MR_WAIT_POLL)
+		return sample_line(ctx, c, s, r); /* its line */
+	return c->wait;
+}
+
 /* mr_attrib_sample_wait of a sample whose instruction's slot is new or has no wait kind
  * yet. */
 static __attribute__((noinline)) unsigned
@@ -679,11 +693,7 @@ sample_wait_new(struct mr_attrib_ctx *ctx, const struct memphis_rec_sample *s,
 		c->wait = (uint16_t)attrib_wait_kind(ctx, s->ip, s->time);
 		c->has_wait = 1;
 	}
-	if (want && !(c->wait & MR_WAIT_FENCE))
-		return sample_addr(ctx, c, s, st, bytes, r);
-	if (c->wait & MR_WAIT_POLL)
-		return sample_line(ctx, c, s, r); /* its line */
-	return c->wait;
+	return sample_with_wait(ctx, c, s, st, bytes, want, r);
 }
 
 unsigned mr_attrib_sample_wait(struct mr_attrib_ctx *ctx, const struct memphis_rec_sample *s,
@@ -693,13 +703,8 @@ unsigned mr_attrib_sample_wait(struct mr_attrib_ctx *ctx, const struct memphis_r
 	uint32_t set = ctx->set[mph_fib_slot(s->ip, IP_CACHE_BITS)];
 	struct ip_cache_slot *c = &ctx->slot[set - 1];
 
-	/* the instruction's slot, when it has one with its wait kind (ip_slot): every path
-	 * from here a tail call */
+	/* the instruction's slot, when it has one with its wait kind (ip_slot) */
 	if (__builtin_expect(!set || c->ip != s->ip || !c->has_wait, 0))
 		return sample_wait_new(ctx, s, st, bytes, want, r);
-	if (want && !(c->wait & MR_WAIT_FENCE))
-		return sample_addr(ctx, c, s, st, bytes, r);
-	if (c->wait & MR_WAIT_POLL)
-		return sample_line(ctx, c, s, r); /* its line */
-	return c->wait;
+	return sample_with_wait(ctx, c, s, st, bytes, want, r);
 }
