@@ -241,18 +241,14 @@ static int cached(struct attrib_callers *cs, uint64_t ip, const struct memphis_r
 
 	for (int i = 0; i + 1 < MR_UNWIND_MAX_FRAMES; i++) {
 		v = mph_u64map_get(&cs->rule, i ? pc - 1 : pc);
-		if (!v || !*v)
+		if (!v || !*v || replay(*v, st, bytes, &sp, &bp, &ra))
 			return 0;
-		/* the words mr_unwind_replay reads: below the CFA, inside the bytes when it
-		 * succeeds */
-		uint64_t cfa = ((*v & RULE_CFA_BP) ? bp : sp) + (uint64_t)(int64_t)(int32_t)(*v >> 32);
-
-		m->off[nw++] = (uint32_t)(cfa - 8 - st->regs[7]);
+		/* the words the replay read, inside the bytes: the return address below the
+		 * CFA, which is the new SP, and the saved BP at its offset from it */
+		m->off[nw++] = (uint32_t)(sp - 8 - st->regs[7]);
 		if (*v & RULE_BP_SAVED)
-			m->off[nw++] = (uint32_t)(cfa + (uint64_t)(int64_t)(int16_t)(*v >> 16) -
+			m->off[nw++] = (uint32_t)(sp + (uint64_t)(int64_t)(int16_t)(*v >> 16) -
 						  st->regs[7]);
-		if (replay(*v, st, bytes, &sp, &bp, &ra))
-			return 0;
 		h = chain_mix(h, ra);
 		v = mph_u64map_get(&cs->by_chain, h);
 		if (v) {
