@@ -10,9 +10,9 @@
  * CFI's rule, when it is SP or BP plus a constant), and the answer for a chain of return
  * addresses. An entry is answered by replaying the rules on a few of its stack words: from
  * the chains cached, else up to its first frame with a user line; libdw unwinds only what
- * the rules cannot replay. An entry whose registers and words read equal those of an
- * entry answered from the chains before has its answer (the memo: a thread waiting in one
- * system call over and over). The catalog and the objects are used under the attribution's
+ * the rules cannot replay. An entry whose registers and stack words that answer depends on
+ * equal those of an entry answered from the chains before has its answer (the memo: a
+ * thread waiting in one system call over and over). The catalog and the objects are used under the attribution's
  * lock, the unwinding not.
  *
  * A frame of libmemphis's own work met before any user line (attrib_self.c: not one of its
@@ -33,9 +33,11 @@
 #define KIND_RUNTIME 2u /* runtime code, or no source line: its caller tells the line */
 #define KIND_SELF 3u    /* libmemphis's own work: what it called is the library's */
 
-/* The memo's slots, and the stack words a slot compares: two a frame (return address,
- * saved BP) */
+/* The memo's sets (by ip, SP and thread) and ways: one wait in a runtime library called
+ * from several lines in turn (cg's three barriers, at one depth) has an answer per line;
+ * and the stack words a slot compares: two a frame (return address, saved BP) */
 #define MEMO_BITS 6
+#define MEMO_WAYS 4
 #define MEMO_WORDS (2 * MR_UNWIND_MAX_FRAMES)
 
 /* An entry answered from the chains: what its replay read, and the answer. */
@@ -43,6 +45,7 @@ struct caller_memo {
 	uint64_t ip, pc, sp, bp; /* the sample's ip, the entry's IP, SP and BP */
 	uint32_t stack_len, id;
 	uint32_t nw;              /* words read; 0: the slot is empty */
+	uint32_t use_bp;          /* a frame's CFA came from the entry's BP: bp compared */
 	uint32_t off[MEMO_WORDS]; /* their offsets in the stack bytes */
 	uint64_t w[MEMO_WORDS];   /* their values */
 };
@@ -58,7 +61,8 @@ struct attrib_callers {
 				     * -> its rule packed (rule_of); 0: none to replay */
 	struct mph_u64map by_chain; /* mix of (ip, return addresses up to the answer) -> line id
 				     * (0: no frame with a user line) */
-	struct caller_memo memo[1u << MEMO_BITS]; /* by ip, SP and thread */
+	struct caller_memo memo[MEMO_WAYS << MEMO_BITS]; /* set s: [s * MEMO_WAYS ...) */
+	uint8_t memo_next[1u << MEMO_BITS];               /* each set's way to replace next */
 };
 
 /* Under the lock: code address pc (at time t) has a source line in no runtime library
@@ -173,6 +177,7 @@ static int at_time(struct attrib_callers *cs, uint64_t ip, uint64_t t)
 	cs->t0 = t0;
 	cs->t1 = t1;
 	memset(cs->memo, 0, sizeof(cs->memo));
+	memset(cs->memo_next, 0, sizeof(cs->memo_next));
 	return 0;
 }
 
@@ -230,25 +235,38 @@ static int replay(uint64_t v, const struct memphis_rec_stack *st, const uint8_t 
 /* The answer cached for entry st at ip: replay its frames by the rules learnt and look each
  * longer chain of return addresses up. Frame 0 runs at the entry's own IP, as the unwinder
  * has it (the sample's ip may be the instruction before: the software sampler's). Returns
- * 1 with *id and, in m, the offsets of the stack words it read (two a frame at most), or
- * 0 when no chain is known (m's offsets overwritten). */
+ * 1 with *id and, in m, what the answer depends on: the offsets of the return addresses
+ * and of the saved BPs a later frame's CFA came from (two words a frame at most), and
+ * use_bp when one came from the entry's BP. A BP no CFA came from changes nothing (code
+ * built without frame pointers keeps data in it: a thread waiting in one system call over
+ * and over saves a new value each time). 0 when no chain is known (m overwritten). */
 static int cached(struct attrib_callers *cs, uint64_t ip, const struct memphis_rec_stack *st,
 		  const uint8_t *bytes, uint32_t *id, struct caller_memo *m)
 {
 	uint64_t pc = st->regs[8], h = chain_start(ip, st), ra, *v;
 	uint64_t sp = st->regs[7], bp = st->regs[6];
-	uint32_t nw = 0;
+	uint32_t nw = 0, bp_word = 0; /* bp_word: BP's offset in the bytes when it was read */
+	int bp_read = 0;
 
+	m->use_bp = 0;
 	for (int i = 0; i + 1 < MR_UNWIND_MAX_FRAMES; i++) {
 		v = mph_u64map_get(&cs->rule, i ? pc - 1 : pc);
-		if (!v || !*v || replay(*v, st, bytes, &sp, &bp, &ra))
+		if (!v || !*v)
 			return 0;
-		/* the words the replay read, inside the bytes: the return address below the
-		 * CFA, which is the new SP, and the saved BP at its offset from it */
+		if ((*v & RULE_CFA_BP) && bp_read)
+			m->off[nw++] = bp_word;
+		else if (*v & RULE_CFA_BP)
+			m->use_bp = 1;
+		if (replay(*v, st, bytes, &sp, &bp, &ra))
+			return 0;
+		/* the return address below the CFA, which is the new SP; the saved BP at its
+		 * offset from it (a word inside the bytes: the replay read it) */
 		m->off[nw++] = (uint32_t)(sp - 8 - st->regs[7]);
-		if (*v & RULE_BP_SAVED)
-			m->off[nw++] = (uint32_t)(sp + (uint64_t)(int64_t)(int16_t)(*v >> 16) -
-						  st->regs[7]);
+		if (*v & RULE_BP_SAVED) {
+			bp_word = (uint32_t)(sp + (uint64_t)(int64_t)(int16_t)(*v >> 16) -
+					     st->regs[7]);
+			bp_read = 1;
+		}
 		h = chain_mix(h, ra);
 		v = mph_u64map_get(&cs->by_chain, h);
 		if (v) {
@@ -261,20 +279,20 @@ static int cached(struct attrib_callers *cs, uint64_t ip, const struct memphis_r
 	return 0;
 }
 
-/* The memo's slot for entry st at ip. */
-static struct caller_memo *memo_slot(struct attrib_callers *cs, uint64_t ip,
-				     const struct memphis_rec_stack *st)
+/* The memo's set for entry st at ip. */
+static uint32_t memo_set(uint64_t ip, const struct memphis_rec_stack *st)
 {
-	return &cs->memo[mph_fib_slot(ip ^ st->regs[7] ^ st->tid, MEMO_BITS)];
+	return (uint32_t)mph_fib_slot(ip ^ st->regs[7] ^ st->tid, MEMO_BITS);
 }
 
-/* Whether memo m holds the answer for entry st at ip: the registers the replay starts from,
- * the length and every word it read are equal, so the chain is. */
+/* Whether memo m holds the answer for entry st at ip: the registers the replay starts from
+ * (BP where a CFA came from it), the length and every word the answer depends on are
+ * equal, so the chain is. */
 static int memo_holds(const struct caller_memo *m, uint64_t ip, const struct memphis_rec_stack *st,
 		      const uint8_t *bytes)
 {
 	if (!m->nw || m->ip != ip || m->pc != st->regs[8] || m->sp != st->regs[7] ||
-	    m->bp != st->regs[6] || m->stack_len != st->stack_len)
+	    (m->use_bp && m->bp != st->regs[6]) || m->stack_len != st->stack_len)
 		return 0;
 	for (uint32_t i = 0; i < m->nw; i++) {
 		uint64_t w;
@@ -286,7 +304,8 @@ static int memo_holds(const struct caller_memo *m, uint64_t ip, const struct mem
 	return 1;
 }
 
-/* Entry st at ip, answered id by cached (which left the offsets in m), into memo m. */
+/* Entry st at ip, answered id by cached (which left what it depends on in m), into memo
+ * m. */
 static void memo_keep(struct caller_memo *m, uint64_t ip, const struct memphis_rec_stack *st,
 		      const uint8_t *bytes, uint32_t id)
 {
@@ -455,9 +474,10 @@ static uint32_t unwind_line(struct attrib_callers *cs, uint64_t ip, const struct
 uint32_t attrib_caller_line(struct attrib_callers *cs, uint64_t ip, const struct memphis_rec_stack *st,
 			    const uint8_t *bytes, uint32_t line, int *runtime)
 {
-	struct caller_memo *m;
+	struct caller_memo *m, found;
 	uint64_t *k;
-	uint32_t id;
+	uint32_t id, set;
+	int w;
 
 	if (runtime)
 		*runtime = 0;
@@ -465,15 +485,19 @@ uint32_t attrib_caller_line(struct attrib_callers *cs, uint64_t ip, const struct
 		return line;
 	if (*k == KIND_SELF)
 		return SELF_LINE;
-	m = memo_slot(cs, ip, st);
-	if (memo_holds(m, ip, st, bytes)) {
-		id = m->id;
-	} else if (cached(cs, ip, st, bytes, &id, m)) {
+	set = memo_set(ip, st);
+	m = &cs->memo[set * MEMO_WAYS];
+	for (w = 0; w < MEMO_WAYS && !memo_holds(&m[w], ip, st, bytes); w++)
+		;
+	if (w < MEMO_WAYS) {
+		id = m[w].id;
+	} else if (cached(cs, ip, st, bytes, &id, &found)) {
+		m += cs->memo_next[set];
+		cs->memo_next[set] = (uint8_t)((cs->memo_next[set] + 1) % MEMO_WAYS);
+		*m = found;
 		memo_keep(m, ip, st, bytes, id);
-	} else {
-		m->nw = 0; /* cached wrote its offsets */
-		if (!replayed(cs, ip, st, bytes, &id))
-			id = unwind_line(cs, ip, st, bytes);
+	} else if (!replayed(cs, ip, st, bytes, &id)) {
+		id = unwind_line(cs, ip, st, bytes);
 	}
 	if (runtime)
 		*runtime = !id;
