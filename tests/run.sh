@@ -136,7 +136,7 @@ fi
 if [ -x "$MEMPHIS_BUILD-asan/memphis-report" ] && [ -z "$MEMPHIS_NO_SAN" ]; then
 	for s in $(suites); do
 		t=$MEMPHIS_SRC/tests/$s
-		echo "$t" | grep -qE "t_report|t_compare|t_robust|t_sampler|t_fortran|t_counters|t_heapvar|t_advice|t_html" || continue
+		echo "$t" | grep -qE "t_report|t_compare|t_robust|t_sampler|t_fortran|t_counters|t_heapvar|t_advice|t_html|t_callers_bp" || continue
 		run_one "asan: $(basename "$t")" env MEMPHIS_REPORT="$MEMPHIS_BUILD-asan/memphis-report" \
 			ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 sh "$t"
 	done

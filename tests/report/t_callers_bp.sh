@@ -17,7 +17,7 @@ command -v "$CC" >/dev/null || { echo "no C compiler ($CC)" >&2; exit 77; }
 
 # no -g: the library's code has no source line, so its samples take their callers' lines
 if "$CC" -shared -fPIC -o libfpframe.so "$S/tests/callers/fpframe.S" 2>build.err &&
-	"$CC" -g -O2 -I"$S/include" -o fpframe "$SRC" -L. -lfpframe -Wl,-rpath,"$PWD" \
+	"$CC" -g -O2 -I"$S/include" -o fpframe "$SRC" -L. -lfpframe -Wl,-rpath,'$ORIGIN' \
 		-L"$B" -Wl,-rpath,"$B" -lmemphis 2>>build.err; then
 	ok "build tests/callers/fpframe.S and fpframe.c"
 else
