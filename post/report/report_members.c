@@ -136,7 +136,7 @@ static void advice_text(const struct report *r, const struct mr_member_var *v, F
 
 static void lines_text(const struct report *r, const struct mr_member_var *v, FILE *f)
 {
-	char name[512], who[2][512];
+	char name[512], who[2][1024]; /* a name and a line: truncated only past 1 KiB */
 
 	for (size_t i = 0; i < v->nlines; i++) {
 		const struct mr_shared_line *l = &v->lines[i];
