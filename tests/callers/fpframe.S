@@ -4,17 +4,27 @@
  *
  * uint64_t fp_flat(const uint64_t *buf, size_t words, uint64_t target, uint64_t fill,
  *                  uint64_t rec[2]);
- *   Its frame's bottom (SP) at target when that is not 0 and lies 64 bytes or more below
- *   its BP, else at BP - 128 (16-aligned either way), the words between filled with fill; then reads
- *   every eighth word of buf[0 .. words). rec[0] = SP, rec[1] = BP. Returns its return
- *   address.
+ *   Its frame's bottom (SP) at target when that is not 0 and lies 64 bytes or more
+ *   below its BP, else at BP - 128 (16-aligned either way), the words between filled with
+ *   fill; then reads every eighth word of buf[0 .. words). rec[0] = SP, rec[1] = BP.
+ *   Returns its return address.
  * uint64_t fp_nested(same arguments);
  *   The same frame, and the reading done by a second function with a BP frame of its own
  *   (its CFA from its BP, the outer BP saved in its frame). */
 	.text
 
-/* The frame's bottom moved to target (or BP - 128) and filled; SP and BP into rec. */
-	.macro	FRAME_AT
+/* Function NAME: a BP frame whose bottom (SP) is moved to target (or BP - 128) and
+ * filled, SP and BP into rec, then a call of READ; returns its return address. */
+	.macro	FRAME_FN name, read
+	.globl	\name
+	.type	\name, @function
+\name:
+	.cfi_startproc
+	pushq	%rbp
+	.cfi_def_cfa_offset 16
+	.cfi_offset %rbp, -16
+	movq	%rsp, %rbp
+	.cfi_def_cfa_register %rbp
 	leaq	-64(%rbp), %rax
 	testq	%rdx, %rdx
 	jz	0f
@@ -31,43 +41,17 @@
 	jmp	2b
 3:	movq	%rsp, (%r8)
 	movq	%rbp, 8(%r8)
+	call	\read
+	movq	8(%rbp), %rax
+	leave
+	.cfi_def_cfa %rsp, 8
+	ret
+	.cfi_endproc
+	.size	\name, .-\name
 	.endm
 
-	.globl	fp_flat
-	.type	fp_flat, @function
-fp_flat:
-	.cfi_startproc
-	pushq	%rbp
-	.cfi_def_cfa_offset 16
-	.cfi_offset %rbp, -16
-	movq	%rsp, %rbp
-	.cfi_def_cfa_register %rbp
-	FRAME_AT
-	call	fp_read
-	movq	8(%rbp), %rax
-	leave
-	.cfi_def_cfa %rsp, 8
-	ret
-	.cfi_endproc
-	.size	fp_flat, .-fp_flat
-
-	.globl	fp_nested
-	.type	fp_nested, @function
-fp_nested:
-	.cfi_startproc
-	pushq	%rbp
-	.cfi_def_cfa_offset 16
-	.cfi_offset %rbp, -16
-	movq	%rsp, %rbp
-	.cfi_def_cfa_register %rbp
-	FRAME_AT
-	call	fp_inner
-	movq	8(%rbp), %rax
-	leave
-	.cfi_def_cfa %rsp, 8
-	ret
-	.cfi_endproc
-	.size	fp_nested, .-fp_nested
+	FRAME_FN fp_flat, fp_read
+	FRAME_FN fp_nested, fp_inner
 
 /* The reading, in a BP frame of its own. */
 	.type	fp_inner, @function

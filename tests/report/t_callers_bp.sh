@@ -61,14 +61,9 @@ for site, loop in (('a_flat', 'deep'), ('b_flat', 'shallow'), ('a_nested', 'deep
     top = top_line(site)
     want = 'fpframe.c:%d (in ' % tag['LINE:' + loop]
     print(('ok' if top['name'].startswith(want) else 'not ok') +
-          ' - %s is read at its caller %s: %s (%d samples)' % (site, loop, top['name'], top['count']))
+          ' %s is read at its caller %s: %s (%d samples)' % (site, loop, top['name'], top['count']))
 PYEOF
 python3 check.py "$SRC" var.json >checks 2>check.err || sed 's/^/# /' check.err
-while IFS= read -r l; do
-	case $l in
-	"ok - "*) ok "${l#ok - }" ;;
-	*) not_ok "${l#not ok - }" ;;
-	esac
-done <checks
+tap_lines "region bp" checks 0
 [ -s checks ] || not_ok "check.py gave no result"
 done_testing
