@@ -13,6 +13,15 @@
  *   (its CFA from its BP, the outer BP saved in its frame). */
 	.text
 
+/* The BP frame's prologue: the CFA from BP from here on. */
+	.macro	BP_FRAME
+	pushq	%rbp
+	.cfi_def_cfa_offset 16
+	.cfi_offset %rbp, -16
+	movq	%rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	.endm
+
 /* Function NAME: a BP frame whose bottom (SP) is moved to target (or BP - 128) and
  * filled, SP and BP into rec, then a call of READ; returns its return address. */
 	.macro	FRAME_FN name, read
@@ -20,11 +29,7 @@
 	.type	\name, @function
 \name:
 	.cfi_startproc
-	pushq	%rbp
-	.cfi_def_cfa_offset 16
-	.cfi_offset %rbp, -16
-	movq	%rsp, %rbp
-	.cfi_def_cfa_register %rbp
+	BP_FRAME
 	leaq	-64(%rbp), %rax
 	testq	%rdx, %rdx
 	jz	0f
@@ -57,11 +62,7 @@
 	.type	fp_inner, @function
 fp_inner:
 	.cfi_startproc
-	pushq	%rbp
-	.cfi_def_cfa_offset 16
-	.cfi_offset %rbp, -16
-	movq	%rsp, %rbp
-	.cfi_def_cfa_register %rbp
+	BP_FRAME
 	call	fp_read
 	popq	%rbp
 	.cfi_def_cfa %rsp, 8
