@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -77,6 +78,11 @@ __attribute__((no_sanitize("coverage"))) static int names_dwarf5_lists(const uin
 	return 0;
 }
 
+/* How long the child may read: a child forked while libFuzzer's RSS thread held the
+ * sanitizer allocator's lock blocks forever (debuginfo_child.c says why), and waiting for
+ * it hung t_fuzz past its 600 s. Such a child dies, and the input is read in-process. */
+#define CHILD_SECONDS 10
+
 /* 1 when reading the input crashes inside libdwarf or libelf (in a child), else 0. */
 static int third_party_crash(const char *file)
 {
@@ -91,6 +97,8 @@ static int third_party_crash(const char *file)
 		int null = open("/dev/null", O_WRONLY);
 
 		dup2(null, STDERR_FILENO); /* ASan's report of a libdwarf crash is noise here */
+		signal(SIGALRM, SIG_DFL); /* not libFuzzer's timeout handler */
+		alarm(CHILD_SECONDS);
 		__asan_set_error_report_callback(on_report);
 		if (mr_debuginfo_open_dir(file, NULL, &d, err, sizeof(err)) == 0)
 			mr_debuginfo_close(d);

@@ -130,7 +130,7 @@ for bin in "$FB"/fuzz_*; do
 	mkdir -p "$corpus" "art-$name"
 	if [ -n "$RUNS" ]; then limit="-runs=$RUNS"; what="$RUNS executions"; else limit="-max_total_time=$SECS"; what="$SECS s"; fi
 	t0=$(date +%s)
-	"$bin" "$limit" -error_exitcode=1 -rss_limit_mb=2048 -max_len=70000 -print_final_stats=1 \
+	"$bin" "$limit" -error_exitcode=1 -timeout=30 -rss_limit_mb=2048 -max_len=70000 -print_final_stats=1 \
 		-artifact_prefix="art-$name/" "$corpus" "seed/$name" > "fuzz-$name.log" 2>&1
 	rc=$?
 	t1=$(date +%s)
