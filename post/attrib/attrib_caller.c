@@ -12,8 +12,8 @@
  * the chains cached, else up to its first frame with a user line; libdw unwinds only what
  * the rules cannot replay. An entry whose registers and stack words that answer depends on
  * equal those of an entry answered from the chains before has its answer (the memo: a
- * thread waiting in one system call over and over). The catalog and the objects are used under the attribution's
- * lock, the unwinding not.
+ * thread waiting in one system call over and over). The catalog and the objects are used
+ * under the attribution's lock, the unwinding not.
  *
  * A frame of libmemphis's own work met before any user line (attrib_self.c: not one of its
  * interposers) makes the sample the library's: SELF_LINE is the answer, and the pass sets
