@@ -43,6 +43,23 @@ done_testing() {
 }
 # The run directory a program left in the current directory (newest first).
 rundir() { ls -td memphis-"$1"-*/ 2>/dev/null | head -n 1; }
+# under_memphis PREFIX NAME OKLINE CMD...: program NAME (linked with libmemphis) run by CMD
+# here, its output in run.out and run.err; "PREFIX: run it under memphis" is ok when it
+# exits 0, leaves its run directory (into $d) and, unless OKLINE is empty, prints a line
+# starting with OKLINE.
+under_memphis() {
+	_p=$1 _n=$2 _l=$3
+	shift 3
+	"$@" >run.out 2>run.err
+	_rc=$?
+	d=$(rundir "$_n")
+	if [ $_rc = 0 ] && [ -n "$d" ] && { [ -z "$_l" ] || grep -q "^$_l" run.out; }; then
+		ok "${_p:+$_p: }run it under memphis"
+	else
+		not_ok "${_p:+$_p: }run it under memphis (exit $_rc, run directory ${d:-missing})"
+		sed 's/^/# /' run.err
+	fi
+}
 # The value of RUN key KEY of run directory DIR (its first, when it repeats).
 run_key() { "$REPORT" dump --meta "$1" 2>/dev/null | sed -n "s/^#   $2=//p" | head -n 1; }
 # 0 when the library samples per CPU here (MEMPHIS_SCOPE=cpu is allowed: root, CAP_PERFMON

@@ -79,15 +79,7 @@ for opt in O2 O3; do
 	# without the calls the test is void: it fails
 	check_if "$opt: main calls memcpy and memset (gcc turned the loops into calls)" \
 		"grep -q 'call.*<memcpy@plt>' main.s && grep -q 'call.*<memset@plt>' main.s"
-	MEMPHIS_PERIOD=250us ./callers "$SEC" >run.out 2>run.err
-	rc=$?
-	d=$(rundir callers)
-	if [ $rc = 0 ] && [ -n "$d" ] && grep -q '^callers ok' run.out; then
-		ok "$opt: run it under memphis"
-	else
-		not_ok "$opt: run it under memphis (exit $rc, run directory ${d:-missing})"
-		sed 's/^/# /' run.err
-	fi
+	under_memphis "$opt" callers "callers ok" env MEMPHIS_PERIOD=250us ./callers "$SEC"
 	"$REPORT" "$d" --all --json --top 0 --region copy >var.json 2>report.err &&
 		"$REPORT" "$d" --all --json --top 0 --region copy --by line >line.json 2>>report.err ||
 		sed 's/^/# /' report.err

@@ -24,15 +24,7 @@ else
 	not_ok "build tests/callers/fpframe.S and fpframe.c"
 	sed 's/^/# /' build.err
 fi
-MEMPHIS_PERIOD=250us ./fpframe >run.out 2>run.err
-rc=$?
-d=$(rundir fpframe)
-if [ $rc = 0 ] && [ -n "$d" ] && grep -q '^fpframe ok' run.out; then
-	ok "run it under memphis"
-else
-	not_ok "run it under memphis (exit $rc, run directory ${d:-missing})"
-	sed 's/^/# /' run.err
-fi
+under_memphis "" fpframe "fpframe ok" env MEMPHIS_PERIOD=250us ./fpframe
 # the layout the test needs: the same SP, BPs apart, the second BP's return address within
 # the 1 KiB of stack an entry keeps (MEMPHIS_STACK_BYTES's default)
 for kind in flat nested; do

@@ -65,15 +65,7 @@ for opt in O0 O2; do
 		not_ok "$opt: build the golden program and libgolden.so"
 		sed 's/^/# /' build.err
 	fi
-	MEMPHIS_PERIOD=250us ./golden "$SEC" >run.out 2>run.err
-	rc=$?
-	d=$(rundir golden)
-	if [ $rc = 0 ] && [ -n "$d" ]; then
-		ok "$opt: run it under memphis"
-	else
-		not_ok "$opt: run it under memphis (exit $rc, run directory ${d:-missing})"
-		sed 's/^/# /' run.err
-	fi
+	under_memphis "$opt" golden "" env MEMPHIS_PERIOD=250us ./golden "$SEC"
 	for r in main thread; do
 		"$REPORT" "$d" --all --json --top 0 --region $r >$r.json 2>report.err ||
 			sed 's/^/# /' report.err
